@@ -39,7 +39,10 @@ from ._ops import (  # noqa: F401
     index_select, gather, flip, tril, triu, diagonal, diag, trace, cat, concat, concatenate,
     stack, hstack, vstack, atleast_1d, atleast_2d,
     matmul, mm, mv, dot, inner, bmm, outer, ger, einsum, clone,
+    angle, polar, view_as_real, view_as_complex, conj_physical, resolve_conj, resolve_neg,
+    is_conj, is_neg,
 )
+from ._ops import complex_ as complex  # noqa: A001,F401  (torch.complex(real, imag))
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,
     rand, randn, randint, randperm, zeros_like, ones_like, empty_like, full_like, rand_like,
@@ -48,6 +51,8 @@ from ._factories import (  # noqa: F401
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: F401
+                                    set_anomaly_enabled)
 
 __version__ = "2.13.0+ftrans"
 

@@ -138,6 +138,20 @@ def _cuda(self, *args, **kwargs):
     raise RuntimeError("CUDA is not available in ftrans.compat (CPU/NumPy only so far)")
 
 
+def _part_setter(part):
+    """Setter of ``.real``/``.imag``: ``z.real = v`` copies ``v`` into the view (in place,
+    recorded), as PyTorch does."""
+    def setter(self, value):
+        part(self).copy_(value)
+    return setter
+
+
+def _abs_(self):
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return O._inplace(self, O.abs)
+
+
 def _size_method(self, dim=None):
     return Tensor.size(self, dim)
 
@@ -172,11 +186,12 @@ _METHODS = {
     "__iadd__": _inplace(O.add), "__isub__": _inplace(O.sub), "__imul__": _inplace(O.mul),
     "__itruediv__": _inplace(O.div), "__ipow__": _inplace(O.pow),
     # properties
-    "T": property(_T), "mT": property(_mT), "real": property(O.real),
-    "imag": property(O.imag),
+    "T": property(_T), "mT": property(_mT), "real": property(O.real, _part_setter(O.real)),
+    "imag": property(O.imag, _part_setter(O.imag)),
     # math
     "add": O.add, "sub": O.sub, "subtract": O.sub, "mul": O.mul, "multiply": O.mul,
-    "div": O.div, "divide": O.div, "true_divide": O.div, "pow": O.pow, "float_power": O.pow,
+    "div": O.div, "divide": O.div, "true_divide": O.div, "pow": O.pow,
+    "float_power": O.float_power,
     "matmul": O.matmul, "mm": O.mm, "mv": O.mv, "dot": O.dot, "inner": O.inner, "bmm": O.bmm,
     "outer": O.outer, "ger": O.outer,
     "exp": O.exp, "exp2": O.exp2, "log": O.log, "log2": O.log2, "log10": O.log10,
@@ -196,7 +211,10 @@ _METHODS = {
     "isclose": O.isclose, "isnan": O.isnan, "isinf": O.isinf, "isfinite": O.isfinite,
     "logical_and": O.logical_and, "logical_or": O.logical_or, "logical_not": O.logical_not,
     "logical_xor": O.logical_xor, "floor_divide": O.floor_divide, "remainder": O.remainder,
-    "fmod": O.remainder,
+    "fmod": O.fmod,
+    # complex numbers
+    "angle": O.angle, "conj_physical": O.conj_physical, "resolve_conj": O.resolve_conj,
+    "resolve_neg": O.resolve_neg, "is_conj": O.is_conj, "is_neg": O.is_neg,
     # reductions
     "sum": _sum, "nansum": O.nansum, "mean": _mean, "prod": O.prod, "max": _max, "min": _min,
     "amax": O.amax, "amin": O.amin, "argmax": O.argmax, "argmin": O.argmin, "any": O.any,
@@ -229,7 +247,7 @@ _METHODS = {
     "neg_": _inplace(O.neg), "exp_": _inplace(O.exp), "log_": _inplace(O.log),
     "sin_": _inplace(O.sin), "cos_": _inplace(O.cos), "tanh_": _inplace(O.tanh),
     "sigmoid_": _inplace(O.sigmoid), "relu_": _inplace(O.relu), "sqrt_": _inplace(O.sqrt),
-    "abs_": _inplace(O.abs), "square_": _inplace(O.square), "reciprocal_": _inplace(O.reciprocal),
+    "abs_": _abs_, "square_": _inplace(O.square), "reciprocal_": _inplace(O.reciprocal),
     "masked_fill_": _inplace(O.masked_fill), "floor_": _inplace(O.floor),
     "zero_": O.zero_, "fill_": O.fill_, "copy_": O.copy_,
     "uniform_": _uniform, "normal_": _normal,

@@ -36,6 +36,8 @@ from ._tensor import (Tensor, _make, _make_plain, _edge, _requires_grad, _mark_v
                       _set_retains, _dim)
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
+from .autograd import forward_ad as _fwad
+from .autograd import anomaly_mode as _AM
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .. import primitives as P
 from ..primitives import elementwise as E
@@ -44,25 +46,30 @@ from ..primitives import reductions as R
 from ..primitives import indexing as I
 from ..primitives import logic as L
 from ..primitives.select import select_p
-from ..primitives.convert import convert_element_type_p, real_p, imag_p
+from ..primitives.convert import convert_element_type_p
 from ..primitives.dot import dot_general_p
 from ..primitives._rules import unbroadcast
+from ..core import zero as _zero
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round
 _EMPTY = {}
 _T1 = (True,)
+_fw_on = False   # a forward AD level is active (set by autograd.forward_ad)
 
 
 # =============================================================================== recording
-def _record(cls, prim, params, args, datas, out, save, casts=None):
+def _record(cls, prim, params, args, datas, out, save, casts=None, _fw=True):
     """The output tensor of an operation, with a node when recording applies.
 
     ``args``: the operands as given (Tensors or raw values: Python scalars, index arrays);
     ``datas``: the values handed to the primitive; ``out``: its result; ``save``:
     ``(mask, save_out)`` or a function of the per-operand ``needs`` returning one --
-    bit ``i`` of ``mask`` saves operand ``i``.
+    bit ``i`` of ``mask`` saves operand ``i``.  Inside a forward AD level the output also
+    gets a tangent (:mod:`.autograd.forward_ad`, whose own call passes ``_fw=False``).
     """
+    if _fw_on and _fw:
+        return _fwad._record(cls, prim, params, args, datas, out, save, casts)
     if not _tls.grad:
         return _make_plain(out)
     nxt = []
@@ -89,11 +96,12 @@ def _record(cls, prim, params, args, datas, out, save, casts=None):
         else:
             saved.append(d)
     t = _make(out)
-    node = new_node(cls, prim, params, tuple(nxt), saved, mask, G.save_out(t) if so else None,
-                    tuple(needs))
+    node = new_node(cls, prim, params, tuple(nxt), saved, mask, None, tuple(needs))
     if casts is not None:
         node._casts = casts
     t._grad_fn = node
+    if so:  # after t._grad_fn: a pack hook gets the output itself
+        node._outsv = G.save_out(t)
     return t
 
 
@@ -223,6 +231,48 @@ def _as_float(d):
     return d.astype(_default_float())
 
 
+# ------------------------------------------------------------------ operations without complex
+def _has_complex(*vals) -> bool:
+    """True if an operand is a complex tensor, array or number."""
+    for v in vals:
+        if isinstance(v, Tensor):
+            if v._data.dtype.kind == "c":
+                return True
+        elif isinstance(v, (complex, np.complexfloating)) or (
+                isinstance(v, np.ndarray) and v.dtype.kind == "c"):
+            return True
+    return False
+
+
+def _refuse_complex(*vals, kernel=None, msg=None, exc=NotImplementedError):
+    """Raise as PyTorch 2.13 does when an operation has no complex implementation.
+
+    PyTorch refuses complex operands of orderings (``lt``, ``maximum``, ``clamp``, ``max``
+    ...), roundings (``floor`` ...), ``atan2``, ``remainder``, ``softmax`` ... -- mostly
+    with ``NotImplementedError('"<kernel>" not implemented for 'ComplexFloat'')``
+    (``kernel``), some with their own message (``msg``) or exception type (``exc``).
+    Nothing happens when no operand in ``vals`` is complex.
+    """
+    if not _has_complex(*vals):
+        return
+    if msg is None:
+        items = [_tensorize(v) if isinstance(v, np.ndarray) else v for v in vals
+                 if isinstance(v, (Tensor, np.ndarray)) or _scalar(v) is not None]
+        msg = f'"{kernel}" not implemented for \'{_tname(_promote_datas(items))}\''
+    raise exc(msg)
+
+
+def _real_only(fn, kernel=None, msg=None, exc=NotImplementedError):
+    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`)."""
+    def f(*args, **kwargs):
+        if _has_complex(*args):
+            _refuse_complex(*args, kernel=kernel, msg=msg, exc=exc)
+        return fn(*args, **kwargs)
+    f.__name__ = fn.__name__
+    f.__doc__ = fn.__doc__
+    return f
+
+
 # =============================================================================== unary ops
 def _unary(prim, name, save, float_only=True):
     """A unary elementwise operation recorded as one primitive node saving its input
@@ -237,6 +287,8 @@ def _unary(prim, name, save, float_only=True):
         if float_only and d.dtype.kind not in "fc":
             d = d.astype(_default_float())
         out = impl(d)
+        if _fw_on:   # forward AD: the generic path computes the tangent
+            return _record(cls, prim, _EMPTY, [x], [d], out, (mask, so))
         if _tls.grad and (x._grad_fn is not None or x._rg or (x._x is not None
                                                                and _requires_grad(x))):
             t = _make(out)
@@ -248,12 +300,16 @@ def _unary(prim, name, save, float_only=True):
             n._params = _EMPTY
             n._saved = [_save_in(x, d) if mask else _meta(d)]
             n._smask = mask
-            n._outsv = _save_out(t) if so else None
+            n._outsv = None
             n._needs = _T1
             n._released = False
             n._casts = None
             n._tsv = mask
             t._grad_fn = n
+            if so:  # after t._grad_fn: a pack hook gets the output itself
+                n._outsv = _save_out(t)
+            if _AM._enabled:
+                _AM.record(n)
             return t
         return _make_plain(out)
     op.__name__ = prim.name
@@ -278,8 +334,10 @@ neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
 _abs = _unary(E.abs_p, "AbsBackward0", "x", float_only=False)
 _sign = _unary(E.sign_p, "SignBackward0", None, float_only=False)
 _sgn = _unary(E.sign_p, "SgnBackward0", "x_out")
-floor = _unary(L.floor_p, "FloorBackward0", None, float_only=False)
-ceil = _unary(L.ceil_p, "CeilBackward0", None, float_only=False)
+floor = _real_only(_unary(L.floor_p, "FloorBackward0", None, float_only=False),
+                   msg="floor is not supported for complex inputs")
+ceil = _real_only(_unary(L.ceil_p, "CeilBackward0", None, float_only=False),
+                  msg="ceil is not supported for complex inputs")
 _round0 = _unary(L.round_p, "RoundBackward0", None, float_only=False)
 
 
@@ -297,8 +355,8 @@ absolute = abs
 
 
 def sign(x):
-    if x._data.dtype.kind == "c":
-        raise RuntimeError("Unlike NumPy, torch.sign is not intended to support complex "
+    """-1, 0 or 1 (real tensors; ``NotImplementedError`` for complex ones: use ``sgn``)."""
+    _refuse_complex(x, msg="Unlike NumPy, torch.sign is not intended to support complex "
                            "numbers. Please use torch.sgn instead.")
     return _sign(x)
 
@@ -311,6 +369,8 @@ def sgn(x):
 
 
 def round(x, decimals=0):  # noqa: A001
+    """Round half to even (to ``decimals`` places); real tensors only, as in PyTorch."""
+    _refuse_complex(x, kernel="round_cpu" if decimals else "round_vml_cpu")
     if decimals:
         s = 10.0 ** decimals
         return _round0(x * s) / s
@@ -318,6 +378,7 @@ def round(x, decimals=0):  # noqa: A001
 
 
 def trunc(x):
+    _refuse_complex(x, msg="trunc is not supported for complex inputs")
     return where(x < 0, ceil(x), floor(x)) if x._data.dtype.kind == "f" else x.clone()
 
 
@@ -335,23 +396,292 @@ def conj(x):
 _conj = _unary(E.conj_p, "ConjBackward0", None, float_only=False)
 
 
-def _real_view(x, prim, name):
-    d = x._data
-    out = prim.impl(d)
-    t = _record(node_class(name, ("self",)), prim, _EMPTY, [x], [d], out, SAVE_NONE)
-    return _mark_view(t, x, prim, _EMPTY)
-
-
 def real(x):
+    """The real part of a complex tensor as a view (the tensor itself if it is real).
+    As in PyTorch it is ``view_as_real(x)[..., 0]`` (``SelectBackward0`` on top of
+    ``ViewAsRealBackward0``): writes go through to ``x``, and the gradient ``g`` (real)
+    reaches ``x`` as the complex ``g + 0j`` (the C -> R rule)."""
     if x._data.dtype.kind != "c":
         return x
-    return _real_view(x, real_p, "RealBackward0")
+    return select(view_as_real(x), -1, 0)
 
 
 def imag(x):
+    """The imaginary part of a complex tensor as a view, ``view_as_real(x)[..., 1]``: the
+    gradient ``g`` reaches ``x`` as ``1j * g``.  ``RuntimeError`` for a real tensor."""
     if x._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _real_view(x, imag_p, "ImagBackward0")
+    return select(view_as_real(x), -1, 1)
+
+
+# complex numbers -----------------------------------------------------------------------
+# Gradients follow the autograd notes, "Autograd for Complex Numbers" (spec/autograd-
+# mechanics.md): for a real loss L the gradient of a complex tensor z = x + iy is
+# dL/dx + i dL/dy; a real tensor feeding a complex result (R -> C) gets the real gradient
+# Re(conj(grad_out) * ds/dx), a complex tensor feeding a real result (C -> R) the complex
+# gradient grad_out * (ds/dx + i ds/dy).
+_conj_physical = _unary(E.conj_p, "ConjPhysicalBackward0", None, float_only=False)
+
+
+def conj_physical(input):  # noqa: A002
+    """The complex conjugate as a new tensor (``ConjPhysicalBackward0``); a real tensor is
+    returned itself, as in PyTorch."""
+    if input._data.dtype.kind != "c":
+        return input
+    return _conj_physical(input)
+
+
+def resolve_conj(input):  # noqa: A002
+    """``input`` itself: ``conj()`` computes the conjugate at once here (no lazy conjugate
+    bit, unlike PyTorch), so there is never a conjugation to resolve."""
+    return input
+
+
+def resolve_neg(input):  # noqa: A002
+    """``input`` itself (no lazy negative bit here)."""
+    return input
+
+
+def is_conj(input) -> bool:  # noqa: A002
+    """Always False: ftrans.compat has no lazy conjugate bit (``conj()`` is a new tensor)."""
+    return False
+
+
+def is_neg(input) -> bool:  # noqa: A002
+    """Always False: ftrans.compat has no lazy negative bit."""
+    return False
+
+
+def _angle_bwd(node, ct, primals, ans, needs):
+    """PyTorch's angle_backward: ``ct * 1j * z / |z|**2`` (0 at z == 0) for complex z --
+    since d(angle)/dx = -y/|z|^2 and d(angle)/dy = x/|z|^2 -- and zero for real x (the
+    angle of a real number is piecewise constant)."""
+    z = primals[0]
+    if z.dtype.kind != "c":
+        return [None]
+    r2 = P.real(P.mul(z, E.conj_op(z)))
+    is0 = P.eq(r2, 0)
+    g = P.div(P.mul(P.mul(ct, z), 1j), P.where(is0, 1.0, r2))
+    return [P.where(is0, 0.0, g)]
+
+
+_AngleBackward0 = node_class("AngleBackward0", ("self",), _angle_bwd)
+
+
+def angle(input):  # noqa: A002
+    """Argument ``atan2(imag, real)`` of each element, in the real dtype (float32 for
+    complex64, float64 for complex128, the default float dtype for integers).  For real
+    tensors, as in PyTorch: pi where ``x < 0``, 0 elsewhere (also at -0.0), nan at nan; its
+    gradient is zero.  For complex ``z`` the gradient is ``grad * 1j * z / |z|^2`` (0 at 0)."""
+    d = _as_float(input._data)
+    rdt = D.from_np(d.dtype).to_real().np
+    if d.dtype.kind == "c":
+        out = np.asarray(np.angle(d), rdt)
+    else:
+        out = np.where(np.isnan(d), d, np.where(d < 0, rdt.type(math.pi), rdt.type(0)))
+        out = np.asarray(out, rdt)
+    return _record(_AngleBackward0, None, _EMPTY, [input], [d], out, SAVE_X)
+
+
+def _complex_dtype_of(real, imag, name):
+    """The complex dtype built from the real tensors ``real`` and ``imag`` (PyTorch's checks
+    of ``torch.complex``/``torch.polar``: two floating tensors of one dtype)."""
+    for what, v in (("real" if name == "complex" else "abs", real),
+                    ("imag" if name == "complex" else "angle", imag)):
+        if not isinstance(v, Tensor):
+            pos = 1 if what in ("real", "abs") else 2
+            raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+    a, b = real._data.dtype, imag._data.dtype
+    if a.kind != "f" or b.kind != "f":
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_tname(a)} and {_tname(b)}")
+    if a != b:
+        raise RuntimeError(f"Expected object of scalar type {_tname(a)} but got scalar type "
+                           f"{_tname(b)} for second argument")
+    if a == np.float16:
+        if name == "polar":
+            raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
+        raise RuntimeError(f"{name}(): float16 inputs would give a complex32 tensor, which "
+                           "ftrans.compat does not support; convert them to float32 first")
+    return np.dtype(np.complex64 if a == np.float32 else np.complex128)
+
+
+def _complex_parts(ad, bd, cdt):
+    """An empty complex array of the broadcast shape of ``ad`` and ``bd``."""
+    try:
+        shape = np.broadcast_shapes(ad.shape, bd.shape)
+    except ValueError:
+        raise _broadcast_error(ad, bd) from None
+    return np.empty(shape, cdt)
+
+
+def _complex_bwd(node, ct, primals, ans, needs):
+    re, im = primals
+    return [unbroadcast(P.real(ct), re) if needs[0] else None,
+            unbroadcast(P.imag(ct), im) if needs[1] else None]
+
+
+_ComplexBackward0 = node_class("ComplexBackward0", ("real", "imag"), _complex_bwd)
+
+
+def complex_(real, imag):  # noqa: A002
+    """``real + 1j * imag`` (``torch.complex``): two float32 (float64) tensors of one dtype,
+    broadcast, give complex64 (complex128).  The gradients are the real and the imaginary
+    part of the output gradient.  Raises ``TypeError`` for a non-tensor, ``RuntimeError``
+    for other dtypes (float16 too: complex32 is not supported) or shapes that do not
+    broadcast."""
+    cdt = _complex_dtype_of(real, imag, "complex")
+    ad, bd = real._data, imag._data
+    out = _complex_parts(ad, bd, cdt)
+    out.real = ad
+    out.imag = bd
+    return _record(_ComplexBackward0, None, _EMPTY, [real, imag], [ad, bd], out, SAVE_NONE)
+
+
+complex_.__name__ = "complex"
+
+
+def _polar_bwd(node, ct, primals, ans, needs):
+    """s = r e^(i theta): ds/dr = e^(i theta), ds/dtheta = 1j * s; a real input gets
+    Re(conj(ct) * ds/dinput) (the R -> C rule).  PyTorch writes sgn(s) for e^(i theta),
+    which is 0 at r == 0 and -e^(i theta) for r < 0; this is the derivative itself."""
+    r, theta = primals
+    cc = E.conj_op(ct)
+    gr = gt = None
+    if needs[0]:
+        gr = unbroadcast(P.real(P.mul(cc, P.exp(P.mul(theta, 1j)))), r)
+    if needs[1]:
+        gt = unbroadcast(P.real(P.mul(cc, P.mul(ans, 1j))), theta)
+    return [gr, gt]
+
+
+_PolarBackward0 = node_class("PolarBackward0", ("abs", "angle"), _polar_bwd)
+
+
+def polar(abs, angle):  # noqa: A002
+    """``abs * (cos(angle) + 1j * sin(angle))`` (``torch.polar``): float32 (float64) tensors
+    of one dtype, broadcast, give complex64 (complex128).  Errors as for
+    :func:`complex_`.  Gradients: ``Re(conj(g) e^(i angle))`` for ``abs`` (PyTorch uses
+    ``sgn(result)``, which differs where ``abs <= 0``) and ``Re(conj(g) * 1j * result)``
+    for ``angle``."""
+    cdt = _complex_dtype_of(abs, angle, "polar")
+    ad, td = abs._data, angle._data
+    out = _complex_parts(ad, td, cdt)
+    out.real = ad * np.cos(td)
+    out.imag = ad * np.sin(td)
+    return _record(_PolarBackward0, None, _EMPTY, [abs, angle], [ad, td], out, (2, True))
+
+
+def _re_im_last(z):
+    """The real array ``(..., 2)`` of the real and imaginary parts of ``z`` (ftrans ops)."""
+    n = len(z.shape)
+    return P.concatenate((P.expand_dims(P.real(z), (n,)), P.expand_dims(P.imag(z), (n,))), n)
+
+
+def _complex_of_last(g):
+    """``g[..., 0] + 1j * g[..., 1]`` (ftrans ops): the adjoint of :func:`_re_im_last`."""
+    lead = (slice(None),) * (len(g.shape) - 1)
+    re = I.gather_p.bind(g, template=lead + (0,))
+    im = I.gather_p.bind(g, template=lead + (1,))
+    return P.add(re, P.mul(im, 1j))
+
+
+class _ViewFn:
+    """A view that is no single primitive (``view_as_real``, ``view_as_complex``) in the
+    form a view chain entry needs (``_tensor._mark_view``; ``autograd.graph.view_apply`` /
+    ``view_transpose``; forward AD): ``impl`` makes the NumPy view of an array, ``bind``
+    computes the same values with ftrans operations (recorded under ``create_graph``),
+    ``vjp`` maps a view-shaped cotangent back to the base and ``jvp`` a tangent forward
+    (both maps are R-linear)."""
+
+    __slots__ = ("name", "impl", "_fwd", "_adj")
+
+    def __init__(self, name, impl, fwd, adj):
+        self.name = name
+        self.impl = impl
+        self._fwd = fwd
+        self._adj = adj
+
+    def bind(self, x, **params):
+        return self._fwd(x)
+
+    def vjp(self, ct, ans, primals, needs, **params):
+        return [self._adj(ct)]
+
+    def jvp(self, primals, tangents, **params):
+        t = tangents[0]
+        return self._fwd(primals[0]), (t if t is _zero else self._fwd(t))
+
+    def __repr__(self):
+        return f"_ViewFn({self.name})"
+
+
+def _as_real_view(d):
+    """The float view ``(..., 2)`` of the complex array ``d`` (shares its memory)."""
+    r = d.real
+    return np.lib.stride_tricks.as_strided(r, d.shape + (2,), r.strides + (r.itemsize,))
+
+
+def _as_complex_view(d):
+    """The complex view of the float array ``d`` of shape ``(..., 2)`` (last stride 1)."""
+    return d.view(D.from_np(d.dtype).to_complex().np)[..., 0]
+
+
+_VIEW_AS_REAL = _ViewFn("view_as_real", _as_real_view, _re_im_last, _complex_of_last)
+_VIEW_AS_COMPLEX = _ViewFn("view_as_complex", _as_complex_view, _complex_of_last, _re_im_last)
+_ViewAsRealBackward0 = node_class("ViewAsRealBackward0", ("self",),
+                                  lambda node, ct, primals, ans, needs: [_complex_of_last(ct)])
+_ViewAsComplexBackward0 = node_class("ViewAsComplexBackward0", ("self",),
+                                     lambda node, ct, primals, ans, needs: [_re_im_last(ct)])
+
+
+def view_as_real(input):  # noqa: A002
+    """A float view of shape ``(*input.shape, 2)`` of a complex tensor (real and imaginary
+    parts; writes go through to ``input``).  Its gradient maps ``g`` to
+    ``g[..., 0] + 1j * g[..., 1]``.  ``RuntimeError`` for a real tensor."""
+    d = input._data
+    if d.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    t = _record(_ViewAsRealBackward0, None, _EMPTY, [input], [d], _as_real_view(d), SAVE_NONE)
+    return _mark_view(t, input, _VIEW_AS_REAL, _EMPTY)
+
+
+def _storage_offset(d):
+    """Offset in elements of ``d`` from the start of the array owning its memory."""
+    root = d
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return (d.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // d.itemsize
+
+
+def view_as_complex(input):  # noqa: A002
+    """A complex view of a float32/float64 tensor of shape ``(..., 2)`` (pairs become
+    ``real + 1j * imag``; writes go through to ``input``).  Its gradient is
+    ``view_as_real(g)``.  ``RuntimeError`` (PyTorch's messages) for another dtype (float16
+    too: complex32 is not supported), a last dimension not of size 2 or not of stride 1, an
+    odd stride elsewhere or an odd storage offset."""
+    d = input._data
+    if d.dtype not in (np.float32, np.float64):
+        if d.dtype == np.float16:
+            raise RuntimeError("view_as_complex: float16 would give a complex32 tensor, which "
+                               "ftrans.compat does not support; convert to float32 first")
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {_tname(d.dtype)}")
+    if d.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if d.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    st = [s // d.itemsize for s in d.strides]
+    if st[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if builtins.any(s % 2 for s in st[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if _storage_offset(d) % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    t = _record(_ViewAsComplexBackward0, None, _EMPTY, [input], [d], _as_complex_view(d),
+                SAVE_NONE)
+    return _mark_view(t, input, _VIEW_AS_COMPLEX, _EMPTY)
 
 
 # composite unary functions -------------------------------------------------------------
@@ -378,6 +708,9 @@ def sigmoid(x):
     return _record(_SigmoidBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
+_CLAMP_COMPLEX = "clamp is not supported for complex types"
+
+
 def _relu_bwd(node, ct, primals, ans, needs):
     return [P.where(P.gt(ans, 0), ct, 0.0)]
 
@@ -386,8 +719,10 @@ _ReluBackward0 = _composite("ReluBackward0", ("self",), _relu_bwd)
 
 
 def relu(x):
-    """``max(x, 0)``; its derivative at 0 is 0."""
+    """``max(x, 0)``; its derivative at 0 is 0 (real tensors only, as in PyTorch)."""
     d = x._data
+    if d.dtype.kind == "c":
+        raise NotImplementedError(_CLAMP_COMPLEX)
     out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
@@ -494,6 +829,9 @@ def _binary(prim, name, names, save, rname=None):
             out = impl(ad, bd)
         except ValueError:
             raise _broadcast_error(ad, bd) from None
+        if _fw_on:   # forward AD: the generic path computes the tangent
+            return _record(cls if isinstance(a, Tensor) else rcls, prim, _EMPTY, [a, b],
+                           [ad, bd], out, save, casts)
         if _tls.grad:
             ta = isinstance(a, Tensor)
             tb = isinstance(b, Tensor)
@@ -520,12 +858,16 @@ def _binary(prim, name, names, save, rname=None):
                 n._params = _EMPTY
                 n._saved = [sa, sb]
                 n._smask = mask
-                n._outsv = _save_out(t) if so else None
+                n._outsv = None
                 n._needs = needs
                 n._released = False
                 n._casts = casts
                 n._tsv = (ta and mask & 1) or (tb and mask & 2)
                 t._grad_fn = n
+                if so:  # after t._grad_fn: a pack hook gets the output itself
+                    n._outsv = _save_out(t)
+                if _AM._enabled:
+                    _AM.record(n)
                 return t
             return _make(out)
         return _make_plain(out)
@@ -553,10 +895,14 @@ _sub = _binary(E.sub_p, "SubBackward0", ("self", "other"), SAVE_NONE, "RsubBackw
 _mul = _binary(E.mul_p, "MulBackward0", ("self", "other"), _save_cross)
 _div = _binary(E.div_p, "DivBackward0", ("self", "other"), _save_div)
 mul = multiply = _checked(_mul)
-maximum = _checked(_binary(E.maximum_p, "MaximumBackward0", ("self", "other"), _save_both))
-minimum = _checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"), _save_both))
-atan2 = arctan2 = _checked(_binary(E.arctan2_p, "Atan2Backward0", ("self", "other"),
-                                   _save_both))
+maximum = _real_only(_checked(_binary(E.maximum_p, "MaximumBackward0", ("self", "other"),
+                                      _save_both)),
+                     msg="maximum not implemented for complex tensors.", exc=RuntimeError)
+minimum = _real_only(_checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"),
+                                      _save_both)),
+                     msg="minimum not implemented for complex tensors.", exc=RuntimeError)
+atan2 = arctan2 = _real_only(_checked(_binary(E.arctan2_p, "Atan2Backward0", ("self", "other"),
+                                              _save_both)), kernel="atan2_cpu")
 _pow_tt = _binary(E.pow_p, "PowBackward1", ("self", "exponent"), _save_pow)
 _pow_st = _binary(E.pow_p, "PowBackward2", ("self", "exponent"), (2, True))
 _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
@@ -595,6 +941,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 def _truediv(input, other, rounding_mode=None):  # noqa: A002
     if rounding_mode is not None:
+        _refuse_complex(input, other, kernel=f"div_{rounding_mode}_cpu")
         q = _nograd_binary(_np_div, input, other)
         if rounding_mode == "floor":
             return floor(q).to(q.dtype) if q._data.dtype.kind != "f" else floor(q)
@@ -650,7 +997,19 @@ def _integer_pow(x, n):
     return _record(_PowBackward0i, E.integer_pow_p, params, [x], [d], out, SAVE_X)
 
 
-float_power = pow
+def float_power(input, exponent):  # noqa: A002
+    """``input ** exponent`` in double precision: tensor operands are converted to float64,
+    or to complex128 when an operand is complex (PyTorch's float_power; the gradient flows
+    back through the conversion, so each operand's gradient keeps its own dtype)."""
+    dt = np.dtype(np.complex128 if _has_complex(input, exponent) else np.float64)
+
+    def up(v):
+        if isinstance(v, Tensor):
+            return _convert(v, dt)
+        if isinstance(v, np.ndarray):
+            return _convert(_tensorize(v), dt)
+        return v
+    return pow(up(input), up(exponent))
 
 
 def _operands_or_raise(a, b):
@@ -679,8 +1038,10 @@ def _compare(prim):
     return op
 
 
-_eq, _ne, _lt, _le, _gt, _ge = (_compare(p) for p in (L.eq_p, L.ne_p, L.lt_p, L.le_p, L.gt_p,
-                                                      L.ge_p))
+_eq, _ne = _compare(L.eq_p), _compare(L.ne_p)
+# orderings have no complex kernel in PyTorch
+_lt, _le, _gt, _ge = (_real_only(_compare(p), kernel=f"{n}_cpu") for p, n in (
+    (L.lt_p, "lt"), (L.le_p, "le"), (L.gt_p, "gt"), (L.ge_p, "ge")))
 eq = _checked(_eq)
 ne = not_equal = _checked(_ne)
 lt = less = _checked(_lt)
@@ -701,9 +1062,9 @@ def _logical(npfn):
 logical_and = _checked(_logical(np.logical_and))
 logical_or = _checked(_logical(np.logical_or))
 logical_xor = _checked(_logical(np.logical_xor))
-_bitwise_and = _logical(np.bitwise_and)
-_bitwise_or = _logical(np.bitwise_or)
-_bitwise_xor = _logical(np.bitwise_xor)
+_bitwise_and = _real_only(_logical(np.bitwise_and), kernel="bitwise_and_cpu")
+_bitwise_or = _real_only(_logical(np.bitwise_or), kernel="bitwise_or_cpu")
+_bitwise_xor = _real_only(_logical(np.bitwise_xor), kernel="bitwise_xor_cpu")
 bitwise_and = _checked(_bitwise_and)
 bitwise_or = _checked(_bitwise_or)
 bitwise_xor = _checked(_bitwise_xor)
@@ -714,16 +1075,23 @@ def logical_not(x):
 
 
 def floor_divide(a, b):
+    _refuse_complex(a, b, kernel="div_floor_cpu")
     ad, bd, _ = _operands_or_raise(a, b)
     return _make_plain(np.floor_divide(ad, bd))
 
 
 def remainder(a, b):
+    """Python's ``a % b`` (the result has the sign of ``b``); real operands only."""
+    _refuse_complex(a, b, kernel="remainder_cpu")
     ad, bd, _ = _operands_or_raise(a, b)
     return _make_plain(np.remainder(ad, bd))
 
 
-fmod = remainder
+def fmod(a, b):
+    """C's ``fmod`` (the result has the sign of ``a``); real operands only."""
+    _refuse_complex(a, b, kernel="fmod_cpu")
+    ad, bd, _ = _operands_or_raise(a, b)
+    return _make_plain(np.fmod(ad, bd))
 
 
 def isnan(x):
@@ -748,6 +1116,10 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|``; two tensors must have one dtype
+    (``RuntimeError`` otherwise, as in PyTorch)."""
+    if isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"{_tname(a._data.dtype)} did not match {_tname(b._data.dtype)}")
     return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,
                                   equal_nan=equal_nan))
 
@@ -841,6 +1213,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    _refuse_complex(input, msg="nansum on CPU does not support complex inputs", exc=RuntimeError)
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -938,6 +1311,11 @@ def _extremum(which):
         if isinstance(dim, Tensor):
             return pair(input, dim)
         d = input._data
+        if d.dtype.kind == "c":
+            if dim is None:
+                raise NotImplementedError(f'"{which}_all" not implemented for '
+                                          f"'{_tname(d.dtype)}'")
+            raise RuntimeError(f"{which}(): does not support complex input")
         if dim is None:
             if d.size == 0:
                 raise RuntimeError(f"{which}(): Expected reduction dim to be specified for "
@@ -975,8 +1353,11 @@ min = _extremum("min")  # noqa: A001
 
 
 def _amax_like(prim, cls, npf):
+    kernel = f"{npf.__name__}_values_cpu"
+
     def op(input, dim=(), keepdim=False):  # noqa: A002
         d = input._data
+        _refuse_complex(input, kernel=kernel)
         axes = _dims(dim if dim != () else None, d.ndim)
         out = _reduce_out(prim.impl(d, axes=axes), d.shape, axes, keepdim)
         if d.dtype.kind not in "fc":
@@ -990,7 +1371,11 @@ amax = _amax_like(R.reduce_max_p, _AmaxBackward0, np.max)
 amin = _amax_like(R.reduce_min_p, _AminBackward0, np.min)
 
 
+_ARG_COMPLEX = "{}(): does not support complex input"
+
+
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
+    _refuse_complex(input, msg=_ARG_COMPLEX.format("argmax"), exc=RuntimeError)
     d = input._data
     if dim is None:
         r = np.argmax(d)
@@ -1000,6 +1385,7 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
+    _refuse_complex(input, msg=_ARG_COMPLEX.format("argmin"), exc=RuntimeError)
     d = input._data
     if dim is None:
         r = np.argmin(d)
@@ -1075,18 +1461,23 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # n
 def _logsumexp_bwd(node, ct, primals, ans, needs):
     x = primals[0]
     p = node._params
-    return [P.mul(_keep(ct, x, p), P.exp(P.sub(x, _keep(ans, x, p))))]
+    # ct * conj(exp(x - result)): PyTorch's logsumexp_backward (conj for complex x)
+    return [P.mul(_keep(ct, x, p), _cj(P.exp(P.sub(x, _keep(ans, x, p)))))]
 
 
 _LogsumexpBackward0 = _composite("LogsumexpBackward0", ("self",), _logsumexp_bwd)
 
 
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
+    """``log(sum(exp(x), dim))`` computed stably.  For complex ``x`` the shift is the
+    largest real part, as in PyTorch, so the imaginary part is the principal argument of
+    the sum; the gradient is ``grad * conj(exp(x - result))``."""
     d = _as_float(input._data)
     axes = _dims(dim, d.ndim)
-    m = np.max(d, axis=axes, keepdims=True) if d.size else np.zeros(_keep_shape(d.shape, axes),
-                                                                       d.dtype)
-    m = np.where(np.isfinite(m), m, 0).astype(d.dtype)
+    r = d.real if d.dtype.kind == "c" else d
+    m = np.max(r, axis=axes, keepdims=True) if d.size else np.zeros(_keep_shape(d.shape, axes),
+                                                                       r.dtype)
+    m = np.where(np.isfinite(m), m, 0).astype(r.dtype)
     out = np.log(np.sum(np.exp(d - m), axis=axes, keepdims=True)) + m
     out = out if keepdim else out.reshape(_red_shape(d.shape, axes))
     return _record(_LogsumexpBackward0, None, {"axes": axes, "keepdim": keepdim}, [input], [d],
@@ -1114,19 +1505,22 @@ _LogSoftmaxBackward0 = _composite("LogSoftmaxBackward0", ("self",), _log_softmax
                                   params=_sm_attrs)
 
 
-def _softmax_prep(input, dim, dtype):
+def _softmax_prep(input, dim, dtype, name):
     x = input if dtype is None else input.to(dtype)
     d = _as_float(x._data)
     if dim is None:
         dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
     axes = _dims(dim, d.ndim)
+    if d.dtype.kind == "c":
+        last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
+        _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
     z = d - np.max(d, axis=axes, keepdims=True) if d.size else d
     return x, d, axes, z
 
 
 def softmax(input, dim=None, dtype=None):  # noqa: A002
     """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
-    x, d, axes, z = _softmax_prep(input, dim, dtype)
+    x, d, axes, z = _softmax_prep(input, dim, dtype, "softmax")
     e = np.exp(z)
     out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
     return _record(_SoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
@@ -1134,7 +1528,7 @@ def softmax(input, dim=None, dtype=None):  # noqa: A002
 
 def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     """``x - logsumexp(x, dim)`` (computed stably)."""
-    x, d, axes, z = _softmax_prep(input, dim, dtype)
+    x, d, axes, z = _softmax_prep(input, dim, dtype, "log_softmax")
     out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
     return _record(_LogSoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
 
@@ -1158,9 +1552,13 @@ _ClampBackward1 = _composite("ClampBackward1", ("self",), _clamp_bwd,
 
 
 def clamp(input, min=None, max=None):  # noqa: A002
-    """Clamp to ``[min, max]``; the gradient passes where ``min <= x <= max``."""
+    """Clamp to ``[min, max]``; the gradient passes where ``min <= x <= max``.  Real
+    tensors only (``NotImplementedError`` for complex ones, as in PyTorch)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _refuse_complex(input, msg=_CLAMP_COMPLEX)
+    _refuse_complex(min, max, kernel="clamp_cpu" if min is not None and max is not None
+                    else "maximum_cpu" if min is not None else "minimum_cpu")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         out = input
         if min is not None:
@@ -1224,15 +1622,33 @@ _MaskedFillBackward0 = _composite("MaskedFillBackward0", ("self", "mask", "value
                                   _masked_fill_bwd, edge_idx=(0,))
 
 
+def _check_fill_value(d, v):
+    """PyTorch's check that the fill value ``v`` (a number or an array) fits the dtype of
+    ``d``: a complex value with a nonzero imaginary part does not fit a real tensor."""
+    if d.dtype.kind != "c" and np.iscomplexobj(v) and np.any(np.imag(v) != 0):
+        raise RuntimeError(f"value cannot be converted to type {_ctype(d.dtype)} without "
+                           "overflow")
+
+
 def masked_fill(input, mask, value):  # noqa: A002
+    """``value`` where the boolean ``mask`` is True, else ``input``.  The gradient of a
+    tensor ``value`` has its own dtype (the real part of the cotangent for a real ``value``
+    filled into a complex ``input``)."""
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_ctype(m.dtype)}")
     d = input._data
     if isinstance(value, Tensor):
+        _check_fill_value(d, value._data)
         vd = value._data.astype(d.dtype)
         out = np.where(m, vd, d).astype(d.dtype)
-        return _record(_MaskedFillBackward0, None, _EMPTY, [input, m, value], [d, m, vd], out,
-                       (2, False))
-    out = np.where(m, np.asarray(value, d.dtype), d).astype(d.dtype)
+        return _record(_MaskedFillBackward0, None, _EMPTY, [input, m, value],
+                       [d, m, value._data], out, (2, False))
+    _check_fill_value(d, value)
+    v = np.asarray(value)
+    out = np.where(m, np.asarray(v.real if v.dtype.kind == "c" and d.dtype.kind != "c" else v,
+                                 d.dtype), d).astype(d.dtype)
     return _record(_MaskedFillBackward0, None, _EMPTY, [input, m, value], [d, m, value], out,
                    (2, False))
 
@@ -1767,11 +2183,17 @@ def cat(tensors, dim=0):
         out = S.concatenate_p.impl(*datas, axis=ax)
     except ValueError as e:
         raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: {e}") from None
+    return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
+                   SAVE_NONE, casts=_list_casts(tensors, r))
+
+
+def _list_casts(tensors, r):
+    """``casts`` of an operation on a list of tensors promoted to the dtype ``r``: the
+    original floating/complex dtype of each converted tensor (its gradient is converted
+    back: the real part for a real tensor promoted to complex), or None if none was."""
     casts = tuple(t._data.dtype if t._data.dtype != r and t._data.dtype.kind in "fc" else None
                   for t in tensors)
-    return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
-                   SAVE_NONE, casts=casts if builtins.any(c is not None for c in casts)
-                   else None)
+    return casts if builtins.any(c is not None for c in casts) else None
 
 
 concat = concatenate = cat
@@ -1807,7 +2229,8 @@ def stack(tensors, dim=0):
                                f"{list(shape0)} at entry 0 and {list(dd.shape)} at entry {i}")
     ax = _dim(dim, len(shape0) + 1)
     out = np.stack(datas, axis=ax)
-    return _record(_StackBackward0, None, {"axis": ax}, tensors, datas, out, SAVE_NONE)
+    return _record(_StackBackward0, None, {"axis": ax}, tensors, datas, out, SAVE_NONE,
+                   casts=_list_casts(tensors, r))
 
 
 def hstack(tensors):
@@ -1851,6 +2274,9 @@ def matmul(input, other):  # noqa: A002
         input = _tensorize(input)
     ad, bd = input._data, other._data
     if ad.dtype != bd.dtype:
+        if ad.ndim == 1 and bd.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_tname(ad.dtype)} and {_tname(bd.dtype)}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_ctype(ad.dtype)} != {_ctype(bd.dtype)}")
     na, nb = ad.ndim, bd.ndim
@@ -2060,6 +2486,8 @@ def _commit(self, r):
     self._vc[0] += 1
     if node is not None:
         _rebase(self, node)
+    if _fw_on:
+        _fwad._commit_tangent(self, r)
 
 
 def _snapshot_saved(node, self):
@@ -2128,7 +2556,9 @@ _FillBackward2 = _composite("FillBackward2", ("self",),
 
 
 def _fill_bwd3(node, ct, primals, ans, needs):
-    return [None, P.reduce_sum(ct, tuple(range(len(ct.shape)))) if needs[1] else None]
+    # unbroadcast: a real value filled into a complex tensor gets a real gradient
+    return [None, unbroadcast(P.reduce_sum(ct, tuple(range(len(ct.shape)))), primals[1])
+            if needs[1] else None]
 
 
 _FillBackward3 = _composite("FillBackward3", ("self", "value"), _fill_bwd3)
@@ -2148,6 +2578,7 @@ def _filled(self, value):
         out = np.full_like(d, value._data)
         return _record(_FillBackward3, None, _EMPTY, [self, value], [d, value._data], out,
                        SAVE_NONE)
+    _check_fill_value(d, value)
     return _record(_FillBackward2, None, _EMPTY, [self], [d], np.full_like(d, value), SAVE_NONE)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from . import _dtype as D
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
+from .autograd import forward_ad as _fwad
 
 __all__ = ["Tensor", "Size", "device"]
 
@@ -99,7 +100,7 @@ class _Extra:
     """Rarely needed per-tensor state, allocated on first use."""
 
     __slots__ = ("hooks", "retains", "base", "chain", "view_ver", "acc", "inference",
-                 "nograd_view", "name", "post_acc")
+                 "nograd_view", "name", "post_acc", "fw")
 
     def __init__(self):
         self.hooks = None        # leaf tensor hooks {id: fn}
@@ -112,6 +113,7 @@ class _Extra:
         self.nograd_view = False  # view created in no_grad of a base requiring grad
         self.name = None
         self.post_acc = None     # post-accumulate-grad hooks {id: fn(tensor)}
+        self.fw = None           # forward AD: (level generation, tangent); autograd.forward_ad
 
 
 def _extra(t):
@@ -266,6 +268,12 @@ class Tensor:
         return self
 
     @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
+        _grad_fn_of(self)
+        return self._onr
+
+    @property
     def is_leaf(self) -> bool:
         return _grad_fn_of(self) is None
 
@@ -376,6 +384,8 @@ class Tensor:
         self._rg = False
         if x is not None:
             x.retains = False
+        if _fwad._current_level >= 0:   # forward AD: the tangent is dropped too
+            _fwad._store(self, _fwad._NO_TANGENT)
         return self
 
     @property
@@ -629,6 +639,8 @@ def _mark_view(out, src, prim, params, extra=()):
         x.inference = True
     if not _tls.grad and _requires_grad(base):
         x.nograd_view = True
+    if x.fw is not None:   # forward AD: the tangent of a view is the view of the tangent
+        _fwad._view_tangent(out, src, prim, params, extra)
     return out
 
 
@@ -689,4 +701,8 @@ def _format(t):
         kw.append(f"grad_fn=<{nm}>")
     elif t._rg:
         kw.append("requires_grad=True")
+    if t._x is not None and t._x.fw is not None:
+        tan = _fwad._repr_tangent(t)
+        if tan is not None:
+            kw.append("tangent=" + _format(tan))
     return "tensor(" + body + "".join(", " + k for k in kw) + ")"

@@ -16,10 +16,21 @@ import numpy as np
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
 from . import graph
+from . import forward_ad  # noqa: F401
 from .graph import saved_tensors_hooks  # noqa: F401
+from . import anomaly_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from . import functional  # noqa: F401  (torch.autograd.functional)
+from . import function
+from .function import Function, once_differentiable  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401
+from . import profiler  # noqa: F401  (torch.autograd.profiler)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "graph", "Variable"]
+           "is_grad_enabled", "is_inference_mode_enabled", "graph", "forward_ad", "Variable",
+           "Function",
+           "function", "once_differentiable", "gradcheck", "gradgradcheck",
+           "GradcheckError", "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _tensors():
@@ -36,10 +47,14 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _make_grads(outputs, grads, create_graph):
-    """Per output: the root gradient (array, or Tensor when create_graph)."""
+def _make_grads(outputs, grads, create_graph, batched=False):
+    """Per output: the root gradient (array, or Tensor when create_graph).  ``batched``
+    (``is_grads_batched``): the leading dimension of each gradient is the batch, and the
+    implicit gradient of a scalar output (``ones_like(out)``) is read as batched, as
+    PyTorch reads it."""
     T, O = _tensors()
     res = []
+    implicit = None
     for i, (out, g) in enumerate(zip(outputs, grads)):
         od = out._data
         if g is None:
@@ -52,12 +67,17 @@ def _make_grads(outputs, grads, create_graph):
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    f"but got {out.dtype}")
             a = np.ones(od.shape, od.dtype)
-            res.append(T._make(a) if create_graph else a)
-            continue
+            if not batched:
+                res.append(T._make(a) if create_graph else a)
+                continue
+            g = implicit = T._make(a)
         if not isinstance(g, T.Tensor):
             g = T._make(np.asarray(g, dtype=od.dtype))
         gd = g._data
-        if gd.shape != od.shape:
+        if batched:
+            from ._batched import check_batched_grad
+            check_batched_grad(i, gd, od, g is implicit)
+        elif gd.shape != od.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{T.Size(gd.shape)!r} and output[{i}] has a shape of "
                                f"{T.Size(od.shape)!r}.")
@@ -142,7 +162,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` (weighted by ``grad_outputs``) with respect to ``inputs``,
-    returned as a tuple (nothing is accumulated into ``.grad``)."""
+    returned as a tuple (nothing is accumulated into ``.grad``).  ``is_grads_batched``:
+    the leading dimension of every grad_output is a batch, computed in one backward pass
+    under ``ftrans.vmap`` (see :func:`_batched_grad`); each gradient then has that batch
+    dimension first."""
     from ._engine import run_backward
     T, O = _tensors()
     if materialize_grads and allow_unused is False:
@@ -162,9 +185,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f"{len(outs)}")
     if retain_graph is None:
         retain_graph = create_graph
-    if is_grads_batched:
-        return _batched_grad(outs, ins, gouts, retain_graph, create_graph, allow_unused,
-                             materialize_grads)
     edges = []
     for t in ins:
         if not isinstance(t, T.Tensor):
@@ -173,8 +193,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if e[0] is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(e)
-    roots, rgrads = _root_edges(outs, _make_grads(outs, gouts, create_graph))
-    res = run_backward(roots, rgrads, retain_graph, create_graph, capture=edges)
+    if is_grads_batched:
+        res = _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph)
+    else:
+        roots, rgrads = _root_edges(outs, _make_grads(outs, gouts, create_graph))
+        res = run_backward(roots, rgrads, retain_graph, create_graph, capture=edges)
     final = []
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
@@ -182,7 +205,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
-            final.append(T._make(np.zeros_like(t._data)) if materialize_grads else None)
+            # (as in PyTorch, unbatched zeros even with is_grads_batched)
+            final.append(T._make(np.zeros_like(t._data)).requires_grad_(create_graph)
+                         if materialize_grads else None)
         elif create_graph:
             final.append(g)
         else:
@@ -190,27 +215,44 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(final)
 
 
-def _batched_grad(outs, ins, gouts, retain_graph, create_graph, allow_unused, materialize):
-    """``is_grads_batched``: one backward per slice of the leading dimension of
-    ``grad_outputs``, stacked (a loop, not a vectorized map)."""
+def _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph):
+    """``is_grads_batched``: the gradients for every slice of the leading (batch) dimension
+    of ``grad_outputs``, batch first -- arrays, or Tensors when ``create_graph``; None
+    where no gradient arrived.
+
+    One engine pass under ``ftrans.vmap`` (see :mod:`._batched`), as PyTorch runs its
+    engine under vmap.  Graphs that cannot run batched -- ``create_graph=True``, hooks on
+    the way, a custom ``autograd.Function`` node -- run one backward per slice and stack
+    the results (same values, slower).  Raises ``ValueError`` for a 0-d grad_output or
+    batch sizes that differ, ``IndexError`` for an empty batch, ``RuntimeError`` for a
+    per-example shape that differs from its output's.
+    """
+    from . import _batched
     T, O = _tensors()
-    n = None
-    for g in gouts:
-        if g is not None:
-            n = g.shape[0]
-    if n is None:
-        raise RuntimeError("is_grads_batched=True requires grad_outputs")
-    per = []
-    for k in range(n):
-        gk = tuple(None if g is None else g[k] for g in gouts)
-        per.append(grad(outs, ins, gk, retain_graph=True if k < n - 1 else retain_graph,
-                        create_graph=create_graph, allow_unused=allow_unused,
-                        materialize_grads=materialize))
+    rg = _make_grads(outs, gouts, True, batched=True)
+    sizes = [g.shape[0] for g in rg if g is not None]
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension "
+                         "(is_grads_batched=True: every grad_output needs the same batch size)")
+    roots, rgrads = _root_edges(outs, rg)
+    ran = None if create_graph else _batched.batchable(roots, edges)
+    if ran is not None:
+        res = _batched.run_batched(roots, [g._data for g in rgrads], edges, ran, retain_graph)
+        if res is not None:
+            return res
+    n = sizes[0]
+    per = [grad(outs, ins, tuple(g[k] for g in rg),
+                retain_graph=True if k < n - 1 else retain_graph, create_graph=create_graph,
+                allow_unused=True) for k in range(n)]
     res = []
     for j in range(len(ins)):
         col = [p[j] for p in per]
-        res.append(None if col[0] is None else O.stack(col))
-    return tuple(res)
+        if col[0] is None:
+            res.append(None)
+        else:
+            res.append(O.stack(col) if create_graph else np.stack([c._data for c in col]))
+    return res
 
 
 def Variable(tensor, requires_grad=False, volatile=False):

@@ -33,6 +33,8 @@ import numpy as np
 from ...core.trace import _ctx, EVAL, Trace, PrimalTracer, set_current_trace
 from .grad_mode import _tls
 from . import graph as G
+from . import anomaly_mode as _AM
+from . import profiler as _PR
 
 __all__ = ["run_backward", "call_node"]
 
@@ -181,7 +183,9 @@ def _add(a, b, cg):
     if cg:
         return _m()[1].add(a, b)
     from ...primitives.elementwise import add_p
-    return add_p.impl(a, b)
+    if _ctx.trace is EVAL:
+        return add_p.impl(a, b)
+    return add_p.bind(a, b)  # a batched backward (is_grads_batched): gradients may be tracers
 
 
 def _retain(t, g, cg):
@@ -276,7 +280,8 @@ def _needed(root_nodes, deps, targets):
     return needed
 
 
-def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=None):
+def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=None,
+                 batched=False):
     """Backpropagate ``grads`` (arrays, or Tensors when ``create_graph``) from the edges
     ``roots``.
 
@@ -284,12 +289,17 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=N
     run only if needed for another target).  ``execute``: AccumulateGrad edges that run
     (``backward(inputs=...)``).  With neither, every reachable node runs.  Returns the
     list of captured gradients (None where nothing arrived).
+
+    ``batched``: called under ``ftrans.vmap`` by ``autograd.grad(is_grads_batched=True)``
+    (see ``_batched``): ``grads`` are batch tracers and the current (vmap) trace is kept,
+    so the formulas bind their primitives through it.  Otherwise the formulas run on the
+    kernels with no trace active, whatever trace the caller is under.
     """
     cg = create_graph
     prev_grad = _tls.grad
     _tls.grad = cg
     trace_guard = None
-    if _ctx.trace is not EVAL:
+    if _ctx.trace is not EVAL and not batched:
         trace_guard = set_current_trace(EVAL)
         trace_guard.__enter__()
     try:
@@ -332,8 +342,11 @@ def _run(roots, grads, keep, cg, capture, execute):
     for (n, nr), g in zip(roots, grads):
         if n is None:
             continue
-        old = bufs.get(n)
-        bufs[n] = g if old is None else _add(old, g, cg)
+        if n._nout == 1:
+            old = bufs.get(n)
+            bufs[n] = g if old is None else _add(old, g, cg)
+        else:
+            _put(bufs, n, nr, g, cg)
     heap = []
     for n in dict.fromkeys(root_nodes):
         if deps[n] == 0 and (visit is None or n in visit):
@@ -344,7 +357,8 @@ def _run(roots, grads, keep, cg, capture, execute):
     Packed = G._Packed
     lock = G._lock
     heappush, heappop = heapq.heappush, heapq.heappop
-    fast_ok = cap is None and not cg
+    # anomaly mode: nodes are checked; profiler: _run_node/_run_acc calls are recorded
+    fast_ok = cap is None and not cg and not _AM._enabled and not _PR._enabled
     prim_bwd = G.OpNode._bwd
     # ``single``: the only ready node, kept out of the heap (a chain never touches it)
     single = heappop(heap)[1] if len(heap) == 1 else None
@@ -404,13 +418,16 @@ def _run(roots, grads, keep, cg, capture, execute):
                         outs = n._fix_outs(outs, primals, needs)
                         break
         else:
-            outs = _run_node(n, [g0], keep, cg, cap, results, run_set)
+            outs = _run_node(n, g0 if n._nout != 1 else [g0], keep, cg, cap, results, run_set)
         for (c, nr), g in zip(n._next, outs):
             if c is None:
                 continue
             if g is not None:
-                old = bufs.get(c)
-                bufs[c] = g if old is None else _add(old, g, cg)
+                if c._nout == 1:
+                    old = bufs.get(c)
+                    bufs[c] = g if old is None else _add(old, g, cg)
+                else:
+                    _put(bufs, c, nr, g, cg)
             d = deps[c] - 1
             deps[c] = d
             if d == 0 and (visit is None or c in visit):
@@ -424,7 +441,19 @@ def _run(roots, grads, keep, cg, capture, execute):
     return results
 
 
-def _run_node(n, buf, keep, cg, cap, results, run_set):
+def _put(bufs, n, nr, g, cg):
+    """Add ``g`` to the buffer of output ``nr`` of the multi-output node ``n`` (a custom
+    ``autograd.Function`` node: one gradient slot per forward output)."""
+    b = bufs.get(n)
+    if b is None:
+        b = bufs[n] = [None] * n._nout
+    old = b[nr]
+    b[nr] = g if old is None else _add(old, g, cg)
+
+
+def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
+    if _AM._enabled and not checked:  # warn on errors, check for NaN (anomaly_mode)
+        return _AM.run_checked(n, _run_node, (n, buf, keep, cg, cap, results, run_set, True))
     nnext = len(n._next)
     if buf is None:
         buf = [None] * n._nout
@@ -462,8 +491,10 @@ def _run_node(n, buf, keep, cg, cap, results, run_set):
                                        f"incorrect number of values (got {len(r)}, but expected "
                                        f"{len(buf)})")
                 buf = [None if x is None else _from_tensor(x, cg, "a node pre-hook") for x in r]
-    if buf[0] is None:  # no gradient arrived (e.g. a pre-hook returned None): nothing to do
-        outs = [None] * nnext
+    if buf[0] is None and (len(buf) == 1 or all(g is None for g in buf)):
+        outs = [None] * nnext  # no gradient arrived (e.g. a pre-hook returned None)
+    elif n._custom:
+        outs = n._call_backward(buf, keep, cg)
     else:
         saved, outsv = n._claim(keep)
         ct = buf[0]
@@ -491,7 +522,9 @@ def _run_node(n, buf, keep, cg, cap, results, run_set):
     return outs
 
 
-def _run_acc(n, buf, cg, cap, results, run_set):
+def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
+    if _AM._enabled and not checked:  # warn on errors (anomaly_mode)
+        return _AM.run_checked(n, _run_acc, (n, buf, cg, cap, results, run_set, True), False)
     g = None if buf is None else buf[0]
     if g is None:
         return
@@ -531,8 +564,13 @@ def call_node(node, grads):
         raise RuntimeError("AccumulateGrad cannot be called directly")
     if len(grads) != node._nout:
         raise TypeError(f"{node.name()} expects {node._nout} gradient(s), got {len(grads)}")
-    saved, outsv = node._claim(True)
     cg = _tls.grad and any(isinstance(g, T.Tensor) and g.requires_grad for g in grads)
+    if node._custom:
+        outs = node._call_backward([g if cg or not isinstance(g, T.Tensor) else g._data
+                                    for g in grads], True, cg)
+        outs = [None if o is None or isinstance(o, T.Tensor) else T._make(o) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    saved, outsv = node._claim(True)
     if cg:
         outs = _apply_recorded(node, grads[0], saved, outsv)
     else:

@@ -31,13 +31,18 @@ their ``grad_fn`` the same way when next used.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
+from typing import NamedTuple, Optional
 
 import numpy as np
 
+from . import anomaly_mode as _AM
+
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedTensor", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
            "CopySlices", "node_class"]
 
 _seq = itertools.count()
@@ -143,7 +148,8 @@ class Node:
 
     __slots__ = ("_next", "_seq", "_hk", "__weakref__")
     _edge_idx = None   # indices of _next shown as next_functions (None: all)
-    _nout = 1
+    _nout = 1          # number of outputs (gradient slots); > 1 only for custom Functions
+    _custom = False    # a custom autograd.Function node (runs ``_call_backward``)
 
     def name(self) -> str:
         """The node's name, e.g. ``"MulBackward0"``."""
@@ -219,15 +225,47 @@ class AccumulateGrad(Node):
         self._next = ()
         self._seq = next(_acc_seq)
         self._hk = None
+        if _AM._enabled:
+            _AM.record(self)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
 
+class GradientEdge(NamedTuple):
+    """Where the gradient of a tensor is computed: ``(node, output_nr)``
+    (``torch.autograd.graph.GradientEdge``; ``ownership_token`` is always None here: the
+    node object keeps its graph alive)."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Optional[Node] = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The :class:`GradientEdge` of ``tensor``: its ``grad_fn`` and output number, or the
+    ``AccumulateGrad`` node of a leaf (``torch.autograd.graph.get_gradient_edge``).
+    ``RuntimeError`` if ``tensor`` does not require grad."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    from .._tensor import _edge
+    node, nr = _edge(tensor)
+    return GradientEdge(node, nr)
+
+
 # ------------------------------------------------------------------- saved tensors
 def version_error(sv, node):
+    """PyTorch's error for a saved tensor modified in place since it was saved: it names
+    the tensor's *current* ``grad_fn`` (a saved output: the node itself)."""
     t, data, vc, ver = sv[0], sv[1], sv[2], sv[3]
-    gf = sv[4] if t is not None else node
+    nr = 0
+    if t is not None:
+        from .._tensor import _grad_fn_of
+        gf = _grad_fn_of(t)
+        nr = t._onr
+    else:
+        gf = node
     from .._dtype import from_np
     desc = f"[torch.{from_np(data.dtype)._tname} [{', '.join(map(str, data.shape))}]]"
     if gf is not None:
@@ -238,19 +276,28 @@ def version_error(sv, node):
             if nm.endswith(suffix):
                 nm = nm[: -len(suffix)]
                 break
-        desc += f", which is output 0 of {nm},"
+        desc += f", which is output {nr} of {nm},"
+    if _AM._enabled:
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: {desc} is at version {vc[0]}; expected version {ver} instead. "
-        "Hint: the backtrace further above shows the operation that failed to compute its "
-        "gradient; make a copy with .clone() before modifying the tensor in place, or "
-        "modify it after backward.")
+        + hint)
 
 
 class _Packed:
-    """A saved tensor packed by saved-tensor hooks."""
+    """A saved tensor packed by saved-tensor hooks: ``obj`` (what the pack hook returned),
+    the unpack hook, the autograd edge to restore on unpacking, and the shape and dtype the
+    unpacked tensor must have.  No version is checked: as in PyTorch, the unpack hook's
+    result only needs the content of the tensor the pack hook got (autograd-mechanics.md,
+    "Hooks for saved tensors"), so an in-place change after packing is not an error."""
 
-    __slots__ = ("obj", "unpack", "vc", "ver", "edge", "is_out", "shape", "dtype")
+    __slots__ = ("obj", "unpack", "edge", "is_out", "shape", "dtype")
 
 
 def unpack(sv, node, as_tensor):
@@ -269,30 +316,25 @@ def unpack(sv, node, as_tensor):
         out._vc = vc
         return out
     if type(sv) is _Packed:
-        if sv.vc[0] != sv.ver:
-            raise version_error((None, np.empty(sv.shape, sv.dtype), sv.vc, sv.ver, None), node)
-        r = sv.unpack(sv.obj)
-        from .._tensor import Tensor, _make
-        if not isinstance(r, Tensor):
-            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
-                            f"result of type {type(r).__name__}")
+        d = _unpacked_data(sv)
         if not as_tensor:
-            return r._data
+            return d
+        from .._tensor import _make
         if sv.is_out:
-            out = _make(r._data, node)
+            out = _make(d, node)
             return out
         e = sv.edge
         if e[0] is None:
-            return _make(r._data)
+            return _make(d)
         if type(e[0]) is AccumulateGrad:
             # a new tensor object (as PyTorch unpacks) accumulating into the same leaf
             import weakref
             from .._tensor import _extra
-            out = _make(r._data)
+            out = _make(d)
             out._rg = True
             _extra(out).acc = weakref.ref(e[0])
             return out
-        out = _make(r._data, e[0])
+        out = _make(d, e[0])
         out._onr = e[1]
         return out
     if sv is FREED:
@@ -325,45 +367,107 @@ def save_out(out_t):
     return (None, out_t._data, vc, vc[0], None)
 
 
-def _pack(t, data, pair, is_out, edge):
-    from .._tensor import _make
+def _pack(t, data, pair, is_out, edge=None):
+    """The :class:`_Packed` entry of tensor ``t`` (array ``data``) under the hook pair
+    ``pair``: the pack hook is called now, once, on ``t`` itself (for a saved output, the
+    output tensor with its ``grad_fn``), in no-grad mode -- as PyTorch runs it, so that
+    operations inside the hook neither record nodes nor save (and pack) tensors.
+
+    Raises whatever the pack hook raises, and ``RuntimeError`` if the hook modifies its
+    input in place (PyTorch's check: the version counter moved during the call).
+    """
+    from .grad_mode import _tls
     pack_hook, unpack_hook = pair
+    vc = t._vc
+    ver = vc[0]
+    prev = _tls.grad
+    _tls.grad = False
+    try:
+        obj = pack_hook(t)
+    finally:
+        _tls.grad = prev
+    if vc[0] != ver:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+            "input to pack hook cannot be modified by in-place operations as this can lead to "
+            "unexpected side-effects. Please open an issue if you need to perform in-place "
+            "operations on the input to a pack hook.")
     p = _Packed()
-    # the pack hook gets a tensor with the same content (PyTorch passes the tensor itself)
-    arg = t if not is_out else _make(data)
-    if is_out:
-        arg._vc = t._vc
-    p.obj = pack_hook(arg)
+    p.obj = obj
     p.unpack = unpack_hook
-    p.vc = t._vc
-    p.ver = t._vc[0]
     p.is_out = is_out
     p.shape = data.shape
     p.dtype = data.dtype
     if is_out:
         p.edge = NO_EDGE
+    elif edge is not None:
+        p.edge = edge
     else:
         from .._tensor import _edge
         p.edge = _edge(t)
     return p
 
 
-class _HookStack(threading.local):
-    stack = ()
+def _unpacked_data(p):
+    """The array of the :class:`_Packed` entry ``p``: the unpack hook's result, called in
+    the current grad mode (as PyTorch calls it).  ``TypeError`` if it is not a Tensor,
+    ``RuntimeError`` if its shape is not the saved tensor's (PyTorch fails later, in the
+    backward formula); another dtype is converted to the saved one."""
+    from .._tensor import Tensor
+    r = p.unpack(p.obj)
+    if not isinstance(r, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(r).__name__}")
+    d = r._data
+    if d.shape != p.shape:
+        raise RuntimeError(
+            f"Saved tensor unpack_hook returned a tensor of shape {list(d.shape)}, but the "
+            f"tensor given to pack_hook had shape {list(p.shape)}: unpack_hook must return a "
+            "tensor with the same content (shape, dtype and values) as the pack_hook input.")
+    if d.dtype != p.dtype:
+        d = d.astype(p.dtype)
+    return d
 
 
-_tls_hooks = _HookStack()
+class _HookState(threading.local):
+    stack = ()             # the (pack_hook, unpack_hook) pairs installed, innermost last
+    disabled_msg = None    # error message while disable_saved_tensors_hooks is active
+
+
+_tls_hooks = _HookState()
+
+
+def _check_hooks_enabled():
+    msg = _tls_hooks.disabled_msg
+    if msg is not None:
+        raise RuntimeError(msg)
 
 
 class saved_tensors_hooks:
-    """Context manager installing default ``pack_hook``/``unpack_hook`` for every tensor
-    saved for backward inside it (thread-local)."""
+    """Context manager installing ``pack_hook(tensor) -> object`` and
+    ``unpack_hook(object) -> Tensor`` for every tensor saved for backward inside it
+    (``torch.autograd.graph.saved_tensors_hooks``; autograd-mechanics.md, "Hooks for
+    saved tensors").
+
+    The hooks are thread-local; nested contexts stack and the innermost pair applies.  The
+    pack hook is called exactly once per saved tensor, when the operation saves it (in
+    no-grad mode); the unpack hook each time the value is needed (each backward, each
+    ``grad_fn._saved_<name>`` access).  Entering raises ``TypeError`` if a hook is not
+    callable and ``RuntimeError`` (with its message) inside
+    :func:`disable_saved_tensors_hooks`.
+    """
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        if not callable(self.pack_hook) or not callable(self.unpack_hook):
+            raise TypeError(
+                "saved_tensors_hooks expects two callables, pack_hook(tensor) -> object and "
+                f"unpack_hook(object) -> Tensor; got {type(self.pack_hook).__name__} and "
+                f"{type(self.unpack_hook).__name__}")
+        _check_hooks_enabled()
         _tls_hooks.stack = _tls_hooks.stack + ((self.pack_hook, self.unpack_hook),)
 
     def __exit__(self, *exc):
@@ -371,23 +475,48 @@ class saved_tensors_hooks:
         return False
 
 
-class disable_saved_tensors_hooks:
-    """Context manager under which installing saved-tensor hooks raises (PyTorch's)."""
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are stored on the CPU and brought back for backward
+    (``torch.autograd.graph.save_on_cpu``, a :class:`saved_tensors_hooks`).
 
-    def __init__(self, error_message):
-        self.error_message = error_message
+    The compat layer has only the CPU, and "if the graph was already on CPU, no tensor copy
+    is performed" (PyTorch's documentation): the pack hook keeps ``(device,
+    tensor.detach())`` -- the same storage, so an in-place change made after saving is seen
+    by backward, as in PyTorch -- and the unpack hook returns that tensor.  ``pin_memory``
+    and ``device_type`` are accepted and change nothing.
+    """
 
-    def __enter__(self):
-        self.prev = _tls_hooks.stack
-        _tls_hooks.stack = ()
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor):
+            return (tensor.device, tensor.detach())
 
-    def __exit__(self, *exc):
-        _tls_hooks.stack = self.prev
-        return False
+        def unpack_from_cpu(packed):
+            return packed[1]
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Context manager (and decorator) under which saved-tensor hooks cannot be installed
+    (``torch.autograd.graph.disable_saved_tensors_hooks``): entering
+    :class:`saved_tensors_hooks` (or :class:`save_on_cpu`) raises
+    ``RuntimeError(error_message)``.  As in PyTorch, entering it while hooks are installed
+    raises that error too; nested, the inner message applies until it exits.  Hooks
+    registered on one saved tensor (``SavedTensor.register_hooks``) are not affected."""
+    prev = _tls_hooks.disabled_msg
+    try:
+        _tls_hooks.disabled_msg = error_message
+        if _tls_hooks.stack:
+            raise RuntimeError(error_message)
+        yield
+    finally:
+        _tls_hooks.disabled_msg = prev
 
 
 class SavedTensor:
-    """A saved tensor of a node (``grad_fn._raw_saved_<name>``)."""
+    """A saved tensor of a node (``grad_fn._raw_saved_<name>``): its :meth:`register_hooks`
+    packs it with a hook pair."""
 
     __slots__ = ("_node", "_key")
 
@@ -399,23 +528,48 @@ class SavedTensor:
         return self._node._get_saved(self._key)
 
     def register_hooks(self, pack_hook, unpack_hook):
-        """Pack the saved tensor now with ``pack_hook``; ``unpack_hook`` is called each time
-        it is needed (by backward or by ``_saved_*``)."""
+        """Pack the saved tensor now with ``pack_hook`` (called at once, on a tensor with its
+        content); ``unpack_hook`` is called each time it is needed (by backward or by
+        ``_saved_<name>``).
+
+        Raises ``TypeError`` if a hook is not callable, and ``RuntimeError`` -- as PyTorch
+        does -- if the graph was freed, if the saved value is None, or if hooks are already
+        set (by this method or by :class:`saved_tensors_hooks`).
+        """
         if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("register_hooks expects two callables (pack_hook, unpack_hook)")
+            raise TypeError("register_hooks expects two callables, pack_hook(tensor) -> object "
+                            f"and unpack_hook(object) -> Tensor; got {type(pack_hook).__name__} "
+                            f"and {type(unpack_hook).__name__}")
         sv = self._get()
         if sv is FREED:
-            raise freed_error()
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if sv is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if type(sv) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
         if type(sv) is not tuple:
-            raise RuntimeError("register_hooks can only be called once on a saved tensor "
-                               "that holds a tensor")
-        t = sv[0]
+            raise RuntimeError(f"register_hooks: the saved value is not a tensor (got "
+                               f"{type(sv).__name__})")
         node = self._node
-        if t is None:
-            out = unpack(sv, node, True)
-            p = _pack(out, sv[1], (pack_hook, unpack_hook), True, None)
+        # as in PyTorch, the pack hook gets a new tensor with the saved content (no autograd
+        # history, the same version counter); the edge is the one recorded at save time
+        from .._tensor import _make, _edge
+        t = sv[0]
+        arg = _make(sv[1])
+        arg._vc = sv[2]
+        if t is None:  # a saved output
+            p = _pack(arg, sv[1], (pack_hook, unpack_hook), True)
         else:
-            p = _pack(t, sv[1], (pack_hook, unpack_hook), False, None)
+            edge = (sv[4], t._onr) if sv[4] is not None else _edge(t)
+            p = _pack(arg, sv[1], (pack_hook, unpack_hook), False, edge)
         node._set_saved(self._key, p)
         if self._key != "out":
             node._tsv = True
@@ -472,7 +626,15 @@ class OpNode(Node):
         for s in saved:
             ts = type(s)
             if ts is tuple or ts is _Packed or s is FREED:
-                out.append(unpack(s, self, as_tensor))
+                v = unpack(s, self, as_tensor)
+                if as_tensor and ts is tuple and v._data.dtype != s[1].dtype:
+                    # an operand promoted for the computation (real -> complex, float32 ->
+                    # float64 ...): the formula reads the promoted value, as it does
+                    # without create_graph (the conversion is recorded, so the gradient
+                    # reaches the operand, converted back)
+                    from .._ops import _convert
+                    v = _convert(v, s[1].dtype)
+                out.append(v)
             else:
                 out.append(s)
         return out
@@ -551,13 +713,15 @@ class OpNode(Node):
                 return pa[name](self)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
         sv = self._get_saved(key)
+        if raw:
+            # as in PyTorch, also for a value that was not saved (None) or was freed: its
+            # register_hooks raises
+            if sv is None or sv is FREED or type(sv) in (tuple, _Packed):
+                return SavedTensor(self, key)
+            return None
         if sv is FREED:
             raise freed_error()
         if sv is None:
-            return None
-        if raw:
-            if type(sv) in (tuple, _Packed):
-                return SavedTensor(self, key)
             return None
         if type(sv) in (tuple, _Packed):
             return unpack(sv, self, True)
@@ -614,6 +778,8 @@ def new_node(cls, prim, params, nxt, saved, smask, outsv, needs):
     n._released = False
     n._casts = None
     n._tsv = any(type(v) is tuple or type(v) is _Packed for v in saved)
+    if _AM._enabled:
+        _AM.record(n)
     return n
 
 

@@ -1,0 +1,702 @@
+"""``torch.autograd.Function``: user-defined operations with their own backward formula.
+
+A subclass defines ``forward`` and ``backward`` as static methods, either in the classic
+style ``forward(ctx, *args, **kwargs)`` or in the newer style ``forward(*args)`` plus
+``setup_context(ctx, inputs, output)``; ``MyFn.apply(*args)`` runs it.  As in PyTorch
+(``torch.autograd`` reference, "Function"; "Extending torch.autograd"):
+
+* ``forward`` runs with grad mode off.  When grad mode is on and a tensor argument
+  requires grad, the outputs get one shared node, an instance of ``<Name>Backward`` --
+  which *is* the ``ctx`` object the static methods received (attributes set on ``ctx``
+  in ``forward`` are readable on ``out.grad_fn``).  The node has one edge per *tensor*
+  argument (``next_functions``) and one gradient slot per output.
+* ``ctx.save_for_backward(*tensors)`` saves inputs, outputs or intermediates (or None);
+  ``ctx.saved_tensors`` unpacks them, raising ``RuntimeError`` if one was modified in
+  place since (version counters) or if the graph was freed.  Saved-tensor hooks
+  (``torch.autograd.graph.saved_tensors_hooks``) apply to them.
+* ``ctx.mark_dirty(*tensors)``: inputs modified in place by ``forward``; they must be
+  returned, and the returned object is the input itself with its history rewritten.
+* ``ctx.mark_non_differentiable(*outputs)``: those outputs do not require grad;
+  ``backward`` still receives a (zero) gradient for them.  Integer outputs are never
+  differentiable.
+* ``ctx.set_materialize_grads(False)``: outputs that got no gradient are passed to
+  ``backward`` as None instead of zeros.
+* ``backward(ctx, *grad_outputs)`` returns one gradient per ``forward`` argument (None
+  for non-tensor arguments and for inputs that need none; trailing extra Nones are
+  allowed).  A wrong count, a non-None gradient for a non-tensor argument, a gradient
+  whose shape cannot be summed to the input's shape -> ``RuntimeError`` (PyTorch's
+  messages); gradients are converted to the input's dtype and summed over broadcast
+  dimensions.  ``backward`` runs with grad mode equal to ``create_graph``, so a
+  backward written in differentiable compat operations supports double backward.
+* ``jvp(ctx, *tangents)`` (optional) gives forward-mode AD
+  (``torch.autograd.forward_ad``) its output tangents.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+
+import numpy as np
+
+from ...core.trace import Tracer, _ctx
+from .grad_mode import _tls
+from . import anomaly_mode as _AM
+from . import forward_ad as _FW
+from . import graph as G
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction"]
+
+_mods = []
+_NULL = contextlib.nullcontext()
+
+
+def _m():
+    """(compat._tensor, compat._ops), imported on first use (they import this package)."""
+    if not _mods:
+        from .. import _tensor, _ops
+        _mods.extend((_tensor, _ops))
+    return _mods
+
+
+class FunctionCtx:
+    """The methods ``forward``/``setup_context`` call on ``ctx``."""
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (inputs, outputs or intermediates; None allowed) for ``backward``,
+        where ``ctx.saved_tensors`` returns them.  Call at most once per forward."""
+        T, _ = _m()
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, T.Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} "
+                                f"is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Save tensors for ``jvp`` (read back as ``ctx.saved_tensors`` there)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        """Mark input tensors that ``forward`` modified in place; they must be returned."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        """Mark outputs that are not differentiable (they will not require grad)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool):
+        """Whether gradients that did not arrive are passed to ``backward`` as zeros
+        (default True) or as None."""
+        self.materialize_grads = bool(value)
+
+    def mark_shared_storage(self, *pairs):
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages "
+                           "are automatically tracked. Note that calls to `set_()` are not "
+                           "tracked")
+
+
+_ContextMethodMixin = FunctionCtx  # PyTorch's older name
+
+
+class BackwardCFunction(G.Node, FunctionCtx):
+    """The graph node of one application of a custom Function; also its ``ctx``."""
+
+    _fast = False
+    _custom = True
+    _forward_cls = None
+
+    def name(self):
+        return type(self).__name__
+
+    # ---------------------------------------------------------------- saved tensors
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, unpacked (``RuntimeError`` if one
+        was modified in place since it was saved, or after the graph was freed)."""
+        if self.__dict__.get("_in_jvp"):  # in jvp: what save_for_forward saved
+            return tuple(self.__dict__.get("saved_for_forward", ()))
+        s = self._saved
+        if s is G.FREED:
+            raise G.freed_error()
+        if s is None:  # not recorded (or inside forward): the objects themselves
+            return tuple(getattr(self, "to_save", ()))
+        return tuple(self._unpack(k) for k in range(len(s)))
+
+    saved_variables = saved_tensors
+
+    def _unpack(self, k):
+        e = self._saved[k]
+        if e is None:
+            return None
+        t = G.unpack(e[1], self, True)
+        if e[0]:  # an output of this node: connect it as output e[2]
+            t._onr = e[2]
+        return t
+
+    @property
+    def _raw_saved_tensors(self):
+        s = self._saved
+        if s is G.FREED:
+            raise G.freed_error()
+        return tuple(None if e is None else G.SavedTensor(self, k)
+                     for k, e in enumerate(s or ()))
+
+    def _get_saved(self, k):
+        s = self._saved
+        return G.FREED if s is G.FREED else s[k][1]
+
+    def _set_saved(self, k, v):
+        e = self._saved[k]
+        self._saved[k] = (e[0], v, e[2])
+
+    def _free(self):
+        if self._saved:
+            self._saved = G.FREED
+
+    # ---------------------------------------------------------------- backward
+    def apply(self, *grads):
+        """Call the user's ``backward`` on this context (no checks), as PyTorch does."""
+        return self._forward_cls.backward(self, *grads)
+
+    def _call_backward(self, buf, keep, cg):
+        """Run ``backward`` on the output gradients ``buf`` (arrays, or Tensors when
+        ``cg``); returns one gradient per edge (tensor argument)."""
+        T, O = _m()
+        if self._saved is G.FREED:
+            raise G.freed_error()
+        grads = []
+        mat = self.materialize_grads
+        for g, meta in zip(buf, self._out_meta):
+            if g is None:
+                if mat and meta is not None:
+                    grads.append(T._make(np.zeros(meta[0], meta[1])))
+                else:
+                    grads.append(None)
+            else:
+                grads.append(g if cg else T._make(g))
+        prev = _tls.grad
+        _tls.grad = cg
+        try:
+            res = self._forward_cls.backward(self, *grads)
+        finally:
+            _tls.grad = prev
+            if not keep:
+                self._free()
+        return self._check_grads(res, cg)
+
+    def _check_grads(self, res, cg):
+        T, O = _m()
+        if not isinstance(res, tuple):
+            res = (res,)
+        is_t = self._is_tensor
+        n_in = len(is_t)
+        name = self.name()
+        if len(res) != n_in:
+            if len(res) < n_in or any(r is not None for r in res[n_in:]):
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {n_in}, got {len(res)})")
+            res = res[:n_in]
+        outs = []
+        k = -1
+        for j, r in enumerate(res):
+            if not is_t[j]:
+                if r is not None:
+                    raise RuntimeError(f"function {name} returned a gradient different than None "
+                                       f"at position {j + 1}, but the corresponding forward "
+                                       "input was not a Variable")
+                continue
+            k += 1
+            if r is None or not self.needs_input_grad[j]:
+                if r is not None and not isinstance(r, T.Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+                outs.append(None)
+                continue
+            if not isinstance(r, T.Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+            shape, dtype = self._in_meta[k]
+            r = _fit_grad(r, shape, dtype, name, k, cg)
+            outs.append(r if cg else r._data)
+        return outs
+
+
+def _fit_grad(r, shape, dtype, name, k, cg):
+    """``r`` summed over the dimensions it was broadcast along and converted to ``dtype``
+    (PyTorch's validation of a custom backward's outputs)."""
+    T, O = _m()
+    rs = r._data.shape
+    if rs != tuple(shape):
+        ok = len(rs) >= len(shape) and all(
+            s == 1 or s == q for s, q in zip(shape[::-1], rs[::-1]))
+        if not ok:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {k} - got "
+                               f"{list(rs)} but expected shape compatible with {list(shape)}")
+        lead = len(rs) - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                          if s == 1 and rs[lead + i] != 1)
+        if cg:
+            r = O.sum(r, dim=axes) if axes else r
+            r = O.reshape(r, tuple(shape))
+        else:
+            r = T._make(r._data.sum(axis=axes).reshape(shape))
+    if r._data.dtype != dtype:
+        if r._data.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+            r = O.real(r)  # the gradient of a real input is real (autograd notes)
+        if r._data.dtype != dtype:
+            r = O._convert(r, np.dtype(dtype)) if cg else T._make(r._data.astype(dtype))
+    return r
+
+
+class FunctionMeta(type):
+    """Creates ``<Name>Backward``, the node class of each Function subclass."""
+
+    def __init__(cls, name, bases, attrs):
+        bcls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        bcls.__module__ = cls.__module__
+        bcls.__qualname__ = name + "Backward"
+        cls._backward_cls = bcls
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of user-defined differentiable operations (see the module docstring).
+
+    Example (the reference's)::
+
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, i):
+                result = i.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                result, = ctx.saved_tensors
+                return grad_output * result
+
+        y = Exp.apply(x)
+    """
+
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        """Compute the outputs (override)."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save what ``backward`` needs when ``forward`` does not take ``ctx`` (override)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Gradients of the inputs from those of the outputs (override)."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Output tangents from input tangents, for forward-mode AD (override)."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Batching rule: ``(outputs, out_dims)`` (override, or set
+        ``generate_vmap_rule = True``)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set generate_vmap_rule=True.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run the operation on ``args`` (recording one node when grad mode is on and a
+        tensor argument requires grad)."""
+        custom_setup = _overrides(cls, "setup_context")
+        if custom_setup:
+            args = _bind_args(cls.forward, args, kwargs)
+            kwargs = {}
+        for a in args:
+            if isinstance(a, Tracer):
+                return _apply_batched(cls, args, custom_setup)
+        return _apply(cls, args, kwargs, custom_setup)
+
+
+def _overrides(cls, name):
+    f = inspect.getattr_static(cls, name)
+    base = inspect.getattr_static(Function, name)
+    return f is not base
+
+
+def _bind_args(fn, args, kwargs):
+    if not kwargs:
+        return args
+    sig = inspect.signature(fn)
+    b = sig.bind(*args, **kwargs)
+    b.apply_defaults()
+    return tuple(b.args)
+
+
+def _new_ctx(cls):
+    ctx = object.__new__(cls._backward_cls)
+    ctx._next = ()
+    ctx._seq = next(G._seq)
+    ctx._hk = None
+    ctx._saved = None
+    ctx.to_save = ()
+    ctx.dirty_tensors = ()
+    ctx.non_differentiable = ()
+    ctx.materialize_grads = True
+    if _AM._enabled:
+        _AM.record(ctx)
+    return ctx
+
+
+def _apply(cls, args, kwargs, custom_setup):
+    T, O = _m()
+    Tensor = T.Tensor
+    ctx = _new_ctx(cls)
+    is_t = tuple(isinstance(a, Tensor) for a in args)
+    needs = tuple(t and T._requires_grad(a) for t, a in zip(is_t, args))
+    recording = _tls.grad and any(needs)
+    ctx.needs_input_grad = needs
+    ctx._is_tensor = is_t
+    dual = _FW._active() and any(t and _FW._tangent_of(a) is not None
+                                 for a, t in zip(args, is_t))
+    prev = _tls.grad
+    _tls.grad = False
+    try:
+        # forward sees the primals only: the output tangents come from ``jvp``
+        with _FW._suspended() if dual else _NULL:
+            if custom_setup:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _tls.grad = prev
+    output = _wrap_outputs(ctx, args, is_t, output, recording)
+    if dual:
+        _forward_grads(cls, ctx, args, is_t, output, _FW)
+    return output
+
+
+def _wrap_outputs(ctx, args, is_t, output, recording):
+    """Connect the outputs to the node ``ctx`` (see the module docstring)."""
+    T, O = _m()
+    Tensor = T.Tensor
+    is_tuple = isinstance(output, tuple)
+    outs = list(output) if is_tuple else [output]
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    nondiff = {id(t) for t in ctx.non_differentiable}
+    out_ids = {id(o) for o in outs if isinstance(o, Tensor)}
+    if not dirty <= out_ids:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
+    inputs = {id(a) for a, t in zip(args, is_t) if t}
+    if recording:  # the edges first: a dirty input's history is rewritten below
+        ctx._next = tuple(T._edge(a) for a, t in zip(args, is_t) if t)
+    seen = set()
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            continue
+        oid = id(o)
+        if oid in dirty and oid not in seen:
+            seen.add(oid)
+            o._vc[0] += 1
+            if recording:
+                _rebase_dirty(ctx, o, i)
+            continue
+        if oid in inputs or oid in seen:
+            o = outs[i] = _alias(o)  # an input returned as is: a view of it
+        seen.add(oid)
+        if (recording and oid not in nondiff and o._data.dtype.kind in "fc"):
+            o._grad_fn = ctx
+            o._onr = i
+    if recording:
+        ctx._nout = len(outs)
+        ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                              for o in outs)
+        ctx._in_meta = tuple((a._data.shape, a._data.dtype)
+                             for a, t in zip(args, is_t) if t)
+        _save(ctx, outs)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _rebase_dirty(ctx, o, i):
+    x = o._x
+    if x is not None and x.base is not None:
+        raise NotImplementedError(
+            "ctx.mark_dirty on a view is not supported by ftrans.compat yet: modify a tensor "
+            "that is not a view (e.g. clone() the view before calling the Function)")
+    if o._rg and o._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    O = _m()[1]
+    old, old_nr = o._grad_fn, o._onr
+    o._grad_fn = ctx
+    o._onr = i
+    O._move_retains(o, old, old_nr, ctx)
+
+
+def _alias(t):
+    """A view of ``t`` with the same shape (what a Function returns for an input)."""
+    O = _m()[1]
+    prev = _tls.grad
+    _tls.grad = False
+    try:
+        v = O.view_as(t, t)
+    finally:
+        _tls.grad = prev
+    x = v._x
+    x.nograd_view = False
+    x.view_ver = v._vc[0]
+    return v
+
+
+def _save(ctx, outs):
+    """Pack ``ctx.to_save``: outputs of the node are saved without a reference to the
+    output object (as PyTorch does, to avoid a cycle), inputs and intermediates by
+    reference; entries are ``(is_output, saved value, output_nr)``."""
+    T, _ = _m()
+    pos = {}
+    for i, o in enumerate(outs):
+        if isinstance(o, T.Tensor) and o._grad_fn is ctx:
+            pos.setdefault(id(o), i)
+    saved = []
+    for t in ctx.to_save:
+        if t is None:
+            saved.append(None)
+        elif id(t) in pos:
+            saved.append((True, G.save_out(t), pos[id(t)]))
+        else:
+            saved.append((False, G.save(t, t._data), 0))
+    ctx._saved = saved
+
+
+def _forward_grads(cls, ctx, args, is_t, output, forward_ad):
+    """Forward-mode AD through the Function: ``jvp(ctx, *tangents)``."""
+    T, _ = _m()
+    tangents = [forward_ad._tangent_of(a) if t else None for a, t in zip(args, is_t)]
+    if all(t is None for t in tangents):
+        return
+    tans = [None if t is None else T._make(t) for t in tangents]
+    for k, (a, t) in enumerate(zip(args, is_t)):
+        if t and tans[k] is None and a._data.dtype.kind in "fc":
+            tans[k] = T._make(np.zeros(a._data.shape, a._data.dtype))
+    ctx._in_jvp = True
+    prev = _tls.grad
+    _tls.grad = False
+    try:
+        res = cls.jvp(ctx, *tans)
+    finally:
+        _tls.grad = prev
+        ctx._in_jvp = False
+    outs = output if isinstance(output, tuple) else (output,)
+    res = res if isinstance(res, tuple) else (res,)
+    if len(res) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(res)} tangents for {len(outs)} "
+                           "outputs: return one tangent (or None) per output of forward")
+    nondiff = {id(t) for t in ctx.non_differentiable}
+    for o, r in zip(outs, res):
+        if r is None or not isinstance(o, T.Tensor) or id(o) in nondiff:
+            continue
+        if not isinstance(r, T.Tensor) or r._data.shape != o._data.shape:
+            raise RuntimeError(f"{cls.__name__}.jvp returned a tangent of shape "
+                               f"{getattr(r, 'shape', None)} for an output of shape "
+                               f"{list(o._data.shape)}: tangents must have the output's shape")
+        forward_ad._set_tangent(o, r._data.astype(o._data.dtype, copy=False))
+
+
+# ------------------------------------------------------------------ under ftrans.vmap
+class VmapInfo:
+    """What a Function's ``vmap`` staticmethod is told about the batch: ``batch_size``
+    and ``randomness`` (always ``"error"``: ftrans.vmap has no random primitives)."""
+
+    __slots__ = ("batch_size", "randomness")
+
+    def __init__(self, batch_size, randomness="error"):
+        self.batch_size = batch_size
+        self.randomness = randomness
+
+    def __repr__(self):
+        return f"VmapInfo(batch_size={self.batch_size}, randomness='{self.randomness}')"
+
+
+_FUNC_DOC = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def _apply_batched(cls, args, custom_setup):
+    """``cls.apply`` on values batched by ``ftrans.vmap`` (``BatchTracer``s of the current
+    trace): the Function's ``vmap`` staticmethod gets compat Tensors of the whole batched
+    arrays and the batch dimension of each argument (``in_dims``, None for unbatched ones)
+    and returns ``(outputs, out_dims)``; with ``generate_vmap_rule = True`` and no
+    ``vmap`` rule, the Function runs once per batch element and the results are stacked
+    along dimension 0.  Outputs are ftrans values: arrays, or BatchTracers of the trace.
+    As in ``torch.func``, the Function must use the ``setup_context`` style.
+
+    Raises RuntimeError (PyTorch's messages) without ``setup_context`` or without a
+    batching rule, and NotImplementedError for values traced by other transforms
+    (``ftrans.grad``/``jvp`` over a compat Function: use ``ftrans.custom_vjp``) or by
+    nested vmaps (the batched values must be concrete arrays)."""
+    from ...transforms.vmap import BatchTrace, BatchTracer
+    T, O = _m()
+    tr = _ctx.trace
+    if not isinstance(tr, BatchTrace):
+        raise NotImplementedError(
+            f"{cls.__name__}.apply got a value traced by ftrans.{tr.name}: a compat "
+            "autograd.Function works under ftrans.vmap only; for ftrans.grad/jvp/vjp write "
+            "the operation with ftrans.custom_vjp or ftrans.custom_jvp")
+    if not custom_setup:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms "
+                           "(vmap, grad, jvp, jacrev, ...), it must override the setup_context "
+                           "staticmethod. " + _FUNC_DOC)
+    in_dims, phys = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tracer):
+            if type(a) is not BatchTracer or a._trace is not tr or \
+                    not isinstance(a.val, np.ndarray):
+                raise NotImplementedError(
+                    f"{cls.__name__}.apply: argument {i} is traced by an outer transform "
+                    "(nested vmap, or grad/jvp around vmap); a compat autograd.Function "
+                    "supports a single ftrans.vmap over concrete arrays")
+            in_dims.append(a.bdim)
+            phys.append(T._make(a.val))
+        else:
+            in_dims.append(None)
+            phys.append(T._make(a) if isinstance(a, np.ndarray) else a)
+    in_dims = tuple(in_dims)
+    if _overrides(cls, "vmap"):
+        res = cls.vmap(VmapInfo(tr.size), in_dims, *phys)
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise RuntimeError(f"The autograd.Function's vmap staticmethod must return an "
+                               f"(output, out_dims) tuple, got {type(res).__name__}. "
+                               + _FUNC_DOC)
+        out, out_dims = res
+    elif cls.generate_vmap_rule:
+        out, out_dims = _loop_rule(cls, phys, in_dims, tr.size)
+    else:
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
+                           "support. Please override and implement the vmap staticmethod or "
+                           "set generate_vmap_rule=True. " + _FUNC_DOC)
+    single = not isinstance(out, tuple)
+    outs = (out,) if single else out
+    if isinstance(out_dims, int) or out_dims is None:
+        out_dims = (out_dims,) * len(outs)
+    out_dims = tuple(out_dims) if isinstance(out_dims, (tuple, list)) else out_dims
+    if not isinstance(out_dims, tuple) or len(out_dims) != len(outs):
+        raise RuntimeError(f"The autograd.Function's vmap staticmethod returned an incompatible "
+                           f"(output, out_dims) tuple. Expected out_dims={out_dims} to be "
+                           f"compatible with the structure of `output` ({len(outs)} outputs). "
+                           + _FUNC_DOC)
+    res = []
+    for o, d in zip(outs, out_dims):
+        if isinstance(o, T.Tensor):
+            v = o._data
+            if d is None:
+                res.append(v)
+            else:
+                d = int(d)
+                if not -v.ndim <= d < v.ndim or v.shape[d] != tr.size:
+                    raise RuntimeError(
+                        f"The autograd.Function's vmap staticmethod returned an output of "
+                        f"shape {list(v.shape)} with out_dim {d}, but the batch size is "
+                        f"{tr.size}: the output must have the batch at dimension out_dim")
+                res.append(BatchTracer(tr, v, d % v.ndim))
+        else:
+            res.append(o)
+    return res[0] if single else tuple(res)
+
+
+def _loop_rule(cls, phys, in_dims, size):
+    """``generate_vmap_rule``: the Function applied to each batch element (grad mode
+    off, as under ``torch.func.vmap``), stacked along dimension 0."""
+    T, O = _m()
+    rows = []
+    single = True
+    prev = _tls.grad
+    _tls.grad = False
+    try:
+        for b in range(size):
+            sl = [a if d is None else T._make(np.take(a._data, b, axis=d))
+                  for a, d in zip(phys, in_dims)]
+            r = cls.apply(*sl)
+            single = not isinstance(r, tuple)
+            rows.append((r,) if single else r)
+    finally:
+        _tls.grad = prev
+    cols = []
+    dims = []
+    for k in range(len(rows[0])):
+        col = [r[k] for r in rows]
+        if isinstance(col[0], T.Tensor):
+            cols.append(T._make(np.stack([c._data for c in col])))
+            dims.append(0)
+        else:
+            cols.append(col[0])
+            dims.append(None)
+    return (cols[0] if single else tuple(cols)), (dims[0] if single else tuple(dims))
+
+
+def once_differentiable(fn):
+    """Decorator for ``backward``: the gradients it returns cannot be differentiated
+    again -- a double backward through them raises ``RuntimeError``."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        T, O = _m()
+        prev = _tls.grad
+        _tls.grad = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _tls.grad = prev
+        if not _tls.grad:
+            return outputs
+        req = [a for a in args if isinstance(a, T.Tensor) and a.requires_grad]
+        if not req:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        res = tuple(_delayed_error(o, req, ctx) if isinstance(o, T.Tensor) else o
+                    for o in outs)
+        return res[0] if single else res
+    return wrapper
+
+
+def _delayed_error_bwd(node, ct, primals, ans, needs):
+    raise RuntimeError("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
+
+
+def _delayed_error(o, req, ctx):
+    T, O = _m()
+    cls = G.node_class("DelayedError", ("self",) * len(req), _delayed_error_bwd)
+    return O._record(cls, None, {}, list(req), [a._data for a in req], o._data,
+                     O.SAVE_NONE)
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag (legacy PyTorch helper)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
