@@ -104,42 +104,42 @@ def _convert(obj):
 
 
 def _pick(a_py):
-    """PyTorch's dtype for nested Python scalars: bool < int64 < default float < complex."""
-    kinds = set()
+    """PyTorch's dtype for nested data: the promotion (``promote_types``) of the element
+    dtypes, where a Python bool is bool, an int int64, a float the default float dtype, a
+    complex the default complex dtype, and NumPy scalars and arrays keep their dtype."""
+    found = []
 
     def walk(o):
         if isinstance(o, (list, tuple)):
             for v in o:
                 walk(v)
-        elif isinstance(o, np.ndarray):
-            kinds.add(o.dtype.kind if o.dtype.kind != "u" else "i")
-        elif isinstance(o, (bool, np.bool_)):
-            kinds.add("b")
-        elif isinstance(o, (int, np.integer)):
-            kinds.add("i")
-        elif isinstance(o, (float, np.floating)):
-            kinds.add("f")
-        elif isinstance(o, (complex, np.complexfloating)):
-            kinds.add("c")
+        elif isinstance(o, (np.ndarray, np.generic)):
+            found.append(o.dtype)
+        elif isinstance(o, bool):
+            found.append(np.dtype(np.bool_))
+        elif isinstance(o, int):
+            found.append(np.dtype(np.int64))
+        elif isinstance(o, float):
+            found.append(D.get_default_dtype().np)
+        elif isinstance(o, complex):
+            found.append(D.default_complex())
         else:
             raise TypeError(f"Could not infer dtype of {type(o).__name__}")
     walk(a_py)
-    if "c" in kinds:
-        return D.default_complex()
-    if "f" in kinds:
+    if not found:
         return D.get_default_dtype().np
-    if "i" in kinds:
-        return np.dtype(np.int64)
-    if "b" in kinds:
-        return np.dtype(np.bool_)
-    return D.get_default_dtype().np
+    dt = found[0]
+    for d in found[1:]:
+        if d != dt:
+            dt = D.promote_types(dt, d)
+    return dt
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor (always a copy) from nested sequences, a NumPy array or a number."""
     if isinstance(data, Tensor):
         arr = np.array(data._data, dtype=None if dtype is None else D.to_np(dtype), copy=True)
-    elif isinstance(data, np.ndarray):
+    elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype
         arr = np.array(data, dtype=None if dtype is None else D.to_np(dtype), copy=True)
         D.from_np(arr.dtype)
     else:

@@ -1080,18 +1080,51 @@ def floor_divide(a, b):
     return _make_plain(np.floor_divide(ad, bd))
 
 
+def _rem_bwd(node, ct, primals, ans, needs):
+    """``r = a - q b`` with ``q = floor(a / b)`` (remainder) or ``trunc(a / b)`` (fmod),
+    piecewise constant: ``dr/da = 1``, ``dr/db = -q`` (PyTorch's formulas)."""
+    a, b = primals
+    ga = gb = None
+    if needs[0]:
+        ga = unbroadcast(ct, a)
+    if needs[1]:
+        if node._params["floor"]:
+            q = L.floor_divide(a, b)
+        else:
+            r = P.div(a, b)
+            q = P.where(P.lt(r, 0), L.ceil(r), L.floor(r))
+        gb = unbroadcast(P.neg(P.mul(ct, q)), b)
+    return [ga, gb]
+
+
+_REM_CLASSES = {
+    (floor, scalar): _composite(f"{name}Backward{0 if scalar else 1}",
+                                ("self",) if scalar else ("self", "other"), _rem_bwd,
+                                edge_idx=(0,) if scalar else None)
+    for floor, name in ((True, "Remainder"), (False, "Fmod")) for scalar in (True, False)}
+
+
+def _rem(a, b, floor, npf):
+    ad, bd, casts = _operands_or_raise(a, b)
+    out = npf(ad, bd)
+    if out.dtype.kind != "f":
+        return _make_plain(out)
+    cls = _REM_CLASSES[floor, not isinstance(b, Tensor)]
+    return _record(cls, None, {"floor": floor}, [a, b], [ad, bd], out, (3, False), casts)
+
+
 def remainder(a, b):
-    """Python's ``a % b`` (the result has the sign of ``b``); real operands only."""
+    """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
+    gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
     _refuse_complex(a, b, kernel="remainder_cpu")
-    ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(np.remainder(ad, bd))
+    return _rem(a, b, True, np.remainder)
 
 
 def fmod(a, b):
-    """C's ``fmod`` (the result has the sign of ``a``); real operands only."""
+    """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
+    is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
     _refuse_complex(a, b, kernel="fmod_cpu")
-    ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(np.fmod(ad, bd))
+    return _rem(a, b, False, np.fmod)
 
 
 def isnan(x):
@@ -2352,9 +2385,7 @@ def outer(input, vec2):  # noqa: A002
 ger = outer
 
 
-def einsum(*args):
-    raise NotImplementedError("einsum is not supported by ftrans.compat yet; use matmul, mul "
-                              "and sum")
+from ._einsum import einsum  # noqa: E402,F401  (composed of the operations above)
 
 
 # =============================================================================== conversions
@@ -2462,6 +2493,8 @@ def _tname(npdt):
 
 
 def _commit(self, r):
+    if G._write_guard is not None:  # allow_mutation_on_saved_tensors
+        G._write_guard(self)
     d = self._data
     rd = r._data
     if rd.shape != d.shape:
@@ -2524,9 +2557,11 @@ def _move_retains(t, old, old_nr, new):
     _set_retains(new, 0, t)
 
 
-def _rebase(self, node):
+def _rebase(self, node, k=0):
+    """Make ``node`` (an in-place operation on ``self``, its input ``k``) the history of
+    ``self`` -- through a CopySlices node on its base when ``self`` is a view."""
     inner = node
-    if inner._outsv is not None and type(inner._outsv) is tuple:
+    if getattr(inner, "_outsv", None) is not None and type(inner._outsv) is tuple:
         vc = self._vc
         inner._outsv = (None, self._data, vc, vc[0], None)
     x = self._x
@@ -2537,7 +2572,7 @@ def _rebase(self, node):
         _move_retains(self, old, old_nr, node)
         return
     base = x.base
-    cs = G.new_copy_slices(node, x.chain, _edge(base))
+    cs = G.new_copy_slices(node, x.chain, _edge(base), k)
     bold, bold_nr = base._grad_fn, base._onr
     base._grad_fn = cs
     base._onr = 0

@@ -433,10 +433,10 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self):
-        return float(self._scalar("float"))
+        return float(_real_scalar(self._scalar("float"), "double"))
 
     def __int__(self):
-        return int(self._scalar("int"))
+        return int(_real_scalar(self._scalar("int"), "int64_t"))
 
     def __complex__(self):
         return complex(self._scalar("complex"))
@@ -497,6 +497,16 @@ class Tensor:
         if self._data.ndim == 0 and spec:
             return format(self._data.item(), spec)
         return repr(self)
+
+
+def _real_scalar(v, ctype):
+    """A complex value with zero imaginary part as a real one (PyTorch converts those;
+    any other complex value is an error)."""
+    if isinstance(v, complex):
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        return v.real
+    return v
 
 
 def _rebuild(data, rg):

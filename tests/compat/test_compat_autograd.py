@@ -587,3 +587,29 @@ def test_inference_mode():
     def g(x):
         return x * 2
     assert not g(a).requires_grad
+
+
+def test_set_multithreading_enabled_and_layout_policy_are_thread_local_flags():
+    import threading
+    ag = torch.autograd
+    assert ag.is_multithreading_enabled()
+    with ag.set_multithreading_enabled(False):
+        assert not ag.is_multithreading_enabled()
+        seen = []
+        th = threading.Thread(target=lambda: seen.append(ag.is_multithreading_enabled()))
+        th.start()
+        th.join()
+        assert seen == [True]
+        x = torch.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert ag.is_multithreading_enabled()
+    ag.set_multithreading_enabled(False)
+    assert not ag.is_multithreading_enabled()
+    ag.set_multithreading_enabled(True)
+    with ag.enforce_grad_layout_policy(False):
+        p = torch.ones(2, 3).t().requires_grad_()
+        (p * 2).sum().backward()
+        assert p.grad.shape == p.shape
+    with pytest.raises(TypeError):
+        ag.set_multithreading_enabled(1)

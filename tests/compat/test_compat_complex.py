@@ -28,7 +28,7 @@ import pytest
 
 import ftrans.compat as fc
 
-from compat_diff import needs_torch, torch
+from compat_diff import assert_same, needs_torch, torch
 
 _R = np.random.default_rng(7)
 Z = _R.standard_normal((3, 4)) + 1j * _R.standard_normal((3, 4))
@@ -622,3 +622,10 @@ def test_float_power_and_fmod():
     assert x.grad.dtype is fc.float32 and x.grad.tolist() == [-6.0, 6.0]
     assert fc.float_power(x, 1j).dtype is fc.complex128
     assert fc.fmod(x, 2).tolist() == [-1.0, 1.0] and fc.remainder(x, 2).tolist() == [1.0, 1.0]
+
+
+@needs_torch
+@pytest.mark.parametrize("conv", [float, int])
+@pytest.mark.parametrize("v", [1 + 0j, 1 + 2j, -2.5 + 0j])
+def test_python_scalar_of_complex_tensor(conv, v):
+    assert_same(lambda T: conv(T.tensor(v)))

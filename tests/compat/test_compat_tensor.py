@@ -210,3 +210,16 @@ def test_unsupported_device_is_an_error():
 ])
 def test_factories_and_repr_match_torch(expr):
     assert_same(lambda T: (eval(expr), repr(eval(expr))))
+
+
+_NP_DATA = [np.float64(1.5), np.float32(1.5), np.complex128(1j), np.int32(3), np.bool_(True),
+            [np.float32(1.0), 2.0], [np.float64(1.0), 2.0], [np.int32(1), 2], [np.int32(1), 2.0],
+            [1, np.float16(2)], [True, np.int8(3)], [np.complex64(1j), 2.0],
+            [np.float64(1.0), 1j], [[1, 2], [np.float64(3), 4]], [np.uint8(3), 4], [1j, 1]]
+
+
+@needs_torch
+@pytest.mark.parametrize("k", range(len(_NP_DATA)))
+def test_tensor_dtype_inference_with_numpy_scalars(k):
+    from compat_diff import assert_same
+    assert_same(lambda T: T.tensor(_NP_DATA[k]).dtype)

@@ -14,7 +14,9 @@ import warnings
 import numpy as np
 
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled,
+                        set_multithreading_enabled, enforce_grad_layout_policy,
+                        is_multithreading_enabled)
 from . import graph
 from . import forward_ad  # noqa: F401
 from .graph import saved_tensors_hooks  # noqa: F401
@@ -42,9 +44,33 @@ def _as_tuple(x):
     T, _ = _tensors()
     if x is None:
         return None
-    if isinstance(x, T.Tensor):
+    if isinstance(x, (T.Tensor, graph.GradientEdge)):
         return (x,)
     return tuple(x)
+
+
+def _input_edge(t):
+    """The edge whose gradient ``autograd.grad``/``backward(inputs=...)`` is asked for:
+    a Tensor's, or a :class:`~.graph.GradientEdge` (PyTorch's exception types)."""
+    T, _ = _tensors()
+    if isinstance(t, graph.GradientEdge):
+        return graph.check_gradient_edge(t)
+    if not isinstance(t, T.Tensor):
+        raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                           f"{type(t).__name__}")
+    e = T._edge(t)
+    if e[0] is None:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return e
+
+
+def _out_meta(out):
+    """(array or Meta with the output's shape and dtype, whether it requires grad) of an
+    output: a Tensor, or a GradientEdge (its node's output; None where not known)."""
+    if isinstance(out, graph.GradientEdge):
+        node, nr = graph.check_gradient_edge(out)
+        return graph.edge_meta(node, nr), True
+    return out._data, out.requires_grad
 
 
 def _make_grads(outputs, grads, create_graph, batched=False):
@@ -52,13 +78,22 @@ def _make_grads(outputs, grads, create_graph, batched=False):
     (``is_grads_batched``): the leading dimension of each gradient is the batch, and the
     implicit gradient of a scalar output (``ones_like(out)``) is read as batched, as
     PyTorch reads it."""
+    from .._dtype import from_np
     T, O = _tensors()
     res = []
     implicit = None
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        od = out._data
+        od, rg = _out_meta(out)
+        if od is None:  # a GradientEdge of a node whose output shape is not known
+            if g is None:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs, and the shape of "
+                    f"output {i} (a GradientEdge of {out.node.name()}) is not known: pass its "
+                    "gradient explicitly, or get the edge with get_gradient_edge(tensor)")
+            g = g if isinstance(g, T.Tensor) else T._make(np.asarray(g))
+            od = graph.meta(g._data)
         if g is None:
-            if not out.requires_grad:
+            if not rg:
                 res.append(None)
                 continue
             if od.size != 1:
@@ -84,7 +119,8 @@ def _make_grads(outputs, grads, create_graph, batched=False):
         if (gd.dtype.kind == "c") != (od.dtype.kind == "c"):
             raise RuntimeError(f"For complex Tensors, both grad_output and output are required to "
                                f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
-                               f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+                               f"dtype of {g.dtype} and output[{i}] has a dtype of "
+                               f"{from_np(od.dtype)}.")
         if create_graph:
             res.append(g if gd.dtype == od.dtype else O._convert(g, od.dtype))
         else:
@@ -96,7 +132,7 @@ def _root_edges(outputs, grads):
     T, _ = _tensors()
     roots, rgrads = [], []
     for i, (t, g) in enumerate(zip(outputs, grads)):
-        e = T._edge(t)
+        e = graph.check_gradient_edge(t) if isinstance(t, graph.GradientEdge) else T._edge(t)
         if e[0] is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
@@ -108,7 +144,13 @@ def _root_edges(outputs, grads):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` (weighted by ``grad_tensors``) into the
-    ``.grad`` of the graph's leaves (or of ``inputs`` only)."""
+    ``.grad`` of the graph's leaves (or of ``inputs`` only).
+
+    ``tensors`` and ``inputs`` may hold :class:`~.graph.GradientEdge` objects
+    (``get_gradient_edge(t)``), as in PyTorch 2.13: a leaf's edge accumulates into its
+    ``.grad``, a non-leaf's only runs the graph down to it (nothing is retained).
+    ``RuntimeError`` for an input that is neither a Tensor nor a GradientEdge, or an edge
+    whose node is not a Node."""
     from ._engine import run_backward
     T, O = _tensors()
     if grad_variables is not None:
@@ -134,16 +176,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         capture, execute = [], []
         for t in inputs:
-            if not isinstance(t, T.Tensor):
-                raise TypeError(f"backward(inputs=...) expects Tensors, got {type(t).__name__}")
-            e = T._edge(t)
-            if e[0] is None:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            e = _input_edge(t)
             if isinstance(e[0], graph.AccumulateGrad):
                 execute.append(e)
-            else:
+            else:  # a non-leaf Tensor's gradient is retained (a GradientEdge's is not kept)
                 capture.append(e)
-                nonleaf.append(t)
+                nonleaf.append(t if isinstance(t, T.Tensor) else None)
     if create_graph:
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the "
@@ -155,7 +193,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if nonleaf:
         from ._engine import _retain
         for t, g in zip(nonleaf, res):
-            if g is not None:
+            if g is not None and t is not None:
                 _retain(t, g, create_graph)
 
 
@@ -165,7 +203,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     returned as a tuple (nothing is accumulated into ``.grad``).  ``is_grads_batched``:
     the leading dimension of every grad_output is a batch, computed in one backward pass
     under ``ftrans.vmap`` (see :func:`_batched_grad`); each gradient then has that batch
-    dimension first."""
+    dimension first.
+
+    ``outputs`` and ``inputs`` may hold :class:`~.graph.GradientEdge` objects (PyTorch
+    2.13): the gradient flowing into that edge is returned, with the shape and dtype of the
+    tensor the edge was taken from.  An output edge's shape is known when the edge comes from
+    ``get_gradient_edge`` (or the node saved its output); otherwise its gradient must be
+    passed in ``grad_outputs``.  ``RuntimeError`` for ``materialize_grads`` with an unused
+    edge input (its shape is unknown), as PyTorch."""
     from ._engine import run_backward
     T, O = _tensors()
     if materialize_grads and allow_unused is False:
@@ -185,20 +230,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f"{len(outs)}")
     if retain_graph is None:
         retain_graph = create_graph
-    edges = []
-    for t in ins:
-        if not isinstance(t, T.Tensor):
-            raise TypeError(f"grad(inputs=...) expects Tensors, got {type(t).__name__}")
-        e = T._edge(t)
-        if e[0] is None:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        edges.append(e)
+    edges = [_input_edge(t) for t in ins]
     if is_grads_batched:
         res = _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph)
     else:
         roots, rgrads = _root_edges(outs, _make_grads(outs, gouts, create_graph))
         res = run_backward(roots, rgrads, retain_graph, create_graph, capture=edges)
     final = []
+    if materialize_grads and any(g is None and isinstance(t, graph.GradientEdge)
+                                 for t, g in zip(ins, res)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge (its shape is not known): pass the tensor instead")
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if not allow_unused:
@@ -211,7 +253,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif create_graph:
             final.append(g)
         else:
-            final.append(T._make(np.array(g, dtype=t._data.dtype, copy=True)))
+            if isinstance(t, graph.GradientEdge):
+                m = graph.edge_meta(*edges[i])
+                dt = g.dtype if m is None else m.dtype
+            else:
+                dt = t._data.dtype
+            final.append(T._make(np.array(g, dtype=dt, copy=True)))
     return tuple(final)
 
 

@@ -298,6 +298,8 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=N
     cg = create_graph
     prev_grad = _tls.grad
     _tls.grad = cg
+    tasks = G._task_tls
+    prev_task = tasks.task  # a backward run from a hook is a graph task of its own
     trace_guard = None
     if _ctx.trace is not EVAL and not batched:
         trace_guard = set_current_trace(EVAL)
@@ -308,6 +310,7 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=N
         if trace_guard is not None:
             trace_guard.__exit__(None, None, None)
         _tls.grad = prev_grad
+        tasks.task = prev_task
 
 
 def _run(roots, grads, keep, cg, capture, execute):
@@ -335,6 +338,9 @@ def _run(roots, grads, keep, cg, capture, execute):
         run_set = set(needed)
         if execute is not None:
             run_set.update(n for n, _ in execute if n is not None)
+    # the current graph task (register_multi_grad_hook asks it which nodes will run);
+    # run_backward restores the previous one
+    G._task_tls.task = G.GraphTask(roots, deps, visit, cap)
 
     # every node has one output (output_nr 0): a buffer is the sum of the gradients
     # that arrived for it so far
@@ -386,37 +392,42 @@ def _run(roots, grads, keep, cg, capture, execute):
                     n._outsv = FREED
             if saved is None:
                 raise G.freed_error()
-            if n._tsv:
-                primals = []
-                for s in saved:
-                    if type(s) is tuple:
-                        if s[2][0] != s[3]:
-                            raise G.version_error(s, n)
-                        primals.append(s[1])
-                    elif type(s) is Packed:
-                        primals.append(G.unpack(s, n, False))
-                    else:
-                        primals.append(s)
-            else:
-                primals = saved  # Meta stand-ins and raw values only
-            if outsv is None:
-                ans = None
-            elif type(outsv) is tuple and outsv[2][0] == outsv[3]:
-                ans = outsv[1]
-            else:
-                ans = G.unpack(outsv, n, False)
-            needs = n._needs
-            if tn._bwd is prim_bwd:
-                outs = n._prim.vjp(g0, ans, primals, needs, **n._params)
-            else:
-                outs = n._bwd(g0, primals, ans, needs)
-            if n._casts is not None:
-                outs = n._fix_outs(outs, primals, needs)
-            else:
-                for o, nd in zip(outs, needs):
-                    if o is None and nd:
-                        outs = n._fix_outs(outs, primals, needs)
-                        break
+            try:
+                if n._tsv:
+                    primals = []
+                    for s in saved:
+                        if type(s) is tuple:
+                            if s[2][0] != s[3]:
+                                raise G.version_error(s, n)
+                            primals.append(s[1])
+                        elif type(s) is Packed:
+                            primals.append(G.unpack(s, n, False))
+                        else:
+                            primals.append(s)
+                else:
+                    primals = saved  # Meta stand-ins and raw values only
+                if outsv is None:
+                    ans = None
+                elif type(outsv) is tuple and outsv[2][0] == outsv[3]:
+                    ans = outsv[1]
+                else:
+                    ans = G.unpack(outsv, n, False)
+                needs = n._needs
+                if tn._bwd is prim_bwd:
+                    outs = n._prim.vjp(g0, ans, primals, needs, **n._params)
+                else:
+                    outs = n._bwd(g0, primals, ans, needs)
+                if n._casts is not None:
+                    outs = n._fix_outs(outs, primals, needs)
+                else:
+                    for o, nd in zip(outs, needs):
+                        if o is None and nd:
+                            outs = n._fix_outs(outs, primals, needs)
+                            break
+            except BaseException:
+                if not keep:  # as PyTorch: a node whose backward raised keeps its saved
+                    n._unclaim(saved, outsv)  # values (a rerun raises the same error)
+                raise
         else:
             outs = _run_node(n, g0 if n._nout != 1 else [g0], keep, cg, cap, results, run_set)
         for (c, nr), g in zip(n._next, outs):
@@ -461,11 +472,9 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
     if hk is not None:
         if hk.tpre:
             for nr, hooks in list(hk.tpre.items()):
-                g = buf[nr]
-                if g is None:
-                    continue
+                g = buf[nr]  # None (no gradient arrived): PyTorch calls the hooks with None
                 for fn in list(hooks.values()):
-                    r = fn(_to_tensor(g, cg))
+                    r = fn(None if g is None else _to_tensor(g, cg))
                     if r is not None:
                         g = _from_tensor(r, cg, "a tensor hook")
                 buf[nr] = g
@@ -498,10 +507,15 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
     else:
         saved, outsv = n._claim(keep)
         ct = buf[0]
-        if cg:
-            outs = _apply_recorded(n, ct, saved, outsv)
-        else:
-            outs = n._apply(ct, saved, outsv, None)
+        try:
+            if cg:
+                outs = _apply_recorded(n, ct, saved, outsv)
+            else:
+                outs = n._apply(ct, saved, outsv, None)
+        except BaseException:
+            if not keep:
+                n._unclaim(saved, outsv)
+            raise
     if hk is not None and hk.post:
         idx = n._edge_idx
         sel = list(range(nnext)) if idx is None else [i for i in idx if i < nnext]
@@ -526,21 +540,26 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
     if _AM._enabled and not checked:  # warn on errors (anomaly_mode)
         return _AM.run_checked(n, _run_acc, (n, buf, cg, cap, results, run_set, True), False)
     g = None if buf is None else buf[0]
-    if g is None:
-        return
     var = n.variable
     x = var._x
+    hk = n._hk
+    if g is None:
+        # PyTorch runs the node, and so its hooks, also when no gradient arrived: they get
+        # None; nothing is accumulated then
+        if (x is None or not (x.hooks or x.post_acc)) and (hk is None or not (hk.pre or
+                                                                               hk.post)):
+            return
     if x is not None and x.hooks:
         for fn in list(x.hooks.values()):
-            r = fn(_to_tensor(g, cg))
+            r = fn(None if g is None else _to_tensor(g, cg))
             if r is not None:
                 g = _from_tensor(r, cg, "a tensor hook")
-    hk = n._hk
     if hk is not None and hk.pre:
         for fn in list(hk.pre.values()):
-            r = fn((_to_tensor(g, cg),))
+            r = fn((None if g is None else _to_tensor(g, cg),))
             if r is not None:
-                g = _from_tensor(tuple(r)[0], cg, "a node pre-hook")
+                r = tuple(r)[0]
+                g = None if r is None else _from_tensor(r, cg, "a node pre-hook")
     if cap is not None:
         entries = cap.get(n)
         if entries is not None:
@@ -548,13 +567,14 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
                 results[k] = g
         if n not in run_set:
             return
-    _accumulate(var, g, cg)
+    if g is not None:
+        _accumulate(var, g, cg)
     if x is not None and x.post_acc:
         for fn in list(x.post_acc.values()):
             fn(var)
     if hk is not None and hk.post:
         for fn in list(hk.post.values()):
-            fn((), (_to_tensor(g, cg),))
+            fn((), (None if g is None else _to_tensor(g, cg),))
 
 
 def call_node(node, grads):

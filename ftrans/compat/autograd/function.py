@@ -159,6 +159,17 @@ class BackwardCFunction(G.Node, FunctionCtx):
         """Call the user's ``backward`` on this context (no checks), as PyTorch does."""
         return self._forward_cls.backward(self, *grads)
 
+    # the interface of an in-place operation's node that CopySlices wraps
+    def _claim(self, keep):
+        self._keep = keep
+        return None, None
+
+    def _apply(self, ct, saved, outsv, wrap):
+        if wrap is None:
+            return self._call_backward([ct], self._keep, False)
+        res = self._call_backward([ct.tensor], self._keep, True)  # ct: a recording tracer
+        return [None if r is None else wrap(r) for r in res]
+
     def _call_backward(self, buf, keep, cg):
         """Run ``backward`` on the output gradients ``buf`` (arrays, or Tensors when
         ``cg``); returns one gradient per edge (tensor argument)."""
@@ -181,9 +192,10 @@ class BackwardCFunction(G.Node, FunctionCtx):
             res = self._forward_cls.backward(self, *grads)
         finally:
             _tls.grad = prev
-            if not keep:
-                self._free()
-        return self._check_grads(res, cg)
+        res = self._check_grads(res, cg)
+        if not keep:  # freed only on success: a failing backward can be rerun (PyTorch)
+            self._free()
+        return res
 
     def _check_grads(self, res, cg):
         T, O = _m()
@@ -415,6 +427,8 @@ def _wrap_outputs(ctx, args, is_t, output, recording):
     inputs = {id(a) for a, t in zip(args, is_t) if t}
     if recording:  # the edges first: a dirty input's history is rewritten below
         ctx._next = tuple(T._edge(a) for a, t in zip(args, is_t) if t)
+        ctx._needs = tuple(n for n, t in zip(ctx.needs_input_grad, is_t) if t)
+        ctx._nout = len(outs)
     seen = set()
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
@@ -424,7 +438,7 @@ def _wrap_outputs(ctx, args, is_t, output, recording):
             seen.add(oid)
             o._vc[0] += 1
             if recording:
-                _rebase_dirty(ctx, o, i)
+                _rebase_dirty(ctx, o, i, args, is_t)
             continue
         if oid in inputs or oid in seen:
             o = outs[i] = _alias(o)  # an input returned as is: a view of it
@@ -433,7 +447,6 @@ def _wrap_outputs(ctx, args, is_t, output, recording):
             o._grad_fn = ctx
             o._onr = i
     if recording:
-        ctx._nout = len(outs)
         ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
                               for o in outs)
         ctx._in_meta = tuple((a._data.shape, a._data.dtype)
@@ -442,12 +455,22 @@ def _wrap_outputs(ctx, args, is_t, output, recording):
     return tuple(outs) if is_tuple else outs[0]
 
 
-def _rebase_dirty(ctx, o, i):
+def _rebase_dirty(ctx, o, i, args, is_t):
+    """``o`` (output ``i``) was modified in place by ``forward``: its history becomes
+    ``ctx`` -- for a view, through a CopySlices node on its base, as for the built-in
+    in-place operations (this needs a single-output Function)."""
     x = o._x
-    if x is not None and x.base is not None:
-        raise NotImplementedError(
-            "ctx.mark_dirty on a view is not supported by ftrans.compat yet: modify a tensor "
-            "that is not a view (e.g. clone() the view before calling the Function)")
+    if x is not None and x.base is not None and not x.nograd_view:
+        O = _m()[1]
+        if ctx._nout != 1:
+            raise NotImplementedError(
+                "ctx.mark_dirty on a view in a Function with several outputs is not supported "
+                "by ftrans.compat: clone() the view before calling the Function, or return "
+                "one output")
+        O._check_inplace(o)
+        k = [id(a) for a, t in zip(args, is_t) if t].index(id(o))
+        O._rebase(o, ctx, k)
+        return
     if o._rg and o._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")

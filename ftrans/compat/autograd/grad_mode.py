@@ -14,12 +14,15 @@ import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled",
+           "enforce_grad_layout_policy"]
 
 
 class _State(threading.local):
     grad = True
     inference = False
+    multithreading = True
+    grad_layout = True
 
 
 _tls = _State()
@@ -122,31 +125,60 @@ class enable_grad(_NoParamDecorator):
         return False
 
 
-class set_grad_enabled(_DecoratorContextManager):
-    """Set grad mode to ``mode``: as a function (takes effect at once), a context manager
-    (restores the previous mode on exit) or a decorator."""
+class _SetFlag(_DecoratorContextManager):
+    """Set the thread-local flag ``_attr`` to ``mode``: as a function (takes effect at
+    once), a context manager (restores the previous value on exit) or a decorator."""
+
+    _attr = ""
 
     def __init__(self, mode: bool):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(mode): mode must be a bool, got "
+            raise TypeError(f"{type(self).__name__}(mode): mode must be a bool, got "
                             f"{type(mode).__name__}")
-        self.prev = _tls.grad
+        self.prev = getattr(_tls, self._attr)
         self.mode = mode
-        _tls.grad = mode
+        setattr(_tls, self._attr, mode)
 
     def __call__(self, func):
-        _tls.grad = self.prev  # used as a decorator: do not change the mode now
+        setattr(_tls, self._attr, self.prev)  # used as a decorator: do not change it now
         return super().__call__(func)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _tls.grad = self.prev
+        setattr(_tls, self._attr, self.prev)
         return False
 
     def clone(self):
-        return set_grad_enabled(self.mode)
+        return type(self)(self.mode)
+
+
+class set_grad_enabled(_SetFlag):
+    """Set grad mode to ``mode``: as a function (takes effect at once), a context manager
+    (restores the previous mode on exit) or a decorator."""
+
+    _attr = "grad"
+
+
+class set_multithreading_enabled(_SetFlag):
+    """PyTorch's switch for running the backward pass on per-device worker threads
+    (thread-local).  The compat engine always runs the backward pass on the calling
+    thread (CPU only), so the flag is recorded and has no other effect."""
+
+    _attr = "multithreading"
+
+
+class enforce_grad_layout_policy(_SetFlag):
+    """PyTorch's switch for the gradient layout contract (accumulated ``.grad`` strides
+    matching the parameter's).  Compat gradients are always new row-major (C-order)
+    arrays, so the flag is recorded and has no other effect."""
+
+    _attr = "grad_layout"
+
+
+def is_multithreading_enabled() -> bool:
+    return _tls.multithreading
 
 
 class inference_mode(_DecoratorContextManager):

@@ -32,8 +32,10 @@ their ``grad_fn`` the same way when next used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import threading
+import weakref
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -43,7 +45,8 @@ from . import anomaly_mode as _AM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedTensor", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
-           "CopySlices", "node_class"]
+           "CopySlices", "node_class", "register_multi_grad_hook", "increment_version",
+           "allow_mutation_on_saved_tensors"]
 
 _seq = itertools.count()
 # AccumulateGrad nodes get the highest sequence numbers: they run as soon as they are ready
@@ -207,6 +210,9 @@ class Node:
     def _input_metadata(self):
         return ()
 
+    def _unclaim(self, saved, outsv):
+        """Undo the freeing done by ``_claim`` (its backward raised); nothing to undo here."""
+
     def __call__(self, *grads):
         from ._engine import call_node
         return call_node(self, grads)
@@ -251,7 +257,279 @@ def get_gradient_edge(tensor) -> GradientEdge:
                            "not require gradients")
     from .._tensor import _edge
     node, nr = _edge(tensor)
+    d = tensor._data
+    if type(node) is not AccumulateGrad:  # what autograd.grad needs to use it as an output
+        with _lock:
+            m = _edge_metas.get(node)
+            if m is None:
+                m = _edge_metas[node] = {}
+            m[nr] = (d.shape, d.dtype)
     return GradientEdge(node, nr)
+
+
+# {node: {output_nr: (shape, dtype)}} recorded by get_gradient_edge (nodes do not keep the
+# shape of their outputs; PyTorch's Node._input_metadata does)
+_edge_metas = weakref.WeakKeyDictionary()
+
+
+def check_gradient_edge(e):
+    """``(node, output_nr)`` of the :class:`GradientEdge` ``e``; ``RuntimeError`` (as
+    PyTorch) if its node is not a :class:`Node`, ``IndexError`` if ``output_nr`` is not one
+    of the node's outputs."""
+    node, nr = e[0], e[1]
+    if not isinstance(node, Node):
+        raise RuntimeError(f"GradientEdge's first object must be an autograd.graph.Node but "
+                           f"got {type(node).__name__}")
+    if not isinstance(nr, int) or not 0 <= nr < node._nout:
+        raise IndexError(f"GradientEdge output_nr {nr!r} is out of range: {node.name()} has "
+                         f"{node._nout} output(s)")
+    return node, nr
+
+
+def edge_meta(node, nr):
+    """:class:`Meta` (shape and dtype) of output ``nr`` of ``node`` -- the tensor whose
+    gradient the edge ``(node, nr)`` receives -- or None where the compat graph does not
+    know it (a hand-made GradientEdge of a node that saved neither its output nor was
+    reached through :func:`get_gradient_edge`)."""
+    if type(node) is AccumulateGrad:
+        return meta(node.variable._data)
+    m = _edge_metas.get(node)
+    if m is not None and nr in m:
+        return Meta(*m[nr])
+    om = getattr(node, "_out_meta", None)  # a custom Function node
+    if om is not None and nr < len(om) and om[nr] is not None:
+        return Meta(*om[nr])
+    o = getattr(node, "_outsv", None)
+    if type(o) is tuple:
+        return meta(o[1])
+    if type(o) is _Packed:
+        return Meta(o.shape, o.dtype)
+    return None
+
+
+# ------------------------------------------------------------------------ graph tasks
+class _TaskState(threading.local):
+    task = None   # the GraphTask the engine runs in this thread (None outside backward)
+
+
+_task_tls = _TaskState()
+_task_ids = itertools.count()
+
+
+class GraphTask:
+    """One ``backward``/``autograd.grad`` call as the engine runs it (PyTorch's
+    ``GraphTask``): the engine makes it the thread's current task while it runs
+    (``_engine.run_backward`` restores the previous one, so a backward run from a hook is a
+    task of its own) and hooks that must know what *this* backward computes ask it
+    (:func:`register_multi_grad_hook`).
+
+    ``deps``: every node reachable from the roots; ``visit``: None, or (``autograd.grad``,
+    ``backward(inputs=...)``) the nodes that run or are captured; ``cap``: the captured
+    nodes; ``state``: per-task data of hooks ({key: value}, made on first use).
+    """
+
+    __slots__ = ("root", "deps", "visit", "cap", "state", "id")
+
+    def __init__(self, roots, deps, visit, cap):
+        # PyTorch's engine puts a single root's node neither among the nodes of the graph
+        # nor (as "should execute") in exec_info -- only a GraphRoot's children are -- so
+        # _will_engine_execute_node says False for it; several roots hang from a GraphRoot
+        self.root = roots[0][0] if len(roots) == 1 else None
+        self.deps = deps
+        self.visit = visit
+        self.cap = cap
+        self.state = None
+        self.id = None
+
+    def will_execute(self, node):
+        """Whether ``node`` runs (or, for ``autograd.grad``, is captured) in this task
+        (``torch._C._will_engine_execute_node``).  ``RuntimeError`` for a leaf's
+        AccumulateGrad that ``autograd.grad`` captures, as PyTorch."""
+        if node is self.root or node is None:
+            return False
+        visit = self.visit
+        if visit is None:
+            return node in self.deps
+        if node not in visit:
+            return False
+        if type(node) is AccumulateGrad and self.cap and node in self.cap:
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported. (A "
+                "register_multi_grad_hook(mode='all') over a leaf tensor cannot count the "
+                "gradients of an autograd.grad() call that returns that leaf's gradient: use "
+                "backward(inputs=...), or mode='any'.)")
+        return True
+
+
+def _current_task(what):
+    task = _task_tls.task
+    if task is None:
+        raise RuntimeError(f"{what} should only be called during the backward pass")
+    return task
+
+
+def _current_graph_task_id() -> int:
+    """An id of the backward pass running in this thread, -1 outside backward
+    (``torch._C._current_graph_task_id``)."""
+    task = _task_tls.task
+    if task is None:
+        return -1
+    if task.id is None:
+        task.id = next(_task_ids)
+    return task.id
+
+
+def _will_engine_execute_node(node) -> bool:
+    """Whether ``node`` (a Node or GradientEdge) runs in the current backward pass
+    (``torch._C._will_engine_execute_node``); ``RuntimeError`` outside backward."""
+    if isinstance(node, GradientEdge):
+        node = node.node
+    if not isinstance(node, Node):
+        raise TypeError(f"_will_engine_execute_node expects a grad_fn (an autograd.graph.Node) "
+                        f"or a GradientEdge, got {type(node).__name__}")
+    return _current_task("_get_should_execute_nodes").will_execute(node)
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of :func:`register_multi_grad_hook`: ``remove()`` removes its tensor
+    hooks."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+        self._d = None
+        self.id = None
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+def _grad_node(t, i):
+    """The node where the gradient of tensor ``t`` (argument ``i``) is computed."""
+    if not t.requires_grad:
+        raise AssertionError(
+            f"Expected gradient function to be set: register_multi_grad_hook(mode='all') "
+            f"expects tensors that require grad, but tensor {i} does not (mode='any' skips "
+            "such tensors)")
+    from .._tensor import _edge
+    return _edge(t)[0]
+
+
+def _running_task():
+    task = _task_tls.task
+    if task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def _task_state(task):
+    """The per-backward state dict of multi-grad hooks (call under their lock)."""
+    st = task.state
+    if st is None:
+        st = task.state = {}
+    return st
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register a hook over the gradients of several tensors
+    (``torch.autograd.graph.register_multi_grad_hook``, PyTorch 2.13 semantics).
+
+    ``mode="all"``: ``fn(grads)`` -- ``grads`` a list, one entry per tensor of
+    ``tensors`` -- is called once per backward pass, from the tensor hook of the last of
+    them whose gradient this pass computes; tensors that do not take part in the pass
+    (not in the graph, or not needed for the ``inputs`` of this ``backward``/``grad``
+    call) are not waited for and get None.  Which tensors take part is asked of the
+    engine's current graph task (:class:`GraphTask`): like PyTorch's engine it counts a
+    tensor whose node is the *single* root of the pass as not taking part, and it raises
+    ``RuntimeError`` when ``autograd.grad`` returns the gradient of a leaf among
+    ``tensors``.  Every tensor must require grad (``AssertionError`` otherwise, as
+    PyTorch).
+
+    ``mode="any"``: ``fn(grad)`` is called with the first gradient computed among
+    ``tensors`` (those that require grad; the others are skipped), once per pass.
+
+    The hooks are ordinary tensor hooks (``Tensor.register_hook``), so they see a
+    gradient after the tensor hooks registered before them and must not modify it.  State
+    is kept per pass, so passes in several threads (and backward passes run from hooks)
+    do not mix.  Returns a handle whose ``remove()`` removes the hook.  ``ValueError``
+    for another ``mode``.
+
+    The spec is silent on multi-grad hooks; PyTorch 2.13's observable behaviour is the
+    reference (its ``torch/autograd/graph.py`` implements them the same way, on tensor hooks
+    and the engine's ``_will_engine_execute_node``).  Gradients are Tensors of the
+    tensors' shapes and dtypes (None where none was computed).
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    lock = threading.Lock()
+    key = object()  # this registration's entry in each task's state
+    tensors = tuple(tensors)
+    if mode == "all":
+        nodes = [_grad_node(t, i) for i, t in enumerate(tensors)]
+        n = len(tensors)
+
+        def get_inner_hook(idx):
+            def inner_hook(grad):
+                task = _running_task()
+                with lock:
+                    st = _task_state(task)
+                    entry = st.get(key)
+                    if entry is None:  # first gradient of this pass: how many will come
+                        entry = st[key] = [0, 0, [None] * n]
+                        entry[1] = sum(map(task.will_execute, nodes))
+                    count = entry[0]
+                    entry[0] = count + 1
+                    entry[2][idx] = grad
+                    done = count == entry[1] - 1
+                    if done:
+                        del st[key]
+                if done:
+                    fn(entry[2])
+            return inner_hook
+
+        handles = tuple(t.register_hook(get_inner_hook(i)) for i, t in enumerate(tensors))
+    else:
+        @functools.wraps(fn)
+        def wrapped_fn(grad):
+            task = _running_task()
+            with lock:
+                st = _task_state(task)
+                if key in st:
+                    return
+                st[key] = True
+            fn(grad)
+
+        handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an
+    in-place operation does (``torch.autograd.graph.increment_version``): a backward that
+    needs a value saved before then raises the in-place-modification ``RuntimeError``, and
+    a view's ``grad_fn`` is regenerated (``AsStridedBackward0``).  Views share their
+    base's counter (autograd-mechanics.md, "In-place correctness checks").  Inference tensors have none and are left as they are.  As PyTorch,
+    ``RuntimeError`` if ``tensor`` is neither a Tensor nor an iterable of Tensors (the
+    tensors before a non-tensor element are bumped, as in PyTorch)."""
+    from .._tensor import Tensor
+    if isinstance(tensor, Tensor):
+        tensor = (tensor,)
+    try:
+        ts = iter(tensor)
+    except TypeError:
+        raise RuntimeError(f"increment_version expect a Iterable[Tensor] as input, got "
+                           f"{type(tensor).__name__}") from None
+    for t in ts:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"increment_version expects each element of the iterable to be "
+                               f"a tensor, got {type(t).__name__}")
+        x = t._x
+        if x is None or not x.inference:
+            t._vc[0] += 1
 
 
 # ------------------------------------------------------------------- saved tensors
@@ -514,6 +792,131 @@ def disable_saved_tensors_hooks(error_message: str):
         _tls_hooks.disabled_msg = prev
 
 
+# ------------------------------------------------- allow_mutation_on_saved_tensors
+class _Handle:
+    """What the pack hook of :func:`allow_mutation_on_saved_tensors` returns for one saved
+    tensor (weakly referenced by the context: it lives as long as the saved entry)."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _AllowMutationOnSavedContext:
+    """State of one :func:`allow_mutation_on_saved_tensors` block (what it yields):
+    ``original`` {handle: the tensor saved}, ``cloned`` {handle: the copy of its value made
+    just before it was modified in place}, ``tid_to_weakhandle`` {(id, storage, version):
+    handle}, and the handles by storage (version counter) for the in-place check.
+    Entries go away with the graph that saved them; :meth:`clear` drops everything."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self._by_storage = {}   # id(version counter) -> (counter, WeakSet of handles)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self._by_storage.clear()
+
+    def _pack(self, tensor):
+        vc = tensor._vc
+        tid = (id(tensor), id(vc), vc[0])  # the same tensor saved twice at one version
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:
+            handle = _Handle()
+            self.tid_to_weakhandle[tid] = handle
+            self.original[handle] = tensor
+            reg = self._by_storage.get(id(vc))
+            if reg is None or reg[0] is not vc:
+                reg = self._by_storage[id(vc)] = (vc, weakref.WeakSet())
+            reg[1].add(handle)
+        return handle
+
+    def _unpack(self, handle):
+        if _amst_ctx is not self:
+            raise AssertionError(
+                "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context "
+                "in which the graph was originally recorded: run the forward and the backward "
+                "inside the same context.")
+        t = self.cloned.get(handle)
+        if t is None:
+            t = self.original.get(handle)
+            if t is None:
+                raise AssertionError(
+                    "Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                    "context in which the graph was originally recorded.")
+        return t
+
+    def _before_write(self, t):
+        """``t`` is about to be modified in place: copy the value of every saved tensor that
+        shares its storage (same version counter) and overlaps its memory."""
+        reg = self._by_storage.get(id(t._vc))
+        if reg is None or reg[0] is not t._vc:
+            return
+        d = t._data
+        from .._tensor import _make
+        for handle in list(reg[1]):
+            orig = self.original.get(handle)
+            if orig is None:
+                continue
+            od = orig._data
+            if od is d or np.may_share_memory(od, d):
+                self.cloned[handle] = _make(np.array(od, copy=True))
+                del self.original[handle]
+                reg[1].discard(handle)
+
+
+_amst_lock = threading.Lock()
+_amst_ctx = None        # the active context (process-wide, as PyTorch's flag)
+_write_guard = None     # called with the tensor before every in-place write (_ops._commit)
+
+
+def _set_write_guard(ctx):
+    """Route the compat layer's in-place writes (``_ops._commit``, where every in-place
+    operation writes) through ``ctx._before_write`` -- PyTorch uses a dispatch mode that
+    sees every mutating operator -- or restore the plain write (``ctx`` None)."""
+    global _write_guard
+    _write_guard = None if ctx is None else ctx._before_write
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which tensors saved for backward may be modified in place
+    (``torch.autograd.graph.allow_mutation_on_saved_tensors``): a saved tensor is copied
+    just before an in-place operation writes into its memory (the tensor itself or a view
+    sharing its storage), and backward uses the copy -- the value saved -- instead of
+    raising the in-place-modification ``RuntimeError`` (autograd-mechanics.md, "In-place
+    correctness checks"; the copy is made by a saved-tensor hook pair, "Hooks for saved
+    tensors").  "Shares its storage" is: the same version counter (a view, ``detach()``) and
+    overlapping memory -- PyTorch compares data pointers, which misses a view that starts
+    elsewhere in the storage (the clone is then not made; the packed value is not version
+    checked either way).
+
+    It installs a :class:`saved_tensors_hooks` pair (so ``RuntimeError`` inside
+    :func:`disable_saved_tensors_hooks`) and yields its :class:`_AllowMutationOnSavedContext`,
+    cleared on exit.  The forward and the backward must both run inside the same block:
+    unpacking a saved tensor outside it raises ``AssertionError``, as PyTorch.  Entering
+    while a block is active (in any thread: PyTorch's flag is process-wide) raises
+    ``RuntimeError``.
+    """
+    global _amst_ctx
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx._pack, ctx._unpack):
+        with _amst_lock:
+            if _amst_ctx is not None:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _amst_ctx = ctx
+            _set_write_guard(ctx)
+        try:
+            yield ctx
+        finally:
+            with _amst_lock:
+                _set_write_guard(None)
+                _amst_ctx = None
+            ctx.clear()
+
+
 class SavedTensor:
     """A saved tensor of a node (``grad_fn._raw_saved_<name>``): its :meth:`register_hooks`
     packs it with a hook pair."""
@@ -613,6 +1016,19 @@ class OpNode(Node):
         if saved is None:
             raise freed_error()
         return saved, outsv
+
+    def _unclaim(self, saved, outsv):
+        """Put back the values ``_claim`` freed: the backward formula raised (an unpack hook,
+        a version check ...).  As in PyTorch, whose engine releases a node's saved variables
+        only after it ran, a second backward then meets the same error instead of
+        "backward through the graph a second time"."""
+        if saved is None:
+            return
+        with _lock:
+            if self._saved is None:
+                self._saved = saved
+                self._outsv = outsv
+                self._released = False
 
     def _free(self):
         """Drop the saved values (a node that saved any can never run again)."""
@@ -819,9 +1235,10 @@ def new_view_node(chain, base_edge):
 
 class CopySlices(OpNode):
     """History of a base after an in-place operation on one of its views: the base's
-    region covered by the view is replaced by the in-place operation's result."""
+    region covered by the view is replaced by the in-place operation's result.  ``_fn``
+    is the in-place operation's node and ``_k`` which of its inputs is the view."""
 
-    __slots__ = ("_chain", "_fn")
+    __slots__ = ("_chain", "_fn", "_k")
     _fast = False
 
     def name(self):
@@ -833,16 +1250,21 @@ class CopySlices(OpNode):
     def _free(self):
         self._fn._free()
 
+    def _unclaim(self, saved, outsv):
+        self._fn._unclaim(saved, outsv)
+
     def _apply(self, ct, saved, outsv, wrap):
         from ... import primitives as P
         chain = self._chain
         g_region = view_apply(chain, ct)
-        inner = self._fn._apply(g_region, saved, outsv, wrap)
+        inner = list(self._fn._apply(g_region, saved, outsv, wrap))
         g_base = P.sub(ct, view_transpose(chain, g_region))
-        g_old = inner[0]
+        k = self._k
+        g_old = inner[k]
         if g_old is not None:
             g_base = P.add(g_base, view_transpose(chain, g_old))
-        return [g_base] + list(inner[1:])
+        inner[k] = g_base
+        return inner
 
     def __getattr__(self, attr):
         if attr.startswith("_saved_") or attr.startswith("_raw_saved_"):
@@ -850,9 +1272,15 @@ class CopySlices(OpNode):
         raise AttributeError(f"'CopySlices' object has no attribute '{attr}'")
 
 
-def new_copy_slices(fn, chain, base_edge):
-    n = new_node(CopySlices, None, None, (base_edge,) + tuple(fn._next[1:]), [], 0, None,
-                 (True,) + tuple(fn._needs[1:]))
+def new_copy_slices(fn, chain, base_edge, k=0):
+    """The CopySlices node for ``fn`` modifying in place its input ``k``, a view (``chain``
+    from its base, whose history is ``base_edge``)."""
+    nxt = list(fn._next)
+    nxt[k] = base_edge
+    needs = list(fn._needs)
+    needs[k] = True
+    n = new_node(CopySlices, None, None, tuple(nxt), [], 0, None, tuple(needs))
     n._chain = chain
     n._fn = fn
+    n._k = k
     return n
