@@ -1,5 +1,5 @@
 """``ftrans.compat.autograd.gradcheck`` / ``gradgradcheck`` (gradcheck notes,
-``/work/shared/spec/gradcheck-mechanics.md``).
+``spec/gradcheck-mechanics.md``).
 
 Correct operations pass in slow and fast mode; a wrong backward (a gradient corrupted by a
 hook, or an ``autograd.Function`` with a wrong ``backward``) fails with a message naming

@@ -1,6 +1,6 @@
 """``ftrans.compat.autograd.profiler`` (``torch.autograd.profiler``).
 
-Source: the profiler section of ``/work/shared/spec/torch-autograd-reference.txt`` and
+Source: the profiler section of ``spec/torch-autograd-reference.txt`` and
 PyTorch 2.13's behaviour.  Differential tests run the same code under real PyTorch and
 compare what both model one-to-one: the names and counts of forward operations (outside
 backward nodes: PyTorch's backward formulas call ATen operators, ours run on NumPy),

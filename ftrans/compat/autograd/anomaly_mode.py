@@ -1,7 +1,7 @@
 """Anomaly detection for the compat autograd engine (PyTorch's ``torch.autograd.detect_anomaly``).
 
 Source: the "Anomaly detection" section of the ``torch.autograd`` reference
-(``/work/shared/spec/torch-autograd-reference.txt``); where it is silent, PyTorch 2.13's
+(``spec/torch-autograd-reference.txt``); where it is silent, PyTorch 2.13's
 observable behaviour:
 
 * The mode is **process-wide** (PyTorch keeps it in one global flag, not per thread) and off

@@ -342,7 +342,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run the operation on ``args`` (recording one node when grad mode is on and a
         tensor argument requires grad)."""
-        custom_setup = _overrides(cls, "setup_context")
+        custom_setup = cls.__dict__.get("_custom_setup")
+        if custom_setup is None:  # cached per class (inspect is slow)
+            custom_setup = _overrides(cls, "setup_context")
+            type.__setattr__(cls, "_custom_setup", custom_setup)
         if custom_setup:
             args = _bind_args(cls.forward, args, kwargs)
             kwargs = {}

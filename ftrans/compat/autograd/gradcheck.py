@@ -1,6 +1,6 @@
 """``gradcheck`` / ``gradgradcheck``: PyTorch's gradient checks on the compat graph.
 
-The method is the one of the gradcheck notes (``/work/shared/spec/gradcheck-mechanics.md``,
+The method is the one of the gradcheck notes (``spec/gradcheck-mechanics.md``,
 PyTorch's "Gradcheck mechanics"); messages, defaults and the order of the checks follow
 ``torch.autograd.gradcheck`` of PyTorch 2.13.
 

@@ -1,7 +1,7 @@
 """``torch.autograd.profiler`` for the compat layer: a CPU profiler of compat operations.
 
 Source: the ``torch.autograd.profiler`` section of the ``torch.autograd`` reference
-(``/work/shared/spec/torch-autograd-reference.txt``: ``profile``, ``export_chrome_trace``,
+(``spec/torch-autograd-reference.txt``: ``profile``, ``export_chrome_trace``,
 ``key_averages``, ``self_cpu_time_total``, ``table``, ``emit_nvtx``, ``load_nvprof``); where
 it is silent, PyTorch 2.13's observable behaviour (its ``torch.autograd.profiler`` and
 ``profiler_util`` modules: event fields, table layout, time formatting, grouping keys,
