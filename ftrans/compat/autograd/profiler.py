@@ -544,7 +544,7 @@ _ALIASES = {
     "true_divide": "div", "subtract": "sub", "clip": "clamp", "swapaxes": "transpose",
     "swapdims": "transpose", "moveaxis": "movedim", "concat": "cat", "concatenate": "cat",
     "ger": "outer", "greater": "gt", "less": "lt", "greater_equal": "ge",
-    "less_equal": "le", "not_equal": "ne", "float_power": "pow", "fmod": "remainder",
+    "less_equal": "le", "not_equal": "ne",
     "multiply_": "mul_", "divide_": "div_", "subtract_": "sub_", "clip_": "clamp_",
     "float": "to", "double": "to", "half": "to", "long": "to", "int": "to", "short": "to",
     "bool": "to", "byte": "to", "cfloat": "to", "cdouble": "to", "tensor": "lift_fresh",
