@@ -872,8 +872,293 @@ def test_function_under_vmap_errors():
     with pytest.raises(RuntimeError, match="does not have vmap support"):
         ftrans.vmap(NoRule.apply)(np.ones((2, 3)))
     WithRule, _, _ = _vmap_classes(fc)
-    with pytest.raises(NotImplementedError, match="ftrans.custom_vjp"):
-        ftrans.grad(lambda x: WithRule.apply(x, 1.0)[1])(np.ones(3))
+    with pytest.raises(NotImplementedError, match="ftrans.grad around this ftrans.vmap"):
+        ftrans.grad(lambda x: ftrans.vmap(lambda r: WithRule.apply(r, 1.0)[1])(x).sum())(
+            np.ones((2, 3)))
+
+
+# ------------------------------------------------------ under ftrans.grad / vjp / jvp
+def _transform_classes(T):
+    """setup_context-style Functions with backward and jvp (for ftrans.compat or torch)."""
+    class Exp(T.autograd.Function):  # the reference's Exp
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x.exp()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+            ctx.save_for_forward(output)
+
+        @staticmethod
+        def backward(ctx, g):
+            r, = ctx.saved_tensors
+            return g * r
+
+        @staticmethod
+        def jvp(ctx, t):
+            r, = ctx.saved_tensors
+            return t * r
+
+    class MulScale(T.autograd.Function):  # two tensor inputs and a number
+        @staticmethod
+        def forward(x, y, k):
+            return x * y * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y, k = inputs
+            ctx.save_for_backward(x, y)
+            ctx.save_for_forward(x, y)
+            ctx.k = k
+            needs.append(tuple(ctx.needs_input_grad))
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * ctx.k, g * x * ctx.k, None
+
+        @staticmethod
+        def jvp(ctx, tx, ty, tk):
+            x, y = ctx.saved_tensors
+            return (tx * y + x * ty) * ctx.k
+
+    class SinCos(T.autograd.Function):  # two outputs, a non-differentiable one, a number
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x.sin(), x.cos() * 2, x * 0 + 7, 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+            ctx.mark_non_differentiable(output[2])
+
+        @staticmethod
+        def backward(ctx, gs, gc, gn, gi):
+            x, = ctx.saved_tensors
+            seen.append((gn.abs().sum().item(), gi))
+            return gs * x.cos() - 2 * gc * x.sin()
+
+        @staticmethod
+        def jvp(ctx, t):
+            x, = ctx.saved_tensors
+            return t * x.cos(), -2 * t * x.sin(), None, None
+    needs, seen = [], []
+    return Exp, MulScale, SinCos, needs, seen
+
+
+def _nojvp_cls(T):
+    class NoJvp(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return NoJvp
+
+
+def _fd_jac(f, x, eps=1e-6):
+    """Central-difference Jacobian of f (NumPy array -> array), shape f(x).shape + x.shape."""
+    cols = []
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
+
+
+_X = np.array([0.3, -1.2, 2.0])
+_Y = np.array([1.5, 0.5, -0.7])
+_W = np.array([1.0, 2.0, -3.0])
+
+
+def test_function_under_ftrans_grad_matches_finite_differences():
+    import ftrans
+    import ftrans.numpy as fnp
+    Exp, MulScale, _, needs, _ = _transform_classes(fc)
+    g = ftrans.grad(lambda x: fnp.sum(Exp.apply(x) * _W))(_X)
+    np.testing.assert_allclose(g, _fd_grad(lambda a: float((np.exp(a) * _W).sum()), _X),
+                               rtol=1e-7)
+    np.testing.assert_allclose(g, ftrans.grad(lambda x: fnp.sum(fnp.exp(x) * _W))(_X))
+    v, (gx, gy) = ftrans.value_and_grad(
+        lambda x, y: fnp.sum(fnp.sin(MulScale.apply(x, y, 2.5))), argnums=(0, 1))(_X, _Y)
+    ref = ftrans.value_and_grad(lambda x, y: fnp.sum(fnp.sin(x * y * 2.5)), argnums=(0, 1))
+    rv, (rx, ry) = ref(_X, _Y)
+    np.testing.assert_allclose(v, rv)
+    np.testing.assert_allclose(gx, rx)
+    np.testing.assert_allclose(gy, ry)
+    np.testing.assert_allclose(gx, _fd_grad(lambda a: np.sin(a * _Y * 2.5).sum(), _X), rtol=1e-6)
+    np.testing.assert_allclose(gy, _fd_grad(lambda b: np.sin(_X * b * 2.5).sum(), _Y), rtol=1e-6)
+    # an untraced array and a compat Tensor are constants: they need no gradient
+    del needs[:]
+    gc = ftrans.grad(lambda x: fnp.sum(MulScale.apply(x, _Y, 2.0)))(_X)
+    gt = ftrans.grad(lambda x: fnp.sum(MulScale.apply(fc.tensor(_Y), x, 2.0)))(_X)
+    np.testing.assert_allclose(gc, _Y * 2.0)
+    np.testing.assert_allclose(gt, _Y * 2.0)
+    assert needs == [(True, False, False), (False, True, False)]
+
+
+def test_function_under_ftrans_jacrev_and_vjp_multi_output():
+    import ftrans
+    import ftrans.numpy as fnp
+    _, _, SinCos, _, seen = _transform_classes(fc)
+    s, c, n, i = SinCos.apply(fc.tensor(_X))  # outside transforms: Tensors, the number
+    assert isinstance(s, fc.Tensor) and i == 3
+
+    def f(x):
+        s, c, n, i = SinCos.apply(x)
+        assert i == 3
+        return s * _W + c + n * 5.0  # n is not differentiable: it contributes nothing
+
+    jac = ftrans.jacrev(f)(_X)
+    np.testing.assert_allclose(jac, _fd_jac(lambda a: np.sin(a) * _W + 2 * np.cos(a), _X),
+                               rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jac, ftrans.jacrev(lambda x: fnp.sin(x) * _W + 2 * fnp.cos(x))(_X))
+    assert all(gn == 0.0 and gi is None for gn, gi in seen)  # backward got zeros / None
+    out, vjp_fn = ftrans.vjp(lambda x: SinCos.apply(x)[:2], _X)
+    np.testing.assert_allclose(out[1], 2 * np.cos(_X))
+    first = vjp_fn((_W, _Y))[0]
+    np.testing.assert_allclose(first, np.cos(_X) * _W - 2 * np.sin(_X) * _Y)
+    np.testing.assert_allclose(vjp_fn((_W, _Y))[0], first)  # vjp_fn can run again
+
+
+def test_function_under_ftrans_jvp_matches_finite_differences():
+    import ftrans
+    import ftrans.numpy as fnp
+    Exp, MulScale, SinCos, _, _ = _transform_classes(fc)
+    u, eps = np.array([1.0, 0.5, -1.0]), 1e-6
+    out, t = ftrans.jvp(Exp.apply, (_X,), (u,))
+    np.testing.assert_allclose(out, np.exp(_X))
+    np.testing.assert_allclose(t, (np.exp(_X + eps * u) - np.exp(_X - eps * u)) / (2 * eps),
+                               rtol=1e-7)
+    _, t2 = ftrans.jvp(lambda x, y: MulScale.apply(x, y, 3.0), (_X, _Y), (u, _W))
+    np.testing.assert_allclose(t2, ftrans.jvp(lambda x, y: x * y * 3.0, (_X, _Y), (u, _W))[1])
+    np.testing.assert_allclose(
+        t2, ((_X + eps * u) * (_Y + eps * _W) - (_X - eps * u) * (_Y - eps * _W)) * 1.5 / eps,
+        rtol=1e-6)
+    _, t3 = ftrans.jvp(lambda y: MulScale.apply(_X, y, 3.0), (_Y,), (_W,))  # x: constant
+    np.testing.assert_allclose(t3, _X * _W * 3.0)
+    (s, c, n), (ts, tc, tn) = ftrans.jvp(lambda x: SinCos.apply(x)[:3], (_X,), (u,))
+    np.testing.assert_allclose(ts, np.cos(_X) * u)
+    np.testing.assert_allclose(tc, -2 * np.sin(_X) * u)
+    np.testing.assert_allclose(tn, 0.0)
+    # jacfwd: the tangents are batched; the Functions have generate_vmap_rule = True
+    jac = ftrans.jacfwd(lambda x: SinCos.apply(Exp.apply(x))[0])(_X)
+    np.testing.assert_allclose(jac, _fd_jac(lambda a: np.sin(np.exp(a)), _X), rtol=1e-6,
+                               atol=1e-9)
+    np.testing.assert_allclose(jac, ftrans.jacfwd(lambda x: fnp.sin(fnp.exp(x)))(_X))
+
+
+def test_function_under_vmap_of_grad():
+    import ftrans
+    import ftrans.numpy as fnp
+    Exp, _, _, _, _ = _transform_classes(fc)
+    xs = np.stack([_X, _Y, _W])
+    g = ftrans.vmap(ftrans.grad(lambda x: fnp.sum(Exp.apply(x) * x)))(xs)
+    np.testing.assert_allclose(g, np.exp(xs) * (1 + xs))
+    t = ftrans.vmap(lambda x: ftrans.jvp(Exp.apply, (x,), (x,))[1])(xs)
+    np.testing.assert_allclose(t, np.exp(xs) * xs)
+
+
+def test_function_under_transforms_errors():
+    import ftrans
+    import ftrans.numpy as fnp
+    Exp, MulScale, SinCos, _, _ = _transform_classes(fc)
+    Classic = _exp_cls(fc)
+    for call in (lambda: ftrans.grad(lambda x: fnp.sum(Classic.apply(x)))(_X),
+                 lambda: ftrans.jvp(Classic.apply, (_X,), (_X,))):
+        with pytest.raises(RuntimeError, match="must override the setup_context"):
+            call()
+
+    NoJvp = _nojvp_cls(fc)
+    with pytest.raises(NotImplementedError, match="must implement the jvp function"):
+        ftrans.jvp(NoJvp.apply, (_X,), (_X,))
+    np.testing.assert_allclose(ftrans.jacrev(NoJvp.apply)(_X), 2 * np.eye(3))  # needs no rule
+    with pytest.raises(RuntimeError, match="does not have vmap support"):
+        ftrans.jacfwd(lambda x: MulScale.apply(x, _Y, 1.0))(_X)
+    with pytest.raises(RuntimeError, match="does not have vmap support"):
+        ftrans.vmap(ftrans.grad(lambda x: fnp.sum(MulScale.apply(x, x, 1.0))))(np.ones((2, 3)))
+    nested = (ftrans.grad(lambda x: fnp.sum(ftrans.grad(lambda y: fnp.sum(Exp.apply(y)))(x))),
+              ftrans.hessian(lambda x: fnp.sum(Exp.apply(x))),
+              ftrans.jacrev(ftrans.jacfwd(Exp.apply)),
+              lambda x: ftrans.linearize(Exp.apply, x)[1](x))
+    for f in nested:
+        with pytest.raises(NotImplementedError, match="nested ftrans transforms"):
+            f(_X)
+    # grad of vmap: the recorded graph (the residual) would have to be batched
+    inner = ftrans.vmap(lambda y, x: ftrans.grad(lambda z: fnp.sum(Exp.apply(x * y)) * z)(1.0),
+                        in_axes=(0, None))
+    with pytest.raises(NotImplementedError, match="cannot be batched"):
+        ftrans.grad(lambda x: fnp.sum(inner(_Y, x)))(_X)
+
+    class Dirty(NoJvp):
+        @staticmethod
+        def forward(x):
+            return x.mul_(2)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.mark_dirty(inputs[0])
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 2
+    with pytest.raises(RuntimeError, match="in-place"):
+        ftrans.grad(lambda x: fnp.sum(Dirty.apply(x)))(_X.copy())
+    with pytest.raises(RuntimeError, match="in place"):
+        ftrans.jvp(Dirty.apply, (_X.copy(),), (_X,))
+
+
+@needs_torch
+def test_function_under_transforms_agrees_with_torch_func():
+    import torch
+    import ftrans
+    import ftrans.numpy as fnp
+    Exp_t, MulScale_t, SinCos_t, needs_t, _ = _transform_classes(torch)
+    Exp_f, MulScale_f, SinCos_f, needs_f, _ = _transform_classes(fc)
+    tt = torch.tensor
+    x, y, w = tt(_X), tt(_Y), tt(_W)
+
+    def close(a, b):
+        np.testing.assert_allclose(np.asarray(a), b.detach().numpy(), rtol=1e-12, atol=1e-14)
+    gt = torch.func.grad(lambda x, y: (MulScale_t.apply(x, y, 2.5).sin() * w).sum(),
+                         argnums=(0, 1))(x, y)
+    gf = ftrans.grad(lambda x, y: fnp.sum(fnp.sin(MulScale_f.apply(x, y, 2.5)) * _W),
+                     argnums=(0, 1))(_X, _Y)
+    for a, b in zip(gf, gt):
+        close(a, b)
+    # torch runs setup_context twice per call (an inner level, then the grad level)
+    assert needs_f == [needs_t[-1]]
+    close(ftrans.jacrev(lambda x: SinCos_f.apply(x)[1])(_X),
+          torch.func.jacrev(lambda x: SinCos_t.apply(x)[1])(x))
+    pt, tt_ = torch.func.jvp(lambda x: SinCos_t.apply(Exp_t.apply(x))[:3], (x,), (w,))
+    pf, tf = ftrans.jvp(lambda x: SinCos_f.apply(Exp_f.apply(x))[:3], (_X,), (_W,))
+    for a, b in zip(pf + tf, pt + tt_):
+        close(a, b)
+    close(ftrans.jacfwd(Exp_f.apply)(_X), torch.func.jacfwd(Exp_t.apply)(x))
+    xs = np.stack([_X, _Y])
+    close(ftrans.vmap(ftrans.grad(lambda x: fnp.sum(Exp_f.apply(x) * x)))(xs),
+          torch.func.vmap(torch.func.grad(lambda x: (Exp_t.apply(x) * x).sum()))(tt(xs)))
+    # the same error types
+    for T, f in ((torch, torch.func), (fc, ftrans)):
+        Classic = _exp_cls(T)
+        arg = x if T is torch else _X
+        with pytest.raises(RuntimeError, match="setup_context"):
+            f.grad(lambda a: Classic.apply(a).sum())(arg)
+        with pytest.raises(NotImplementedError, match="jvp function"):
+            f.jvp(_nojvp_cls(T).apply, (arg,), (arg,))
 
 
 # ------------------------------------------------------------------ mark_dirty on views
