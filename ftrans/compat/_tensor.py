@@ -217,6 +217,9 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        x = self._x
+        if x is not None and x.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
     @property

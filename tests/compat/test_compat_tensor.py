@@ -223,3 +223,12 @@ _NP_DATA = [np.float64(1.5), np.float32(1.5), np.complex128(1j), np.int32(3), np
 def test_tensor_dtype_inference_with_numpy_scalars(k):
     from compat_diff import assert_same
     assert_same(lambda T: T.tensor(_NP_DATA[k]).dtype)
+
+
+@needs_torch
+def test_inference_tensor_has_no_version_counter():
+    def snippet(T):
+        with T.inference_mode():
+            t = T.ones(2)
+        return t._version
+    assert_same(snippet, message="Inference tensors do not track version counter")
