@@ -1407,24 +1407,24 @@ amin = _amax_like(R.reduce_min_p, _AminBackward0, np.min)
 _ARG_COMPLEX = "{}(): does not support complex input"
 
 
-def argmax(input, dim=None, keepdim=False):  # noqa: A002
-    _refuse_complex(input, msg=_ARG_COMPLEX.format("argmax"), exc=RuntimeError)
-    d = input._data
-    if dim is None:
-        r = np.argmax(d)
-        return _make_plain(np.asarray(r, np.int64).reshape((1,) * d.ndim if keepdim else ()))
-    r = np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim)
-    return _make_plain(np.asarray(r, np.int64))
+def _arg_extremum(npf, name):
+    """``argmax``/``argmin``: int64 indices (of the flattened tensor when ``dim`` is None);
+    complex tensors are refused as in PyTorch."""
+    def f(input, dim=None, keepdim=False):  # noqa: A002
+        _refuse_complex(input, msg=_ARG_COMPLEX.format(name), exc=RuntimeError)
+        d = input._data
+        if dim is None:
+            r = npf(d)
+            return _make_plain(np.asarray(r, np.int64).reshape((1,) * d.ndim if keepdim
+                                                                else ()))
+        r = npf(d, axis=_dim(dim, d.ndim), keepdims=keepdim)
+        return _make_plain(np.asarray(r, np.int64))
+    f.__name__ = f.__qualname__ = name
+    return f
 
 
-def argmin(input, dim=None, keepdim=False):  # noqa: A002
-    _refuse_complex(input, msg=_ARG_COMPLEX.format("argmin"), exc=RuntimeError)
-    d = input._data
-    if dim is None:
-        r = np.argmin(d)
-        return _make_plain(np.asarray(r, np.int64).reshape((1,) * d.ndim if keepdim else ()))
-    r = np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim)
-    return _make_plain(np.asarray(r, np.int64))
+argmax = _arg_extremum(np.argmax, "argmax")
+argmin = _arg_extremum(np.argmin, "argmin")
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
@@ -2561,7 +2561,7 @@ def _rebase(self, node, k=0):
     """Make ``node`` (an in-place operation on ``self``, its input ``k``) the history of
     ``self`` -- through a CopySlices node on its base when ``self`` is a view."""
     inner = node
-    if getattr(inner, "_outsv", None) is not None and type(inner._outsv) is tuple:
+    if inner._outsv is not None and type(inner._outsv) is tuple:
         vc = self._vc
         inner._outsv = (None, self._data, vc, vc[0], None)
     x = self._x

@@ -462,6 +462,15 @@ def _put(bufs, n, nr, g, cg):
     b[nr] = g if old is None else _add(old, g, cg)
 
 
+def _hook_result(fn, r, n):
+    """The tuple a node hook returned, which must have ``n`` entries."""
+    r = tuple(r)
+    if len(r) != n:
+        raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an incorrect "
+                           f"number of values (got {len(r)}, but expected {n})")
+    return r
+
+
 def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
     if _AM._enabled and not checked:  # warn on errors, check for NaN (anomaly_mode)
         return _AM.run_checked(n, _run_node, (n, buf, keep, cg, cap, results, run_set, True))
@@ -494,11 +503,7 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
         for fn in list(hk.pre.values()):
             r = fn(tuple(None if g is None else _to_tensor(g, cg) for g in buf))
             if r is not None:
-                r = tuple(r)
-                if len(r) != len(buf):
-                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an "
-                                       f"incorrect number of values (got {len(r)}, but expected "
-                                       f"{len(buf)})")
+                r = _hook_result(fn, r, len(buf))
                 buf = [None if x is None else _from_tensor(x, cg, "a node pre-hook") for x in r]
     if buf[0] is None and (len(buf) == 1 or all(g is None for g in buf)):
         outs = [None] * nnext  # no gradient arrived (e.g. a pre-hook returned None)
@@ -524,12 +529,7 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
         for fn in list(hk.post.values()):
             r = fn(gi, go)
             if r is not None:
-                r = tuple(r)
-                if len(r) != len(gi):
-                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an "
-                                       f"incorrect number of values (got {len(r)}, but expected "
-                                       f"{len(gi)})")
-                gi = r
+                gi = _hook_result(fn, r, len(gi))
         outs = list(outs)
         for j, i in enumerate(sel):
             outs[i] = None if gi[j] is None else _from_tensor(gi[j], cg, "a node hook")

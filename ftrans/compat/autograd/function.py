@@ -121,6 +121,7 @@ class BackwardCFunction(G.Node, FunctionCtx):
     _fast = False
     _custom = True
     _forward_cls = None
+    _outsv = None  # saved outputs live in ``_saved`` (what CopySlices/_rebase read)
 
     def name(self):
         return type(self).__name__

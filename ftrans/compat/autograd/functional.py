@@ -213,6 +213,22 @@ _V_NONE_INPUT = ("The vector v can only be None if the input to the user-provide
 
 
 # ------------------------------------------------------------------------------ vjp / jvp
+def _call(func, inputs, strict, fn_name):
+    """``func(*inputs)`` as ``(is_tuple, outputs)``, the outputs checked (Tensors, and in
+    strict mode requiring grad)."""
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
+                                          "function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
+def _result(outputs, is_outputs_tuple, res, is_res_tuple, create_graph):
+    """``(func_output, result)`` as returned: detached unless ``create_graph``, single
+    Tensors where a Tensor (not a tuple) was given."""
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(res, create_graph), is_res_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^H J)``: the vector-Jacobian product at ``inputs``.
 
@@ -247,20 +263,14 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "vjp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
         v = _v_or_default(v, outputs, is_outputs_tuple, create_graph, "vjp",
                           "The vector v can only be None if the user-provided function "
                           "returns a single Tensor with a single element.")
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 def _double_back_trick(outputs, inputs, strict):
@@ -310,18 +320,12 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, "jvp",
                           "The vector v can only be None if the input to the user-provided "
                           "function is a single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
         grad_outputs, grad_inputs = _double_back_trick(outputs, inputs, strict)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_outputs_tuple))
+    return _result(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
 
 
 # ------------------------------------------------------------------------------ jacobian
@@ -442,10 +446,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jacobian")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
         if vectorize:
             if strict:
                 raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
@@ -557,10 +558,7 @@ def _hessian_prelude(func, inputs, v, create_graph, strict, fn_name):
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
     inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
     v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_INPUT)
-    outputs = func(*inputs)
-    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                          fn_name)
-    _check_requires_grad(outputs, "outputs", strict=strict)
+    is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
     _single_output(outputs, is_outputs_tuple, fn_name)
     jac = _autograd_grad(outputs, inputs, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict=strict)
@@ -605,10 +603,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 vhp.__doc__ = ("``(func(inputs), v^H H)``: the vector-Hessian product of the scalar function "
@@ -627,10 +622,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(res, is_inputs_tuple))
+    return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 hvp.__doc__ = ("``(func(inputs), H v)``: the Hessian-vector product of the scalar function "
