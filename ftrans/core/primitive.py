@@ -24,6 +24,10 @@ A :class:`Primitive` carries, in one object, everything a transform needs:
     output (``custom_vjp``'s user residuals, ``checkpoint``'s inputs only): reverse
     mode then calls it instead of ``impl`` and passes ``residuals`` to ``vjp`` in
     place of ``primals``.
+``lowering`` (optional)
+    what the compiler (:mod:`ftrans.compiler`) needs to emit this primitive in a
+    compiled program; a primitive without one makes the compiler split the program
+    and call ``impl`` between compiled segments (a slower path, never an error).
 ``batch(args, dims, **params) -> (out, out_dim)``
     vectorizing rule used by ``vmap``.  Until a primitive defines one, vmap raises
     ``NotImplementedError`` naming the primitive (no silent slow fallback).
@@ -61,7 +65,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "vjp", "vjp_fwd", "batch",
-                 "differentiable", "multiple_results", "__weakref__")
+                 "lowering", "differentiable", "multiple_results", "__weakref__")
 
     def __init__(self, name: str, *, differentiable: bool = True, multiple_results: bool = False):
         if name in _registry:
@@ -75,6 +79,7 @@ class Primitive:
         self.vjp = None
         self.vjp_fwd = None
         self.batch = None
+        self.lowering = None
         _registry[name] = self
 
     def bind(self, *args, **params):
