@@ -187,7 +187,24 @@ def _as_array(o):
     return o
 
 
+def _weak_inputs(ir):
+    """Positions of the program's weakly typed inputs (cached on the IR)."""
+    w = ir.cache.get("weak_inputs")
+    if w is None:
+        w = ir.cache["weak_inputs"] = tuple(i for i, v in enumerate(ir.in_vars)
+                                            if v.aval.weak_type)
+    return w
+
+
 def _run(ir, args):
+    weak = _weak_inputs(ir)
+    if weak:
+        # a weakly typed input runs as a Python scalar (it may arrive as a 0-d array:
+        # a residual or an output of another program)
+        args = list(args)
+        for i in weak:
+            if isinstance(args[i], (np.ndarray, np.generic)):
+                args[i] = args[i].item()
     backend = _backend(args)
     if backend is None:
         with set_current_trace(EVAL):
@@ -492,6 +509,9 @@ def _leaf_key(x, who, where):
     if isinstance(x, Tracer):
         if not x._trace.active:
             raise _escaped(x)
+        aval = getattr(x, "aval", None)  # a staged Python scalar (jit inside jit)
+        if aval is not None and aval.weak_type:
+            return ("weak", aval.dtype)
         return (tuple(x.shape), np.dtype(x.dtype))
     if isinstance(x, np.generic):
         return ((), x.dtype)
@@ -507,6 +527,9 @@ def _aval(x):
     t = type(x)
     if t in (float, int, bool, complex):
         return ShapedArray((), np.asarray(x).dtype, weak_type=True)
+    aval = getattr(x, "aval", None)
+    if isinstance(x, Tracer) and aval is not None and aval.weak_type:
+        return aval
     return ShapedArray(tuple(x.shape), x.dtype)
 
 
@@ -768,6 +791,7 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     jitted._cache_size = lambda: len(cache)
     jitted._trace_count = lambda: counter[0]
     jitted._clear_cache = lambda: (cache.clear(), fast.clear())
+    jitted._cached_irs = lambda: [s.ir for s in cache.values()]
     return jitted
 
 
