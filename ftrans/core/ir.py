@@ -414,7 +414,7 @@ def dce(ir: IR, used_outputs=None) -> IR:
               eqns, outs)
 
 
-def partition(ir: IR, unknown_inputs):
+def partition(ir: IR, unknown_inputs, force_unknown=()):
     """Split a program into the part computable from the *known* inputs and the rest.
 
     This is partial evaluation (JAX's ``partial_eval_jaxpr_nounits``): an equation is
@@ -429,6 +429,10 @@ def partition(ir: IR, unknown_inputs):
     ir : IR
     unknown_inputs : sequence of bool
         One flag per ``ir.in_vars`` entry.
+    force_unknown : collection of Eqn, optional
+        Equations put on the unknown side even when all their inputs are known (a
+        backward pass's recomputations: ``checkpoint``'s, and the derivative factors
+        that ``ftrans.jit`` keeps out of its forward program).
 
     Returns
     -------
@@ -440,9 +444,10 @@ def partition(ir: IR, unknown_inputs):
         that does not depend on an unknown input is a known output).
     """
     unknown = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
+    force = {id(e) for e in force_unknown}
     known_eqns, unknown_eqns = [], []
     for e in ir.eqns:
-        if any(type(a) is Var and a in unknown for a in e.inputs):
+        if id(e) in force or any(type(a) is Var and a in unknown for a in e.inputs):
             unknown_eqns.append(e)
             unknown.update(e.outputs)
         else:

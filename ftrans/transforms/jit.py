@@ -325,7 +325,7 @@ def _vjp_programs(ir):
     n = len(ir.in_vars)
     diff_in = [is_inexact(a.dtype) for a in ir.in_avals]
     diff_out = [is_inexact(a.dtype) for a in ir.out_avals]
-    reached = []
+    reached, n_fwd = [], []
 
     def joint(*args):
         cts = iter(args[n:])
@@ -336,6 +336,7 @@ def _vjp_programs(ir):
                 outs = eval_ir(ir, *ins)
         finally:
             trace.finish()
+        n_fwd.append(len(_ctx.trace.eqns))  # the equations staged so far: forward pass
         primals, seeds = [], {}
         for o, d in zip(outs, diff_out):
             c = next(cts) if d else None
@@ -355,10 +356,16 @@ def _vjp_programs(ir):
 
     avals = ir.in_avals + [ShapedArray(a.shape, a.dtype)
                            for a, d in zip(ir.out_avals, diff_out) if d]
-    joint_ir = _stage_closed(joint, avals, "vjp")
+    joint_ir, lifted = stage(joint, avals, "vjp")
+    assert not lifted
+    # every equation of the backward pass stays in the backward program, even when it
+    # reads forward values only (derivative factors such as cos(x), checkpoint's
+    # recomputation): the forward program is the forward pass plus residuals
+    backward_eqns = joint_ir.eqns[n_fwd[0]:]
+    joint_ir = dce(joint_ir)
     n_out = len(ir.out_vars)
     known, unknown, out_unknown, _ = partition(
-        joint_ir, [False] * n + [True] * (len(avals) - n))
+        joint_ir, [False] * n + [True] * (len(avals) - n), force_unknown=backward_eqns)
     assert not any(out_unknown[:n_out]), "a primal output depends on a cotangent"
     progs = _VJPPrograms()
     progs.fwd, progs.bwd, progs.n_out = known, unknown, n_out
