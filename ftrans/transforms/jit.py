@@ -301,7 +301,7 @@ class _VJPPrograms:
     def bwd_for(self, needs):
         """The backward program restricted to the cotangents in ``needs`` (DCE)."""
         used = [False] * len(self.bwd.out_vars)
-        for (where, k), need in zip_in_ct(self.in_ct, needs):
+        for (where, k), need in _zip_in_ct(self.in_ct, needs):
             if where == "bwd" and need:
                 used[k] = True
         key = tuple(used)
@@ -311,7 +311,7 @@ class _VJPPrograms:
         return prog, used
 
 
-def zip_in_ct(in_ct, needs):
+def _zip_in_ct(in_ct, needs):
     for c, need in zip(in_ct, needs):
         if c is not None:
             yield c, need
@@ -523,7 +523,7 @@ def _leaf_key(x, who, where):
     if isinstance(x, np.generic):
         return ((), x.dtype)
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (str, bytes)):
-        return (t, tuple(x.shape), np.dtype(x.dtype))
+        return (t, tuple(x.shape), x.dtype)  # another array type: its own programs
     raise TypeError(
         f"{who}: {where} is a {t.__name__}, not an array or a Python scalar. Arguments of "
         "a jitted function are traced: pass arrays (or pytrees of them), or mark this "
@@ -537,7 +537,13 @@ def _aval(x):
     aval = getattr(x, "aval", None)
     if isinstance(x, Tracer) and aval is not None and aval.weak_type:
         return aval
-    return ShapedArray(tuple(x.shape), x.dtype)
+    try:
+        dtype = np.dtype(x.dtype)
+    except TypeError:
+        raise TypeError(f"jit: arguments of type {t.__module__}.{t.__name__} (dtype "
+                        f"{x.dtype!r}) cannot be staged: the dtype is not a NumPy dtype; pass "
+                        "NumPy or CuPy arrays") from None
+    return ShapedArray(tuple(x.shape), dtype)
 
 
 class _Call:
