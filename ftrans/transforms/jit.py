@@ -552,6 +552,18 @@ class _Call:
     __slots__ = ("leaves", "in_tree", "static", "key", "args", "kwargs")
 
 
+_FLAT_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, complex})
+_FLAT_TREES = {}
+
+
+def _flat_tree(n):
+    """The structure of ``((leaf,) * n, {})`` (cached)."""
+    t = _FLAT_TREES.get(n)
+    if t is None:
+        t = _FLAT_TREES[n] = tree_flatten((tuple(range(n)), {}))[1]
+    return t
+
+
 def _split(who, args, kwargs, nums, names):
     call = _Call()
     nargs = len(args)
@@ -581,7 +593,11 @@ def _split(who, args, kwargs, nums, names):
                     "instead of a list, ...), or make it a traced (non-static) argument if "
                     "it is an array.") from None
         raise
-    leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    if not dyn_kwargs and all(type(a) in _FLAT_LEAF_TYPES or isinstance(a, Tracer)
+                              for a in dyn_args):
+        leaves, in_tree = list(dyn_args), _flat_tree(len(dyn_args))  # no pytree to walk
+    else:
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     where = _leaf_where(in_tree, dyn_args, static_pos)
     call.leaves = leaves
     call.in_tree = in_tree
