@@ -474,3 +474,32 @@ def test_cupy_arguments_run_the_gpu_program_and_stay_on_the_device(monkeypatch):
                                rtol=1e-13)
     jf(x)  # the same function on NumPy arrays: the CPU program
     assert "cpu" in seen
+
+
+def test_callable_objects_partials_and_keyword_only_static_names():
+    import functools
+
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x, *, mode):
+            return x * self.k if mode == "mul" else x + self.k
+    js = ftrans.jit(Scale(3.0), static_argnames="mode")
+    x = _x(3)
+    np.testing.assert_allclose(js(x, mode="mul"), 3 * x)
+    np.testing.assert_allclose(js(x, mode="add"), x + 3)
+    assert js._trace_count() == 2
+    jp = ftrans.jit(functools.partial(lambda a, x: a * x, 2.0))
+    np.testing.assert_allclose(jp(x), 2 * x)
+    ir = ftrans.make_ir(Scale(2.0), static_argnames="mode")(x, mode="mul")
+    assert [e.prim.name for e in ir.eqns] == ["mul"]
+
+
+def test_no_arguments_and_integer_and_boolean_arguments():
+    np.testing.assert_array_equal(ftrans.jit(lambda: fnp.ones(2) * 2.0)(), [2.0, 2.0])
+    jf = ftrans.jit(lambda x: x * 2)
+    out = jf(np.arange(3))
+    assert out.dtype == np.arange(3).dtype
+    np.testing.assert_array_equal(out, [0, 2, 4])
+    np.testing.assert_array_equal(jf(np.array([True, False])), [2, 0])
