@@ -21,6 +21,15 @@ from .vjp import VJPTrace, VJPTracer, _Output
 __all__ = ["linearize"]
 
 
+class _ReplayTape(VJPTrace):
+    """A tape that keeps every primitive's inputs, so that it can be replayed by binding
+    the primitives again (also those whose reverse mode saves other residuals: ``jit``,
+    ``custom_vjp``, ``checkpoint``, ``sin``)."""
+
+    __slots__ = ()
+    keep_inputs = True
+
+
 def linearize(fun, *primals):
     """Linearize ``fun`` at ``primals``.
 
@@ -44,7 +53,7 @@ def linearize(fun, *primals):
     """
     leaves, tree = tree_flatten(tuple(primals))
     leaves = [check_input(l, "linearize") for l in leaves]
-    rec = VJPTrace(_ctx.trace, "linearize")
+    rec = _ReplayTape(_ctx.trace, "linearize")
     tangent_in = [rec.new_input(np.zeros(l.shape, l.dtype)) if is_inexact(l.dtype) else
                   zeros_like_leaf(l) for l in leaves]
     try:
@@ -78,10 +87,6 @@ def linearize(fun, *primals):
                     values[i] = values[entry.src][entry.k]
                 continue
             prim, params, args, _, parents = entry
-            if prim.vjp_fwd is not None:  # its tape entry keeps residuals, not inputs
-                raise NotImplementedError(
-                    f"linearize: primitive {prim.name!r} applied to tangents cannot be "
-                    "replayed; use jvp instead")
             call_args = [values[p] if p >= 0 else a for p, a in zip(parents, args)]
             values[i] = prim.bind(*call_args, **params)
         res = [as_output(values[pos]) if pos is not None else c

@@ -54,6 +54,9 @@ class VJPTrace(Trace):
     """Reverse-mode trace; see the module docstring."""
 
     __slots__ = ("tape",)
+    #: record each primitive's inputs as its residuals even where it has a ``vjp_fwd``
+    #: (``linearize`` replays the tape by binding the primitives again)
+    keep_inputs = False
 
     def __init__(self, parent, name):
         super().__init__(parent, name)
@@ -76,7 +79,7 @@ class VJPTrace(Trace):
         parent = self.parent
         if parents is None:
             return parent.process_primitive(prim, args, params)
-        if prim.vjp_fwd is not None:
+        if prim.vjp_fwd is not None and not self.keep_inputs:
             with set_current_trace(parent):
                 ans, residuals = prim.vjp_fwd(*primals, **params)
         else:

@@ -161,9 +161,6 @@ def test_jvp_vjp_linearize_of_jit_with_several_outputs():
     np.testing.assert_allclose(gy, ct["a"] * np.sin(x), rtol=1e-13)
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="linearize cannot replay primitives with a vjp_fwd (jit, "
-                          "custom_vjp, checkpoint): its tape keeps their residuals, not inputs")
 def test_linearize_of_jit():
     jf = jit(lambda x: fnp.sin(x) * x)
     x, t = _x(3), _x(3, seed=1)

@@ -224,3 +224,21 @@ def test_hvp_large_does_not_form_the_hessian():
     np.testing.assert_allclose(hv[0], _quartic_hv(x, v), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(g[0], _quartic_grad(x), rtol=1e-12, atol=1e-12)
     assert peak < 100 * n * 8, f"hvp peak {peak / 1e6:.1f} MB: is the Hessian being formed?"
+
+
+def test_linearize_through_custom_vjp_and_checkpoint():
+    # their reverse mode saves residuals other than their inputs; the linearize tape
+    # keeps the inputs, so it can replay them
+    @ftrans.custom_vjp
+    def f(x):
+        return fnp.sin(x) * x
+
+    f.defvjp(lambda x: (f(x), x), lambda x, ct: (ct * (fnp.cos(x) * x + fnp.sin(x)),))
+    g = ftrans.checkpoint(lambda x: fnp.tanh(x) ** 2)
+    x = np.linspace(-1.0, 1.0, 4)
+    t = np.array([0.5, -1.0, 2.0, 0.25])
+    _, lin_f = linearize(f, x)
+    _, lin_g = linearize(g, x)
+    np.testing.assert_allclose(lin_f(t), (np.cos(x) * x + np.sin(x)) * t, rtol=1e-13)
+    th = np.tanh(x)
+    np.testing.assert_allclose(lin_g(t), 2 * th * (1 - th ** 2) * t, rtol=1e-13)
