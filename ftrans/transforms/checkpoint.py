@@ -76,7 +76,7 @@ def checkpoint(fun):
         Same values and derivatives as ``fun``; under ``grad``/``vjp`` only its inputs
         are kept for the backward pass, which re-runs ``fun`` to rebuild the rest.
         Traced values that ``fun`` closes over (found in its closure cells, see
-        :func:`~ftrans.transforms._closure.closure_convert`) are passed as extra inputs, so they are differentiated
+        ``closure_convert``) are passed as extra inputs, so they are differentiated
         and batched too.
     """
     @functools.wraps(fun)
