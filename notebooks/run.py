@@ -64,6 +64,7 @@ def notebooks(selection=()):
 def _execute(nb, path):
     from nbclient import NotebookClient
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                            record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
 
