@@ -70,7 +70,7 @@ def _directive(modname, name, obj):
     if callable(obj):
         return f".. autofunction:: {modname}.{name}\n"
     doc = _DATA_DOCS.get(name, f"A constant of type ``{type(obj).__name__}``.")
-    return f".. py:data:: {modname}.{name}\n\n   {doc}\n"
+    return f".. py:data:: {name}\n\n   {doc}\n"
 
 
 def _title(text, ch="="):

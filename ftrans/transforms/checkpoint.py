@@ -78,6 +78,13 @@ def checkpoint(fun):
         Traced values that ``fun`` closes over (found in its closure cells, see
         ``closure_convert``) are passed as extra inputs, so they are differentiated
         and batched too.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> block = ftrans.checkpoint(lambda x: fnp.sin(x) * x)
+    >>> ftrans.grad(lambda x: fnp.sum(block(x)))(np.zeros(2))
+    array([0., 0.])
     """
     @functools.wraps(fun)
     def wrapped(*args):
