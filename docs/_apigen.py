@@ -200,7 +200,7 @@ def _compat_page():
 def _compat_tensor_page():
     return "\n".join([_title("``ftrans.compat.Tensor``"),
                       ".. currentmodule:: ftrans.compat\n",
-                      ".. autoclass:: ftrans.compat.Tensor\n   :members:\n"])
+                      ".. autoclass:: ftrans.compat.Tensor\n   :members:\n   :undoc-members:\n"])
 
 
 def _compat_autograd_page():

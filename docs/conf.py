@@ -47,7 +47,6 @@ nb_execution_mode = "off"
 nb_merge_streams = True
 
 # --- autodoc / napoleon (NumPy-style docstrings; Google style in compat/)
-autodoc_default_options = {"members": False, "undoc-members": False}
 autodoc_typehints = "none"        # signatures as written; types live in the docstrings
 autodoc_member_order = "bysource"
 napoleon_google_docstring = True     # compat/ uses Google style
