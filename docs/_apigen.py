@@ -231,6 +231,18 @@ def generate(outdir: Path):
         "compat_tensor": _compat_tensor_page(),
         "compat_autograd": _compat_autograd_page(),
     }
+    # a public submodule of ftrans without a page of its own above (one added later,
+    # e.g. ftrans.lax) still gets one, listing all of its public names
+    import ftrans
+    for name in getattr(ftrans, "__all__", ()):
+        obj = getattr(ftrans, name, None)
+        if isinstance(obj, types.ModuleType) and name not in pages \
+                and f"ftrans.{name}" not in ("ftrans.scipy",):
+            pages[name] = _module_page(f"ftrans.{name}", (obj.__doc__ or "").split("\n")[0])
+    toc = [_title("API reference"),
+           "Generated from the docstrings of every public name (each module's "
+           "``__all__``).\n", ".. toctree::", "   :maxdepth: 1", ""]
+    pages = {"index": "\n".join(toc + [f"   {name}" for name in pages]) + "\n", **pages}
     for name, text in pages.items():
         path = outdir / f"{name}.rst"
         if not path.exists() or path.read_text() != text:   # keep Sphinx's cache warm
