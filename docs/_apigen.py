@@ -35,7 +35,10 @@ def _public(mod):
         names = [n for n in dir(mod) if not n.startswith("_")]
     out = []
     for n in names:
-        obj = getattr(mod, n)
+        try:
+            obj = getattr(mod, n)
+        except ImportError:             # a lazily imported optional backend (CuPy)
+            continue
         # names imported from elsewhere into a module without __all__ (np, warnings...)
         if isinstance(obj, types.ModuleType) and not obj.__name__.startswith("ftrans"):
             continue
@@ -90,7 +93,7 @@ def _module_page(modname, intro, sections=None, members_of=(), exclude=()):
             lines.append(_title(heading, "-"))
         for n in group:
             seen.add(n)
-            obj = getattr(mod, n)
+            obj = getattr(mod, n)   # (already imported by _public)
             d = _directive(modname, n, obj)
             if d is None:
                 continue
