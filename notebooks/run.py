@@ -8,8 +8,8 @@ Usage (from anywhere; the kernel imports ftrans from this checkout)::
                                              # notebook errors, runs over its budget, or
                                              # its committed outputs are stale
 
-Each notebook runs top to bottom in a new ``python3`` kernel (the ipykernel of the
-Python running this script), with the ``notebooks/`` folder as working directory and
+Each notebook runs top to bottom in a new ``python3`` kernel (pinned to the Python
+running this script, i.e. the venv's ipykernel), with the ``notebooks/`` folder as working directory and
 the repository root first on ``PYTHONPATH``; two run at a time (a process pool of 2).
 After a run the notebook's metadata holds ``ftrans.source_sha256``, the hash of its
 code cells' sources: ``tests/notebooks/test_notebooks.py`` recomputes it, so editing a
@@ -61,6 +61,27 @@ def notebooks(selection=()):
     return paths
 
 
+def _pin_kernel() -> None:
+    """Make the ``python3`` kernel this interpreter (the venv's), whatever else is installed.
+
+    A kernelspec directory on ``JUPYTER_PATH`` takes precedence over user and system
+    ones, so a ``python3`` kernelspec registered elsewhere (another Python) is not used.
+    """
+    import atexit
+    import json
+    import shutil
+    import tempfile
+    root = Path(tempfile.mkdtemp(prefix="ftrans-kernels-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    spec = root / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3", "language": "python"}))
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(root)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+
+
 def _execute(nb, path):
     from nbclient import NotebookClient
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
@@ -75,6 +96,8 @@ def run_one(path: Path, write: bool, have_gpu: bool):
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    if "ftrans-kernels-" not in os.environ.get("JUPYTER_PATH", ""):
+        _pin_kernel()
     nb = nbformat.read(path, as_version=4)
     committed_hash = nb.metadata.get("ftrans", {}).get("source_sha256")
     meta = dict(nb.metadata.get("ftrans", {}))
