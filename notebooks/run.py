@@ -151,6 +151,7 @@ def main(argv=None) -> int:
         print("no notebook matches", args.names, file=sys.stderr)
         return 2
     have_gpu = gpu_available()
+    _pin_kernel()                  # once, here: the pool's workers inherit JUPYTER_PATH
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_one, paths, [not args.check] * len(paths),
