@@ -76,8 +76,15 @@ def checkpoint(fun):
         Same values and derivatives as ``fun``; under ``grad``/``vjp`` only its inputs
         are kept for the backward pass, which re-runs ``fun`` to rebuild the rest.
         Traced values that ``fun`` closes over (found in its closure cells, see
-        :func:`~ftrans.transforms._closure.closure_convert`) are passed as extra inputs, so they are differentiated
+        ``closure_convert``) are passed as extra inputs, so they are differentiated
         and batched too.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> block = ftrans.checkpoint(lambda x: fnp.sin(x) * x)
+    >>> ftrans.grad(lambda x: fnp.sum(block(x)))(np.zeros(2))
+    array([0., 0.])
     """
     @functools.wraps(fun)
     def wrapped(*args):

@@ -89,6 +89,13 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     ------
     TypeError
         Complex inputs without ``holomorphic=True`` (real ones with it), integer inputs.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
     """
     def jac_f(*args, **kwargs):
         f, diff_args, single = _split_args(fun, args, kwargs, argnums, "jacfwd")
@@ -137,6 +144,13 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
     ------
     TypeError
         Complex inputs or outputs without ``holomorphic=True``, integer inputs.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.jacrev(lambda x: fnp.stack([x[0] * x[1], x[1]]))(np.array([2.0, 3.0]))
+    array([[3., 2.],
+           [0., 1.]])
     """
     def jac_f(*args, **kwargs):
         f, diff_args, single = _split_args(fun, args, kwargs, argnums, "jacrev")
@@ -189,7 +203,15 @@ jacobian = jacrev
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
-    """Hessian of a scalar function, ``jacfwd(jacrev(fun))``: shape ``in.shape * 2``."""
+    """Hessian of a scalar function, ``jacfwd(jacrev(fun))``: shape ``in.shape * 2``.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
@@ -214,6 +236,14 @@ def hvp(fun, primals, tangents):
     ------
     TypeError, ValueError
         As :func:`~ftrans.jvp` and :func:`~ftrans.grad`.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> f = lambda x: fnp.sum(x ** 3)
+    >>> g, (hv,) = ftrans.hvp(f, (np.array([1.0, 2.0]),), (np.ones(2),))
+    >>> g, hv
+    ((array([ 3., 12.]),), array([ 6., 12.]))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("hvp expects primals and tangents as tuples of arguments, got "

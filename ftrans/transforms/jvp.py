@@ -88,6 +88,12 @@ def jvp(fun, primals, tangents, has_aux=False):
         not match its primal's.
     ValueError
         If their tree structures or shapes differ (both are named).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.jvp(lambda x: x ** 2, (np.array([1.0, 2.0]),), (np.ones(2),))
+    (array([1., 4.]), array([2., 4.]))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(

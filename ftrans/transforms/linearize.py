@@ -50,6 +50,13 @@ def linearize(fun, *primals):
     ------
     TypeError, ValueError
         From ``jvp_fn`` for tangents that do not match the primals (as ``jvp``).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> out, f_jvp = ftrans.linearize(lambda x: x ** 2, np.array([1.0, 2.0]))
+    >>> f_jvp(np.array([1.0, 0.0]))
+    array([2., 0.])
     """
     leaves, tree = tree_flatten(tuple(primals))
     leaves = [check_input(l, "linearize") for l in leaves]

@@ -282,6 +282,13 @@ def vjp(fun, *primals, has_aux=False):
     ------
     ValueError
         From ``vjp_fn``, if the cotangent's structure or shapes differ from ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> out, vjp_fn = ftrans.vjp(lambda x: x ** 2, np.array([1.0, 2.0]))
+    >>> vjp_fn(np.ones(2))
+    (array([2., 4.]),)
     """
     trace, positions, out, aux = _trace_call(fun, primals, [[True] * len(tree_flatten(p)[0])
                                                           for p in primals], "vjp", has_aux)
@@ -350,6 +357,13 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         Non-scalar output (use ``jacrev`` or ``vjp``), complex output without
         ``holomorphic=True``, integer input without ``allow_int=True``, real input with
         ``holomorphic=True``, or a ``has_aux`` function not returning a pair.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> val, g = ftrans.value_and_grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0]))
+    >>> float(val), g
+    (5.0, array([2., 4.]))
     """
     name = "grad"
 
@@ -434,6 +448,12 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     -------
     callable
         ``(*args, **kwargs) -> grad`` (or ``(grad, aux)`` with ``has_aux=True``).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.grad(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([ 3., 12.])
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 

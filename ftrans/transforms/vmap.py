@@ -177,6 +177,16 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         argument's rank, a mapped non-array (e.g. a Python scalar or string), an
         ``in_axes`` that is not a prefix of the arguments, no mapped argument and no
         ``axis_size``, or a mapped output with ``out_axes=None``.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.vmap(fnp.dot, in_axes=(0, None))(np.eye(2), np.array([3.0, 4.0]))
+    array([3., 4.])
+    >>> per_example = ftrans.vmap(ftrans.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w))),
+    ...                           in_axes=(None, 0))
+    >>> per_example(np.zeros(3), np.ones((5, 3))).shape
+    (5, 3)
     """
     if chunk_size is not None and (not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):

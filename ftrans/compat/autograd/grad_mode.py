@@ -94,8 +94,12 @@ class _NoParamDecorator(_DecoratorContextManager):
 class no_grad(_NoParamDecorator):
     """Disable recording: results of operations do not require grad (thread-local).
 
-    >>> with no_grad():
-    ...     y = x * 2          # y.requires_grad is False
+    >>> import ftrans.compat as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
     """
 
     def __init__(self):
