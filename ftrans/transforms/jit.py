@@ -701,6 +701,8 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
     TypeError
         For a non-array dynamic argument or an unhashable static argument.
 
+    Examples
+    --------
     >>> import ftrans, ftrans.numpy as fnp, numpy as np
     >>> print(ftrans.make_ir(lambda x, y: fnp.sin(x) * y)(np.ones(3), 2.0))
     ir(a:f64[3], b:f64[]) {
@@ -749,8 +751,8 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
 
     Raises
     ------
-    ConcretizationError (a TypeError)
-        When ``fun`` branches on or converts a traced value: make that argument
+    ConcretizationError
+        (a ``TypeError``) when ``fun`` branches on or converts a traced value: make that argument
         static, or use ``ftrans.lax.cond``/``while_loop``/``fnp.where``.
     TypeError
         For a dynamic argument that is not an array or Python scalar (make it static),
@@ -758,6 +760,8 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     ValueError
         A ``donate_argnums`` entry that is also static, or repeated.
 
+    Examples
+    --------
     >>> import ftrans, ftrans.numpy as fnp, numpy as np
     >>> f = ftrans.jit(lambda x: fnp.sum(fnp.tanh(x) ** 2))
     >>> float(f(np.zeros(3))), f._trace_count()
