@@ -94,3 +94,5 @@ def set_printoptions(**kwargs):
     import numpy as _np
     _np.set_printoptions(**{k: v for k, v in kwargs.items()
                             if k in ("precision", "threshold", "edgeitems", "linewidth")})
+
+from . import nn  # noqa: E402,F401  (torch.nn; written against the names above)

@@ -2655,3 +2655,98 @@ def _filled_array(self, vals):
     d = self._data
     return _record(_FillBackward2, None, _EMPTY, [self], [d], np.asarray(vals, d.dtype),
                    SAVE_NONE)
+
+
+# =============================================================================== nn kernels
+# The operations torch.nn.functional builds on that are primitives of their own: erf (for
+# GELU), convolution and windowed pooling (ftrans.primitives.conv / .window).  Each is one
+# node whose backward is the primitive's VJP rule.
+from ..primitives.special import erf_p as _erf_p  # noqa: E402
+from ..primitives.conv import conv_general_dilated_p as _conv_p  # noqa: E402
+from ..primitives import window as _W  # noqa: E402
+
+erf = _unary(_erf_p, "ErfBackward0", "x")
+
+_ConvolutionBackward0 = node_class("ConvolutionBackward0", ("input", "weight"))
+
+
+def convolution(input, weight, stride, padding, dilation, groups, lhs_dilation=None):  # noqa: A002
+    """Cross-correlation of ``input`` ``(N, C, *spatial)`` with ``weight``
+    ``(O, C // groups, *window)`` (no bias): one ``conv_general_dilated`` node.
+
+    ``stride``/``dilation``/``lhs_dilation``: ints per spatial axis; ``padding``: ``(lo,
+    hi)`` pairs.  Raises RuntimeError (as PyTorch) for mismatched dtypes or channels."""
+    xd, wd = input._data, weight._data
+    if xd.dtype != wd.dtype:
+        raise RuntimeError(f"Input type ({_tname(xd.dtype)}) and weight type "
+                           f"({_tname(wd.dtype)}) should be the same")
+    if xd.ndim != wd.ndim:
+        raise RuntimeError(f"Expected {wd.ndim - 1}D (unbatched) or {wd.ndim}D (batched) "
+                           f"input to conv{wd.ndim - 2}d, but got input of size: "
+                           f"{list(xd.shape)}")
+    if xd.shape[1] != wd.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(wd.shape)}, expected "
+                           f"input{list(xd.shape)} to have {wd.shape[1] * groups} channels, "
+                           f"but got {xd.shape[1]} channels instead")
+    nsp = xd.ndim - 2
+    params = {"window_strides": tuple(stride), "padding": tuple(padding),
+              "lhs_dilation": tuple(lhs_dilation) if lhs_dilation else (1,) * nsp,
+              "rhs_dilation": tuple(dilation), "feature_group_count": int(groups)}
+    sp = _W.window_out_shape(xd.shape[2:], wd.shape[2:], params["window_strides"],
+                             params["padding"], params["lhs_dilation"], dilation)
+    if 0 in sp and xd.size:
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(str(s + lo + hi) for s, (lo, hi) in zip(xd.shape[2:], padding))})."
+                           f" Kernel size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size "
+                           "can't be greater than actual input size")
+    out = _conv_p.impl(xd, wd, **params)
+    return _record(_ConvolutionBackward0, _conv_p, params, [input, weight], [xd, wd], out,
+                   _save_cross)
+
+
+def _window_params(nd, window, strides, padding, dilation):
+    lead = (1,) * (nd - len(window))
+    return {"window_dimensions": lead + tuple(window), "window_strides": lead + tuple(strides),
+            "padding": ((0, 0),) * len(lead) + tuple(padding),
+            "window_dilation": lead + tuple(dilation)}
+
+
+def window_max(input, window, strides, padding, dilation):  # noqa: A002
+    """Maximum over windows of the trailing axes of ``input`` (padding with -inf): the
+    ``reduce_window_max`` primitive; the gradient goes to each window's first maximum."""
+    d = input._data
+    if d.dtype.kind == "c":
+        _refuse_complex(input, kernel="max_pool2d")
+    params = _window_params(d.ndim, window, strides, padding, dilation)
+    out = _W.reduce_window_max_p.impl(d, **params)
+    k = len(window)
+    return _record(node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",)),
+                   _W.reduce_window_max_p, params, [input], [d], out, SAVE_X)
+
+
+def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
+    """Flat index (within each trailing ``len(window)``-d plane) of each window's first
+    maximum: ``max_pool``'s ``return_indices``."""
+    d = input._data
+    k = len(window)
+    lead = d.shape[:d.ndim - k]
+    plane = d.reshape((-1,) + d.shape[d.ndim - k:])
+    params = _window_params(plane.ndim, window, strides, padding, dilation)
+    idx = _W.reduce_window_argmax_p.impl(plane, **params)
+    per = int(np.prod(plane.shape[1:], dtype=np.int64))
+    idx = idx - (np.arange(plane.shape[0], dtype=np.int64) * per).reshape(
+        (-1,) + (1,) * k)
+    return _make_plain(idx.reshape(lead + idx.shape[1:]))
+
+
+def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
+    """Sum over windows of the trailing axes of ``input`` (zero padding): the
+    ``reduce_window_sum`` primitive."""
+    d = _as_float(input._data)
+    dil = tuple(dilation) if dilation else (1,) * len(window)
+    params = _window_params(d.ndim, window, strides, padding, dil)
+    params["base_dilation"] = (1,) * d.ndim
+    out = _W.reduce_window_sum_p.impl(d, **params)
+    k = len(window)
+    return _record(node_class(f"AvgPool{k}DBackward0", ("self",)), _W.reduce_window_sum_p,
+                   params, [input], [d], out, SAVE_NONE)
