@@ -769,6 +769,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
     ls = logsigmoid(input)
+    if pos_weight is not None and pos_weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                           "differentiable with respect to argument 'pos_weight'. This input "
+                           "cannot have requires_grad True.")
     if pos_weight is not None:
         lw = (pos_weight - 1.0) * target + 1.0
         loss = (1.0 - target) * input - lw * ls
