@@ -8,7 +8,7 @@ from itertools import chain, islice
 
 from ftrans.compat import Tensor
 from .module import Module, _addindent
-from .parameter import Parameter
+from .parameter import Parameter, typename
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -321,10 +321,6 @@ class ParameterList(Module):
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
 
-    def __repr__(self):
-        extra = self.extra_repr()
-        return self._get_name() + "(" + ("\n" + extra + "\n" if extra else "") + ")"
-
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterList is a container, not a layer")
 
@@ -390,14 +386,10 @@ class ParameterDict(Module):
             if isinstance(p, Tensor):
                 size = "x".join(str(s) for s in p.size())
                 kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-                lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size}]")
+                lines.append(f"  ({k}): {kind} containing: [{typename(p)} of size {size}]")
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
-
-    def __repr__(self):
-        extra = self.extra_repr()
-        return self._get_name() + "(" + ("\n" + extra + "\n" if extra else "") + ")"
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ParameterDict is a container, not a layer")

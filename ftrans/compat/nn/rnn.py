@@ -190,12 +190,6 @@ class RNN(RNNBase):
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def extra_repr(self):
-        s = super().extra_repr()
-        if self.nonlinearity != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
-
 
 class LSTM(RNNBase):
     """Long short-term memory; ``forward(input, (h_0, c_0))`` returns ``(output, (h_n,
