@@ -752,8 +752,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     xd = input.numpy(force=True)
     if xd.size and (np.nanmin(xd) < 0 or np.nanmax(xd) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    lx = torch.log(input).clamp(min=-100.0)
-    l1x = torch.log(1.0 - input).clamp(min=-100.0)
+    with np.errstate(divide="ignore"):       # log(0) = -inf is clamped, as in PyTorch
+        lx = torch.log(input).clamp(min=-100.0)
+        l1x = torch.log(1.0 - input).clamp(min=-100.0)
     loss = -(target * lx + (1.0 - target) * l1x)
     if weight is not None:
         loss = loss * weight
