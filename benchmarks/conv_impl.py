@@ -1,10 +1,11 @@
 """im2col + BLAS (the conv_general_dilated impl) against a direct numba loop, on the
 digits-CNN sizes (batch 64, 8x8 images, 3x3 kernels, padding 1).
 
-    python benchmarks/conv_impl.py
+    OPENBLAS_NUM_THREADS=1 python benchmarks/conv_impl.py
 
-Prints the median time per call of each implementation (forward convolution only).
+Prints the best CPU time (process time: robust on a shared machine) per call of each implementation (forward convolution only).
 """
+import time
 import timeit
 
 import numba
@@ -48,8 +49,9 @@ def main():
         b = _direct(x, w, 1)
         assert np.allclose(a, b, rtol=1e-4, atol=1e-4)
         t1 = min(timeit.repeat(lambda: conv_general_dilated_p.impl(x, w, **params),
-                               number=20, repeat=5)) / 20
-        t2 = min(timeit.repeat(lambda: _direct(x, w, 1), number=20, repeat=5)) / 20
+                               number=20, repeat=5, timer=time.process_time)) / 20
+        t2 = min(timeit.repeat(lambda: _direct(x, w, 1), number=20, repeat=5,
+                               timer=time.process_time)) / 20
         print(f"C={c:2d} O={o:2d} {hw}x{hw}: im2col+BLAS {t1 * 1e6:8.1f} us   "
               f"numba direct {t2 * 1e6:8.1f} us")
 
