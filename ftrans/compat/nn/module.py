@@ -742,8 +742,13 @@ class Module:
             return args, state
         state["inputs_rg"] = True
 
+        others = {i: (tuple(args[i].shape), args[i].dtype) for i in pos if i not in rg}
+
         def on_inputs(grads):
+            # tensor inputs that do not require grad get zeros, as in PyTorch
             gi = [None] * len(pos)
+            for i, (shape, dt) in others.items():
+                gi[pos.index(i)] = torch.zeros(shape, dtype=dt)
             for k, i in enumerate(rg):
                 gi[pos.index(i)] = grads[k]
             go = state["grad_output"] or ()
@@ -767,7 +772,13 @@ class Module:
         def on_outputs(grads):
             state["grad_output"] = tuple(grads)
             if not state["inputs_rg"]:
-                self._run_backward_hooks((None,) * state["n_inputs"], tuple(grads))
+                import warnings
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn.Module"
+                              ".html#torch.nn.Module.register_full_backward_hook for more "
+                              "details.", UserWarning, stacklevel=2)
+                self._run_backward_hooks((None,), tuple(grads))
             return grads
         new = _BackwardHookFn.apply(on_outputs, *[outs[i] for i in idx])
         outs = list(outs)

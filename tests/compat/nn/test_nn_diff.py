@@ -274,3 +274,38 @@ FUNCTIONAL = [
 @pytest.mark.parametrize("case_id,fn,specs", FUNCTIONAL, ids=[f[0] for f in FUNCTIONAL])
 def test_functional_matches_torch(case_id, fn, specs, dtype):
     run_both(lambda T: None, specs, dtype, call=lambda T, m, *xs: fn(T, *xs), key=case_id)
+
+
+def test_full_backward_hook_matches_torch():
+    import numpy as np
+    import ftrans.compat as fc
+    import torch
+
+    def run(T):
+        T.manual_seed(0)
+        m = T.nn.Bilinear(3, 2, 4).double()
+        rec = []
+        m.register_full_backward_hook(lambda mod, gi, go: rec.append((gi, go)))
+        a = T.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+        b = T.tensor(np.linspace(0, 2, 4).reshape(2, 2))          # no grad
+        out = m(a, b)
+        out.backward(T.tensor(np.arange(8.0).reshape(2, 4)))
+        gi, go = rec[0]
+        return m, [None if g is None else g.detach().numpy() for g in gi], go[0].numpy()
+
+    tm, tgi, tgo = run(torch)
+    fm, fgi, fgo = None, None, None
+    import ftrans.compat as fc2
+    fc2.manual_seed(0)
+    fm = fc2.nn.Bilinear(3, 2, 4).double()
+    fm.load_state_dict({k: fc2.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    rec = []
+    fm.register_full_backward_hook(lambda mod, gi, go: rec.append((gi, go)))
+    a = fc2.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+    b = fc2.tensor(np.linspace(0, 2, 4).reshape(2, 2))
+    fm(a, b).backward(fc2.tensor(np.arange(8.0).reshape(2, 4)))
+    gi, go = rec[0]
+    assert len(gi) == len(tgi) == 2
+    np.testing.assert_array_equal(gi[1].numpy(), tgi[1])      # zeros, as torch
+    np.testing.assert_allclose(gi[0].numpy(), tgi[0], rtol=1e-12)
+    np.testing.assert_allclose(go[0].numpy(), tgo, rtol=1e-12)
