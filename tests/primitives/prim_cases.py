@@ -855,6 +855,18 @@ case("reduce_window_max", lambda x: PW.reduce_window_max(x, *_W2),
 case("reduce_window_max", lambda x: PW.reduce_window_max(x, (3,), (1,), ((1, 1),), (2,)),
      _np_windowed("max", (3,), (1,), ((1, 1),), (1,), (2,), -np.inf), Arg((8,), Distinct()),
      variant="1d_overlapping_dilated")
+# windows over three axes: the generic (tap loop) impls; the rows above use the numba
+# kernels of ftrans.kernels.pool_cpu
+_W3 = ((2, 2, 3), (1, 2, 2), ((0, 0), (1, 0), (1, 1)))
+case("reduce_window_max", lambda x: PW.reduce_window_max(x, *_W3),
+     _np_windowed("max", *_W3, (1,) * 3, (1,) * 3, -np.inf), Arg((3, 5, 6), Distinct()),
+     variant="3d_generic")
+case("reduce_window_sum", lambda x: PW.reduce_window_sum(x, *_W3),
+     _np_windowed("sum", *_W3, (1,) * 3, (1,) * 3, 0), Arg((3, 5, 6)), complex=True,
+     variant="3d_generic")
+case("reduce_window_argmax", lambda x: PW.reduce_window_argmax(x, *_W3),
+     _np_windowed("argmax", *_W3, (1,) * 3, (1,) * 3, -np.inf), Arg((3, 5, 6), _TIES),
+     differentiable=False, variant="3d_generic_ties")
 case("reduce_window_argmax", lambda x: PW.reduce_window_argmax(x, *_W2),
      _np_windowed("argmax", *_W2, (1,) * 4, (1,) * 4, -np.inf), Arg((2, 3, 5, 6), _TIES),
      differentiable=False, variant="pool2d_ties")

@@ -214,6 +214,11 @@ FUNCTIONAL = [
      [X(1, 3, 3, 3), X(3, 2, 3, 3)]),
     ("max_pool2d_indices", lambda T, x: T.nn.functional.max_pool2d(x, 2, return_indices=True),
      [X(2, 2, 4, 6)]),
+    ("max_pool2d_nan_indices", lambda T, x: T.nn.functional.max_pool2d(
+        x.masked_fill(x > 1.2, float("nan")), 3, stride=2, padding=1, return_indices=True),
+     [X(2, 2, 6, 5)]),
+    ("max_pool1d_ceil_indices", lambda T, x: T.nn.functional.max_pool1d(
+        x.round(), 2, ceil_mode=True, return_indices=True), [X(2, 7)]),
     ("max_pool2d_ties", lambda T, x: T.nn.functional.max_pool2d(x.round(), 3, stride=1),
      [X(2, 2, 5, 5)]),
     ("avg_pool2d", lambda T, x: T.nn.functional.avg_pool2d(x, (2, 3), stride=(1, 2),
