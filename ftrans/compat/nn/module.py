@@ -572,6 +572,14 @@ class Module:
                                   f"{ip.shape} from checkpoint, the shape in current model "
                                   f"is {param.shape}.")
                 continue
+            if local_metadata.get("assign_to_params_buffers", False):
+                if isinstance(param, Parameter):
+                    if not isinstance(ip, Parameter):
+                        ip = Parameter(ip, requires_grad=param.requires_grad)
+                    else:
+                        ip.requires_grad_(param.requires_grad)
+                setattr(self, name, ip)
+                continue
             try:
                 with torch.no_grad():
                     param.copy_(ip)
@@ -592,7 +600,8 @@ class Module:
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy parameters and buffers from ``state_dict`` (values are copied in place,
-        converted to each parameter's dtype).
+        converted to each parameter's dtype; ``assign=True`` puts the given tensors in
+        place of the module's instead, keeping each parameter's ``requires_grad``).
 
         Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.  Raises
         RuntimeError listing missing/unexpected keys (``strict=True``) and size
@@ -603,7 +612,8 @@ class Module:
         state_dict = OrderedDict(state_dict)
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected,
+            meta = {"assign_to_params_buffers": True} if assign else {}
+            module._load_from_state_dict(state_dict, prefix, meta, True, missing, unexpected,
                                          errors)
             for name, child in module._modules.items():
                 if child is not None:

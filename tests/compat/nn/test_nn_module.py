@@ -405,3 +405,14 @@ def test_default_initialization_ranges():
     bn = nn.BatchNorm2d(3)
     np.testing.assert_array_equal(bn.weight.detach().numpy(), np.ones(3))
     np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(3))
+
+
+def test_load_state_dict_assign():
+    m = nn.Linear(2, 2)
+    w = torch.ones(2, 2, dtype=torch.float64)
+    m.load_state_dict({"weight": w, "bias": torch.zeros(2, dtype=torch.float64)}, assign=True)
+    assert isinstance(m.weight, nn.Parameter) and m.weight.dtype == torch.float64
+    assert m.weight.requires_grad
+    with torch.no_grad():
+        w.add_(1.0)                 # assigned, not copied: the module sees the change
+    assert float(m.weight.sum()) == 8.0
