@@ -21,7 +21,8 @@ import ftrans.compat as torch
 from ftrans.compat import Tensor
 from .parameter import Parameter, Buffer, typename
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
+           "register_module_forward_hook"]
 
 
 class RemovableHandle:
@@ -93,6 +94,21 @@ class _BackwardHookFn(torch.autograd.Function):
 
 _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
+    module's own pre-hooks)."""
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def register_module_forward_hook(hook):
+    """A forward hook ``hook(module, args, output)`` common to all modules."""
+    h = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[h.id] = hook
+    return h
 
 
 class Module:

@@ -416,3 +416,18 @@ def test_load_state_dict_assign():
     with torch.no_grad():
         w.add_(1.0)                 # assigned, not copied: the module sees the change
     assert float(m.weight.sum()) == 8.0
+
+
+def test_global_forward_hooks_and_device():
+    from ftrans.compat.nn.modules import module as M
+    seen = []
+    h = M.register_module_forward_hook(lambda mod, args, out: seen.append(type(mod).__name__))
+    try:
+        nn.Sequential(nn.Linear(2, 2), nn.ReLU())(torch.ones(1, 2))
+    finally:
+        h.remove()
+    assert seen == ["Linear", "ReLU", "Sequential"]
+    nn.Linear(2, 2)(torch.ones(1, 2))
+    assert len(seen) == 3
+    m = nn.Linear(2, 2).to(torch.device("cpu"))
+    assert m.to("cpu", torch.float64).weight.dtype == torch.float64
