@@ -28,7 +28,7 @@ result, no derivative), and the rules are a ``gather`` (JVP) and a ``scatter_add
 (VJP) at those indices, both differentiable and batchable primitives.
 
 On NumPy float arrays with windows over the last two axes (every PyTorch pooling) the
-impls are numba kernels (:mod:`ftrans.kernels.pool_cpu`).  Otherwise they loop over the
+impls are numba kernels (:mod:`ftrans.kernels.window_cpu`).  Otherwise they loop over the
 window taps, one elementwise pass per tap over a strided view of the padded input (a pooling window has a handful of taps; one NumPy reduction
 over the window axes of a strided view measured 5-20x slower for 2x2 and 3x3 windows).
 """
@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, zero
 from ..kernels import backend_for
-from ..kernels import pool_cpu
+from ..kernels import window_cpu
 from ._rules import move_to_front
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_argmax",
@@ -157,7 +157,7 @@ reduce_window_sum_p = Primitive("reduce_window_sum")
 def _sum_impl(x, *, window_dimensions, window_strides, padding, base_dilation,
               window_dilation):
     if all(d == 1 for d in base_dilation):
-        r = pool_cpu.window_sum(x, window_dimensions, window_strides, padding, window_dilation)
+        r = window_cpu.window_sum(x, window_dimensions, window_strides, padding, window_dilation)
         if r is not None:
             return r
     xd = dilate_pad(x, base_dilation, padding, 0)
@@ -203,7 +203,7 @@ reduce_window_argmax_p = Primitive("reduce_window_argmax", differentiable=False)
 
 @reduce_window_argmax_p.def_impl
 def _argmax_impl(x, *, window_dimensions, window_strides, padding, window_dilation):
-    r = pool_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, True)
+    r = window_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, True)
     if r is not None:
         return r[1]
     xp = backend_for(x).xp
@@ -270,7 +270,7 @@ reduce_window_max_p = Primitive("reduce_window_max")
 
 @reduce_window_max_p.def_impl
 def _max_impl(x, *, window_dimensions, window_strides, padding, window_dilation):
-    r = pool_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, False)
+    r = window_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, False)
     if r is not None:
         return r[0]
     xp = backend_for(x).xp
