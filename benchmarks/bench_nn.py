@@ -1,12 +1,11 @@
-"""Training steps through ``ftrans.compat.nn`` against PyTorch eager, side by side.
+"""A digits-CNN training step through ``ftrans.compat.nn`` against PyTorch eager.
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_nn.py [--steps 40]
 
-Workloads (float32):
-
-* ``digits-cnn``: the CNN of ``examples/digits_cnn.py`` (Conv2d-BatchNorm2d-ReLU-
-  MaxPool2d twice, Dropout, Linear) on a batch of 64 8x8 images, cross-entropy loss;
-* ``mlp``: W2's 784-512-512-10 tanh MLP on a batch of 256, cross-entropy loss.
+Workload (float32): the CNN of ``examples/digits_cnn.py`` (Conv2d-BatchNorm2d-ReLU-
+MaxPool2d twice, Dropout, Linear) on a batch of 64 8x8 images, cross-entropy loss.
+(W2's MLP step through compat.nn + Adam is ``benchmarks/bench_compat_train.py`` on the
+compat-optim branch.)
 
 One step is ``zero_grad``, forward, loss, ``backward`` and an optimizer step (``Adam``
 from ``ftrans.compat.optim`` when it is importable, else a plain SGD update written the
@@ -37,13 +36,7 @@ def digits_cnn(T):
                          nn.Linear(128, 10))
 
 
-def mlp(T):
-    nn = T.nn
-    return nn.Sequential(nn.Linear(784, 512), nn.Tanh(), nn.Linear(512, 512), nn.Tanh(),
-                         nn.Linear(512, 10))
-
-
-WORKLOADS = {"digits-cnn": (digits_cnn, (64, 1, 8, 8)), "mlp": (mlp, (256, 784))}
+WORKLOADS = {"digits-cnn": (digits_cnn, (64, 1, 8, 8))}
 
 
 def _compat_has_adam():
