@@ -2750,3 +2750,95 @@ def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
     k = len(window)
     return _record(node_class(f"AvgPool{k}DBackward0", ("self",)), _W.reduce_window_sum_p,
                    params, [input], [d], out, SAVE_NONE)
+
+
+def _bn_axes(nd):
+    return (0,) + tuple(range(2, nd))
+
+
+def _bn_view(v, nd):
+    return P.reshape(v, (1, v.shape[0]) + (1,) * (nd - 2))
+
+
+def _native_batch_norm_bwd(node, ct, primals, ans, needs):
+    """PyTorch's batch-norm backward.  Training (batch statistics):
+    ``dx = invstd (g - mean(g) - xhat mean(g xhat))`` with ``g = ct * weight``; eval
+    (running statistics): ``dx = g invstd``; ``dweight = sum(ct xhat)``, ``dbias =
+    sum(ct)``.  Plain backward reuses the forward's statistics; under create_graph they
+    are recomputed from x with primitives, so second derivatives see their dependence
+    on x."""
+    x, w = primals[0], primals[1]
+    p = node._params
+    nd = len(x.shape)
+    axes = _bn_axes(nd)
+    if p["training"] and not _no_trace():
+        m = P.div(P.reduce_sum(x, axes), float(p["count"]))
+        xc = P.sub(x, _bn_view(m, nd))
+        var = P.div(P.reduce_sum(P.mul(xc, xc), axes), float(p["count"]))
+        invstd = P.div(1.0, P.sqrt(P.add(var, p["eps"])))
+    else:
+        m, invstd = p["mean"], p["invstd"]
+        xc = P.sub(x, _bn_view(m, nd) if not isinstance(m, np.ndarray) else
+                   m.reshape((1, -1) + (1,) * (nd - 2)))
+    inv = _bn_view(invstd, nd) if not isinstance(invstd, np.ndarray) else \
+        invstd.reshape((1, -1) + (1,) * (nd - 2))
+    xhat = P.mul(xc, inv)
+    res = [None, None, None]
+    if needs[1]:
+        res[1] = P.reduce_sum(P.mul(ct, xhat), axes)
+    if needs[2]:
+        res[2] = P.reduce_sum(ct, axes)
+    if needs[0]:
+        g = ct if w is None else P.mul(ct, _bn_view(w, nd))
+        if p["training"]:
+            n = float(p["count"])
+            mg = P.div(P.reduce_sum(g, axes), n)
+            mgx = P.div(P.reduce_sum(P.mul(g, xhat), axes), n)
+            g = P.sub(P.sub(g, _bn_view(mg, nd)), P.mul(xhat, _bn_view(mgx, nd)))
+        res[0] = P.mul(g, inv)
+    return res
+
+
+_NativeBatchNormBackward0 = _composite("NativeBatchNormBackward0",
+                                       ("input", "weight", "bias"), _native_batch_norm_bwd)
+
+
+def _no_trace():
+    from ..primitives._rules import no_trace
+    return no_trace()
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, eps):  # noqa: A002
+    """Batch normalization over every axis but 1 as one node (``torch.native_batch_norm``).
+
+    Returns ``(output, batch_mean, batch_var)`` -- the statistics as NumPy arrays
+    (biased variance; None in eval mode) for the caller's running-average update.
+    ``training`` normalizes with the batch statistics, otherwise with ``running_mean``/
+    ``running_var`` (tensors)."""
+    d = _as_float(input._data)
+    nd = d.ndim
+    axes = _bn_axes(nd)
+    shape = (1, d.shape[1]) + (1,) * (nd - 2)
+    if training:
+        count = d.size // d.shape[1] if d.shape[1] else 0
+        mean = d.mean(axis=axes)
+        xc = d - mean.reshape(shape)
+        var = np.mean(xc * xc, axis=axes)
+    else:
+        count = 0
+        mean = running_mean._data.astype(d.dtype, copy=False)
+        var = running_var._data.astype(d.dtype, copy=False)
+        xc = d - mean.reshape(shape)
+    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
+    scale = invstd if weight is None else invstd * weight._data
+    out = xc * scale.reshape(shape)
+    if bias is not None:
+        out += bias._data.reshape(shape)
+    out = np.asarray(out, d.dtype)
+    params = {"training": bool(training), "eps": float(eps), "count": count, "mean": mean,
+              "invstd": invstd}
+    wd = None if weight is None else weight._data
+    bd = None if bias is None else bias._data
+    t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
+                out, (3, False))
+    return t, (mean if training else None), (var if training else None)

@@ -856,7 +856,7 @@ case("reduce_window_max", lambda x: PW.reduce_window_max(x, (3,), (1,), ((1, 1),
      _np_windowed("max", (3,), (1,), ((1, 1),), (1,), (2,), -np.inf), Arg((8,), Distinct()),
      variant="1d_overlapping_dilated")
 # windows over three axes: the generic (tap loop) impls; the rows above use the numba
-# kernels of ftrans.kernels.pool_cpu
+# kernels of ftrans.kernels.window_cpu
 _W3 = ((2, 2, 3), (1, 2, 2), ((0, 0), (1, 0), (1, 1)))
 case("reduce_window_max", lambda x: PW.reduce_window_max(x, *_W3),
      _np_windowed("max", *_W3, (1,) * 3, (1,) * 3, -np.inf), Arg((3, 5, 6), Distinct()),

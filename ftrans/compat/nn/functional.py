@@ -310,33 +310,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.dim() < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     C = input.shape[1]
-    shape = (1, C) + (1,) * (input.dim() - 2)
     if training:
-        axes = [0] + list(range(2, input.dim()))
         n = input.numel() // C if C else 0
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
-        mean = input.mean(dim=axes)
-        xc = input - mean.reshape(shape)
-        var = (xc * xc).mean(dim=axes)
-        if running_mean is not None or running_var is not None:
-            with torch.no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation "
-                               "mode")
-        mean, var = running_mean, running_var
-        xc = input - mean.reshape(shape)
-    out = xc * (var + eps).rsqrt().reshape(shape)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    out, mean, var = _K.native_batch_norm(input, weight, bias, running_mean, running_var,
+                                          training, eps)
+    if training and (running_mean is not None or running_var is not None):
+        with torch.no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(
+                    torch.as_tensor(mean).to(running_mean.dtype) * momentum)
+            if running_var is not None:
+                running_var.mul_(1 - momentum).add_(
+                    torch.as_tensor(var).to(running_var.dtype) * (momentum * n / (n - 1)))
     return out
 
 

@@ -218,8 +218,17 @@ def test_gradcheck(name, fn, shapes):
 def test_batch_norm_module_gradcheck():
     bn = nn.BatchNorm1d(3).double()
     x = torch.tensor(np.random.default_rng(1).standard_normal((5, 3)), requires_grad=True)
-    assert gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
-                     [x, bn.weight, bn.bias])
+    def train(x, w, b):
+        return F.batch_norm(x, None, None, w, b, training=True)
+
+    def evalmode(x, w, b):
+        return F.batch_norm(x, torch.tensor([0.1, -0.2, 0.3], dtype=torch.float64),
+                            torch.tensor([1.5, 0.5, 2.0], dtype=torch.float64), w, b)
+    for fn in (train, evalmode):
+        assert gradcheck(fn, [x, bn.weight, bn.bias])
+        assert gradgradcheck(fn, [x, bn.weight, bn.bias])
+    x4 = torch.tensor(np.random.default_rng(2).standard_normal((3, 2, 2, 3)), requires_grad=True)
+    assert gradgradcheck(lambda x: F.batch_norm(x, None, None, training=True), [x4])
 
 
 def test_primitives_under_functional_transforms():
