@@ -347,3 +347,18 @@ def test_rnn_cell_closed_form():
     out, h = gru(torch.randn(4, 2))
     assert out.shape == (4, 3) and h.shape == (1, 3)
     np.testing.assert_allclose(out[-1].detach().numpy(), h[0].detach().numpy())
+
+
+def test_batched_grads_through_cnn():
+    """autograd.grad(is_grads_batched=True) runs the conv/batch-norm/pool formulas under
+    ftrans.vmap; the result equals a loop of single backward passes."""
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(1, 3, 3, padding=1), nn.BatchNorm2d(3), nn.ReLU(),
+                      nn.MaxPool2d(2), nn.Flatten(), nn.Linear(12, 2)).double()
+    x = torch.randn(4, 1, 4, 4, dtype=torch.float64, requires_grad=True)
+    y = m(x)
+    g = torch.randn(5, 4, 2, dtype=torch.float64)
+    gb, = torch.autograd.grad(y, x, g, is_grads_batched=True, retain_graph=True)
+    loop = np.stack([torch.autograd.grad(y, x, g[i], retain_graph=True)[0].numpy()
+                     for i in range(5)])
+    np.testing.assert_allclose(gb.numpy(), loop, rtol=1e-12, atol=1e-14)
