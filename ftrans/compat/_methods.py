@@ -251,6 +251,7 @@ _METHODS = {
     "masked_fill_": _inplace(O.masked_fill), "floor_": _inplace(O.floor),
     "zero_": O.zero_, "fill_": O.fill_, "copy_": O.copy_,
     "uniform_": _uniform, "normal_": _normal,
+    "erf": O.erf,
 }
 
 

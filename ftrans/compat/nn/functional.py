@@ -496,7 +496,7 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
 def gelu(input, approximate="none"):  # noqa: A002
     """``x Phi(x)``: exact with ``erf``, or PyTorch's ``approximate='tanh'`` formula."""
     if approximate == "none":
-        return input * 0.5 * (1.0 + _K.erf(input * (1.0 / math.sqrt(2.0))))
+        return input * 0.5 * (1.0 + torch.erf(input * (1.0 / math.sqrt(2.0))))
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
         return input * 0.5 * (1.0 + torch.tanh(inner))

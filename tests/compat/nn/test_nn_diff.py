@@ -314,3 +314,8 @@ def test_full_backward_hook_matches_torch():
     np.testing.assert_array_equal(gi[1].numpy(), tgi[1])      # zeros, as torch
     np.testing.assert_allclose(gi[0].numpy(), tgi[0], rtol=1e-12)
     np.testing.assert_allclose(go[0].numpy(), tgo, rtol=1e-12)
+
+
+def test_erf_matches_torch():
+    run_both(lambda T: None, [X(3, 4)], "float64", call=lambda T, m, x: (T.erf(x), x.erf()),
+             key="erf")
