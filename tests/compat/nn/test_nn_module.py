@@ -431,3 +431,27 @@ def test_global_forward_hooks_and_device():
     assert len(seen) == 3
     m = nn.Linear(2, 2).to(torch.device("cpu"))
     assert m.to("cpu", torch.float64).weight.dtype == torch.float64
+
+
+def test_per_sample_gradients_recipe_with_cnn():
+    """torch.func's per-sample-gradient recipe on a compat.nn CNN (needs compat.func,
+    built on another branch): vmap(grad(loss)) equals one backward per example."""
+    func = pytest.importorskip("ftrans.compat.func",
+                               reason="ftrans.compat.func is not available on this branch")
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(16, 3)).double()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = torch.randn(5, 1, 4, 4, dtype=torch.float64)
+    y = torch.tensor([0, 1, 2, 1, 0])
+
+    def compute_loss(params, sample, target):
+        out = func.functional_call(model, params, (sample.unsqueeze(0),))
+        return nn.functional.cross_entropy(out, target.unsqueeze(0))
+    g = func.vmap(func.grad(compute_loss), in_dims=(None, 0, 0))(params, x, y)
+    for i in range(5):
+        model.zero_grad()
+        nn.functional.cross_entropy(model(x[i:i + 1]), y[i:i + 1]).backward()
+        for k, p in model.named_parameters():
+            np.testing.assert_allclose(g[k][i].numpy(), p.grad.numpy(), rtol=1e-10,
+                                       atol=1e-14)
