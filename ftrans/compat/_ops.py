@@ -2842,3 +2842,44 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
                 out, (3, False))
     return t, (mean if training else None), (var if training else None)
+
+
+def _linear_bwd(node, ct, primals, ans, needs):
+    """``y = x W^T + b``: ``dx = ct W``, ``dW = ct^T x`` (over every leading axis),
+    ``db = sum(ct)`` (conjugated operands for complex, the cotangent convention)."""
+    x, w = primals[0], primals[1]
+    lead = tuple(range(len(ct.shape) - 1))
+    res = [None, None, None]
+    if needs[0]:
+        res[0] = P.dot_general(ct, _cj(w), (((len(ct.shape) - 1,), (0,)), ((), ())))
+    if needs[1]:
+        res[1] = P.dot_general(ct, _cj(x), ((lead, lead), ((), ())))
+    if needs[2]:
+        res[2] = P.reduce_sum(ct, lead) if lead else ct
+    return res
+
+
+_AddmmBackward0 = _composite("AddmmBackward0", ("self", "mat1", "mat2"), _linear_bwd)
+_LinearMmBackward0 = _composite("MmBackward0", ("self", "mat2"), _linear_bwd)
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    """``input @ weight.T + bias`` as one node (``torch.nn.functional.linear``):
+    ``input (*, in)``, ``weight (out, in)``, ``bias (out,)``.  RuntimeError (PyTorch's
+    message) for mismatched shapes or dtypes."""
+    xd, wd = input._data, weight._data
+    if wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]:
+        a = "x".join(map(str, xd.shape[-2:] if xd.ndim > 1 else (1,) + xd.shape))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a} and "
+                           f"{wd.shape[1] if wd.ndim == 2 else '?'}x"
+                           f"{wd.shape[0] if wd.ndim else '?'})")
+    bd = None if bias is None else bias._data
+    if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
+    out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
+    if bd is not None:
+        out += bd
+    cls = _AddmmBackward0 if bias is not None else _LinearMmBackward0
+    return _record(cls, None, _EMPTY, [input, weight, bias], [xd, wd, bd], out,
+                   _save_cross)

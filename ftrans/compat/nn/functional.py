@@ -54,13 +54,13 @@ def _check_tensor(x, fname, what="input"):
 
 # ============================================================================== linear
 def linear(input, weight, bias=None):  # noqa: A002
-    """``input @ weight.T + bias``; ``input (*, in)``, ``weight (out, in)``, ``bias (out,)``."""
+    """``input @ weight.T + bias``; ``input (*, in)``, ``weight (out, in)``, ``bias (out,)``
+    (one ``AddmmBackward0`` node, as in PyTorch)."""
     _check_tensor(input, "linear")
-    if weight.dim() == 1:
-        out = input.matmul(weight)
-    else:
-        out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    if weight.dim() != 2:
+        out = input.matmul(weight.t() if weight.dim() == 2 else weight)
+        return out if bias is None else out + bias
+    return _K.linear(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):

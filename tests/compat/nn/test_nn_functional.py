@@ -205,6 +205,8 @@ def test_embedding_padding_row_gets_no_gradient():
     ("layer_norm", lambda x, w: F.layer_norm(x, (4,), w), [(3, 4), (4,)]),
     ("group_norm", lambda x: F.group_norm(x, 2), [(2, 4, 3)]),
     ("gelu", lambda x: F.gelu(x), [(3, 4)]),
+    ("linear", lambda x, w, b: F.linear(x, w, b), [(2, 3, 4), (5, 4), (5,)]),
+    ("linear_nobias", lambda x, w: F.linear(x, w), [(3, 4), (2, 4)]),
 ])
 def test_gradcheck(name, fn, shapes):
     rng = np.random.default_rng(3)
@@ -362,3 +364,17 @@ def test_batched_grads_through_cnn():
     loop = np.stack([torch.autograd.grad(y, x, g[i], retain_graph=True)[0].numpy()
                      for i in range(5)])
     np.testing.assert_allclose(gb.numpy(), loop, rtol=1e-12, atol=1e-14)
+
+
+def test_linear_complex_and_node():
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)),
+                     requires_grad=True)
+    w = torch.tensor(rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4)),
+                     requires_grad=True)
+    b = torch.tensor(rng.standard_normal(2) + 0j, requires_grad=True)
+    assert gradcheck(F.linear, [x, w, b])
+    y = F.linear(x, w, b)
+    assert y.grad_fn.name() == "AddmmBackward0"
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        F.linear(torch.ones(2, 3), torch.ones(2, 4))
