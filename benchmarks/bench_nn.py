@@ -1,11 +1,13 @@
-"""A digits-CNN training step through ``ftrans.compat.nn`` against PyTorch eager.
+"""Training steps through ``ftrans.compat.nn`` modules against PyTorch eager.
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_nn.py [--steps 40]
 
-Workload (float32): the CNN of ``examples/digits_cnn.py`` (Conv2d-BatchNorm2d-ReLU-
-MaxPool2d twice, Dropout, Linear) on a batch of 64 8x8 images, cross-entropy loss.
-(W2's MLP step through compat.nn + Adam is ``benchmarks/bench_compat_train.py`` on the
-compat-optim branch.)
+Workloads (float32, cross-entropy loss):
+
+* ``digits-cnn``: the CNN of ``examples/digits_cnn.py`` (Conv2d-BatchNorm2d-ReLU-
+  MaxPool2d twice, Dropout, Linear) on a batch of 64 8x8 images;
+* ``mlp``: W2's 784-512-512-10 tanh MLP as ``nn.Sequential`` of ``nn.Linear``/``nn.Tanh``,
+  batch 256 (``benchmarks/bench_compat_train.py`` times the same step on plain tensors).
 
 One step is ``zero_grad``, forward, loss, ``backward`` and an optimizer step (``Adam``
 from ``ftrans.compat.optim`` when it is importable, else a plain SGD update written the
@@ -36,7 +38,13 @@ def digits_cnn(T):
                          nn.Linear(128, 10))
 
 
-WORKLOADS = {"digits-cnn": (digits_cnn, (64, 1, 8, 8))}
+def mlp(T):
+    nn = T.nn
+    return nn.Sequential(nn.Linear(784, 512), nn.Tanh(), nn.Linear(512, 512), nn.Tanh(),
+                         nn.Linear(512, 10))
+
+
+WORKLOADS = {"digits-cnn": (digits_cnn, (64, 1, 8, 8)), "mlp": (mlp, (256, 784))}
 
 
 def _compat_has_adam():
