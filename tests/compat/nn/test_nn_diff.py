@@ -43,6 +43,8 @@ MODULES = [
     ("ConvTranspose2d_groups_dilation", lambda T: T.nn.ConvTranspose2d(4, 6, 2, groups=2,
                                                                        dilation=2),
      [X(1, 4, 3, 3)], False),
+    ("Conv2d_same_even_kernel", lambda T: T.nn.Conv2d(2, 3, (4, 3), padding="same",
+                                                     dilation=(1, 2)), [X(1, 2, 6, 7)], False),
     ("ConvTranspose1d", lambda T: T.nn.ConvTranspose1d(2, 3, 3, stride=3), [X(2, 2, 4)], False),
     ("MaxPool1d", lambda T: T.nn.MaxPool1d(3, stride=2, padding=1), [X(2, 3, 9)], False),
     ("MaxPool2d", lambda T: T.nn.MaxPool2d(2), [X(2, 3, 6, 6)], False),
@@ -60,6 +62,8 @@ MODULES = [
      False),
     ("AdaptiveAvgPool2d", lambda T: T.nn.AdaptiveAvgPool2d((3, 2)), [X(2, 3, 7, 5)], False),
     ("AdaptiveAvgPool2d_even", lambda T: T.nn.AdaptiveAvgPool2d(2), [X(2, 3, 6, 4)], False),
+    ("AdaptiveAvgPool2d_none", lambda T: T.nn.AdaptiveAvgPool2d((None, 2)), [X(2, 3, 4, 5)],
+     False),
     ("AdaptiveAvgPool2d_one", lambda T: T.nn.AdaptiveAvgPool2d(1), [X(2, 3, 5, 5)], False),
     ("BatchNorm1d_train", lambda T: T.nn.BatchNorm1d(3), [X(6, 3)], True),
     ("BatchNorm1d_3d_train", lambda T: T.nn.BatchNorm1d(3, momentum=None), [X(4, 3, 5)], True),
@@ -319,3 +323,25 @@ def test_full_backward_hook_matches_torch():
 def test_erf_matches_torch():
     run_both(lambda T: None, [X(3, 4)], "float64", call=lambda T, m, x: (T.erf(x), x.erf()),
              key="erf")
+
+
+
+def test_conv_transpose_output_size():
+    run_both(lambda T: T.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1), [X(1, 2, 4, 4)],
+             "float64", call=lambda T, m, x: m(x, output_size=[8, 8]), key="ct_size")
+
+
+def test_embedding_from_pretrained():
+    def call(T, m, w, i):
+        e = T.nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)
+        return e(i)
+    run_both(lambda T: None, [X(5, 3), I(0, 5, 2, 4)], "float64", call=call, key="emb_pre")
+
+
+def test_transformer_encoder_layer_masks():
+    def call(T, m, x):
+        kpm = T.tensor([[False, False, False, True, True], [False, True, False, False, False]])
+        causal = T.ones(5, 5, dtype=T.bool).triu(1)
+        return m(x, src_mask=causal, src_key_padding_mask=kpm)
+    run_both(lambda T: T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+             [X(2, 5, 8)], "float64", call=call, key="tel_masks")
