@@ -17,7 +17,9 @@ from .layers import (Identity, Linear, Bilinear, Flatten, Unflatten, Embedding, 
                      AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d,
                      LayerNorm, GroupNorm, Dropout, Dropout1d, Dropout2d)
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softplus, Softmax,
-                         LogSoftmax, LogSigmoid, MultiheadAttention)
+                         LogSoftmax, LogSigmoid, MultiheadAttention, ReLU6, Hardtanh, PReLU,
+                         SELU, CELU, Mish, Hardsigmoid, Hardswish, Softsign, Tanhshrink,
+                         Threshold, Softmin)
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
@@ -32,7 +34,9 @@ __all__ = [
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
     "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softplus", "Softmax",
-    "LogSoftmax", "LogSigmoid", "MultiheadAttention", "MSELoss", "L1Loss", "SmoothL1Loss",
+    "LogSoftmax", "LogSigmoid", "MultiheadAttention", "ReLU6", "Hardtanh", "PReLU", "SELU",
+    "CELU", "Mish", "Hardsigmoid", "Hardswish", "Softsign", "Tanhshrink", "Threshold",
+    "Softmin", "MSELoss", "L1Loss", "SmoothL1Loss",
     "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
     "TransformerEncoderLayer", "functional", "init", "utils",

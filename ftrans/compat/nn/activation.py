@@ -9,7 +9,9 @@ from .parameter import Parameter
 from .layers import NonDynamicallyQuantizableLinear
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softplus",
-           "Softmax", "LogSoftmax", "LogSigmoid", "MultiheadAttention"]
+           "Softmax", "LogSoftmax", "LogSigmoid", "MultiheadAttention", "ReLU6", "Hardtanh",
+           "PReLU", "SELU", "CELU", "Mish", "Hardsigmoid", "Hardswish", "Softsign",
+           "Tanhshrink", "Threshold", "Softmin"]
 
 
 class ReLU(Module):
@@ -117,6 +119,109 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):  # noqa: A002
         return F.log_softmax(input, self.dim)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if max_val <= min_val:
+            raise ValueError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return (f"min_val={self.min_val}, max_val={self.max_val}"
+                + (", inplace=True" if self.inplace else ""))
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class PReLU(Module):
+    """``max(0, x) + a * min(0, x)`` with a learnable ``weight`` (``num_parameters``
+    entries, initialized to ``init``)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(torch.full((num_parameters,), float(init), dtype=dtype))
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):  # noqa: A002
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+def _simple(name, fn, *, inplace=True, show_inplace=True):
+    """An activation module without parameters applying ``fn(input[, inplace])``."""
+    def __init__(self, inplace=False):
+        Module.__init__(self)
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return fn(input, inplace=self.inplace) if inplace else fn(input)
+
+    def extra_repr(self):
+        return "inplace=True" if show_inplace and getattr(self, "inplace", False) else ""
+    ns = {"forward": forward, "extra_repr": extra_repr, "__module__": __name__}
+    if inplace:
+        ns["__init__"] = __init__
+    return type(name, (Module,), ns)
+
+
+SELU = _simple("SELU", F.selu)
+Mish = _simple("Mish", F.mish)
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, show_inplace=False)
+Hardswish = _simple("Hardswish", F.hardswish, show_inplace=False)
+Softsign = _simple("Softsign", F.softsign, inplace=False)
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, inplace=False)
+
+
+class CELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Threshold(Module):
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return (f"threshold={self.threshold}, value={self.value}"
+                + (", inplace=True" if self.inplace else ""))
+
+
+class Softmin(Softmax):
+    def forward(self, input):  # noqa: A002
+        return F.softmin(input, self.dim)
 
 
 class MultiheadAttention(Module):

@@ -27,7 +27,9 @@ __all__ = [
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "embedding",
     "one_hot", "pad", "relu", "relu_", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh",
-    "softplus", "softmax", "log_softmax", "logsigmoid", "mse_loss", "l1_loss",
+    "softplus", "softmax", "log_softmax", "logsigmoid", "relu6", "hardtanh", "prelu", "selu",
+    "celu", "mish", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
+    "softmin", "mse_loss", "l1_loss",
     "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
     "multi_head_attention_forward", "normalize",
@@ -529,6 +531,81 @@ def logsigmoid(input):  # noqa: A002
     neg = input - torch.log1p(torch.exp(input.clamp(max=0.0)))
     pos = -torch.log1p(torch.exp(-input.clamp(min=0.0)))
     return torch.where(input < 0, neg, pos)
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    """``clamp(x, min_val, max_val)``; gradient 1 strictly inside, 0 at and beyond the
+    bounds (PyTorch's hardtanh_backward)."""
+    out = torch.where((input > min_val) & (input < max_val), input,
+                      input.clamp(min_val, max_val).detach())
+    return input.copy_(out) if inplace else out
+
+
+def prelu(input, weight):  # noqa: A002
+    """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or C (axis 1) entries."""
+    w = weight
+    if weight.numel() > 1 and input.dim() >= 2:
+        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
+    return torch.where(input > 0, input, input * w)
+
+
+def selu(input, inplace=False):  # noqa: A002
+    """``scale * elu(x, alpha)`` with Klambauer et al.'s constants."""
+    out = elu(input, 1.6732632423543772848170429916717) * 1.0507009873554804934193349852946
+    return input.copy_(out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``."""
+    out = torch.where(input > 0, input, torch.expm1(input.clamp(max=0.0) / alpha) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def mish(input, inplace=False):  # noqa: A002
+    out = input * torch.tanh(softplus(input))
+    return input.copy_(out) if inplace else out
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    """``relu6(x + 3) / 6``; gradient 1/6 strictly inside (-3, 3) -- PyTorch's backward
+    multiplies by 1/6 rounded to float32 whatever the dtype, and so does this one."""
+    c = float(np.float32(1.0 / 6.0))
+    lin = input * c + ((input + 3.0) / 6.0 - input * c).detach()     # value (x + 3) / 6
+    out = torch.where((input > -3.0) & (input < 3.0), lin,
+                      (input / 6.0 + 0.5).clamp(0.0, 1.0).detach())
+    return input.copy_(out) if inplace else out
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    """``x * relu6(x + 3) / 6``; PyTorch's gradient: 0 below -3, 1 above 3 and
+    ``x / 3 + 0.5`` on [-3, 3]."""
+    mid = input * (input + 3.0) / 6.0
+    out = torch.where(input < -3.0, input * 0.0, torch.where(input > 3.0, input, mid))
+    return input.copy_(out) if inplace else out
+
+
+def softsign(input):  # noqa: A002
+    return input / (1.0 + input.abs())
+
+
+def tanhshrink(input):  # noqa: A002
+    return input - torch.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):  # noqa: A002
+    """``x`` where ``x > threshold``, else ``value``."""
+    out = torch.where(input > threshold, input, torch.full_like(input, value))
+    return input.copy_(out) if inplace else out
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    if dim is None:
+        dim = _implicit_dim(input.dim(), "softmin")
+    return torch.softmax(-input, dim, dtype=dtype)
 
 
 def _implicit_dim(ndim, name):
