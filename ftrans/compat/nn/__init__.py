@@ -15,7 +15,9 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .layers import (Identity, Linear, Bilinear, Flatten, Unflatten, Embedding, Conv1d, Conv2d,
                      Conv3d, ConvTranspose1d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d,
                      AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d,
-                     LayerNorm, GroupNorm, Dropout, Dropout1d, Dropout2d)
+                     LayerNorm, GroupNorm, Dropout, Dropout1d, Dropout2d, InstanceNorm1d,
+                     InstanceNorm2d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Upsample,
+                     CosineSimilarity, PairwiseDistance)
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softplus, Softmax,
                          LogSoftmax, LogSigmoid, MultiheadAttention, ReLU6, Hardtanh, PReLU,
                          SELU, CELU, Mish, Hardsigmoid, Hardswish, Softsign, Tanhshrink,
@@ -33,6 +35,8 @@ __all__ = [
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
+    "InstanceNorm1d", "InstanceNorm2d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+    "Upsample", "CosineSimilarity", "PairwiseDistance",
     "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softplus", "Softmax",
     "LogSoftmax", "LogSigmoid", "MultiheadAttention", "ReLU6", "Hardtanh", "PReLU", "SELU",
     "CELU", "Mish", "Hardsigmoid", "Hardswish", "Softsign", "Tanhshrink", "Threshold",

@@ -32,7 +32,8 @@ __all__ = [
     "softmin", "mse_loss", "l1_loss",
     "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
-    "multi_head_attention_forward", "normalize",
+    "multi_head_attention_forward", "normalize", "instance_norm", "cosine_similarity",
+    "pairwise_distance", "interpolate",
 ]
 
 
@@ -372,6 +373,113 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A
     if bias is not None:
         out = out + bias.reshape(shape)
     return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,  # noqa: A002
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalize each (sample, channel) plane over its spatial axes, then a per-channel
+    affine map (running statistics: only with ``use_input_stats=False``)."""
+    N, C = input.shape[0], input.shape[1]
+    if use_input_stats:
+        axes = list(range(2, input.dim()))
+        mean = input.mean(dim=axes, keepdim=True)
+        xc = input - mean
+        var = (xc * xc).mean(dim=axes, keepdim=True)
+        out = xc * (var + eps).rsqrt()
+        if running_mean is not None or running_var is not None:
+            n = input.numel() // (N * C)
+            with torch.no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean.reshape(N, C).mean(0) * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(
+                        var.reshape(N, C).mean(0) * (momentum * n / max(n - 1, 1)))
+    else:
+        shape = (1, C) + (1,) * (input.dim() - 2)
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+    shape = (1, C) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (PyTorch 2.x's formula)."""
+    n12 = (x1 * x1).sum(dim) * (x2 * x2).sum(dim)
+    return (x1 * x2).sum(dim) / n12.clamp_min(eps * eps).sqrt()
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` along the last axis."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def _interp_sizes(input, size, scale_factor, nsp):  # noqa: A002
+    sp = tuple(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = _ntuple(nsp, "size")(size)
+        scales = [L / o for L, o in zip(sp, out)]
+    else:
+        sf = scale_factor if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * nsp
+        out = tuple(int(math.floor(L * f)) for L, f in zip(sp, sf))
+        scales = [1.0 / f for f in sf]
+    return sp, out, scales
+
+
+def _linear_matrix(L, o, scale, align_corners, dtype):
+    """``(o, L)`` matrix of 1-d linear interpolation weights (PyTorch's source index
+    rule: ``(dst + 0.5) * scale - 0.5`` clamped at 0, or ``dst (L-1)/(o-1)`` with
+    ``align_corners``)."""
+    m = np.zeros((o, L), dtype)
+    for i in range(o):
+        if align_corners:
+            src = i * (L - 1) / (o - 1) if o > 1 else 0.0
+        else:
+            src = max((i + 0.5) * scale - 0.5, 0.0)
+        i0 = min(int(math.floor(src)), L - 1)
+        i1 = min(i0 + 1, L - 1)
+        lam = src - i0
+        m[i, i0] += 1.0 - lam
+        m[i, i1] += lam
+    return m
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial axes of ``(N, C, *spatial)``: ``mode`` 'nearest' (source index
+    ``floor(dst * scale)``), 'linear'/'bilinear' (separable linear weights, PyTorch's
+    source-index rule).  Other modes raise NotImplementedError."""
+    nsp = input.dim() - 2
+    if nsp < 1:
+        raise ValueError(f"interpolate expects (N, C, *spatial) input, got {input.dim()}D")
+    sp, out, scales = _interp_sizes(input, size, scale_factor, nsp)
+    if recompute_scale_factor and scale_factor is not None:
+        scales = [L / o for L, o in zip(sp, out)]
+    y = input
+    if mode == "nearest":
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+        for i, (L, o, sc) in enumerate(zip(sp, out, scales)):
+            idx = np.minimum(np.floor(np.arange(o) * np.float32(sc)).astype(np.int64), L - 1)
+            y = y.index_select(2 + i, torch.as_tensor(idx))
+        return y
+    if mode in ("linear", "bilinear", "trilinear"):
+        want = {"linear": 1, "bilinear": 2, "trilinear": 3}[mode]
+        if want != nsp:
+            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                      f"{want + 2}D input")
+        dt = y.numpy(force=True).dtype
+        for i, (L, o, sc) in enumerate(zip(sp, out, scales)):
+            m = torch.as_tensor(_linear_matrix(L, o, sc, bool(align_corners), dt))
+            y = y.movedim(2 + i, -1).matmul(m.t()).movedim(-1, 2 + i)
+        return y
+    raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ftrans.compat "
+                              "(nearest, linear, bilinear, trilinear)")
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):  # noqa: A002

@@ -547,6 +547,108 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
+class _InstanceNorm(_BatchNorm):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+
+    def forward(self, input):  # noqa: A002
+        self._check_input_dim(input)
+        unbatched = input.dim() == self._dims[0]
+        x = input.unsqueeze(0) if unbatched else input
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats, self.momentum
+                              if self.momentum is not None else 0.1, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+class InstanceNorm1d(_InstanceNorm):
+    """Per-sample, per-channel normalization of ``(N, C, L)`` (or ``(C, L)``)."""
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Per-sample, per-channel normalization of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
+    _dims = (3, 4)
+
+
+# ================================================================================ padding etc.
+class _ConstantPadNd(Module):
+    _n = 2
+
+    def __init__(self, padding, value):
+        super().__init__()
+        self.padding = F._ntuple(2 * self._n, "padding")(padding)
+        self.value = value
+
+    def forward(self, input):  # noqa: A002
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _n = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _n = 2
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class Upsample(Module):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) \
+            else (tuple(float(f) for f in scale_factor) if scale_factor else None)
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):  # noqa: A002
+        return F.interpolate(input, self.size, self.scale_factor, self.mode,
+                             self.align_corners, self.recompute_scale_factor)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        return info + ", mode=" + repr(self.mode)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
 # ================================================================================ dropout
 class Dropout(Module):
     """Zero elements with probability ``p`` in training mode (scaling the others by
