@@ -2695,10 +2695,10 @@ def convolution(input, weight, stride, padding, dilation, groups, lhs_dilation=N
     sp = _W.window_out_shape(xd.shape[2:], wd.shape[2:], params["window_strides"],
                              params["padding"], params["lhs_dilation"], dilation)
     if 0 in sp and xd.size:
-        raise RuntimeError(f"Calculated padded input size per channel: "
-                           f"({' x '.join(str(s + lo + hi) for s, (lo, hi) in zip(xd.shape[2:], padding))})."
-                           f" Kernel size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size "
-                           "can't be greater than actual input size")
+        padded = " x ".join(str(s + lo + hi) for s, (lo, hi) in zip(xd.shape[2:], padding))
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel "
+                           f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
+                           "be greater than actual input size")
     out = _conv_p.impl(xd, wd, **params)
     return _record(_ConvolutionBackward0, _conv_p, params, [input, weight], [xd, wd], out,
                    _save_cross)

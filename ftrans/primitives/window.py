@@ -28,9 +28,10 @@ result, no derivative), and the rules are a ``gather`` (JVP) and a ``scatter_add
 (VJP) at those indices, both differentiable and batchable primitives.
 
 On NumPy float arrays with windows over the last two axes (every PyTorch pooling) the
-impls are numba kernels (:mod:`ftrans.kernels.window_cpu`).  Otherwise they loop over the
-window taps, one elementwise pass per tap over a strided view of the padded input (a pooling window has a handful of taps; one NumPy reduction
-over the window axes of a strided view measured 5-20x slower for 2x2 and 3x3 windows).
+impls are numba kernels (:mod:`ftrans.kernels.window_cpu`).  Otherwise they loop over
+the window taps, one elementwise pass per tap over a strided view of the padded input
+(a pooling window has a handful of taps; one NumPy reduction over the window axes of a
+strided view measured 5-20x slower for 2x2 and 3x3 windows).
 """
 from __future__ import annotations
 

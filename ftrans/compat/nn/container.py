@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from itertools import chain, islice
+from itertools import chain
 
 from ftrans.compat import Tensor
 from .module import Module, _addindent
@@ -395,4 +395,3 @@ class ParameterDict(Module):
         raise NotImplementedError("ParameterDict is a container, not a layer")
 
 
-del islice

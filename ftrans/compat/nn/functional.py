@@ -125,7 +125,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convnd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
 
 
-def _conv_transposend(nsp, fname, input, weight, bias, stride, padding, output_padding,  # noqa: A002
+def _conv_transposend(nsp, fname, input, weight, bias, stride, padding, output_padding,
                       groups, dilation):
     _check_tensor(input, fname)
     unbatched = input.dim() == nsp + 1
@@ -168,7 +168,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 # ============================================================================== pooling
-def _pool_geometry(nsp, fname, input, kernel_size, stride, padding, dilation, ceil_mode):  # noqa: A002
+def _pool_geometry(nsp, fname, input, kernel_size, stride, padding, dilation, ceil_mode):
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     st = ks if (stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)) \
         else _ntuple(nsp, "stride")(stride)
@@ -211,13 +211,13 @@ def _max_pool(nsp, fname, input, kernel_size, stride, padding, dilation, ceil_mo
     return out
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     return _max_pool(1, "max_pool1d", input, kernel_size, stride, padding, dilation,
                      ceil_mode, return_indices)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Maximum over ``kernel_size`` windows of the last two axes (stride defaults to
     ``kernel_size``; padding with -inf, at most half the kernel).  With
@@ -226,7 +226,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                      ceil_mode, return_indices)
 
 
-def _avg_pool(nsp, fname, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
+def _avg_pool(nsp, fname, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     ks, st, pd, dl, pads, outs = _pool_geometry(nsp, fname, input, kernel_size, stride,
                                                 padding, 1, ceil_mode)
@@ -301,7 +301,7 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
 
 
 # ============================================================================== normalization
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,  # noqa: A002
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
     """Batch normalization over all axes but the channel axis 1.
 
@@ -448,7 +448,7 @@ def _linear_matrix(L, o, scale, align_corners, dtype):
     return m
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial axes of ``(N, C, *spatial)``: ``mode`` 'nearest' (source index
     ``floor(dst * scale)``), 'linear'/'bilinear' (separable linear weights, PyTorch's
@@ -766,7 +766,7 @@ def _check_sizes(input, target, fname):  # noqa: A002
                       stacklevel=3)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target, "mse_loss")
@@ -777,7 +777,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(loss, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``, reduced (derivative 0 where they are equal)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target, "l1_loss")
@@ -820,7 +820,7 @@ def _class_view(t, ndim):
     return t.reshape((1, -1) + (1,) * (ndim - 2)) if ndim >= 2 else t
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """``-weight[y] * input[y]`` for log-probabilities ``input (N, C, ...)`` or ``(C,)``
     and class indices ``target (N, ...)``; 'mean' divides by the total weight of the
@@ -959,7 +959,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, reduction)
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Pointwise ``target (log target - input)`` (0 where ``target == 0``) for
     log-probabilities ``input``; ``reduction='batchmean'`` divides the sum by the batch
     size (the mathematically correct KL divergence)."""

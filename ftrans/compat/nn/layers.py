@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import ftrans.compat as torch
-from ftrans.compat import Tensor
 from . import functional as F
 from . import init
 from .module import Module
@@ -20,8 +19,7 @@ __all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding"
 
 
 def _empty(shape, dtype=None, device=None):
-    if device is not None:
-        torch.Tensor  # noqa: B018  (devices: 'cpu' only, checked by empty)
+    """Uninitialized parameter storage (``device``: checked by ``torch.empty``)."""
     return torch.empty(tuple(shape), dtype=dtype, device=device)
 
 
@@ -687,4 +685,3 @@ def _channel_dropout(input, p, training, n):  # noqa: A002
     return input * keep * (1.0 / (1.0 - p)) if p < 1 else input * 0.0
 
 
-del Tensor
