@@ -3,7 +3,8 @@ digits-CNN sizes (batch 64, 8x8 images, 3x3 kernels, padding 1).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/conv_impl.py
 
-Prints the best CPU time (process time: robust on a shared machine) per call of each implementation (forward convolution only).
+Prints the best CPU time (process time: robust on a shared machine) per call of each
+implementation (forward convolution only).
 """
 import time
 import timeit
