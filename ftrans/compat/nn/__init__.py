@@ -14,7 +14,8 @@ from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .layers import (Identity, Linear, Bilinear, Flatten, Unflatten, Embedding, Conv1d, Conv2d,
                      Conv3d, ConvTranspose1d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d,
-                     AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d,
+                     AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
+                     AdaptiveMaxPool2d, BatchNorm1d, BatchNorm2d,
                      LayerNorm, GroupNorm, Dropout, Dropout1d, Dropout2d, InstanceNorm1d,
                      InstanceNorm2d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Upsample,
                      CosineSimilarity, PairwiseDistance)
@@ -34,6 +35,7 @@ __all__ = [
     "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
     "InstanceNorm1d", "InstanceNorm2d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
     "Upsample", "CosineSimilarity", "PairwiseDistance",

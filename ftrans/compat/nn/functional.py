@@ -25,7 +25,7 @@ from ftrans.compat import _ops as _K
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "embedding",
+    "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "embedding",
     "one_hot", "pad", "relu", "relu_", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh",
     "softplus", "softmax", "log_softmax", "logsigmoid", "relu6", "hardtanh", "prelu", "selu",
     "celu", "mish", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
@@ -298,6 +298,54 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     """Average pooling to ``output_size`` (an int, a pair, None keeps a size) with
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``."""
     return _adaptive_avg(2, input, output_size)
+
+
+def _adaptive_max(nsp, input, output_size, return_indices):  # noqa: A002
+    sizes = tuple(input.shape[-nsp:])
+    out = _ntuple(nsp, "output_size")(
+        [s if s is not None else L for s, L in
+         zip(output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nsp,
+             sizes)])
+    if all(L % o == 0 for L, o in zip(sizes, out)):
+        ks = tuple(L // o for L, o in zip(sizes, out))
+        return _max_pool(nsp, f"adaptive_max_pool{nsp}d", input, ks, ks, 0, 1, False,
+                         return_indices)
+    # PyTorch's bins [floor(i L / o), ceil((i + 1) L / o)), padded to the largest bin with
+    # an extra -inf element; max(dim=-1) picks the first maximum in row-major bin order
+    bins = []
+    for L, o in zip(sizes, out):
+        bins.append([list(range((i * L) // o, -(-((i + 1) * L) // o))) for i in range(o)])
+    plane = int(np.prod(sizes))
+    strides = [int(np.prod(sizes[k + 1:])) for k in range(nsp)]
+    cells = []
+    for combo in np.ndindex(*out):
+        pos = [0]
+        for k, i in enumerate(combo):
+            pos = [p + r * strides[k] for p in pos for r in bins[k][i]]
+        cells.append(pos)
+    width = max(len(c) for c in cells)
+    table = np.array([c + [plane] * (width - len(c)) for c in cells], np.int64)
+    lead = tuple(input.shape[:-nsp])
+    flat = input.reshape(lead + (plane,))
+    pad = torch.full(lead + (1,), float("-inf"), dtype=input.dtype)
+    vals = torch.cat([flat, pad], -1).index_select(-1, torch.as_tensor(table.reshape(-1)))
+    best, arg = vals.reshape(lead + table.shape).max(dim=-1)
+    best = best.reshape(lead + out)
+    if not return_indices:
+        return best
+    idx = np.take_along_axis(np.broadcast_to(table, lead + table.shape),
+                             arg.numpy()[..., None], -1)[..., 0]
+    return best, torch.as_tensor(idx.reshape(lead + out))
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    """Max pooling to ``output_size`` with PyTorch's adaptive bins; the gradient goes to
+    each bin's first maximum."""
+    return _adaptive_max(2, input, output_size, return_indices)
 
 
 # ============================================================================== normalization

@@ -14,7 +14,8 @@ from .parameter import Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding", "Conv1d",
            "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
-           "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
+           "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d"]
 
 
@@ -399,6 +400,24 @@ class AdaptiveAvgPool1d(Module):
 class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
     def forward(self, input):  # noqa: A002
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 # ================================================================================ normalization

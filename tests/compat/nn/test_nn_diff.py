@@ -64,6 +64,11 @@ MODULES = [
     ("AdaptiveAvgPool2d_even", lambda T: T.nn.AdaptiveAvgPool2d(2), [X(2, 3, 6, 4)], False),
     ("AdaptiveAvgPool2d_none", lambda T: T.nn.AdaptiveAvgPool2d((None, 2)), [X(2, 3, 4, 5)],
      False),
+    ("AdaptiveMaxPool2d", lambda T: T.nn.AdaptiveMaxPool2d((3, 2), return_indices=True),
+     [X(2, 3, 7, 5)], False),
+    ("AdaptiveMaxPool2d_even", lambda T: T.nn.AdaptiveMaxPool2d(2), [X(2, 3, 6, 4)], False),
+    ("AdaptiveMaxPool1d_ties", lambda T: T.nn.AdaptiveMaxPool1d(4, return_indices=True),
+     [X(2, 2, 9, lo=-1, hi=1)], False),
     ("AdaptiveAvgPool2d_one", lambda T: T.nn.AdaptiveAvgPool2d(1), [X(2, 3, 5, 5)], False),
     ("BatchNorm1d_train", lambda T: T.nn.BatchNorm1d(3), [X(6, 3)], True),
     ("BatchNorm1d_3d_train", lambda T: T.nn.BatchNorm1d(3, momentum=None), [X(4, 3, 5)], True),
@@ -255,6 +260,8 @@ FUNCTIONAL = [
     ("avg_pool2d", lambda T, x: T.nn.functional.avg_pool2d(x, (2, 3), stride=(1, 2),
                                                            padding=(1, 1)),
      [X(2, 2, 5, 7)]),
+    ("adaptive_max_pool2d_ties", lambda T, x: T.nn.functional.adaptive_max_pool2d(
+        x.round(), (3, 2), return_indices=True), [X(2, 2, 7, 5)]),
     ("adaptive_avg_pool1d", lambda T, x: T.nn.functional.adaptive_avg_pool1d(x, 3),
      [X(2, 2, 7)]),
     ("batch_norm_fn", lambda T, x, rm, rv, w, b: T.nn.functional.batch_norm(
