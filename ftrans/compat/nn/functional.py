@@ -25,7 +25,8 @@ from ftrans.compat import _ops as _K
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "embedding",
+    "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "batch_norm",
+    "layer_norm", "group_norm", "dropout", "embedding",
     "one_hot", "pad", "relu", "relu_", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh",
     "softplus", "softmax", "log_softmax", "logsigmoid", "relu6", "hardtanh", "prelu", "selu",
     "celu", "mish", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
