@@ -313,7 +313,10 @@ def _max_vjp(ct, ans, primals, needs, **params):
     x, = primals
     idx = reduce_window_argmax_p.bind(x, **params)
     size = int(np.prod(x.shape, dtype=np.int64))
-    return [reshape(scatter_add(ct, idx, (size,)), x.shape)]
+    # rows of a (size, 1) array: the CPU kernel's numba row scatter (np.add.at on a flat
+    # array measured ~10x slower)
+    ct1 = reshape(ct, tuple(ct.shape) + (1,))
+    return [reshape(scatter_add(ct1, idx, (size, 1)), x.shape)]
 
 
 @reduce_window_max_p.def_batch
