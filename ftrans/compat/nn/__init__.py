@@ -26,7 +26,8 @@ from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softpl
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
-from .transformer import TransformerEncoderLayer
+from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerDecoder, Transformer)
 from . import functional, init, utils  # noqa: F401
 from . import modules  # noqa: F401
 
@@ -45,5 +46,6 @@ __all__ = [
     "Softmin", "MSELoss", "L1Loss", "SmoothL1Loss",
     "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
-    "TransformerEncoderLayer", "functional", "init", "utils",
+    "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerDecoder", "Transformer", "functional", "init", "utils",
 ]

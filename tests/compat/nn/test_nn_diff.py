@@ -389,3 +389,35 @@ def test_transformer_encoder_layer_masks():
         return m(x, src_mask=causal, src_key_padding_mask=kpm)
     run_both(lambda T: T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
              [X(2, 5, 8)], "float64", call=call, key="tel_masks")
+
+
+
+def test_transformer_stacks_and_masks():
+    def enc(T):
+        layer = T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+        return T.nn.TransformerEncoder(layer, 2, norm=T.nn.LayerNorm(8),
+                                       enable_nested_tensor=False)
+    run_both(enc, [X(5, 2, 8)], "float64",
+             call=lambda T, m, x: m(x, mask=T.nn.Transformer.generate_square_subsequent_mask(5,
+                                                                              dtype=x.dtype)),
+             key="tenc")
+
+    def full(T):
+        return T.nn.Transformer(8, 2, 2, 1, 16, dropout=0.0, batch_first=True)
+
+    def call(T, m, src, tgt):
+        kpm = T.tensor([[False, False, False, False, True, True],
+                        [False, False, False, False, False, False]])
+        return m(src, tgt, tgt_mask=m.generate_square_subsequent_mask(4, dtype=src.dtype),
+                 memory_key_padding_mask=kpm)
+    run_both(full, [X(2, 6, 8), X(2, 4, 8)], "float64", call=call, key="tfull")
+    run_both(lambda T: T.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True),
+             [X(4, 2, 8), X(6, 2, 8)], "float64", key="tdec")
+
+
+def test_pad_sequence():
+    def call(T, m, a, b, c):
+        pad = T.nn.utils.rnn.pad_sequence
+        return (pad([a, b, c]), pad([a, b, c], batch_first=True, padding_value=-1.0,
+                                    padding_side="left"))
+    run_both(lambda T: None, [X(3, 2), X(5, 2), X(1, 2)], "float64", call=call, key="padseq")

@@ -5,6 +5,7 @@ import math
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
+from . import rnn  # noqa: F401
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters", "clip_grad_norm", "get_total_norm"]
