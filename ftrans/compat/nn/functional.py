@@ -243,7 +243,7 @@ def _avg_pool(nsp, fname, input, kernel_size, stride, padding, ceil_mode, count_
         else:
             n = np.minimum(end, L) - np.maximum(start, 0)
         div = np.multiply.outer(div, n.astype(np.float64))
-    return s / torch.as_tensor(div.astype(s.numpy(force=True).dtype))
+    return s / torch.as_tensor(div, dtype=s.dtype, device=input.device)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
@@ -278,7 +278,6 @@ def _adaptive_avg(nsp, input, output_size):  # noqa: A002
          zip(output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nsp,
              input.shape[-nsp:])])
     x = input if input.is_floating_point() or input.is_complex() else input.float()
-    dt = x.numpy(force=True).dtype
     sizes = tuple(input.shape[-nsp:])
     if all(L % o == 0 for L, o in zip(sizes, out)):
         ks = tuple(L // o for L, o in zip(sizes, out))
@@ -286,7 +285,7 @@ def _adaptive_avg(nsp, input, output_size):  # noqa: A002
         return s / float(np.prod(ks))
     y = x
     for i, (L, o) in enumerate(zip(sizes, out)):
-        m = torch.as_tensor(_adaptive_matrix(L, o, dt))
+        m = torch.as_tensor(_adaptive_matrix(L, o, np.float64), dtype=x.dtype, device=x.device)
         y = y.movedim(-nsp + i, -1).matmul(m.t()).movedim(-1, -nsp + i)
     return y
 
@@ -328,15 +327,16 @@ def _adaptive_max(nsp, input, output_size, return_indices):  # noqa: A002
     table = np.array([c + [plane] * (width - len(c)) for c in cells], np.int64)
     lead = tuple(input.shape[:-nsp])
     flat = input.reshape(lead + (plane,))
-    pad = torch.full(lead + (1,), float("-inf"), dtype=input.dtype)
-    vals = torch.cat([flat, pad], -1).index_select(-1, torch.as_tensor(table.reshape(-1)))
+    pad = torch.full(lead + (1,), float("-inf"), dtype=input.dtype, device=input.device)
+    vals = torch.cat([flat, pad], -1).index_select(
+        -1, torch.as_tensor(table.reshape(-1), device=input.device))
     best, arg = vals.reshape(lead + table.shape).max(dim=-1)
     best = best.reshape(lead + out)
     if not return_indices:
         return best
     idx = np.take_along_axis(np.broadcast_to(table, lead + table.shape),
                              arg.numpy()[..., None], -1)[..., 0]
-    return best, torch.as_tensor(idx.reshape(lead + out))
+    return best, torch.as_tensor(idx.reshape(lead + out), device=input.device)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
@@ -375,10 +375,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         with torch.no_grad():
             if running_mean is not None:
                 running_mean.mul_(1 - momentum).add_(
-                    torch.as_tensor(mean).to(running_mean.dtype) * momentum)
+                    torch.as_tensor(mean, dtype=running_mean.dtype, device=running_mean.device)
+                    * momentum)
             if running_var is not None:
                 running_var.mul_(1 - momentum).add_(
-                    torch.as_tensor(var).to(running_var.dtype) * (momentum * n / (n - 1)))
+                    torch.as_tensor(var, dtype=running_var.dtype, device=running_var.device)
+                    * (momentum * n / (n - 1)))
     return out
 
 
@@ -515,16 +517,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "modes: linear | bilinear | bicubic | trilinear")
         for i, (L, o, sc) in enumerate(zip(sp, out, scales)):
             idx = np.minimum(np.floor(np.arange(o) * np.float32(sc)).astype(np.int64), L - 1)
-            y = y.index_select(2 + i, torch.as_tensor(idx))
+            y = y.index_select(2 + i, torch.as_tensor(idx, device=input.device))
         return y
     if mode in ("linear", "bilinear", "trilinear"):
         want = {"linear": 1, "bilinear": 2, "trilinear": 3}[mode]
         if want != nsp:
             raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                       f"{want + 2}D input")
-        dt = y.numpy(force=True).dtype
         for i, (L, o, sc) in enumerate(zip(sp, out, scales)):
-            m = torch.as_tensor(_linear_matrix(L, o, sc, bool(align_corners), dt))
+            m = torch.as_tensor(_linear_matrix(L, o, sc, bool(align_corners), np.float64),
+                                dtype=y.dtype, device=y.device)
             y = y.movedim(2 + i, -1).matmul(m.t()).movedim(-1, 2 + i)
         return y
     raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ftrans.compat "
@@ -549,7 +551,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     if p == 1.0:
         out = input * 0.0
     else:
-        keep = torch.rand(input.shape, dtype=input.dtype) >= p
+        keep = torch.rand(input.shape, dtype=input.dtype, device=input.device) >= p
         out = input * keep.to(input.dtype) * (1.0 / (1.0 - p))
     if inplace:
         with torch.no_grad() if not input.requires_grad else _nullctx():
@@ -581,7 +583,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
         n = weight.shape[0]
         if padding_idx < 0:
             padding_idx += n
-        mask = torch.ones(n, 1, dtype=torch.bool)
+        mask = torch.ones(n, 1, dtype=torch.bool, device=weight.device)
         mask[padding_idx] = False
         w = torch.where(mask, weight, weight.detach())
     flat = w.index_select(0, input.reshape(-1))
@@ -596,7 +598,7 @@ def one_hot(tensor, num_classes=-1):
     n = int(a.max()) + 1 if num_classes == -1 else num_classes
     if a.size and (a.min() < 0 or a.max() >= n):
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return torch.as_tensor((a[..., None] == np.arange(n)).astype(np.int64))
+    return torch.as_tensor((a[..., None] == np.arange(n)).astype(np.int64), device=tensor.device)
 
 
 def pad(input, pad, mode="constant", value=None):  # noqa: A002
@@ -623,7 +625,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002
             if n:
                 shape = list(out.shape)
                 shape[dim] = n
-                parts.append(torch.full(shape, value, dtype=out.dtype))
+                parts.append(torch.full(shape, value, dtype=out.dtype, device=out.device))
             else:
                 parts.append(None)
         seq = [p for p in (parts[0], out, parts[2]) if p is not None]
@@ -1038,7 +1040,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query.matmul(key.transpose(-2, -1)) * scale
     if is_causal:
-        causal = torch.ones(L, S, dtype=torch.bool).tril()
+        causal = torch.ones(L, S, dtype=torch.bool, device=query.device).tril()
         scores = scores.masked_fill(causal.logical_not(), float("-inf"))
     if attn_mask is not None:
         if attn_mask.dtype == torch.bool:
@@ -1097,7 +1099,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(S, N * H, hd).transpose(0, 1).reshape(N, H, S, hd)
     scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
     if is_causal and attn_mask is None:
-        attn_mask = torch.ones(L, S, dtype=torch.bool).tril().logical_not()
+        attn_mask = torch.ones(L, S, dtype=torch.bool, device=query.device).tril().logical_not()
     if attn_mask is not None:
         m = attn_mask
         if m.dim() == 3:

@@ -700,7 +700,7 @@ def _channel_dropout(input, p, training, n):  # noqa: A002
     if not training or p == 0:
         return input
     shape = tuple(input.shape[:-n]) + (1,) * n
-    keep = (torch.rand(shape, dtype=input.dtype) >= p).to(input.dtype)
+    keep = (torch.rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
     return input * keep * (1.0 / (1.0 - p)) if p < 1 else input * 0.0
 
 

@@ -768,13 +768,14 @@ class Module:
             return args, state
         state["inputs_rg"] = True
 
-        others = {i: (tuple(args[i].shape), args[i].dtype) for i in pos if i not in rg}
+        others = {i: (tuple(args[i].shape), args[i].dtype, args[i].device) for i in pos
+                  if i not in rg}
 
         def on_inputs(grads):
             # tensor inputs that do not require grad get zeros, as in PyTorch
             gi = [None] * len(pos)
-            for i, (shape, dt) in others.items():
-                gi[pos.index(i)] = torch.zeros(shape, dtype=dt)
+            for i, (shape, dt, dev) in others.items():
+                gi[pos.index(i)] = torch.zeros(shape, dtype=dt, device=dev)
             for k, i in enumerate(rg):
                 gi[pos.index(i)] = grads[k]
             go = state["grad_output"] or ()

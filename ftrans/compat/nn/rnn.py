@@ -128,8 +128,9 @@ class RNNBase(Module):
         nd = 2 if self.bidirectional else 1
         H = self.hidden_size
         if hx is None:
-            h0 = torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype)
-            c0 = torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype) if lstm else None
+            h0 = torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype, device=x.device)
+            c0 = (torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype, device=x.device)
+                  if lstm else None)
         else:
             if lstm:
                 h0, c0 = hx
@@ -156,7 +157,8 @@ class RNNBase(Module):
                 for t in order:
                     h, c = _cell_step(self.mode, xw[t], h, c, w_hh, b_hh)
                     steps[t] = h
-                outs.append(torch.stack(steps) if T else torch.zeros(0, N, H, dtype=x.dtype))
+                outs.append(torch.stack(steps) if T else
+                            torch.zeros(0, N, H, dtype=x.dtype, device=x.device))
                 hs.append(h)
                 if lstm:
                     cs.append(c)
@@ -249,7 +251,7 @@ class RNNCellBase(Module):
         N = x.shape[0]
         lstm = self._mode == "LSTM"
         if hx is None:
-            z = torch.zeros(N, self.hidden_size, dtype=x.dtype)
+            z = torch.zeros(N, self.hidden_size, dtype=x.dtype, device=x.device)
             h, c = z, (z if lstm else None)
         elif lstm:
             h, c = hx

@@ -31,9 +31,9 @@ def _activation(activation):
     return activation
 
 
-def _causal_mask(sz, dtype=None):
+def _causal_mask(sz, dtype=None, device=None):
     """``(sz, sz)`` float mask: 0 on and below the diagonal, -inf above."""
-    return torch.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
+    return torch.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
 class TransformerEncoderLayer(Module):
@@ -226,4 +226,4 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """Float causal mask: 0 on and below the diagonal, -inf above."""
-        return _causal_mask(sz, dtype)
+        return _causal_mask(sz, dtype, device)
