@@ -2667,19 +2667,42 @@ from ..primitives import window as _W  # noqa: E402
 
 erf = _unary(_erf_p, "ErfBackward0", "x")
 
-_ConvolutionBackward0 = node_class("ConvolutionBackward0", ("input", "weight"))
+_CONV_KEYS = ("window_strides", "padding", "lhs_dilation", "rhs_dilation",
+              "feature_group_count")
 
 
-def convolution(input, weight, stride, padding, dilation, groups, lhs_dilation=None):  # noqa: A002
+def _convolution_bwd(node, ct, primals, ans, needs):
+    """PyTorch's ConvolutionBackward0: the primitive's VJP rule for input and weight,
+    ``sum(ct)`` over every axis but the channels for the bias."""
+    p = node._params
+    res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
+                           **{k: p[k] for k in _CONV_KEYS}))
+    if len(needs) > 2 and needs[2]:
+        res.append(P.reduce_sum(ct, (0,) + tuple(range(2, len(ct.shape)))))
+    else:
+        res.append(None)
+    return res
+
+
+_ConvolutionBackward0 = _composite("ConvolutionBackward0", ("input", "weight", "bias"),
+                                   _convolution_bwd)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa: A002
+                lhs_dilation=None):
     """Cross-correlation of ``input`` ``(N, C, *spatial)`` with ``weight``
-    ``(O, C // groups, *window)`` (no bias): one ``conv_general_dilated`` node.
+    ``(O, C // groups, *window)`` plus ``bias`` ``(O,)`` (or None): one node whose
+    input/weight gradients are the ``conv_general_dilated`` primitive's VJP rule.
 
     ``stride``/``dilation``/``lhs_dilation``: ints per spatial axis; ``padding``: ``(lo,
     hi)`` pairs.  Raises RuntimeError (as PyTorch) for mismatched dtypes or channels."""
     xd, wd = input._data, weight._data
-    if xd.dtype != wd.dtype:
-        raise RuntimeError(f"Input type ({_tname(xd.dtype)}) and weight type "
-                           f"({_tname(wd.dtype)}) should be the same")
+    bd = None if bias is None else bias._data
+    if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
+        other = wd.dtype if xd.dtype != wd.dtype else bd.dtype
+        what = "weight" if xd.dtype != wd.dtype else "bias"
+        raise RuntimeError(f"Input type ({_tname(xd.dtype)}) and {what} type "
+                           f"({_tname(other)}) should be the same")
     if xd.ndim != wd.ndim:
         raise RuntimeError(f"Expected {wd.ndim - 1}D (unbatched) or {wd.ndim}D (batched) "
                            f"input to conv{wd.ndim - 2}d, but got input of size: "
@@ -2700,8 +2723,10 @@ def convolution(input, weight, stride, padding, dilation, groups, lhs_dilation=N
                            f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
                            "be greater than actual input size")
     out = _conv_p.impl(xd, wd, **params)
-    return _record(_ConvolutionBackward0, _conv_p, params, [input, weight], [xd, wd], out,
-                   _save_cross)
+    if bd is not None:
+        out += bd.reshape((-1,) + (1,) * nsp)
+    return _record(_ConvolutionBackward0, None, params, [input, weight, bias], [xd, wd, bd],
+                   out, _save_cross)
 
 
 def _window_params(nd, window, strides, padding, dilation):

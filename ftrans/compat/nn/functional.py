@@ -104,9 +104,7 @@ def _convnd(nsp, fname, input, weight, bias, stride, padding, dilation, groups):
     stride = _ntuple(nsp, "stride")(stride)
     dilation = _ntuple(nsp, "dilation")(dilation)
     pads = _conv_padding(padding, nsp, tuple(weight.shape[2:]), dilation, stride, fname)
-    out = _K.convolution(input, weight, stride, pads, dilation, groups)
-    if bias is not None:
-        out = out + bias.reshape((-1,) + (1,) * nsp)
+    out = _K.convolution(input, weight, bias, stride, pads, dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -148,9 +146,8 @@ def _conv_transposend(nsp, fname, input, weight, bias, stride, padding, output_p
     w = w.reshape((groups * cout_g, cin // groups) + ks).flip(list(range(2, 2 + nsp)))
     pads = tuple((d * (k - 1) - p, d * (k - 1) - p + op)
                  for k, d, p, op in zip(ks, dilation, padding, output_padding))
-    out = _K.convolution(input, w, (1,) * nsp, pads, dilation, groups, lhs_dilation=stride)
-    if bias is not None:
-        out = out + bias.reshape((-1,) + (1,) * nsp)
+    out = _K.convolution(input, w, bias, (1,) * nsp, pads, dilation, groups,
+                         lhs_dilation=stride)
     return out.squeeze(0) if unbatched else out
 
 
