@@ -51,6 +51,7 @@ from ._factories import (  # noqa: F401
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
+from . import optim  # noqa: E402,F401
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: F401
                                     set_anomaly_enabled)
 
