@@ -18,7 +18,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = d2_square ** 0.5
+        d2 = d2_square.sqrt() if hasattr(d2_square, "sqrt") else d2_square ** 0.5
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -31,12 +31,14 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                   max_ls=25):
     """Line search for a step ``t`` along ``d`` satisfying the strong Wolfe conditions
     (Nocedal & Wright, Algorithms 3.5 and 3.6: bracketing, then zoom by cubic
-    interpolation), as PyTorch's ``_strong_wolfe``.  Returns (f_new, g_new, t, evals)."""
-    d_norm = float(d.abs().max())
+    interpolation), as PyTorch's ``_strong_wolfe``.  Returns (f_new, g_new, t, evals).
+    Directional derivatives stay 0-d tensors of the parameters' dtype, as in PyTorch, so
+    float32 problems take the same bracketing decisions."""
+    d_norm = d.abs().max()
     g = g.clone()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
-    gtd_new = float(g_new.dot(d))
+    gtd_new = g_new.dot(d)
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     ls_iter = 0
@@ -61,7 +63,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = g_new.dot(d)
         ls_iter += 1
     if ls_iter == max_ls:
         bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
@@ -87,7 +89,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             insuf_progress = False
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = g_new.dot(d)
         ls_iter += 1
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
             bracket[high_pos], bracket_f[high_pos] = t, f_new
@@ -162,7 +164,7 @@ class LBFGS(Optimizer):
             if p.is_complex():
                 p = O.view_as_real(p)
             n = p.numel()
-            p.add_(update[offset:offset + n].view_as(p), alpha=step_size)
+            p.add_(update[offset:offset + n].view_as(p), alpha=float(step_size))
             offset += n
         assert offset == self._numel()
 
@@ -252,10 +254,10 @@ class LBFGS(Optimizer):
 
             # step length
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(flat_grad.abs().sum())) * lr
+                t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
             else:
                 t = lr
-            gtd = float(flat_grad.dot(d))
+            gtd = flat_grad.dot(d)
             if gtd > -tolerance_change:
                 break
 
