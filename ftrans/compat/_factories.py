@@ -11,26 +11,41 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, _make_plain, check_device
+from ._tensor import device as _device
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
            "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "initial_seed", "Generator", "default_generator"]
+           "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
+           "get_rng_state", "set_rng_state"]
 
 
 class Generator:
-    """A random generator (a NumPy ``Generator`` seeded like PyTorch's API)."""
+    """A random generator (``torch.Generator``): a NumPy ``Generator`` (PCG64) seeded
+    through PyTorch's API.  ``get_state()`` is a uint8 tensor (as PyTorch's, though the
+    bytes encode PCG64's state, not a Mersenne Twister's) that ``set_state`` restores;
+    the numbers drawn differ from PyTorch's for the same seed."""
 
     def __init__(self, device="cpu"):
+        check_device(device)
+        self.device = device if not isinstance(device, str) else _device(device)
         self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
         self._rng = np.random.default_rng(self._seed)
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
+        """Seed the generator (an int; negative values wrap as in PyTorch); returns it."""
+        seed = int(seed)
+        if seed < 0:
+            seed += 2 ** 64
+        if not 0 <= seed < 2 ** 64:
+            raise RuntimeError(f"Overflow when unpacking long long (seed {seed} does not fit "
+                               "in 64 bits)")
+        self._seed = seed
         self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self):
+        """Seed from fresh entropy; returns the seed."""
         s = int(np.random.SeedSequence().entropy % (2 ** 63))
         self.manual_seed(s)
         return s
@@ -39,11 +54,33 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return self._rng.bit_generator.state
+        """The state as a uint8 tensor of 37 bytes (PCG64 state, increment, cached half
+        word): pass it to :meth:`set_state` to replay the same numbers."""
+        st = self._rng.bit_generator.state
+        b = (int(st["state"]["state"]).to_bytes(16, "little")
+             + int(st["state"]["inc"]).to_bytes(16, "little")
+             + bytes([int(st["has_uint32"])]) + int(st["uinteger"]).to_bytes(4, "little"))
+        return _finish(np.frombuffer(b, np.uint8).copy(), False)
 
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
-
+    def set_state(self, new_state):
+        """Restore a state from :meth:`get_state`; ``TypeError``/``RuntimeError`` for
+        anything else."""
+        if isinstance(new_state, dict):      # NumPy's own form
+            self._rng.bit_generator.state = new_state
+            return self
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        a = np.asarray(new_state._data)
+        if a.dtype != np.uint8 or a.size != 37:
+            raise RuntimeError("Invalid generator state: expected the 37-byte uint8 tensor "
+                               "returned by Generator.get_state()")
+        b = a.tobytes()
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(b[:16], "little"),
+                      "inc": int.from_bytes(b[16:32], "little")},
+            "has_uint32": b[32], "uinteger": int.from_bytes(b[33:37], "little")}
+        return self
 
 default_generator = Generator()
 
@@ -59,6 +96,16 @@ def seed():
 
 def initial_seed():
     return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state (a uint8 tensor)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from :func:`get_rng_state`."""
+    default_generator.set_state(new_state)
 
 
 def _finish(data, requires_grad, device=None):
