@@ -11,13 +11,13 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, _make_plain, check_device
-from ._tensor import device as _device
+from ._tensor import device as _device, _default_device
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
            "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
            "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
-           "get_rng_state", "set_rng_state"]
+           "get_rng_state", "set_rng_state", "set_default_device", "get_default_device"]
 
 
 class Generator:
@@ -109,11 +109,34 @@ def set_rng_state(new_state):
 
 
 def _finish(data, requires_grad, device=None):
-    check_device(device)
+    if device is None:
+        device = _default_device[0]
+    if device is not None:
+        check_device(device)
+        dev = device if isinstance(device, _device) else _device(str(device))
+        if dev.type == "cuda":
+            from . import cuda
+            data = cuda.to_device_array(data, dev)
     t = _make_plain(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def set_default_device(device):
+    """Device of the tensors factories create when given no ``device`` (None or "cpu":
+    the CPU; "cuda" needs CuPy and a GPU -- checked when a factory runs, as in PyTorch)."""
+    _default_device[0] = None if device is None else (
+        device if isinstance(device, _device) else _device(str(device)))
+
+
+def get_default_device():
+    """The default device of the factories (``device(type='cpu')`` unless set)."""
+    d = _default_device[0]
+    if d is None or d.type == "cpu":
+        return _device("cpu")
+    check_device(d)
+    return _device("cuda", d.index if d.index is not None else 0)
 
 
 def _size(size):
