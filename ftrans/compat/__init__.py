@@ -52,7 +52,7 @@ from ._factories import (  # noqa: F401
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
-from . import optim, utils, cuda  # noqa: E402,F401
+from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import _out  # noqa: E402
 
