@@ -3,9 +3,9 @@
 ``torch.add(a, b, out=t)`` computes the result, then writes it into ``t`` -- converted to
 ``t``'s dtype when the cast is "same kind" (``RuntimeError`` "result type Float can't be
 cast to the desired output type Long" otherwise; matmul-like, indexing, clamp/where
-and softmax-like functions need ``t`` of the result's dtype exactly), ``t`` resized to the result's shape when
-they differ (with PyTorch's deprecation warning if ``t`` was not empty) -- bumps ``t``'s
-version and returns ``t``.  As in PyTorch, out= variants do not record gradients: with
+and softmax-like functions need ``t`` of the result's dtype exactly), ``t`` resized
+to the result's shape when they differ (with PyTorch's deprecation warning if ``t`` was
+not empty) -- bumps ``t``'s version and returns ``t``.  As in PyTorch, out= variants do not record gradients: with
 grad mode on, an argument (or ``out``) requiring grad is a ``RuntimeError``.
 """
 from __future__ import annotations

@@ -77,8 +77,8 @@ def _check_argnums(argnums, nargs, api):
     elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
         nums = argnums
     else:
-        raise RuntimeError(f"{api}: argnums must be int or Tuple[int, ...], got: "
-                           f"{type(argnums).__name__ if not isinstance(argnums, tuple) else argnums}")
+        got = argnums if isinstance(argnums, tuple) else type(argnums).__name__
+        raise RuntimeError(f"{api}: argnums must be int or Tuple[int, ...], got: {got}")
     out = []
     for a in nums:
         if not -nargs <= a < nargs:

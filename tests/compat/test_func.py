@@ -353,8 +353,6 @@ def test_per_sample_gradients_recipe():
         params, buffers, t(fc, DATA), t(fc, TARGETS))
     assert set(per) == set(params) and per["fc1.weight"].shape == (6, 4, 3)
     for i in range(6):
-        for p in params.values():
-            pass
         for _, p in m.named_parameters():
             p.grad = None
         _loss(fc, m(t(fc, DATA[i:i + 1])), t(fc, TARGETS[i:i + 1])).backward()

@@ -28,7 +28,7 @@ Y = RNG.standard_normal((5, 4))
 TOL = {"float64": dict(rtol=1e-10, atol=1e-12), "float32": dict(rtol=2e-5, atol=2e-6)}
 
 
-def _params(T, dtype, complex_=False):
+def _params(T, dtype):
     dt = getattr(T, dtype)
     w = T.tensor(W0, dtype=dt, requires_grad=True)
     b = T.tensor(B0, dtype=dt, requires_grad=True)
