@@ -197,3 +197,32 @@ def test_cuda_location_without_cuda(tmp_path):
     with pytest.raises(RuntimeError, match="torch.cuda.is_available\\(\\) is False"):
         fc.load(p, map_location={"cpu": "cuda:0"})
     assert os.path.exists(p)
+
+
+@needs_torch
+def test_optimizer_checkpoint_both_ways(tmp_path):
+    """A training checkpoint (parameters + Adam state) written by one library resumes in
+    the other with the same trajectory."""
+    w0 = np.array([[0.5, -1.0], [2.0, 0.3]])
+
+    def setup(T, w):
+        p = T.tensor(w, dtype=T.float64, requires_grad=True)
+        return p, T.optim.Adam([p], lr=0.1, amsgrad=True)
+
+    def steps(T, p, opt, n):
+        for _ in range(n):
+            opt.zero_grad()
+            ((p ** 3).sum() + p.sin().sum()).backward()
+            opt.step()
+        return p.detach().numpy().copy()
+
+    for src, dst in ((fc, torch), (torch, fc)):
+        p, opt = setup(src, w0)
+        steps(src, p, opt, 3)
+        path = tmp_path / f"{src.__name__}.pt"
+        src.save({"model": {"w": p.detach()}, "optim": opt.state_dict(), "epoch": 3}, path)
+        ck = dst.load(path)
+        assert ck["epoch"] == 3
+        q, opt2 = setup(dst, ck["model"]["w"].numpy())
+        opt2.load_state_dict(ck["optim"])
+        np.testing.assert_allclose(steps(dst, q, opt2, 4), steps(src, p, opt, 4), rtol=1e-12)
