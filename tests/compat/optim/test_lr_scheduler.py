@@ -33,6 +33,10 @@ SCHEDS = [
     ("OneCycleLR", dict(max_lr=0.5, total_steps=14)),
     ("OneCycleLR", dict(max_lr=[0.5, 0.2], total_steps=14, anneal_strategy="linear",
                         three_phase=True)),
+    ("ConstantLR", dict(factor=0.5, total_iters=4)),
+    ("LinearLR", dict(start_factor=0.2, end_factor=0.9, total_iters=6)),
+    ("PolynomialLR", dict(total_iters=8, power=2.0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3, T_mult=2, eta_min=0.01)),
 ]
 
 
@@ -78,6 +82,33 @@ def test_schedule_matches_torch(name, kw, opt_name):
     l3, _, _, s3 = run(fc, name, kw, opt_name)
     s3.load_state_dict(d2)
     assert s3.last_epoch == s2.last_epoch
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", ["SequentialLR", "ChainedScheduler"])
+def test_composite_schedulers_match_torch(kind):
+    def run(T):
+        a = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+        opt = T.optim.SGD([a], lr=0.1, momentum=0.9)
+        S = T.optim.lr_scheduler
+        warm = S.LinearLR(opt, start_factor=0.1, total_iters=3)
+        cos = (S.CosineAnnealingLR(opt, T_max=6) if kind == "SequentialLR"
+               else S.ExponentialLR(opt, gamma=0.9))
+        sch = (S.SequentialLR(opt, [warm, cos], milestones=[3]) if kind == "SequentialLR"
+               else S.ChainedScheduler([warm, cos]))
+        lrs = []
+        for _ in range(10):
+            opt.zero_grad()
+            (a ** 2).sum().backward()
+            opt.step()
+            sch.step()
+            lrs.append(sch.get_last_lr()[0])
+        sd = sch.state_dict()
+        return lrs, a.detach().numpy().copy(), sd["_schedulers"][0]["last_epoch"]
+    r1, r2 = run(fc), run(torch)
+    np.testing.assert_allclose(r1[0], r2[0], rtol=1e-13)
+    np.testing.assert_allclose(r1[1], r2[1], rtol=1e-12)
+    assert r1[2] == r2[2]
 
 
 @needs_torch
