@@ -6,7 +6,7 @@ import math
 from .. import _factories as F
 from .. import _ops as O
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
-                        _real_view)
+                        _real_view, _flat, _written, _use_fused)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -25,8 +25,10 @@ class Adam(Optimizer):
 
     Args: ``params``, ``lr`` (1e-3), ``betas`` ((0.9, 0.999)), ``eps`` (1e-8),
     ``weight_decay`` (0), ``amsgrad`` (False), ``maximize`` (False),
-    ``decoupled_weight_decay`` (False; True is AdamW).  ``foreach``/``capturable``/
-    ``differentiable``/``fused`` are accepted for compatibility.  ``ValueError`` for
+    ``decoupled_weight_decay`` (False; True is AdamW).  Plain contiguous float32/float64
+    parameters are updated by a fused one-pass kernel (same formulas; ``fused=False`` or
+    ``differentiable=True`` selects the op-by-op path above); ``foreach``/``capturable``
+    are accepted for compatibility.  ``ValueError`` for
     out-of-range values.  State per parameter: ``step`` (0-d float tensor), ``exp_avg``,
     ``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``.
     """
@@ -56,6 +58,7 @@ class Adam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
             amsgrad = group["amsgrad"]
+            fused = _use_fused(group)
             for p, grad in zip(*_params_with_grad(group)):
                 state = self.state[p]
                 if len(state) == 0:
@@ -64,6 +67,8 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = F.zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = F.zeros_like(p)
+                if fused and self._fused_step(p, grad, state, group):
+                    continue
                 p, grad = _real_view(p), _real_view(grad)
                 if group["maximize"]:
                     grad = -grad
@@ -91,6 +96,28 @@ class Adam(Optimizer):
                     denom = (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
                 p.add_(exp_avg / denom, alpha=-step_size)
         return loss
+
+
+    def _fused_step(self, p, grad, state, group):
+        """The update in one pass (:func:`ftrans.kernels.optim_cpu.adam_update`) when
+        every array is a plain contiguous float array of one dtype; False otherwise."""
+        from ...kernels import optim_cpu as K
+        amsgrad = group["amsgrad"]
+        arrs = [_flat(p), _flat(grad), _flat(state["exp_avg"]), _flat(state["exp_avg_sq"])]
+        if amsgrad:
+            arrs.append(_flat(state["max_exp_avg_sq"]))
+        if any(a is None for a in arrs) or not K.eligible(*arrs):
+            return False
+        if not amsgrad:
+            arrs.append(arrs[0][:0])
+        state["step"].add_(1)
+        beta1, beta2 = group["betas"]
+        K.adam_update(*arrs, lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
+                      weight_decay=group["weight_decay"], step=state["step"].item(),
+                      amsgrad=amsgrad, maximize=group["maximize"],
+                      decoupled=group["decoupled_weight_decay"])
+        _written(p, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"))
+        return True
 
 
 class AdamW(Adam):

@@ -15,6 +15,8 @@ import copy
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
+import numpy as np
+
 from .. import _tensor as _T
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.graph import RemovableHandle
@@ -277,6 +279,30 @@ def _params_with_grad(group):
             ps.append(p)
             gs.append(p.grad)
     return ps, gs
+
+
+def _flat(t):
+    """The 1-d NumPy array of ``t``'s elements, sharing memory, when a fused kernel can
+    update it in place (C-contiguous float32/float64 on the CPU); else None."""
+    a = t.detach().numpy()
+    if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.flags.writeable \
+            or a.dtype not in (np.float32, np.float64):
+        return None
+    return a.reshape(-1)
+
+
+def _written(*tensors):
+    """Record an in-place update made by a fused kernel: bump the version counters, as
+    every in-place tensor operation does (autograd then detects stale saved values)."""
+    for t in tensors:
+        if t is not None:
+            t._vc[0] += 1
+
+
+def _use_fused(group):
+    """Fused kernels unless the group asks for the op-by-op path (``fused=False`` or
+    ``differentiable=True``)."""
+    return group.get("fused") is not False and not group.get("differentiable")
 
 
 def _real_view(t):

@@ -1,7 +1,8 @@
 """``SGD``: stochastic gradient descent with momentum (PyTorch's ``torch.optim.SGD``)."""
 from __future__ import annotations
 
-from .optimizer import Optimizer, required, _params_with_grad, _closure_loss
+from .optimizer import (Optimizer, required, _params_with_grad, _closure_loss, _flat,
+                        _written, _use_fused)
 
 __all__ = ["SGD"]
 
@@ -19,8 +20,9 @@ class SGD(Optimizer):
 
     Args: ``params``, ``lr`` (default 1e-3), ``momentum`` (0), ``dampening`` (0),
     ``weight_decay`` (0), ``nesterov`` (False; needs momentum > 0 and dampening 0),
-    ``maximize`` (False).  ``foreach``/``differentiable``/``fused`` are accepted for
-    compatibility (only the single-tensor path exists).  ``ValueError`` for negative values.
+    ``maximize`` (False).  Plain contiguous float32/float64 parameters are updated by a
+    fused one-pass kernel (same formulas; ``fused=False`` or ``differentiable=True``
+    selects the op-by-op path above); ``foreach`` is accepted for compatibility.  ``ValueError`` for negative values.
     State per parameter: ``momentum_buffer`` (when momentum != 0).
 
     >>> import ftrans.compat as torch
@@ -54,7 +56,10 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr, momentum = group["lr"], group["momentum"]
             dampening, wd = group["dampening"], group["weight_decay"]
+            fused = _use_fused(group)
             for p, grad in zip(*_params_with_grad(group)):
+                if fused and self._fused_step(p, grad, group):
+                    continue
                 if group["maximize"]:
                     grad = -grad
                 if wd != 0:
@@ -70,3 +75,35 @@ class SGD(Optimizer):
                     grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
                 p.add_(grad, alpha=-lr)
         return loss
+
+    def _fused_step(self, p, grad, group):
+        """The update in one pass (:func:`ftrans.kernels.optim_cpu.sgd_update`) for plain
+        contiguous float arrays of one dtype; False otherwise."""
+        from ...kernels import optim_cpu as K
+        momentum = group["momentum"]
+        a, g = _flat(p), _flat(grad)
+        if a is None or g is None:
+            return False
+        buf_t = None
+        first = False
+        if momentum != 0:
+            state = self.state[p]
+            buf_t = state.get("momentum_buffer")
+            if buf_t is None:
+                first = True
+                from .. import _factories as F
+                buf_t = F.empty_like(p)
+            buf = _flat(buf_t)
+            if buf is None or not K.eligible(a, g, buf):
+                return False
+            if first:
+                state["momentum_buffer"] = buf_t
+        else:
+            if not K.eligible(a, g):
+                return False
+            buf = a[:0]
+        K.sgd_update(a, g, buf, lr=group["lr"], momentum=momentum,
+                     dampening=group["dampening"], weight_decay=group["weight_decay"],
+                     first=first, nesterov=group["nesterov"], maximize=group["maximize"])
+        _written(p, None if first else buf_t)
+        return True

@@ -93,12 +93,32 @@ CASES = [
 
 @needs_torch
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("path", ["default", "ops"])
 @pytest.mark.parametrize("cls,kwargs", CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CASES)])
-def test_trajectory_matches_torch(cls, kwargs, dtype):
-    ours, _ = trajectory(fc, cls, kwargs, dtype)
+def test_trajectory_matches_torch(cls, kwargs, dtype, path):
+    """``default``: SGD and Adam(W) take their fused one-pass kernels; ``ops``
+    (``fused=False``): the op-by-op reference path of every optimizer."""
+    if path == "ops" and cls not in ("SGD", "Adam", "AdamW"):
+        pytest.skip("this optimizer has one path only")
+    extra = {"fused": False} if path == "ops" else {}
+    ours, _ = trajectory(fc, cls, dict(kwargs, **extra), dtype)
     ref, _ = trajectory(torch, cls, kwargs, dtype)
     assert ours.dtype == ref.dtype
     np.testing.assert_allclose(ours, ref, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("cls,kwargs", [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW")])
+def test_fused_kernel_matches_op_by_op_path(cls, kwargs, dtype):
+    """Without torch: the fused kernels against the op-by-op path (the documented
+    formulas as compat operations), trajectory and state."""
+    a, o1 = trajectory(fc, cls, kwargs, dtype)
+    b, o2 = trajectory(fc, cls, dict(kwargs, fused=False), dtype)
+    tol = dict(rtol=1e-13, atol=1e-15) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(a, b, **tol)
+    for (k, s1), s2 in zip(o1.state_dict()["state"].items(), o2.state_dict()["state"].values()):
+        for key in s1:
+            np.testing.assert_allclose(s1[key].numpy(), s2[key].numpy(), **tol)
 
 
 @needs_torch
@@ -369,3 +389,19 @@ def test_add_param_group_and_state_dict_roundtrip():
         o.step()
     assert w.tolist() == w2.tolist() and v.tolist() == v2.tolist()
     assert math.isclose(opt2.state[v2]["step"].item(), 2.0)
+
+
+@pytest.mark.parametrize("fused", [None, False])
+def test_step_bumps_versions_like_inplace_ops(fused):
+    """An update is an in-place modification: a graph that saved the parameter before the
+    step refuses to backpropagate through the stale value (PyTorch's error)."""
+    for cls in ("SGD", "Adam"):
+        w = fc.tensor([1.0, 2.0], requires_grad=True)
+        opt = getattr(fc.optim, cls)([w], lr=0.1, fused=fused)
+        y = (w * w).sum()
+        (w ** 3).sum().backward()
+        v = w._version
+        opt.step()
+        assert w._version > v
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
