@@ -252,3 +252,20 @@ def test_training_loop_runs():
                 ((xb @ w - yb) ** 2).mean().backward()
                 opt.step()
     np.testing.assert_allclose(w.detach().numpy(), w_true.numpy(), atol=1e-3)
+
+
+def test_tensor_dataset_batches_equal_generic_collate():
+    """The one-gather path for TensorDataset gives the batches default_collate stacks."""
+    ds = D.TensorDataset(fc.randn(23, 2, 3), fc.arange(23), fc.rand(23) > 0.5)
+
+    def batches(**kw):
+        return list(D.DataLoader(ds, batch_size=5, shuffle=True,
+                                 generator=fc.Generator().manual_seed(4), **kw))
+    fast = batches()
+    slow = batches(collate_fn=lambda items: D.default_collate(items))
+    assert len(fast) == len(slow) == 5
+    for f, s in zip(fast, slow):
+        assert isinstance(f, list) and len(f) == 3
+        for a, b in zip(f, s):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert np.array_equal(a.numpy(), b.numpy())

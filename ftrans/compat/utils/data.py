@@ -441,6 +441,11 @@ class DataLoader:
 
     def _fetch(self, indices):
         ds = self.dataset
+        if type(ds) is TensorDataset and self.collate_fn is default_collate:
+            # the same batch as stacking ds[i] for each i (default_collate), gathered with
+            # one indexing operation per tensor
+            idx = F.tensor(list(indices), dtype=F.D.int64)
+            return [t[idx] for t in ds.tensors]
         if callable(getattr(ds, "__getitems__", None)):
             data = ds.__getitems__(indices)
         else:
