@@ -86,8 +86,13 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator (results are reproducible, not PyTorch's numbers)."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator and, when CuPy sees a GPU, the GPU's (results are
+    reproducible, not PyTorch's numbers); returns the default generator."""
+    g = default_generator.manual_seed(seed)
+    from . import cuda
+    if cuda._state["cupy"] is not None or not cuda._state["checked"]:
+        cuda.manual_seed_all(int(seed))
+    return g
 
 
 def seed():
