@@ -187,7 +187,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             if not _is_tensor(out):
                 raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return a Tensor, "
                                    f"got {type(out)}")
-            if out.numel() != 1:
+            if out.dim() != 0:
                 raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return a scalar "
                                    f"Tensor, got tensor with {out.dim()} dims. Maybe you "
                                    "wanted to use the vjp or jacrev APIs instead?")
@@ -492,6 +492,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         size = sizes[0]
+        if size == 0:
+            return _empty_batch(func, split, kwargs, out_dims)
         gen = F.default_generator
         start_state = gen._rng.bit_generator.state
         results = []
@@ -512,6 +514,36 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             results.append(r)
         return _stack_results(results, out_dims, size)
     return wrapper
+
+
+def _empty_batch(func, split, kwargs, out_dims):
+    """vmap over a batch of size 0: ``func`` runs once on zero-filled examples to learn
+    its outputs' shapes and dtypes; the results are empty along the mapped dimension."""
+    ex_args = []
+    for leaves, td, ds in split:
+        ex = []
+        for x, d in zip(leaves, ds):
+            if d is None:
+                ex.append(x)
+            else:
+                shape = list(x.shape)
+                del shape[d % x.dim()]
+                ex.append(F.zeros(shape, dtype=x.dtype))
+        ex_args.append(tree_unflatten(td, ex))
+    r = func(*ex_args, **kwargs)
+    leaves, td = tree_flatten(r)
+    od = (tree_flatten(out_dims, is_leaf=lambda v: v is None)[0]
+          if isinstance(out_dims, tuple) else [out_dims] * len(leaves))
+    out = []
+    for x, d in zip(leaves, od):
+        if not _is_tensor(x):
+            raise ValueError(f"vmap(f, ...): `f` must only return Tensors, got type {type(x)}")
+        if d is None:
+            out.append(x)
+        else:
+            e = F.zeros((0,) + tuple(x.shape), dtype=x.dtype)
+            out.append(O.movedim(e, 0, d % (x.dim() + 1)))
+    return tree_unflatten(td, out)
 
 
 def _stack_results(results, out_dims, size):

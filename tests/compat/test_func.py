@@ -229,6 +229,10 @@ def test_vmap_against_loop_and_differentiable():
 
 
 def test_vmap_errors_and_randomness():
+    empty = ff.vmap(lambda a: (a * 2).sum(0), in_dims=1)(fc.ones(3, 0, 2))
+    assert empty.shape == (0, 2)
+    with pytest.raises(RuntimeError, match="got tensor with 1 dims"):
+        ff.grad(lambda x: x.sum(0, keepdim=True))(fc.ones(2))
     with pytest.raises(ValueError, match="same size in the mapped dimension"):
         ff.vmap(lambda a, b: a + b)(fc.ones(2), fc.ones(3))
     with pytest.raises(ValueError, match="no input to vmap over"):
