@@ -359,11 +359,10 @@ def _rebuild_parameter_cls(*args, **kwargs):
     return Parameter(*args, **kwargs)
 
 
-_SAFE_BUILTINS = {
+_SAFE_BUILTINS = {  # PyTorch 2.13's default allow-list of non-torch globals
     ("collections", "OrderedDict"): collections.OrderedDict,
-    ("builtins", "set"): set, ("builtins", "frozenset"): frozenset,
-    ("builtins", "complex"): complex, ("builtins", "bytearray"): bytearray,
-    ("builtins", "slice"): slice, ("builtins", "range"): range,
+    ("builtins", "set"): set, ("builtins", "complex"): complex,
+    ("builtins", "bytearray"): bytearray,
     ("_codecs", "encode"): None,     # protocol-2 bytes; resolved below
 }
 
@@ -392,7 +391,9 @@ class _Unpickler(pickle.Unpickler):
         g = _torch_global(module, name)
         if g is not None:
             return g
-        full = f"{module}.{name}"
+        full = name if module == "builtins" else f"{module}.{name}"
+        if f"{module}.{name}" in _SAFE_USER:
+            return _SAFE_USER[f"{module}.{name}"]
         if full in _SAFE_USER:
             return _SAFE_USER[full]
         if (module, name) in _SAFE_BUILTINS:

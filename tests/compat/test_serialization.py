@@ -113,6 +113,21 @@ def test_weights_only_refuses_arbitrary_objects(tmp_path):
         fc.load(evil)
 
 
+@needs_torch
+@pytest.mark.parametrize("value", [{1, 2}, frozenset([1]), 1 + 2j, b"ab", bytearray(b"x"),
+                                   slice(1, 2), range(3)], ids=repr)
+def test_weights_only_allow_list_matches_torch(tmp_path, value):
+    p = tmp_path / "v.pt"
+    torch.save({"v": value}, p)
+
+    def outcome(load):
+        try:
+            return ("ok", load(p)["v"])
+        except pickle.UnpicklingError as e:
+            return ("refused", str(e).split("WeightsUnpickler error: ")[1].split(" was")[0])
+    assert outcome(fc.load) == outcome(torch.load)
+
+
 def test_npz(tmp_path):
     sd = {"layer": {"weight": fc.ones(2, 3), "bias": fc.zeros(3)}, "step": fc.tensor(4)}
     p = str(tmp_path / "m.npz")
