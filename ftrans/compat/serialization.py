@@ -388,6 +388,11 @@ class _Unpickler(pickle.Unpickler):
         self._loaded = {}
 
     def find_class(self, module, name):
+        import _compat_pickle   # protocol 2 names Python 2 modules (__builtin__ ...)
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         g = _torch_global(module, name)
         if g is not None:
             return g
