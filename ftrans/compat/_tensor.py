@@ -570,7 +570,8 @@ def _make(data, grad_fn=None):
 
 
 def _as_array(data):
-    if isinstance(data, np.generic) or not hasattr(data, "__array_namespace__"):
+    if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
+                                            or hasattr(data, "__cuda_array_interface__")):
         return np.asarray(data)
     return data  # a CuPy (or other array-API) array
 
