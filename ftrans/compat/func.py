@@ -116,10 +116,11 @@ def _prepare(args, nums, api):
     return args, flat, defs
 
 
-def _nested(originals):
-    """True when results must stay differentiable: inside another differentiation
-    transform, or an input requires grad."""
-    return is_grad_enabled() and (_depth() > 1 or any(
+def _nested(originals, outer_grad):
+    """True when results must stay differentiable: grad mode was on where the transform
+    was called, and it runs inside another differentiation transform or an input
+    requires grad."""
+    return outer_grad and (_depth() > 1 or any(
         _is_tensor(x) and x.requires_grad for x in originals))
 
 
@@ -179,9 +180,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), api)
+        outer = is_grad_enabled()
         with _level(), enable_grad():
             originals = [x for a in nums for x in tree_flatten(args[a])[0]]
-            keep = _nested(originals)
+            keep = _nested(originals, outer)
             new_args, flat, defs = _prepare(args, nums, api)
             out, aux = _split_aux(func(*new_args, **kwargs), has_aux, api)
             if not _is_tensor(out):
@@ -228,8 +230,9 @@ def vjp(func, *primals, has_aux=False):
     cotangents of ``output``'s structure (``torch.func.vjp``).  ``vjp_fn`` can be called
     several times."""
     api = "vjp"
+    outer = is_grad_enabled()
     with _level(), enable_grad():
-        keep = _nested([x for p in primals for x in tree_flatten(p)[0]])
+        keep = _nested([x for p in primals for x in tree_flatten(p)[0]], outer)
         new_args, flat, defs = _prepare(primals, range(len(primals)), api)
         out, aux = _split_aux(func(*new_args), has_aux, api)
     outs, out_def = tree_flatten(out)
@@ -250,8 +253,9 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError(f"Mismatch in shape: grad_output has a shape of "
                                    f"{c.shape} and output has a shape of {o.shape}.")
         cg = keep if create_graph is None else create_graph
+        nested_now = is_grad_enabled() and _depth() > 0
         with _level(), enable_grad():
-            gs = _grads(outs, inputs, cts, cg or (_depth() > 1 and is_grad_enabled()))
+            gs = _grads(outs, inputs, cts, cg or nested_now)
         it = iter(gs)
         return tuple(tree_unflatten(td, [_finish(next(it), cg) for _ in group])
                      for td, group in zip(defs, flat))
@@ -298,8 +302,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
                                f"have the same shape. Got {tuple(p.shape)} and "
                                f"{tuple(t.shape)}")
+    outer = is_grad_enabled()
     with _level(), enable_grad():
-        keep = _nested(pl + tl)
+        keep = _nested(pl + tl, outer)
         new_args, flat, _ = _prepare(primals, range(len(primals)), "jvp")
         out, aux = _split_aux(func(*new_args), has_aux, "jvp")
         outs, out_def = tree_flatten(out)
@@ -325,8 +330,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacrev")
+        outer = is_grad_enabled()
         with _level(), enable_grad():
-            keep = _nested([x for a in nums for x in tree_flatten(args[a])[0]])
+            keep = _nested([x for a in nums for x in tree_flatten(args[a])[0]], outer)
             new_args, flat, defs = _prepare(args, nums, "jacrev")
             out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacrev")
             outs, out_def = tree_flatten(out)
@@ -367,8 +373,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacfwd")
+        outer = is_grad_enabled()
         with _level(), enable_grad():
-            keep = _nested([x for a in nums for x in tree_flatten(args[a])[0]])
+            keep = _nested([x for a in nums for x in tree_flatten(args[a])[0]], outer)
             new_args, flat, defs = _prepare(args, nums, "jacfwd")
             out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacfwd")
             outs, out_def = tree_flatten(out)

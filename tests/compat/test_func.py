@@ -133,6 +133,9 @@ def test_grad_keeps_graph_for_inputs_requiring_grad():
     assert g.requires_grad
     g.sum().backward()
     assert x.grad.tolist() == [6.0, 12.0]
+    with fc.no_grad():       # called in no-grad mode: plain values, as torch.func
+        g = ff.grad(lambda x: (x ** 3).sum())(x)
+    assert not g.requires_grad and g.tolist() == [3.0, 12.0]
 
 
 # ------------------------------------------------------------------ vjp / jvp
