@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["adam_update", "sgd_update", "eligible"]
+__all__ = ["adam_update", "sgd_update", "rmsprop_update", "adagrad_update", "eligible"]
 
 _LOCK = threading.Lock()
 _K = {}
@@ -74,7 +74,40 @@ def _build():
                 gi = gi + momentum * b if nesterov else b
             p[i] = p[i] - lr * gi
 
+    @njit(**jit)
+    def rmsprop(p, g, sq, gavg, buf, lr, alpha, alpha_c, eps, wd, use_wd, centered,
+                use_mom, momentum, maximize):
+        for i in range(p.size):
+            gi = -g[i] if maximize else g[i]
+            if use_wd:
+                gi = gi + wd * p[i]
+            s = sq[i] * alpha + alpha_c * (gi * gi)
+            sq[i] = s
+            if centered:
+                a = gavg[i] + alpha_c * (gi - gavg[i])
+                gavg[i] = a
+                avg = np.sqrt(s - a * a) + eps
+            else:
+                avg = np.sqrt(s) + eps
+            if use_mom:
+                b = buf[i] * momentum + gi / avg
+                buf[i] = b
+                p[i] = p[i] - lr * b
+            else:
+                p[i] = p[i] - lr * (gi / avg)
+
+    @njit(**jit)
+    def adagrad(p, g, ssum, clr, eps, wd, use_wd, maximize):
+        for i in range(p.size):
+            gi = -g[i] if maximize else g[i]
+            if use_wd:
+                gi = gi + wd * p[i]
+            s = ssum[i] + gi * gi
+            ssum[i] = s
+            p[i] = p[i] - clr * (gi / (np.sqrt(s) + eps))
+
     _K["adam"], _K["sgd"] = adam, sgd
+    _K["rmsprop"], _K["adagrad"] = rmsprop, adagrad
 
 
 def _kernel(name):
@@ -109,3 +142,21 @@ def sgd_update(p, g, buf, *, lr, momentum, dampening, weight_decay, first, neste
     t = p.dtype.type
     _kernel("sgd")(p, g, buf, t(lr), t(momentum), t(1 - dampening), t(weight_decay),
                    bool(weight_decay != 0), bool(first), bool(nesterov), bool(maximize))
+
+
+def rmsprop_update(p, g, square_avg, grad_avg, buf, *, lr, alpha, eps, weight_decay,
+                   centered, momentum, maximize):
+    """One RMSprop step on 1-d arrays, in place (``grad_avg``/``buf`` empty arrays when
+    not ``centered``/``momentum == 0``): ``torch.optim.RMSprop``'s formulas."""
+    t = p.dtype.type
+    _kernel("rmsprop")(p, g, square_avg, grad_avg, buf, t(lr), t(alpha), t(1 - alpha), t(eps),
+                       t(weight_decay), bool(weight_decay != 0), bool(centered),
+                       bool(momentum > 0), t(momentum), bool(maximize))
+
+
+def adagrad_update(p, g, state_sum, *, clr, eps, weight_decay, maximize):
+    """One Adagrad step on 1-d arrays, in place, ``clr`` the decayed learning rate:
+    ``torch.optim.Adagrad``'s formulas."""
+    t = p.dtype.type
+    _kernel("adagrad")(p, g, state_sum, t(clr), t(eps), t(weight_decay),
+                       bool(weight_decay != 0), bool(maximize))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import _factories as F
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
-                        _real_view)
+                        _real_view, _flat, _written, _use_fused)
 
 __all__ = ["Adagrad"]
 
@@ -20,7 +20,9 @@ class Adagrad(Optimizer):
     Args: ``params``, ``lr`` (1e-2), ``lr_decay`` (0), ``weight_decay`` (0),
     ``initial_accumulator_value`` (0: the initial ``s``), ``eps`` (1e-10), ``maximize``
     (False).  The state (``step``, ``sum``) is created in the constructor, as in PyTorch.
-    ``ValueError`` for negative values.
+    ``ValueError`` for negative values.  Plain contiguous float32/float64 parameters are
+    updated by a fused one-pass kernel (same formulas; ``fused=False`` selects the
+    op-by-op path above).
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
@@ -55,19 +57,34 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             lr, lr_decay = group["lr"], group["lr_decay"]
             wd, eps = group["weight_decay"], group["eps"]
+            fused = _use_fused(group)
             for p, grad in zip(*_params_with_grad(group)):
                 state = self.state[p]
                 step_t = state["step"]
                 step_t.add_(1)
                 step = step_t.item()
+                clr = lr / (1 + (step - 1) * lr_decay)
+                if fused and self._fused_step(p, grad, state, group, clr):
+                    continue
                 p, grad = _real_view(p), _real_view(grad)
                 if group["maximize"]:
                     grad = -grad
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)
-                clr = lr / (1 + (step - 1) * lr_decay)
                 s = _real_view(state["sum"])
                 s.add_(grad * grad)
                 std = s.sqrt().add_(eps)
                 p.add_(grad / std, alpha=-clr)
         return loss
+
+    def _fused_step(self, p, grad, state, group, clr):
+        """The update in one pass (:func:`ftrans.kernels.optim_cpu.adagrad_update`) for
+        plain contiguous float arrays of one dtype; False otherwise."""
+        from ...kernels import optim_cpu as K
+        arrs = [_flat(p), _flat(grad), _flat(state["sum"])]
+        if any(a is None for a in arrs) or not K.eligible(*arrs):
+            return False
+        K.adagrad_update(*arrs, clr=clr, eps=group["eps"], weight_decay=group["weight_decay"],
+                         maximize=group["maximize"])
+        _written(p, state["sum"])
+        return True

@@ -299,10 +299,15 @@ def _written(*tensors):
             t._vc[0] += 1
 
 
+#: Set to False to run every optimizer op by op (the reference path; tests compare the two).
+USE_FUSED_KERNELS = True
+
+
 def _use_fused(group):
-    """Fused kernels unless the group asks for the op-by-op path (``fused=False`` or
-    ``differentiable=True``)."""
-    return group.get("fused") is not False and not group.get("differentiable")
+    """Fused kernels unless switched off (:data:`USE_FUSED_KERNELS`) or the group asks for
+    the op-by-op path (``fused=False`` or ``differentiable=True``)."""
+    return (USE_FUSED_KERNELS and group.get("fused") is not False
+            and not group.get("differentiable"))
 
 
 def _real_view(t):

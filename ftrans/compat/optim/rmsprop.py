@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import _factories as F
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
-                        _real_view)
+                        _real_view, _flat, _written, _use_fused)
 
 __all__ = ["RMSprop"]
 
@@ -23,7 +23,9 @@ class RMSprop(Optimizer):
     Args: ``params``, ``lr`` (1e-2), ``alpha`` (0.99), ``eps`` (1e-8), ``weight_decay``
     (0), ``momentum`` (0), ``centered`` (False), ``maximize`` (False).  State per
     parameter: ``step``, ``square_avg``, ``momentum_buffer`` (momentum > 0), ``grad_avg``
-    (centered).  ``ValueError`` for negative values.
+    (centered).  ``ValueError`` for negative values.  Plain contiguous float32/float64
+    parameters are updated by a fused one-pass kernel (same formulas; ``differentiable=True``
+    or ``optimizer.USE_FUSED_KERNELS = False`` selects the op-by-op path above).
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
@@ -51,6 +53,7 @@ class RMSprop(Optimizer):
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
             wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
+            fused = _use_fused(group)
             for p, grad in zip(*_params_with_grad(group)):
                 state = self.state[p]
                 if len(state) == 0:
@@ -60,6 +63,8 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = F.zeros_like(p)
                     if centered:
                         state["grad_avg"] = F.zeros_like(p)
+                if fused and self._fused_step(p, grad, state, group):
+                    continue
                 p, grad = _real_view(p), _real_view(grad)
                 if group["maximize"]:
                     grad = -grad
@@ -82,3 +87,24 @@ class RMSprop(Optimizer):
                 else:
                     p.add_(grad / avg, alpha=-lr)
         return loss
+
+    def _fused_step(self, p, grad, state, group):
+        """The update in one pass (:func:`ftrans.kernels.optim_cpu.rmsprop_update`) for
+        plain contiguous float arrays of one dtype; False otherwise."""
+        from ...kernels import optim_cpu as K
+        names = ["square_avg"] + (["grad_avg"] if group["centered"] else []) + (
+            ["momentum_buffer"] if group["momentum"] > 0 else [])
+        arrs = [_flat(p), _flat(grad)] + [_flat(state[n]) for n in names]
+        if any(a is None for a in arrs) or not K.eligible(*arrs):
+            return False
+        empty = arrs[0][:0]
+        sq = arrs[2]
+        ga = _flat(state["grad_avg"]) if group["centered"] else empty
+        buf = _flat(state["momentum_buffer"]) if group["momentum"] > 0 else empty
+        state["step"].add_(1)
+        K.rmsprop_update(arrs[0], arrs[1], sq, ga, buf, lr=group["lr"], alpha=group["alpha"],
+                         eps=group["eps"], weight_decay=group["weight_decay"],
+                         centered=group["centered"], momentum=group["momentum"],
+                         maximize=group["maximize"])
+        _written(p, *(state[n] for n in names))
+        return True

@@ -91,34 +91,44 @@ CASES = [
 ]
 
 
+def _ops_trajectory(*args, **kwargs):
+    from ftrans.compat.optim import optimizer
+    saved = optimizer.USE_FUSED_KERNELS
+    optimizer.USE_FUSED_KERNELS = False
+    try:
+        return trajectory(*args, **kwargs)
+    finally:
+        optimizer.USE_FUSED_KERNELS = saved
+
+
 @needs_torch
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("path", ["default", "ops"])
 @pytest.mark.parametrize("cls,kwargs", CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CASES)])
 def test_trajectory_matches_torch(cls, kwargs, dtype, path):
-    """``default``: SGD and Adam(W) take their fused one-pass kernels; ``ops``
-    (``fused=False``): the op-by-op reference path of every optimizer."""
-    if path == "ops" and cls not in ("SGD", "Adam", "AdamW"):
-        pytest.skip("this optimizer has one path only")
-    extra = {"fused": False} if path == "ops" else {}
-    ours, _ = trajectory(fc, cls, dict(kwargs, **extra), dtype)
+    """``default``: the fused one-pass kernels; ``ops``: the op-by-op reference path."""
+    run = trajectory if path == "default" else _ops_trajectory
+    ours, _ = run(fc, cls, kwargs, dtype)
     ref, _ = trajectory(torch, cls, kwargs, dtype)
     assert ours.dtype == ref.dtype
     np.testing.assert_allclose(ours, ref, **TOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("cls,kwargs", [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW")])
+@pytest.mark.parametrize("cls,kwargs", CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CASES)])
 def test_fused_kernel_matches_op_by_op_path(cls, kwargs, dtype):
     """Without torch: the fused kernels against the op-by-op path (the documented
     formulas as compat operations), trajectory and state."""
     a, o1 = trajectory(fc, cls, kwargs, dtype)
-    b, o2 = trajectory(fc, cls, dict(kwargs, fused=False), dtype)
+    b, o2 = _ops_trajectory(fc, cls, kwargs, dtype)
     tol = dict(rtol=1e-13, atol=1e-15) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(a, b, **tol)
     for (k, s1), s2 in zip(o1.state_dict()["state"].items(), o2.state_dict()["state"].values()):
         for key in s1:
             np.testing.assert_allclose(s1[key].numpy(), s2[key].numpy(), **tol)
+    if "fused" in o1.defaults:       # the per-group opt-out gives the op-by-op path too
+        c, _ = trajectory(fc, cls, dict(kwargs, fused=False), dtype)
+        np.testing.assert_array_equal(c, b)
 
 
 @needs_torch
@@ -391,13 +401,15 @@ def test_add_param_group_and_state_dict_roundtrip():
     assert math.isclose(opt2.state[v2]["step"].item(), 2.0)
 
 
-@pytest.mark.parametrize("fused", [None, False])
-def test_step_bumps_versions_like_inplace_ops(fused):
+@pytest.mark.parametrize("fused", [True, False])
+def test_step_bumps_versions_like_inplace_ops(fused, monkeypatch):
     """An update is an in-place modification: a graph that saved the parameter before the
     step refuses to backpropagate through the stale value (PyTorch's error)."""
-    for cls in ("SGD", "Adam"):
+    from ftrans.compat.optim import optimizer
+    monkeypatch.setattr(optimizer, "USE_FUSED_KERNELS", fused)
+    for cls in ("SGD", "Adam", "RMSprop", "Adagrad"):
         w = fc.tensor([1.0, 2.0], requires_grad=True)
-        opt = getattr(fc.optim, cls)([w], lr=0.1, fused=fused)
+        opt = getattr(fc.optim, cls)([w], lr=0.1)
         y = (w * w).sum()
         (w ** 3).sum().backward()
         v = w._version
