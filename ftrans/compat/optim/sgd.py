@@ -22,8 +22,9 @@ class SGD(Optimizer):
     ``weight_decay`` (0), ``nesterov`` (False; needs momentum > 0 and dampening 0),
     ``maximize`` (False).  Plain contiguous float32/float64 parameters are updated by a
     fused one-pass kernel (same formulas; ``fused=False`` or ``differentiable=True``
-    selects the op-by-op path above); ``foreach`` is accepted for compatibility.  ``ValueError`` for negative values.
-    State per parameter: ``momentum_buffer`` (when momentum != 0).
+    selects the op-by-op path above); ``foreach`` is accepted for compatibility.
+    ``ValueError`` for negative values.  State per parameter: ``momentum_buffer`` (when
+    momentum != 0).
 
     >>> import ftrans.compat as torch
     >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
