@@ -44,12 +44,18 @@ def _typename(obj):
 def _no_grad_step(fn):
     """Run ``step`` in no-grad mode (the closure re-enables grad itself)."""
     def step(self, *args, **kwargs):
+        if self.__dict__.get("_in_step"):     # a subclass's step calling super().step()
+            return fn(self, *args, **kwargs)
         for h in list(self._step_pre_hooks.values()):
             r = h(self, args, kwargs)
             if r is not None:
                 args, kwargs = r
-        with no_grad():
-            out = fn(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            with no_grad():
+                out = fn(self, *args, **kwargs)
+        finally:
+            self._in_step = False
         self._opt_called = True
         for h in list(self._step_post_hooks.values()):
             h(self, args, kwargs)

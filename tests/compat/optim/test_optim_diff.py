@@ -352,6 +352,23 @@ def test_closure_returns_loss_and_hooks():
     assert calls == ["pre", "post", "post"]
 
 
+def test_subclass_step_runs_hooks_once():
+    class Clipped(fc.optim.SGD):
+        def step(self, closure=None):
+            for g in self.param_groups:
+                for p in g["params"]:
+                    p.grad.clamp_(-1, 1)
+            return super().step(closure)
+    w = fc.tensor([3.0], requires_grad=True)
+    opt = Clipped([w], lr=0.5)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    (w ** 2).sum().backward()
+    opt.step()
+    assert w.item() == 2.5 and calls == ["pre", "post"]
+
+
 def test_bad_arguments():
     w = fc.tensor([1.0], requires_grad=True)
     with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
