@@ -2443,9 +2443,41 @@ def to(input, *args, **kwargs):  # noqa: A002
     from ._tensor import check_device
     check_device(dev)
     out = input if dt is None else _convert(input, D.to_np(dt))
+    if dev is not None:
+        out = _to_device(out, dev)
     if copy and out is input:
         out = clone(input)
     return out
+
+
+def _to_host_bwd(node, ct, primals, ans, needs):
+    """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
+    return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
+
+
+def _to_gpu_bwd(node, ct, primals, ans, needs):
+    """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
+    from . import cuda
+    return [cuda._lazy_init().asarray(ct)]
+
+
+_ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
+_ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
+
+
+def _to_device(x, dev):
+    """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
+    (the gradient goes back to the source device)."""
+    from ._tensor import device as _dev_cls
+    from . import cuda
+    d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))
+    src = x.device
+    if src.type == d.type and (d.index is None or src.index == d.index):
+        return x
+    data = x._data
+    out = cuda.to_device_array(data, d)
+    cls = _ToCopyFromHost if src.type == "cpu" else _ToCopyFromGpu
+    return _record(cls, None, _EMPTY, [x], [data], out, SAVE_NONE)
 
 
 # =============================================================================== in-place
