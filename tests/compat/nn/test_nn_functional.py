@@ -206,6 +206,13 @@ def test_embedding_padding_row_gets_no_gradient():
     ("group_norm", lambda x: F.group_norm(x, 2), [(2, 4, 3)]),
     ("gelu", lambda x: F.gelu(x), [(3, 4)]),
     ("linear", lambda x, w, b: F.linear(x, w, b), [(2, 3, 4), (5, 4), (5,)]),
+    ("interpolate_bilinear", lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"),
+     [(1, 2, 3, 4)]),
+    ("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 3)), [(1, 2, 5, 4)]),
+    ("instance_norm", lambda x, w: F.instance_norm(x, weight=w), [(2, 3, 5), (3,)]),
+    ("prelu", lambda x, w: F.prelu(x, w), [(2, 3, 4), (3,)]),
+    ("cosine_similarity", lambda a, b: F.cosine_similarity(a, b), [(3, 4), (3, 4)]),
+    ("mish_selu", lambda x: F.mish(x) + F.selu(x), [(3, 4)]),
     ("linear_nobias", lambda x, w: F.linear(x, w), [(3, 4), (2, 4)]),
 ])
 def test_gradcheck(name, fn, shapes):
