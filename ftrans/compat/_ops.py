@@ -2761,6 +2761,11 @@ def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa:
                    out, _save_cross)
 
 
+_MAXPOOL_NODES = {k: node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",))
+                  for k in (1, 2, 3)}
+_AVGPOOL_NODES = {k: node_class(f"AvgPool{k}DBackward0", ("self",)) for k in (1, 2, 3)}
+
+
 def _window_params(nd, window, strides, padding, dilation):
     lead = (1,) * (nd - len(window))
     return {"window_dimensions": lead + tuple(window), "window_strides": lead + tuple(strides),
@@ -2776,9 +2781,8 @@ def window_max(input, window, strides, padding, dilation):  # noqa: A002
         _refuse_complex(input, kernel="max_pool2d")
     params = _window_params(d.ndim, window, strides, padding, dilation)
     out = _W.reduce_window_max_p.impl(d, **params)
-    k = len(window)
-    return _record(node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",)),
-                   _W.reduce_window_max_p, params, [input], [d], out, SAVE_X)
+    return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input], [d],
+                   out, SAVE_X)
 
 
 def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
@@ -2804,9 +2808,8 @@ def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
     params = _window_params(d.ndim, window, strides, padding, dil)
     params["base_dilation"] = (1,) * d.ndim
     out = _W.reduce_window_sum_p.impl(d, **params)
-    k = len(window)
-    return _record(node_class(f"AvgPool{k}DBackward0", ("self",)), _W.reduce_window_sum_p,
-                   params, [input], [d], out, SAVE_NONE)
+    return _record(_AVGPOOL_NODES[len(window)], _W.reduce_window_sum_p, params, [input], [d],
+                   out, SAVE_NONE)
 
 
 def _bn_axes(nd):
