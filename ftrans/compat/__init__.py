@@ -43,14 +43,23 @@ from ._ops import (  # noqa: F401
     is_conj, is_neg,
 )
 from ._ops import complex_ as complex  # noqa: A001,F401  (torch.complex(real, imag))
+from ._ops import erf  # noqa: F401,E402  (torch.erf; nn.functional.gelu uses it)
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,
     rand, randn, randint, randperm, zeros_like, ones_like, empty_like, full_like, rand_like,
     randn_like, randint_like, manual_seed, seed, initial_seed, Generator, default_generator,
+    get_rng_state, set_rng_state, set_default_device, get_default_device,
 )
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
+from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
+from . import _out  # noqa: E402
+
+for _n in _out.OUT_FUNCTIONS:   # out= keyword on the module-level functions
+    globals()[_n] = _out.with_out(globals()[_n], _n)
+del _n
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: F401
                                     set_anomaly_enabled)
 
@@ -94,3 +103,5 @@ def set_printoptions(**kwargs):
     import numpy as _np
     _np.set_printoptions(**{k: v for k, v in kwargs.items()
                             if k in ("precision", "threshold", "edgeitems", "linewidth")})
+
+from . import nn  # noqa: E402,F401  (torch.nn; written against the names above)

@@ -11,26 +11,41 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, _make_plain, check_device
+from ._tensor import device as _device, _default_device
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
            "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "initial_seed", "Generator", "default_generator"]
+           "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
+           "get_rng_state", "set_rng_state", "set_default_device", "get_default_device"]
 
 
 class Generator:
-    """A random generator (a NumPy ``Generator`` seeded like PyTorch's API)."""
+    """A random generator (``torch.Generator``): a NumPy ``Generator`` (PCG64) seeded
+    through PyTorch's API.  ``get_state()`` is a uint8 tensor (as PyTorch's, though the
+    bytes encode PCG64's state, not a Mersenne Twister's) that ``set_state`` restores;
+    the numbers drawn differ from PyTorch's for the same seed."""
 
     def __init__(self, device="cpu"):
+        check_device(device)
+        self.device = device if not isinstance(device, str) else _device(device)
         self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
         self._rng = np.random.default_rng(self._seed)
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
+        """Seed the generator (an int; negative values wrap as in PyTorch); returns it."""
+        seed = int(seed)
+        if seed < 0:
+            seed += 2 ** 64
+        if not 0 <= seed < 2 ** 64:
+            raise RuntimeError(f"Overflow when unpacking long long (seed {seed} does not fit "
+                               "in 64 bits)")
+        self._seed = seed
         self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self):
+        """Seed from fresh entropy; returns the seed."""
         s = int(np.random.SeedSequence().entropy % (2 ** 63))
         self.manual_seed(s)
         return s
@@ -39,18 +54,45 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return self._rng.bit_generator.state
+        """The state as a uint8 tensor of 37 bytes (PCG64 state, increment, cached half
+        word): pass it to :meth:`set_state` to replay the same numbers."""
+        st = self._rng.bit_generator.state
+        b = (int(st["state"]["state"]).to_bytes(16, "little")
+             + int(st["state"]["inc"]).to_bytes(16, "little")
+             + bytes([int(st["has_uint32"])]) + int(st["uinteger"]).to_bytes(4, "little"))
+        return _finish(np.frombuffer(b, np.uint8).copy(), False)
 
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
-
+    def set_state(self, new_state):
+        """Restore a state from :meth:`get_state`; ``TypeError``/``RuntimeError`` for
+        anything else."""
+        if isinstance(new_state, dict):      # NumPy's own form
+            self._rng.bit_generator.state = new_state
+            return self
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        a = np.asarray(new_state._data)
+        if a.dtype != np.uint8 or a.size != 37:
+            raise RuntimeError("Invalid generator state: expected the 37-byte uint8 tensor "
+                               "returned by Generator.get_state()")
+        b = a.tobytes()
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(b[:16], "little"),
+                      "inc": int.from_bytes(b[16:32], "little")},
+            "has_uint32": b[32], "uinteger": int.from_bytes(b[33:37], "little")}
+        return self
 
 default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator (results are reproducible, not PyTorch's numbers)."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator and, when CuPy sees a GPU, the GPU's (results are
+    reproducible, not PyTorch's numbers); returns the default generator."""
+    g = default_generator.manual_seed(seed)
+    from . import cuda
+    if cuda._state["cupy"] is not None or not cuda._state["checked"]:
+        cuda.manual_seed_all(int(seed))
+    return g
 
 
 def seed():
@@ -61,12 +103,45 @@ def initial_seed():
     return default_generator.initial_seed()
 
 
+def get_rng_state():
+    """The default generator's state (a uint8 tensor)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from :func:`get_rng_state`."""
+    default_generator.set_state(new_state)
+
+
 def _finish(data, requires_grad, device=None):
-    check_device(device)
+    if device is None:
+        device = _default_device[0]
+    if device is not None:
+        check_device(device)
+        dev = device if isinstance(device, _device) else _device(str(device))
+        if dev.type == "cuda":
+            from . import cuda
+            data = cuda.to_device_array(data, dev)
     t = _make_plain(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def set_default_device(device):
+    """Device of the tensors factories create when given no ``device`` (None or "cpu":
+    the CPU; "cuda" needs CuPy and a GPU -- checked when a factory runs, as in PyTorch)."""
+    _default_device[0] = None if device is None else (
+        device if isinstance(device, _device) else _device(str(device)))
+
+
+def get_default_device():
+    """The default device of the factories (``device(type='cpu')`` unless set)."""
+    d = _default_device[0]
+    if d is None or d.type == "cpu":
+        return _device("cpu")
+    check_device(d)
+    return _device("cuda", d.index if d.index is not None else 0)
 
 
 def _size(size):

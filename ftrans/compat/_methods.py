@@ -131,11 +131,13 @@ def _normal(self, mean=0.0, std=1.0, *, generator=None):
 
 
 def _cpu(self, *args, **kwargs):
-    return self
+    return O.to(self, "cpu")
 
 
-def _cuda(self, *args, **kwargs):
-    raise RuntimeError("CUDA is not available in ftrans.compat (CPU/NumPy only so far)")
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    if isinstance(device, int):
+        device = f"cuda:{device}"
+    return O.to(self, device or "cuda")
 
 
 def _part_setter(part):
@@ -251,6 +253,7 @@ _METHODS = {
     "masked_fill_": _inplace(O.masked_fill), "floor_": _inplace(O.floor),
     "zero_": O.zero_, "fill_": O.fill_, "copy_": O.copy_,
     "uniform_": _uniform, "normal_": _normal,
+    "erf": O.erf,
 }
 
 

@@ -2443,9 +2443,41 @@ def to(input, *args, **kwargs):  # noqa: A002
     from ._tensor import check_device
     check_device(dev)
     out = input if dt is None else _convert(input, D.to_np(dt))
+    if dev is not None:
+        out = _to_device(out, dev)
     if copy and out is input:
         out = clone(input)
     return out
+
+
+def _to_host_bwd(node, ct, primals, ans, needs):
+    """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
+    return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
+
+
+def _to_gpu_bwd(node, ct, primals, ans, needs):
+    """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
+    from . import cuda
+    return [cuda._lazy_init().asarray(ct)]
+
+
+_ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
+_ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
+
+
+def _to_device(x, dev):
+    """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
+    (the gradient goes back to the source device)."""
+    from ._tensor import device as _dev_cls
+    from . import cuda
+    d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))
+    src = x.device
+    if src.type == d.type and (d.index is None or src.index == d.index):
+        return x
+    data = x._data
+    out = cuda.to_device_array(data, d)
+    cls = _ToCopyFromHost if src.type == "cpu" else _ToCopyFromGpu
+    return _record(cls, None, _EMPTY, [x], [data], out, SAVE_NONE)
 
 
 # =============================================================================== in-place
@@ -2655,3 +2687,259 @@ def _filled_array(self, vals):
     d = self._data
     return _record(_FillBackward2, None, _EMPTY, [self], [d], np.asarray(vals, d.dtype),
                    SAVE_NONE)
+
+
+# =============================================================================== nn kernels
+# The operations torch.nn.functional builds on that are primitives of their own: erf (for
+# GELU), convolution and windowed pooling (ftrans.primitives.conv / .window).  Each is one
+# node whose backward is the primitive's VJP rule.
+from ..primitives.special import erf_p as _erf_p  # noqa: E402
+from ..primitives.conv import conv_general_dilated_p as _conv_p  # noqa: E402
+from ..primitives import window as _W  # noqa: E402
+
+erf = _unary(_erf_p, "ErfBackward0", "x")
+
+_CONV_KEYS = ("window_strides", "padding", "lhs_dilation", "rhs_dilation",
+              "feature_group_count")
+
+
+def _convolution_bwd(node, ct, primals, ans, needs):
+    """PyTorch's ConvolutionBackward0: the primitive's VJP rule for input and weight,
+    ``sum(ct)`` over every axis but the channels for the bias."""
+    p = node._params
+    res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
+                           **{k: p[k] for k in _CONV_KEYS}))
+    if len(needs) > 2 and needs[2]:
+        res.append(P.reduce_sum(ct, (0,) + tuple(range(2, len(ct.shape)))))
+    else:
+        res.append(None)
+    return res
+
+
+_ConvolutionBackward0 = _composite("ConvolutionBackward0", ("input", "weight", "bias"),
+                                   _convolution_bwd)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa: A002
+                lhs_dilation=None):
+    """Cross-correlation of ``input`` ``(N, C, *spatial)`` with ``weight``
+    ``(O, C // groups, *window)`` plus ``bias`` ``(O,)`` (or None): one node whose
+    input/weight gradients are the ``conv_general_dilated`` primitive's VJP rule.
+
+    ``stride``/``dilation``/``lhs_dilation``: ints per spatial axis; ``padding``: ``(lo,
+    hi)`` pairs.  Raises RuntimeError (as PyTorch) for mismatched dtypes or channels."""
+    xd, wd = input._data, weight._data
+    bd = None if bias is None else bias._data
+    if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
+        other = wd.dtype if xd.dtype != wd.dtype else bd.dtype
+        what = "weight" if xd.dtype != wd.dtype else "bias"
+        raise RuntimeError(f"Input type ({_tname(xd.dtype)}) and {what} type "
+                           f"({_tname(other)}) should be the same")
+    if xd.ndim != wd.ndim:
+        raise RuntimeError(f"Expected {wd.ndim - 1}D (unbatched) or {wd.ndim}D (batched) "
+                           f"input to conv{wd.ndim - 2}d, but got input of size: "
+                           f"{list(xd.shape)}")
+    if xd.shape[1] != wd.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(wd.shape)}, expected "
+                           f"input{list(xd.shape)} to have {wd.shape[1] * groups} channels, "
+                           f"but got {xd.shape[1]} channels instead")
+    nsp = xd.ndim - 2
+    params = {"window_strides": tuple(stride), "padding": tuple(padding),
+              "lhs_dilation": tuple(lhs_dilation) if lhs_dilation else (1,) * nsp,
+              "rhs_dilation": tuple(dilation), "feature_group_count": int(groups)}
+    sp = _W.window_out_shape(xd.shape[2:], wd.shape[2:], params["window_strides"],
+                             params["padding"], params["lhs_dilation"], dilation)
+    if 0 in sp and xd.size:
+        padded = " x ".join(str(s + lo + hi) for s, (lo, hi) in zip(xd.shape[2:], padding))
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel "
+                           f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
+                           "be greater than actual input size")
+    out = _conv_p.impl(xd, wd, **params)
+    if bd is not None:
+        out += bd.reshape((-1,) + (1,) * nsp)
+    return _record(_ConvolutionBackward0, None, params, [input, weight, bias], [xd, wd, bd],
+                   out, _save_cross)
+
+
+_MAXPOOL_NODES = {k: node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",))
+                  for k in (1, 2, 3)}
+_AVGPOOL_NODES = {k: node_class(f"AvgPool{k}DBackward0", ("self",)) for k in (1, 2, 3)}
+
+
+def _window_params(nd, window, strides, padding, dilation):
+    lead = (1,) * (nd - len(window))
+    return {"window_dimensions": lead + tuple(window), "window_strides": lead + tuple(strides),
+            "padding": ((0, 0),) * len(lead) + tuple(padding),
+            "window_dilation": lead + tuple(dilation)}
+
+
+def window_max(input, window, strides, padding, dilation):  # noqa: A002
+    """Maximum over windows of the trailing axes of ``input`` (padding with -inf): the
+    ``reduce_window_max`` primitive; the gradient goes to each window's first maximum."""
+    d = input._data
+    if d.dtype.kind == "c":
+        _refuse_complex(input, kernel="max_pool2d")
+    params = _window_params(d.ndim, window, strides, padding, dilation)
+    out = _W.reduce_window_max_p.impl(d, **params)
+    return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input], [d],
+                   out, SAVE_X)
+
+
+def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
+    """Flat index (within each trailing ``len(window)``-d plane) of each window's first
+    maximum: ``max_pool``'s ``return_indices``."""
+    d = input._data
+    k = len(window)
+    lead = d.shape[:d.ndim - k]
+    plane = d.reshape((-1,) + d.shape[d.ndim - k:])
+    params = _window_params(plane.ndim, window, strides, padding, dilation)
+    idx = _W.reduce_window_argmax_p.impl(plane, **params)
+    per = int(np.prod(plane.shape[1:], dtype=np.int64))
+    idx = idx - (np.arange(plane.shape[0], dtype=np.int64) * per).reshape(
+        (-1,) + (1,) * k)
+    return _make_plain(idx.reshape(lead + idx.shape[1:]))
+
+
+def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
+    """Sum over windows of the trailing axes of ``input`` (zero padding): the
+    ``reduce_window_sum`` primitive."""
+    d = _as_float(input._data)
+    dil = tuple(dilation) if dilation else (1,) * len(window)
+    params = _window_params(d.ndim, window, strides, padding, dil)
+    params["base_dilation"] = (1,) * d.ndim
+    out = _W.reduce_window_sum_p.impl(d, **params)
+    return _record(_AVGPOOL_NODES[len(window)], _W.reduce_window_sum_p, params, [input], [d],
+                   out, SAVE_NONE)
+
+
+def _bn_axes(nd):
+    return (0,) + tuple(range(2, nd))
+
+
+def _bn_view(v, nd):
+    return P.reshape(v, (1, v.shape[0]) + (1,) * (nd - 2))
+
+
+def _native_batch_norm_bwd(node, ct, primals, ans, needs):
+    """PyTorch's batch-norm backward.  Training (batch statistics):
+    ``dx = invstd (g - mean(g) - xhat mean(g xhat))`` with ``g = ct * weight``; eval
+    (running statistics): ``dx = g invstd``; ``dweight = sum(ct xhat)``, ``dbias =
+    sum(ct)``.  Plain backward reuses the forward's statistics; under create_graph they
+    are recomputed from x with primitives, so second derivatives see their dependence
+    on x."""
+    x, w = primals[0], primals[1]
+    p = node._params
+    nd = len(x.shape)
+    axes = _bn_axes(nd)
+    if p["training"] and not _no_trace():
+        m = P.div(P.reduce_sum(x, axes), float(p["count"]))
+        xc = P.sub(x, _bn_view(m, nd))
+        var = P.div(P.reduce_sum(P.mul(xc, xc), axes), float(p["count"]))
+        invstd = P.div(1.0, P.sqrt(P.add(var, p["eps"])))
+    else:
+        m, invstd = p["mean"], p["invstd"]
+        xc = P.sub(x, _bn_view(m, nd) if not isinstance(m, np.ndarray) else
+                   m.reshape((1, -1) + (1,) * (nd - 2)))
+    inv = _bn_view(invstd, nd) if not isinstance(invstd, np.ndarray) else \
+        invstd.reshape((1, -1) + (1,) * (nd - 2))
+    xhat = P.mul(xc, inv)
+    res = [None, None, None]
+    if needs[1]:
+        res[1] = P.reduce_sum(P.mul(ct, xhat), axes)
+    if needs[2]:
+        res[2] = P.reduce_sum(ct, axes)
+    if needs[0]:
+        g = ct if w is None else P.mul(ct, _bn_view(w, nd))
+        if p["training"]:
+            n = float(p["count"])
+            mg = P.div(P.reduce_sum(g, axes), n)
+            mgx = P.div(P.reduce_sum(P.mul(g, xhat), axes), n)
+            g = P.sub(P.sub(g, _bn_view(mg, nd)), P.mul(xhat, _bn_view(mgx, nd)))
+        res[0] = P.mul(g, inv)
+    return res
+
+
+_NativeBatchNormBackward0 = _composite("NativeBatchNormBackward0",
+                                       ("input", "weight", "bias"), _native_batch_norm_bwd)
+
+
+def _no_trace():
+    from ..primitives._rules import no_trace
+    return no_trace()
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, eps):  # noqa: A002
+    """Batch normalization over every axis but 1 as one node (``torch.native_batch_norm``).
+
+    Returns ``(output, batch_mean, batch_var)`` -- the statistics as NumPy arrays
+    (biased variance; None in eval mode) for the caller's running-average update.
+    ``training`` normalizes with the batch statistics, otherwise with ``running_mean``/
+    ``running_var`` (tensors)."""
+    d = _as_float(input._data)
+    nd = d.ndim
+    axes = _bn_axes(nd)
+    shape = (1, d.shape[1]) + (1,) * (nd - 2)
+    if training:
+        count = d.size // d.shape[1] if d.shape[1] else 0
+        mean = d.mean(axis=axes)
+        xc = d - mean.reshape(shape)
+        var = np.mean(xc * xc, axis=axes)
+    else:
+        count = 0
+        mean = running_mean._data.astype(d.dtype, copy=False)
+        var = running_var._data.astype(d.dtype, copy=False)
+        xc = d - mean.reshape(shape)
+    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
+    scale = invstd if weight is None else invstd * weight._data
+    out = xc * scale.reshape(shape)
+    if bias is not None:
+        out += bias._data.reshape(shape)
+    out = np.asarray(out, d.dtype)
+    params = {"training": bool(training), "eps": float(eps), "count": count, "mean": mean,
+              "invstd": invstd}
+    wd = None if weight is None else weight._data
+    bd = None if bias is None else bias._data
+    t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
+                out, (3, False))
+    return t, (mean if training else None), (var if training else None)
+
+
+def _linear_bwd(node, ct, primals, ans, needs):
+    """``y = x W^T + b``: ``dx = ct W``, ``dW = ct^T x`` (over every leading axis),
+    ``db = sum(ct)`` (conjugated operands for complex, the cotangent convention)."""
+    x, w = primals[0], primals[1]
+    lead = tuple(range(len(ct.shape) - 1))
+    res = [None, None, None]
+    if needs[0]:
+        res[0] = P.dot_general(ct, _cj(w), (((len(ct.shape) - 1,), (0,)), ((), ())))
+    if needs[1]:
+        res[1] = P.dot_general(ct, _cj(x), ((lead, lead), ((), ())))
+    if needs[2]:
+        res[2] = P.reduce_sum(ct, lead) if lead else ct
+    return res
+
+
+_AddmmBackward0 = _composite("AddmmBackward0", ("self", "mat1", "mat2"), _linear_bwd)
+_LinearMmBackward0 = _composite("MmBackward0", ("self", "mat2"), _linear_bwd)
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    """``input @ weight.T + bias`` as one node (``torch.nn.functional.linear``):
+    ``input (*, in)``, ``weight (out, in)``, ``bias (out,)``.  RuntimeError (PyTorch's
+    message) for mismatched shapes or dtypes."""
+    xd, wd = input._data, weight._data
+    if wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]:
+        a = "x".join(map(str, xd.shape[-2:] if xd.ndim > 1 else (1,) + xd.shape))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a} and "
+                           f"{wd.shape[1] if wd.ndim == 2 else '?'}x"
+                           f"{wd.shape[0] if wd.ndim else '?'})")
+    bd = None if bias is None else bias._data
+    if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
+    out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
+    if bd is not None:
+        out += bd
+    cls = _AddmmBackward0 if bias is not None else _LinearMmBackward0
+    return _record(cls, None, _EMPTY, [input, weight, bias], [xd, wd, bd], out,
+                   _save_cross)

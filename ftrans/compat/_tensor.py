@@ -87,13 +87,24 @@ class device:
 _CPU = device("cpu")
 
 
+_default_device = [None]   # set_default_device (None: the CPU)
+
+
 def check_device(dev):
+    """Validate a device argument: the CPU, or a GPU when CuPy sees one (PyTorch's
+    ``AssertionError("Torch not compiled with CUDA enabled")`` otherwise)."""
     if dev is None:
         return
     d = dev if isinstance(dev, device) else device(str(dev))
-    if d.type != "cpu":
-        raise RuntimeError(f"device {d} is not available: ftrans.compat runs on the CPU "
-                           "(NumPy) only so far; use device='cpu'")
+    if d.type == "cuda":
+        from . import cuda
+        cuda._lazy_init()
+
+
+def _device_of_array(a):
+    if type(a) is np.ndarray or not hasattr(a, "device") or not hasattr(a.device, "id"):
+        return _CPU
+    return device("cuda", int(a.device.id))
 
 
 class _Extra:
@@ -181,11 +192,11 @@ class Tensor:
 
     @property
     def device(self):
-        return _CPU
+        return _device_of_array(self._data)
 
     @property
     def is_cuda(self):
-        return False
+        return self.device.type == "cuda"
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -559,7 +570,8 @@ def _make(data, grad_fn=None):
 
 
 def _as_array(data):
-    if isinstance(data, np.generic) or not hasattr(data, "__array_namespace__"):
+    if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
+                                            or hasattr(data, "__cuda_array_interface__")):
         return np.asarray(data)
     return data  # a CuPy (or other array-API) array
 

@@ -768,6 +768,113 @@ for _norm in ("backward", "ortho", "forward"):
 
 
 # ---------------------------------------------------------------------------------
+# convolution and windowed reductions (ftrans.primitives.conv / .window): NumPy
+# references written as plain loops over output positions and window taps
+# ---------------------------------------------------------------------------------
+import ftrans.primitives.conv as PC  # noqa: E402
+import ftrans.primitives.window as PW  # noqa: E402
+
+
+def _np_dilate_pad(x, dil, pads, fill):
+    shape = tuple(0 if s == 0 else (s - 1) * d + 1 for s, d in zip(x.shape, dil))
+    y = np.full(shape, fill, x.dtype)
+    y[tuple(slice(None, None, d) for d in dil)] = x
+    return np.pad(y, pads, constant_values=fill)
+
+
+def _np_conv(strides, pads, ldil, rdil, groups):
+    def ref(x, w):
+        n, c = x.shape[:2]
+        o, cg = w.shape[:2]
+        ks = w.shape[2:]
+        og = o // groups
+        xd = _np_dilate_pad(x, (1, 1) + ldil, ((0, 0), (0, 0)) + pads, 0)
+        out_sp = tuple((s - (k - 1) * d - 1) // st + 1
+                       for s, k, d, st in zip(xd.shape[2:], ks, rdil, strides))
+        out = np.zeros((n, o) + out_sp, np.result_type(x, w))
+        for pos in np.ndindex(*out_sp):
+            for tap in np.ndindex(*ks):
+                at = tuple(p * st + t * d for p, st, t, d in zip(pos, strides, tap, rdil))
+                patch = xd[(slice(None), slice(None)) + at]
+                for g in range(groups):
+                    out[(slice(None), slice(g * og, (g + 1) * og)) + pos] += (
+                        patch[:, g * cg:(g + 1) * cg] @ w[(slice(g * og, (g + 1) * og),
+                                                           slice(None)) + tap].T)
+        return out
+    return ref
+
+
+def _conv_case(variant, lshape, rshape, strides, pads, ldil, rdil, groups, cplx=False,
+               variants=()):
+    case("conv_general_dilated",
+         lambda x, w: PC.conv_general_dilated(x, w, strides, pads, ldil, rdil,
+                                              feature_group_count=groups),
+         _np_conv(strides, pads, ldil, rdil, groups), Arg(lshape), Arg(rshape),
+         complex=cplx, variant=variant, variants=variants)
+
+
+_conv_case("2d", (2, 3, 5, 5), (2, 3, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 1,
+           cplx=True, variants=(Variant("empty_batch", (Arg((0, 3, 5, 5)), Arg((2, 3, 3, 3)))),))
+_conv_case("2d_strided_grouped_dilated", (2, 4, 5, 6), (6, 2, 3, 2), (2, 1), ((1, 0), (1, 2)),
+           (1, 1), (1, 2), 2)
+_conv_case("1d_lhs_dilated", (2, 3, 5), (2, 3, 3), (1,), ((2, 1),), (2,), (1,), 1)
+_conv_case("1d_stride_leftover", (1, 2, 6), (3, 2, 2), (3,), ((0, 0),), (1,), (1,), 1)
+
+
+def _np_windowed(red, window, strides, pads, bdil, wdil, fill):
+    def ref(x):
+        xd = _np_dilate_pad(x, bdil, pads, fill)
+        out_sp = tuple((s - (k - 1) * d - 1) // st + 1
+                       for s, k, d, st in zip(xd.shape, window, wdil, strides))
+        out = np.zeros(out_sp, np.int64 if red == "argmax" else x.dtype)
+        for pos in np.ndindex(*out_sp):
+            taps = list(np.ndindex(*window))
+            vals = [xd[tuple(p * st + t * d for p, st, t, d in zip(pos, strides, tap, wdil))]
+                    for tap in taps]
+            if red == "sum":
+                out[pos] = np.sum(vals)
+            elif red == "max":
+                out[pos] = np.max(vals)
+            else:  # flat index into x of the first maximum
+                tap = taps[int(np.argmax(vals))]
+                at = [p * st + t * d - lo for p, st, t, d, (lo, _) in
+                      zip(pos, strides, tap, wdil, pads)]
+                out[pos] = np.ravel_multi_index(at, x.shape)
+        return out
+    return ref
+
+
+_W2 = ((1, 1, 3, 2), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 0)))
+case("reduce_window_sum", lambda x: PW.reduce_window_sum(x, *_W2),
+     _np_windowed("sum", *_W2, (1,) * 4, (1,) * 4, 0), Arg((2, 3, 5, 6)), complex=True,
+     variant="pool2d", variants=(Variant("empty", (Arg((0, 3, 5, 6)),)),))
+case("reduce_window_sum", lambda x: PW.reduce_window_sum(x, (2, 3), (2, 1), ((1, 0), (2, 1)),
+                                                         (1, 2), (1, 2)),
+     _np_windowed("sum", (2, 3), (2, 1), ((1, 0), (2, 1)), (1, 2), (1, 2), 0), Arg((5, 6)),
+     variant="dilated")
+case("reduce_window_max", lambda x: PW.reduce_window_max(x, *_W2),
+     _np_windowed("max", *_W2, (1,) * 4, (1,) * 4, -np.inf), Arg((2, 3, 5, 6), Distinct()),
+     variant="pool2d", variants=(Variant("empty", (Arg((0, 3, 5, 6), Distinct()),)),))
+case("reduce_window_max", lambda x: PW.reduce_window_max(x, (3,), (1,), ((1, 1),), (2,)),
+     _np_windowed("max", (3,), (1,), ((1, 1),), (1,), (2,), -np.inf), Arg((8,), Distinct()),
+     variant="1d_overlapping_dilated")
+# windows over three axes: the generic (tap loop) impls; the rows above use the numba
+# kernels of ftrans.kernels.window_cpu
+_W3 = ((2, 2, 3), (1, 2, 2), ((0, 0), (1, 0), (1, 1)))
+case("reduce_window_max", lambda x: PW.reduce_window_max(x, *_W3),
+     _np_windowed("max", *_W3, (1,) * 3, (1,) * 3, -np.inf), Arg((3, 5, 6), Distinct()),
+     variant="3d_generic")
+case("reduce_window_sum", lambda x: PW.reduce_window_sum(x, *_W3),
+     _np_windowed("sum", *_W3, (1,) * 3, (1,) * 3, 0), Arg((3, 5, 6)), complex=True,
+     variant="3d_generic")
+case("reduce_window_argmax", lambda x: PW.reduce_window_argmax(x, *_W3),
+     _np_windowed("argmax", *_W3, (1,) * 3, (1,) * 3, -np.inf), Arg((3, 5, 6), _TIES),
+     differentiable=False, variant="3d_generic_ties")
+case("reduce_window_argmax", lambda x: PW.reduce_window_argmax(x, *_W2),
+     _np_windowed("argmax", *_W2, (1,) * 4, (1,) * 4, -np.inf), Arg((2, 3, 5, 6), _TIES),
+     differentiable=False, variant="pool2d_ties")
+
+# ---------------------------------------------------------------------------------
 NONDIFFERENTIABLE = {c.name for c in CASES if not c.differentiable}
 BINARY_ELEMENTWISE = [c for c in CASES if c.kind == "binary" and not c.variant]
 TERNARY_ELEMENTWISE = [c for c in CASES if c.kind == "ternary"]

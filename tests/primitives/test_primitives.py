@@ -87,7 +87,7 @@ def test_differentiable_flag_matches_table(name):
     # only these have no derivative by nature (DESIGN.md)
     expected_nondiff = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                         "logical_xor", "logical_not", "isfinite", "isnan", "isinf",
-                        "argmax", "argmin", "argsort"}
+                        "argmax", "argmin", "argsort", "reduce_window_argmax"}
     if name in expected_nondiff:
         assert not p.differentiable
     assert NONDIFFERENTIABLE <= expected_nondiff

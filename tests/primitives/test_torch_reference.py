@@ -178,3 +178,32 @@ def test_second_derivatives_vs_torch():
     for f, tf, x in cases:
         want = t_hessian(tf, torch.tensor(x)).numpy()
         np.testing.assert_allclose(ftrans.hessian(f)(x), want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_conv_general_dilated_vs_torch(dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    tf = torch.nn.functional
+    x, w = _rand(rng, (2, 4, 7, 6), dtype), _rand(rng, (6, 2, 3, 2), dtype)
+    _compare(lambda l, r: P.conv_general_dilated(l, r, (2, 1), ((1, 1), (0, 0)),
+                                                 rhs_dilation=(1, 2), feature_group_count=2),
+             lambda l, r: tf.conv2d(l, r, stride=(2, 1), padding=(1, 0), dilation=(1, 2),
+                                    groups=2), [x, w], rng)
+    # lhs_dilation is the transposed convolution (flipped, in/out-exchanged kernel)
+    x, w = _rand(rng, (1, 3, 4), dtype), _rand(rng, (3, 2, 3), dtype)
+    _compare(lambda l, r: P.conv_general_dilated(
+                 l, P.gather(P.transpose(r, (1, 0, 2)), (slice(None), slice(None),
+                                                         slice(None, None, -1))),
+                 (1,), ((1, 2),), lhs_dilation=(2,)),
+             lambda l, r: tf.conv_transpose1d(l, r, stride=2, padding=1, output_padding=1),
+             [x, w], rng)
+
+
+def test_reduce_window_max_ties_vs_torch_max_pool():
+    rng = np.random.default_rng(RNG_SEED)
+    x = np.round(rng.uniform(-2, 2, (2, 3, 6, 7)))       # many ties
+    _compare(lambda v: P.reduce_window_max(v, (1, 1, 3, 3), (1, 1, 2, 2),
+                                           ((0, 0), (0, 0), (1, 1), (1, 1))),
+             lambda v: torch.nn.functional.max_pool2d(v, 3, 2, 1), [x], rng)
+    _compare(lambda v: P.reduce_window_sum(v, (1, 1, 2, 3), (1, 1, 1, 2)),
+             lambda v: torch.nn.functional.avg_pool2d(v, (2, 3), (1, 2)) * 6, [x], rng)

@@ -1,0 +1,51 @@
+"""``torch.nn`` for ``ftrans.compat``: Module, Parameter, containers, layers, losses,
+``nn.functional``, ``nn.init`` and ``nn.utils``, written against the public compat API.
+
+>>> import ftrans.compat as torch
+>>> from ftrans.compat import nn
+>>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+>>> loss = nn.CrossEntropyLoss()(model(torch.randn(5, 4)), torch.tensor([0, 2, 1, 1, 0]))
+>>> loss.backward()
+>>> model[0].weight.grad.shape
+torch.Size([8, 4])
+"""
+from .parameter import Parameter, Buffer
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .layers import (Identity, Linear, Bilinear, Flatten, Unflatten, Embedding, Conv1d, Conv2d,
+                     Conv3d, ConvTranspose1d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d,
+                     AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
+                     AdaptiveMaxPool2d, BatchNorm1d, BatchNorm2d,
+                     LayerNorm, GroupNorm, Dropout, Dropout1d, Dropout2d, InstanceNorm1d,
+                     InstanceNorm2d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Upsample,
+                     CosineSimilarity, PairwiseDistance)
+from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softplus, Softmax,
+                         LogSoftmax, LogSigmoid, MultiheadAttention, ReLU6, Hardtanh, PReLU,
+                         SELU, CELU, Mish, Hardsigmoid, Hardswish, Softsign, Tanhshrink,
+                         Threshold, Softmin)
+from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
+                   BCEWithLogitsLoss, KLDivLoss)
+from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
+from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerDecoder, Transformer)
+from . import functional, init, utils  # noqa: F401
+from . import modules  # noqa: F401
+
+__all__ = [
+    "Parameter", "Buffer", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+    "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+    "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
+    "InstanceNorm1d", "InstanceNorm2d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+    "Upsample", "CosineSimilarity", "PairwiseDistance",
+    "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softplus", "Softmax",
+    "LogSoftmax", "LogSigmoid", "MultiheadAttention", "ReLU6", "Hardtanh", "PReLU", "SELU",
+    "CELU", "Mish", "Hardsigmoid", "Hardswish", "Softsign", "Tanhshrink", "Threshold",
+    "Softmin", "MSELoss", "L1Loss", "SmoothL1Loss",
+    "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+    "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
+    "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerDecoder", "Transformer", "functional", "init", "utils",
+]

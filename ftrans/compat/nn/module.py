@@ -1,0 +1,838 @@
+"""``Module``: PyTorch's ``torch.nn.Module`` on compat Tensors.
+
+Parameters, buffers and submodules live in the ordered dicts ``_parameters``,
+``_buffers`` and ``_modules``; attribute assignment routes values into them and
+attribute lookup falls back to them, exactly as ``torch.nn.Module.__setattr__``/
+``__getattr__``/``__delattr__`` do.  ``state_dict`` keys are the dotted attribute paths
+(``"0.weight"``, ``"bn.running_mean"``); ``load_state_dict`` copies values in place
+under ``no_grad`` and returns PyTorch's ``_IncompatibleKeys(missing_keys,
+unexpected_keys)``.  Calling a module runs the forward pre-hooks, ``forward``, the
+forward hooks and, when ``register_full_backward_hook`` was used, wraps inputs and
+outputs in identity ``autograd.Function``s so the hooks see the gradients with respect
+to the module's inputs and outputs (PyTorch's ``BackwardHook``).
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict, namedtuple
+
+import ftrans.compat as torch
+from ftrans.compat import Tensor
+from .parameter import Parameter, Buffer, typename
+
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
+           "register_module_forward_hook"]
+
+
+class RemovableHandle:
+    """Handle returned by the ``register_*_hook`` methods: ``remove()`` unregisters the
+    hook (also usable as a context manager)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, *dicts):
+        self._dicts = [weakref.ref(d) if _weakrefable(d) else (lambda d=d: d) for d in dicts]
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        for r in self._dicts:
+            d = r()
+            if d is not None and self.id in d:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(OrderedDict):
+    """An ordered dict that a weak reference can point to."""
+
+
+def _weakrefable(d):
+    try:
+        weakref.ref(d)
+        return True
+    except TypeError:
+        return False
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * n + line for line in lines)
+
+
+class _BackwardHookFn(torch.autograd.Function):
+    """Identity on tensors whose backward hands the incoming gradients to ``fn``."""
+
+    @staticmethod
+    def forward(ctx, fn, *xs):
+        ctx.fn = fn
+        return tuple(x.clone() for x in xs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(ctx.fn(grads))
+
+
+_global_forward_pre_hooks = _HookDict()
+_global_forward_hooks = _HookDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
+    module's own pre-hooks)."""
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def register_module_forward_hook(hook):
+    """A forward hook ``hook(module, args, output)`` common to all modules."""
+    h = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[h.id] = hook
+    return h
+
+
+class Module:
+    """Base class of all neural-network modules (``torch.nn.Module``).
+
+    Subclasses call ``super().__init__()`` first, assign Parameters, buffers and
+    submodules as attributes and define ``forward``.
+
+    >>> import ftrans.compat as torch
+    >>> class Net(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = torch.nn.Linear(3, 2)
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> list(Net().state_dict())
+    ['fc.weight', 'fc.bias']
+    """
+
+    training: bool
+    _version = 1
+    call_super_init = False
+    dump_patches = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected argument "
+                            f"{next(iter(kwargs)) if kwargs else args[0]!r}")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = _HookDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_hooks"] = _HookDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_forward_hooks_always_called"] = {}
+        d["_backward_hooks"] = _HookDict()
+        d["_state_dict_hooks"] = _HookDict()
+        d["_load_state_dict_pre_hooks"] = _HookDict()
+        d["_is_full_backward_hook"] = None
+
+    def forward(self, *input):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a buffer (state that is not a parameter: running statistics ...).
+        ``persistent=False`` keeps it out of ``state_dict``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            persistent = getattr(tensor, "persistent", persistent)
+            tensor = tensor.detach()
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        """Add a Parameter (or None) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                             f"parameters must be created explicitly. To express '{name}' as "
+                             "a function of another Tensor, compute the value in the forward() "
+                             "method.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        """Add a child module (or None) under ``name``."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        p = getattr(mod, name)
+        if not isinstance(p, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return p
+
+    def get_buffer(self, target):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    # ------------------------------------------------------------------ attributes
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_parameters" in d:
+            p = d["_parameters"]
+            if name in p:
+                return p[name]
+        if "_buffers" in d:
+            b = d["_buffers"]
+            if name in b:
+                return b[name]
+        if "_modules" in d:
+            m = d["_modules"]
+            if name in m:
+                return m[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        def remove_from(*dicts_or_sets):
+            for d in dicts_or_sets:
+                if name in d:
+                    if isinstance(d, dict):
+                        del d[name]
+                    else:
+                        d.discard(name)
+
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = d.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(d, self._parameters, self._buffers,
+                            self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{typename(value)}' as child module "
+                                    f"'{name}' (torch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = d.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{typename(value)}' as buffer "
+                                        f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
+                                        "expected)")
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                        remove_from(d)
+                        self.register_buffer(name, value, persistent)
+                    else:
+                        buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ iteration
+    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members_fn(module):
+                if v is None or v in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(v)
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        """Iterator over the parameters (each once, in registration order)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Iterator over ``(dotted name, parameter)`` pairs."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in memo:
+                memo.add(m)
+                yield name, m
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Iterator over ``(dotted name, module)`` pairs, this module first ('')."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    __hash__ = object.__hash__
+
+    # ------------------------------------------------------------------ modes
+    def train(self, mode=True):
+        """Set training mode (``True``) or evaluation mode on this module and all
+        submodules; returns ``self``.  Raises ValueError for a non-bool ``mode``."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        """``train(False)``: Dropout becomes the identity, BatchNorm uses its running
+        statistics.  (It does not disable gradient recording: use ``no_grad``.)"""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` of every parameter (freeze with ``False``)."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None (default) or to zeros."""
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    g = p.grad
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    # ------------------------------------------------------------------ conversion
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for key, p in self._parameters.items():
+            if p is None:
+                continue
+            with torch.no_grad():
+                new = fn(p)
+            if new is not p:
+                p.data = new
+                p._vc[0] += 1
+            if p.grad is not None:
+                with torch.no_grad():
+                    g = fn(p.grad)
+                if g is not p.grad:
+                    p.grad = g
+        for key, b in self._buffers.items():
+            if b is not None:
+                self._buffers[key] = fn(b)
+        return self
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule (children first) and on ``self``; returns self."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Convert floating-point parameters and buffers to a dtype (``to(torch.float64)``,
+        ``to(dtype=...)``, ``to(tensor)``) and/or move them to a device ('cpu' only)."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, torch.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, torch.device)):
+                device = a
+            elif isinstance(a, bool):
+                pass
+            else:
+                raise TypeError(f"to() received an invalid argument {a!r}")
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
+
+        def convert(t):
+            if device is not None:
+                t = t.to(device=device)
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                if t.is_complex() and not dtype.is_complex:
+                    return t
+                return t.to(dtype)
+            return t
+        return self._apply(convert)
+
+    def _float_to(self, dt):
+        return self._apply(lambda t: t.to(dt) if t.is_floating_point() else t)
+
+    def double(self):
+        return self._float_to(torch.float64)
+
+    def float(self):  # noqa: A003
+        return self._float_to(torch.float32)
+
+    def half(self):
+        return self._float_to(torch.float16)
+
+    def type(self, dst_type):  # noqa: A003
+        return self._apply(lambda t: t.to(dst_type))
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        raise RuntimeError("Torch not compiled with CUDA enabled (ftrans.compat runs on the "
+                           "CPU; use the module as it is)")
+
+    def share_memory(self):
+        return self
+
+    # ------------------------------------------------------------------ state dict
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """Ordered dict of parameters and persistent buffers by dotted name (detached
+        tensors sharing storage unless ``keep_vars``)."""
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            r = hook(self, destination, prefix, {})
+            if r is not None:
+                destination = r
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent = {k: v for k, v in self._buffers.items()
+                      if k not in self._non_persistent_buffers_set}
+        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items())
+                 if v is not None}
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            ip = state_dict[key]
+            if not isinstance(ip, Tensor):
+                if hasattr(ip, "shape") and hasattr(ip, "dtype"):   # a NumPy array
+                    ip = torch.as_tensor(ip)
+                else:
+                    error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                      f"torch.Tensor or Tensor-like object from checkpoint but "
+                                      f"received {type(ip)}")
+                    continue
+            if tuple(ip.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{ip.shape} from checkpoint, the shape in current model "
+                                  f"is {param.shape}.")
+                continue
+            if local_metadata.get("assign_to_params_buffers", False):
+                if isinstance(param, Parameter):
+                    if not isinstance(ip, Parameter):
+                        ip = Parameter(ip, requires_grad=param.requires_grad)
+                    else:
+                        ip.requires_grad_(param.requires_grad)
+                setattr(self, name, ip)
+                continue
+            try:
+                with torch.no_grad():
+                    param.copy_(ip)
+            except Exception as ex:  # noqa: BLE001  (reported like PyTorch, then raised)
+                error_msgs.append(f'While copying the parameter named "{key}", whose '
+                                  f"dimensions in the model are {param.shape} and whose "
+                                  f"dimensions in the checkpoint are {ip.shape}, an exception "
+                                  f"occurred : {ex.args}.")
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix):
+                    input_name = key[len(prefix):].split(".", 1)
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy parameters and buffers from ``state_dict`` (values are copied in place,
+        converted to each parameter's dtype; ``assign=True`` puts the given tensors in
+        place of the module's instead, keeping each parameter's ``requires_grad``).
+
+        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.  Raises
+        RuntimeError listing missing/unexpected keys (``strict=True``) and size
+        mismatches, with PyTorch's messages."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, prefix=""):
+            meta = {"assign_to_params_buffers": True} if assign else {}
+            module._load_from_state_dict(state_dict, prefix, meta, True, missing, unexpected,
+                                         errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+        load(self)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def register_state_dict_pre_hook(self, hook):
+        raise NotImplementedError("register_state_dict_pre_hook is not supported by "
+                                  "ftrans.compat yet")
+
+    def _register_state_dict_hook(self, hook):
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        if with_module:
+            def wrapped(*args, _h=hook):
+                return _h(self, *args)
+            self._load_state_dict_pre_hooks[h.id] = wrapped
+        else:
+            self._load_state_dict_pre_hooks[h.id] = hook
+        return h
+
+    # ------------------------------------------------------------------ hooks
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
+        before ``forward``; it may return new args (a tuple, or one value that is
+        wrapped in a tuple; with kwargs: an ``(args, kwargs)`` pair)."""
+        h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; a non-None result replaces the output."""
+        h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
+                            self._forward_hooks_always_called)
+        self._forward_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect
+        to the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
+        tuples (None where an input does not require grad).  A non-None result replaces
+        ``grad_input``.  Raises RuntimeError when mixed with ``register_backward_hook``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        h = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[h.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_backward_hook(self, hook):
+        raise NotImplementedError("register_backward_hook is deprecated in PyTorch and not "
+                                  "provided by ftrans.compat; use register_full_backward_hook")
+
+    # ------------------------------------------------------------------ call
+    def _call_impl(self, *args, **kwargs):
+        pre = self._forward_pre_hooks
+        fwd = self._forward_hooks
+        bwd = self._backward_hooks
+        if not (pre or fwd or bwd or _global_forward_pre_hooks or _global_forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hid, hook in itertools.chain(_global_forward_pre_hooks.items(), pre.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {r}.")
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        state = None
+        if bwd and torch.is_grad_enabled():
+            args, state = self._wrap_inputs(args)
+        result = self.forward(*args, **kwargs)
+        for hid, hook in itertools.chain(_global_forward_hooks.items(), fwd.items()):
+            if hid in self._forward_hooks_with_kwargs:
+                r = hook(self, args, kwargs, result)
+            else:
+                r = hook(self, args, result)
+            if r is not None:
+                result = r
+        if state is not None:
+            result = self._wrap_outputs(result, state)
+        return result
+
+    __call__ = _call_impl
+
+    def _run_backward_hooks(self, grad_input, grad_output):
+        for hook in list(self._backward_hooks.values()):
+            r = hook(self, grad_input, grad_output)
+            if r is not None:
+                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                if len(r) != len(grad_input):
+                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, "
+                                       f"got {len(r)}, but expected {len(grad_input)}")
+                grad_input = r
+        return grad_input
+
+    def _wrap_inputs(self, args):
+        pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        state = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
+        rg = [i for i in pos if args[i].requires_grad]
+        if not rg:
+            return args, state
+        state["inputs_rg"] = True
+
+        others = {i: (tuple(args[i].shape), args[i].dtype, args[i].device) for i in pos
+                  if i not in rg}
+
+        def on_inputs(grads):
+            # tensor inputs that do not require grad get zeros, as in PyTorch
+            gi = [None] * len(pos)
+            for i, (shape, dt, dev) in others.items():
+                gi[pos.index(i)] = torch.zeros(shape, dtype=dt, device=dev)
+            for k, i in enumerate(rg):
+                gi[pos.index(i)] = grads[k]
+            go = state["grad_output"] or ()
+            gi = self._run_backward_hooks(tuple(gi), go)
+            return tuple(gi[pos.index(i)] for i in rg)
+        new = _BackwardHookFn.apply(on_inputs, *[args[i] for i in rg])
+        args = list(args)
+        for k, i in enumerate(rg):
+            args[i] = new[k]
+        return tuple(args), state
+
+    def _wrap_outputs(self, result, state):
+        single = isinstance(result, Tensor)
+        outs = (result,) if single else result
+        if not isinstance(outs, tuple):
+            return result
+        idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+        if not idx:
+            return result
+
+        def on_outputs(grads):
+            state["grad_output"] = tuple(grads)
+            if not state["inputs_rg"]:
+                import warnings
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn.Module"
+                              ".html#torch.nn.Module.register_full_backward_hook for more "
+                              "details.", UserWarning, stacklevel=2)
+                self._run_backward_hooks((None,), tuple(grads))
+            return grads
+        new = _BackwardHookFn.apply(on_outputs, *[outs[i] for i in idx])
+        outs = list(outs)
+        for k, i in enumerate(idx):
+            outs[i] = new[k]
+        return outs[0] if single else tuple(outs)
+
+    # ------------------------------------------------------------------ repr
+    def extra_repr(self) -> str:
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            child_lines.append("(" + key + "): " + _addindent(repr(module), 2))
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"

@@ -1,0 +1,98 @@
+"""``Parameter`` (``torch.nn.Parameter``) and ``Buffer`` (``torch.nn.Buffer``)."""
+from __future__ import annotations
+
+import ftrans.compat as torch
+from ftrans.compat import Tensor
+
+__all__ = ["Parameter", "Buffer", "typename"]
+
+
+def typename(obj) -> str:
+    """PyTorch's ``torch.typename``: ``'torch.FloatTensor'`` for a float32 tensor, the
+    qualified class name otherwise."""
+    if isinstance(obj, Tensor):
+        name = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble"}.get(str(obj.dtype).replace("torch.", ""), "")
+        return f"torch.{name}Tensor"
+    t = type(obj)
+    mod = t.__module__
+    return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"
+
+
+def _adopt(cls, data, requires_grad):
+    """An instance of the Tensor subclass ``cls`` sharing ``data``'s storage and version
+    counter but none of its history (``Tensor._make_subclass``)."""
+    t = object.__new__(cls)
+    t._data = data._data
+    t._grad_fn = None
+    t._onr = 0
+    t._rg = False
+    t._grad = None
+    t._vc = data._vc
+    t._x = None
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(torch.from_numpy(data), requires_grad)
+
+
+class Parameter(Tensor):
+    """A Tensor that a :class:`~ftrans.compat.nn.Module` registers as a parameter when
+    assigned as an attribute (``torch.nn.Parameter``).
+
+    ``Parameter(data=None, requires_grad=True)`` shares ``data``'s storage; ``data=None``
+    gives an empty float tensor.  Raises RuntimeError for ``requires_grad=True`` on an
+    integer tensor (PyTorch's message).
+
+    >>> import ftrans.compat as torch
+    >>> p = torch.nn.Parameter(torch.zeros(2))
+    >>> p.requires_grad, p.is_leaf
+    (True, True)
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = torch.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(data): expected a Tensor, got {type(data).__name__}; "
+                            "wrap the values with torch.tensor(...) first")
+        return _adopt(cls, data, requires_grad)
+
+    def __init__(self, data=None, requires_grad=True):  # state set in __new__
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        r = Parameter(torch.from_numpy(self._data.copy()), self.requires_grad)
+        if self._grad is not None:
+            r.grad = self._grad.detach().clone()
+        memo[id(self)] = r
+        return r
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self._data.copy(), self.requires_grad))
+
+
+class Buffer(Tensor):
+    """A Tensor that a Module registers as a buffer when assigned as an attribute
+    (``torch.nn.Buffer``; ``persistent=False`` keeps it out of ``state_dict``).  Like
+    PyTorch, the registered buffer is a plain Tensor sharing the data."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = torch.empty(0)
+        t = _adopt(cls, data.detach(), False)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, data=None, *, persistent=True):
+        pass

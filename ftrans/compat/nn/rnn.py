@@ -1,0 +1,291 @@
+"""Recurrent layers ``RNN``, ``LSTM``, ``GRU`` and their cells (``torch.nn.modules.rnn``).
+
+Parameters per layer and direction are PyTorch's ``weight_ih_l{k}[_reverse]``
+``(gates * hidden, in)``, ``weight_hh_l{k}`` ``(gates * hidden, hidden)``, ``bias_ih_l{k}``
+and ``bias_hh_l{k}``, all from ``U(-1/sqrt(hidden), 1/sqrt(hidden))``; the gate order is
+PyTorch's (LSTM: input, forget, cell, output; GRU: reset, update, new) and so are the
+update formulas of the documentation, e.g. for the GRU
+``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h' = (1 - z) * n + z * h``.
+The input projections of a whole sequence are one matrix product; the recurrence is a
+Python loop over time steps of compat operations.
+"""
+from __future__ import annotations
+
+import math
+
+import ftrans.compat as torch
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _cell_step(mode, xw, h, c, w_hh, b_hh):
+    """One step: ``xw`` the input projection (with ``b_ih``); returns ``(h, c)``."""
+    hw = F.linear(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = (xw + hw).chunk(4, -1)
+        i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+        c = f * c + i * g
+        return o * torch.tanh(c), c
+    if mode == "GRU":
+        xr, xz, xn = xw.chunk(3, -1)
+        hr, hz, hn = hw.chunk(3, -1)
+        r = torch.sigmoid(xr + hr)
+        z = torch.sigmoid(xz + hz)
+        n = torch.tanh(xn + r * hn)
+        return (1.0 - z) * n + z * h, None
+    pre = xw + hw
+    return (torch.tanh(pre) if mode == "RNN_TANH" else torch.relu(pre)), None
+
+
+class RNNBase(Module):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        if proj_size:
+            raise NotImplementedError("LSTM proj_size is not supported by ftrans.compat")
+        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or \
+                isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be a positive integer")
+        if not isinstance(num_layers, int) or num_layers <= 0:
+            raise ValueError("num_layers must be a positive integer")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        nd = 2 if bidirectional else 1
+        gate = _GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for direction in range(nd):
+                lin = input_size if layer == 0 else hidden_size * nd
+                sfx = "_reverse" if direction == 1 else ""
+                names = [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
+                shapes = [(gate, lin), (gate, hidden_size)]
+                if bias:
+                    names += [f"bias_ih_l{layer}{sfx}", f"bias_hh_l{layer}{sfx}"]
+                    shapes += [(gate,), (gate,)]
+                for n, s in zip(names, shapes):
+                    setattr(self, n, Parameter(torch.empty(s, dtype=dtype)))
+                self._flat_weights_names.extend(names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
+                for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _weights(self, layer, direction):
+        sfx = "_reverse" if direction == 1 else ""
+        g = lambda n: getattr(self, f"{n}_l{layer}{sfx}")  # noqa: E731
+        if self.bias:
+            return g("weight_ih"), g("weight_hh"), g("bias_ih"), g("bias_hh")
+        return g("weight_ih"), g("weight_hh"), None, None
+
+    def forward(self, input, hx=None):  # noqa: A002
+        lstm = self.mode == "LSTM"
+        batched = input.dim() == 3
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
+                             f"{input.dim()}D tensor instead")
+        x = input if batched else input.unsqueeze(1)
+        if self.batch_first and batched:
+            x = x.transpose(0, 1)
+        T, N = x.shape[0], x.shape[1]
+        nd = 2 if self.bidirectional else 1
+        H = self.hidden_size
+        if hx is None:
+            h0 = torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype, device=x.device)
+            c0 = (torch.zeros(self.num_layers * nd, N, H, dtype=x.dtype, device=x.device)
+                  if lstm else None)
+        else:
+            if lstm:
+                h0, c0 = hx
+            else:
+                h0, c0 = hx, None
+            if not batched:
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            if tuple(h0.shape) != (self.num_layers * nd, N, H):
+                raise RuntimeError(f"Expected hidden size {(self.num_layers * nd, N, H)}, got "
+                                   f"{list(h0.shape)}")
+        hs, cs = [], []
+        layer_in = x
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(nd):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                xw = F.linear(layer_in, w_ih, b_ih)            # (T, N, gates * H)
+                k = layer * nd + d
+                h = h0[k]
+                c = c0[k] if lstm else None
+                steps = [None] * T
+                order = range(T - 1, -1, -1) if d == 1 else range(T)
+                for t in order:
+                    h, c = _cell_step(self.mode, xw[t], h, c, w_hh, b_hh)
+                    steps[t] = h
+                outs.append(torch.stack(steps) if T else
+                            torch.zeros(0, N, H, dtype=x.dtype, device=x.device))
+                hs.append(h)
+                if lstm:
+                    cs.append(c)
+            layer_in = outs[0] if nd == 1 else torch.cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        out = layer_in
+        h_n = torch.stack(hs)
+        c_n = torch.stack(cs) if lstm else None
+        if self.batch_first and batched:
+            out = out.transpose(0, 1)
+        if not batched:
+            out = out.squeeze(1)
+            h_n = h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if lstm else None
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
+
+
+class RNN(RNNBase):
+    """Elman RNN ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        self.__dict__["nonlinearity"] = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; ``forward(input, (h_0, c_0))`` returns ``(output, (h_n,
+    c_n))``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit (PyTorch's formulation, reset gate applied after ``W_hn``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, device=None,
+                 dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(torch.empty((num_chunks * hidden_size, input_size),
+                                               dtype=dtype))
+        self.weight_hh = Parameter(torch.empty((num_chunks * hidden_size, hidden_size),
+                                               dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(torch.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(torch.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def forward(self, input, hx=None):  # noqa: A002
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        N = x.shape[0]
+        lstm = self._mode == "LSTM"
+        if hx is None:
+            z = torch.zeros(N, self.hidden_size, dtype=x.dtype, device=x.device)
+            h, c = z, (z if lstm else None)
+        elif lstm:
+            h, c = hx
+            if not batched:
+                h, c = h.unsqueeze(0), c.unsqueeze(0)
+        else:
+            h, c = (hx if batched else hx.unsqueeze(0)), None
+        xw = F.linear(x, self.weight_ih, self.bias_ih)
+        h, c = _cell_step(self._mode, xw, h, c, self.weight_hh, self.bias_hh)
+        if not batched:
+            h = h.squeeze(0)
+            c = c.squeeze(0) if lstm else None
+        return (h, c) if lstm else h
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+
+
+class LSTMCell(RNNCellBase):
+    _mode = "LSTM"
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+
+class GRUCell(RNNCellBase):
+    _mode = "GRU"
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)

@@ -1,0 +1,17 @@
+"""``ftrans.compat.optim``: PyTorch's optimizers and learning-rate schedulers.
+
+Optimizers take an iterable of leaf compat Tensors (or parameter-group dicts) -- no
+``nn.Module`` is needed -- and update them in place, under ``no_grad``, with the public
+compat operations, following the pseudo-code of PyTorch's documentation so that
+parameter trajectories match ``torch.optim``'s (single-tensor implementations).
+"""
+from .optimizer import Optimizer
+from .sgd import SGD
+from .adam import Adam, AdamW
+from .rmsprop import RMSprop
+from .adagrad import Adagrad
+from .lbfgs import LBFGS
+from . import lr_scheduler
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS",
+           "lr_scheduler"]
