@@ -396,7 +396,7 @@ def dce(ir: IR, used_outputs=None) -> IR:
               eqns, outs)
 
 
-def partition(ir: IR, unknown_inputs):
+def partition(ir: IR, unknown_inputs, force_unknown=()):
     """Split a program into the part computable from the *known* inputs and the rest.
 
     This is partial evaluation (JAX's ``partial_eval_jaxpr_nounits``): an equation is
@@ -411,6 +411,14 @@ def partition(ir: IR, unknown_inputs):
     ir : IR
     unknown_inputs : sequence of bool
         One flag per ``ir.in_vars`` entry.
+    force_unknown : collection of int, optional
+        Indices (into ``ir.eqns``) of equations placed on the unknown side even when all
+        their inputs are known: they are recomputed there from residuals instead of
+        being computed by the known program.  Staging a joint forward + backward
+        program and forcing its backward-phase equations unknown makes the residuals
+        exactly what reverse mode's tape saves (each rule's primal operands), so a
+        ``checkpoint``'s recomputation stays in the backward program
+        (``ftrans.lax.scan``'s reverse mode does this).
 
     Returns
     -------
@@ -423,8 +431,9 @@ def partition(ir: IR, unknown_inputs):
     """
     unknown = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
     known_eqns, unknown_eqns = [], []
-    for e in ir.eqns:
-        if any(type(a) is Var and a in unknown for a in e.inputs):
+    force_unknown = frozenset(force_unknown)
+    for i, e in enumerate(ir.eqns):
+        if i in force_unknown or any(type(a) is Var and a in unknown for a in e.inputs):
             unknown_eqns.append(e)
             unknown.update(e.outputs)
         else:
