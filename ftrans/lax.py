@@ -341,7 +341,7 @@ def _vjp_joint(ir, diff_in):
 
 def _mismatch(what, k, tree, expected, got, remedy):
     return TypeError(
-        f"{what}: leaf {k} of the output {tree} has type {_aval_str(got)} but "
+        f"{what}: leaf {k} of the output (structure {tree}) has type {_aval_str(got)} but "
         f"{_aval_str(expected)} was expected; {remedy}")
 
 
@@ -454,9 +454,11 @@ def _join_outputs(irs, weak, names, tree, what):
             if not ok:
                 raise TypeError(
                     f"{what}: the branches must return outputs of identical shapes and dtypes "
-                    f"(no implicit promotion, as in JAX); output leaf {k} of {tree} is "
-                    f"{_aval_str(ref)} in {names[r]} but {_aval_str(a)} in {names[b]}. Cast "
-                    "one of them (e.g. with .astype(...)) so that they agree.")
+                    f"(no implicit promotion, as in JAX); output leaf {k} (output structure {tree}) is "
+                    f"{_aval_str(ref)} in {names[r]} but {_aval_str(a)} in {names[b]}. "
+                    + ("Cast one of them (e.g. with .astype(...)) so that they agree."
+                       if a.shape == ref.shape else
+                       "Make the shapes agree (e.g. with fnp.broadcast_to or a reshape)."))
         dtypes.append(ref.dtype)
     return dtypes
 
@@ -677,8 +679,11 @@ def _check_carry(what, in_tree, out_tree, in_avals, out_avals):
         if a != b:
             raise _mismatch(what, k, out_tree, a, b,
                             "the carry's output and input must have identical shapes and "
-                            "dtypes (as in JAX). Cast the output (e.g. with .astype(...)) or "
-                            "change the initial value so that the types agree.")
+                            "dtypes (as in JAX). " + (
+                                "Cast the output (e.g. with .astype(...)) or change the "
+                                "initial value so that the dtypes agree." if a.shape == b.shape
+                                else "A loop carry cannot change shape; keep growing data in "
+                                "a preallocated array, or return it as scan's ys."))
 
 
 def while_loop(cond_fun, body_fun, init_val):
