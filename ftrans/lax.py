@@ -75,6 +75,7 @@ from .transforms.jvp import JVPTrace, JVPTracer
 from .transforms.vmap import BatchTrace, BatchTracer, vmap
 from .transforms.vjp import vjp
 from .transforms._util import zeros_like_leaf
+from .transforms.jit import jit_disabled
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "cond_p", "while_p", "scan_p"]
@@ -201,6 +202,12 @@ def _cached(ir, key, build):
 
 def _arr(x):
     return np.asarray(x) if _is_python_scalar(x) or isinstance(x, np.generic) else x
+
+
+def _arrays(tree):
+    """The pytree with its Python/NumPy scalar leaves as 0-d arrays (eager results)."""
+    leaves, t = tree_flatten(tree)
+    return tree_unflatten(t, [_arr(l) for l in leaves])
 
 
 def _zeros(aval):
@@ -502,6 +509,8 @@ def switch(index, branches, *operands):
         raise TypeError(f"switch: the index must be an integer scalar, got an array of dtype "
                         f"{index.dtype} and shape {tuple(index.shape)}")
     n = len(branches)
+    if jit_disabled() and not isinstance(index, Tracer):  # eager: Python control flow
+        return _arrays(branches[min(max(int(index), 0), n - 1)](*operands))
     if isinstance(index, Tracer):
         index = P.convert_element_type(P.minimum(P.maximum(index, 0), n - 1), np.dtype("int32"))
     else:
@@ -548,6 +557,8 @@ def cond(pred, true_fun, false_fun, *operands):
     if pred.dtype.kind not in "biuf":
         raise TypeError(f"cond: the predicate must be a boolean or real number, got dtype "
                         f"{pred.dtype}")
+    if jit_disabled() and not isinstance(pred, Tracer):  # eager: Python control flow
+        return _arrays(true_fun(*operands) if bool(pred) else false_fun(*operands))
     if isinstance(pred, Tracer):
         index = P.convert_element_type(P.ne(pred, 0) if pred.dtype.kind != "b" else pred,
                                        np.dtype("int32"))
@@ -719,6 +730,15 @@ def while_loop(cond_fun, body_fun, init_val):
     if not (callable(cond_fun) and callable(body_fun)):
         raise TypeError("while_loop(cond_fun, body_fun, init_val): cond_fun and body_fun must "
                         "be callables")
+    if jit_disabled():  # eager: a Python loop, while the predicate is concrete
+        val = init_val
+        pred = cond_fun(val)
+        while not isinstance(pred, Tracer) and bool(pred):
+            val = body_fun(val)
+            pred = cond_fun(val)
+        if not isinstance(pred, Tracer):
+            return _arrays(val)
+        init_val = val  # a traced predicate (e.g. under vmap): the primitive goes on
     leaves, tree = tree_flatten(init_val)
     leaves = [_as_operand(x, "while_loop") for x in leaves]
     avals = [_aval(x) for x in leaves]
@@ -996,7 +1016,7 @@ def _scan_batch(vals, dims, *, body, n_consts, n_carry, length, reverse, unroll)
     return outs, [0 if b else None for b in h_b] + [1 if b else None for b in y_b]
 
 
-def _scan(f, init, xs, length, reverse, unroll, what):
+def _scan(f, init, xs, length, reverse, unroll, what, eager=True):
     if not callable(f):
         raise TypeError(f"scan: f must be a callable (carry, x) -> (carry, y), got "
                         f"{type(f).__name__}")
@@ -1029,6 +1049,8 @@ def _scan(f, init, xs, length, reverse, unroll, what):
         length = lengths[0]
     if unroll == -1:
         unroll = max(length, 1)
+    if eager and jit_disabled():
+        return _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse)
     h_avals = [_aval(v) for v in h_leaves]
     x_avals = [ShapedArray(tuple(v.shape[1:]), v.dtype) for v in x_leaves]
     in_tree = tree_flatten((init, xs))[1]
@@ -1049,6 +1071,20 @@ def _scan(f, init, xs, length, reverse, unroll, what):
                        n_carry=nh, length=length, reverse=bool(reverse), unroll=int(unroll))
     return (tree_unflatten(h_tree, list(outs[:nh])),
             tree_unflatten(trees[1], list(outs[nh:])))
+
+
+def _scan_eager(f, carry, xs, x_leaves, x_tree, length, reverse):
+    """Under ``disable_jit``: the Python loop of scan's definition."""
+    ys = [None] * length
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        x = tree_unflatten(x_tree, [v[i] for v in x_leaves])
+        carry, ys[i] = f(carry, x)
+    if length == 0:  # the output structure needs one (abstract) call of f
+        return _arrays(carry), _scan(f, carry, xs, 0, reverse, 1, "scan body f", eager=False)[1]
+    leaves = [tree_flatten(y) for y in ys]
+    stacked = [P.concatenate([P.expand_dims(_arr(l[0][k]), (0,)) for l in leaves], 0)
+               for k in range(len(leaves[0][0]))]
+    return _arrays(carry), tree_unflatten(leaves[0][1], stacked)
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
