@@ -160,13 +160,23 @@ def _scan_vjp_plan(body, nc, nh):
     return _cached(body, ("scan_vjp", nc, nh), build)
 
 
+class _ScanResiduals:
+    """What reverse mode keeps of a scan: the operands (``primals``, which ``linearize``
+    replays the scan on) and the forward scan's stacked residuals."""
+
+    __slots__ = ("primals", "stacked")
+
+    def __init__(self, primals, stacked):
+        self.primals = primals
+        self.stacked = stacked
+
+
 def _scan_fwd(*primals, body, n_consts, n_carry, length, reverse, unroll):
     plan = _scan_vjp_plan(body, n_consts, n_carry)
-    consts, _, xs = _split3(primals, n_consts, n_carry)
     outs = scan_p.bind(*primals, body=plan.fwd, n_consts=n_consts, n_carry=n_carry,
                        length=length, reverse=reverse, unroll=unroll)
     nout = len(body.out_vars)
-    return tuple(outs[:nout]), (tuple(consts), tuple(xs), tuple(outs[nout:]))
+    return tuple(outs[:nout]), _ScanResiduals(tuple(primals), tuple(outs[nout:]))
 
 
 scan_p.vjp_fwd = _scan_fwd
@@ -176,7 +186,8 @@ scan_p.vjp_fwd = _scan_fwd
 def _scan_vjp(ct, ans, residuals, needs, *, body, n_consts, n_carry, length, reverse,
               unroll):
     plan = _scan_vjp_plan(body, n_consts, n_carry)
-    consts, xs, stacked = residuals
+    consts, _, xs = _split3(residuals.primals, n_consts, n_carry)
+    stacked = residuals.stacked
     nc, nh = n_consts, n_carry
     oi = plan.out_inexact
     ct_h = [c for c, m in zip(ct[:nh], oi[:nh]) if m]

@@ -78,7 +78,9 @@ def linearize(fun, *primals):
                     values[i] = values[entry.src][entry.k]
                 continue
             prim, params, args, _, parents = entry
-            if prim.vjp_fwd is not None:  # its tape entry keeps residuals, not inputs
+            if prim.vjp_fwd is not None:  # its tape entry keeps residuals, not inputs,
+                args = getattr(args, "primals", None)  # unless they keep those too (scan)
+            if args is None:
                 raise NotImplementedError(
                     f"linearize: primitive {prim.name!r} applied to tangents cannot be "
                     "replayed; use jvp instead")

@@ -280,3 +280,12 @@ def test_scan_errors():
         lax.scan(lambda c, x: (c, None), 0.0, xs, unroll=0)
     c, _ = lax.scan(lambda c, x: (c + x[0], None), 0.0, xs, unroll=True)  # accepted
     assert c == 3.0
+
+
+def test_linearize_replays_the_tangent_scan():
+    f = lambda x: lax.scan(lambda c, a: (c * a, fnp.sin(c) * a), 1.0, x)
+    x = np.arange(1.0, 4.0)
+    out, jf = ftrans.linearize(f, x)
+    for t in (np.ones(3), np.array([0.5, -1.0, 2.0])):
+        want = ftrans.jvp(f, (x,), (t,))[1]
+        _assert_tree_close(jf(t), want)
