@@ -503,6 +503,8 @@ def _names():
 def _param_str(v):
     if isinstance(v, IR):
         return "{ " + str(v).replace("\n", "\n    ") + " }"
+    if isinstance(v, tuple) and v and all(isinstance(x, IR) for x in v):  # cond's branches
+        return "(" + ", ".join(_param_str(x) for x in v) + ")"
     if callable(v):
         return getattr(v, "__name__", type(v).__name__)
     if isinstance(v, np.dtype):

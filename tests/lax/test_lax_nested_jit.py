@@ -207,3 +207,11 @@ def test_select():
         lax.select(p, a, b.astype(np.float32))
     with pytest.raises(TypeError, match="scalar or have the operands' shape"):
         lax.select(p[:2], a, b)
+
+
+def test_make_ir_prints_the_sub_programs():
+    text = str(ftrans.make_ir(lambda x: lax.cond(fnp.sum(x) > 0, fnp.sin, lambda x: x * 2.0,
+                                                 x))(np.ones(3)))
+    assert "cond[branches=({ ir(" in text and "sin a" in text and "mul a 2.0" in text
+    text = str(ftrans.make_ir(lambda x: lax.scan(lambda c, a: (c * a, c), 1.0, x))(np.ones(3)))
+    assert "scan[body={ ir(" in text and "length=3" in text and "reverse=False" in text
