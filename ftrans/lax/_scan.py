@@ -88,13 +88,48 @@ def _scan_jvp(primals, tangents, *, body, n_consts, n_carry, length, reverse, un
 class _ScanVJPPlan:
     """The forward and backward bodies of a scan's reverse mode (see _scan_vjp_plan)."""
 
-    __slots__ = ("fwd", "bwd", "const_res", "xs_res", "n_stacked", "h_idx", "acc_idx",
-                 "x_idx", "out_inexact")
+    __slots__ = ("fwd", "kinds", "unknown", "body", "nc", "nh", "diff_idx", "ct_unknown",
+                 "const_res", "xs_res", "n_stacked", "stacked_avals", "h_idx", "acc_idx",
+                 "x_idx", "out_inexact", "bwds")
+
+    def bwd_for(self, acc_idx, x_idx):
+        """The backward body computing the cotangents of the carry, of the consts
+        ``acc_idx`` (accumulated in the carry) and of the xs ``x_idx`` (stacked): inputs
+        ``(const residuals; carry cotangents, accumulators; stacked residuals, xs
+        residuals, ys cotangents)``."""
+        key = (tuple(acc_idx), tuple(x_idx))
+        bwd_ir = self.bwds.get(key)
+        if bwd_ir is None:
+            bwd_ir = self.bwds[key] = self._stage_bwd(acc_idx, x_idx)
+        return bwd_ir
+
+    def _stage_bwd(self, acc_idx, x_idx):
+        nc, nh, kinds, unknown = self.nc, self.nh, self.kinds, self.unknown
+        ia, oa = self.body.in_avals, self.body.out_avals
+        y_ct_avals = [a for a, m in zip(oa[nh:], self.out_inexact[nh:]) if m]
+        sizes = [len(self.const_res), len(self.h_idx), len(acc_idx), self.n_stacked,
+                 len(self.xs_res), len(y_ct_avals)]
+        avals = ([ia[j] for j in self.const_res] + [ia[i] for i in self.h_idx]
+                 + [ia[i] for i in acc_idx] + list(self.stacked_avals)
+                 + [ia[nc + nh + j] for j in self.xs_res] + y_ct_avals)
+        bounds = np.cumsum([0] + sizes)
+        ct_unknown, diff_idx, h_idx = self.ct_unknown, self.diff_idx, self.h_idx
+
+        def bwd(*a):
+            cres, ct_h, acc, sres, xres, ct_y = [a[bounds[k]:bounds[k + 1]] for k in range(6)]
+            it = {"const": iter(cres), "xs": iter(xres), "stack": iter(sres)}
+            res = [next(it[k]) for k, _ in kinds]
+            u = iter(eval_ir(unknown, *res, *ct_h, *ct_y))
+            ct = {i: next(u) for i in diff_idx if ct_unknown[i]}
+            return ([ct[i] if i in ct else _zeros(ia[i]) for i in h_idx]
+                    + [P.add(s, ct[i]) for s, i in zip(acc, acc_idx)]
+                    + [ct[i] for i in x_idx])
+        return dce(stage(bwd, avals, "vjp")[0])  # (drops the unneeded cotangents' work)
 
 
 def _scan_vjp_plan(body, nc, nh):
     """Split the body's joint forward + VJP program into a forward body that also emits
-    residuals and a backward body that consumes them.
+    residuals and backward bodies that consume them.
 
     The backward-phase equations are forced to the backward side (recomputed from
     residuals there), so the residuals are what the tape of reverse mode saves.
@@ -111,51 +146,33 @@ def _scan_vjp_plan(body, nc, nh):
             joint, [False] * nin + [True] * n_ct, force_unknown=range(boundary,
                                                                        len(joint.eqns)))
         assert not any(out_unknown[:nout])
-        diff_idx = [i for i, d in enumerate(diff) if d]
-        ct_unknown = dict(zip(diff_idx, out_unknown[nout:]))
+        plan = _ScanVJPPlan()
+        plan.body, plan.nc, plan.nh, plan.unknown = body, nc, nh, unknown
+        plan.diff_idx = [i for i, d in enumerate(diff) if d]
+        plan.ct_unknown = dict(zip(plan.diff_idx, out_unknown[nout:]))
         res_vars = known.out_vars[len(known.out_vars) - nres:]
         pos = {v: i for i, v in enumerate(known.in_vars)}
-        kinds, stacked = [], []
+        plan.kinds, stacked = [], []
         for r in res_vars:
             j = pos.get(r)
             if j is not None and j < nc:
-                kinds.append(("const", j))
+                plan.kinds.append(("const", j))
             elif j is not None and j >= nc + nh:
-                kinds.append(("xs", j - nc - nh))
+                plan.kinds.append(("xs", j - nc - nh))
             else:
-                kinds.append(("stack", len(stacked)))
+                plan.kinds.append(("stack", len(stacked)))
                 stacked.append(r)
-        plan = _ScanVJPPlan()
         plan.out_inexact = out_inexact
         plan.fwd = dce(IR(known.in_vars, known.const_vars, known.consts, known.eqns,
                           known.out_vars[:nout] + stacked))
         plan.n_stacked = len(stacked)
-        plan.const_res = [j for k, j in kinds if k == "const"]
-        plan.xs_res = [j for k, j in kinds if k == "xs"]
+        plan.stacked_avals = [r.aval for r in stacked]
+        plan.const_res = [j for k, j in plan.kinds if k == "const"]
+        plan.xs_res = [j for k, j in plan.kinds if k == "xs"]
         plan.h_idx = [i for i in range(nc, nc + nh) if diff[i]]
-        plan.acc_idx = [i for i in range(nc) if diff[i] and ct_unknown[i]]
-        plan.x_idx = [i for i in range(nc + nh, nin) if diff[i] and ct_unknown[i]]
-        ia, oa = body.in_avals, body.out_avals
-        y_ct_avals = [a for a, m in zip(oa[nh:], out_inexact[nh:]) if m]
-        avals = ([ia[j] for j in plan.const_res] + [ia[i] for i in plan.h_idx]
-                 + [ia[i] for i in plan.acc_idx] + [r.aval for r in stacked]
-                 + [ia[nc + nh + j] for j in plan.xs_res] + y_ct_avals)
-        n1, n2 = len(plan.const_res), len(plan.h_idx)
-        n3, n4 = len(plan.acc_idx), len(stacked)
-        n5 = len(plan.xs_res)
-
-        def bwd(*a):
-            cres, ct_h, acc = a[:n1], a[n1:n1 + n2], a[n1 + n2:n1 + n2 + n3]
-            sres = a[n1 + n2 + n3:n1 + n2 + n3 + n4]
-            xres, ct_y = a[n1 + n2 + n3 + n4:n1 + n2 + n3 + n4 + n5], a[n1 + n2 + n3 + n4 + n5:]
-            it = {"const": iter(cres), "xs": iter(xres), "stack": iter(sres)}
-            res = [next(it[k]) for k, _ in kinds]
-            u = iter(eval_ir(unknown, *res, *ct_h, *ct_y))
-            ct = {i: next(u) for i in diff_idx if ct_unknown[i]}
-            return ([ct[i] if i in ct else _zeros(ia[i]) for i in plan.h_idx]
-                    + [P.add(s, ct[i]) for s, i in zip(acc, plan.acc_idx)]
-                    + [ct[i] for i in plan.x_idx])
-        plan.bwd = stage(bwd, avals, "vjp")[0]
+        plan.acc_idx = [i for i in range(nc) if diff[i] and plan.ct_unknown[i]]
+        plan.x_idx = [i for i in range(nc + nh, nin) if diff[i] and plan.ct_unknown[i]]
+        plan.bwds = {}
         return plan
     return _cached(body, ("scan_vjp", nc, nh), build)
 
@@ -192,13 +209,16 @@ def _scan_vjp(ct, ans, residuals, needs, *, body, n_consts, n_carry, length, rev
     oi = plan.out_inexact
     ct_h = [c for c, m in zip(ct[:nh], oi[:nh]) if m]
     ct_y = [c for c, m in zip(ct[nh:], oi[nh:]) if m]
-    acc = [_zeros(_aval(consts[i])) for i in plan.acc_idx]
+    acc_idx = [i for i in plan.acc_idx if needs[i]]
+    x_idx = [i for i in plan.x_idx if needs[i]]
+    acc = [_zeros(_aval(consts[i])) for i in acc_idx]
     cres = [consts[j] for j in plan.const_res]
     outs = scan_p.bind(*cres, *ct_h, *acc, *stacked, *[xs[j] for j in plan.xs_res], *ct_y,
-                       body=plan.bwd, n_consts=len(cres), n_carry=len(ct_h) + len(acc),
-                       length=length, reverse=not reverse, unroll=unroll)
+                       body=plan.bwd_for(acc_idx, x_idx), n_consts=len(cres),
+                       n_carry=len(ct_h) + len(acc), length=length, reverse=not reverse,
+                       unroll=unroll)
     res = [None] * len(needs)
-    for i, g in zip(plan.h_idx + plan.acc_idx + plan.x_idx, outs):
+    for i, g in zip(plan.h_idx + acc_idx + x_idx, outs):
         if needs[i]:
             res[i] = g
     return res

@@ -289,3 +289,15 @@ def test_linearize_replays_the_tangent_scan():
     for t in (np.ones(3), np.array([0.5, -1.0, 2.0])):
         want = ftrans.jvp(f, (x,), (t,))[1]
         _assert_tree_close(jf(t), want)
+
+
+def test_backward_scan_computes_only_the_needed_cotangents():
+    W, U, h0, xs = _rnn_args(np.float64)
+    # grad wrt W only: the backward scan carries the carry's and W's cotangents and
+    # stacks no cotangent for xs (data)
+    fwd, bwd = _scan_eqns(lambda W: ftrans.grad(_rnn)(W, U, h0, xs), W)
+    assert bwd.params["reverse"] and len(bwd.outputs) == bwd.params["n_carry"]
+    # grad wrt xs as well: one stacked cotangent
+    fwd, bwd = _scan_eqns(lambda W, xs: ftrans.grad(_rnn, argnums=(0, 3))(W, U, h0, xs), W, xs)
+    assert len(bwd.outputs) == bwd.params["n_carry"] + 1
+    assert bwd.outputs[-1].aval.shape == xs.shape
