@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero, is_inexact
-from ..core.ir import dce, eval_ir
+from ..core.ir import IR, Var, dce, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
@@ -14,7 +14,7 @@ from ..transforms.vmap import vmap
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
                         _stage_fun, _with_inputs, _cached, _arr,
-                        _arrays, _jvp_ir, _batch_ir, _vjp_joint)
+                        _arrays, _jvp_ir, _batch_ir, _vjp_partition)
 
 
 # =================================================================================
@@ -48,19 +48,99 @@ def _cond_jvp(primals, tangents, *, branches):
     return tuple(outs[:n_out]), tuple(next(t_it) if u else zero for u in union)
 
 
+class _CondVJPPlan:
+    """Reverse mode of a ``cond``: per branch, a forward program returning the outputs
+    and the residuals, and a backward program from residuals and output cotangents.
+
+    Each branch's joint forward + VJP program is split by ``_vjp_partition``.  The
+    residual slots of all branches are concatenated; a branch's forward program fills
+    its own slots and returns zeros in the others', its backward program reads its own
+    (JAX's scheme for ``cond``): the taken branch runs once, forward, and its
+    cotangent program once, backward.
+    """
+
+    __slots__ = ("fwd", "bwd", "diff", "out_inexact", "bwds")
+
+    def bwd_for(self, needs):
+        """The backward branches computing only the cotangents in ``needs``."""
+        used = tuple(bool(n) for d, n in zip(self.diff, needs) if d)
+        out = self.bwds.get(used)
+        if out is None:
+            out = self.bwds[used] = tuple(dce(b, used) for b in self.bwd)
+        return out
+
+
+def _cond_vjp_plan(branches):
+    def build():
+        diff = [is_inexact(a.dtype) for a in branches[0].in_avals]
+        parts = [_vjp_partition(b, diff) for b in branches]
+        nout = len(branches[0].out_vars)
+        res_avals = [[v.aval for v in k.out_vars[len(k.out_vars) - nres:]]
+                     for k, _, _, nres, _ in parts]
+        plan = _CondVJPPlan()
+        plan.diff, plan.out_inexact, plan.bwds = diff, parts[0][4], {}
+        fwd, bwd = [], []
+        for b, (known, unknown, ct_unknown, nres, _) in enumerate(parts):
+            cvars, consts = list(known.const_vars), list(known.consts)
+            u_cvars, u_consts = list(unknown.const_vars), list(unknown.consts)
+
+            def zero_var(aval, cv, cs):
+                v = Var(ShapedArray(aval.shape, aval.dtype))
+                cv.append(v)
+                cs.append(np.zeros(aval.shape, aval.dtype))
+                return v
+            slots, ins = [], []
+            for b2, avals in enumerate(res_avals):
+                if b2 == b:
+                    slots += known.out_vars[len(known.out_vars) - nres:]
+                    ins += unknown.in_vars[:nres]
+                else:
+                    slots += [zero_var(a, cvars, consts) for a in avals]
+                    ins += [Var(a) for a in avals]
+            fwd.append(IR(known.in_vars, cvars, consts, known.eqns,
+                          known.out_vars[:nout] + slots))
+            outs, u = [], iter(unknown.out_vars)
+            for i, unk in zip([i for i, d in enumerate(diff) if d], ct_unknown):
+                outs.append(next(u) if unk else zero_var(branches[b].in_avals[i], u_cvars,
+                                                         u_consts))
+            bwd.append(IR(ins + unknown.in_vars[nres:], u_cvars, u_consts, unknown.eqns, outs))
+        plan.fwd, plan.bwd = tuple(fwd), tuple(bwd)
+        return plan
+    return _cached(branches[0], ("cond_vjp", branches[1:]), build)
+
+
+class _CondResiduals:
+    """What reverse mode keeps of a ``cond``: its operands (the index is needed; the rest
+    let ``linearize`` replay the ``cond``) and the residual slots."""
+
+    __slots__ = ("primals", "res")
+
+    def __init__(self, primals, res):
+        self.primals = primals
+        self.res = res
+
+
+def _cond_fwd(index, *args, branches):
+    plan = _cond_vjp_plan(branches)
+    outs = cond_p.bind(index, *args, branches=plan.fwd)
+    nout = len(branches[0].out_vars)
+    return tuple(outs[:nout]), _CondResiduals((index,) + args, tuple(outs[nout:]))
+
+
+cond_p.vjp_fwd = _cond_fwd
+
+
 @cond_p.def_vjp
-def _cond_vjp(ct, ans, primals, needs, *, branches):
-    index, args = primals[0], primals[1:]
-    diff = [bool(need) and is_inexact(a.dtype) for a, need in zip(args, needs[1:])]
-    if not any(diff):
-        return [None] * len(primals)
-    n_out = len(branches[0].out_vars)
-    out_inexact = [is_inexact(a.dtype) for a in branches[0].out_avals]
-    bwd = tuple(_cached(b, ("cond_bwd", tuple(diff)), lambda b=b: dce(
-        _vjp_joint(b, diff)[0], [False] * n_out + [True] * sum(diff))) for b in branches)
-    cts = cond_p.bind(index, *args, *[c for c, m in zip(ct, out_inexact) if m], branches=bwd)
+def _cond_vjp(ct, ans, residuals, needs, *, branches):
+    plan = _cond_vjp_plan(branches)
+    needs = needs[1:]
+    if not any(n and d for n, d in zip(needs, plan.diff)):
+        return [None] * (len(needs) + 1)
+    cts = cond_p.bind(residuals.primals[0], *residuals.res,
+                      *[c for c, m in zip(ct, plan.out_inexact) if m],
+                      branches=plan.bwd_for(needs))
     it = iter(cts)
-    return [None] + [next(it) if d else None for d in diff]
+    return [None] + [next(it) if d and n else None for d, n in zip(plan.diff, needs)]
 
 
 @cond_p.def_batch

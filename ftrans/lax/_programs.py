@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import ShapedArray, Tracer, zero, is_inexact, set_current_trace
 from ..core.trace import _ctx, _escaped
-from ..core.ir import IR, Var, Literal, stage, eval_ir
+from ..core.ir import IR, Var, Literal, stage, eval_ir, partition
 from ..core.pytree import tree_flatten, tree_unflatten
 from .. import primitives as P
 from ..primitives._rules import move_to_front
@@ -283,6 +283,30 @@ def _vjp_joint(ir, diff_in):
         assert not lifted
         return joint, info["boundary"], out_inexact
     return _cached(ir, ("vjp_joint", tuple(diff_in)), build)
+
+
+def _vjp_partition(ir, diff_in):
+    """The joint program of :func:`_vjp_joint` split by
+    :func:`~ftrans.core.ir.partition` with the cotangents unknown and every
+    backward-phase equation forced to the unknown side.
+
+    Returns ``(known, unknown, ct_unknown, nres, out_inexact)``: ``known`` takes ``ir``'s
+    inputs and returns its outputs, then the known cotangent outputs (identically zero:
+    a cotangent that does not depend on the output cotangents), then ``nres`` residuals;
+    ``unknown`` takes the residuals and the cotangents of the inexact outputs and returns
+    the cotangents marked in ``ct_unknown`` (one flag per input of ``diff_in``).  The
+    residuals are what reverse mode's tape saves (the rules' primal operands), so a
+    ``checkpoint`` inside ``ir`` keeps its recomputation on the unknown side.
+    """
+    def build():
+        nin, nout = len(ir.in_vars), len(ir.out_vars)
+        joint, boundary, out_inexact = _vjp_joint(ir, diff_in)
+        known, unknown, out_unknown, nres = partition(
+            joint, [False] * nin + [True] * sum(out_inexact),
+            force_unknown=range(boundary, len(joint.eqns)))
+        assert not any(out_unknown[:nout])
+        return known, unknown, tuple(out_unknown[nout:]), nres, out_inexact
+    return _cached(ir, ("vjp_partition", tuple(diff_in)), build)
 
 
 def _mismatch(what, k, tree, expected, got, remedy):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact
-from ..core.ir import IR, stage, eval_ir, dce, partition
+from ..core.ir import IR, stage, eval_ir, dce
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
@@ -12,7 +12,7 @@ from ..primitives._rules import batch_size, move_to_front, move_axis, batched_fr
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stage_fun,
                         _reorder, _cached, _arr, _arrays, _zeros,
-                        _jvp_ir, _batch_fixpoint, _vjp_joint,
+                        _jvp_ir, _batch_fixpoint, _vjp_partition,
                         _check_carry, _static_int)
 
 
@@ -140,16 +140,11 @@ def _scan_vjp_plan(body, nc, nh):
     def build():
         nin, nout = len(body.in_vars), len(body.out_vars)
         diff = [is_inexact(a.dtype) for a in body.in_avals]
-        joint, boundary, out_inexact = _vjp_joint(body, diff)
-        n_ct = sum(out_inexact)
-        known, unknown, out_unknown, nres = partition(
-            joint, [False] * nin + [True] * n_ct, force_unknown=range(boundary,
-                                                                       len(joint.eqns)))
-        assert not any(out_unknown[:nout])
+        known, unknown, ct_unknown, nres, out_inexact = _vjp_partition(body, diff)
         plan = _ScanVJPPlan()
         plan.body, plan.nc, plan.nh, plan.unknown = body, nc, nh, unknown
         plan.diff_idx = [i for i, d in enumerate(diff) if d]
-        plan.ct_unknown = dict(zip(plan.diff_idx, out_unknown[nout:]))
+        plan.ct_unknown = dict(zip(plan.diff_idx, ct_unknown))
         res_vars = known.out_vars[len(known.out_vars) - nres:]
         pos = {v: i for i, v in enumerate(known.in_vars)}
         plan.kinds, stacked = [], []

@@ -205,3 +205,22 @@ def test_bad_predicates_and_indices():
         lax.switch(0, [])
     with pytest.raises(TypeError, match="callables"):
         lax.cond(True, 1.0, lambda: 1.0)
+
+
+def test_reverse_mode_runs_the_taken_branch_forward_once():
+    # forward cond: outputs and residuals; backward cond: cotangents from the residuals
+    # only (the branch's forward part is not recomputed)
+    def loss(x):
+        return fnp.sum(lax.cond(fnp.sum(x) > 0, lambda x: fnp.sin(fnp.exp(x)),
+                                lambda x: x * x, x))
+    x = np.array([0.3, -0.1, 0.5])
+    ir = ftrans.make_ir(ftrans.grad(loss))(x)
+    fwd, bwd = [e for e in ir.eqns if e.prim.name == "cond"]
+    names = lambda e: {q.prim.name for b in e.params["branches"] for q in b.eqns}
+    assert {"sin", "exp"} <= names(fwd)
+    assert not names(bwd) & {"sin", "exp"}
+    np.testing.assert_allclose(ftrans.grad(loss)(x), np.cos(np.exp(x)) * np.exp(x), rtol=1e-14)
+    # both branches' residual slots exist; the untaken branch's are zeros
+    np.testing.assert_allclose(ftrans.grad(loss)(-x), -2 * x, rtol=1e-14)
+    out, f_lin = ftrans.linearize(lambda x: lax.cond(True, fnp.sin, fnp.cos, x), x)
+    np.testing.assert_allclose(f_lin(np.ones(3)), np.cos(x), rtol=1e-14)
