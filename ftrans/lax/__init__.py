@@ -32,13 +32,16 @@ stage as ordinary equations inside ``jit``):
   Python loop drives the compiled body of ``while``/``scan``.
 * **JVP**: ``cond`` of the JVP'd branches; ``while`` of the JVP'd body (carry tangents
   joined to a fixed point of which are nonzero); ``scan`` of the JVP'd body.
-* **VJP**: ``cond`` of the branches' VJPs (the taken branch's forward part is
-  recomputed in the backward pass, like ``checkpoint``).  ``scan``: the body's joint
-  forward + VJP program is staged and split by :func:`~ftrans.core.ir.partition`; the
-  forward scan also emits the per-iteration *residuals* (stacked along the scan axis),
-  and a backward scan runs in the opposite direction over them, carrying the carry's
-  cotangent and accumulating the loop-invariant operands' cotangents.  Residuals are
-  what reverse mode's tape would save (each rule's primal operands), so a
+* **VJP**: each branch's or body's joint forward + VJP program is staged and split by
+  :func:`~ftrans.core.ir.partition` into a forward program that also returns the
+  *residuals* and a backward program that starts from them.  ``cond``: a forward
+  ``cond`` returns the outputs and the residual slots of every branch (zeros for the
+  branches not taken), a backward ``cond`` computes the cotangents from the taken
+  branch's slots.  ``scan``: the forward scan also emits the per-iteration residuals
+  (stacked along the scan axis), and a backward scan runs in the opposite direction
+  over them, carrying the carry's cotangent and accumulating the loop-invariant
+  operands' cotangents; it computes only the cotangents the operands need.  Residuals
+  are what reverse mode's tape would save (each rule's primal operands), so a
   ``ftrans.checkpoint``-ed body saves only its inputs per iteration and recomputes the
   rest.  ``while`` has no reverse mode (the trip count is unknown before running, as in
   JAX): it raises ``ValueError`` pointing to ``scan`` and static-bound ``fori_loop``.
