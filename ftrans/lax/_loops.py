@@ -13,7 +13,7 @@ from ..primitives._rules import batch_size, move_to_front, batched_front
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
                         _stage_fun, _reorder, _with_inputs, _cached,
-                        _arr, _arrays, _zeros, _jvp_ir, _batch_ir,
+                        _arr, _arrays, _zeros_like, _jvp_ir, _batch_ir,
                         _batch_fixpoint, _check_carry, _static_int)
 from ._scan import _scan
 
@@ -60,7 +60,7 @@ def _while_jvp(primals, tangents, *, cond, body, n_cond, n_body):
     t_avals = [a for a, z in zip(body.in_avals[nb:], h_nz) if z]
     jc = _cached(cond, ("while_jvp_cond", tuple(h_nz)),
                  lambda: _with_inputs(cond, [], [], t_avals))
-    ht = [_zeros(_aval(p)) if t is zero else t
+    ht = [_zeros_like(p) if t is zero else t
           for p, t, z in zip(carry, tangents[nc + nb:], h_nz) if z]
     outs = while_p.bind(*cc, *bc, *[t for t in bt if t is not zero], *carry, *ht,
                         cond=jc, body=jb, n_cond=nc, n_body=nb + kb)

@@ -149,6 +149,12 @@ def _arrays(tree):
     return tree_unflatten(t, [_arr(l) for l in leaves])
 
 
+def _zeros_like(x):
+    """Zeros of ``x``'s shape and dtype on ``x``'s device (an instantiated tangent or
+    cotangent accumulator)."""
+    return zeros_like_leaf(x)
+
+
 def _zeros(aval):
     return np.zeros(aval.shape, aval.dtype)
 

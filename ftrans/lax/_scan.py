@@ -11,7 +11,7 @@ from .. import primitives as P
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stage_fun,
-                        _reorder, _cached, _arr, _arrays, _zeros,
+                        _reorder, _cached, _arr, _arrays, _zeros, _zeros_like,
                         _jvp_ir, _batch_fixpoint, _vjp_partition,
                         _check_carry, _static_int)
 
@@ -74,7 +74,7 @@ def _scan_jvp(primals, tangents, *, body, n_consts, n_carry, length, reverse, un
     jb = _cached(jb, ("scan_order", nc, nh), order)
     c, h, x = _split3(primals, nc, nh)
     ct, ht, xt = _split3(tangents, nc, nh)
-    ht = [_zeros(_aval(p)) if t is zero else t for p, t, z in zip(h, ht, h_nz) if z]
+    ht = [_zeros_like(p) if t is zero else t for p, t, z in zip(h, ht, h_nz) if z]
     outs = scan_p.bind(*c, *[t for t in ct if t is not zero], *h, *ht, *x,
                        *[t for t in xt if t is not zero], body=jb, n_consts=nc + kc,
                        n_carry=nh + kh, length=length, reverse=reverse, unroll=unroll)
@@ -206,7 +206,7 @@ def _scan_vjp(ct, ans, residuals, needs, *, body, n_consts, n_carry, length, rev
     ct_y = [c for c, m in zip(ct[nh:], oi[nh:]) if m]
     acc_idx = [i for i in plan.acc_idx if needs[i]]
     x_idx = [i for i in plan.x_idx if needs[i]]
-    acc = [_zeros(_aval(consts[i])) for i in acc_idx]
+    acc = [_zeros_like(consts[i]) for i in acc_idx]
     cres = [consts[j] for j in plan.const_res]
     outs = scan_p.bind(*cres, *ct_h, *acc, *stacked, *[xs[j] for j in plan.xs_res], *ct_y,
                        body=plan.bwd_for(acc_idx, x_idx), n_consts=len(cres),
