@@ -224,3 +224,14 @@ def test_reverse_mode_runs_the_taken_branch_forward_once():
     np.testing.assert_allclose(ftrans.grad(loss)(-x), -2 * x, rtol=1e-14)
     out, f_lin = ftrans.linearize(lambda x: lax.cond(True, fnp.sin, fnp.cos, x), x)
     np.testing.assert_allclose(f_lin(np.ones(3)), np.cos(x), rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_switch_check_grads(dtype, index):
+    fs = [lambda x, y: fnp.sin(x) * y, lambda x, y: fnp.exp(x - y), lambda x, y: x * x / y]
+    rng = np.random.default_rng(index)
+    x = rng.uniform(-1, 1, 3).astype(dtype)
+    y = rng.uniform(0.5, 1.5, 3).astype(dtype)
+    check_grads(lambda x, y: lax.switch(index, fs, x, y), (x, y), order=2,
+                modes=("fwd", "rev"))

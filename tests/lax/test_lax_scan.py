@@ -75,12 +75,14 @@ def test_scan_pytrees_none_xs_and_length():
     np.testing.assert_array_equal(c, 0.0)
 
 
-def test_map_matches_python():
-    xs = np.linspace(-1, 1, 6).reshape(3, 2)
-    np.testing.assert_allclose(lax.map(lambda x: fnp.sin(x) * x[0], xs),
-                               [np.sin(x) * x[0] for x in xs], rtol=1e-15)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_map_matches_python(dtype):
+    xs = np.linspace(-1, 1, 6).reshape(3, 2).astype(dtype)
+    out = lax.map(lambda x: fnp.sin(x) * x[0], xs)
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, [np.sin(x) * x[0] for x in xs], rtol=RTOL[dtype])
     out = lax.map(lambda d: {"s": fnp.sum(d["a"])}, {"a": xs})
-    np.testing.assert_allclose(out["s"], xs.sum(1))
+    np.testing.assert_allclose(out["s"], xs.sum(1), rtol=RTOL[dtype])
     check_grads(lambda xs: lax.map(lambda x: fnp.tanh(x) * x[1], xs), (xs,), order=2)
 
 
@@ -301,3 +303,30 @@ def test_backward_scan_computes_only_the_needed_cotangents():
     fwd, bwd = _scan_eqns(lambda W, xs: ftrans.grad(_rnn, argnums=(0, 3))(W, U, h0, xs), W, xs)
     assert len(bwd.outputs) == bwd.params["n_carry"] + 1
     assert bwd.outputs[-1].aval.shape == xs.shape
+
+
+try:
+    from hypothesis import given, strategies as st
+except ImportError:  # hypothesis is a test extra
+    given = None
+
+if given is not None:
+    @given(n=st.integers(0, 6), reverse=st.booleans(), seed=st.integers(0, 2 ** 16))
+    def test_property_scan_equals_python_loop_and_grads(n, reverse, seed):
+        rng = np.random.default_rng(seed)
+        xs, w = rng.uniform(-1, 1, (n, 2)), rng.uniform(-1, 1, 2)
+
+        def f(w, xs):
+            return lax.scan(lambda c, x: (fnp.sin(c * w) + x, c * x), np.ones(2), xs,
+                            reverse=reverse)
+
+        def py(w, xs):
+            c, ys = np.ones(2), [None] * n
+            for i in (range(n - 1, -1, -1) if reverse else range(n)):
+                c, ys[i] = np.sin(c * w) + xs[i], c * xs[i]
+            return c, np.array(ys).reshape(n, 2)
+        c, ys = f(w, xs)
+        c_py, ys_py = py(w, xs)
+        np.testing.assert_allclose(c, c_py, rtol=1e-14)
+        np.testing.assert_allclose(ys, ys_py, rtol=1e-14)
+        check_grads(f, (w, xs), order=1, modes=("fwd", "rev"))
