@@ -206,7 +206,8 @@ def _join_outputs(irs, weak, names, tree, what):
             if not ok:
                 raise TypeError(
                     f"{what}: the branches must return outputs of identical shapes and dtypes "
-                    f"(no implicit promotion, as in JAX); output leaf {k} (output structure {tree}) is "
+                    f"(no implicit promotion, as in JAX); output leaf {k} (output structure "
+                    f"{tree}) is "
                     f"{_aval_str(ref)} in {names[r]} but {_aval_str(a)} in {names[b]}. "
                     + ("Cast one of them (e.g. with .astype(...)) so that they agree."
                        if a.shape == ref.shape else

@@ -188,9 +188,11 @@ def test_mismatched_branch_outputs_raise_type_error():
     x = np.ones(3)
     with pytest.raises(TypeError, match="same pytree structure.*true_fun"):
         lax.cond(True, lambda x: (x, x), lambda x: x, x)
-    with pytest.raises(TypeError, match=r"identical shapes and dtypes.*float32\[3\] in false_fun but float64\[3\] in true_fun"):
+    with pytest.raises(TypeError, match=r"identical shapes and dtypes.*float32\[3\] in "
+                                        r"false_fun but float64\[3\] in true_fun"):
         lax.cond(True, lambda x: x, lambda x: x.astype(np.float32), x)
-    with pytest.raises(TypeError, match=r"float64\[\] in false_fun but float64\[3\] in true_fun.*Make the shapes agree"):
+    with pytest.raises(TypeError, match=r"float64\[\] in false_fun but float64\[3\] in "
+                                        r"true_fun.*Make the shapes agree"):
         lax.cond(True, lambda x: x, lambda x: fnp.sum(x), x)
     with pytest.raises(TypeError, match="branch 2"):
         lax.switch(0, [lambda x: x, lambda x: x, lambda x: x[:2]], x)

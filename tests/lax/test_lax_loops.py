@@ -200,7 +200,8 @@ def test_fori_loop_with_traced_bounds_uses_while():
 # errors
 # ---------------------------------------------------------------------------------
 def test_carry_type_mismatch_errors():
-    with pytest.raises(TypeError, match=r"has type float64\[\] but float32\[\] was expected.*identical shapes and dtypes"):
+    with pytest.raises(TypeError, match=r"has type float64\[\] but float32\[\] was "
+                                        r"expected.*identical shapes and dtypes"):
         lax.while_loop(lambda x: x < 1, lambda x: x.astype(np.float64), np.float32(0))
     with pytest.raises(TypeError, match="cannot change shape"):
         lax.while_loop(lambda x: x[0] < 1, lambda x: fnp.concatenate([x, x]), np.zeros(1))
