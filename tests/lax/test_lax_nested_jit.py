@@ -215,3 +215,28 @@ def test_make_ir_prints_the_sub_programs():
     assert "cond[branches=({ ir(" in text and "sin a" in text and "mul a 2.0" in text
     text = str(ftrans.make_ir(lambda x: lax.scan(lambda c, a: (c * a, c), 1.0, x))(np.ones(3)))
     assert "scan[body={ ir(" in text and "length=3" in text and "reverse=False" in text
+
+
+def test_custom_rules_and_stop_gradient_inside_scan():
+    @ftrans.custom_vjp
+    def clip_grad(x):
+        return x
+    clip_grad.defvjp(lambda x: (x, None), lambda r, g: (fnp.clip(g, -0.1, 0.1),))
+    xs = np.linspace(-1, 1, 4)
+
+    def run(step, w):  # the scan and the Python loop it stands for
+        return (lax.scan(lambda c, x: (step(c, x, w), None), 0.5, xs)[0],
+                _py_loop(step, w, xs))
+    steps = [lambda c, x, w: clip_grad(c * w + x),
+             lambda c, x, w: c * ftrans.stop_gradient(w) + x * w]
+    for step in steps:
+        g_scan = ftrans.grad(lambda w: run(step, w)[0])(2.0)
+        g_py = ftrans.grad(lambda w: run(step, w)[1])(2.0)
+        assert g_scan == pytest.approx(g_py, rel=1e-14)
+
+
+def _py_loop(step, w, xs):
+    c = 0.5
+    for x in xs:
+        c = step(c, x, w)
+    return c
