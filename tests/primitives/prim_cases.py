@@ -752,7 +752,8 @@ def _while_count(x):
 
 case("cond", lambda x, y: _lax.cond(True, lambda a, b: P.mul(P.sin(a), b),
                                     lambda a, b: P.add(a, b), x, y),
-     lambda x, y: np.sin(x) * y, Arg(S), Arg(S), complex=True)
+     lambda x, y: np.sin(x) * y, Arg(S), Arg(S), complex=True,
+     variants=(Variant("0d", (Arg(()), Arg(()))), Variant("empty", (Arg((0, 2)), Arg((0, 2))))))
 case("cond", lambda x, y: _lax.switch(7, [lambda a, b: P.mul(P.sin(a), b),
                                           lambda a, b: P.add(a, b),
                                           lambda a, b: P.div(a, P.cos(b))], x, y),
@@ -761,7 +762,8 @@ case("while", _while_count,
      lambda x: x * max(0, int(np.ceil(np.max(x) / 0.5))),
      Arg(S, Lattice(0.5, 0.25, n=3, jitter=0.05)))
 case("scan", _scan_rnn, _np_scan_rnn, Arg((4,)), Arg((4,), U(-1, 1)), Arg((3, 4)),
-     complex=True)
+     complex=True, variants=(Variant("0d_carry", (Arg(()), Arg((), U(-1, 1)), Arg((3,)))),
+                             Variant("length0", (Arg((4,)), Arg((4,)), Arg((0, 4))))))
 case("scan", lambda h, w, xs: _scan_rnn(h, w, xs, reverse=True),
      lambda h, w, xs: _np_scan_rnn(h, w, xs[::-1])[[0, 3, 2, 1]],
      Arg((4,)), Arg((4,), U(-1, 1)), Arg((3, 4)), variant="reverse")
