@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact
 from ..core.ir import IR, stage, eval_ir, dce
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
 from .. import primitives as P
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
@@ -357,13 +357,46 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     return _scan(f, init, xs, length, reverse, unroll, "scan body f")
 
 
-def map(f, xs):
+def map(f, xs, *, batch_size=None):
     """``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``, as a
     :func:`scan` (JAX's ``lax.map``; use ``ftrans.vmap`` to vectorize instead of loop).
+
+    Parameters
+    ----------
+    f : callable
+        One slice of ``xs`` (a pytree) -> a pytree of arrays.
+    xs : pytree of arrays with a common leading axis
+    batch_size : int, optional
+        Map ``vmap(f)`` over batches of this many slices (a loop of ``n // batch_size``
+        vectorized steps, then one vectorized step over the remainder), trading memory
+        for speed as in JAX.
 
     Raises
     ------
     ValueError
-        As :func:`scan` for ``xs`` without a common leading axis.
+        As :func:`scan` for ``xs`` without a common leading axis, or a ``batch_size``
+        that is not a positive int.
     """
-    return _scan(lambda _, x: ((), f(x)), (), xs, None, False, 1, "map f")[1]
+    if batch_size is not None and (_static_int(batch_size) is None or int(batch_size) < 1):
+        raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    leaves, tree = tree_flatten(xs)
+    leaves = [_as_operand(v, "map") for v in leaves]
+    n = int(leaves[0].shape[0]) if leaves and len(leaves[0].shape) else 0
+    if batch_size is None or n == 0:
+        return _scan(lambda _, x: ((), f(x)), (), xs, None, False, 1, "map f")[1]
+    from ..transforms.vmap import vmap
+    bs = int(batch_size)
+    nb, rest = divmod(n, bs)
+    parts = []
+    if nb:
+        main = [P.reshape(P.gather(v, (slice(0, nb * bs),)) if rest else v,
+                          (nb, bs) + tuple(v.shape[1:])) for v in leaves]
+        ys = _scan(lambda _, x: ((), vmap(f)(x)), (), tree_unflatten(tree, main), None,
+                   False, 1, "map f")[1]
+        parts.append(tree_map(lambda y: P.reshape(y, (nb * bs,) + tuple(y.shape[2:])), ys))
+    if rest:
+        tail = [P.gather(v, (slice(nb * bs, n),)) for v in leaves]
+        parts.append(vmap(f)(tree_unflatten(tree, tail)))
+    if len(parts) == 1:
+        return parts[0]
+    return tree_map(lambda a, b: P.concatenate([a, b], 0), parts[0], parts[1])

@@ -330,3 +330,21 @@ if given is not None:
         np.testing.assert_allclose(c, c_py, rtol=1e-14)
         np.testing.assert_allclose(ys, ys_py, rtol=1e-14)
         check_grads(f, (w, xs), order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 5, 8])
+def test_map_batch_size(batch_size):
+    xs = {"a": np.linspace(-1, 1, 10).reshape(5, 2), "b": np.arange(5.0)}
+    f = lambda d: {"s": fnp.sin(d["a"]) * d["b"], "t": fnp.sum(d["a"])}
+    got = lax.map(f, xs, batch_size=batch_size)
+    want = lax.map(f, xs)
+    _assert_tree_close(got, want, rtol=1e-15)
+    np.testing.assert_allclose(want["s"], np.sin(xs["a"]) * xs["b"][:, None], rtol=1e-15)
+    check_grads(lambda a: lax.map(lambda r: fnp.tanh(r) * r[0], a, batch_size=batch_size),
+                (xs["a"],), order=1)
+    if batch_size < 5:  # a loop over vectorized batches
+        ir = ftrans.make_ir(lambda a: lax.map(fnp.sin, a, batch_size=batch_size))(xs["a"])
+        (eqn,) = [e for e in ir.eqns if e.prim.name == "scan"]
+        assert eqn.params["length"] == 5 // batch_size
+    with pytest.raises(ValueError, match="batch_size"):
+        lax.map(f, xs, batch_size=0)
