@@ -429,14 +429,12 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
     ir : IR
     unknown_inputs : sequence of bool
         One flag per ``ir.in_vars`` entry.
-    force_unknown : collection of int, optional
-        Indices (into ``ir.eqns``) of equations placed on the unknown side even when all
-        their inputs are known: they are recomputed there from residuals instead of
-        being computed by the known program.  Staging a joint forward + backward
-        program and forcing its backward-phase equations unknown makes the residuals
-        exactly what reverse mode's tape saves (each rule's primal operands), so a
-        ``checkpoint``'s recomputation stays in the backward program
-        (``ftrans.lax.scan``'s reverse mode does this).
+    force_unknown : collection of Eqn, optional
+        Equations put on the unknown side even when all their inputs are known (a
+        backward pass's recomputations: ``checkpoint``'s, and the derivative factors
+        that ``ftrans.jit`` keeps out of its forward program; ``ftrans.lax``'s ``scan``
+        and ``cond`` keep their backward-phase equations in the backward program the same
+        way).
 
     Returns
     -------
@@ -448,10 +446,10 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
         that does not depend on an unknown input is a known output).
     """
     unknown = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
+    force = {id(e) for e in force_unknown}
     known_eqns, unknown_eqns = [], []
-    force_unknown = frozenset(force_unknown)
-    for i, e in enumerate(ir.eqns):
-        if i in force_unknown or any(type(a) is Var and a in unknown for a in e.inputs):
+    for e in ir.eqns:
+        if id(e) in force or any(type(a) is Var and a in unknown for a in e.inputs):
             unknown_eqns.append(e)
             unknown.update(e.outputs)
         else:

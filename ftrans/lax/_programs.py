@@ -309,7 +309,7 @@ def _vjp_partition(ir, diff_in):
         joint, boundary, out_inexact = _vjp_joint(ir, diff_in)
         known, unknown, out_unknown, nres = partition(
             joint, [False] * nin + [True] * sum(out_inexact),
-            force_unknown=range(boundary, len(joint.eqns)))
+            force_unknown=joint.eqns[boundary:])
         assert not any(out_unknown[:nout])
         return known, unknown, tuple(out_unknown[nout:]), nres, out_inexact
     return _cached(ir, ("vjp_partition", tuple(diff_in)), build)

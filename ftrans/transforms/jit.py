@@ -301,7 +301,7 @@ class _VJPPrograms:
     def bwd_for(self, needs):
         """The backward program restricted to the cotangents in ``needs`` (DCE)."""
         used = [False] * len(self.bwd.out_vars)
-        for (where, k), need in zip_in_ct(self.in_ct, needs):
+        for (where, k), need in _zip_in_ct(self.in_ct, needs):
             if where == "bwd" and need:
                 used[k] = True
         key = tuple(used)
@@ -311,7 +311,7 @@ class _VJPPrograms:
         return prog, used
 
 
-def zip_in_ct(in_ct, needs):
+def _zip_in_ct(in_ct, needs):
     for c, need in zip(in_ct, needs):
         if c is not None:
             yield c, need
@@ -325,7 +325,7 @@ def _vjp_programs(ir):
     n = len(ir.in_vars)
     diff_in = [is_inexact(a.dtype) for a in ir.in_avals]
     diff_out = [is_inexact(a.dtype) for a in ir.out_avals]
-    reached = []
+    reached, n_fwd = [], []
 
     def joint(*args):
         cts = iter(args[n:])
@@ -336,6 +336,7 @@ def _vjp_programs(ir):
                 outs = eval_ir(ir, *ins)
         finally:
             trace.finish()
+        n_fwd.append(len(_ctx.trace.eqns))  # the equations staged so far: forward pass
         primals, seeds = [], {}
         for o, d in zip(outs, diff_out):
             c = next(cts) if d else None
@@ -355,10 +356,16 @@ def _vjp_programs(ir):
 
     avals = ir.in_avals + [ShapedArray(a.shape, a.dtype)
                            for a, d in zip(ir.out_avals, diff_out) if d]
-    joint_ir = _stage_closed(joint, avals, "vjp")
+    joint_ir, lifted = stage(joint, avals, "vjp")
+    assert not lifted
+    # every equation of the backward pass stays in the backward program, even when it
+    # reads forward values only (derivative factors such as cos(x), checkpoint's
+    # recomputation): the forward program is the forward pass plus residuals
+    backward_eqns = joint_ir.eqns[n_fwd[0]:]
+    joint_ir = dce(joint_ir)
     n_out = len(ir.out_vars)
     known, unknown, out_unknown, _ = partition(
-        joint_ir, [False] * n + [True] * (len(avals) - n))
+        joint_ir, [False] * n + [True] * (len(avals) - n), force_unknown=backward_eqns)
     assert not any(out_unknown[:n_out]), "a primal output depends on a cotangent"
     progs = _VJPPrograms()
     progs.fwd, progs.bwd, progs.n_out = known, unknown, n_out
@@ -516,7 +523,7 @@ def _leaf_key(x, who, where):
     if isinstance(x, np.generic):
         return ((), x.dtype)
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (str, bytes)):
-        return (t, tuple(x.shape), np.dtype(x.dtype))
+        return (t, tuple(x.shape), x.dtype)  # another array type: its own programs
     raise TypeError(
         f"{who}: {where} is a {t.__name__}, not an array or a Python scalar. Arguments of "
         "a jitted function are traced: pass arrays (or pytrees of them), or mark this "
@@ -530,13 +537,31 @@ def _aval(x):
     aval = getattr(x, "aval", None)
     if isinstance(x, Tracer) and aval is not None and aval.weak_type:
         return aval
-    return ShapedArray(tuple(x.shape), x.dtype)
+    try:
+        dtype = np.dtype(x.dtype)
+    except TypeError:
+        raise TypeError(f"jit: arguments of type {t.__module__}.{t.__name__} (dtype "
+                        f"{x.dtype!r}) cannot be staged: the dtype is not a NumPy dtype; pass "
+                        "NumPy or CuPy arrays") from None
+    return ShapedArray(tuple(x.shape), dtype)
 
 
 class _Call:
     """One call's arguments split into static values and dynamic leaves."""
 
     __slots__ = ("leaves", "in_tree", "static", "key", "args", "kwargs")
+
+
+_FLAT_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, complex})
+_FLAT_TREES = {}
+
+
+def _flat_tree(n):
+    """The structure of ``((leaf,) * n, {})`` (cached)."""
+    t = _FLAT_TREES.get(n)
+    if t is None:
+        t = _FLAT_TREES[n] = tree_flatten((tuple(range(n)), {}))[1]
+    return t
 
 
 def _split(who, args, kwargs, nums, names):
@@ -568,7 +593,11 @@ def _split(who, args, kwargs, nums, names):
                     "instead of a list, ...), or make it a traced (non-static) argument if "
                     "it is an array.") from None
         raise
-    leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    if not dyn_kwargs and all(type(a) in _FLAT_LEAF_TYPES or isinstance(a, Tracer)
+                              for a in dyn_args):
+        leaves, in_tree = list(dyn_args), _flat_tree(len(dyn_args))  # no pytree to walk
+    else:
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     where = _leaf_where(in_tree, dyn_args, static_pos)
     call.leaves = leaves
     call.in_tree = in_tree

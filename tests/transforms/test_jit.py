@@ -423,3 +423,83 @@ def test_jit_inside_jit():
     x = _x(3)
     np.testing.assert_allclose(outer(x), 2 * np.exp(x) + 2 * np.exp(2 * x))
     assert inner._trace_count() == 1  # staged once, used twice
+
+
+# ---------------------------------------------------------------------------------
+# backends
+# ---------------------------------------------------------------------------------
+def _recording_backends(monkeypatch):
+    import sys
+    mod = sys.modules["ftrans.transforms.jit"]
+    seen = []
+    real = mod.compile_ir
+
+    def rec(ir, backend="cpu"):
+        seen.append(backend)
+        return real(ir, backend)
+    monkeypatch.setattr(mod, "compile_ir", rec)
+    return seen
+
+
+def test_numpy_arguments_run_the_cpu_program(monkeypatch):
+    seen = _recording_backends(monkeypatch)
+    jf = ftrans.jit(lambda x, s: fnp.sin(x) * s)
+    jf(_x(3), 2.0)
+    ftrans.grad(lambda x: fnp.sum(jf(x, 2.0)))(_x(3))
+    assert seen and set(seen) == {"cpu"}
+
+
+def _cupy():
+    cp = pytest.importorskip("cupy", reason="CuPy is not installed: GPU tests skipped")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device: GPU tests skipped")
+    except Exception as e:  # CUDA driver/runtime missing
+        pytest.skip(f"no usable CUDA device ({e}): GPU tests skipped")
+    return cp
+
+
+def test_cupy_arguments_run_the_gpu_program_and_stay_on_the_device(monkeypatch):
+    cp = _cupy()
+    seen = _recording_backends(monkeypatch)
+    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)
+    x = np.linspace(-1, 1, 7)
+    jf = ftrans.jit(f)
+    out = jf(cp.asarray(x))
+    assert isinstance(out, cp.ndarray) and "gpu" in seen
+    np.testing.assert_allclose(cp.asnumpy(out), np.sum(np.tanh(x) ** 2), rtol=1e-13)
+    g = ftrans.grad(jf)(cp.asarray(x))
+    assert isinstance(g, cp.ndarray)
+    np.testing.assert_allclose(cp.asnumpy(g), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2),
+                               rtol=1e-13)
+    jf(x)  # the same function on NumPy arrays: the CPU program
+    assert "cpu" in seen
+
+
+def test_callable_objects_partials_and_keyword_only_static_names():
+    import functools
+
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x, *, mode):
+            return x * self.k if mode == "mul" else x + self.k
+    js = ftrans.jit(Scale(3.0), static_argnames="mode")
+    x = _x(3)
+    np.testing.assert_allclose(js(x, mode="mul"), 3 * x)
+    np.testing.assert_allclose(js(x, mode="add"), x + 3)
+    assert js._trace_count() == 2
+    jp = ftrans.jit(functools.partial(lambda a, x: a * x, 2.0))
+    np.testing.assert_allclose(jp(x), 2 * x)
+    ir = ftrans.make_ir(Scale(2.0), static_argnames="mode")(x, mode="mul")
+    assert [e.prim.name for e in ir.eqns] == ["mul"]
+
+
+def test_no_arguments_and_integer_and_boolean_arguments():
+    np.testing.assert_array_equal(ftrans.jit(lambda: fnp.ones(2) * 2.0)(), [2.0, 2.0])
+    jf = ftrans.jit(lambda x: x * 2)
+    out = jf(np.arange(3))
+    assert out.dtype == np.arange(3).dtype
+    np.testing.assert_array_equal(out, [0, 2, 4])
+    np.testing.assert_array_equal(jf(np.array([True, False])), [2, 0])
