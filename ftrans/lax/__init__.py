@@ -50,6 +50,14 @@ stage as ordinary equations inside ``jit``):
   batched ``while`` predicate runs until every example is done, freezing finished ones
   with ``select``; ``scan`` batches its body (batch axis after the scan axis).
 
+Inside ``with ftrans.disable_jit():`` they run as Python control flow (a Python ``if``,
+``while`` and ``for`` on concrete values), as JAX's do, so branches and bodies can be
+debugged with ``print``; reverse mode then goes through the Python loop.
+
+Files: ``_programs.py`` (staging user functions, the program transformations the rules
+are made of), ``_cond.py`` (``cond``, ``switch``, ``select``), ``_loops.py``
+(``while_loop``, ``fori_loop``), ``_scan.py`` (``scan``, ``map``).
+
 References: JAX's ``jax.lax`` documentation (control flow operators) for signatures,
 semantics and error rules; the partial-evaluation scheme is JAX's
 ``partial_eval_jaxpr_nounits`` ("You only linearize once", Radul et al., 2022).
