@@ -252,7 +252,8 @@ def _scan(f, init, xs, length, reverse, unroll, what, eager=True):
     for v in x_leaves:
         if len(v.shape) == 0:
             raise ValueError("scan: every leaf of xs needs a leading axis to scan over, got a "
-                             "0-d array")
+                             "0-d array (a Python list or tuple is a pytree of leaves, not an "
+                             "array: pass np.asarray(xs) to scan over its elements)")
     lengths = sorted({int(v.shape[0]) for v in x_leaves})
     if length is not None:
         if _static_int(length) is None or int(length) < 0:
