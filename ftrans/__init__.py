@@ -17,13 +17,14 @@ from .transforms import (jvp, vjp, grad, value_and_grad, jacfwd, jacrev, jacobia
 from .core.ir import ConcretizationError
 from .primitives import stop_gradient
 from . import numpy  # noqa: F401  (installs the Tracer operators)
+from . import lax  # noqa: F401  (control-flow primitives: cond, while, scan)
 
 __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
-           "TracerArrayConversionError", "numpy", "testing"]
+           "TracerArrayConversionError", "numpy", "testing", "lax"]
 
 
 def __getattr__(name):

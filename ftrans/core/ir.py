@@ -432,7 +432,9 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
     force_unknown : collection of Eqn, optional
         Equations put on the unknown side even when all their inputs are known (a
         backward pass's recomputations: ``checkpoint``'s, and the derivative factors
-        that ``ftrans.jit`` keeps out of its forward program).
+        that ``ftrans.jit`` keeps out of its forward program; ``ftrans.lax``'s ``scan``
+        and ``cond`` keep their backward-phase equations in the backward program the same
+        way).
 
     Returns
     -------
@@ -499,6 +501,8 @@ def _names():
 def _param_str(v):
     if isinstance(v, IR):
         return "{ " + str(v).replace("\n", "\n    ") + " }"
+    if isinstance(v, tuple) and v and all(isinstance(x, IR) for x in v):  # cond's branches
+        return "(" + ", ".join(_param_str(x) for x in v) + ")"
     if callable(v):
         return getattr(v, "__name__", type(v).__name__)
     if isinstance(v, np.dtype):

@@ -723,6 +723,51 @@ case("checkpoint", ftrans.checkpoint(lambda x, y: P.tanh(P.mul(x, y))),
 case("jit", ftrans.jit(lambda x, y: P.mul(P.tanh(P.mul(x, y)), P.sin(x))),
      lambda x, y: np.tanh(x * y) * np.sin(x), Arg(S), Arg(S), complex=True)
 
+# control flow (ftrans.lax): sub-programs staged into the primitive's params
+from ftrans import lax as _lax  # noqa: E402
+
+
+def _np_scan_rnn(h, w, xs):
+    hs = [h]
+    for x in xs:
+        hs.append(np.tanh(hs[-1] * w + x))
+    return np.stack([hs[-1]] + [a * x for a, x in zip(hs[:-1], xs)])
+
+
+def _scan_rnn(h, w, xs, reverse=False):
+    last, ys = _lax.scan(lambda c, x: (P.tanh(P.add(P.mul(c, w), x)), P.mul(c, x)), h, xs,
+                         reverse=reverse)
+    return P.concatenate([P.expand_dims(last, (0,)), ys], 0)
+
+
+def _while_count(x):
+    # the trip count depends on x through the predicate only (x closes over cond_fun); the
+    # derivative flows around the loop, because reverse mode through a while_loop raises
+    # by design -- tests/lax checks the loop's own forward-mode derivatives
+    top = P.reduce_max(x, tuple(range(x.ndim)))
+    n = _lax.while_loop(lambda i: P.lt(P.mul(P.convert_element_type(i, x.dtype), 0.5), top),
+                        lambda i: P.add(i, 1), 0)
+    return P.mul(x, P.convert_element_type(n, x.dtype))
+
+
+case("cond", lambda x, y: _lax.cond(True, lambda a, b: P.mul(P.sin(a), b),
+                                    lambda a, b: P.add(a, b), x, y),
+     lambda x, y: np.sin(x) * y, Arg(S), Arg(S), complex=True,
+     variants=(Variant("0d", (Arg(()), Arg(()))), Variant("empty", (Arg((0, 2)), Arg((0, 2))))))
+case("cond", lambda x, y: _lax.switch(7, [lambda a, b: P.mul(P.sin(a), b),
+                                          lambda a, b: P.add(a, b),
+                                          lambda a, b: P.div(a, P.cos(b))], x, y),
+     lambda x, y: x / np.cos(y), Arg(S), Arg(S, U(-1, 1)), variant="switch_clamped")
+case("while", _while_count,
+     lambda x: x * max(0, int(np.ceil(np.max(x) / 0.5))),
+     Arg(S, Lattice(0.5, 0.25, n=3, jitter=0.05)))
+case("scan", _scan_rnn, _np_scan_rnn, Arg((4,)), Arg((4,), U(-1, 1)), Arg((3, 4)),
+     complex=True, variants=(Variant("0d_carry", (Arg(()), Arg((), U(-1, 1)), Arg((3,)))),
+                             Variant("length0", (Arg((4,)), Arg((4,)), Arg((0, 4))))))
+case("scan", lambda h, w, xs: _scan_rnn(h, w, xs, reverse=True),
+     lambda h, w, xs: _np_scan_rnn(h, w, xs[::-1])[[0, 3, 2, 1]],
+     Arg((4,)), Arg((4,), U(-1, 1)), Arg((3, 4)), variant="reverse")
+
 # ---------------------------------------------------------------------------------
 # special functions (ftrans.primitives.special; references from scipy.special)
 # ---------------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Structured control flow as primitives: ``cond``, ``switch``, ``while_loop``,
+``fori_loop``, ``scan``, ``map`` and ``select`` (JAX's ``jax.lax`` signatures and
+semantics).
+
+Python ``if``/``for``/``while`` on a traced value cannot be recorded by ``jit`` (it
+raises :class:`~ftrans.core.ir.ConcretizationError`), and a Python loop unrolled by
+``grad`` keeps one tape entry per operation per iteration.  These functions make the
+branch or the loop *one* primitive whose parameters hold the staged sub-programs
+(:class:`~ftrans.core.ir.IR`), traced once on the abstract values (shape, dtype) of
+the operands or of the loop carry:
+
+==========  ==========================================  ================================
+primitive   operands                                    params
+==========  ==========================================  ================================
+``cond``    ``index, *closed, *operands``               ``branches`` (tuple of IRs)
+``while``   ``*cond_closed, *body_closed, *carry``      ``cond``, ``body``, ``n_cond``,
+                                                        ``n_body``
+``scan``    ``*consts, *carry, *xs``                    ``body``, ``n_consts``,
+                                                        ``n_carry``, ``length``,
+                                                        ``reverse``, ``unroll``
+==========  ==========================================  ================================
+
+Arguments and results are pytrees (flattened with :mod:`ftrans.core.pytree`).  Traced
+values of enclosing transforms that a branch or body *closes over* are lifted by
+:func:`~ftrans.core.ir.stage` into explicit leading operands (closure conversion), so
+``grad`` with respect to a closed-over weight, or ``vmap`` over it, is exact.
+
+Rules (each binds the same primitives again, so they nest under every transform and
+stage as ordinary equations inside ``jit``):
+
+* **impl**: the sub-programs run through ``ftrans.compiler.compile_ir(ir)(*args)``; a
+  Python loop drives the compiled body of ``while``/``scan``.
+* **JVP**: ``cond`` of the JVP'd branches; ``while`` of the JVP'd body (carry tangents
+  joined to a fixed point of which are nonzero); ``scan`` of the JVP'd body.
+* **VJP**: each branch's or body's joint forward + VJP program is staged and split by
+  :func:`~ftrans.core.ir.partition` into a forward program that also returns the
+  *residuals* and a backward program that starts from them.  ``cond``: a forward
+  ``cond`` returns the outputs and the residual slots of every branch (zeros for the
+  branches not taken), a backward ``cond`` computes the cotangents from the taken
+  branch's slots.  ``scan``: the forward scan also emits the per-iteration residuals
+  (stacked along the scan axis), and a backward scan runs in the opposite direction
+  over them, carrying the carry's cotangent and accumulating the loop-invariant
+  operands' cotangents; it computes only the cotangents the operands need.  Residuals
+  are what reverse mode's tape would save (each rule's primal operands), so a
+  ``ftrans.checkpoint``-ed body saves only its inputs per iteration and recomputes the
+  rest.  ``while`` has no reverse mode (the trip count is unknown before running, as in
+  JAX): it raises ``ValueError`` pointing to ``scan`` and static-bound ``fori_loop``.
+* **batching**: an unbatched predicate/index keeps one branch/loop over batched
+  operands; a batched ``cond`` index runs every branch and selects per example; a
+  batched ``while`` predicate runs until every example is done, freezing finished ones
+  with ``select``; ``scan`` batches its body (batch axis after the scan axis).
+
+Inside ``with ftrans.disable_jit():`` they run as Python control flow (a Python ``if``,
+``while`` and ``for`` on concrete values), as JAX's do, so branches and bodies can be
+debugged with ``print``; reverse mode then goes through the Python loop.
+
+Files: ``_programs.py`` (staging user functions, the program transformations the rules
+are made of), ``_cond.py`` (``cond``, ``switch``, ``select``), ``_loops.py``
+(``while_loop``, ``fori_loop``), ``_scan.py`` (``scan``, ``map``).
+
+References: JAX's ``jax.lax`` documentation (control flow operators) for signatures,
+semantics and error rules; the partial-evaluation scheme is JAX's
+``partial_eval_jaxpr_nounits`` ("You only linearize once", Radul et al., 2022).
+
+>>> import numpy as np, ftrans, ftrans.numpy as fnp
+>>> from ftrans import lax
+>>> lax.fori_loop(0, 5, lambda i, x: x * 2.0, 1.0)
+array(32.)
+>>> def rnn(w, xs):
+...     h, _ = lax.scan(lambda h, x: (fnp.tanh(w * h + x), None), 0.0, xs)
+...     return h
+>>> g = ftrans.grad(rnn)(0.5, np.ones(3))
+"""
+from ._cond import cond, switch, select, cond_p
+from ._loops import while_loop, fori_loop, while_p
+from ._scan import scan, map, scan_p
+
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
+           "cond_p", "while_p", "scan_p"]

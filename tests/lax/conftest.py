@@ -1,0 +1,24 @@
+"""Shared configuration of the lax tests: which executor runs the staged programs.
+
+The rules of the control-flow primitives (impl, JVP, VJP, batching, staging) are
+properties of the programs they build, so most tests run those programs with the
+compiler's reference interpreter (``FTRANS_COMPILER=reference``: each equation's impl):
+compiling every branch, body and derived program (JVP'd, batched, forward and backward
+of reverse mode) with numba would cost minutes of compile time per run of the suite,
+and the compiler has its own tests.  Tests marked ``@pytest.mark.compiled``
+(``test_lax_compiled.py``) run with the environment's setting (numba by default): the
+same constructs with compiled sub-programs.
+"""
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "compiled: run the staged programs with the real "
+                                       "compiler (not FTRANS_COMPILER=reference)")
+
+
+@pytest.fixture(autouse=True)
+def _executor(request, monkeypatch):
+    if request.node.get_closest_marker("compiled") is None:
+        monkeypatch.setenv("FTRANS_COMPILER", "reference")
+    yield
