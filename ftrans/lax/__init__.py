@@ -58,6 +58,9 @@ Files: ``_programs.py`` (staging user functions, the program transformations the
 are made of), ``_cond.py`` (``cond``, ``switch``, ``select``), ``_loops.py``
 (``while_loop``, ``fori_loop``), ``_scan.py`` (``scan``, ``map``).
 
+``conv_general_dilated`` and ``reduce_window`` (``"sum"``, ``"max"``, ``"avg"``) are
+re-exported here from :mod:`ftrans.primitives` for users, as in ``jax.lax``.
+
 References: JAX's ``jax.lax`` documentation (control flow operators) for signatures,
 semantics and error rules; the partial-evaluation scheme is JAX's
 ``partial_eval_jaxpr_nounits`` ("You only linearize once", Radul et al., 2022).
@@ -74,6 +77,10 @@ array(32.)
 from ._cond import cond, switch, select, cond_p
 from ._loops import while_loop, fori_loop, while_p
 from ._scan import scan, map, scan_p
+# the structural primitives users call directly (defined with their rules in primitives/)
+from ..primitives.conv import conv_general_dilated
+from ..primitives.window import reduce_window, reduce_window_sum, reduce_window_max
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
-           "cond_p", "while_p", "scan_p"]
+           "cond_p", "while_p", "scan_p", "conv_general_dilated", "reduce_window",
+           "reduce_window_sum", "reduce_window_max"]

@@ -243,7 +243,7 @@ def switch(index, branches, *operands):
     ValueError
         Under ``vmap`` with a batched index, nothing: every branch runs on every example
         and each example selects its own (a NaN in an unselected branch can then reach a
-        gradient; use the double-``where`` idiom of :mod:`ftrans.primitives.select`).
+        gradient; use the double-``where`` idiom of ``ftrans.primitives.select``).
     """
     branches = tuple(branches) if isinstance(branches, (list, tuple)) else branches
     if not isinstance(branches, tuple) or not branches or not all(callable(b)
@@ -326,7 +326,7 @@ def _cond(index, funs, names, operands, what):
 # =================================================================================
 def select(pred, on_true, on_false):
     """Elementwise ``on_true if pred else on_false`` (JAX's ``lax.select``): the
-    ``select`` primitive (:func:`ftrans.primitives.where`) with lax's strict rules.
+    ``select`` primitive (``ftrans.primitives.where``) with lax's strict rules.
 
     Parameters
     ----------
