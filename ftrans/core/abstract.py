@@ -52,7 +52,30 @@ def shape_of(x) -> tuple:
 def dtype_of(x) -> np.dtype:
     """dtype of an array, tracer or ShapedArray; NumPy's default for a Python scalar."""
     d = getattr(x, "dtype", None)
-    return np.dtype(d) if d is not None else np.asarray(x).dtype
+    if d is None:
+        return np.asarray(x).dtype
+    try:
+        return np.dtype(d)
+    except TypeError:
+        return foreign_dtype(d)
+
+
+def foreign_dtype(d) -> np.dtype:
+    """The NumPy dtype of the same name as another array library's dtype object
+    (``array_api_strict.float64`` -> ``float64``).
+
+    Raises
+    ------
+    TypeError
+        If the name is not one of NumPy's dtypes.
+    """
+    name = str(d).rsplit(".", 1)[-1]
+    try:
+        return np.dtype(name)
+    except TypeError:
+        raise TypeError(f"cannot interpret the dtype {d!r} of a {type(d).__module__} array "
+                        "as one of NumPy's dtypes (bool, int8..uint64, float32/64, "
+                        "complex64/128)") from None
 
 
 def aval_of(x) -> ShapedArray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from .. import primitives as P
+from ..kernels import foreign_array
 
 _AxisError = np.exceptions.AxisError
 
@@ -25,7 +26,7 @@ _AxisError = np.exceptions.AxisError
 def _arr(x):
     """Arrays and tracers pass through; Python scalars stay weak; the rest -> ndarray."""
     if isinstance(x, (Tracer, np.ndarray, bool, int, float, complex)) or \
-            hasattr(x, "__cuda_array_interface__"):
+            hasattr(x, "__cuda_array_interface__") or foreign_array(x):
         return x
     return np.asarray(x)
 
