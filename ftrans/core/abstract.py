@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from .dtypes import as_numpy_dtype
 
 __all__ = ["ShapedArray", "aval_of", "shape_of", "dtype_of"]
 
@@ -54,28 +55,7 @@ def dtype_of(x) -> np.dtype:
     d = getattr(x, "dtype", None)
     if d is None:
         return np.asarray(x).dtype
-    try:
-        return np.dtype(d)
-    except TypeError:
-        return foreign_dtype(d)
-
-
-def foreign_dtype(d) -> np.dtype:
-    """The NumPy dtype of the same name as another array library's dtype object
-    (``array_api_strict.float64`` -> ``float64``).
-
-    Raises
-    ------
-    TypeError
-        If the name is not one of NumPy's dtypes.
-    """
-    name = str(d).rsplit(".", 1)[-1]
-    try:
-        return np.dtype(name)
-    except TypeError:
-        raise TypeError(f"cannot interpret the dtype {d!r} of a {type(d).__module__} array "
-                        "as one of NumPy's dtypes (bool, int8..uint64, float32/64, "
-                        "complex64/128)") from None
+    return as_numpy_dtype(d)
 
 
 def aval_of(x) -> ShapedArray:

@@ -20,7 +20,10 @@ A tracer that outlives its transform ("escaped tracer") eventually reaches
 """
 from __future__ import annotations
 
+import numpy as np
+
 import threading
+from .dtypes import as_numpy_dtype
 
 __all__ = [
     "Trace", "EvalTrace", "EVAL", "Tracer", "PrimalTracer", "current_trace", "set_current_trace",
@@ -234,7 +237,9 @@ class PrimalTracer(Tracer):
 
     @property
     def dtype(self):
-        return self.primal.dtype
+        d = self.primal.dtype
+        # (another library's dtype object, e.g. array_api_strict's: NumPy's of that name)
+        return d if isinstance(d, np.dtype) else as_numpy_dtype(d)
 
     def __repr__(self):
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"

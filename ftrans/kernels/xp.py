@@ -454,6 +454,33 @@ class ArrayAPIBackend(_BackendBase):
     def einsum(self, subscripts, *operands):
         self.unsupported("einsum")
 
+    def dot_general(self, lhs, rhs, dimension_numbers):
+        """``dot_general`` with the standard's functions: both operands permuted to
+        (batch, free, contracted) / (batch, contracted, free), flattened to matrices
+        and multiplied with ``matmul``; the result is (batch, lhs free, rhs free)."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        ns = self.ns
+        lhs, rhs = self._numpy_scalar(lhs), self._numpy_scalar(rhs)
+        lf = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
+        rf = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
+        bshape = tuple(lhs.shape[i] for i in lb)
+        lfs = tuple(lhs.shape[i] for i in lf)
+        rfs = tuple(rhs.shape[i] for i in rf)
+        k = 1
+        for i in lc:
+            k *= lhs.shape[i]
+        m = 1
+        for d in lfs:
+            m *= d
+        n = 1
+        for d in rfs:
+            n *= d
+        a = ns.reshape(ns.permute_dims(lhs, tuple(lb) + tuple(lf) + tuple(lc)),
+                       bshape + (m, k))
+        b = ns.reshape(ns.permute_dims(rhs, tuple(rb) + tuple(rc) + tuple(rf)),
+                       bshape + (k, n))
+        return ns.reshape(ns.matmul(a, b), bshape + lfs + rfs)
+
     def where(self, c, x, y):
         x, y = self._numpy_scalar(x), self._numpy_scalar(y)
         return self.ns.where(c, self._scalar_like(x, y), self._scalar_like(y, x))

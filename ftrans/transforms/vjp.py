@@ -103,7 +103,10 @@ class VJPTrace(Trace):
 
 
 def _has_tangent_space(x):
-    return x.dtype.kind in "fc"
+    try:
+        return x.dtype.kind in "fc"
+    except AttributeError:  # another library's dtype object (array_api_strict)
+        return is_inexact(x.dtype)
 
 
 def _accumulate(cts, i, g):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import Trace, Tracer, set_current_trace
 from ..core.trace import _ctx, _escaped
+from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten, PyTreeDef, _node_of
 from ._util import as_output, check_output_leaf
 
@@ -44,7 +45,8 @@ class BatchTracer(Tracer):
 
     @property
     def dtype(self):
-        return self.val.dtype
+        d = self.val.dtype
+        return d if isinstance(d, np.dtype) else as_numpy_dtype(d)
 
     def __repr__(self):
         return f"BatchTracer(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim})"
