@@ -132,6 +132,36 @@ class _NumpyNames:
         return f"<NumPy-named view of {self._backend.ns.__name__}>"
 
 
+class _SubNames:
+    """``xp.linalg`` / ``xp.fft``: the namespace's submodule, NumPy's function names;
+    a missing function, or NumPy-only keywords the namespace's function refuses,
+    raise :class:`UnsupportedOperation`."""
+
+    def __init__(self, backend, sub):
+        self._backend, self._sub = backend, sub
+        self._mod = getattr(backend.ns, sub, None)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        what = f"numpy.{self._sub}.{name}"
+        fn = getattr(self._mod, name, None) if self._mod is not None else None
+        if fn is None:
+            raise UnsupportedOperation(what, self._backend.array_type,
+                                       self._backend._hint(what))
+
+        def call(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except TypeError as e:
+                if kwargs and "keyword" in str(e):
+                    raise UnsupportedOperation(
+                        f"{what} with the keyword(s) {sorted(kwargs)}",
+                        self._backend.array_type, str(e)) from None
+                raise
+        return call
+
+
 _STANDARD_NAMES = {  # NumPy name -> array API standard name
     "concatenate": "concat", "true_divide": "divide", "power": "pow",
     "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
@@ -150,6 +180,8 @@ class _BackendBase:
     array_type = "?"
 
     def _resolve(self, name):
+        if name in ("linalg", "fft"):
+            return _SubNames(self, name)
         adapter = getattr(self, "_adapt_" + name, None)
         if adapter is not None:
             return adapter
