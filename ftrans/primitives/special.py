@@ -52,9 +52,12 @@ _COMPLEX_OK = frozenset({"erf", "erfc"})
 
 def special_module(x):
     """``scipy.special`` for CPU operands, ``cupyx.scipy.special`` for CuPy ones."""
-    if backend_for(x).xp is np:
+    be = backend_for(x)
+    if be.xp is np:
         import scipy.special as sc
         return sc
+    if hasattr(be, "special_module"):  # Dask, array-API arrays (ftrans.kernels.xp)
+        return be.special_module()
     import cupyx.scipy.special as csc  # pragma: no cover - needs a GPU
     return csc
 
