@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["float0", "result_type", "as_numpy_dtype", "is_inexact", "is_complex", "is_float",
+__all__ = ["float0", "result_type", "as_numpy_dtype", "kind_of", "is_inexact", "is_complex", "is_float",
            "real_dtype", "canonical_dtype"]
 
 #: dtype of the (empty) tangent/cotangent of an integer or boolean value, as JAX's
@@ -47,6 +47,15 @@ def as_numpy_dtype(d) -> np.dtype:
     except TypeError:
         raise TypeError(f"cannot interpret {d!r} as one of NumPy's dtypes (bool, "
                         "int8..uint64, float32/64, complex64/128)") from None
+
+
+def kind_of(x) -> str:
+    """NumPy's kind character (``"f"``, ``"c"``, ``"i"``, ``"b"`` ...) of the dtype of an
+    array or tracer of any array library."""
+    try:
+        return x.dtype.kind
+    except AttributeError:
+        return as_numpy_dtype(x.dtype).kind
 
 
 def is_inexact(dtype) -> bool:

@@ -527,6 +527,48 @@ class _DaskFFT:
 # ---------------------------------------------------------------------------------
 # any array API namespace
 # ---------------------------------------------------------------------------------
+class _ArrayAPILinalg:
+    """``numpy.linalg``'s signatures on the standard's ``linalg`` extension."""
+
+    def __init__(self, backend):
+        self._b = backend
+        self._la = getattr(backend.ns, "linalg", None)
+        if self._la is None:
+            backend.unsupported("the linalg extension")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        fn = getattr(self._la, name, None)
+        if fn is None:
+            self._b.unsupported(f"numpy.linalg.{name}")
+        return fn
+
+    def _hermitian(self, a, lower):
+        """The Hermitian matrix whose ``lower``/upper triangle is ``a``'s (NumPy's
+        ``eigh`` reads one triangle only; the standard's assumes symmetry)."""
+        ns = self._b.ns
+        tri = ns.tril(a, k=-1) if lower else ns.triu(a, k=1)
+        perm = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
+        d = self._la.diagonal(a)
+        if ns.isdtype(a.dtype, "complex floating"):
+            d = ns.astype(ns.real(d), a.dtype)
+        eye = ns.eye(a.shape[-1], dtype=a.dtype)
+        return tri + ns.conj(ns.permute_dims(tri, perm)) + d[..., None] * eye
+
+    def eigh(self, a, UPLO="L"):
+        return self._la.eigh(self._hermitian(a, UPLO == "L"))
+
+    def svd(self, a, full_matrices=True, compute_uv=True):
+        if not compute_uv:
+            return self._la.svdvals(a)
+        return self._la.svd(a, full_matrices=full_matrices)
+
+    def pinv(self, a, rcond=None, hermitian=False):
+        return self._la.pinv(a, rtol=rcond)
+
+
+# ---------------------------------------------------------------------------------
 _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                 "uint64", "float32", "float64", "complex64", "complex128")
 
@@ -653,13 +695,48 @@ class ArrayAPIBackend(_BackendBase):
         return self.ns.sin(x), self.ns.cos(x)
 
     def scatter_add(self, shape, dtype, index, updates):
-        idx = index if type(index) is tuple else (index,)
-        if any(cpu._may_repeat(i) for i in idx):
-            self.unsupported("scatter-add with integer-array indices (the gradient of "
-                             "x[int_array])")
-        z = self.ns.zeros(shape, dtype=self.dtype(dtype))
-        z[index] = self._scalar_like(self._numpy_scalar(updates), z)
-        return z
+        """``z = zeros(shape, dtype); z[index] += updates``: basic indices assign into
+        zeros; one integer array among full slices (the transpose of
+        :meth:`getitem`) sums the updates of equal indices with a one-hot mask
+        (``where`` and ``sum``: O(len(index) * shape[k]) memory, exact sums of the
+        selected updates, non-finite updates stay where they belong)."""
+        ns = self.ns
+        updates = self._scalar_like(self._numpy_scalar(updates), None) \
+            if not hasattr(updates, "shape") or isinstance(updates, np.ndarray) else updates
+        dt = self.dtype(dtype)
+        if not any(isinstance(i, np.ndarray) for i in
+                   (index if type(index) is tuple else (index,))):
+            z = ns.zeros(shape, dtype=dt)
+            idx = self._basic(index)
+            if any(i is None for i in idx):  # setitem takes no new axes: drop them
+                stand_in = np.broadcast_to(np.zeros((), np.int8), shape)
+                region = stand_in[idx].shape
+                idx = tuple(i for i in idx if i is not None)
+                updates = ns.reshape(ns.broadcast_to(updates, region), stand_in[idx].shape)
+            z[idx] = updates
+            return z
+        zeros = np.broadcast_to(np.zeros((), np.int8), shape)
+        found = self._array_index(zeros, index)
+        if found is None:
+            self.unsupported(f"scatter-add with the index {index!r}",
+                             "the standard indexes with one integer array among full "
+                             "slices at most")
+        k, arr = found
+        n = shape[k]
+        m = arr.size
+        region = tuple(shape[:k]) + arr.shape + tuple(shape[k + 1:])
+        u = ns.broadcast_to(ns.astype(updates, dt) if updates.dtype != dt else updates,
+                            region)
+        u = ns.reshape(u, tuple(shape[:k]) + (m,) + tuple(shape[k + 1:]))
+        # (..., m, ...) -> (rest..., m, 1) against the (m, n) one-hot mask
+        rest = tuple(j for j in range(len(shape)) if j != k)
+        u = ns.permute_dims(u, rest + (k,))[..., None]
+        onehot = ns.asarray((arr.reshape(-1)[:, None] == np.arange(n)[None, :]).tolist(),
+                            dtype=ns.bool) if m else ns.zeros((0, n), dtype=ns.bool)
+        z = ns.sum(ns.where(onehot, u, ns.zeros((), dtype=dt)), axis=-2)  # (rest..., n)
+        back = list(range(len(shape) - 1))
+        back.insert(k, len(shape) - 1)
+        return ns.permute_dims(z, tuple(back))
 
     def reduce_sum(self, x, axis, keepdims):
         return self.ns.sum(x, axis=axis, keepdims=keepdims)
@@ -725,11 +802,12 @@ class ArrayAPIBackend(_BackendBase):
         return self.ns.eye(n, m, k=k, dtype=self.dtype(dtype))
 
     def _adapt_asarray(self, x, dtype=None):
-        x = self._numpy_scalar(x) if isinstance(x, np.generic) or \
-            (isinstance(x, np.ndarray) and x.ndim == 0) else x
-        if isinstance(x, np.ndarray):
-            raise MixedArrayTypesError("numpy.ndarray", self.array_type,
-                                       f"e.g. {self.ns.__name__}.asarray(x)")
+        """``xp.asarray``: called by primitives on their own NumPy constants (masks,
+        identities), which move into the namespace; user arrays never get here."""
+        if isinstance(x, (np.ndarray, np.generic)):
+            x = self.ns.asarray(x.tolist() if x.ndim else x.item(),
+                                dtype=self.dtype(x.dtype if dtype is None else dtype))
+            return x
         if dtype is not None and hasattr(x, "dtype"):
             return self.ns.astype(x, self.dtype(dtype))
         return self.ns.asarray(x, dtype=self.dtype(dtype))
@@ -777,7 +855,78 @@ class ArrayAPIBackend(_BackendBase):
         return self.ns.sort(x, axis=axis, stable=True)
 
     def _adapt_argsort(self, x, axis=-1, kind=None):
-        return self.ns.argsort(x, axis=axis, stable=True)
+        if self.ns.isdtype(x.dtype, "complex floating"):
+            self.unsupported("argsort of complex numbers",
+                             "the standard sorts real numbers only; sort by real and "
+                             "imaginary parts explicitly")
+        return self.ns.astype(self.ns.argsort(x, axis=axis, stable=True), self.ns.int64)
+
+    def _logical(self, name, *xs):
+        ns = self.ns
+        xs = [x if ns.isdtype(x.dtype, "bool") else x != 0 for x in xs]  # NumPy's truth
+        return getattr(ns, name)(*xs)
+
+    def _adapt_logical_and(self, x, y):
+        return self._logical("logical_and", x, y)
+
+    def _adapt_logical_or(self, x, y):
+        return self._logical("logical_or", x, y)
+
+    def _adapt_logical_xor(self, x, y):
+        return self._logical("logical_xor", x, y)
+
+    def _adapt_logical_not(self, x):
+        return self._logical("logical_not", x)
+
+    def _array_index(self, x, index):
+        """``(k, arr)`` when ``index`` is one NumPy integer array at axis ``k`` among
+        full slices (``x[:, arr]``), with negative entries wrapped; else None."""
+        idx = index if type(index) is tuple else (index,)
+        arrays = [k for k, i in enumerate(idx) if isinstance(i, np.ndarray)]
+        if len(arrays) != 1 or any(i is None for i in idx):
+            return None
+        k = arrays[0]
+        if Ellipsis in idx[:k] or not all(
+                (isinstance(i, slice) and i == slice(None)) or i is Ellipsis
+                for j, i in enumerate(idx) if j != k):
+            return None
+        arr = idx[k]
+        if arr.dtype.kind not in "iu":
+            return None
+        return k, np.where(arr < 0, arr + x.shape[k], arr)
+
+    def _basic(self, index):
+        idx = index if type(index) is tuple else (index,)
+        if not any(i is Ellipsis for i in idx):
+            idx = idx + (Ellipsis,)
+        return idx
+
+    def getitem(self, x, index):
+        """``x[index]`` for NumPy's index expressions the standard can express: basic
+        indices (a trailing ``...`` added) and one integer array among full slices
+        (``take``, the array flattened and the result reshaped)."""
+        ns = self.ns
+        if not any(isinstance(i, np.ndarray) for i in
+                   (index if type(index) is tuple else (index,))):
+            return x[self._basic(index)]
+        found = self._array_index(x, index)
+        if found is None:
+            self.unsupported(f"indexing with {index!r}",
+                             "the standard indexes with one integer array among full "
+                             "slices at most")
+        k, arr = found
+        flat = ns.take(x, ns.asarray(arr.reshape(-1).tolist(), dtype=ns.int64), axis=k)
+        return ns.reshape(flat, tuple(x.shape[:k]) + arr.shape + tuple(x.shape[k + 1:]))
+
+    def _adapt_tril(self, x, k=0):
+        return self.ns.tril(x, k=k)
+
+    def _adapt_triu(self, x, k=0):
+        return self.ns.triu(x, k=k)
+
+    @property
+    def _adapt_linalg(self):
+        return _ArrayAPILinalg(self)
 
     def _adapt_flip(self, x, axis=None):
         return self.ns.flip(x, axis=axis)

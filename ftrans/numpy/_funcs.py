@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..core import Tracer, result_type
+from ..core.dtypes import kind_of
 from .. import primitives as P
 from ..kernels import foreign_array
 
@@ -198,7 +199,7 @@ abs = absolute
 def fabs(x):
     """``numpy.fabs``: the absolute value as a floating-point number (float64 for ints)."""
     out = P.abs(_arr(x))
-    if out.dtype.kind not in "fc":
+    if kind_of(out) not in "fc":
         out = P.convert_element_type(out, np.fabs(np.zeros((), out.dtype)).dtype)
     return out
 
@@ -395,7 +396,7 @@ def sum(a, axis=None, dtype=None, keepdims=False):
     a = _ndarray(a)
     if dtype is not None:
         a = P.convert_element_type(a, dtype)
-    elif a.dtype.kind == "b":
+    elif kind_of(a) == "b":
         a = P.convert_element_type(a, np.dtype(np.int64))
     axes = _axes(axis, a.ndim)
     return _keepdims(a, P.reduce_sum(a, axes), axes, keepdims)
@@ -420,7 +421,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     axes = _axes(axis, a.ndim)
     m = mean(a, axis=axes, dtype=dtype, keepdims=True)
     d = P.sub(a, m)
-    sq = P.real(P.mul(P.conj(d), d)) if d.dtype.kind == "c" else P.mul(d, d)
+    sq = P.real(P.mul(P.conj(d), d)) if kind_of(d) == "c" else P.mul(d, d)
     s = sum(sq, axis=axes, dtype=dtype, keepdims=keepdims)
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 
