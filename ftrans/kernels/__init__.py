@@ -1,14 +1,22 @@
-"""Array backends that primitives call: ``cpu`` (NumPy + numba) and ``gpu`` (CuPy).
+"""Array backends that primitives call: ``cpu`` (NumPy + numba), ``gpu`` (CuPy) and
+the array-namespace backends of ``xp`` (Dask, any array API namespace).
 
-Both backend modules expose the same module-level functions (``unary``, ``binary``,
-``unary_vjp``, ``scatter_add``, ``reduce_sum`` ... and the array module as ``xp``).
-Kernels take and return concrete arrays or Python scalars; nothing here knows about
-tracers, and nothing here imports another ftrans subpackage.
+Every backend exposes the same names (``unary``, ``binary``, ``unary_vjp``,
+``scatter_add``, ``reduce_sum`` ... and the array module, NumPy's names, as ``xp``).
+Kernels take and return concrete arrays or Python scalars of their library; nothing
+here knows about tracers, and nothing here imports another ftrans subpackage.
 
-``backend_for(*xs)`` picks the backend for one operation.  Importing this package
-imports neither numba nor CuPy: numba is imported the first time a numba kernel is
-needed, and the ``gpu`` module the first time a CuPy array is seen (or when
-``ftrans.kernels.gpu`` is imported explicitly).
+``backend_for(*xs)`` picks the backend for one operation from the operands' own
+types: NumPy data and Python scalars take the CPU backend through a set lookup (the
+per-operation fast path); a ``cupy.ndarray`` the GPU backend; a ``dask.array.Array``
+the Dask backend (lazy graphs); any other array with ``__array_namespace__`` (the
+Python array API standard; ``array_api_compat`` supplies it for PyTorch tensors) an
+``ArrayAPIBackend`` of its namespace.  Outputs stay in the inputs' library; two array
+libraries in one operation raise ``TypeError`` (``xp.MixedArrayTypesError``).
+
+Importing this package imports neither numba, CuPy, Dask nor ``array_api_compat``:
+each is imported the first time it is needed (numba for a numba kernel, the others
+when an array of theirs is first seen).
 """
 import importlib
 
@@ -132,9 +140,29 @@ def _classify(x):
             from .xp import ArrayAPIBackend, type_name
             backend = _NAMESPACE_BACKENDS[ns] = ArrayAPIBackend(ns, type_name(t))
     else:
-        backend = cpu
+        ns = _compat_namespace(x)
+        if ns is None:
+            backend = cpu
+        else:
+            backend = _NAMESPACE_BACKENDS.get(ns)
+            if backend is None:
+                from .xp import ArrayAPIBackend, type_name
+                backend = _NAMESPACE_BACKENDS[ns] = ArrayAPIBackend(ns, type_name(t))
     _BACKEND_BY_TYPE[t] = backend
     return backend
+
+
+def _compat_namespace(x):
+    """The array API namespace ``array_api_compat`` gives arrays of libraries that
+    predate the standard (PyTorch tensors ...); None for anything else, or when
+    ``array_api_compat`` is not installed (imported here, on the first such type)."""
+    try:
+        import array_api_compat
+    except ImportError:
+        return None
+    if not array_api_compat.is_array_api_obj(x):
+        return None
+    return array_api_compat.array_namespace(x)
 
 
 def foreign_array(x):

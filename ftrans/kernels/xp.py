@@ -707,14 +707,14 @@ class ArrayAPIBackend(_BackendBase):
         if not any(isinstance(i, np.ndarray) for i in
                    (index if type(index) is tuple else (index,))):
             z = ns.zeros(shape, dtype=dt)
-            idx = self._basic(index)
+            axes, idx = self._positive_steps(shape, self._basic(index))
             if any(i is None for i in idx):  # setitem takes no new axes: drop them
                 stand_in = np.broadcast_to(np.zeros((), np.int8), shape)
                 region = stand_in[idx].shape
                 idx = tuple(i for i in idx if i is not None)
                 updates = ns.reshape(ns.broadcast_to(updates, region), stand_in[idx].shape)
             z[idx] = updates
-            return z
+            return ns.flip(z, axis=axes) if axes else z
         zeros = np.broadcast_to(np.zeros((), np.int8), shape)
         found = self._array_index(zeros, index)
         if found is None:
@@ -901,6 +901,31 @@ class ArrayAPIBackend(_BackendBase):
             idx = idx + (Ellipsis,)
         return idx
 
+    @staticmethod
+    def _positive_steps(shape, idx):
+        """``(axes, idx2)``: slices with a negative step rewritten as positive-step
+        slices of the array flipped along ``axes`` (some libraries, e.g. PyTorch, take
+        no negative steps): ``x[idx] == flip(x, axes)[idx2]``."""
+        ndim = len(shape)
+        used = sum(1 for i in idx if i is not None and i is not Ellipsis)
+        axes, out, ax = [], [], 0
+        for i in idx:
+            if i is Ellipsis:
+                ax += ndim - used
+            elif isinstance(i, slice) and i.step is not None and i.step < 0:
+                n = shape[ax]
+                r = range(*i.indices(n))
+                if len(r):
+                    i = slice(n - 1 - r[0], n - r[-1], -i.step)
+                else:
+                    i = slice(0, 0)
+                axes.append(ax)
+                ax += 1
+            elif i is not None:
+                ax += 1
+            out.append(i)
+        return tuple(axes), tuple(out)
+
     def getitem(self, x, index):
         """``x[index]`` for NumPy's index expressions the standard can express: basic
         indices (a trailing ``...`` added) and one integer array among full slices
@@ -908,7 +933,8 @@ class ArrayAPIBackend(_BackendBase):
         ns = self.ns
         if not any(isinstance(i, np.ndarray) for i in
                    (index if type(index) is tuple else (index,))):
-            return x[self._basic(index)]
+            axes, idx = self._positive_steps(x.shape, self._basic(index))
+            return (ns.flip(x, axis=axes) if axes else x)[idx]
         found = self._array_index(x, index)
         if found is None:
             self.unsupported(f"indexing with {index!r}",

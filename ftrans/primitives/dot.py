@@ -41,8 +41,8 @@ def _free(ndim, contract, batch):
 def _dot_impl(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     be = backend_for(lhs, rhs)
-    if type(lhs) is not np.ndarray and not hasattr(lhs, "transpose"):
-        return be.dot_general(lhs, rhs, dimension_numbers)  # array-API arrays: no methods
+    if type(lhs) is not np.ndarray and hasattr(be, "dot_general"):
+        return be.dot_general(lhs, rhs, dimension_numbers)  # array API: no NumPy methods
     ls, rs = lhs.shape, rhs.shape
     lf = _free(len(ls), lc, lb)
     rf = _free(len(rs), rc, rb)

@@ -70,26 +70,41 @@ def _cupy():
     return cp.ndarray, cp.asarray, cp.asnumpy
 
 
-LIBS = {"dask": _dask, "array_api_strict": _strict, "cupy": _cupy}
+def _torch():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")  # PyTorch's namespace comes from it
+
+    def to(a):
+        return torch.from_numpy(np.array(a))
+
+    def back(x):
+        return x.numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+    return torch.Tensor, to, back
+
+
+LIBS = {"dask": _dask, "array_api_strict": _strict, "torch": _torch, "cupy": _cupy}
 
 TYPE_NAMES = {"dask": "dask.array.Array", "array_api_strict": "array_api_strict.Array",
-              "cupy": "cupy.ndarray"}
+              "torch": "torch.Tensor", "cupy": "cupy.ndarray"}
 
 # rows whose test function builds NumPy constants (not the primitive's doing): their
 # primitives are tested on these libraries by the dedicated tests below
-NOT_PORTABLE = {"array_api_strict": {"eigh", "svd", "convert_element_type[swap_precision]"}}
+_NOT_PORTABLE = {"eigh", "svd", "convert_element_type[swap_precision]"}
+NOT_PORTABLE = {"array_api_strict": _NOT_PORTABLE, "torch": _NOT_PORTABLE}
 
 # primitive -> error type, per library: what happens outside the library's namespace
 # (the message names the primitive and the array type).  Dask: every primitive has a
 # lazy implementation.  array_api_strict: the standard has no special functions.
 _DASK_OUTSIDE = {}
-_STRICT_OUTSIDE = {name: NotImplementedError for name in (
+# (PyTorch through array_api_compat: the same as array_api_strict)
+_STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
     # the standard indexes with one integer array among full slices at most
     "gather[bool0]", "scatter_add[pairs]", "scatter_add[pairs_trailing]",
     # the standard sorts real numbers only
     "argsort[ties_axis0]-complex128")}
-OUTSIDE = {"dask": _DASK_OUTSIDE, "array_api_strict": _STRICT_OUTSIDE, "cupy": {}}
+OUTSIDE = {"dask": _DASK_OUTSIDE, "array_api_strict": _STRICT_OUTSIDE,
+           "torch": _TORCH_OUTSIDE, "cupy": {}}
 
 
 def _params():
