@@ -127,3 +127,21 @@ def test_batched_linalg_is_lazy_per_batch_chunk(computes):
     e = rng.standard_normal((6, 3, 3))
     e = e + np.swapaxes(e, -1, -2)
     _close(np.sum(g_ref * e), np.sum((2 * an + np.linalg.inv(an)) * e))
+
+
+def test_jacobians_and_hessian_are_lazy(computes):
+    Xn, yn, X, y = _data(n=400, chunks=100)
+    w = np.array([0.2, -0.1, 0.3, 0.05])
+    f = lambda w, X: fnp.tanh(X @ w)  # noqa: E731
+    J1 = ftrans.jacfwd(f)(w, X)
+    J2 = ftrans.jacrev(f)(w, X)
+    H = ftrans.hessian(logistic_loss)(w, X, y)
+    assert computes.count == 0
+    assert all(isinstance(a, da.Array) for a in (J1, J2, H))
+    jn = ftrans.jacfwd(f)(w, Xn)
+    # independent reference: d tanh(Xw)/dw = diag(1 - tanh^2) X
+    _close(jn, (1 - np.tanh(Xn @ w) ** 2)[:, None] * Xn)
+    _close(J1.compute(), jn)
+    _close(J2.compute(), jn)
+    p = 1.0 / (1.0 + np.exp(-(Xn @ w)))
+    _close(H.compute(), Xn.T @ ((p * (1 - p))[:, None] * Xn) + np.eye(4))

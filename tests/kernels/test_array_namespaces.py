@@ -107,6 +107,19 @@ OUTSIDE = {"dask": _DASK_OUTSIDE, "array_api_strict": _STRICT_OUTSIDE,
            "torch": _TORCH_OUTSIDE, "cupy": {}}
 
 
+@pytest.fixture(autouse=True)
+def _local_dask_scheduler():
+    """Dask graphs here run on the synchronous scheduler, even when a test module
+    elsewhere left a distributed client as the default."""
+    try:
+        import dask
+    except ImportError:
+        yield
+        return
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
 def _params():
     out = []
     for lib in LIBS:
