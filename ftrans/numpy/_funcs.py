@@ -13,9 +13,9 @@ import operator
 import numpy as np
 
 from ..core import Tracer, result_type
-from ..core.dtypes import kind_of
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
-from ..kernels import foreign_array
+from ..kernels import foreign_array as _foreign_array
 
 _AxisError = np.exceptions.AxisError
 
@@ -27,7 +27,7 @@ _AxisError = np.exceptions.AxisError
 def _arr(x):
     """Arrays and tracers pass through; Python scalars stay weak; the rest -> ndarray."""
     if isinstance(x, (Tracer, np.ndarray, bool, int, float, complex)) or \
-            hasattr(x, "__cuda_array_interface__") or foreign_array(x):
+            hasattr(x, "__cuda_array_interface__") or _foreign_array(x):
         return x
     return np.asarray(x)
 
@@ -199,7 +199,7 @@ abs = absolute
 def fabs(x):
     """``numpy.fabs``: the absolute value as a floating-point number (float64 for ints)."""
     out = P.abs(_arr(x))
-    if kind_of(out) not in "fc":
+    if _kind_of(out) not in "fc":
         out = P.convert_element_type(out, np.fabs(np.zeros((), out.dtype)).dtype)
     return out
 
@@ -396,7 +396,7 @@ def sum(a, axis=None, dtype=None, keepdims=False):
     a = _ndarray(a)
     if dtype is not None:
         a = P.convert_element_type(a, dtype)
-    elif kind_of(a) == "b":
+    elif _kind_of(a) == "b":
         a = P.convert_element_type(a, np.dtype(np.int64))
     axes = _axes(axis, a.ndim)
     return _keepdims(a, P.reduce_sum(a, axes), axes, keepdims)
@@ -421,7 +421,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     axes = _axes(axis, a.ndim)
     m = mean(a, axis=axes, dtype=dtype, keepdims=True)
     d = P.sub(a, m)
-    sq = P.real(P.mul(P.conj(d), d)) if kind_of(d) == "c" else P.mul(d, d)
+    sq = P.real(P.mul(P.conj(d), d)) if _kind_of(d) == "c" else P.mul(d, d)
     s = sum(sq, axis=axes, dtype=dtype, keepdims=keepdims)
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Tracer
-from ..core.dtypes import kind_of
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 
 __all__ = ["nan_to_num"]
@@ -23,7 +23,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     del copy
     if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__"):
         x = np.asarray(x)
-    kind = kind_of(x)
+    kind = _kind_of(x)
     if kind not in "fc":
         return x
     if kind == "c":

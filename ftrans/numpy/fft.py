@@ -23,7 +23,7 @@ import operator
 import numpy as _np
 
 from ..core import Tracer
-from ..core.dtypes import kind_of
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as _P
 from ..primitives.fft import fft as _fft_p
 
@@ -68,7 +68,7 @@ def _to_complex(a):
 
 def _to_real(a, name):
     a = _as_array(a)
-    if kind_of(a) == "c":
+    if _kind_of(a) == "c":
         raise TypeError(f"{name} expects real input; got dtype {a.dtype} (take the real "
                         "part explicitly, or use fft)")
     return _P.convert_element_type(a, _real_dtype(a.dtype))

@@ -45,7 +45,7 @@ from typing import NamedTuple, Any
 import numpy as np
 
 from ..core import Tracer, result_type
-from ..core.dtypes import kind_of
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
 from . import _funcs as F
@@ -89,7 +89,7 @@ def _inexact(a):
     """``a`` as an array/tracer of an inexact dtype (NumPy's linalg casts integers and
     booleans to float64)."""
     a = _ndarray(a)
-    if kind_of(a) not in "fc":
+    if _kind_of(a) not in "fc":
         a = P.convert_element_type(a, np.dtype(np.float64)) if isinstance(a, Tracer) \
             else np.asarray(a, np.float64)
     if a.dtype == np.float16:
@@ -422,7 +422,7 @@ def lstsq(a, b, rcond=None):
         full = True
     if full and m > n:
         r = P.sub(b, matmul(a, x))
-        resid = F.sum(P.real(P.mul(P.conj(r), r)) if kind_of(r) == "c" else P.mul(r, r),
+        resid = F.sum(P.real(P.mul(P.conj(r), r)) if _kind_of(r) == "c" else P.mul(r, r),
                       axis=0)
         resid = P.convert_element_type(resid, real) if resid.dtype != real else resid
     else:
@@ -442,7 +442,7 @@ def _safe_sqrt(s):
 
 
 def _abs2(x):
-    return P.real(P.mul(P.conj(x), x)) if kind_of(x) == "c" else P.mul(x, x)
+    return P.real(P.mul(P.conj(x), x)) if _kind_of(x) == "c" else P.mul(x, x)
 
 
 def _vector_norm(x, ord, axes, keepdims):
