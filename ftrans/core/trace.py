@@ -237,9 +237,7 @@ class PrimalTracer(Tracer):
 
     @property
     def dtype(self):
-        d = self.primal.dtype
-        # (another library's dtype object, e.g. array_api_strict's: NumPy's of that name)
-        return d if isinstance(d, np.dtype) else as_numpy_dtype(d)
+        return self.primal.dtype
 
     def __repr__(self):
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"

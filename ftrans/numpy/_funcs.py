@@ -236,7 +236,7 @@ def power(x1, x2):
     """``x1 ** x2``; a Python-int exponent uses the exact integer power."""
     x1 = _arr(x1)
     if isinstance(x2, (int, np.integer)) and not isinstance(x2, bool) and \
-            getattr(x1, "dtype", np.dtype(float)).kind in "fc":
+            (_kind_of(x1) if hasattr(x1, "dtype") else "f") in "fc":
         return P.integer_pow(x1, int(x2))
     return P.pow(x1, _arr(x2))
 

@@ -35,7 +35,7 @@ import builtins
 import numpy as np
 
 from ..core import Tracer
-from ..core.dtypes import kind_of as _kind_of
+from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype
 from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..kernels import backend_for
@@ -60,7 +60,7 @@ def _accum_dtype(a, dtype):
     """NumPy's accumulation dtype: small integers and booleans go to the default int."""
     if dtype is not None:
         return np.dtype(dtype)
-    d = a.dtype
+    d = as_numpy_dtype(a.dtype)
     if d.kind == "b" or (d.kind == "i" and d.itemsize < 8):
         return np.dtype(np.int64)
     if d.kind == "u" and d.itemsize < 8:

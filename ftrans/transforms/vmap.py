@@ -45,8 +45,7 @@ class BatchTracer(Tracer):
 
     @property
     def dtype(self):
-        d = self.val.dtype
-        return d if isinstance(d, np.dtype) else as_numpy_dtype(d)
+        return self.val.dtype
 
     def __repr__(self):
         return f"BatchTracer(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim})"
