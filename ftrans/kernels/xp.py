@@ -817,6 +817,9 @@ class ArrayAPIBackend(_BackendBase):
     def _adapt_eye(self, n, m=None, k=0, dtype=float):
         return self.ns.eye(n, m, k=k, dtype=self.dtype(dtype))
 
+    def _adapt_full(self, shape, fill_value, dtype=None):
+        return self.ns.full(shape, fill_value, dtype=self.dtype(dtype))
+
     def _adapt_asarray(self, x, dtype=None):
         """``xp.asarray``: called by primitives on their own NumPy constants (masks,
         identities), which move into the namespace; user arrays never get here."""

@@ -95,6 +95,8 @@ def asarray(a, dtype=None):
     if isinstance(a, Tracer) or (isinstance(a, (list, tuple))
                                  and any(isinstance(o, Tracer) for o in _flat(a))):
         return array(a, dtype=dtype)
+    if _foreign_array(a):  # Dask, CuPy, array-API arrays stay in their library
+        return a if dtype is None else P.convert_element_type(a, np.dtype(dtype))
     return np.asarray(a, dtype=dtype)
 
 
@@ -124,21 +126,35 @@ def _like(x, dtype, shape):
     return (x.shape if shape is None else shape), (x.dtype if dtype is None else dtype)
 
 
+def _xp_like(a):
+    """The array module of ``a``'s library: NumPy for NumPy data (and tracers of it),
+    else the kernel seam's NumPy-named namespace of the library (Dask, CuPy, ...)."""
+    while isinstance(a, Tracer):
+        a = getattr(a, "primal", None) if hasattr(a, "primal") else getattr(a, "val", None)
+    if not _foreign_array(a):
+        return np
+    from ..kernels import backend_for
+    return backend_for(a).xp
+
+
 def zeros_like(a, dtype=None, shape=None):
-    return np.zeros(*_like(a, dtype, shape))
+    return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
 def ones_like(a, dtype=None, shape=None):
-    return np.ones(*_like(a, dtype, shape))
+    return _xp_like(a).ones(*_like(a, dtype, shape))
 
 
 def empty_like(a, dtype=None, shape=None):
-    return np.zeros(*_like(a, dtype, shape))
+    return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
     s, d = _like(a, dtype, shape)
-    return full(s, fill_value, d)
+    xp = _xp_like(a)
+    if xp is np:
+        return full(s, fill_value, d)
+    return xp.full(s, fill_value, dtype=d)
 
 
 arange = np.arange
@@ -229,7 +245,7 @@ logical_xor = _binary(P.logical_xor, "logical_xor")
 def positive(x):
     """``+x`` (a copy for NumPy arrays)."""
     x = _arr(x)
-    return x if isinstance(x, Tracer) else np.positive(x)
+    return x if isinstance(x, Tracer) or _foreign_array(x) else np.positive(x)
 
 
 def power(x1, x2):

@@ -23,6 +23,7 @@ import operator
 import numpy as _np
 
 from ..core import Tracer
+from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as _P
 from ..primitives.fft import fft as _fft_p
@@ -46,7 +47,7 @@ def _swap(norm):
 
 
 def _as_array(a):
-    if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__"):
+    if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__") or _foreign_array(a):
         return a
     return _np.asarray(a)
 

@@ -45,6 +45,7 @@ from typing import NamedTuple, Any
 import numpy as np
 
 from ..core import Tracer, result_type
+from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
@@ -90,8 +91,8 @@ def _inexact(a):
     booleans to float64)."""
     a = _ndarray(a)
     if _kind_of(a) not in "fc":
-        a = P.convert_element_type(a, np.dtype(np.float64)) if isinstance(a, Tracer) \
-            else np.asarray(a, np.float64)
+        a = P.convert_element_type(a, np.dtype(np.float64)) \
+            if isinstance(a, Tracer) or _foreign_array(a) else np.asarray(a, np.float64)
     if a.dtype == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
     return a
@@ -141,6 +142,8 @@ def _concrete(x):
         x = getattr(x, "primal", None)
         if x is None:
             return None
+    if _foreign_array(x):  # (a Dask array stays lazy: the traced path computes it)
+        return None
     return np.asarray(x)
 
 
