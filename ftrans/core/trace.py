@@ -20,10 +20,7 @@ A tracer that outlives its transform ("escaped tracer") eventually reaches
 """
 from __future__ import annotations
 
-import numpy as np
-
 import threading
-from .dtypes import as_numpy_dtype
 
 __all__ = [
     "Trace", "EvalTrace", "EVAL", "Tracer", "PrimalTracer", "current_trace", "set_current_trace",

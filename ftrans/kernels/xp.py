@@ -192,6 +192,9 @@ class _BackendBase:
         if fn is None:
             raise UnsupportedOperation(f"numpy.{name}", self.array_type,
                                        self._hint(name))
+        return self._wrap(fn)
+
+    def _wrap(self, fn):
         return fn
 
     def _hint(self, name):
@@ -669,6 +672,17 @@ class ArrayAPIBackend(_BackendBase):
                 dt = None
         return ns.asarray(s, dtype=dt)
 
+    def _wrap(self, fn):
+        """The namespace's function, NumPy scalars and 0-d arrays among its positional
+        arguments passed as Python scalars (ftrans's rules make such constants); a
+        larger NumPy array raises :class:`MixedArrayTypesError`."""
+        conv = self._numpy_scalar
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return fn(*[conv(a) for a in args], **kwargs)
+        return call
+
     def _numpy_scalar(self, x):
         """0-d NumPy arrays / NumPy scalars made by rules (e.g. ``np.ones(())``) as
         Python scalars; larger NumPy arrays are refused (mixing array types)."""
@@ -882,8 +896,18 @@ class ArrayAPIBackend(_BackendBase):
 
     def _logical(self, name, *xs):
         ns = self.ns
-        xs = [x if ns.isdtype(x.dtype, "bool") else x != 0 for x in xs]  # NumPy's truth
-        return getattr(ns, name)(*xs)
+        out = []
+        for x in xs:
+            x = self._numpy_scalar(x)
+            if _is_py_scalar(x):
+                x = bool(x)
+            elif not ns.isdtype(x.dtype, "bool"):
+                x = x != 0  # NumPy's truth of numbers
+            out.append(x)
+        if all(type(x) is bool for x in out):
+            return ns.asarray(getattr(operator, name.split("_")[1] + "_")(*out)
+                              if name != "logical_not" else not out[0])
+        return getattr(ns, name)(*[ns.asarray(x) if type(x) is bool else x for x in out])
 
     def _adapt_logical_and(self, x, y):
         return self._logical("logical_and", x, y)

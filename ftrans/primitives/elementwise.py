@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, zero
-from ..core.dtypes import kind_of
+from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for
 from ._rules import def_elementwise, conj, no_trace, unbroadcast
 
@@ -263,7 +263,7 @@ def _pow_dy(ans, x, y):
     from .select import where
     from .logic import eq, ge, logical_and
     if _is_scalar(x):  # e.g. 2.0 ** y: treat the base as an array of the result's dtype
-        x = np.asarray(x, dtype=ans.dtype)
+        x = np.asarray(x, dtype=as_numpy_dtype(ans.dtype))
     x_is_0 = eq(x, 0)
     d = mul(ans, log(where(x_is_0, 1.0, x)))
     mask = x_is_0 if (kind_of(x) == "c" or kind_of(y) == "c") else logical_and(x_is_0, ge(y, 0))

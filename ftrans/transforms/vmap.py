@@ -16,7 +16,6 @@ import numpy as np
 
 from ..core import Trace, Tracer, set_current_trace
 from ..core.trace import _ctx, _escaped
-from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten, PyTreeDef, _node_of
 from ._util import as_output, check_output_leaf
 
