@@ -145,3 +145,15 @@ def test_jacobians_and_hessian_are_lazy(computes):
     _close(J2.compute(), jn)
     p = 1.0 / (1.0 + np.exp(-(Xn @ w)))
     _close(H.compute(), Xn.T @ ((p * (1 - p))[:, None] * Xn) + np.eye(4))
+
+
+def test_per_example_gradients_over_the_chunked_axis(computes):
+    Xn, yn, X, y = _data(n=400, chunks=100)
+    w = np.array([0.2, -0.1, 0.3, 0.05])
+    f = lambda w, x, y: fnp.logaddexp(0.0, fnp.dot(x, w)) - y * fnp.dot(x, w)  # noqa: E731
+    pe = ftrans.vmap(ftrans.grad(f), in_axes=(None, 0, 0))(w, X, y)
+    assert computes.count == 0
+    assert isinstance(pe, da.Array) and pe.chunks == X.chunks
+    # independent reference: (sigmoid(x.w) - y) x per row
+    p = 1.0 / (1.0 + np.exp(-(Xn @ w)))
+    _close(pe.compute(), (p - yn)[:, None] * Xn)
