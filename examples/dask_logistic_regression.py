@@ -47,6 +47,8 @@ def parse_args(argv=None):
     p.add_argument("--threads-per-worker", type=int, default=1)
     p.add_argument("--memory-limit", default="4GiB",
                    help="LocalCluster memory_limit per worker (default 4GiB)")
+    p.add_argument("--threads", action="store_true",
+                   help="LocalCluster workers as threads of this process (processes=False)")
     p.add_argument("--scheduler-address", default=None,
                    help="connect to this Dask scheduler instead of starting a LocalCluster")
     p.add_argument("--mode", choices=("chunks", "graph"), default="chunks",
@@ -145,7 +147,8 @@ def main(argv=None):
     else:
         cluster = distributed.LocalCluster(
             n_workers=args.workers, threads_per_worker=args.threads_per_worker,
-            memory_limit=args.memory_limit, processes=True, dashboard_address=None)
+            memory_limit=args.memory_limit, processes=not args.threads,
+            dashboard_address=None)
         client = distributed.Client(cluster)
     try:
         info = client.scheduler_info()
