@@ -134,7 +134,7 @@ def main(argv=None):
             del Xn, sn
         for nw in args.workers:
             with distributed.LocalCluster(n_workers=nw, threads_per_worker=1,
-                                          processes=True, dashboard_address=None) as cluster, \
+                                          processes=True, dashboard_address=":0") as cluster, \
                     distributed.Client(cluster) as client:
                 X, s = _data(n, d, args.chunk_rows)
                 if not args.generate:

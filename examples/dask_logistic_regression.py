@@ -148,7 +148,7 @@ def main(argv=None):
         cluster = distributed.LocalCluster(
             n_workers=args.workers, threads_per_worker=args.threads_per_worker,
             memory_limit=args.memory_limit, processes=not args.threads,
-            dashboard_address=None)
+            dashboard_address=":0")
         client = distributed.Client(cluster)
     try:
         info = client.scheduler_info()

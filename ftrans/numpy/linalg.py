@@ -46,6 +46,7 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..kernels import foreign_array as _foreign_array
+from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
@@ -93,7 +94,7 @@ def _inexact(a):
     if _kind_of(a) not in "fc":
         a = P.convert_element_type(a, np.dtype(np.float64)) \
             if isinstance(a, Tracer) or _foreign_array(a) else np.asarray(a, np.float64)
-    if a.dtype == np.float16:
+    if _as_numpy_dtype(a.dtype) == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
     return a
 
@@ -101,7 +102,7 @@ def _inexact(a):
 def _common(*xs):
     xs = [_inexact(x) for x in xs]
     dt = result_type(*xs)
-    return [x if x.dtype == dt else P.convert_element_type(x, dt) for x in xs]
+    return [x if _as_numpy_dtype(x.dtype) == dt else P.convert_element_type(x, dt) for x in xs]
 
 
 def _assert_stacked_2d(*arrays):

@@ -48,7 +48,7 @@ def _numpy_grad(w, X, s):
 @pytest.fixture(scope="module")
 def process_client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="2GiB") as cluster, \
+                                  dashboard_address=":0", memory_limit="2GiB") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -100,7 +100,7 @@ def test_memory_limit_spills_chunks_instead_of_failing(tmp_path):
                           "distributed.worker.memory.pause": False,
                           "distributed.worker.memory.terminate": False}):
         with distributed.LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
                 memory_limit="1MiB", local_directory=str(tmp_path)) as cluster, \
                 distributed.Client(cluster) as client:
             worker = next(iter(cluster.workers.values()))
