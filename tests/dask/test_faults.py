@@ -24,7 +24,7 @@ N, D, CHUNK = 40_000, 8, 5_000
 def _slow_chunk_loss(w, X, s):
     """softplus(-s x.w) summed over a chunk, after a pause: the chunk tasks are still
     running when the test kills a worker."""
-    time.sleep(0.25)
+    time.sleep(0.1)
     return fnp.sum(fnp.logaddexp(0.0, -s * (X @ w)))
 
 
