@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from .dtypes import as_numpy_dtype
 
 __all__ = ["ShapedArray", "aval_of", "shape_of", "dtype_of"]
 
@@ -52,7 +53,9 @@ def shape_of(x) -> tuple:
 def dtype_of(x) -> np.dtype:
     """dtype of an array, tracer or ShapedArray; NumPy's default for a Python scalar."""
     d = getattr(x, "dtype", None)
-    return np.dtype(d) if d is not None else np.asarray(x).dtype
+    if d is None:
+        return np.asarray(x).dtype
+    return as_numpy_dtype(d)
 
 
 def aval_of(x) -> ShapedArray:

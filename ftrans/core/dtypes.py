@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["float0", "result_type", "is_inexact", "is_complex", "is_float",
+__all__ = ["float0", "result_type", "as_numpy_dtype", "kind_of", "is_inexact", "is_complex", "is_float",
            "real_dtype", "canonical_dtype"]
 
 #: dtype of the (empty) tangent/cotangent of an integer or boolean value, as JAX's
@@ -23,26 +23,60 @@ def result_type(*args) -> np.dtype:
         if isinstance(a, (bool, int, float, complex, np.dtype, type)):
             conv.append(a)
         else:
-            conv.append(np.dtype(a.dtype))
+            conv.append(as_numpy_dtype(a.dtype))
     return np.result_type(*conv)
+
+
+def as_numpy_dtype(d) -> np.dtype:
+    """``numpy.dtype(d)``; another array library's dtype object (``array_api_strict``,
+    CuPy, ...) becomes the NumPy dtype of the same name (``array_api_strict.float64``
+    -> ``float64``): abstract values and promotion rules always speak NumPy dtypes.
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is no dtype NumPy has.
+    """
+    try:
+        return np.dtype(d)
+    except TypeError:
+        pass
+    name = str(d).rsplit(".", 1)[-1]
+    try:
+        return np.dtype(name)
+    except TypeError:
+        raise TypeError(f"cannot interpret {d!r} as one of NumPy's dtypes (bool, "
+                        "int8..uint64, float32/64, complex64/128)") from None
+
+
+def kind_of(x) -> str:
+    """NumPy's kind character (``"f"``, ``"c"``, ``"i"``, ``"b"`` ...) of the dtype of an
+    array or tracer of any array library."""
+    try:
+        return x.dtype.kind
+    except AttributeError:
+        return as_numpy_dtype(x.dtype).kind
 
 
 def is_inexact(dtype) -> bool:
     """True for floating and complex dtypes (the ones with a tangent space)."""
-    return np.dtype(dtype).kind in "fc"
+    try:
+        return np.dtype(dtype).kind in "fc"
+    except TypeError:
+        return as_numpy_dtype(dtype).kind in "fc"
 
 
 def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
+    return as_numpy_dtype(dtype).kind == "f"
 
 
 def is_complex(dtype) -> bool:
-    return np.dtype(dtype).kind == "c"
+    return as_numpy_dtype(dtype).kind == "c"
 
 
 def real_dtype(dtype) -> np.dtype:
     """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
-    dtype = np.dtype(dtype)
+    dtype = as_numpy_dtype(dtype)
     if dtype.kind == "c":
         return np.empty((), dtype).real.dtype
     return dtype

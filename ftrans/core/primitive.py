@@ -93,7 +93,12 @@ class Primitive:
             for a in args:
                 if isinstance(a, Tracer):
                     raise _escaped(a, self)
-            return self.impl(*args, **params)
+            try:
+                return self.impl(*args, **params)
+            except (NotImplementedError, TypeError) as e:
+                if not hasattr(e, "with_primitive"):
+                    raise
+                raise e.with_primitive(self.name) from None
         return trace.process_primitive(self, args, params)
 
     # decorators so a primitive's file reads top to bottom ------------------------

@@ -84,7 +84,12 @@ class EvalTrace(Trace):
         for a in args:
             if isinstance(a, Tracer):
                 raise _escaped(a, prim)
-        return prim.impl(*args, **params)
+        try:
+            return prim.impl(*args, **params)
+        except (NotImplementedError, TypeError) as e:
+            if not hasattr(e, "with_primitive"):
+                raise
+            raise e.with_primitive(prim.name) from None
 
 
 EVAL = EvalTrace(None, "eval")

@@ -13,7 +13,9 @@ import operator
 import numpy as np
 
 from ..core import Tracer, result_type
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
+from ..kernels import foreign_array as _foreign_array
 
 _AxisError = np.exceptions.AxisError
 
@@ -25,7 +27,7 @@ _AxisError = np.exceptions.AxisError
 def _arr(x):
     """Arrays and tracers pass through; Python scalars stay weak; the rest -> ndarray."""
     if isinstance(x, (Tracer, np.ndarray, bool, int, float, complex)) or \
-            hasattr(x, "__cuda_array_interface__"):
+            hasattr(x, "__cuda_array_interface__") or _foreign_array(x):
         return x
     return np.asarray(x)
 
@@ -93,6 +95,8 @@ def asarray(a, dtype=None):
     if isinstance(a, Tracer) or (isinstance(a, (list, tuple))
                                  and any(isinstance(o, Tracer) for o in _flat(a))):
         return array(a, dtype=dtype)
+    if _foreign_array(a):  # Dask, CuPy, array-API arrays stay in their library
+        return a if dtype is None else P.convert_element_type(a, np.dtype(dtype))
     return np.asarray(a, dtype=dtype)
 
 
@@ -122,21 +126,35 @@ def _like(x, dtype, shape):
     return (x.shape if shape is None else shape), (x.dtype if dtype is None else dtype)
 
 
+def _xp_like(a):
+    """The array module of ``a``'s library: NumPy for NumPy data (and tracers of it),
+    else the kernel seam's NumPy-named namespace of the library (Dask, CuPy, ...)."""
+    while isinstance(a, Tracer):
+        a = getattr(a, "primal", None) if hasattr(a, "primal") else getattr(a, "val", None)
+    if not _foreign_array(a):
+        return np
+    from ..kernels import backend_for
+    return backend_for(a).xp
+
+
 def zeros_like(a, dtype=None, shape=None):
-    return np.zeros(*_like(a, dtype, shape))
+    return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
 def ones_like(a, dtype=None, shape=None):
-    return np.ones(*_like(a, dtype, shape))
+    return _xp_like(a).ones(*_like(a, dtype, shape))
 
 
 def empty_like(a, dtype=None, shape=None):
-    return np.zeros(*_like(a, dtype, shape))
+    return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
     s, d = _like(a, dtype, shape)
-    return full(s, fill_value, d)
+    xp = _xp_like(a)
+    if xp is np:
+        return full(s, fill_value, d)
+    return xp.full(s, fill_value, dtype=d)
 
 
 arange = np.arange
@@ -197,7 +215,7 @@ abs = absolute
 def fabs(x):
     """``numpy.fabs``: the absolute value as a floating-point number (float64 for ints)."""
     out = P.abs(_arr(x))
-    if out.dtype.kind not in "fc":
+    if _kind_of(out) not in "fc":
         out = P.convert_element_type(out, np.fabs(np.zeros((), out.dtype)).dtype)
     return out
 
@@ -227,14 +245,14 @@ logical_xor = _binary(P.logical_xor, "logical_xor")
 def positive(x):
     """``+x`` (a copy for NumPy arrays)."""
     x = _arr(x)
-    return x if isinstance(x, Tracer) else np.positive(x)
+    return x if isinstance(x, Tracer) or _foreign_array(x) else np.positive(x)
 
 
 def power(x1, x2):
     """``x1 ** x2``; a Python-int exponent uses the exact integer power."""
     x1 = _arr(x1)
     if isinstance(x2, (int, np.integer)) and not isinstance(x2, bool) and \
-            getattr(x1, "dtype", np.dtype(float)).kind in "fc":
+            (_kind_of(x1) if hasattr(x1, "dtype") else "f") in "fc":
         return P.integer_pow(x1, int(x2))
     return P.pow(x1, _arr(x2))
 
@@ -394,7 +412,7 @@ def sum(a, axis=None, dtype=None, keepdims=False):
     a = _ndarray(a)
     if dtype is not None:
         a = P.convert_element_type(a, dtype)
-    elif a.dtype.kind == "b":
+    elif _kind_of(a) == "b":
         a = P.convert_element_type(a, np.dtype(np.int64))
     axes = _axes(axis, a.ndim)
     return _keepdims(a, P.reduce_sum(a, axes), axes, keepdims)
@@ -419,7 +437,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     axes = _axes(axis, a.ndim)
     m = mean(a, axis=axes, dtype=dtype, keepdims=True)
     d = P.sub(a, m)
-    sq = P.real(P.mul(P.conj(d), d)) if d.dtype.kind == "c" else P.mul(d, d)
+    sq = P.real(P.mul(P.conj(d), d)) if _kind_of(d) == "c" else P.mul(d, d)
     s = sum(sq, axis=axes, dtype=dtype, keepdims=keepdims)
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Tracer
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives.indexing import split_index, _Slot
 from . import _funcs as F
@@ -58,9 +59,9 @@ def _int_index(indices, what="indices"):
         i = indices
     else:
         i = np.asarray(indices)
-        if i.size == 0 and i.dtype.kind not in "iub":
+        if i.size == 0 and _kind_of(i) not in "iub":
             i = i.astype(np.intp)
-    if i.dtype.kind not in "iu":
+    if _kind_of(i) not in "iu":
         raise IndexError(f"{what} must be an integer array, got dtype {i.dtype}")
     return i
 
@@ -316,7 +317,7 @@ def _update(x, idx, values, op):
         if repeats:
             v = P.where(_last_writes(target, region), v, 0)
         return P.where(written, P.scatter_add(v, idx, x.shape), x)
-    if op in ("min", "max") and x.dtype.kind == "c":
+    if op in ("min", "max") and _kind_of(x) == "c":
         raise TypeError(f".at[...].{op}() is not defined for complex arrays")
     if not repeats:
         if op == "multiply":

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import register_tracer_methods
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from . import _funcs as F
 
@@ -37,7 +38,7 @@ def _transpose(self, *axes):
 
 
 def _invert(self):
-    if self.dtype.kind != "b":
+    if _kind_of(self) != "b":
         raise TypeError(f"~ is defined for boolean traced values only, got {self.dtype}")
     return P.logical_not(self)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Tracer
+from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
+from ..kernels import foreign_array as _foreign_array
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 
 __all__ = ["nan_to_num"]
@@ -20,9 +23,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     wherever the cotangent is.  Integer and bool inputs are returned unchanged.
     """
     del copy
-    if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__"):
+    if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__") and \
+            not _foreign_array(x):
         x = np.asarray(x)
-    kind = x.dtype.kind
+    kind = _kind_of(x)
     if kind not in "fc":
         return x
     if kind == "c":
@@ -41,4 +45,4 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def _const(v, x):
     """A replacement value in ``x``'s dtype (NumPy casts it to the array's dtype)."""
-    return np.asarray(v, dtype=x.dtype)
+    return np.asarray(v, dtype=_as_numpy_dtype(x.dtype))

@@ -35,6 +35,7 @@ import builtins
 import numpy as np
 
 from ..core import Tracer
+from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype
 from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..kernels import backend_for
@@ -59,7 +60,7 @@ def _accum_dtype(a, dtype):
     """NumPy's accumulation dtype: small integers and booleans go to the default int."""
     if dtype is not None:
         return np.dtype(dtype)
-    d = a.dtype
+    d = as_numpy_dtype(a.dtype)
     if d.kind == "b" or (d.kind == "i" and d.itemsize < 8):
         return np.dtype(np.int64)
     if d.kind == "u" and d.itemsize < 8:
@@ -75,7 +76,7 @@ def _flat_axis(a, axis):
 
 
 def _isnan(a):
-    return a.dtype.kind in "fc"
+    return _kind_of(a) in "fc"
 
 
 # ---------------------------------------------------------------------------------
@@ -198,7 +199,7 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
     for _ in range(n):
         m = a.shape[ax]
         hi, lo = P.gather(a, pre + (slice(1, m),)), P.gather(a, pre + (slice(0, m - 1),))
-        a = P.ne(hi, lo) if a.dtype.kind == "b" else P.sub(hi, lo)
+        a = P.ne(hi, lo) if _kind_of(a) == "b" else P.sub(hi, lo)
     return a
 
 
@@ -256,7 +257,7 @@ def sort_complex(a):
     """``numpy.sort_complex``: sort along the last axis, as complex numbers."""
     a = _nd(a)
     s = sort(a)
-    if s.dtype.kind == "c":
+    if _kind_of(s) == "c":
         return s
     # NumPy: (u)int8/(u)int16 -> complex64, everything else -> complex128
     target = np.dtype(np.complex64) if s.dtype.char in "bhBH" else np.dtype(np.complex128)
@@ -265,7 +266,7 @@ def sort_complex(a):
 
 def _check_kth(kth, n):
     k = np.asarray(kth)
-    if k.dtype.kind not in "iu":
+    if _kind_of(k) not in "iu":
         raise TypeError("Partition index must be integer")
     k = np.where(k < 0, k + n, k)
     if k.size and (k.min() < 0 or k.max() >= n):
@@ -385,7 +386,7 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     if method not in _METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
     a = _nd(a)
-    if a.dtype.kind == "c":
+    if _kind_of(a) == "c":
         raise TypeError("a must be an array of real numbers")
     weak_q = type(q) in (int, float)
     q_arr = q if isinstance(q, Tracer) else np.asarray(q)
@@ -399,7 +400,7 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     discrete = method in _DISCRETE
     # result dtype (NumPy): integers -> float64 unless discrete; a weak Python q keeps
     # a's float precision, an array q promotes
-    if a.dtype.kind in "iub":
+    if _kind_of(a) in "iub":
         out_dtype = a.dtype if discrete else np.dtype(np.float64)
     elif weak_q or discrete:
         out_dtype = a.dtype
@@ -425,7 +426,7 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     else:
         cnt = n
     # virtual indices in float64 (NumPy's), or in q's own float dtype for an array q
-    if isinstance(q_arr, Tracer) or (not weak_q and q_arr.dtype.kind == "f"):
+    if isinstance(q_arr, Tracer) or (not weak_q and _kind_of(q_arr) == "f"):
         qf = q_arr
     else:
         qf = np.asarray(q_arr, np.float64)
@@ -545,7 +546,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scl = np.asarray(a.size / builtins.max(avg.size, 1) if a.size else 0, avg.dtype)
     else:
         w = _nd(weights)
-        if a.dtype.kind in "iub":
+        if _kind_of(a) in "iub":
             rdt = np.result_type(a.dtype, w.dtype, "f8")
         else:
             rdt = np.result_type(a.dtype, w.dtype)
@@ -595,7 +596,7 @@ def _nan_extremum(fn, fill, name):
         a = _nd(a)
         if not _isnan(a):
             return fn(a, axis=axis, keepdims=keepdims)
-        if a.dtype.kind == "c":
+        if _kind_of(a) == "c":
             raise TypeError(f"{name}: complex input is not supported")
         axes = F._axes(axis, a.ndim)
         res = fn(_nanfill(a, fill), axis=axes, keepdims=keepdims)
@@ -651,7 +652,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     axes = F._axes(axis, a.ndim)
     m = nanmean(a, axis=axes, dtype=dtype, keepdims=True)
     d = _nanfill(P.sub(a, m), 0)
-    sq = P.real(P.mul(P.conj(d), d)) if d.dtype.kind == "c" else P.mul(d, d)
+    sq = P.real(P.mul(P.conj(d), d)) if _kind_of(d) == "c" else P.mul(d, d)
     s = F.sum(sq, axis=axes, keepdims=keepdims)
     cnt = _nan_count(a, axes, keepdims, s.dtype)
     return P.div(s, P.maximum(P.sub(cnt, ddof), 0))
@@ -696,7 +697,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 # ---------------------------------------------------------------------------------
 def _nonzero_count(a, axis, keepdims):
     a = _nd(a)
-    nz = a if a.dtype.kind == "b" else P.ne(a, 0)
+    nz = a if _kind_of(a) == "b" else P.ne(a, 0)
     axes = F._axes(axis, a.ndim)
     c = P.reduce_sum(P.convert_element_type(nz, np.dtype(np.int64)), axes)
     return a, axes, F._keepdims(a, c, axes, keepdims)
@@ -746,10 +747,10 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         a = P.broadcast_to(a, shape) if tuple(a.shape) != shape else a
         b = P.broadcast_to(b, shape) if tuple(b.shape) != shape else b
         a = P.where(P.eq(b, 0), np.asarray(-np.inf, a.dtype), a)
-    if a.dtype.kind in "iub":
+    if _kind_of(a) in "iub":
         a = P.convert_element_type(a, np.dtype(np.float64))
     axes = F._axes(axis, a.ndim)
-    ar = P.real(a) if a.dtype.kind == "c" else a
+    ar = P.real(a) if _kind_of(a) == "c" else a
     if a.size == 0:
         m = np.zeros(tuple(1 if i in axes else d for i, d in enumerate(a.shape)), ar.dtype)
     else:
@@ -761,7 +762,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     s = F.sum(t, axis=axes, keepdims=True)
     sgn = None
     if return_sign:
-        if s.dtype.kind == "c":
+        if _kind_of(s) == "c":
             mag = P.abs(s)
             sgn = P.div(s, P.where(P.eq(mag, 0), np.ones((), mag.dtype), mag))
         else:

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from ..core import Tracer
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from . import _funcs as F
 
@@ -112,7 +113,7 @@ def _as_pairs(x, ndim, as_index=False, name="pad_width"):
         return ((None, None),) * ndim
     arr = np.asarray(x)
     if as_index:
-        if arr.dtype.kind not in "iu":
+        if _kind_of(arr) not in "iu":
             raise TypeError(f"`{name}` must be of integral type.")
         arr = arr.astype(np.intp)
         if arr.size and arr.min() < 0:
@@ -200,7 +201,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     a = _nd(array)
     nd = a.ndim
     widths = _as_pairs(pad_width, nd, as_index=True)
-    if not isinstance(a, Tracer) and a.dtype.kind not in "fc" and \
+    if not isinstance(a, Tracer) and _kind_of(a) not in "fc" and \
             not any(isinstance(v, Tracer) for v in F._flat([kwargs.get(k) for k in kwargs])):
         return np.pad(a, widths, mode=mode, **kwargs)  # integers: nothing to differentiate
     if mode in ("constant", "empty"):
@@ -322,7 +323,7 @@ def repeat(a, repeats, axis=None):
     if isinstance(repeats, Tracer):
         raise TypeError("repeat: `repeats` must be concrete (the result shape depends on it)")
     r = np.asarray(repeats)
-    if r.dtype.kind not in "iub":
+    if _kind_of(r) not in "iub":
         raise TypeError(f"Cannot cast array data from {r.dtype} to int64 according to the rule "
                         "'safe'")
     r = r.astype(np.intp)

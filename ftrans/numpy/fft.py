@@ -23,6 +23,8 @@ import operator
 import numpy as _np
 
 from ..core import Tracer
+from ..kernels import foreign_array as _foreign_array
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as _P
 from ..primitives.fft import fft as _fft_p
 
@@ -45,7 +47,7 @@ def _swap(norm):
 
 
 def _as_array(a):
-    if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__"):
+    if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__") or _foreign_array(a):
         return a
     return _np.asarray(a)
 
@@ -67,7 +69,7 @@ def _to_complex(a):
 
 def _to_real(a, name):
     a = _as_array(a)
-    if a.dtype.kind == "c":
+    if _kind_of(a) == "c":
         raise TypeError(f"{name} expects real input; got dtype {a.dtype} (take the real "
                         "part explicitly, or use fft)")
     return _P.convert_element_type(a, _real_dtype(a.dtype))

@@ -45,6 +45,9 @@ from typing import NamedTuple, Any
 import numpy as np
 
 from ..core import Tracer, result_type
+from ..kernels import foreign_array as _foreign_array
+from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
+from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
 from . import _funcs as F
@@ -88,10 +91,10 @@ def _inexact(a):
     """``a`` as an array/tracer of an inexact dtype (NumPy's linalg casts integers and
     booleans to float64)."""
     a = _ndarray(a)
-    if a.dtype.kind not in "fc":
-        a = P.convert_element_type(a, np.dtype(np.float64)) if isinstance(a, Tracer) \
-            else np.asarray(a, np.float64)
-    if a.dtype == np.float16:
+    if _kind_of(a) not in "fc":
+        a = P.convert_element_type(a, np.dtype(np.float64)) \
+            if isinstance(a, Tracer) or _foreign_array(a) else np.asarray(a, np.float64)
+    if _as_numpy_dtype(a.dtype) == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
     return a
 
@@ -99,7 +102,7 @@ def _inexact(a):
 def _common(*xs):
     xs = [_inexact(x) for x in xs]
     dt = result_type(*xs)
-    return [x if x.dtype == dt else P.convert_element_type(x, dt) for x in xs]
+    return [x if _as_numpy_dtype(x.dtype) == dt else P.convert_element_type(x, dt) for x in xs]
 
 
 def _assert_stacked_2d(*arrays):
@@ -140,6 +143,8 @@ def _concrete(x):
         x = getattr(x, "primal", None)
         if x is None:
             return None
+    if _foreign_array(x):  # (a Dask array stays lazy: the traced path computes it)
+        return None
     return np.asarray(x)
 
 
@@ -421,7 +426,7 @@ def lstsq(a, b, rcond=None):
         full = True
     if full and m > n:
         r = P.sub(b, matmul(a, x))
-        resid = F.sum(P.real(P.mul(P.conj(r), r)) if r.dtype.kind == "c" else P.mul(r, r),
+        resid = F.sum(P.real(P.mul(P.conj(r), r)) if _kind_of(r) == "c" else P.mul(r, r),
                       axis=0)
         resid = P.convert_element_type(resid, real) if resid.dtype != real else resid
     else:
@@ -441,7 +446,7 @@ def _safe_sqrt(s):
 
 
 def _abs2(x):
-    return P.real(P.mul(P.conj(x), x)) if x.dtype.kind == "c" else P.mul(x, x)
+    return P.real(P.mul(P.conj(x), x)) if _kind_of(x) == "c" else P.mul(x, x)
 
 
 def _vector_norm(x, ord, axes, keepdims):

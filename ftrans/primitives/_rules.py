@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import zero, Primitive, ShapedArray, result_type, is_inexact
+from ..core.dtypes import kind_of, as_numpy_dtype
 from ..core.trace import _ctx, EVAL
 
 __all__ = ["unbroadcast", "fit", "conj", "no_trace", "def_elementwise", "elementwise_abstract_eval"]
@@ -29,19 +30,23 @@ def conj(x):
     """Complex conjugate when ``x`` is complex; ``x`` itself otherwise (no op recorded)."""
     if isinstance(x, (int, float, complex)):
         return x.conjugate()
-    if x.dtype.kind == "c":
+    try:
+        k = x.dtype.kind
+    except AttributeError:  # another library's dtype object (array_api_strict)
+        k = kind_of(x)
+    if k == "c":
         from .elementwise import conj_op
         return conj_op(x)
     return x
 
 
 def _to_dtype(v, dtype):
-    if v.dtype == dtype:
+    if as_numpy_dtype(v.dtype) == dtype:
         return v
     from .convert import convert_element_type, real
-    if v.dtype.kind == "c" and dtype.kind != "c":
+    if kind_of(v) == "c" and dtype.kind != "c":
         v = real(v)  # adjoint of the embedding R -> C is the real part
-        if v.dtype == dtype:
+        if as_numpy_dtype(v.dtype) == dtype:
             return v
     return convert_element_type(v, new_dtype=dtype)
 
@@ -65,7 +70,7 @@ def unbroadcast(ct, x):
             ct = reshape(ct, new_shape=xshape)
     dtype = x.dtype
     if ct.dtype != dtype:
-        ct = _to_dtype(ct, np.dtype(dtype))
+        ct = _to_dtype(ct, as_numpy_dtype(dtype))
     return ct
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact, real_dtype
+from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for
 from ._rules import batch_unary_same_dim
 
@@ -25,8 +26,8 @@ convert_element_type_p = Primitive("convert_element_type")
 @convert_element_type_p.def_impl
 def _convert_impl(x, *, new_dtype):
     xp = backend_for(x).xp
-    if new_dtype.kind != "c" and getattr(x, "dtype", np.dtype(float)).kind == "c":
-        x = x.real
+    if new_dtype.kind != "c" and hasattr(x, "dtype") and kind_of(x) == "c":
+        x = x.real if hasattr(x, "real") else xp.real(x)
     return xp.asarray(x, dtype=new_dtype)
 
 
@@ -60,8 +61,9 @@ def convert_element_type(x, new_dtype):
 
     Returns ``x`` itself when it already has that dtype.
     """
-    new_dtype = np.dtype(new_dtype)
-    if getattr(x, "dtype", None) == new_dtype:
+    new_dtype = as_numpy_dtype(new_dtype)
+    d = getattr(x, "dtype", None)
+    if d is not None and (d if isinstance(d, np.dtype) else as_numpy_dtype(d)) == new_dtype:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
@@ -87,7 +89,7 @@ def _part(name, cotangent):
     @p.def_vjp
     def vjp(ct, ans, primals, needs):
         (x,) = primals
-        if x.dtype.kind != "c":
+        if kind_of(x) != "c":
             return [ct if name == "real" else None]
         return [cotangent(ct, x.dtype)]
 

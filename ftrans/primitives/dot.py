@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from math import prod
 
+import numpy as np
+
 from ..core import Primitive, ShapedArray, zero, result_type
 from ..kernels import backend_for
 from .structural import transpose
@@ -39,6 +41,8 @@ def _free(ndim, contract, batch):
 def _dot_impl(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     be = backend_for(lhs, rhs)
+    if type(lhs) is not np.ndarray and hasattr(be, "dot_general"):
+        return be.dot_general(lhs, rhs, dimension_numbers)  # array API: no NumPy methods
     ls, rs = lhs.shape, rhs.shape
     lf = _free(len(ls), lc, lb)
     rf = _free(len(rs), rc, rb)

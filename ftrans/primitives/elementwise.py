@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, zero
+from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for
 from ._rules import def_elementwise, conj, no_trace, unbroadcast
 
@@ -58,8 +59,13 @@ def _holomorphic_unary(name, deriv):
     p = Primitive(name)
 
     def jvp_rule(t, ans, x):
-        if no_trace() and t.dtype.kind != "c" and x.dtype.kind != "c":
-            return backend_for(t, x).unary_vjp(name, t, x, ans)
+        if no_trace():
+            try:
+                real = t.dtype.kind != "c" and x.dtype.kind != "c"
+            except AttributeError:  # another library's dtype object (array_api_strict)
+                real = kind_of(t) != "c" and kind_of(x) != "c"
+            if real:
+                return backend_for(t, x).unary_vjp(name, t, x, ans)
         return mul(t, deriv(x, ans))
 
     def vjp_rule(ct, ans, x):
@@ -163,7 +169,7 @@ abs_p = Primitive("abs")
 
 def _sgn(x, ans):
     """x/|x| with 0 at 0 (the minimum-norm subgradient), for real and complex x."""
-    if x.dtype.kind != "c":
+    if kind_of(x) != "c":
         return sign(x)
     from .select import where
     from .logic import eq
@@ -173,7 +179,7 @@ def _sgn(x, ans):
 
 def _abs_jvp(t, ans, x):
     s = _sgn(x, ans)
-    if x.dtype.kind == "c":
+    if kind_of(x) == "c":
         from .convert import real
         return real(mul(conj(s), t))
     return mul(s, t)
@@ -199,7 +205,7 @@ sign_p = Primitive("sign")
 
 
 def _sign_rule(v, ans, x):
-    if x.dtype.kind != "c":
+    if kind_of(x) != "c":
         return zero
     from .select import where
     from .logic import eq
@@ -257,10 +263,10 @@ def _pow_dy(ans, x, y):
     from .select import where
     from .logic import eq, ge, logical_and
     if _is_scalar(x):  # e.g. 2.0 ** y: treat the base as an array of the result's dtype
-        x = np.asarray(x, dtype=ans.dtype)
+        x = np.asarray(x, dtype=as_numpy_dtype(ans.dtype))
     x_is_0 = eq(x, 0)
     d = mul(ans, log(where(x_is_0, 1.0, x)))
-    mask = x_is_0 if (x.dtype.kind == "c" or y.dtype.kind == "c") else logical_and(x_is_0, ge(y, 0))
+    mask = x_is_0 if (kind_of(x) == "c" or kind_of(y) == "c") else logical_and(x_is_0, ge(y, 0))
     return where(mask, 0.0, d)
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero
+from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ._rules import move_to_front
 
@@ -99,10 +100,10 @@ def _fft_jvp(primals, tangents, **params):
     ans = fft_p.bind(x, **params)
     if t is zero:
         return ans, zero
-    if params["kind"] != "rfft" and t.dtype.kind != "c":
+    if params["kind"] != "rfft" and kind_of(t) != "c":
         from .convert import convert_element_type
         t = convert_element_type(t, _complex_of(t.dtype))
-    elif params["kind"] == "rfft" and t.dtype.kind == "c":
+    elif params["kind"] == "rfft" and kind_of(t) == "c":
         from .convert import real
         t = real(t)
     return ans, fft_p.bind(t, **params)
@@ -145,7 +146,7 @@ def _fft_vjp(ct, ans, primals, needs, *, kind, axes, norm, n_last):
     (x,) = primals
     dn = dual_norm(norm)
     if kind in ("fft", "ifft"):
-        if ct.dtype.kind != "c":
+        if kind_of(ct) != "c":
             from .convert import convert_element_type
             ct = convert_element_type(ct, _complex_of(ct.dtype))
         other = "ifft" if kind == "fft" else "fft"
@@ -153,12 +154,12 @@ def _fft_vjp(ct, ans, primals, needs, *, kind, axes, norm, n_last):
     last = axes[-1]
     if kind == "rfft":
         from .convert import real, convert_element_type
-        if ct.dtype.kind != "c":
+        if kind_of(ct) != "c":
             ct = convert_element_type(ct, _complex_of(ct.dtype))
         padded = _fit_last(ct, last, x.shape[last])
         return [real(fft_p.bind(padded, kind="ifft", axes=axes, norm=dn, n_last=None))]
     # irfft: real cotangent -> w * rfftn(g, dual(norm))
-    if ct.dtype.kind == "c":
+    if kind_of(ct) == "c":
         from .convert import real
         ct = real(ct)
     g = fft_p.bind(ct, kind="rfft", axes=axes, norm=dn, n_last=None)

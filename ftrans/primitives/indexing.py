@@ -148,7 +148,12 @@ gather_p = Primitive("gather")
 
 @gather_p.def_impl
 def _gather_impl(x, *arrays, template):
-    return x[_rebuild(template, arrays)]
+    if type(x) is np.ndarray:
+        return x[_rebuild(template, arrays)]
+    be = backend_for(x)
+    getitem = getattr(be, "getitem", None)  # Dask, array-API arrays
+    return x[_rebuild(template, arrays)] if getitem is None else \
+        getitem(x, _rebuild(template, arrays))
 
 
 def _stand_in(aval):

@@ -88,7 +88,8 @@ def _argsort_impl(x, *, axis):
     xp = backend_for(x).xp
     if xp is np:
         return np.argsort(x, axis=axis, kind="stable").astype(np.int64, copy=False)
-    return xp.argsort(x, axis=axis).astype(np.int64, copy=False)  # CuPy: always stable
+    out = xp.argsort(x, axis=axis)  # CuPy: always stable; Dask/array API: stable=True
+    return out.astype(np.int64, copy=False) if hasattr(out, "astype") else out
 
 
 @argsort_p.def_abstract_eval

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from ..core import Primitive, ShapedArray
+from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ._rules import def_elementwise, conj, elementwise_abstract_eval
 from .elementwise import mul, exp, neg
@@ -52,9 +53,12 @@ _COMPLEX_OK = frozenset({"erf", "erfc"})
 
 def special_module(x):
     """``scipy.special`` for CPU operands, ``cupyx.scipy.special`` for CuPy ones."""
-    if backend_for(x).xp is np:
+    be = backend_for(x)
+    if be.xp is np:
         import scipy.special as sc
         return sc
+    if hasattr(be, "special_module"):  # Dask, array-API arrays (ftrans.kernels.xp)
+        return be.special_module()
     import cupyx.scipy.special as csc  # pragma: no cover - needs a GPU
     return csc
 
@@ -62,16 +66,16 @@ def special_module(x):
 def _abstract(name):
     def abstract_eval(x, **params):
         a = elementwise_abstract_eval(x)
-        if a.dtype.kind == "c" and name not in _COMPLEX_OK:
+        if kind_of(a) == "c" and name not in _COMPLEX_OK:
             raise TypeError(f"{name} is defined for real inputs only (SciPy has no complex "
                             f"{name}); got dtype {a.dtype}")
-        dt = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+        dt = a.dtype if kind_of(a) in "fc" else np.dtype(np.float64)
         return ShapedArray(a.shape, dt)
     return abstract_eval
 
 
 def _check(name, x):
-    kind = np.result_type(x).kind if not hasattr(x, "dtype") else x.dtype.kind
+    kind = np.result_type(x).kind if not hasattr(x, "dtype") else kind_of(x)
     if kind == "c" and name not in _COMPLEX_OK:
         raise TypeError(f"{name} is defined for real inputs only (SciPy has no complex "
                         f"{name}); got dtype {np.result_type(x)}")

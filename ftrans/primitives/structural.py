@@ -46,7 +46,8 @@ def _linear(prim, impl, abstract_eval, transpose, batch):
 # reshape ---------------------------------------------------------------------
 reshape_p = _linear(
     Primitive("reshape"),
-    lambda x, *, new_shape: x.reshape(new_shape),
+    lambda x, *, new_shape: x.reshape(new_shape) if type(x) is np.ndarray else
+    backend_for(x).xp.reshape(x, new_shape),
     lambda x, *, new_shape: ShapedArray(new_shape, x.dtype),
     lambda ct, x, *, new_shape: reshape(ct, x.shape),
     lambda xb, *, new_shape: reshape(xb, (xb.shape[0],) + new_shape))
@@ -63,7 +64,8 @@ def reshape(x, new_shape):
 # transpose -------------------------------------------------------------------
 transpose_p = _linear(
     Primitive("transpose"),
-    lambda x, *, perm: x.transpose(perm),
+    lambda x, *, perm: x.transpose(perm) if type(x) is np.ndarray else
+    backend_for(x).xp.transpose(x, perm),
     lambda x, *, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype),
     lambda ct, x, *, perm: transpose(ct, tuple(np.argsort(perm).tolist())),
     lambda xb, *, perm: transpose(xb, (0,) + tuple(p + 1 for p in perm)))
@@ -99,7 +101,8 @@ def broadcast_to(x, shape):
 # squeeze / expand_dims -------------------------------------------------------
 squeeze_p = _linear(
     Primitive("squeeze"),
-    lambda x, *, dims: x.squeeze(dims),
+    lambda x, *, dims: x.squeeze(dims) if type(x) is np.ndarray else
+    backend_for(x).xp.squeeze(x, dims),
     lambda x, *, dims: ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in dims),
                                    x.dtype),
     lambda ct, x, *, dims: reshape(ct, x.shape),
@@ -120,7 +123,8 @@ def _expand_shape(shape, dims):
 
 expand_dims_p = _linear(
     Primitive("expand_dims"),
-    lambda x, *, dims: x.reshape(_expand_shape(x.shape, dims)),
+    lambda x, *, dims: x.reshape(_expand_shape(x.shape, dims)) if type(x) is np.ndarray else
+    backend_for(x).xp.reshape(x, _expand_shape(x.shape, dims)),
     lambda x, *, dims: ShapedArray(_expand_shape(x.shape, dims), x.dtype),
     lambda ct, x, *, dims: reshape(ct, x.shape),
     lambda xb, *, dims: expand_dims(xb, tuple(d + 1 for d in dims)))

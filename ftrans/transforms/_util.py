@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Tracer, zero, float0, is_inexact
+from ..core.abstract import dtype_of
+from ..kernels import foreign_array
 from ..core.trace import _escaped
 from ..core.pytree import tree_flatten, tree_unflatten
 
@@ -14,7 +16,7 @@ __all__ = ["check_input", "check_matching_tangent", "instantiate_zeros", "as_out
 
 def _is_arraylike(x):
     return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)) or \
-        hasattr(x, "__cuda_array_interface__")
+        hasattr(x, "__cuda_array_interface__") or foreign_array(x)
 
 
 def check_input(x, transform: str):
@@ -31,6 +33,8 @@ def check_input(x, transform: str):
         return x
     if isinstance(x, np.ndarray):
         return x
+    if foreign_array(x):  # CuPy, Dask, array-API arrays: kept as they are
+        return x
     if isinstance(x, (np.generic, bool, int, float, complex)):
         return np.asarray(x)
     if isinstance(x, (list, tuple)):
@@ -42,12 +46,15 @@ def check_input(x, transform: str):
 
 def zeros_like_leaf(p):
     """Zeros of ``p``'s shape and dtype; ``float0`` zeros for integer/boolean ``p``."""
-    if not is_inexact(p.dtype):
-        return np.zeros(p.shape, float0)
     if isinstance(p, Tracer) or isinstance(p, (np.ndarray, np.generic)):
+        if not is_inexact(p.dtype):
+            return np.zeros(p.shape, float0)
         return np.zeros(p.shape, p.dtype)
+    dt = dtype_of(p)
+    if not is_inexact(dt):
+        return np.zeros(p.shape, float0)
     from ..kernels import backend_for
-    return backend_for(p).xp.zeros(p.shape, p.dtype)
+    return backend_for(p).xp.zeros(p.shape, dt)
 
 
 def instantiate_zeros(t, primal):
@@ -65,7 +72,7 @@ def check_matching_tangent(p, t, i):
     ValueError
         shape mismatch.
     """
-    if not is_inexact(p.dtype):
+    if not is_inexact(dtype_of(p)):
         if t is None or getattr(t, "dtype", None) == float0:
             return None
         raise TypeError(
@@ -75,16 +82,18 @@ def check_matching_tangent(p, t, i):
     if t is None:
         raise TypeError(f"jvp: primal leaf {i} (shape {p.shape}, dtype {p.dtype}) needs a "
                         "tangent array, got None")
-    if not isinstance(t, Tracer) and not hasattr(t, "__cuda_array_interface__"):
+    if not isinstance(t, Tracer) and not hasattr(t, "__cuda_array_interface__") and \
+            not foreign_array(t):
         t = np.asarray(t, dtype=p.dtype if isinstance(t, (int, float, complex)) else None)
     if tuple(t.shape) != tuple(p.shape):
         raise ValueError(
             f"jvp: primal and tangent shapes must match; leaf {i} has primal shape "
             f"{tuple(p.shape)} and tangent shape {tuple(t.shape)}")
-    if t.dtype != p.dtype:
+    if t.dtype != p.dtype and dtype_of(t) != dtype_of(p):
         raise TypeError(
             f"jvp: primal and tangent dtypes must match; leaf {i} has primal dtype {p.dtype} "
-            f"and tangent dtype {t.dtype}; cast the tangent, e.g. t.astype({p.dtype.name!r})")
+            f"and tangent dtype {t.dtype}; cast the tangent, e.g. "
+            f"t.astype({dtype_of(p).name!r})")
     return t
 
 

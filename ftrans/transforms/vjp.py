@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core import Trace, PrimalTracer, zero, set_current_trace, is_inexact, float0  # noqa: F401
 from ..core.trace import _ctx
+from ..core.abstract import dtype_of
 from ._util import (check_input, as_output, check_output_leaf, split_aux, normalize_argnums,
                     tree_flatten, tree_unflatten, zeros_like_leaf)
 
@@ -105,7 +106,10 @@ class VJPTrace(Trace):
 
 
 def _has_tangent_space(x):
-    return x.dtype.kind in "fc"
+    try:
+        return x.dtype.kind in "fc"
+    except AttributeError:  # another library's dtype object (array_api_strict)
+        return is_inexact(x.dtype)
 
 
 def _accumulate(cts, i, g):
@@ -393,7 +397,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         _check_grad_output(value, holomorphic)
         results = {}
         if pos is not None:
-            one = np.ones((), dtype=value.dtype)
+            one = np.ones((), dtype=value.dtype) if isinstance(value, (np.ndarray, np.generic)) \
+                else _ones_like_scalar(value)
             results = backward_pass(trace.tape, {pos: one}, consume=True)
         grads = _input_cts(results, positions)
         if holomorphic:
@@ -415,8 +420,14 @@ def _tree_map(f, tree):
     return tree_unflatten(td, [f(l) if l.dtype != float0 else l for l in leaves])
 
 
+def _ones_like_scalar(value):
+    """A 0-d one in ``value``'s array library (CuPy, Dask, array-API arrays)."""
+    from ..kernels import backend_for
+    return backend_for(value).xp.ones((), dtype_of(value))
+
+
 def _check_grad_input(x, i, holomorphic, allow_int):
-    kind = x.dtype.kind
+    kind = dtype_of(x).kind
     if kind not in "fc" and not allow_int:
         raise TypeError(
             f"grad requires real- or complex-valued inputs (floating-point dtypes), but "
@@ -428,7 +439,7 @@ def _check_grad_input(x, i, holomorphic, allow_int):
 
 
 def _check_grad_output(value, holomorphic):
-    kind = value.dtype.kind
+    kind = dtype_of(value).kind
     if holomorphic:
         if kind != "c":
             raise TypeError(f"grad with holomorphic=True requires a complex output, got "

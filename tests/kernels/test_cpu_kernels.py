@@ -402,8 +402,11 @@ def test_backend_for_cupy_type_selects_gpu(monkeypatch):
     monkeypatch.delitem(sys.modules, "ftrans.kernels.gpu", raising=False)
     monkeypatch.setattr(kernels, "_BACKEND_BY_TYPE", {})
     try:
-        backend = kernels.backend_for(np.ones(2), 3.0, fake_cupy.ndarray())
+        backend = kernels.backend_for(np.float64(2.0), np.ones(()), 3.0, fake_cupy.ndarray())
         assert backend.__name__ == "ftrans.kernels.gpu"
+        # a NumPy array (ndim > 0) with a CuPy one: mixing, a TypeError naming both
+        with pytest.raises(TypeError, match=r"numpy\.ndarray.*cupy\.ndarray.*cupy\.asarray"):
+            kernels.backend_for(np.ones(2), fake_cupy.ndarray())
         assert backend.xp is fake_cupy
         assert kernels.backend_for(fake_cupy.ndarray()) is backend  # cached per type
         assert kernels.backend_for(np.ones(2)) is cpu

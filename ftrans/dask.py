@@ -1,0 +1,155 @@
+"""Losses over chunked Dask arrays: per-chunk value and gradient on the workers.
+
+Two ways to differentiate a function of ``dask.array`` inputs:
+
+* **Operation by operation** -- call :func:`ftrans.grad` (``value_and_grad``, ``vjp``,
+  ``jvp``, ``hvp``, ``vmap``) on the function directly.  Every primitive on a Dask
+  array adds lazy tasks to a Dask graph (the kernel seam, ``ftrans.kernels.xp``), so
+  the result is a lazy ``dask.array.Array``; ``.compute()`` runs it on the active
+  scheduler.  This works for any function built from primitives Dask supports, but
+  the graph has a few tasks per primitive per chunk, and every transform call builds
+  a new graph.
+* **Per chunk** -- :func:`value_and_grad` here, for a loss that is a *sum over the
+  rows* of its chunked arguments, ``L(w) = sum_b f(w, X_b, y_b)``: one task per chunk
+  runs ``ftrans.value_and_grad(f)`` on NumPy blocks (numba kernels, no graph per
+  operation), and a tree reduction adds the per-chunk values and gradients.  The
+  graph has ``n_chunks + n_chunks / (split_every - 1)`` tasks whatever ``f`` does,
+  which makes it much cheaper to schedule (see ``benchmarks/bench_dask.py``); use it
+  for data-parallel losses (empirical risk, log-likelihoods of independent rows).
+
+Dask is the distributed engine: whatever scheduler is active (threads, processes, a
+``distributed`` cluster) runs the graph.  ftrans writes no cluster code of its own.
+"""
+from __future__ import annotations
+
+import functools
+
+__all__ = ["value_and_grad", "grad"]
+
+
+def _tree():
+    from . import tree_util
+    return tree_util
+
+
+def _sum_parts(*parts):
+    """Sum ``(value, grad_pytree)`` pairs leaf by leaf (one node of the reduction)."""
+    tu = _tree()
+    value, g = parts[0]
+    for v, h in parts[1:]:
+        value = value + v
+        g = tu.tree_map(lambda a, b: a + b, g, h)
+    return value, g
+
+
+def _chunk_value_and_grad(fun, argnums, template, *leaves):
+    """``ftrans.value_and_grad(fun, argnums)`` on one chunk's NumPy blocks."""
+    from . import value_and_grad as vg
+    args = _tree().tree_unflatten(template, list(leaves))
+    value, g = vg(fun, argnums)(*args)
+    return value, g
+
+
+def value_and_grad(fun, argnums=0, *, split_every=8, compute=True):
+    """Value and gradient of a sum over rows, evaluated chunk by chunk with Dask.
+
+    ``fun(*args)`` must return a scalar that is the *sum over the rows* of the Dask
+    array arguments: for row blocks ``b`` of every ``dask.array.Array`` argument
+    (split along axis 0), ``fun(*args) == sum_b fun(*args_b)``.  Means are not sums:
+    divide by the number of rows outside, or pass it in.
+
+    Args:
+        fun: the loss, written with ``ftrans.numpy``; it is called on NumPy blocks.
+        argnums: int or tuple of ints: positional arguments to differentiate, as in
+            :func:`ftrans.value_and_grad`.  They must not be Dask arrays (they are
+            the parameters, sent once to every worker).
+        split_every: fan-in of the tree reduction of the per-chunk results (>= 2).
+        compute: ``True`` (default) to compute and return NumPy results; ``False``
+            to return a ``dask.delayed.Delayed`` of the ``(value, grad)`` pair.
+
+    Returns:
+        ``f(*args) -> (value, grad)``: ``value`` a 0-d NumPy array, ``grad`` shaped
+        like the differentiated argument(s) (a tuple for a tuple ``argnums``).
+
+    Raises:
+        TypeError: no Dask array argument, a Dask argument in ``argnums``, or Dask
+            arguments with different numbers of rows.
+        ValueError: ``split_every < 2``.
+
+    Chunking: every Dask argument is rechunked (lazily) to one chunk along its other
+    axes and to the row chunks of the first Dask argument, so block ``b`` of each
+    argument holds the same rows.  One task per row block computes the block's value
+    and gradient (``ftrans.value_and_grad`` on NumPy data, on the worker that holds
+    the block); ``ceil(log_split_every(n_blocks))`` levels of tasks add them up.
+
+    >>> import numpy as np, dask.array as da, ftrans.numpy as fnp, ftrans.dask
+    >>> X = da.ones((1000, 3), chunks=(250, 3))
+    >>> loss = lambda w, X: fnp.sum((X @ w) ** 2)
+    >>> v, g = ftrans.dask.value_and_grad(loss)(np.ones(3), X)
+    >>> float(v), g.tolist()
+    (9000.0, [6000.0, 6000.0, 6000.0])
+    """
+    if split_every < 2:
+        raise ValueError(f"split_every must be at least 2, got {split_every}")
+
+    @functools.wraps(fun)
+    def vg(*args):
+        import dask
+        import dask.array as da
+        from .transforms._util import normalize_argnums
+        nums, _ = normalize_argnums(argnums, len(args), "ftrans.dask.value_and_grad")
+        tu = _tree()
+        leaves, template = tu.tree_flatten(args)
+        pos = [i for i, l in enumerate(leaves) if isinstance(l, da.Array)]
+        if not pos:
+            raise TypeError("ftrans.dask.value_and_grad: no argument is a dask.array.Array; "
+                            "use ftrans.value_and_grad for in-memory data")
+        for i in nums:
+            if any(isinstance(l, da.Array) for l in tu.tree_flatten(args[i])[0]):
+                raise TypeError(
+                    f"ftrans.dask.value_and_grad: argument {i} is differentiated but holds "
+                    "a Dask array; the differentiated arguments are the parameters (NumPy "
+                    "arrays); the Dask arguments are the data the loss sums over")
+        first = leaves[pos[0]]
+        n = first.shape[0]
+        rows = first.chunks[0]
+        blocks = {}
+        for i in pos:
+            a = leaves[i]
+            if a.ndim == 0 or a.shape[0] != n:
+                raise TypeError(
+                    f"ftrans.dask.value_and_grad: the Dask arguments must have the same "
+                    f"number of rows (axis 0); got shapes {first.shape} and {a.shape}")
+            want = (rows,) + tuple((s,) for s in a.shape[1:])
+            if a.chunks != want:
+                a = a.rechunk(want)
+            blocks[i] = a.to_delayed().reshape(-1)
+        small = [dask.delayed(l) if i not in blocks and hasattr(l, "shape") else l
+                 for i, l in enumerate(leaves)]
+        task = dask.delayed(_chunk_value_and_grad, pure=True)
+        parts = []
+        for b in range(len(rows)):
+            chunk_leaves = [blocks[i][b] if i in blocks else small[i]
+                            for i in range(len(leaves))]
+            parts.append(task(fun, argnums, template, *chunk_leaves))
+        reduce = dask.delayed(_sum_parts, pure=True)
+        while len(parts) > 1:
+            parts = [reduce(*parts[k:k + split_every])
+                     for k in range(0, len(parts), split_every)]
+        out = parts[0]
+        return out.compute() if compute else out
+
+    return vg
+
+
+def grad(fun, argnums=0, *, split_every=8, compute=True):
+    """The gradient part of :func:`value_and_grad` (same arguments)."""
+    vg = value_and_grad(fun, argnums, split_every=split_every, compute=False)
+
+    @functools.wraps(fun)
+    def g(*args):
+        import dask
+        out = dask.delayed(lambda pair: pair[1], pure=True)(vg(*args))
+        return out.compute() if compute else out
+
+    return g
