@@ -28,7 +28,9 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "
 
 
 def __getattr__(name):
-    if name == "testing":
+    # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,
+    # ``dask`` the Dask library
+    if name in ("testing", "dask"):
         import importlib
-        return importlib.import_module(".testing", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ftrans' has no attribute {name!r}")
