@@ -246,6 +246,12 @@ def _dask_page():
     return _module_page("ftrans.dask", intro)
 
 
+def _compiler_page():
+    intro = ("IR -> executable: what :func:`ftrans.jit` hands its staged programs to.  "
+             "See :doc:`../../guide/jit`.")
+    return _module_page("ftrans.compiler", intro)
+
+
 def _subpages(title_mod, intro, subs, members_of=()):
     """One page: ``title_mod`` and its submodules ``subs`` as sections."""
     parts = [_module_page(title_mod, intro, members_of=members_of)]
@@ -302,6 +308,7 @@ def generate(outdir: Path):
         "compat_func": _compat_func_page(),
         "lax": _lax_page(),
         "dask": _dask_page(),
+        "compiler": _compiler_page(),
     }
     # a public submodule of ftrans without a page of its own above (one added later,
     # e.g. ftrans.lax) still gets one, listing all of its public names
