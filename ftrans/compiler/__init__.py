@@ -235,6 +235,9 @@ def _compile_cpu(ir):
                 x = aval.dtype.type(x)
             res.append(x)
         return res
+    # introspection (tests, benchmarks): the numba dispatchers and the graph breaks
+    run.dispatchers = [st.fn for st in compiled if type(st) is _SegmentCall]
+    run.graph_breaks = [st[0].prim.name for st in compiled if type(st) is not _SegmentCall]
     return run
 
 

@@ -440,3 +440,14 @@ abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none")
 for _p, _n in ((sin_p, "sin"), (cos_p, "cos")):
     _p.lowering = dict(_ew(f"_{_n}_fast({{0}})", f"{_n}({{0}})"), guard="_trig_bad({0})",
                        numba_exact=f"_{_n}({{0}})")
+
+
+def _div_abstract_eval(x, y):
+    """True division: NumPy's promotion, integers and booleans to float64."""
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+    a = elementwise_abstract_eval(x, y)
+    return a if a.dtype.kind in "fc" else ShapedArray(a.shape, np.dtype(np.float64))
+
+
+div_p.abstract_eval = _div_abstract_eval
