@@ -4,21 +4,24 @@
 >>> ftrans.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.ones(3))  # doctest: +SKIP
 
 The public API (DESIGN.md): ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``jacfwd``,
-``jacrev``/``jacobian``, ``hessian``, ``stop_gradient``, ``tree_util``, ``float0``,
+``jacrev``/``jacobian``, ``hessian``, ``jit``, ``make_ir``, ``disable_jit``,
+``stop_gradient``, ``tree_util``, ``float0``,
 ``testing.check_grads``.  ``ftrans.numpy`` is imported lazily on first attribute
 access so that ``import ftrans`` stays fast.
 """
 from . import tree_util
 from .core import float0, EscapedTracerError, TracerArrayConversionError
 from .transforms import (jvp, vjp, grad, value_and_grad, jacfwd, jacrev, jacobian, hessian,
-                         hvp, vmap, linearize, custom_jvp, custom_vjp, checkpoint, remat)
+                         hvp, vmap, linearize, custom_jvp, custom_vjp, checkpoint, remat,
+                         jit, make_ir, disable_jit)
+from .core.ir import ConcretizationError
 from .primitives import stop_gradient
 from . import numpy  # noqa: F401  (installs the Tracer operators)
 
 __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
-           "checkpoint", "remat",
+           "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
            "TracerArrayConversionError", "numpy", "testing"]
 

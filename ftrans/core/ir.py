@@ -192,6 +192,8 @@ def eval_ir(ir: IR, *args, consts=None):
     for v, x in zip(ir.const_vars, ir.consts if consts is None else consts):
         env[v] = x
     for v, x in zip(ir.in_vars, args):
+        if v.aval.weak_type and isinstance(x, (np.ndarray, np.generic)):
+            x = x.item()  # a weakly typed value runs as a Python scalar
         env[v] = x
 
     def read(a):
@@ -203,7 +205,10 @@ def eval_ir(ir: IR, *args, consts=None):
             for v, o in zip(eqn.outputs, out):
                 env[v] = o
         else:
-            env[eqn.outputs[0]] = out
+            v = eqn.outputs[0]
+            if v.aval.weak_type and isinstance(out, (np.ndarray, np.generic)):
+                out = out.item()  # Python arithmetic on Python scalars: still weak
+            env[v] = out
     return [read(a) for a in ir.out_vars]
 
 
@@ -261,6 +266,16 @@ class StagingTracer(Tracer):
         return f"StagingTracer({_aval_str(self.aval)})"
 
 
+# The primitives Python's operators apply.  A staged Python scalar (a weakly typed 0-d
+# input) combined by them with Python scalars only gives a weakly typed result, as
+# Python arithmetic on Python scalars gives a Python scalar in eager code (NEP 50): so
+# ``x_f32 * (2 * s)`` stays float32 when staged, as it does eagerly.  (Other primitives
+# -- ``fnp.sin(s)`` -- give a strong 0-d array, as NumPy's functions do eagerly.)
+# ``eval_ir`` runs such values as Python scalars.
+_WEAK_PRESERVING = frozenset({"add", "sub", "mul", "div", "floor_divide", "pow",
+                              "integer_pow", "neg", "abs", "eq", "ne", "lt", "le", "gt", "ge"})
+
+
 class StagingTrace(Trace):
     """Records primitive applications into an IR (see the module docstring)."""
 
@@ -311,6 +326,9 @@ class StagingTrace(Trace):
             outs = [StagingTracer(self, a, Var(a)) for a in out_aval]
             self.eqns.append(Eqn(prim, ins, params, [o.var for o in outs]))
             return tuple(outs)
+        if prim.name in _WEAK_PRESERVING and all(a.aval.weak_type for a in ins) and any(
+                type(a) is Var for a in ins):
+            out_aval = ShapedArray(out_aval.shape, out_aval.dtype, weak_type=True)
         out = StagingTracer(self, out_aval, Var(out_aval))
         self.eqns.append(Eqn(prim, ins, params, [out.var]))
         return out
@@ -396,7 +414,7 @@ def dce(ir: IR, used_outputs=None) -> IR:
               eqns, outs)
 
 
-def partition(ir: IR, unknown_inputs):
+def partition(ir: IR, unknown_inputs, force_unknown=()):
     """Split a program into the part computable from the *known* inputs and the rest.
 
     This is partial evaluation (JAX's ``partial_eval_jaxpr_nounits``): an equation is
@@ -411,6 +429,10 @@ def partition(ir: IR, unknown_inputs):
     ir : IR
     unknown_inputs : sequence of bool
         One flag per ``ir.in_vars`` entry.
+    force_unknown : collection of Eqn, optional
+        Equations put on the unknown side even when all their inputs are known (a
+        backward pass's recomputations: ``checkpoint``'s, and the derivative factors
+        that ``ftrans.jit`` keeps out of its forward program).
 
     Returns
     -------
@@ -422,9 +444,10 @@ def partition(ir: IR, unknown_inputs):
         that does not depend on an unknown input is a known output).
     """
     unknown = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
+    force = {id(e) for e in force_unknown}
     known_eqns, unknown_eqns = [], []
     for e in ir.eqns:
-        if any(type(a) is Var and a in unknown for a in e.inputs):
+        if id(e) in force or any(type(a) is Var and a in unknown for a in e.inputs):
             unknown_eqns.append(e)
             unknown.update(e.outputs)
         else:

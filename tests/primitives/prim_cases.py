@@ -692,7 +692,7 @@ case("pinv", lambda a: PL.pinv(a, hermitian=True), lambda a: np.linalg.pinv(a, h
 
 
 # ---------------------------------------------------------------------------------
-# higher-order primitives (custom_jvp, custom_vjp, checkpoint): a user function applied
+# higher-order primitives (custom_jvp, custom_vjp, checkpoint, jit): a user function applied
 # through them; their rules must agree with finite differences of that function
 # ---------------------------------------------------------------------------------
 @ftrans.custom_jvp
@@ -719,6 +719,9 @@ case("custom_jvp_call", _softplus, lambda x: np.log1p(np.exp(x)), Arg(S))
 case("custom_vjp_call", _sin_times, lambda x, y: np.sin(x) * y, Arg(S), Arg(S))
 case("checkpoint", ftrans.checkpoint(lambda x, y: P.tanh(P.mul(x, y))),
      lambda x, y: np.tanh(x * y), Arg(S), Arg(S))
+# jit: a staged program applied through the jit primitive (its rules transform the IR)
+case("jit", ftrans.jit(lambda x, y: P.mul(P.tanh(P.mul(x, y)), P.sin(x))),
+     lambda x, y: np.tanh(x * y) * np.sin(x), Arg(S), Arg(S), complex=True)
 
 # ---------------------------------------------------------------------------------
 # special functions (ftrans.primitives.special; references from scipy.special)
