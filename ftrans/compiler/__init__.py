@@ -231,8 +231,11 @@ def _compile_cpu(ir):
                 res.append(v.val)
                 continue
             x = env[v]
-            if not aval.shape and not isinstance(x, (np.ndarray, np.generic)):
-                x = aval.dtype.type(x)
+            if not aval.shape:
+                if aval.weak_type:  # a weakly typed result is a Python scalar (as in eval_ir)
+                    x = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
+                elif not isinstance(x, (np.ndarray, np.generic)):
+                    x = aval.dtype.type(x)
             res.append(x)
         return res
     # introspection (tests, benchmarks): the numba dispatchers and the graph breaks

@@ -227,8 +227,9 @@ def gpu_ops(ir):
         elif spec == "bool":
             casts = [np.dtype(bool)] * n
         elif spec == "promote":
-            casts = [np.result_type(*[a.val if type(a) is Literal else a.aval.dtype
-                                      for a in e.inputs])] * n
+            casts = [np.result_type(*[a.val if type(a) is Literal else
+                                      a.aval.dtype.type(0).item() if a.aval.weak_type else
+                                      a.aval.dtype for a in e.inputs])] * n
         else:
             casts = [None if s == "none" else np.dtype(bool) if s == "bool" else out_dt
                      for s in spec]
@@ -239,7 +240,7 @@ def gpu_ops(ir):
             else:
                 nm = g.operand(a)
                 exprs.append(nm if c is None else _ccast(nm, a.aval.dtype, c))
-        r = f"r{o.count}"
+        r = f"r{len(g.regs)}"
         expr = low["cuda"].format(*exprs, **e.params)
         g.lines.append(f"{_CTYPES[out_dt.name]} {r} = ({_CTYPES[out_dt.name]})({expr});")
         g.regs[o] = r

@@ -144,6 +144,8 @@ def _weak_type(a):
     """The operand's type for promotion: a literal's Python type (weak, NEP 50)."""
     if type(a) is Literal:
         return a.val
+    if a.aval.weak_type:
+        return a.aval.dtype.type(0).item()
     return a.aval.dtype
 
 
@@ -214,11 +216,19 @@ class _Codegen:
                 if type(a) is Var:
                     self.consumers.setdefault(a, set()).add(i)
         self.live_out = set(seg.outputs)
+        self.ids = {}
 
     # naming ----------------------------------------------------------------------
-    @staticmethod
-    def vname(v):
-        return f"v{v.count}"
+    def vid(self, v):
+        """A number for ``v`` in order of appearance: the source text (and so its hash, the
+        disk cache key) does not depend on what else the process staged before."""
+        n = self.ids.get(v)
+        if n is None:
+            n = self.ids[v] = len(self.ids)
+        return n
+
+    def vname(self, v):
+        return f"v{self.vid(v)}"
 
     def fresh(self, p="t"):
         self.tmp += 1
@@ -368,7 +378,7 @@ class _Codegen:
             self.lines.append(f"{name} = {expr}")
             self.view[o] = _identity(name, 0)
             return
-        r = f"r{o.count}"
+        r = f"r{self.vid(o)}"
         g.body.append(f"{r} = {expr}" if isinstance(expr, str) else
                       (f"{r} = {expr[0]}", f"{r} = {expr[1]}"))
         g.regs[o] = r
@@ -395,7 +405,7 @@ class _Codegen:
         val = _cast(val, dt, accdt)
         init, combine = _MONOID[monoid]
         name = self.vname(o)
-        a = f"a{o.count}"
+        a = f"a{self.vid(o)}"
         if len(axes) == len(shape):  # full reduction: a scalar accumulator
             g.pre.append(f"{a} = {init(accdt)}")
             g.body.append(combine(a, val, accdt.kind))
