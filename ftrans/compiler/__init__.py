@@ -24,6 +24,9 @@ How a program is compiled
    through BLAS (``np.dot``).  GPU (:mod:`._cupy`): fused elementwise groups become
    ``cupy.ElementwiseKernel``\\ s, reductions ``cupy.ReductionKernel``\\ s, the other
    equations run their impl on CuPy arrays (``dot_general``: cuBLAS).
+   ``FTRANS_COMPILER=reference`` in the environment makes the CPU backend the reference
+   interpreter (each equation's impl; no numba), e.g. for test suites of the transforms
+   that stage hundreds of small programs.
 4. Caching.  In memory: ``ir.cache[("compiled", backend)]`` and one module per distinct
    source text.  On disk: the module is written to ``$FTRANS_CACHE_DIR`` (default
    ``~/.cache/ftrans``) under a name that is the hash of its text, and its functions are
@@ -75,14 +78,15 @@ ftrans to float64 rounding; they can differ in the last bits where
 """
 from __future__ import annotations
 
+import os as _os
 import warnings
 
 import numpy as np
 
-from ..core.ir import IR, Var, Literal, eval_ir, dce
+from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
 
-__all__ = ["compile_ir", "cache_dir", "graph_breaks"]
+__all__ = ["compile_ir", "cache_dir", "graph_breaks", "inline_jit"]
 
 
 def cache_dir():
@@ -116,7 +120,8 @@ def compile_ir(ir: IR, backend: str = "cpu"):
     run = ir.cache.get(key)
     if run is None:
         if backend == "cpu":
-            run = _compile_cpu(ir)
+            run = _reference(ir) if _os.environ.get("FTRANS_COMPILER") == "reference" \
+                else _compile_cpu(ir)
         elif backend == "gpu":
             from ._cupy import compile_gpu
             run = compile_gpu(ir)
@@ -124,6 +129,42 @@ def compile_ir(ir: IR, backend: str = "cpu"):
             raise ValueError(f"compile_ir: backend must be 'cpu' or 'gpu', got {backend!r}")
         ir.cache[key] = run
     return run
+
+
+def inline_jit(ir: IR) -> IR:
+    """``ir`` with the equations of nested ``jit`` programs spliced in (recursively), so
+    that they fuse with their surroundings instead of running as separate programs."""
+    if not any(e.prim.name == "jit" and isinstance(e.params.get("ir"), IR) for e in ir.eqns):
+        return ir
+    eqns = []
+    const_vars, consts = list(ir.const_vars), list(ir.consts)
+    seen = set(const_vars)
+    subst = {}
+
+    def sub(a):
+        return subst.get(a, a) if type(a) is Var else a
+
+    for e in ir.eqns:
+        inner = e.params.get("ir") if e.prim.name == "jit" else None
+        if not isinstance(inner, IR):
+            eqns.append(Eqn(e.prim, [sub(a) for a in e.inputs], e.params, e.outputs)
+                        if any(type(a) is Var and a in subst for a in e.inputs) else e)
+            continue
+        inner = inline_jit(inner)
+        env = dict(zip(inner.in_vars, [sub(a) for a in e.inputs]))
+        for v, c in zip(inner.const_vars, inner.consts):
+            if v not in seen:
+                seen.add(v)
+                const_vars.append(v)
+                consts.append(c)
+        for ie in inner.eqns:
+            outs = [Var(o.aval) for o in ie.outputs]  # fresh: a program may be inlined twice
+            eqns.append(Eqn(ie.prim, [env.get(a, a) if type(a) is Var else a
+                                      for a in ie.inputs], ie.params, outs))
+            env.update(zip(ie.outputs, outs))
+        for o, io in zip(e.outputs, inner.out_vars):
+            subst[o] = env.get(io, io) if type(io) is Var else io
+    return IR(ir.in_vars, const_vars, consts, eqns, [sub(v) for v in ir.out_vars])
 
 
 def _reference(ir):
@@ -140,7 +181,8 @@ def graph_breaks(ir: IR, backend: str = "cpu"):
         from ._numba import lowerable
     else:
         from ._cupy import lowerable
-    return sorted({s.prim.name for s in plan(dce(ir), lowerable) if not isinstance(s, Segment)})
+    return sorted({s.prim.name for s in plan(dce(inline_jit(ir)), lowerable)
+                   if not isinstance(s, Segment)})
 
 
 def _prep(x, aval):
@@ -189,7 +231,7 @@ def _compile_cpu(ir):
         return _reference(ir)
     from ._plan import plan, Segment
     from . import _numba
-    prog = dce(ir)
+    prog = dce(inline_jit(ir))
     steps = plan(prog, _numba.lowerable)
     funcs = []
     for k, st in enumerate(steps):

@@ -161,7 +161,8 @@ class _GroupBuilder:
 
 def gpu_ops(ir):
     """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
-    prog = dce(ir)
+    from . import inline_jit
+    prog = dce(inline_jit(ir))
     eqns = prog.eqns
     uses = {}
     for i, e in enumerate(eqns):

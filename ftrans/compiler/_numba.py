@@ -45,6 +45,10 @@ __all__ = ["lowerable", "generate", "load", "PARALLEL_MIN_SIZE"]
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PAR", 2 ** 19))
 
 _SUPPORTED_KINDS = set("biufc")
+#: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
+#: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
+#: does not cover, which doubles numba's compile time for that loop.
+_FAST_MIN_SIZE = 512
 
 
 def _dtype_ok(dt, allow_complex):
@@ -365,8 +369,8 @@ class _Codegen:
         if guard is not None:
             # a fast formula valid unless ``guard``; the loop reruns with the exact one
             exact = _result(low["numba_exact"].format(*ops, **eqn.params), dt)
-            if g is None:
-                expr = exact
+            if g is None or prod(shape) < _FAST_MIN_SIZE:
+                expr = exact  # small: vectorizing gains little, a second loop costs compile time
             else:
                 g.guards.append(guard.format(*ops, **eqn.params))
                 expr = (expr, exact)
