@@ -205,9 +205,15 @@ def _eqn_runner(eqn):
     params = eqn.params
     multiple = prim.multiple_results
 
+    weak = [o.aval.weak_type for o in eqn.outputs]
+
     def run(vals):
         out = prim.impl(*vals, **params)
-        return list(out) if multiple else [out]
+        out = list(out) if multiple else [out]
+        if any(weak):  # weakly typed results are Python scalars (as in eval_ir)
+            out = [o.item() if w and isinstance(o, (np.ndarray, np.generic)) else o
+                   for o, w in zip(out, weak)]
+        return out
     return run
 
 
@@ -258,7 +264,12 @@ def _compile_cpu(ir):
             raise TypeError(f"the program takes {n_in} inputs, got {len(args)}")
         env = dict(consts)
         for v, x, a in zip(in_vars, args, in_avals):
-            env[v] = _prep(x, a)
+            # a weakly typed input stays a Python scalar (an impl that graph-breaks must see
+            # it weak, as eval_ir does); numba takes it as a 64-bit value
+            if a.weak_type:
+                env[v] = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
+            else:
+                env[v] = _prep(x, a)
         for st in compiled:
             if type(st) is _SegmentCall:
                 st(env)
@@ -297,8 +308,8 @@ class _SegmentCall:
         self.fn = fn
         self.ins = seg.inputs
         self.outs = seg.outputs
-        self.scalar_types = [None if v.aval.shape else np.dtype(v.aval.dtype).type
-                             for v in seg.outputs]
+        self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
+                             np.dtype(v.aval.dtype).type for v in seg.outputs]
         self.ok = False  # ran once: later exceptions are the program's, not numba's
 
     def __call__(self, env):
