@@ -451,3 +451,29 @@ def _div_abstract_eval(x, y):
 
 
 div_p.abstract_eval = _div_abstract_eval
+
+
+# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
+# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
+# int32/int64 and Python ints float64); the abstract value must say what impl returns.
+def _float_valued_abstract_eval(ufunc):
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+
+    def rule(*avals, **params):
+        a = elementwise_abstract_eval(*avals)
+        if a.dtype.kind in "fc":
+            return a
+        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
+                   if isinstance(x, ShapedArray) else x for x in avals]
+        with np.errstate(all="ignore"):
+            return ShapedArray(a.shape, np.asarray(ufunc(*samples)).dtype)
+    return rule
+
+
+for _p, _uf in [(exp_p, np.exp), (log_p, np.log), (log1p_p, np.log1p), (expm1_p, np.expm1),
+                (sin_p, np.sin), (cos_p, np.cos), (tan_p, np.tan), (tanh_p, np.tanh),
+                (sinh_p, np.sinh), (cosh_p, np.cosh), (arcsin_p, np.arcsin),
+                (arccos_p, np.arccos), (arctan_p, np.arctan), (sqrt_p, np.sqrt),
+                (arctan2_p, np.arctan2), (logaddexp_p, np.logaddexp)]:
+    _p.abstract_eval = _float_valued_abstract_eval(_uf)

@@ -113,3 +113,14 @@ for _p, _nb, _cu, _cast in [
         (floor_divide_p, "np.floor_divide({0}, {1})", None, "out")]:
     _p.lowering = {"kind": "elementwise", "numba": _nb, "cuda": _cu, "complex": False,
                    "cast": _cast}
+
+
+def _set_rounding_abstract_evals():
+    # the result dtype NumPy gives for integer/boolean operands (see elementwise.py)
+    import numpy as np
+    from .elementwise import _float_valued_abstract_eval
+    for p, uf in ((floor_p, np.floor), (ceil_p, np.ceil), (round_p, np.round)):
+        p.abstract_eval = _float_valued_abstract_eval(uf)
+
+
+_set_rounding_abstract_evals()
