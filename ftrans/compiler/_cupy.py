@@ -256,13 +256,16 @@ def compile_gpu(ir):
     """``run(*cupy_arrays) -> list`` for ``ir`` (see the module docstring)."""
     prog, ops = gpu_ops(ir)
     consts = dict(zip(prog.const_vars, prog.consts))
+    on_device = []  # the constants, copied to the GPU on the first call
     in_vars, out_vars = prog.in_vars, prog.out_vars
 
     def run(*args):
         import cupy
         if len(args) != len(in_vars):
             raise TypeError(f"the program takes {len(in_vars)} inputs, got {len(args)}")
-        env = {v: cupy.asarray(c) for v, c in consts.items()}
+        if not on_device:
+            on_device.append({v: cupy.asarray(c) for v, c in consts.items()})
+        env = dict(on_device[0])
         env.update(zip(in_vars, args))
         for op in ops:
             t = type(op)

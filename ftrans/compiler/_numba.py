@@ -36,13 +36,13 @@ from ..core.ir import Var, Literal
 __all__ = ["lowerable", "generate", "load", "PARALLEL_MIN_SIZE"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
-#: many elements on, serially below.  Measured on the 2-core development VM with
-#: ``python -m ftrans.compiler._bench_parallel`` (a W5-like chain: sin, cos, exp, 6
-#: multiplications per element): serial vs prange cross at about 2**15 elements on an idle
-#: machine, but when other processes hold a core the pool's worker waits for a scheduler
-#: tick (ftrans/kernels/cpu.py, NUMBA_PARALLEL_MIN_SIZE), so the pool is used from 2**17
-#: elements (about 1.5 ms of serial work) on, where a stall costs less than it saves.
-PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PAR", 2 ** 19))
+#: many elements on, serially below: the threshold of the eager kernels
+#: (``ftrans.kernels.cpu.NUMBA_PARALLEL_MIN_SIZE``, same reasoning: when another process
+#: holds a core, a parallel loop waits a whole scheduler tick for its worker, 4-16 ms, so
+#: the pool pays only for loops of several milliseconds).  ``benchmarks/
+#: bench_compiler_parallel.py`` times W5's fused loop both ways; ``FTRANS_PARALLEL_MIN_SIZE``
+#: overrides the value.
+PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
 _SUPPORTED_KINDS = set("biufc")
 #: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
@@ -551,8 +551,6 @@ class _Codegen:
             a = _cast(self.read(lhs, ldim), lhs.aval.dtype, dt)
             b = _cast(self.read(rhs, rdim), rhs.aval.dtype, dt)
             g = self.group(oshape) if oshape else None
-            if g is not None and prod(oshape) == 0:
-                pass
             self.member(i, o, _result(f"({a} * {b})", dt), g)
             return
         m = prod(ls[d] for d in lf)

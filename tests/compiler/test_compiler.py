@@ -167,7 +167,8 @@ def test_literals_weak_types_and_dtypes():
                 i32.astype(np.float32) / 7, b.astype(np.float32) + x32, fnp.sum(x32),
                 fnp.sum(x32, axis=0), fnp.max(i64), fnp.floor(x32 * 3), fnp.round(x32 * 3),
                 fnp.ceil(x32 * 3), fnp.sign(x32), fnp.isnan(x32 / 0.0), fnp.isinf(x32 / 0.0),
-                fnp.isfinite(x32 / 0.0), x32 // 0.25, fnp.minimum(i32, 2)]
+                fnp.isfinite(x32 / 0.0), x32 // 0.25, fnp.minimum(i32, 2),
+                fnp.sin(i32), fnp.sqrt(i64), fnp.exp(b), fnp.arctan2(i32, i64)]
     ir = check(f, [x32, i32, i64, b])
     out = compiled(ir, x32, i32, i64, b)
     assert out[0].dtype == np.float32 and out[5].dtype == np.int32 and out[10].dtype == bool
@@ -176,12 +177,17 @@ def test_literals_weak_types_and_dtypes():
 def test_weakly_typed_python_scalar_inputs_and_literal_outputs():
     from ftrans.core import ShapedArray
     x = np.linspace(-1, 1, 7, dtype=np.float32)
-    ir, _ = stage(lambda x, s: [x * s, s * 2.0, x], [x, ShapedArray((), np.float64, weak_type=True)])
+    ir, _ = stage(lambda x, s: [x * s, s * 2.0, x, x * fnp.sin(s)],
+                  [x, ShapedArray((), np.float64, weak_type=True)])
     ref = reference(ir, x, 3.0)
     out = compiled(ir, x, 3.0)
     for o, r in zip(out, ref):
         assert_close(o, r)
     assert out[0].dtype == np.float32
+    # a weakly typed Python int: sin of it is float64 (NumPy's loop for ints)
+    ir, _ = stage(lambda x, s: [x * fnp.sin(s), x * s], [x, ShapedArray((), np.int64, weak_type=True)])
+    for o, r in zip(compiled(ir, x, 2), reference(ir, x, 2)):
+        assert_close(o, r)
 
 
 def test_zero_size_and_0d():
