@@ -621,6 +621,8 @@ class _Codegen:
             nd = len(v.aval.shape)
             if nd == 0:
                 rets.append(self.read(v, []))
+            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0):
+                rets.append(f"{vw.name}.T")  # a transposed result: a view, as NumPy's
             else:
                 rets.append(self.contiguous(v))
         return rets
