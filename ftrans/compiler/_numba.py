@@ -17,6 +17,10 @@ A segment's equations are emitted in order into the body of one function:
 * other reshapes, ``concatenate`` and materialized views are copy loops or ``reshape`` of
   a contiguous array.
 
+Each flushed loop nest is emitted as its own small ``@njit`` function that the segment's
+function calls: LLVM vectorizes a loop there that it leaves scalar inside a large
+function (W2's float32 tanh loop: 0.3 ms against 2 ms).
+
 Values of shape ``()`` are scalars in the generated code.
 """
 from __future__ import annotations
@@ -511,10 +515,6 @@ class _Codegen:
             return vw.name
         name = self.fresh()
         shp = tuple(t[p] for p in perm)
-        if nd == 0:
-            self.lines.append(f"{name} = np.empty((), {_tyname(dt)})")
-            self.lines.append(f"{name}[()] = {_cast(self.read(x, []), x.aval.dtype, dt)}")
-            return name
         self.lines.append(f"{name} = np.empty({shp!r}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(shp):
