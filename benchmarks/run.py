@@ -73,8 +73,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+_t0 = time.perf_counter()
 import ftrans  # noqa: E402
 import ftrans.numpy as fnp  # noqa: E402
+_IMPORT_S = time.perf_counter() - _t0
 
 # ---------------------------------------------------------------------------------------
 # optional references
@@ -227,6 +229,8 @@ def w1_setup():
 
     g_ftrans = ftrans.grad(f_ftrans)
     impls["ftrans"] = lambda: g_ftrans(x)
+    jg_ftrans = ftrans.jit(ftrans.grad(f_ftrans))
+    impls["ftrans.jit"] = lambda: jg_ftrans(x)
 
     if torch is not None:
         def torch_eager():
@@ -353,6 +357,8 @@ def w2_setup():
 
     g_ftrans = ftrans.grad(loss_ftrans)
     impls["ftrans"] = lambda: g_ftrans(params, X, Y)
+    jg_ftrans = ftrans.jit(ftrans.grad(loss_ftrans))
+    impls["ftrans.jit"] = lambda: jg_ftrans(params, X, Y)
     impls["NumPy by hand"] = lambda: w2_numpy_grad(params, X, Y)
 
     if torch is not None:
@@ -428,6 +434,8 @@ def w5_setup(n):
 
     g_ftrans = ftrans.grad(f_ftrans)
     impls["ftrans"] = lambda: g_ftrans(x)
+    jg_ftrans = ftrans.jit(ftrans.grad(f_ftrans))
+    impls["ftrans.jit"] = lambda: jg_ftrans(x)
 
     def numpy_grad():
         # value (forward) and analytic gradient e * (cos x - 2 x sin x), e = exp(-x*x)
@@ -492,6 +500,8 @@ def w3_setup():
 
     h_ftrans = ftrans.hessian(f_ftrans)
     impls["ftrans"] = lambda: h_ftrans(x)
+    jh_ftrans = ftrans.jit(ftrans.hessian(f_ftrans))
+    impls["ftrans.jit"] = lambda: jh_ftrans(x)
 
     def numpy_hessian():
         # f = sum(t**2) + sum(x**4), t = tanh(A x), s = 1 - t**2:
@@ -554,6 +564,8 @@ def w4_setup():
 
     g_ftrans = ftrans.vmap(ftrans.grad(loss_ftrans), in_axes=(None, 0, 0))
     impls["ftrans"] = lambda: g_ftrans(w, X, y)
+    jg_ftrans = ftrans.jit(ftrans.vmap(ftrans.grad(loss_ftrans), in_axes=(None, 0, 0)))
+    impls["ftrans.jit"] = lambda: jg_ftrans(w, X, y)
 
     def numpy_grads():
         # d/dw softplus(m), m = -y <x, w>: sigmoid(m) * (-y) * x, per example
@@ -606,8 +618,10 @@ WORKLOADS = {
             "float64", lambda: w5_setup(W5_SIZES["W5@4e6"]))],
 }
 # column order in the tables
-ORDER = ["ftrans", "NumPy by hand", "PyTorch eager", "torch.func", "JAX eager", "JAX jit",
+ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "PyTorch eager", "torch.func", "JAX eager", "JAX jit",
          "HIPS autograd"]
+# ftrans.jit against JAX jit (issue 10): workload -> maximal ftrans.jit / JAX jit
+JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0}
 # per workload: time budget in seconds for passes beyond the first 3
 BUDGET = {"W1": 8.0, "W2": 8.0, "W3": 6.0, "W4": 6.0, "W5": 4.0, "W5@4e6": 4.0}
 
@@ -673,6 +687,19 @@ def run_workload(key, title, setup, repeats, quick, wait):
         if label == "ftrans":
             print(f"  ftrans first call (tracing + numba compile/cache load): "
                   f"{_fmt_time(time.perf_counter() - t).strip()}")
+        if label == "ftrans.jit":
+            jit_first = time.perf_counter() - t
+            print(f"  ftrans.jit first call in this process (trace + generate + numba compile, "
+                  f"FTRANS_CACHE_DIR={os.environ.get('FTRANS_CACHE_DIR')}): "
+                  f"{_fmt_time(jit_first).strip()}")
+            cached = jit_first_call_new_process(key)
+            if cached is not None:
+                print(f"  ftrans.jit first call in a NEW process (cache on disk; after "
+                      f"imports of ftrans, numba and scipy.linalg, which took "
+                      f"{cached['import_s']:.2f} s): "
+                      f"{_fmt_time(cached['first_call_s']).strip()} (numba's own start-up "
+                      f"{_fmt_time(cached['numba_init_s']).strip()} + the call "
+                      f"{_fmt_time(cached['first_call_s'] - cached['numba_init_s']).strip()})")
     ok = True
     ref = grads[check_ref]
     for label in ORDER:
@@ -704,13 +731,15 @@ def run_workload(key, title, setup, repeats, quick, wait):
           + (f"; other processes used {others * 100:.0f}% of the CPU meanwhile"
              if others is not None else ""))
     print(f"  {'implementation':<15} {'median':>11} {'min':>11} {'IQR/med':>8} "
-          f"{'calls/sample':>13}  {'ftrans / this':>13}")
+          f"{'calls/sample':>13}  {'ftrans / this':>13}  {'ftrans.jit / this':>17}")
+    jt = res["ftrans.jit"][0] if "ftrans.jit" in res else None
     for label in ORDER:
         if label in res:
             med, iqr, _, number, mn = res[label]
             ratio = "" if label == "ftrans" else f"{ft / med:12.2f}x"
+            jratio = "" if (label == "ftrans.jit" or jt is None) else f"{jt / med:16.2f}x"
             print(f"  {label:<15} {_fmt_time(med):>11} {_fmt_time(mn):>11} {iqr * 100:7.1f}% "
-                  f"{number:>13}  {ratio:>13}")
+                  f"{number:>13}  {ratio:>13}  {jratio:>17}")
         elif label in missing:
             print(f"  {label:<15} {missing[label]}")
     if key == "W1":
@@ -718,6 +747,41 @@ def run_workload(key, title, setup, repeats, quick, wait):
         print(f"  per op (forward + backward, over the {W1_OPS} ops = 125 + sum): "
               + ", ".join(f"{label} {us:.2f} us" for label, us in per_op.items()))
     return res, ok
+
+
+def jit_first_call_new_process(key):
+    """Time the first ``ftrans.jit`` call of workload ``key`` in a fresh Python process
+    that finds the compiled program in the disk cache (``FTRANS_CACHE_DIR``)."""
+    import json
+    import subprocess
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--jit-first-call", key],
+                       capture_output=True, text=True, env=dict(os.environ))
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except Exception:
+        print(f"  (new-process first call failed: {r.stderr.strip()[-300:]})")
+        return None
+
+
+def _jit_first_call_child(key):
+    global torch, jax, jnp, autograd, anp
+    torch = jax = jnp = autograd = anp = None  # the references are not needed here
+    import json
+    t0 = time.perf_counter()
+    # ftrans imports numba lazily, and numba imports scipy.linalg (for BLAS) the first time
+    # it compiles or loads a function: both counted as imports, reported separately
+    import numba  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    import_s = time.perf_counter() - t0 + _IMPORT_S
+    setup = {k: st for v in WORKLOADS.values() for k, _, st in v}[key]
+    impls = setup()[0]
+    from ftrans.compiler._numba_support import _noop
+    t = time.perf_counter()
+    _noop(1.0)  # numba's own start-up (typing and target registries), paid once per process
+    t1 = time.perf_counter()
+    impls["ftrans.jit"]()
+    t2 = time.perf_counter()
+    print(json.dumps({"first_call_s": t2 - t, "numba_init_s": t1 - t, "import_s": import_s}))
 
 
 def header(args):
@@ -761,7 +825,16 @@ def main(argv=None):
                          "processes to use < 10%% of the CPU, and time a workload again "
                          "(twice at most) if they used more meanwhile (for a shared "
                          "machine; default 0: no waiting)")
+    ap.add_argument("--warm-cache", action="store_true",
+                    help="use FTRANS_CACHE_DIR as set (default: a fresh temporary cache "
+                         "directory, so that ftrans.jit's first call measures numba's compile)")
+    ap.add_argument("--jit-first-call", metavar="W", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.jit_first_call:
+        return _jit_first_call_child(args.jit_first_call)
+    if not args.warm_cache:
+        import tempfile
+        os.environ["FTRANS_CACHE_DIR"] = tempfile.mkdtemp(prefix="ftrans_bench_cache_")
     if args.repeats is None:
         args.repeats = 7 if args.quick else 9
     if torch is not None:
@@ -772,6 +845,12 @@ def main(argv=None):
     variants = [v for key in dict.fromkeys(args.workloads) for v in WORKLOADS[key]]
     for key, title, setup in variants:
         res, ok = run_workload(key, title, setup, args.repeats, args.quick, args.wait_idle)
+        if "ftrans.jit" in res:
+            jr = res["JAX jit"][0] if "JAX jit" in res else None
+            ratio = res["ftrans.jit"][0] / jr if jr else None
+            summary.append((key + " jit", "JAX jit", res["ftrans.jit"][0], jr, ratio,
+                            JIT_TARGETS[key], "n/a (JAX not installed)" if ratio is None else
+                            ("PASS" if ratio <= JIT_TARGETS[key] else "MISS")))
         ref_label, target = TARGETS[key]
         if ref_label in res:
             ratio = res["ftrans"][0] / res[ref_label][0]
@@ -785,12 +864,12 @@ def main(argv=None):
                             "n/a (reference not installed)"))
 
     print("\n=== summary: targets")
-    print(f"  {'workload':<8} {'reference':<14} {'ftrans':>11} {'reference':>11} "
+    print(f"  {'workload':<9} {'reference':<14} {'ftrans':>11} {'reference':>11} "
           f"{'ratio':>7} {'target':>7}  result")
     for key, ref_label, ft, rt, ratio, target, verdict in summary:
         rts = _fmt_time(rt) if rt is not None else "n/a"
         rs = f"{ratio:6.2f}x" if ratio is not None else "n/a"
-        print(f"  {key:<8} {ref_label:<14} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
+        print(f"  {key:<9} {ref_label:<14} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
               f"{'<= ' + format(target, '.1f') + 'x':>7}  {verdict}")
 
 

@@ -48,7 +48,9 @@ def parse_args(argv=None):
     p.add_argument("--memory-limit", default="4GiB",
                    help="LocalCluster memory_limit per worker (default 4GiB)")
     p.add_argument("--threads", action="store_true",
-                   help="LocalCluster workers as threads of this process (processes=False)")
+                   help="LocalCluster workers as threads of this process (processes=False; "
+                        "--memory-limit is then ignored: in-process workers would measure "
+                        "the memory of the whole process, not their own)")
     p.add_argument("--scheduler-address", default=None,
                    help="connect to this Dask scheduler instead of starting a LocalCluster")
     p.add_argument("--mode", choices=("chunks", "graph"), default="chunks",
@@ -147,7 +149,10 @@ def main(argv=None):
     else:
         cluster = distributed.LocalCluster(
             n_workers=args.workers, threads_per_worker=args.threads_per_worker,
-            memory_limit=args.memory_limit, processes=not args.threads,
+            # threads share this process: a per-worker limit would compare the whole
+            # process's memory with it and pause the workers once the process is large
+            memory_limit=0 if args.threads else args.memory_limit,
+            processes=not args.threads,
             dashboard_address=":0")
         client = distributed.Client(cluster)
     try:

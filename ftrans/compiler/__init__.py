@@ -1,19 +1,98 @@
-"""IR -> executable.
+"""IR -> executable: numba on the CPU, CuPy kernels on the GPU.
 
-``compile_ir(ir, backend)`` returns a callable ``run(*args) -> list`` computing the
-program's outputs from concrete inputs (one per ``ir.in_vars`` entry).  The result is
-cached on the program (``ir.cache``).
+``compile_ir(ir, backend)`` returns ``run(*args) -> list``: the program's outputs computed
+from concrete inputs (NumPy arrays, or Python scalars for weakly typed inputs; one per
+``ir.in_vars`` entry).  The result is cached on the program (``ir.cache``).
 
-This first version is the reference executor: it evaluates the program equation by
-equation with each primitive's ``impl`` (``eval_ir`` with no transform active).  The
-numba (CPU) and CuPy (GPU) code generators replace it for the equations they can lower.
+How a program is compiled
+-------------------------
+1. Dead equations are dropped (:func:`ftrans.core.ir.dce`).
+2. :func:`._plan.plan` splits the program into *segments* of equations the backend can
+   lower and *graph breaks*: equations of primitives with no ``lowering`` entry (FFT,
+   linear algebra, special functions, gathers/scatters, sorting, ``custom_jvp_call``,
+   ``custom_vjp_call``, ``checkpoint``, ``jit``, control flow ...), multiple-result
+   primitives, and dtypes the backend does not handle (float16; complex operands except
+   for the operations whose entry allows them).  A break calls the primitive's ``impl``
+   between compiled segments (a primitive carrying an IR compiles that sub-program
+   through its own impl): slower, never an error.  Equations are reordered (they are
+   pure) so that a program has as few segments as its dependencies allow.
+3. CPU (:mod:`._numba`): each segment becomes one ``@njit`` function in a generated
+   module: elementwise operations of one output shape fused into one loop nest (values in
+   registers, one pass over memory; ``prange`` from :data:`._numba.PARALLEL_MIN_SIZE`
+   elements on), reductions accumulated in the loop of their producers, broadcasting /
+   ``broadcast_to`` / ``transpose`` / size-1 reshapes as index arithmetic, ``dot_general``
+   through BLAS (``np.dot``).  GPU (:mod:`._cupy`): fused elementwise groups become
+   ``cupy.ElementwiseKernel``\\ s, reductions ``cupy.ReductionKernel``\\ s, the other
+   equations run their impl on CuPy arrays (``dot_general``: cuBLAS).
+   ``FTRANS_COMPILER=reference`` in the environment makes the CPU backend the reference
+   interpreter (each equation's impl; no numba), e.g. for test suites of the transforms
+   that stage hundreds of small programs.
+4. Caching.  In memory: ``ir.cache[("compiled", backend)]`` and one module per distinct
+   source text.  On disk: the module is written to ``$FTRANS_CACHE_DIR`` (default
+   ``~/.cache/ftrans``) under a name that is the hash of its text, and its functions are
+   compiled with numba's ``cache=True``, so another process running the same program
+   imports the module and loads the machine code instead of compiling it.
+
+The ``lowering`` entry of a primitive (``Primitive.lowering``, set in the primitive's own
+file) is a dict with a ``"kind"``:
+
+``{"kind": "elementwise", "numba": "np.sin({0})", "cuda": "sin({0})", "complex": False,
+"cast": "out"}``
+    the scalar expression of one output element; ``{0}``, ``{1}`` ... are the operands and
+    ``{name}`` the equation's params.  ``cast`` says what the operands are converted to
+    first: ``"out"`` (the output dtype), ``"promote"`` (their NumPy/NEP 50 common dtype:
+    comparisons), ``"bool"``, ``"none"``, or a tuple with one of these per operand.
+    ``complex`` allows complex operands.  ``"cuda"`` is the CUDA C expression (None: the
+    GPU path calls the impl).
+``{"kind": "reduce", "monoid": "sum" | "prod" | "max" | "min"}``
+    a reduction over ``params["axes"]``.
+``{"kind": "dot_general"}``, ``{"kind": "reshape"}`` (also squeeze / expand_dims),
+``{"kind": "transpose"}``, ``{"kind": "broadcast_to"}``, ``{"kind": "concatenate"}``
+    structural operations with the primitive's params.
+
+Exactness
+---------
+``fastmath`` is off and every operation is computed in the dtype NumPy 2 (NEP 50) gives
+it: literals are converted to their operand's dtype (float32 stays float32), small
+integer arithmetic wraps as in NumPy, comparisons give bool.  Compiled results equal eager
+ftrans to float64 rounding; they can differ in the last bits where
+
+* a reduction sums in another order (the loop accumulates sequentially, NumPy sums
+  pairwise; float32 sums accumulate in float64, then round once);
+* a transcendental function comes from another implementation: the loops call libm
+  (``np.exp`` etc. in numba) where NumPy may use its own SIMD routines (AVX-512 builds),
+  and float64 ``sin``/``cos`` use the same faithfully rounded polynomial as eager
+  ftrans's kernels for arrays of 2048 elements or more (:mod:`ftrans.kernels.cpu`), which
+  is within 1 ulp of NumPy's ``np.sin`` that eager uses on smaller arrays;
+* ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but NumPy's
+  SIMD ``power`` may round differently in the last bit;
+* a matrix product goes through BLAS with operands in another memory layout.
+
+>>> import numpy as np, ftrans.numpy as fnp
+>>> from ftrans.core.ir import stage
+>>> from ftrans.compiler import compile_ir
+>>> ir, _ = stage(lambda x: fnp.sum(fnp.sin(x) * 2.0), [np.ones(3)])
+>>> run = compile_ir(ir)
+>>> float(run(np.zeros(3))[0])
+0.0
 """
 from __future__ import annotations
 
-from ..core.ir import IR, eval_ir
+import os as _os
+import warnings
+
+import numpy as np
+
+from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
 
-__all__ = ["compile_ir"]
+__all__ = ["compile_ir", "cache_dir", "graph_breaks", "inline_jit"]
+
+
+def cache_dir():
+    """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``."""
+    from ._numba import cache_dir as d
+    return d()
 
 
 def compile_ir(ir: IR, backend: str = "cpu"):
@@ -23,17 +102,238 @@ def compile_ir(ir: IR, backend: str = "cpu"):
     ----------
     ir : IR
     backend : {"cpu", "gpu"}
+        "cpu": NumPy inputs, numba code; "gpu": CuPy inputs, CuPy kernels.
 
     Returns
     -------
     callable
         ``run(*args) -> list`` of outputs, one per ``ir.out_vars`` entry.
+
+    Raises
+    ------
+    ValueError
+        For another backend name.
+    TypeError
+        (from ``run``) if the number of arguments does not match the program's inputs.
     """
     key = ("compiled", backend)
     run = ir.cache.get(key)
     if run is None:
-        def run(*args):
-            with set_current_trace(EVAL):
-                return eval_ir(ir, *args)
+        if backend == "cpu":
+            run = _reference(ir) if _os.environ.get("FTRANS_COMPILER") == "reference" \
+                else _compile_cpu(ir)
+        elif backend == "gpu":
+            from ._cupy import compile_gpu
+            run = compile_gpu(ir)
+        else:
+            raise ValueError(f"compile_ir: backend must be 'cpu' or 'gpu', got {backend!r}")
         ir.cache[key] = run
     return run
+
+
+def inline_jit(ir: IR) -> IR:
+    """``ir`` with the equations of nested ``jit`` programs spliced in (recursively), so
+    that they fuse with their surroundings instead of running as separate programs."""
+    if not any(e.prim.name == "jit" and isinstance(e.params.get("ir"), IR) for e in ir.eqns):
+        return ir
+    eqns = []
+    const_vars, consts = list(ir.const_vars), list(ir.consts)
+    seen = set(const_vars)
+    subst = {}
+
+    def sub(a):
+        return subst.get(a, a) if type(a) is Var else a
+
+    for e in ir.eqns:
+        inner = e.params.get("ir") if e.prim.name == "jit" else None
+        if not isinstance(inner, IR):
+            eqns.append(Eqn(e.prim, [sub(a) for a in e.inputs], e.params, e.outputs)
+                        if any(type(a) is Var and a in subst for a in e.inputs) else e)
+            continue
+        inner = inline_jit(inner)
+        env = dict(zip(inner.in_vars, [sub(a) for a in e.inputs]))
+        for v, c in zip(inner.const_vars, inner.consts):
+            if v not in seen:
+                seen.add(v)
+                const_vars.append(v)
+                consts.append(c)
+        for ie in inner.eqns:
+            outs = [Var(o.aval) for o in ie.outputs]  # fresh: a program may be inlined twice
+            eqns.append(Eqn(ie.prim, [env.get(a, a) if type(a) is Var else a
+                                      for a in ie.inputs], ie.params, outs))
+            env.update(zip(ie.outputs, outs))
+        for o, io in zip(e.outputs, inner.out_vars):
+            subst[o] = env.get(io, io) if type(io) is Var else io
+    return IR(ir.in_vars, const_vars, consts, eqns, [sub(v) for v in ir.out_vars])
+
+
+def _reference(ir):
+    def run(*args):
+        with set_current_trace(EVAL):
+            return eval_ir(ir, *args)
+    return run
+
+
+def graph_breaks(ir: IR, backend: str = "cpu"):
+    """Names of the primitives of ``ir`` that run their impl between compiled segments."""
+    from ._plan import plan, Segment
+    if backend == "cpu":
+        from ._numba import lowerable
+    else:
+        from ._cupy import lowerable
+    return sorted({s.prim.name for s in plan(dce(inline_jit(ir)), lowerable)
+                   if not isinstance(s, Segment)})
+
+
+def _prep(x, aval):
+    """An argument as the generated code takes it: C-contiguous arrays, 0-d -> scalar."""
+    if type(x) is np.ndarray:
+        if x.ndim == 0:
+            return x[()]
+        if not x.flags.c_contiguous:
+            return np.ascontiguousarray(x)
+        return x
+    if isinstance(x, np.generic):
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        return np.dtype(aval.dtype).type(x)
+    return x
+
+
+def _eqn_runner(eqn):
+    prim = eqn.prim
+    params = eqn.params
+    multiple = prim.multiple_results
+
+    weak = [o.aval.weak_type for o in eqn.outputs]
+
+    def run(vals):
+        out = prim.impl(*vals, **params)
+        out = list(out) if multiple else [out]
+        if any(weak):  # weakly typed results are Python scalars (as in eval_ir)
+            out = [o.item() if w and isinstance(o, (np.ndarray, np.generic)) else o
+                   for o, w in zip(out, weak)]
+        return out
+    return run
+
+
+def _seg_interpreter(seg):
+    """Fallback for a segment numba failed to compile: its equations' impls."""
+    def fn(*vals):
+        env = dict(zip(seg.inputs, vals))
+        with set_current_trace(EVAL):
+            for e in seg.eqns:
+                out = e.prim.impl(*[a.val if type(a) is Literal else env[a] for a in e.inputs],
+                                  **e.params)
+                env[e.outputs[0]] = out
+        return tuple(env[v] for v in seg.outputs)
+    return fn
+
+
+def _compile_cpu(ir):
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return _reference(ir)
+    from ._plan import plan, Segment
+    from . import _numba
+    prog = dce(inline_jit(ir))
+    steps = plan(prog, _numba.lowerable)
+    funcs = []
+    for k, st in enumerate(steps):
+        if isinstance(st, Segment):
+            src, _ = _numba.generate(st, f"seg{k}")
+            funcs.append(src)
+    mod = _numba.load(_numba.module_source(funcs)) if funcs else None
+
+    compiled = []
+    for k, st in enumerate(steps):
+        if isinstance(st, Segment):
+            compiled.append(_SegmentCall(st, getattr(mod, f"seg{k}")))
+        else:
+            compiled.append((st, _eqn_runner(st)))
+
+    in_vars, out_vars = prog.in_vars, prog.out_vars
+    in_avals = [v.aval for v in in_vars]
+    consts = {v: _prep(c, v.aval) for v, c in zip(prog.const_vars, prog.consts)}
+    n_in = len(in_vars)
+    outs_spec = [(v, type(v) is Literal, v.aval) for v in out_vars]
+
+    def run(*args):
+        if len(args) != n_in:
+            raise TypeError(f"the program takes {n_in} inputs, got {len(args)}")
+        env = dict(consts)
+        for v, x, a in zip(in_vars, args, in_avals):
+            # a weakly typed input stays a Python scalar (an impl that graph-breaks must see
+            # it weak, as eval_ir does); numba takes it as a 64-bit value
+            if a.weak_type:
+                env[v] = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
+            else:
+                env[v] = _prep(x, a)
+        for st in compiled:
+            if type(st) is _SegmentCall:
+                st(env)
+            else:
+                eqn, r = st
+                vals = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+                for v, o in zip(eqn.outputs, r(vals)):
+                    env[v] = o
+        res = []
+        for v, lit, aval in outs_spec:
+            if lit:
+                res.append(v.val)
+                continue
+            x = env[v]
+            if not aval.shape:
+                if aval.weak_type:  # a weakly typed result is a Python scalar (as in eval_ir)
+                    x = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
+                elif not isinstance(x, (np.ndarray, np.generic)):
+                    x = aval.dtype.type(x)
+            res.append(x)
+        return res
+    # introspection (tests, benchmarks): the numba dispatchers and the graph breaks
+    run.dispatchers = [st.fn for st in compiled if type(st) is _SegmentCall]
+    run.graph_breaks = [st[0].prim.name for st in compiled if type(st) is not _SegmentCall]
+    return run
+
+
+class _SegmentCall:
+    """One compiled segment in the driver: reads its inputs from, writes its outputs to
+    the environment; scalars it returns become NumPy scalars of their dtype."""
+
+    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok")
+
+    def __init__(self, seg, fn):
+        self.seg = seg
+        self.fn = fn
+        self.ins = seg.inputs
+        self.outs = seg.outputs
+        self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
+                             np.dtype(v.aval.dtype).type for v in seg.outputs]
+        self.ok = False  # ran once: later exceptions are the program's, not numba's
+
+    def __call__(self, env):
+        vals = [env[v] for v in self.ins]
+        for i, (v, x) in enumerate(zip(self.ins, vals)):
+            if type(x) is np.ndarray and (x.ndim == 0 or not x.flags.c_contiguous):
+                vals[i] = _prep(x, v.aval)
+        if self.ok:
+            outs = self.fn(*vals)
+        else:
+            outs = self.first_call(vals)
+        for v, x, t in zip(self.outs, outs, self.scalar_types):
+            env[v] = x if t is None else t(x)
+
+    def first_call(self, vals):
+        """The first call compiles (or loads from the disk cache); should numba fail on a
+        construct the generator did not foresee, the segment runs its impls instead."""
+        try:
+            outs = self.fn(*vals)
+        except Exception as e:
+            warnings.warn(f"ftrans.compiler: numba could not compile a segment "
+                          f"({type(e).__name__}: {str(e).splitlines()[0]}); running its "
+                          f"equations eagerly", RuntimeWarning, stacklevel=3)
+            self.fn = _seg_interpreter(self.seg)
+            outs = self.fn(*vals)
+        self.ok = True
+        return outs

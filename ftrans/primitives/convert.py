@@ -149,3 +149,15 @@ stop_gradient_p.batch = batch_unary_same_dim(stop_gradient_p)
 def stop_gradient(x):
     """The identity on values; its derivative is zero in every transform."""
     return stop_gradient_p.bind(x)
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring): the cast to the
+# output dtype is the compiler's (complex -> real keeps the real part, as the impl does)
+convert_element_type_p.lowering = {"kind": "elementwise", "numba": "{0}", "cuda": "{0}",
+                                   "complex": True, "cast": "out"}
+real_p.lowering = {"kind": "elementwise", "numba": "{0}.real", "cuda": "real({0})",
+                   "complex": True, "cast": "none"}
+imag_p.lowering = {"kind": "elementwise", "numba": "{0}.imag", "cuda": "imag({0})",
+                   "complex": True, "cast": "none"}
+stop_gradient_p.lowering = {"kind": "elementwise", "numba": "{0}", "cuda": "{0}",
+                            "complex": True, "cast": "out"}

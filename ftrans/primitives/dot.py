@@ -192,3 +192,8 @@ def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn)
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring): BLAS (np.dot)
+# for contractions, a fused elementwise product when nothing is contracted
+dot_general_p.lowering = {"kind": "dot_general"}

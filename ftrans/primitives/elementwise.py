@@ -408,3 +408,78 @@ def integer_pow(x, n: int):
     """``x ** n`` for a Python int ``n`` (exact derivative ``n * x**(n-1)``, also at 0)."""
     return integer_pow_p.bind(x, n=int(n))
 
+
+
+# ---------------------------------------------------------------------------
+# compiler lowering (ftrans.compiler; format in its module docstring): the scalar
+# expression of one element, operands {0}, {1} already cast to the output dtype.
+# float64 sin/cos use the kernels' vectorizable polynomial (the eager numba path's values).
+# ---------------------------------------------------------------------------
+def _ew(numba, cuda, complex=False, cast="out"):
+    return {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
+
+
+for _p, _nb, _cu, _cx in [
+        (neg_p, "(-{0})", "(-{0})", True), (conj_p, "np.conj({0})", None, True),
+        (add_p, "({0} + {1})", "({0} + {1})", True), (sub_p, "({0} - {1})", "({0} - {1})", True),
+        (mul_p, "({0} * {1})", "({0} * {1})", True), (div_p, "({0} / {1})", "({0} / {1})", False),
+        (pow_p, "np.power({0}, {1})", "pow({0}, {1})", False),
+        (integer_pow_p, "_ipow({0}, {n})", None, False),
+        (exp_p, "_exp({0})", "exp({0})", False), (log_p, "np.log({0})", "log({0})", False),
+        (log1p_p, "np.log1p({0})", "log1p({0})", False),
+        (expm1_p, "np.expm1({0})", "expm1({0})", False),
+        (tan_p, "np.tan({0})", "tan({0})", False), (tanh_p, "_tanh({0})", "tanh({0})", False),
+        (sinh_p, "np.sinh({0})", "sinh({0})", False), (cosh_p, "np.cosh({0})", "cosh({0})", False),
+        (arcsin_p, "np.arcsin({0})", "asin({0})", False),
+        (arccos_p, "np.arccos({0})", "acos({0})", False),
+        (arctan_p, "np.arctan({0})", "atan({0})", False),
+        (arctan2_p, "np.arctan2({0}, {1})", "atan2({0}, {1})", False),
+        (sqrt_p, "np.sqrt({0})", "sqrt({0})", False),
+        (maximum_p, "np.maximum({0}, {1})", "max({0}, {1})", False),
+        (minimum_p, "np.minimum({0}, {1})", "min({0}, {1})", False),
+        (logaddexp_p, "np.logaddexp({0}, {1})", None, False),
+        (sign_p, "(np.sign({0}) + 0)", None, False)]:
+    _p.lowering = _ew(_nb, _cu, _cx)
+abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none")
+# sin/cos: a branch-free (vectorizable) form, exact unless |x| >= 2**20, inf or nan
+# ("guard"), where the compiler reruns the loop with the exact form
+for _p, _n in ((sin_p, "sin"), (cos_p, "cos")):
+    _p.lowering = dict(_ew(f"_{_n}_fast({{0}})", f"{_n}({{0}})"), guard="_trig_bad({0})",
+                       numba_exact=f"_{_n}({{0}})")
+
+
+def _div_abstract_eval(x, y):
+    """True division: NumPy's promotion, integers and booleans to float64."""
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+    a = elementwise_abstract_eval(x, y)
+    return a if a.dtype.kind in "fc" else ShapedArray(a.shape, np.dtype(np.float64))
+
+
+div_p.abstract_eval = _div_abstract_eval
+
+
+# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
+# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
+# int32/int64 and Python ints float64); the abstract value must say what impl returns.
+def _float_valued_abstract_eval(ufunc):
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+
+    def rule(*avals, **params):
+        a = elementwise_abstract_eval(*avals)
+        if a.dtype.kind in "fc":
+            return a
+        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
+                   if isinstance(x, ShapedArray) else x for x in avals]
+        with np.errstate(all="ignore"):
+            return ShapedArray(a.shape, np.asarray(ufunc(*samples)).dtype)
+    return rule
+
+
+for _p, _uf in [(exp_p, np.exp), (log_p, np.log), (log1p_p, np.log1p), (expm1_p, np.expm1),
+                (sin_p, np.sin), (cos_p, np.cos), (tan_p, np.tan), (tanh_p, np.tanh),
+                (sinh_p, np.sinh), (cosh_p, np.cosh), (arcsin_p, np.arcsin),
+                (arccos_p, np.arccos), (arctan_p, np.arctan), (sqrt_p, np.sqrt),
+                (arctan2_p, np.arctan2), (logaddexp_p, np.logaddexp)]:
+    _p.abstract_eval = _float_valued_abstract_eval(_uf)

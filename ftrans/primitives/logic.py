@@ -89,3 +89,38 @@ def floor_divide(x, y):
     return floor_divide_p.bind(x, y)
 ceil_p, ceil = _zero_derivative("ceil", "ceil")
 round_p, round = _zero_derivative("round", "round")
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring): comparisons and
+# logical operations read their operands in their common (promoted) dtype.
+for _p, _nb, _cu, _cast in [
+        (eq_p, "({0} == {1})", "({0} == {1})", "promote"),
+        (ne_p, "({0} != {1})", "({0} != {1})", "promote"),
+        (lt_p, "({0} < {1})", "({0} < {1})", "promote"),
+        (le_p, "({0} <= {1})", "({0} <= {1})", "promote"),
+        (gt_p, "({0} > {1})", "({0} > {1})", "promote"),
+        (ge_p, "({0} >= {1})", "({0} >= {1})", "promote"),
+        (logical_and_p, "({0} and {1})", "({0} && {1})", "bool"),
+        (logical_or_p, "({0} or {1})", "({0} || {1})", "bool"),
+        (logical_xor_p, "({0} != {1})", "({0} != {1})", "bool"),
+        (logical_not_p, "(not {0})", "(!{0})", "bool"),
+        (isfinite_p, "np.isfinite({0})", "isfinite({0})", "none"),
+        (isnan_p, "np.isnan({0})", "isnan({0})", "none"),
+        (isinf_p, "np.isinf({0})", "isinf({0})", "none"),
+        (floor_p, "np.floor({0})", "floor({0})", "out"),
+        (ceil_p, "np.ceil({0})", "ceil({0})", "out"),
+        (round_p, "np.rint({0})", "rint({0})", "out"),
+        (floor_divide_p, "np.floor_divide({0}, {1})", None, "out")]:
+    _p.lowering = {"kind": "elementwise", "numba": _nb, "cuda": _cu, "complex": False,
+                   "cast": _cast}
+
+
+def _set_rounding_abstract_evals():
+    # the result dtype NumPy gives for integer/boolean operands (see elementwise.py)
+    import numpy as np
+    from .elementwise import _float_valued_abstract_eval
+    for p, uf in ((floor_p, np.floor), (ceil_p, np.ceil), (round_p, np.round)):
+        p.abstract_eval = _float_valued_abstract_eval(uf)
+
+
+_set_rounding_abstract_evals()

@@ -211,3 +211,9 @@ def argmax(x, axis):
 def argmin(x, axis):
     """Index of the minimum along ``axis`` (an int, or None for the flattened array)."""
     return argmin_p.bind(x, axis=axis)
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring)
+reduce_max_p.lowering = {"kind": "reduce", "monoid": "max"}
+reduce_min_p.lowering = {"kind": "reduce", "monoid": "min"}
+reduce_prod_p.lowering = {"kind": "reduce", "monoid": "prod"}

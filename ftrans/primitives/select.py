@@ -49,3 +49,8 @@ def_elementwise(
 def where(condition, x, y):
     """Elementwise ``x if condition else y`` with NumPy broadcasting and promotion."""
     return select_p.bind(condition, x, y)
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring)
+select_p.lowering = {"kind": "elementwise", "numba": "({1} if {0} else {2})",
+                     "cuda": "({0} ? {1} : {2})", "complex": True, "cast": ("bool", "out", "out")}

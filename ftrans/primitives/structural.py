@@ -268,3 +268,14 @@ def concatenate(xs, axis):
     """Join arrays of equal rank along the non-negative ``axis``."""
     xs = tuple(xs)
     return concatenate_p.bind(*xs, axis=axis)
+
+
+# compiler lowering (ftrans.compiler; format in its module docstring): index maps
+# (views) where possible, materialized otherwise; reduce_sum is a fused reduction.
+reshape_p.lowering = {"kind": "reshape"}
+squeeze_p.lowering = {"kind": "reshape"}
+expand_dims_p.lowering = {"kind": "reshape"}
+transpose_p.lowering = {"kind": "transpose"}
+broadcast_to_p.lowering = {"kind": "broadcast_to"}
+concatenate_p.lowering = {"kind": "concatenate"}
+reduce_sum_p.lowering = {"kind": "reduce", "monoid": "sum"}

@@ -12,7 +12,7 @@ pytest.importorskip("scipy")
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
                     "dask_logistic_regression.py")
 ARGS = ["--rows", "40000", "--chunk-rows", "10000", "--features", "5", "--maxiter", "20",
-        "--check-rows", "5000", "--threads", "--no-progress", "--memory-limit", "1GiB"]
+        "--check-rows", "5000", "--threads", "--no-progress"]
 
 
 @pytest.fixture

@@ -1,0 +1,289 @@
+"""GPU code generation with CuPy (see the package docstring).
+
+A program becomes a list of *ops* run by a thin Python driver on CuPy arrays:
+
+``ElementwiseOp``
+    a maximal group of elementwise equations of one output shape (program order, as on the
+    CPU: a group is closed when something else needs one of its values) fused into ONE
+    ``cupy.ElementwiseKernel``: CUDA C of the primitives' ``"cuda"`` lowering templates,
+    intermediates in registers, broadcasting by CuPy's kernel launcher (operands of
+    smaller shapes are broadcast to the output's), literals converted to their operand's
+    dtype in the source;
+``ReductionOp``
+    a reduction (sum, prod, max, min; NaN propagating like NumPy's) as a
+    ``cupy.ReductionKernel`` over the equation's axes;
+an equation
+    anything else runs its impl on CuPy arrays (``dot_general``: cuBLAS through
+    ``cupy.matmul``; shape operations: views; FFT, linear algebra: cuFFT, cuSOLVER).
+
+The kernels are built on the first call (CuPy caches their compiled binaries on disk, in
+``~/.cupy/kernel_cache``).  :func:`gpu_ops` generates everything without CuPy, so the
+source generation is tested where no GPU is present.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import Var, Literal, dce
+
+__all__ = ["compile_gpu", "gpu_ops", "lowerable", "ElementwiseOp", "ReductionOp"]
+
+_CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32": "int",
+           "int16": "short", "int8": "signed char", "uint8": "unsigned char",
+           "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long long",
+           "bool": "bool", "complex128": "complex<double>", "complex64": "complex<float>"}
+
+_REDUCE = {  # monoid: (reduce_expr, identity(dtype))
+    "sum": ("a + b", lambda dt: "0"),
+    "prod": ("a * b", lambda dt: "1"),
+    "max": ("(a > b || a != a) ? a : b",
+            lambda dt: "-INFINITY" if dt.kind == "f" else str(np.iinfo(dt).min) if dt.kind in "iu"
+            else "false"),
+    "min": ("(a < b || a != a) ? a : b",
+            lambda dt: "INFINITY" if dt.kind == "f" else str(np.iinfo(dt).max) if dt.kind in "iu"
+            else "true"),
+}
+
+
+def _ok(dt, allow_complex=False):
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        return allow_complex and dt.name in _CTYPES
+    return dt.name in _CTYPES
+
+
+def lowerable(eqn) -> bool:
+    """Whether the GPU path fuses ``eqn`` into a kernel (else it runs its impl)."""
+    low = eqn.prim.lowering
+    if low is None or eqn.prim.multiple_results:
+        return False
+    avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
+    if low["kind"] == "elementwise":
+        return low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex")) for a in avals)
+    if low["kind"] == "reduce":
+        dt = eqn.inputs[0].aval.dtype
+        return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
+    return False
+
+
+def _clit(val, dt):
+    dt = np.dtype(dt)
+    v = np.array(val).astype(dt)[()]
+    if dt.kind == "b":
+        return "true" if v else "false"
+    if dt.kind == "f":
+        f = float(v)
+        if f != f:
+            s = "NAN"
+        elif f in (float("inf"), float("-inf")):
+            s = "INFINITY" if f > 0 else "(-INFINITY)"
+        else:
+            s = repr(f)
+        return s if dt.itemsize == 8 else f"((float){s})"
+    if dt.kind in "iu":
+        return f"(({_CTYPES[dt.name]}){int(v)})"
+    return f"{_CTYPES[dt.name]}({float(v.real)!r}, {float(v.imag)!r})"
+
+
+def _ccast(expr, src, dst):
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst.kind == "b":
+        return f"(({expr}) != 0)"
+    if src.kind == "c" and dst.kind != "c":
+        expr = f"real({expr})"
+    return f"(({_CTYPES[dst.name]})({expr}))"
+
+
+class ElementwiseOp:
+    """One fused ``cupy.ElementwiseKernel``: ``inputs`` (vars; broadcast by CuPy),
+    ``outputs`` (vars, allocated at the group's shape), the kernel's parameter lists and
+    CUDA body."""
+
+    __slots__ = ("name", "inputs", "outputs", "shape", "in_params", "out_params", "body",
+                 "kernel")
+
+    def __init__(self, name, inputs, outputs, shape, in_params, out_params, body):
+        self.name, self.inputs, self.outputs, self.shape = name, inputs, outputs, shape
+        self.in_params, self.out_params, self.body = in_params, out_params, body
+        self.kernel = None
+
+    def build(self):
+        import cupy
+        self.kernel = cupy.ElementwiseKernel(self.in_params, self.out_params, self.body,
+                                             self.name)
+        return self.kernel
+
+
+class ReductionOp:
+    """One ``cupy.ReductionKernel`` reducing ``input`` over ``axes`` into ``output``."""
+
+    __slots__ = ("name", "input", "output", "axes", "ctype", "reduce_expr", "identity",
+                 "kernel")
+
+    def __init__(self, name, input, output, axes, ctype, reduce_expr, identity):
+        self.name, self.input, self.output, self.axes = name, input, output, axes
+        self.ctype, self.reduce_expr, self.identity = ctype, reduce_expr, identity
+        self.kernel = None
+
+    def build(self):
+        import cupy
+        self.kernel = cupy.ReductionKernel(
+            f"{self.ctype} x", f"{self.ctype} y", "x", self.reduce_expr,
+            "y = a", self.identity, self.name)
+        return self.kernel
+
+
+
+class _GroupBuilder:
+    def __init__(self, shape, uses, live):
+        self.shape = shape
+        self.regs = {}
+        self.inputs = []
+        self.in_names = {}
+        self.lines = []
+        self.members = set()
+        self.uses = uses
+        self.live = live
+
+    def operand(self, a):
+        if type(a) is Literal:
+            return None
+        if a in self.regs:
+            return self.regs[a]
+        n = self.in_names.get(a)
+        if n is None:
+            n = self.in_names[a] = f"in{len(self.inputs)}"
+            self.inputs.append(a)
+        return n
+
+
+def gpu_ops(ir):
+    """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
+    from . import inline_jit
+    prog = dce(inline_jit(ir))
+    eqns = prog.eqns
+    uses = {}
+    for i, e in enumerate(eqns):
+        for a in e.inputs:
+            if type(a) is Var:
+                uses.setdefault(a, set()).add(i)
+    live = {v for v in prog.out_vars if type(v) is Var}
+    ops = []
+    pending = {}
+    owner = {}
+    count = [0]
+
+    def flush(g):
+        if pending.get(g.shape) is g:
+            del pending[g.shape]
+        outs = []
+        lines = list(g.lines)
+        for v, r in g.regs.items():
+            owner.pop(v, None)
+            if v in live or any(u not in g.members for u in uses.get(v, ())):
+                o = f"out{len(outs)}"
+                outs.append(v)
+                lines.append(f"{o} = {r};")
+        count[0] += 1
+        out_params = ", ".join(f"{v.aval.dtype.name} out{k}" for k, v in enumerate(outs))
+        in_params = ", ".join(f"{v.aval.dtype.name} in{k}" for k, v in enumerate(g.inputs))
+        ops.append(ElementwiseOp(f"ftrans_fused_{count[0]}", list(g.inputs), outs, g.shape,
+                                 in_params, out_params, "\n".join(lines)))
+
+    for i, e in enumerate(eqns):
+        if not lowerable(e):
+            for a in e.inputs:
+                if type(a) is Var and a in owner:
+                    flush(owner[a])
+            ops.append(e)
+            continue
+        low = e.prim.lowering
+        if low["kind"] == "reduce":
+            x = e.inputs[0]
+            if x in owner:
+                flush(owner[x])
+            dt = np.dtype(x.aval.dtype)
+            red, ident = _REDUCE[low["monoid"]]
+            count[0] += 1
+            ops.append(ReductionOp(f"ftrans_reduce_{count[0]}", x, e.outputs[0],
+                                   tuple(e.params["axes"]), dt.name, red, ident(dt)))
+            continue
+        o = e.outputs[0]
+        shape = o.aval.shape
+        for a in e.inputs:
+            if type(a) is Var and a in owner and owner[a].shape != shape:
+                flush(owner[a])
+        g = pending.get(shape)
+        if g is None:
+            g = pending[shape] = _GroupBuilder(shape, uses, live)
+        out_dt = o.aval.dtype
+        spec = low.get("cast", "out")
+        n = len(e.inputs)
+        if spec == "out":
+            casts = [out_dt] * n
+        elif spec == "none":
+            casts = [None] * n
+        elif spec == "bool":
+            casts = [np.dtype(bool)] * n
+        elif spec == "promote":
+            casts = [np.result_type(*[a.val if type(a) is Literal else
+                                      a.aval.dtype.type(0).item() if a.aval.weak_type else
+                                      a.aval.dtype for a in e.inputs])] * n
+        else:
+            casts = [None if s == "none" else np.dtype(bool) if s == "bool" else out_dt
+                     for s in spec]
+        exprs = []
+        for a, c in zip(e.inputs, casts):
+            if type(a) is Literal:
+                exprs.append(_clit(a.val, c if c is not None else a.aval.dtype))
+            else:
+                nm = g.operand(a)
+                exprs.append(nm if c is None else _ccast(nm, a.aval.dtype, c))
+        r = f"r{len(g.regs)}"
+        expr = low["cuda"].format(*exprs, **e.params)
+        g.lines.append(f"{_CTYPES[out_dt.name]} {r} = ({_CTYPES[out_dt.name]})({expr});")
+        g.regs[o] = r
+        g.members.add(i)
+        owner[o] = g
+    for g in list(pending.values()):
+        flush(g)
+    return prog, ops
+
+
+def compile_gpu(ir):
+    """``run(*cupy_arrays) -> list`` for ``ir`` (see the module docstring)."""
+    prog, ops = gpu_ops(ir)
+    consts = dict(zip(prog.const_vars, prog.consts))
+    on_device = []  # the constants, copied to the GPU on the first call
+    in_vars, out_vars = prog.in_vars, prog.out_vars
+
+    def run(*args):
+        import cupy
+        if len(args) != len(in_vars):
+            raise TypeError(f"the program takes {len(in_vars)} inputs, got {len(args)}")
+        if not on_device:
+            on_device.append({v: cupy.asarray(c) for v, c in consts.items()})
+        env = dict(on_device[0])
+        env.update(zip(in_vars, args))
+        for op in ops:
+            t = type(op)
+            if t is ElementwiseOp:
+                k = op.kernel or op.build()
+                outs = [cupy.empty(op.shape, v.aval.dtype) for v in op.outputs]
+                k(*[env[v] for v in op.inputs], *outs)
+                env.update(zip(op.outputs, outs))
+            elif t is ReductionOp:
+                k = op.kernel or op.build()
+                env[op.output] = k(env[op.input], axis=op.axes)
+            else:
+                vals = [a.val if type(a) is Literal else env[a] for a in op.inputs]
+                out = op.prim.impl(*vals, **op.params)
+                if op.prim.multiple_results:
+                    env.update(zip(op.outputs, out))
+                else:
+                    env[op.outputs[0]] = out
+        return [v.val if type(v) is Literal else env[v] for v in out_vars]
+    run.ops = ops
+    return run

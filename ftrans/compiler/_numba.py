@@ -1,0 +1,733 @@
+"""CPU code generation: one numba ``@njit`` function per segment (see the package docstring).
+
+A segment's equations are emitted in order into the body of one function:
+
+* elementwise equations (lowering kind ``"elementwise"``) join the *pending group* of
+  their output shape: one loop nest over that shape whose body computes each member as
+  a scalar local (a register); a group is emitted ("flushed") when something outside it
+  needs one of its values in memory, and then stores exactly those values;
+* reductions (kind ``"reduce"``) join the group of their operand's shape and accumulate
+  in that loop (a scalar accumulator for a full reduction);
+* broadcasting is index arithmetic: an operand of a smaller shape is read at index 0
+  along its size-1 or missing axes; ``broadcast_to``, ``transpose`` and reshapes that
+  only insert or remove size-1 axes are *views* (an index map onto the array they read),
+  emitting no code;
+* ``dot_general`` with contracted axes calls BLAS (``np.dot``) on contiguous 2-D (or a loop
+  of 2-D) operands; without contracted axes it is an elementwise product in a group;
+* other reshapes, ``concatenate`` and materialized views are copy loops or ``reshape`` of
+  a contiguous array.
+
+Each flushed loop nest is emitted as its own small ``@njit`` function that the segment's
+function calls: LLVM vectorizes a loop there that it leaves scalar inside a large
+function (W2's float32 tanh loop: 0.3 ms against 2 ms).
+
+Values of shape ``()`` are scalars in the generated code.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+import threading
+from math import prod
+
+import numpy as np
+
+from ..core.ir import Var, Literal
+
+__all__ = ["lowerable", "generate", "load", "PARALLEL_MIN_SIZE"]
+
+#: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
+#: many elements on, serially below: the threshold of the eager kernels
+#: (``ftrans.kernels.cpu.NUMBA_PARALLEL_MIN_SIZE``, same reasoning: when another process
+#: holds a core, a parallel loop waits a whole scheduler tick for its worker, 4-16 ms, so
+#: the pool pays only for loops of several milliseconds).  ``benchmarks/
+#: bench_compiler_parallel.py`` times W5's fused loop both ways; ``FTRANS_PARALLEL_MIN_SIZE``
+#: overrides the value.
+PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
+
+_SUPPORTED_KINDS = set("biufc")
+#: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
+#: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
+#: does not cover, which doubles numba's compile time for that loop.
+_FAST_MIN_SIZE = 512
+
+
+def _dtype_ok(dt, allow_complex):
+    dt = np.dtype(dt)
+    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16 or dt.name == "float16":
+        return False
+    if dt.kind == "f" and dt.itemsize not in (4, 8):
+        return False
+    if dt.kind == "c" and (dt.itemsize not in (8, 16) or not allow_complex):
+        return False
+    return True
+
+
+def lowerable(eqn) -> bool:
+    """Whether the numba backend can compile ``eqn`` (else it graph-breaks)."""
+    low = eqn.prim.lowering
+    if low is None or eqn.prim.multiple_results:
+        return False
+    kind = low.get("kind")
+    allow_c = bool(low.get("complex", False))
+    avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
+    if kind == "elementwise":
+        if "numba" not in low or low["numba"] is None:
+            return False
+        return all(_dtype_ok(a.dtype, allow_c) for a in avals)
+    if kind in ("reshape", "transpose", "broadcast_to", "concatenate"):
+        return all(_dtype_ok(a.dtype, True) for a in avals)
+    if kind == "reduce":
+        x = eqn.inputs[0].aval.dtype
+        out = eqn.outputs[0].aval.dtype
+        if x != out or not _dtype_ok(x, False):
+            return False
+        if low["monoid"] in ("sum", "prod") and (x.kind == "b" or (x.kind in "iu" and x.itemsize < 8)):
+            return False  # NumPy promotes small integers to the default int
+        return True
+    if kind == "dot_general":
+        return all(np.dtype(a.dtype).kind in "fc" and _dtype_ok(a.dtype, True) for a in avals)
+    return False
+
+
+# ---------------------------------------------------------------------------------
+# literals and casts
+# ---------------------------------------------------------------------------------
+def _tyname(dt):
+    dt = np.dtype(dt)
+    return "np.bool_" if dt.kind == "b" else f"np.{dt.name}"
+
+
+def _float_lit(x):
+    x = float(x)
+    if x != x:
+        return "np.nan"
+    if x in (float("inf"), float("-inf")):
+        return "np.inf" if x > 0 else "(-np.inf)"
+    return repr(x)
+
+
+def _lit(val, dt):
+    """Source of the Python scalar ``val`` converted to dtype ``dt`` (NumPy's cast)."""
+    dt = np.dtype(dt)
+    v = np.array(val).astype(dt)[()]
+    if dt.kind == "b":
+        return "True" if v else "False"
+    if dt.kind == "f":
+        s = _float_lit(v)
+        return s if dt.itemsize == 8 else f"np.float32({s})"
+    if dt.kind in "iu":
+        return str(int(v)) if dt == np.int64 else f"{_tyname(dt)}({int(v)})"
+    s = f"complex({_float_lit(v.real)}, {_float_lit(v.imag)})"
+    return s if dt.itemsize == 16 else f"np.complex64({s})"
+
+
+def _cast(expr, src, dst):
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst.kind == "b":
+        return f"({expr} != 0)"
+    if src.kind == "c" and dst.kind != "c":
+        expr = f"({expr}).real"
+        src = np.dtype(f"f{src.itemsize // 2}")
+        if src == dst:
+            return expr
+    return f"{_tyname(dst)}({expr})"
+
+
+def _result(expr, dt):
+    """Force the scalar ``expr`` to dtype ``dt`` (numba computes small ints in int64 and
+    mixes float32 with Python literals as float64)."""
+    dt = np.dtype(dt)
+    if dt in (np.dtype(np.float64), np.dtype(np.bool_), np.dtype(np.complex128)):
+        return expr
+    return f"{_tyname(dt)}({expr})"
+
+
+def _weak_type(a):
+    """The operand's type for promotion: a literal's Python type (weak, NEP 50)."""
+    if type(a) is Literal:
+        return a.val
+    if a.aval.weak_type:
+        return a.aval.dtype.type(0).item()
+    return a.aval.dtype
+
+
+# ---------------------------------------------------------------------------------
+# views and groups
+# ---------------------------------------------------------------------------------
+class _View:
+    """How to read a materialized value: ``name`` (an array of ``ndim`` dims or a scalar),
+    and for each of its dims the dim of the value it is indexed by (None: index 0)."""
+
+    __slots__ = ("name", "ndim", "map")
+
+    def __init__(self, name, ndim, map):
+        self.name = name
+        self.ndim = ndim
+        self.map = tuple(map)
+
+
+def _identity(name, ndim):
+    return _View(name, ndim, range(ndim))
+
+
+class _Group:
+    __slots__ = ("shape", "regs", "members", "body", "pre", "post", "reductions", "par_ok",
+                 "guards")
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.regs = {}          # var -> register name
+        self.members = set()    # ids of member equations
+        self.body = []
+        self.pre = []
+        self.post = []
+        self.reductions = []    # (var, name)
+        self.par_ok = True
+        self.guards = []        # conditions under which the fast body is not valid
+
+
+_MONOID = {
+    # monoid: (initial value(dtype) -> source, combine(acc, val, kind) -> statement)
+    "sum": (lambda dt: _lit(0, dt), lambda acc, v, k: f"{acc} += {v}"),
+    "prod": (lambda dt: _lit(1, dt), lambda acc, v, k: f"{acc} *= {v}"),
+    "max": (lambda dt: ("(-np.inf)" if dt.kind == "f" else
+                        _lit(np.iinfo(dt).min, dt) if dt.kind in "iu" else "False"),
+            lambda acc, v, k: (f"{acc} = {v} if ({v} > {acc} or {v} != {v}) else {acc}"
+                               if k == "f" else f"{acc} = max({acc}, {v})")),
+    "min": (lambda dt: ("np.inf" if dt.kind == "f" else
+                        _lit(np.iinfo(dt).max, dt) if dt.kind in "iu" else "True"),
+            lambda acc, v, k: (f"{acc} = {v} if ({v} < {acc} or {v} != {v}) else {acc}"
+                               if k == "f" else f"{acc} = min({acc}, {v})")),
+}
+
+
+class _Codegen:
+    def __init__(self, seg, parallel_min, fname="f"):
+        self.seg = seg
+        self.fname = fname
+        self.helpers = []   # (name, params, returns, lines, parallel) of loop functions
+        self.parallel_min = parallel_min
+        self.lines = []
+        self.view = {}
+        self.reg = {}       # var -> group (value in a register of a pending group)
+        self.acc = {}       # var -> group (pending reduction output)
+        self.pending = {}   # shape -> group
+        self.tmp = 0
+        self.parallel = False
+        self.consumers = {}
+        for i, e in enumerate(seg.eqns):
+            for a in e.inputs:
+                if type(a) is Var:
+                    self.consumers.setdefault(a, set()).add(i)
+        self.live_out = set(seg.outputs)
+        self.ids = {}
+
+    # naming ----------------------------------------------------------------------
+    def vid(self, v):
+        """A number for ``v`` in order of appearance: the source text (and so its hash, the
+        disk cache key) does not depend on what else the process staged before."""
+        n = self.ids.get(v)
+        if n is None:
+            n = self.ids[v] = len(self.ids)
+        return n
+
+    def vname(self, v):
+        return f"v{self.vid(v)}"
+
+    def fresh(self, p="t"):
+        self.tmp += 1
+        return f"{p}{self.tmp}"
+
+    # reading -----------------------------------------------------------------------
+    def read(self, v, dimexpr):
+        """Source reading materialized ``v`` where its dim ``d`` has index ``dimexpr[d]``."""
+        vw = self.view[v]
+        if vw.ndim == 0:
+            return vw.name
+        idx = ["0" if m is None else dimexpr[m] for m in vw.map]
+        return f"{vw.name}[{', '.join(idx)}]"
+
+    def read_bcast(self, v, shape):
+        """``v`` read inside a loop nest over ``shape`` (NumPy broadcasting)."""
+        t = v.aval.shape
+        lead = len(shape) - len(t)
+        dims = [f"i{j + lead}" if t[j] != 1 and t[j] == shape[j + lead] else "0"
+                for j in range(len(t))]
+        return self.read(v, dims)
+
+    def ensure(self, v):
+        """Make ``v`` materialized (flush the group holding it)."""
+        if type(v) is not Var:
+            return
+        g = self.reg.get(v) or self.acc.get(v)
+        if g is not None:
+            self.flush(g)
+
+    # groups ----------------------------------------------------------------------
+    def group(self, shape):
+        g = self.pending.get(shape)
+        if g is None:
+            g = self.pending[shape] = _Group(shape)
+        return g
+
+    def flush(self, g):
+        if self.pending.get(g.shape) is g:
+            del self.pending[g.shape]
+        shape = g.shape
+        nd = len(shape)
+        pre = list(g.pre)
+        body = list(g.body)
+        idx = ", ".join(f"i{k}" for k in range(nd))
+        stored = []
+        for v, r in g.regs.items():
+            del self.reg[v]
+            cons = self.consumers.get(v, ())
+            if v in self.live_out or any(c not in g.members for c in cons):
+                name = self.vname(v)
+                stored.append(name)
+                pre.append(f"{name} = np.empty({shape!r}, {_tyname(v.aval.dtype)})")
+                body.append(f"{name}[{idx}] = {r}")
+                self.view[v] = _identity(name, nd)
+        for v, name in g.reductions:
+            del self.acc[v]
+            self.view[v] = _identity(name, len(v.aval.shape))
+        out = []
+        rets = stored + [name for _, name in g.reductions]
+        par = g.par_ok and prod(shape) >= self.parallel_min and nd > 0
+        if par:
+            self.parallel = True
+        if g.guards:
+            bad = self.fresh("nbad")
+            pre.append(f"{bad} = 0")
+            body = body + [f"{bad} += np.int64({' | '.join(f'({c})' for c in g.guards)})"]
+        self.loop(out, shape, pre, body, g.post, par, 0)
+        if g.guards:
+            # rare inputs the fast formulas do not cover: the whole loop again, exactly
+            out.append(f"if {bad}:")
+            self.loop(out, shape, list(g.pre) + pre[len(g.pre):-1],
+                      [b for b in body if not (isinstance(b, str) and b.startswith(bad))], g.post,
+                      False, 1)
+        self.helper(out, par, rets)
+
+    def helper(self, glines, par, rets):
+        """Emit a flushed loop as its own function, called from the segment's function.
+        (LLVM optimizes a loop in a small function much better: the same fused tanh loop
+        ran 7x slower inside W2's large function than on its own.)"""
+        text = "\n".join(glines)
+        defined = set(re.findall(r"^\s*(\w+) = ", text, re.M))
+        params = [u for u in dict.fromkeys(re.findall(r"\b([vt]\d+)\b", text))
+                  if u not in defined]
+        hname = f"{self.fname}_g{len(self.helpers)}"
+        self.helpers.append((hname, params, rets, glines, par))
+        if par:
+            self.parallel = True
+        call = f"{hname}({', '.join(params)})"
+        if rets:
+            self.lines.append(f"{', '.join(rets)}{',' if len(rets) == 1 else ''} = {call}")
+        else:
+            self.lines.append(call)
+
+    @staticmethod
+    def loop(out, shape, pre, body, post, par, exact):
+        base = "    " if exact else ""
+        out.extend(base + ln for ln in pre)
+        ind = base
+        for k, n in enumerate(shape):
+            rng = "prange" if (par and k == 0) else "range"
+            out.append(f"{ind}for i{k} in {rng}({n}):")
+            ind += "    "
+        lines = [b if isinstance(b, str) else b[exact] for b in body] or ["pass"]
+        out.extend(ind + b for b in lines)
+        out.extend(base + ln for ln in post)
+
+    # equations -------------------------------------------------------------------
+    def operand_exprs(self, eqn, shape, casts, g):
+        exprs = []
+        for a, dst in zip(eqn.inputs, casts):
+            if type(a) is Literal:
+                exprs.append(_lit(a.val, dst if dst is not None else a.aval.dtype))
+                continue
+            if g is not None and a in g.regs:
+                e = g.regs[a]
+            else:
+                e = self.read_bcast(a, shape)
+            exprs.append(e if dst is None else _cast(e, a.aval.dtype, dst))
+        return exprs
+
+    def casts_for(self, eqn, low):
+        out = eqn.outputs[0].aval.dtype
+        spec = low.get("cast", "out")
+        n = len(eqn.inputs)
+        if spec == "out":
+            return [out] * n
+        if spec == "none":
+            return [None] * n
+        if spec == "bool":
+            return [np.dtype(bool)] * n
+        if spec == "promote":
+            return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
+        return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
+
+    def prepare_inputs(self, eqn, shape):
+        """Flush what an equation of loop shape ``shape`` cannot read from registers."""
+        for a in eqn.inputs:
+            if type(a) is not Var:
+                continue
+            if a in self.acc:
+                self.flush(self.acc[a])
+            elif a in self.reg and self.reg[a].shape != shape:
+                self.flush(self.reg[a])
+
+    def elementwise(self, i, eqn, low):
+        o = eqn.outputs[0]
+        shape = o.aval.shape
+        self.prepare_inputs(eqn, shape)
+        g = self.group(shape) if shape else None
+        casts = self.casts_for(eqn, low)
+        ops = self.operand_exprs(eqn, shape, casts, g)
+        dt = o.aval.dtype
+        expr = _result(low["numba"].format(*ops, **eqn.params), dt)
+        guard = low.get("guard")
+        if guard is not None:
+            # a fast formula valid unless ``guard``; the loop reruns with the exact one
+            exact = _result(low["numba_exact"].format(*ops, **eqn.params), dt)
+            if g is None or prod(shape) < _FAST_MIN_SIZE:
+                expr = exact  # small: vectorizing gains little, a second loop costs compile time
+            else:
+                g.guards.append(guard.format(*ops, **eqn.params))
+                expr = (expr, exact)
+        self.member(i, o, expr, g)
+
+    def member(self, i, o, expr, g):
+        if g is None:  # shape (): a scalar statement now
+            name = self.vname(o)
+            self.lines.append(f"{name} = {expr}")
+            self.view[o] = _identity(name, 0)
+            return
+        r = f"r{self.vid(o)}"
+        g.body.append(f"{r} = {expr}" if isinstance(expr, str) else
+                      (f"{r} = {expr[0]}", f"{r} = {expr[1]}"))
+        g.regs[o] = r
+        g.members.add(i)
+        self.reg[o] = g
+
+    def reduce(self, i, eqn, low):
+        x = eqn.inputs[0]
+        o = eqn.outputs[0]
+        axes = tuple(eqn.params["axes"])
+        shape = x.aval.shape
+        if not axes or not shape:
+            self.ensure(x)
+            self.view[o] = self.view[x]
+            return
+        self.prepare_inputs(eqn, shape)
+        g = self.group(shape)
+        val = g.regs[x] if x in g.regs else self.read_bcast(x, shape)
+        dt = o.aval.dtype
+        monoid = low["monoid"]
+        accdt = np.dtype(np.float64) if (monoid == "sum" and dt == np.float32) else dt
+        if monoid == "sum" and dt.kind == "c" and dt.itemsize == 8:
+            accdt = np.dtype(np.complex128)
+        val = _cast(val, dt, accdt)
+        init, combine = _MONOID[monoid]
+        name = self.vname(o)
+        a = f"a{self.vid(o)}"
+        if len(axes) == len(shape):  # full reduction: a scalar accumulator
+            g.pre.append(f"{a} = {init(accdt)}")
+            g.body.append(combine(a, val, accdt.kind))
+            g.post.append(f"{name} = {_cast(a, accdt, dt)}")
+            if monoid != "sum":
+                g.par_ok = False
+        else:
+            oshape = o.aval.shape
+            g.pre.append(f"{a} = np.full({oshape!r}, {init(accdt)}, {_tyname(accdt)})")
+            oidx = ", ".join(f"i{k}" for k in range(len(shape)) if k not in axes)
+            g.body.append(combine(f"{a}[{oidx}]", val, accdt.kind))
+            g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
+            if 0 in axes:
+                g.par_ok = False
+        g.members.add(i)
+        g.reductions.append((o, name))
+        self.acc[o] = g
+
+    # structural ------------------------------------------------------------------
+    def alias(self, o, x, vmap):
+        """``o`` reads the array of ``x`` through ``vmap`` (x's dim -> o's dim or None)."""
+        vw = self.view[x]
+        self.view[o] = _View(vw.name, vw.ndim,
+                             [None if m is None else vmap[m] for m in vw.map])
+
+    def transpose(self, eqn):
+        x, o = eqn.inputs[0], eqn.outputs[0]
+        self.ensure(x)
+        perm = eqn.params["perm"]
+        inv = [0] * len(perm)
+        for r, p in enumerate(perm):
+            inv[p] = r
+        self.alias(o, x, inv)
+
+    def broadcast_to(self, eqn):
+        x, o = eqn.inputs[0], eqn.outputs[0]
+        self.ensure(x)
+        t, s = x.aval.shape, o.aval.shape
+        lead = len(s) - len(t)
+        self.alias(o, x, [j + lead if t[j] == s[j + lead] and t[j] != 1 else None
+                          for j in range(len(t))])
+
+    def reshape(self, eqn):
+        x, o = eqn.inputs[0], eqn.outputs[0]
+        self.ensure(x)
+        t, s = x.aval.shape, o.aval.shape
+        tn = [j for j, d in enumerate(t) if d != 1]
+        sn = [j for j, d in enumerate(s) if d != 1]
+        if [t[j] for j in tn] == [s[j] for j in sn]:
+            vmap = [None] * len(t)
+            for a, b in zip(tn, sn):
+                vmap[a] = b
+            self.alias(o, x, vmap)
+            return
+        arr = self.contiguous(x)
+        name = self.vname(o)
+        self.lines.append(f"{name} = {arr}.reshape({s!r})")
+        self.view[o] = _identity(name, len(s))
+
+    def contiguous(self, x, perm=None, dtype=None):
+        """Name of a C-contiguous array holding ``x`` with axes ``perm`` (a copy loop
+        unless ``x`` already is one), converted to ``dtype``."""
+        self.ensure(x)
+        t = x.aval.shape
+        nd = len(t)
+        perm = tuple(range(nd)) if perm is None else tuple(perm)
+        dt = x.aval.dtype if dtype is None else np.dtype(dtype)
+        vw = self.view[x]
+        inv = [0] * nd
+        for r, p in enumerate(perm):
+            inv[p] = r
+        if (dt == x.aval.dtype and vw.ndim == nd and nd > 0
+                and all(vw.map[k] == perm[k] for k in range(nd))):
+            return vw.name
+        name = self.fresh()
+        shp = tuple(t[p] for p in perm)
+        self.lines.append(f"{name} = np.empty({shp!r}, {_tyname(dt)})")
+        ind = ""
+        for k, n in enumerate(shp):
+            self.lines.append(f"{ind}for i{k} in range({n}):")
+            ind += "    "
+        src = self.read(x, [f"i{inv[d]}" for d in range(nd)])
+        self.lines.append(f"{ind}{name}[{', '.join(f'i{k}' for k in range(nd))}] = "
+                          f"{_cast(src, x.aval.dtype, dt)}")
+        return name
+
+    def concatenate(self, eqn):
+        o = eqn.outputs[0]
+        axis = eqn.params["axis"]
+        s = o.aval.shape
+        dt = o.aval.dtype
+        name = self.vname(o)
+        for x in eqn.inputs:
+            self.ensure(x)
+        self.lines.append(f"{name} = np.empty({s!r}, {_tyname(dt)})")
+        off = 0
+        for x in eqn.inputs:
+            t = x.aval.shape
+            ind = ""
+            for k, n in enumerate(t):
+                self.lines.append(f"{ind}for i{k} in range({n}):")
+                ind += "    "
+            idx = [f"i{k}" if k != axis else f"i{k} + {off}" for k in range(len(t))]
+            if t:
+                src = self.read(x, [f"i{k}" for k in range(len(t))])
+                self.lines.append(f"{ind}{name}[{', '.join(idx)}] = "
+                                  f"{_cast(src, x.aval.dtype, dt)}")
+            off += t[axis]
+        self.view[o] = _identity(name, len(s))
+
+    def dot_general(self, i, eqn):
+        lhs, rhs = eqn.inputs
+        o = eqn.outputs[0]
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        ls, rs = lhs.aval.shape, rhs.aval.shape
+        lf = [d for d in range(len(ls)) if d not in lc and d not in lb]
+        rf = [d for d in range(len(rs)) if d not in rc and d not in rb]
+        dt = o.aval.dtype
+        oshape = o.aval.shape
+        nb = len(lb)
+        if not lc:
+            # no contraction: out[b..., l..., r...] = lhs * rhs, an elementwise product
+            self.ensure(lhs)
+            self.ensure(rhs)
+            ldim = [None] * len(ls)
+            for p, d in enumerate(lb):
+                ldim[d] = f"i{p}"
+            for q, d in enumerate(lf):
+                ldim[d] = f"i{nb + q}"
+            rdim = [None] * len(rs)
+            for p, d in enumerate(rb):
+                rdim[d] = f"i{p}"
+            for q, d in enumerate(rf):
+                rdim[d] = f"i{nb + len(lf) + q}"
+            a = _cast(self.read(lhs, ldim), lhs.aval.dtype, dt)
+            b = _cast(self.read(rhs, rdim), rhs.aval.dtype, dt)
+            g = self.group(oshape) if oshape else None
+            self.member(i, o, _result(f"({a} * {b})", dt), g)
+            return
+        m = prod(ls[d] for d in lf)
+        n = prod(rs[d] for d in rf)
+        k = prod(ls[d] for d in lc)
+        bsz = prod(ls[d] for d in lb)
+        name = self.vname(o)
+        A = self.matrix(lhs, list(lb) + lf + list(lc), dt, (bsz, m, k) if nb else (m, k))
+        B = self.matrix(rhs, list(rb) + list(rc) + rf, dt, (bsz, k, n) if nb else (k, n))
+        t = self.fresh()
+        if nb:
+            self.lines.append(f"{t} = np.empty({(bsz, m, n)!r}, {_tyname(dt)})")
+            self.lines.append(f"for ib in range({bsz}):")
+            self.lines.append(f"    np.dot({A}[ib], {B}[ib], {t}[ib])")
+        else:
+            self.lines.append(f"{t} = np.dot({A}, {B})")
+        if oshape:
+            self.lines.append(f"{name} = {t}.reshape({oshape!r})")
+            self.view[o] = _identity(name, len(oshape))
+        else:
+            self.lines.append(f"{name} = {t}[0, 0]")
+            self.view[o] = _identity(name, 0)
+
+    def matrix(self, x, perm, dt, shape):
+        """A C- or F-contiguous array of ``shape``: ``x`` with axes ``perm``, reshaped."""
+        self.ensure(x)
+        vw = self.view[x]
+        nd = len(x.aval.shape)
+        # a transposed 2-D contiguous array: pass its .T (F-contiguous) to BLAS
+        if (len(shape) == 2 and nd == 2 and x.aval.dtype == dt and vw.ndim == 2
+                and tuple(vw.map[k] for k in range(2)) == (perm[1], perm[0])
+                and perm != [0, 1]):
+            return f"{vw.name}.T"
+        c = self.contiguous(x, perm, dt)
+        t = self.fresh()
+        self.lines.append(f"{t} = {c}.reshape({tuple(shape)!r})")
+        return t
+
+    # the whole segment -----------------------------------------------------------
+    def run(self):
+        for v in self.seg.inputs:
+            self.view[v] = _identity(self.vname(v), len(v.aval.shape))
+        for i, e in enumerate(self.seg.eqns):
+            low = e.prim.lowering
+            kind = low["kind"]
+            if kind == "elementwise":
+                self.elementwise(i, e, low)
+            elif kind == "reduce":
+                self.reduce(i, e, low)
+            elif kind == "reshape":
+                self.reshape(e)
+            elif kind == "transpose":
+                self.transpose(e)
+            elif kind == "broadcast_to":
+                self.broadcast_to(e)
+            elif kind == "concatenate":
+                self.concatenate(e)
+            elif kind == "dot_general":
+                self.dot_general(i, e)
+            else:  # pragma: no cover - lowerable() admits only the kinds above
+                raise NotImplementedError(kind)
+        for g in list(self.pending.values()):
+            self.flush(g)
+        rets = []
+        for v in self.seg.outputs:
+            self.ensure(v)
+            vw = self.view[v]
+            nd = len(v.aval.shape)
+            if nd == 0:
+                rets.append(self.read(v, []))
+            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0):
+                rets.append(f"{vw.name}.T")  # a transposed result: a view, as NumPy's
+            else:
+                rets.append(self.contiguous(v))
+        return rets
+
+
+def generate(seg, fname, parallel_min=None):
+    """``(source of the function, parallel)`` for one segment."""
+    cg = _Codegen(seg, PARALLEL_MIN_SIZE if parallel_min is None else parallel_min, fname)
+    rets = cg.run()
+    out = []
+    for hname, params, hrets, glines, par in cg.helpers:
+        out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
+                   f"parallel={par})\ndef {hname}({', '.join(params)}):")
+        out.extend("    " + ln for ln in glines)
+        if hrets:
+            out.append(f"    return ({''.join(r + ', ' for r in hrets)})")
+        out.append("")
+    args = ", ".join(cg.vname(v) for v in seg.inputs)
+    out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True)\n"
+               f"def {fname}({args}):")
+    body = cg.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
+    out.extend("    " + ln for ln in body)
+    return "\n".join(out) + "\n", cg.parallel
+
+
+# ---------------------------------------------------------------------------------
+# modules: source -> file in the cache directory -> import (numba cache=True beside it)
+# ---------------------------------------------------------------------------------
+_HEADER = '''"""Generated by ftrans.compiler from an IR; do not edit (support {version})."""
+import numpy as np
+from numba import njit, prange
+from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
+    _sin_fast, _cos_fast, _trig_bad)
+
+'''
+
+_LOCK = threading.Lock()
+_MODULES = {}
+
+
+def cache_dir():
+    """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``."""
+    d = os.environ.get("FTRANS_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                           "ftrans")
+    return d
+
+
+def module_source(functions):
+    from ._numba_support import SUPPORT_VERSION
+    return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
+
+
+def load(source):
+    """Import the module whose text is ``source`` (written once to the cache directory)."""
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    mod = _MODULES.get(key)
+    if mod is not None:
+        return mod
+    with _LOCK:
+        mod = _MODULES.get(key)
+        if mod is not None:
+            return mod
+        modname = f"ftrans_jit_{key}"
+        d = cache_dir()
+        path = os.path.join(d, modname + ".py")
+        try:
+            os.makedirs(d, exist_ok=True)
+            if not os.path.exists(path):
+                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+                with os.fdopen(fd, "w") as f:
+                    f.write(source)
+                os.replace(tmp, path)  # atomic: concurrent processes write the same text
+        except OSError:  # unwritable cache directory: a private temporary one
+            d = tempfile.mkdtemp(prefix="ftrans_jit_")
+            path = os.path.join(d, modname + ".py")
+            with open(path, "w") as f:
+                f.write(source)
+        spec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = mod
+        spec.loader.exec_module(mod)
+        _MODULES[key] = mod
+        return mod

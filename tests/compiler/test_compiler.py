@@ -1,0 +1,392 @@
+"""The compiler (``ftrans.compiler``): compiled programs equal the reference interpreter.
+
+Every row of the primitive table (``tests/primitives/prim_cases.py``), in float64 and in
+float32, is staged into ONE program per dtype (few numba compilations) and run compiled;
+the reference is ``eval_ir`` with no transform active (each primitive's impl).  Further
+programs check fused chains, broadcasting, reductions, literals and weak types, dtype
+rules, graph breaks, gradients of small models, and the disk cache across two processes.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import ftrans
+import ftrans.numpy as fnp
+from ftrans.core.ir import stage, eval_ir, dce
+from ftrans.core.trace import set_current_trace, EVAL
+from ftrans.compiler import compile_ir, graph_breaks
+from ftrans.compiler._plan import plan, Segment
+from ftrans.compiler import _numba
+
+from prim_cases import CASES, F64, F32
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def reference(ir, *args):
+    with set_current_trace(EVAL):
+        return eval_ir(ir, *args)
+
+
+def compiled(ir, *args):
+    """Run ``ir`` compiled; fail if a segment fell back to the interpreter."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = compile_ir(ir)(*args)
+    bad = [str(x.message) for x in w if "ftrans.compiler" in str(x.message)]
+    assert not bad, bad
+    return out
+
+
+def assert_close(out, ref, rtol64=1e-12, rtol32=1e-6, what=""):
+    out_a, ref_a = np.asarray(out), np.asarray(ref)
+    assert out_a.shape == ref_a.shape, (what, out_a.shape, ref_a.shape)
+    assert out_a.dtype == ref_a.dtype, (what, out_a.dtype, ref_a.dtype)
+    if ref_a.dtype.kind in "fc":
+        low = np.finfo(ref_a.dtype).dtype == np.float32
+        rtol = rtol32 if low else rtol64
+        fin = np.abs(ref_a[np.isfinite(ref_a)]) if ref_a.size else np.zeros(0)
+        scale = max(1.0, float(fin.max()) if fin.size else 1.0)
+        np.testing.assert_allclose(out_a, ref_a, rtol=rtol, atol=rtol * scale, equal_nan=True,
+                                   err_msg=what)
+    else:
+        np.testing.assert_array_equal(out_a, ref_a, err_msg=what)
+
+
+def check(fun, args, **tol):
+    """Stage ``fun`` on ``args``, run compiled and by reference, compare; return the IR."""
+    ir, lifted = stage(fun, args)
+    assert not lifted
+    ref = reference(ir, *args)
+    out = compiled(ir, *args)
+    assert len(out) == len(ref)
+    for k, (o, r) in enumerate(zip(out, ref)):
+        assert_close(o, r, what=f"output {k}", **tol)
+    return ir
+
+
+# ---------------------------------------------------------------------------------
+# the primitive table: one program per dtype
+# ---------------------------------------------------------------------------------
+def _table_program(dtype):
+    rng = np.random.default_rng(7)
+    rows, args = [], []
+    for c in CASES:
+        if dtype not in c.test_dtypes():
+            continue
+        # (0-d and empty shapes: test_zero_size_and_0d; every row's variants would triple
+        # the program and numba's compile time)
+        for fn, a in [(c.fn, c.args)]:
+            vals = c.make_args(rng, dtype, a)
+            try:  # rows whose function cannot be staged (none expected) are reported
+                stage(lambda *xs: fn(*xs), vals)
+            except Exception as e:  # pragma: no cover - reported by the assertion below
+                rows.append((c.id, None, repr(e)))
+                continue
+            rows.append((c.id, fn, len(vals)))
+            args.extend(vals)
+
+    def program(*xs):
+        outs, k = [], 0
+        for _, fn, n in rows:
+            if fn is None:
+                continue
+            r = fn(*xs[k:k + n])
+            k += n
+            outs.extend(r if isinstance(r, (tuple, list)) else [r])
+        return outs
+    return rows, program, args
+
+
+@pytest.mark.parametrize("dtype", [F64, F32], ids=["float64", "float32"])
+def test_every_primitive_row(dtype):
+    rows, program, args = _table_program(dtype)
+    unstaged = [(i, e) for i, fn, e in rows if fn is None]
+    assert not unstaged, unstaged
+    ir = check(program, args)
+    steps = plan(dce(ir), _numba.lowerable)
+    # the planner keeps the compiled part in few segments despite ~40 graph breaks
+    assert sum(isinstance(s, Segment) for s in steps) <= 3
+    lowered = {e.prim.name for s in steps if isinstance(s, Segment) for e in s.eqns}
+    assert {"sin", "add", "reduce_sum", "dot_general", "select", "transpose"} <= lowered
+
+
+def test_graph_break_list():
+    """Which primitives of the table run their impl (the list the README reports)."""
+    rows, program, args = _table_program(F64)
+    ir, _ = stage(program, args)
+    breaks = set(graph_breaks(ir))
+    assert {"fft", "solve", "cholesky", "erf", "gather", "cumsum"} <= breaks
+    assert not breaks & {"sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
+                         "convert_element_type", "broadcast_to", "reshape", "concatenate"}
+
+
+# ---------------------------------------------------------------------------------
+# fusion, broadcasting, reductions, literals, dtypes: a few programs with many outputs
+# ---------------------------------------------------------------------------------
+def test_fused_chains_broadcasting_and_reductions():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4, 5))
+    row = rng.standard_normal(5)
+    col = rng.standard_normal((3, 1, 1))
+    s = np.float64(0.7)
+
+    def f(x, row, col, s):
+        y = fnp.tanh(fnp.sin(x) * 0.9 + x * 0.1) * row - col / (1.0 + fnp.exp(-x))
+        z = fnp.where(x > 0, fnp.sqrt(fnp.abs(x)), -x ** 3) + s
+        return [y, z,
+                fnp.sum(y), fnp.sum(y, axis=(0, 2)), fnp.sum(z, axis=1, keepdims=True),
+                fnp.max(y, axis=0), fnp.min(z, axis=(1, 2), keepdims=True), fnp.prod(x[0], axis=1),
+                fnp.mean(y * z, axis=-1), y.T, fnp.reshape(z, (12, 5)), fnp.transpose(y, (1, 2, 0)),
+                fnp.broadcast_to(row, (2, 5)) + 1.0, fnp.expand_dims(row, 0) * col[:, 0],
+                fnp.concatenate([y, z], axis=1), fnp.squeeze(col) + 1,
+                fnp.logaddexp(x, row), fnp.maximum(x, 0.0), fnp.arctan2(x, col)]
+    check(f, [x, row, col, s])
+
+
+def test_literals_weak_types_and_dtypes():
+    rng = np.random.default_rng(1)
+    x32 = rng.standard_normal((4, 3)).astype(np.float32)
+    i32 = rng.integers(-5, 5, (4, 3)).astype(np.int32)
+    i64 = rng.integers(1, 5, (4, 3))
+    b = rng.standard_normal((4, 3)) > 0
+
+    def f(x32, i32, i64, b):
+        return [x32 * 0.5 + 1, x32 / 3, x32 ** 2, fnp.exp(x32) - 1e-3, fnp.tanh(x32 * 20.0),
+                i32 + 1, i32 * i32, i32 // 2, i64 // i32, i32 / 2, i32 > 0.5, x32 > 0,
+                i64 ** 2, fnp.where(b, x32, 2.0), fnp.where(b, i32, x32),
+                b & (x32 > 0), b | (i32 == 1), fnp.logical_not(b), ~b,
+                x32.astype(np.float64) * 0.1, (x32 * 100).astype(np.int32),
+                i32.astype(np.float32) / 7, b.astype(np.float32) + x32, fnp.sum(x32),
+                fnp.sum(x32, axis=0), fnp.max(i64), fnp.floor(x32 * 3), fnp.round(x32 * 3),
+                fnp.ceil(x32 * 3), fnp.sign(x32), fnp.isnan(x32 / 0.0), fnp.isinf(x32 / 0.0),
+                fnp.isfinite(x32 / 0.0), x32 // 0.25, fnp.minimum(i32, 2),
+                fnp.sin(i32), fnp.sqrt(i64), fnp.exp(b), fnp.arctan2(i32, i64)]
+    ir = check(f, [x32, i32, i64, b])
+    out = compiled(ir, x32, i32, i64, b)
+    assert out[0].dtype == np.float32 and out[5].dtype == np.int32 and out[10].dtype == bool
+
+
+def test_weakly_typed_python_scalar_inputs_and_literal_outputs():
+    from ftrans.core import ShapedArray
+    x = np.linspace(-1, 1, 7, dtype=np.float32)
+    ir, _ = stage(lambda x, s: [x * s, s * 2.0, x, x * fnp.sin(s)],
+                  [x, ShapedArray((), np.float64, weak_type=True)])
+    ref = reference(ir, x, 3.0)
+    out = compiled(ir, x, 3.0)
+    for o, r in zip(out, ref):
+        assert_close(o, r)
+    assert out[0].dtype == np.float32
+    # a weakly typed Python int: sin of it is float64 (NumPy's loop for ints)
+    ir, _ = stage(lambda x, s: [x * fnp.sin(s), x * s], [x, ShapedArray((), np.int64, weak_type=True)])
+    for o, r in zip(compiled(ir, x, 2), reference(ir, x, 2)):
+        assert_close(o, r)
+
+
+def test_zero_size_and_0d():
+    def f(e, s):
+        return [fnp.sin(e) + 1.0, fnp.sum(e), fnp.sum(e, axis=1), fnp.exp(s) * s, s + fnp.sum(e)]
+    check(f, [np.zeros((2, 0)), np.asarray(0.3)])
+
+
+def test_special_values_match():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 3e6, -4e7, 710.0, -750.0, 1e300])
+
+    def f(x):
+        return [fnp.sin(x), fnp.cos(x), fnp.exp(x), fnp.tanh(x), fnp.sign(x),
+                fnp.tanh(x.astype(np.float32)), fnp.exp(x.astype(np.float32)),
+                fnp.maximum(x, 0.0), fnp.max(x), fnp.min(x[:4])]
+    ir = check(f, [x], rtol64=2.3e-16, rtol32=1.2e-7)   # 1-2 ulp at most
+
+
+def test_large_fused_loop_parallel_path():
+    """Above PARALLEL_MIN_SIZE the loop is a prange (with a full sum reduction)."""
+    x = np.random.default_rng(2).uniform(-3, 3, _numba.PARALLEL_MIN_SIZE + 3)
+    ir = check(ftrans.value_and_grad(lambda x: fnp.sum(fnp.sin(x) * fnp.exp(-x * x))),
+               [x], rtol64=1e-10)
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert "prange" in src and src.count("for i0") >= 1
+
+
+# ---------------------------------------------------------------------------------
+# graph breaks
+# ---------------------------------------------------------------------------------
+def test_graph_breaks_fft_linalg_mixed_with_elementwise():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    x = rng.standard_normal(4)
+
+    def f(a, x):
+        y = fnp.sin(x) * 2.0
+        z = fnp.linalg.solve(a, y)             # break
+        w = fnp.abs(fnp.fft.fft(z * z)) + 1.0  # break (fft), then elementwise
+        return [fnp.sum(w * fnp.cos(z)), fnp.exp(z) @ a, fnp.linalg.det(a + w[:, None])]
+    ir = check(f, [a, x])
+    assert {"solve", "fft", "det"} <= set(graph_breaks(ir))
+
+
+def test_gradients_of_small_models():
+    """jit-like programs of the benchmark workloads (grad, hessian, vmap of grad)."""
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((12, 12)) / 4
+    x = rng.standard_normal(12)
+
+    def w1(x):
+        y = x
+        for _ in range(5):
+            y = fnp.tanh(fnp.sin(y) * 0.9 + y * 0.1)
+        return fnp.sum(y)
+    check(ftrans.grad(w1), [x])
+    check(ftrans.hessian(lambda x: fnp.sum(fnp.tanh(A @ x) ** 2) + fnp.sum(x ** 4)), [x])
+    X, yy = rng.standard_normal((8, 12)), np.sign(rng.standard_normal(8))
+    check(ftrans.vmap(ftrans.grad(lambda w, x, y: fnp.logaddexp(0.0, -y * (x @ w))),
+                      in_axes=(None, 0, 0)), [x, X, yy])
+    W = [(rng.standard_normal((6, 5)) / 3).astype(np.float32), np.zeros(5, np.float32),
+         (rng.standard_normal((5, 3)) / 3).astype(np.float32), np.zeros(3, np.float32)]
+    Xb = rng.standard_normal((4, 6)).astype(np.float32)
+    Y = np.eye(3, dtype=np.float32)[[0, 2, 1, 1]]
+
+    def mlp(W1, b1, W2, b2, X, Y):
+        h = fnp.tanh(X @ W1 + b1)
+        logits = h @ W2 + b2
+        z = logits - fnp.max(logits, axis=1, keepdims=True)
+        logp = z - fnp.log(fnp.sum(fnp.exp(z), axis=1, keepdims=True))
+        return -fnp.sum(Y * logp) / 4
+    check(lambda *a: ftrans.grad(mlp, argnums=(0, 1, 2, 3))(*a), W + [Xb, Y])
+
+
+def test_batched_dot_and_outer_products():
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5, 2))
+    v = rng.standard_normal(5)
+    check(lambda a, b, v: [a @ b, fnp.einsum("bij,bjk->bki", a, b), fnp.outer(v, v),
+                           fnp.einsum("bij,j->bi", a, v), v @ v, a[0].T @ a[1]],
+          [a, b, v])
+
+
+def test_in_memory_cache():
+    ir, _ = stage(lambda x: fnp.sin(x) + 1.0, [np.ones(3)])
+    assert compile_ir(ir) is compile_ir(ir)
+
+
+def test_bad_backend_and_arity():
+    ir, _ = stage(lambda x: x + 1.0, [np.ones(3)])
+    with pytest.raises(ValueError, match="backend"):
+        compile_ir(ir, "tpu")
+    with pytest.raises(TypeError, match="takes 1 inputs"):
+        compile_ir(ir)(np.ones(3), np.ones(3))
+
+
+# ---------------------------------------------------------------------------------
+# the disk cache across two processes
+# ---------------------------------------------------------------------------------
+_CHILD = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    import numba  # imported before timing (about 0.3 s on its own)
+    import ftrans, ftrans.numpy as fnp
+    from ftrans.core.ir import stage
+    from ftrans.compiler import compile_ir
+
+    def f(x):
+        y = x
+        for _ in range(4):
+            y = fnp.tanh(fnp.sin(y) * 0.8 + y * 0.2)
+        return fnp.sum(y) + fnp.max(y) - fnp.sum(fnp.exp(y) @ np.ones((7, 2)))
+    x = np.linspace(-1, 1, 21).reshape(3, 7)
+    t0 = time.perf_counter()
+    ir, _ = stage(ftrans.grad(f), [x])
+    run = compile_ir(ir)
+    out = run(x)[0]
+    t1 = time.perf_counter() - t0
+    st = run.dispatchers[0].stats
+    print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values()),
+                      "first_call_s": t1, "sum": float(np.sum(out))}))
+""")
+
+
+def _child(cache):
+    env = dict(os.environ, FTRANS_CACHE_DIR=cache, PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    import json
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_disk_cache_across_processes(tmp_path):
+    first = _child(str(tmp_path))
+    second = _child(str(tmp_path))
+    assert first["misses"] >= 1 and first["hits"] == 0       # compiled in process 1
+    assert second["hits"] >= 1 and second["misses"] == 0     # loaded, not compiled, in 2
+    assert second["sum"] == first["sum"]
+    assert any(p.endswith(".py") and p.startswith("ftrans_jit_") for p in os.listdir(tmp_path))
+    print(f"first call: {first['first_call_s']:.3f} s, cached first call in a new process: "
+          f"{second['first_call_s']:.3f} s")
+
+
+# ---------------------------------------------------------------------------------
+# GPU: the generated CuPy kernels (source tested everywhere, run only with a GPU)
+# ---------------------------------------------------------------------------------
+def _has_gpu():
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def test_gpu_kernel_source_generation():
+    from ftrans.compiler._cupy import gpu_ops, ElementwiseOp, ReductionOp
+    x = np.ones((4, 3), np.float32)
+    ir, _ = stage(ftrans.grad(lambda x: fnp.sum(fnp.tanh(fnp.sin(x) * 0.9 + x * 0.1))), [x])
+    _, ops = gpu_ops(ir)
+    ew = [op for op in ops if isinstance(op, ElementwiseOp)]
+    # forward chain and backward chain: the forward values the backward pass reads are
+    # kernel outputs; float32 literals are converted in the source
+    assert 1 <= len(ew) <= 3
+    body = "\n".join(op.body for op in ew)
+    assert "sin(" in body and "tanh(" in body and "((float)0.8999999761581421)" in body
+    assert all("float32" in op.in_params + op.out_params for op in ew)
+    ir2, _ = stage(lambda x: [fnp.max(x, axis=1), fnp.sum(x * 2.0)], [x])
+    _, ops2 = gpu_ops(ir2)
+    reds = [op for op in ops2 if isinstance(op, ReductionOp)]
+    assert [r.axes for r in reds] == [(1,), (0, 1)]
+    assert "a != a" in reds[0].reduce_expr and reds[0].identity == "-INFINITY"
+    # dot_general and fft run their impls (cuBLAS / cuFFT through CuPy)
+    ir3, _ = stage(lambda a: fnp.abs(fnp.fft.fft(a @ a.T)) + 1.0, [np.ones((3, 3))])
+    _, ops3 = gpu_ops(ir3)
+    names = [op.prim.name for op in ops3 if not isinstance(op, (ElementwiseOp, ReductionOp))]
+    assert "dot_general" in names and "fft" in names
+
+
+@pytest.mark.skipif(not _has_gpu(), reason="needs CuPy and a CUDA GPU (none on this machine)")
+def test_gpu_execution_matches_cpu():  # pragma: no cover - runs on a GPU machine only
+    import cupy
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((64, 33))
+    a = rng.standard_normal((33, 8))
+
+    def f(x, a):
+        y = fnp.tanh(fnp.sin(x) * 0.9 + x * 0.1)
+        return [y, fnp.sum(y, axis=0), fnp.max(y), y @ a, fnp.where(x > 0, x, 0.5) ** 2]
+    ir, _ = stage(f, [x, a])
+    ref = reference(ir, x, a)
+    out = compile_ir(ir, "gpu")(cupy.asarray(x), cupy.asarray(a))
+    for o, r in zip(out, ref):
+        assert_close(cupy.asnumpy(o), r)
+
+
+def test_nested_jit_is_inlined_and_fused():
+    inner = ftrans.jit(lambda x: fnp.sin(x) * 2.0)
+    ir, _ = stage(lambda x: [inner(x) + inner(x * 3.0), inner(x)], [np.linspace(-1, 1, 5)])
+    assert "jit" in {e.prim.name for e in ir.eqns}
+    assert "jit" not in graph_breaks(ir)
+    check(lambda x: [inner(x) + inner(x * 3.0), inner(x)], [np.linspace(-1, 1, 5)])
