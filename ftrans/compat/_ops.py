@@ -712,6 +712,10 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
 def _relu_bwd(node, ct, primals, ans, needs):
+    if type(ct) is np.ndarray and type(ans) is np.ndarray and _no_trace():
+        g = _NN.relu_backward(ans, ct)       # one numba pass (kernels/nn_cpu.py)
+        if g is not None:
+            return [g]
     return [P.where(P.gt(ans, 0), ct, 0.0)]
 
 
@@ -723,7 +727,9 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
+    out = _NN.relu(d)
+    if out is None:
+        out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -2696,6 +2702,7 @@ def _filled_array(self, vals):
 from ..primitives.special import erf_p as _erf_p  # noqa: E402
 from ..primitives.conv import conv_general_dilated_p as _conv_p  # noqa: E402
 from ..primitives import window as _W  # noqa: E402
+from ..kernels import nn_cpu as _NN  # noqa: E402
 
 erf = _unary(_erf_p, "ErfBackward0", "x")
 
@@ -2707,8 +2714,18 @@ def _convolution_bwd(node, ct, primals, ans, needs):
     """PyTorch's ConvolutionBackward0: the primitive's VJP rule for input and weight,
     ``sum(ct)`` over every axis but the channels for the bias."""
     p = node._params
-    res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
-                           **{k: p[k] for k in _CONV_KEYS}))
+    cols = p.get("_cols")
+    x, w = primals[0], primals[1]
+    if cols is not None and type(ct) is np.ndarray and type(w) is np.ndarray \
+            and ct.dtype == w.dtype and _no_trace():
+        # plain backward: one GEMM over the forward pass's im2col matrix (weight) and
+        # one GEMM + col2im (input), kernels/nn_cpu.py
+        geo = (p["window_strides"], p["padding"], p["rhs_dilation"])
+        res = [_NN.conv2d_grad_input(ct, w, tuple(x.shape), *geo) if needs[0] else None,
+               _NN.conv2d_grad_weight(ct, cols, w.shape) if needs[1] else None]
+    else:
+        res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
+                               **{k: p[k] for k in _CONV_KEYS}))
     if len(needs) > 2 and needs[2]:
         res.append(P.reduce_sum(ct, (0,) + tuple(range(2, len(ct.shape)))))
     else:
@@ -2754,7 +2771,17 @@ def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel "
                            f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
                            "be greater than actual input size")
-    out = _conv_p.impl(xd, wd, **params)
+    fast = None
+    if _NN.conv2d_eligible(xd, wd, params["lhs_dilation"], groups) and _tls.grad \
+            and not _fw_on:
+        fast = _NN.conv2d_forward(xd, wd, params["window_strides"], params["padding"],
+                                  params["rhs_dilation"])
+    if fast is not None:
+        out, cols = fast
+        if weight.requires_grad:
+            params["_cols"] = cols    # the weight gradient's GEMM operand (a residual)
+    else:
+        out = _conv_p.impl(xd, wd, **params)
     if bd is not None:
         out += bd.reshape((-1,) + (1,) * nsp)
     return _record(_ConvolutionBackward0, None, params, [input, weight, bias], [xd, wd, bd],
@@ -2780,9 +2807,33 @@ def window_max(input, window, strides, padding, dilation):  # noqa: A002
     if d.dtype.kind == "c":
         _refuse_complex(input, kernel="max_pool2d")
     params = _window_params(d.ndim, window, strides, padding, dilation)
-    out = _W.reduce_window_max_p.impl(d, **params)
-    return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input], [d],
-                   out, SAVE_X)
+    r = None
+    if _tls.grad and input.requires_grad and not _fw_on:
+        r = _W.window_cpu.window_max(d, params["window_dimensions"], params["window_strides"],
+                                     params["padding"], params["window_dilation"], True)
+    if r is None:
+        return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input],
+                       [d], _W.reduce_window_max_p.impl(d, **params), SAVE_X)
+    # one kernel pass gives the maxima and their indices; the plain backward scatters the
+    # cotangent at the saved indices instead of searching the windows again
+    out, idx = r
+    return _record(_MAXPOOL_FAST_NODES[len(window)], _W.reduce_window_max_p,
+                   dict(params, _idx=idx), [input], [d], out, SAVE_X)
+
+
+def _maxpool_bwd(node, ct, primals, ans, needs):
+    p = node._params
+    x = primals[0]
+    if type(ct) is np.ndarray and _no_trace():
+        g = _W.window_cpu.scatter_flat(p["_idx"], ct, tuple(x.shape), x.dtype)
+        if g is not None:
+            return [g]
+    return _W.reduce_window_max_p.vjp(ct, ans, primals, needs,
+                                      **{k: v for k, v in p.items() if k != "_idx"})
+
+
+_MAXPOOL_FAST_NODES = {k: node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",),
+                                     _maxpool_bwd) for k in (1, 2, 3)}
 
 
 def window_argmax(input, window, strides, padding, dilation):  # noqa: A002

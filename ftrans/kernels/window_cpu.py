@@ -76,7 +76,12 @@ def _build():
                                 s += x[b, r, c]
                     out[b, i, j] = s
 
-    return max2d, sum2d
+    @numba.njit(cache=True, error_model="numpy")
+    def scatter(idx, ct, out):
+        for i in range(ct.size):
+            out[idx[i]] += ct[i]
+
+    return max2d, sum2d, scatter
 
 
 def _get():
@@ -145,3 +150,17 @@ def window_sum(x, window, strides, padding, dilation):
     shape = tuple(x.shape[:-2]) + oshape[1:] if x.ndim >= 2 else oshape[2:]
     return out.reshape(shape)
 
+
+
+def scatter_flat(idx, ct, shape, dtype):
+    """``z = zeros(shape); z.flat[idx] += ct`` (repeated indices summed) in one numba
+    pass: the max-pool cotangent routed to the saved flat indices of
+    :func:`window_max`.  None unless ``ct`` is a float32/float64 array of ``dtype``
+    shaped like ``idx``."""
+    if (type(ct) is not np.ndarray or ct.dtype != dtype or ct.dtype not in
+            (np.float32, np.float64) or ct.shape != idx.shape):
+        return None
+    out = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype)
+    _get()[2](np.ascontiguousarray(idx).reshape(-1), np.ascontiguousarray(ct).reshape(-1),
+              out)
+    return out.reshape(shape)
