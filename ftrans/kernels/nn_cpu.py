@@ -44,7 +44,48 @@ def _build():
         for i in range(g.size):
             out[i] = g[i] if ans[i] > 0 else z
 
-    return relu_k, relu_bwd_k
+    @njit(cache=True, error_model="numpy")
+    def im2col_k(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
+        N, C, H, W = x.shape
+        P = oh * ow
+        z = x.dtype.type(0)
+        for ki in range(kh):
+            for kj in range(kw):
+                for c in range(C):
+                    row = (ki * kw + kj) * C + c
+                    for n in range(N):
+                        base = n * P
+                        for i in range(oh):
+                            r = i * sh + ki * dh - ph
+                            if r < 0 or r >= H:
+                                for j in range(ow):
+                                    cols[row, base + i * ow + j] = z
+                                continue
+                            for j in range(ow):
+                                q = j * sw + kj * dw - pw
+                                cols[row, base + i * ow + j] = x[n, c, r, q] \
+                                    if 0 <= q < W else z
+
+    @njit(cache=True, error_model="numpy")
+    def col2im_k(dcols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, g):
+        N, C, H, W = g.shape
+        P = oh * ow
+        for ki in range(kh):
+            for kj in range(kw):
+                for c in range(C):
+                    row = (ki * kw + kj) * C + c
+                    for n in range(N):
+                        base = n * P
+                        for i in range(oh):
+                            r = i * sh + ki * dh - ph
+                            if r < 0 or r >= H:
+                                continue
+                            for j in range(ow):
+                                q = j * sw + kj * dw - pw
+                                if 0 <= q < W:
+                                    g[n, c, r, q] += dcols[row, base + i * ow + j]
+
+    return relu_k, relu_bwd_k, im2col_k, col2im_k
 
 
 def _get():
@@ -105,11 +146,6 @@ def _geometry(xshape, kshape, stride, padding, dilation):
     return Hp, Wp, oh, ow
 
 
-def _tap_slices(i, j, oh, ow, stride, dilation):
-    return (slice(i * dilation[0], i * dilation[0] + (oh - 1) * stride[0] + 1, stride[0]),
-            slice(j * dilation[1], j * dilation[1] + (ow - 1) * stride[1] + 1, stride[1]))
-
-
 def conv2d_forward(x, w, stride, padding, dilation):
     """``(out (N, O, oh, ow), cols (kh*kw*C, N*oh*ow))`` of the cross-correlation of
     ``x (N, C, H, W)`` with ``w (O, C, kh, kw)``; padding ``((lo, hi), (lo, hi))``,
@@ -122,15 +158,9 @@ def conv2d_forward(x, w, stride, padding, dilation):
     Hp, Wp, oh, ow = _geometry(x.shape, (kh, kw), stride, padding, dilation)
     if oh <= 0 or ow <= 0:
         return None
-    (plh, phh), (plw, phw) = padding
-    xp = np.zeros((C, N, Hp, Wp), x.dtype)
-    xp[:, :, plh:plh + H, plw:plw + W] = x.transpose(1, 0, 2, 3)
-    cols = np.empty((kh * kw, C, N, oh, ow), x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            si, sj = _tap_slices(i, j, oh, ow, stride, dilation)
-            cols[i * kw + j] = xp[:, :, si, sj]
-    cols = cols.reshape(kh * kw * C, N * oh * ow)
+    cols = np.empty((kh * kw * C, N * oh * ow), x.dtype)
+    _get()[2](np.ascontiguousarray(x), kh, kw, stride[0], stride[1], padding[0][0],
+              padding[1][0], dilation[0], dilation[1], oh, ow, cols)
     out = np.dot(_wmat(w), cols)                   # (O, N*P): one GEMM
     return np.ascontiguousarray(out.reshape(O, N, oh, ow).transpose(1, 0, 2, 3)), cols
 
@@ -159,11 +189,8 @@ def conv2d_grad_input(ct, w, xshape, stride, padding, dilation):
     N, C, H, W = xshape
     O, _, kh, kw = w.shape
     Hp, Wp, oh, ow = _geometry(xshape, (kh, kw), stride, padding, dilation)
-    dcols = np.dot(_wmat(w).T, _ct_mat(ct)).reshape(kh * kw, C, N, oh, ow)
-    gp = np.zeros((C, N, Hp, Wp), ct.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            si, sj = _tap_slices(i, j, oh, ow, stride, dilation)
-            gp[:, :, si, sj] += dcols[i * kw + j]
-    (plh, _), (plw, _) = padding
-    return np.ascontiguousarray(gp[:, :, plh:plh + H, plw:plw + W].transpose(1, 0, 2, 3))
+    dcols = np.dot(_wmat(w).T, _ct_mat(ct))          # (K*C, N*P)
+    g = np.zeros(xshape, ct.dtype)
+    _get()[3](dcols, kh, kw, stride[0], stride[1], padding[0][0], padding[1][0],
+              dilation[0], dilation[1], oh, ow, g)
+    return g
