@@ -2880,6 +2880,12 @@ def _native_batch_norm_bwd(node, ct, primals, ans, needs):
     on x."""
     x, w = primals[0], primals[1]
     p = node._params
+    if type(ct) is np.ndarray and type(x) is np.ndarray and isinstance(p["mean"], np.ndarray) \
+            and (w is None or (type(w) is np.ndarray and w.dtype == x.dtype)) and _no_trace():
+        r = _NN.batch_norm_backward(x, ct, p["mean"], p["invstd"], w, p["training"])
+        if r is not None:     # one numba kernel, two passes per channel (plain backward)
+            return [r[0] if needs[0] else None, r[1] if needs[1] else None,
+                    r[2] if needs[2] else None]
     nd = len(x.shape)
     axes = _bn_axes(nd)
     if p["training"] and not _no_trace():
@@ -2930,7 +2936,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     nd = d.ndim
     axes = _bn_axes(nd)
     shape = (1, d.shape[1]) + (1,) * (nd - 2)
-    if training:
+    fast = None
+    if training and not _fw_on:
+        fast = _NN.batch_norm_train(d, None if weight is None else weight._data,
+                                    None if bias is None else bias._data, eps)
+    if fast is not None:     # one numba kernel (kernels/nn_cpu.py)
+        out, mean, var, invstd = fast
+        count = d.size // d.shape[1]
+    elif training:
         count = d.size // d.shape[1] if d.shape[1] else 0
         mean = d.mean(axis=axes)
         xc = d - mean.reshape(shape)
@@ -2940,12 +2953,13 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean = running_mean._data.astype(d.dtype, copy=False)
         var = running_var._data.astype(d.dtype, copy=False)
         xc = d - mean.reshape(shape)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
-    scale = invstd if weight is None else invstd * weight._data
-    out = xc * scale.reshape(shape)
-    if bias is not None:
-        out += bias._data.reshape(shape)
-    out = np.asarray(out, d.dtype)
+    if fast is None:
+        invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
+        scale = invstd if weight is None else invstd * weight._data
+        out = xc * scale.reshape(shape)
+        if bias is not None:
+            out += bias._data.reshape(shape)
+        out = np.asarray(out, d.dtype)
     params = {"training": bool(training), "eps": float(eps), "count": count, "mean": mean,
               "invstd": invstd}
     wd = None if weight is None else weight._data

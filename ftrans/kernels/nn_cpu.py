@@ -21,8 +21,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["relu", "relu_backward", "conv2d_eligible", "conv2d_forward", "conv2d_grad_weight",
-           "conv2d_grad_input"]
+__all__ = ["relu", "relu_backward", "batch_norm_train", "batch_norm_backward",
+           "conv2d_eligible", "conv2d_forward", "conv2d_grad_weight", "conv2d_grad_input"]
 
 _LOCK = threading.Lock()
 _K = {}
@@ -85,7 +85,62 @@ def _build():
                                 if 0 <= q < W:
                                     g[n, c, r, q] += dcols[row, base + i * ow + j]
 
-    return relu_k, relu_bwd_k, im2col_k, col2im_k
+    @njit(cache=True, error_model="numpy")
+    def bn_fwd_k(x, scale, shift, eps, out, mean, var, invstd):
+        N, C, S = x.shape
+        cnt = N * S
+        for c in range(C):
+            s = 0.0
+            for n in range(N):
+                for i in range(S):
+                    s += x[n, c, i]
+            m = s / cnt
+            q = 0.0
+            for n in range(N):
+                for i in range(S):
+                    d = x[n, c, i] - m
+                    q += d * d
+            v = q / cnt
+            mean[c] = m
+            var[c] = v
+            inv = 1.0 / np.sqrt(v + eps)
+            invstd[c] = inv
+            a = inv * scale[c]
+            b = shift[c]
+            for n in range(N):
+                for i in range(S):
+                    out[n, c, i] = (x[n, c, i] - m) * a + b
+
+    @njit(cache=True, error_model="numpy")
+    def bn_bwd_k(x, g, mean, invstd, w, training, dx, dw, db):
+        N, C, S = x.shape
+        cnt = N * S
+        for c in range(C):
+            m = mean[c]
+            inv = invstd[c]
+            sg = 0.0
+            sgx = 0.0
+            for n in range(N):
+                for i in range(S):
+                    gi = g[n, c, i]
+                    sg += gi
+                    sgx += gi * ((x[n, c, i] - m) * inv)
+            dw[c] = sgx
+            db[c] = sg
+            k = w[c] * inv
+            if training:
+                mg = sg / cnt
+                mgx = sgx / cnt
+                for n in range(N):
+                    for i in range(S):
+                        xh = (x[n, c, i] - m) * inv
+                        dx[n, c, i] = (g[n, c, i] - mg - xh * mgx) * k
+            else:
+                for n in range(N):
+                    for i in range(S):
+                        dx[n, c, i] = g[n, c, i] * k
+
+    return relu_k, relu_bwd_k, im2col_k, col2im_k, bn_fwd_k, bn_bwd_k
 
 
 def _get():
@@ -194,3 +249,42 @@ def conv2d_grad_input(ct, w, xshape, stride, padding, dilation):
     _get()[3](dcols, kh, kw, stride[0], stride[1], padding[0][0], padding[1][0],
               dilation[0], dilation[1], oh, ow, g)
     return g
+
+
+# ------------------------------------------------------------------------- batch norm
+def batch_norm_train(x, weight, bias, eps):
+    """Training-mode batch normalization over every axis but 1 of a C-contiguous float
+    array in two passes per channel (mean, then the centred sum of squares -- the
+    biased variance -- accumulated in float64; then ``(x - mean) * a + b``).  Returns ``(out,
+    mean, var, invstd)`` (statistics in ``x``'s dtype) or None when not eligible."""
+    if not _ok(x) or x.ndim < 2 or x.size // x.shape[1] < 1:
+        return None
+    for v in (weight, bias):
+        if v is not None and (type(v) is not np.ndarray or v.dtype != x.dtype):
+            return None
+    N, C = x.shape[:2]
+    x3 = x.reshape(N, C, -1)
+    scale = np.ones(C) if weight is None else weight.astype(np.float64)
+    shift = np.zeros(C) if bias is None else bias.astype(np.float64)
+    out = np.empty(x.shape, x.dtype)
+    mean, var, invstd = np.empty(C), np.empty(C), np.empty(C)
+    _get()[4](x3, scale, shift, float(eps), out.reshape(x3.shape), mean, var, invstd)
+    dt = x.dtype
+    return out, mean.astype(dt), var.astype(dt), invstd.astype(dt)
+
+
+def batch_norm_backward(x, ct, mean, invstd, weight, training):
+    """``(dx, dweight, dbias)`` of batch normalization (PyTorch's formulas: ``dx =
+    invstd w (g - mean(g) - xhat mean(g xhat))`` in training, ``g invstd w`` in eval;
+    ``dweight = sum(g xhat)``, ``dbias = sum(g)``) in two passes per channel, or None
+    when not eligible."""
+    if not _ok(x, ct) or x.shape != ct.shape or x.ndim < 2:
+        return None
+    N, C = x.shape[:2]
+    x3 = x.reshape(N, C, -1)
+    w = np.ones(C) if weight is None else np.asarray(weight, np.float64)
+    dx = np.empty(x.shape, x.dtype)
+    dw, db = np.empty(C), np.empty(C)
+    _get()[5](x3, ct.reshape(x3.shape), np.asarray(mean, np.float64),
+              np.asarray(invstd, np.float64), w, bool(training), dx.reshape(x3.shape), dw, db)
+    return dx, dw.astype(x.dtype), db.astype(x.dtype)
