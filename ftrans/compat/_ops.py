@@ -2716,13 +2716,13 @@ def _convolution_bwd(node, ct, primals, ans, needs):
     p = node._params
     cols = p.get("_cols")
     x, w = primals[0], primals[1]
-    if cols is not None and type(ct) is np.ndarray and type(w) is np.ndarray \
-            and ct.dtype == w.dtype and _no_trace():
+    if cols is not None and type(ct) is np.ndarray and ct.dtype == cols.dtype \
+            and (not needs[0] or type(w) is np.ndarray) and _no_trace():
         # plain backward: one GEMM over the forward pass's im2col matrix (weight) and
         # one GEMM + col2im (input), kernels/nn_cpu.py
         geo = (p["window_strides"], p["padding"], p["rhs_dilation"])
         res = [_NN.conv2d_grad_input(ct, w, tuple(x.shape), *geo) if needs[0] else None,
-               _NN.conv2d_grad_weight(ct, cols, w.shape) if needs[1] else None]
+               _NN.conv2d_grad_weight(ct, cols, tuple(w.shape)) if needs[1] else None]
     else:
         res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
                                **{k: p[k] for k in _CONV_KEYS}))
