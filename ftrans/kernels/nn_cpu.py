@@ -1,5 +1,6 @@
-"""CPU kernels of the small-network hot path: ReLU forward/backward in one numba pass,
-and the im2col / col2im pieces of a 2-d convolution as NumPy copies plus BLAS.
+"""CPU kernels of the small-network hot path (one numba pass each where NumPy needs
+several): ReLU forward/backward, the im2col / col2im of a 2-d convolution around one
+BLAS GEMM, and training-mode batch normalization forward/backward.
 
 ReLU: ``np.where(x > 0, g, 0)`` on a ``(64, 16, 8, 8)`` float32 array measured ~280 us
 on the 2-core machine (NumPy's ``where`` branches per element on a random mask) against
@@ -7,13 +8,20 @@ on the 2-core machine (NumPy's ``where`` branches per element on a random mask) 
 else -- NaN included -- gives 0, the semantics of the ``select`` formulation).
 
 Convolution (stride/dilation per axis, zero padding, one group): the im2col matrix is
-laid out ``(K * C, N * P)`` (tap-major, ``P`` output positions), filled by one strided
-copy per window tap, so the forward pass is one GEMM ``W (O, K*C) @ cols``, the weight
-gradient one GEMM of the cotangent with the kept ``cols`` and the input gradient one
-GEMM followed by one strided add per tap (col2im).  (A batched ``(N, K*C, P)`` layout
-with one small GEMM per image measured slower for the digits CNN's second layer.)
+laid out ``(K * C, N * P)`` (tap-major, ``P`` output positions) by one numba loop that
+reads through the padding (no padded copy), so the forward pass is one GEMM
+``W (O, K*C) @ cols``, the weight gradient one GEMM of the cotangent with the kept
+``cols`` (a residual of the forward pass) and the input gradient one GEMM followed by a
+numba col2im.  Measured for the digits CNN's layers (``(64, 1, 8, 8)`` and ``(64, 16,
+4, 4)`` inputs, 3x3 kernels, float32): forward ~3x / 1.2x faster than the primitive's
+strided-view im2col, backward ~10x / 2x faster than its VJP (two more convolutions).
+A batched ``(N, K*C, P)`` layout with one small GEMM per image measured slower.
 
-Nothing here knows about tensors or tracers: arguments are NumPy arrays and ints.
+Batch norm: two passes over each channel (mean, then the centred sum of squares, in
+float64 accumulators) and one to write ``(x - mean) * invstd * w + b``; the backward
+pass reads ``x`` and the cotangent twice (PyTorch's formula with the saved statistics).
+
+Nothing here knows about tensors or tracers: arguments are NumPy arrays and numbers.
 """
 from __future__ import annotations
 
