@@ -2998,9 +2998,12 @@ def cross_entropy_indices(input, target, ignore_index, reduction):  # noqa: A002
     ``target (N,)`` with ``reduction`` 'mean' or 'sum', no class weights or label
     smoothing, as one node (log-softmax and NLL fused: one pass of NumPy per step
     instead of about ten nodes).  Same values as ``nll_loss(log_softmax(input))``;
-    IndexError (PyTorch's message) for a target out of range."""
+    IndexError (PyTorch's message) for a target out of range.  None for operands that
+    are not NumPy arrays (the caller's general path)."""
     d = input._data
-    t = np.asarray(target._data)
+    if type(d) is not np.ndarray or type(target._data) is not np.ndarray:
+        return None
+    t = target._data
     N, C = d.shape
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
