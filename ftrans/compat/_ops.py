@@ -712,6 +712,10 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
 def _relu_bwd(node, ct, primals, ans, needs):
+    if type(ct) is np.ndarray and type(ans) is np.ndarray and _no_trace():
+        g = _NN.relu_backward(ans, ct)       # one numba pass (kernels/nn_cpu.py)
+        if g is not None:
+            return [g]
     return [P.where(P.gt(ans, 0), ct, 0.0)]
 
 
@@ -723,7 +727,9 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
+    out = _NN.relu(d)
+    if out is None:
+        out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -2696,6 +2702,7 @@ def _filled_array(self, vals):
 from ..primitives.special import erf_p as _erf_p  # noqa: E402
 from ..primitives.conv import conv_general_dilated_p as _conv_p  # noqa: E402
 from ..primitives import window as _W  # noqa: E402
+from ..kernels import nn_cpu as _NN  # noqa: E402
 
 erf = _unary(_erf_p, "ErfBackward0", "x")
 
@@ -2707,8 +2714,18 @@ def _convolution_bwd(node, ct, primals, ans, needs):
     """PyTorch's ConvolutionBackward0: the primitive's VJP rule for input and weight,
     ``sum(ct)`` over every axis but the channels for the bias."""
     p = node._params
-    res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
-                           **{k: p[k] for k in _CONV_KEYS}))
+    cols = p.get("_cols")
+    x, w = primals[0], primals[1]
+    if cols is not None and type(ct) is np.ndarray and ct.dtype == cols.dtype \
+            and (not needs[0] or type(w) is np.ndarray) and _no_trace():
+        # plain backward: one GEMM over the forward pass's im2col matrix (weight) and
+        # one GEMM + col2im (input), kernels/nn_cpu.py
+        geo = (p["window_strides"], p["padding"], p["rhs_dilation"])
+        res = [_NN.conv2d_grad_input(ct, w, tuple(x.shape), *geo) if needs[0] else None,
+               _NN.conv2d_grad_weight(ct, cols, tuple(w.shape)) if needs[1] else None]
+    else:
+        res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
+                               **{k: p[k] for k in _CONV_KEYS}))
     if len(needs) > 2 and needs[2]:
         res.append(P.reduce_sum(ct, (0,) + tuple(range(2, len(ct.shape)))))
     else:
@@ -2754,7 +2771,17 @@ def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel "
                            f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
                            "be greater than actual input size")
-    out = _conv_p.impl(xd, wd, **params)
+    fast = None
+    if _NN.conv2d_eligible(xd, wd, params["lhs_dilation"], groups) and _tls.grad \
+            and not _fw_on:
+        fast = _NN.conv2d_forward(xd, wd, params["window_strides"], params["padding"],
+                                  params["rhs_dilation"])
+    if fast is not None:
+        out, cols = fast
+        if weight.requires_grad:
+            params["_cols"] = cols    # the weight gradient's GEMM operand (a residual)
+    else:
+        out = _conv_p.impl(xd, wd, **params)
     if bd is not None:
         out += bd.reshape((-1,) + (1,) * nsp)
     return _record(_ConvolutionBackward0, None, params, [input, weight, bias], [xd, wd, bd],
@@ -2780,9 +2807,33 @@ def window_max(input, window, strides, padding, dilation):  # noqa: A002
     if d.dtype.kind == "c":
         _refuse_complex(input, kernel="max_pool2d")
     params = _window_params(d.ndim, window, strides, padding, dilation)
-    out = _W.reduce_window_max_p.impl(d, **params)
-    return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input], [d],
-                   out, SAVE_X)
+    r = None
+    if _tls.grad and input.requires_grad and not _fw_on:
+        r = _W.window_cpu.window_max(d, params["window_dimensions"], params["window_strides"],
+                                     params["padding"], params["window_dilation"], True)
+    if r is None:
+        return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input],
+                       [d], _W.reduce_window_max_p.impl(d, **params), SAVE_X)
+    # one kernel pass gives the maxima and their indices; the plain backward scatters the
+    # cotangent at the saved indices instead of searching the windows again
+    out, idx = r
+    return _record(_MAXPOOL_FAST_NODES[len(window)], _W.reduce_window_max_p,
+                   dict(params, _idx=idx), [input], [d], out, SAVE_X)
+
+
+def _maxpool_bwd(node, ct, primals, ans, needs):
+    p = node._params
+    x = primals[0]
+    if type(ct) is np.ndarray and _no_trace():
+        g = _W.window_cpu.scatter_flat(p["_idx"], ct, tuple(x.shape), x.dtype)
+        if g is not None:
+            return [g]
+    return _W.reduce_window_max_p.vjp(ct, ans, primals, needs,
+                                      **{k: v for k, v in p.items() if k != "_idx"})
+
+
+_MAXPOOL_FAST_NODES = {k: node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",),
+                                     _maxpool_bwd) for k in (1, 2, 3)}
 
 
 def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
@@ -2829,6 +2880,12 @@ def _native_batch_norm_bwd(node, ct, primals, ans, needs):
     on x."""
     x, w = primals[0], primals[1]
     p = node._params
+    if type(ct) is np.ndarray and type(x) is np.ndarray and isinstance(p["mean"], np.ndarray) \
+            and (w is None or (type(w) is np.ndarray and w.dtype == x.dtype)) and _no_trace():
+        r = _NN.batch_norm_backward(x, ct, p["mean"], p["invstd"], w, p["training"])
+        if r is not None:     # one numba kernel, two passes per channel (plain backward)
+            return [r[0] if needs[0] else None, r[1] if needs[1] else None,
+                    r[2] if needs[2] else None]
     nd = len(x.shape)
     axes = _bn_axes(nd)
     if p["training"] and not _no_trace():
@@ -2879,7 +2936,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     nd = d.ndim
     axes = _bn_axes(nd)
     shape = (1, d.shape[1]) + (1,) * (nd - 2)
-    if training:
+    fast = None
+    if training and not _fw_on:
+        fast = _NN.batch_norm_train(d, None if weight is None else weight._data,
+                                    None if bias is None else bias._data, eps)
+    if fast is not None:     # one numba kernel (kernels/nn_cpu.py)
+        out, mean, var, invstd = fast
+        count = d.size // d.shape[1]
+    elif training:
         count = d.size // d.shape[1] if d.shape[1] else 0
         mean = d.mean(axis=axes)
         xc = d - mean.reshape(shape)
@@ -2889,12 +2953,13 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean = running_mean._data.astype(d.dtype, copy=False)
         var = running_var._data.astype(d.dtype, copy=False)
         xc = d - mean.reshape(shape)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
-    scale = invstd if weight is None else invstd * weight._data
-    out = xc * scale.reshape(shape)
-    if bias is not None:
-        out += bias._data.reshape(shape)
-    out = np.asarray(out, d.dtype)
+    if fast is None:
+        invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
+        scale = invstd if weight is None else invstd * weight._data
+        out = xc * scale.reshape(shape)
+        if bias is not None:
+            out += bias._data.reshape(shape)
+        out = np.asarray(out, d.dtype)
     params = {"training": bool(training), "eps": float(eps), "count": count, "mean": mean,
               "invstd": invstd}
     wd = None if weight is None else weight._data
@@ -2902,6 +2967,69 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
                 out, (3, False))
     return t, (mean if training else None), (var if training else None)
+
+
+def _cross_entropy_bwd(node, ct, primals, ans, needs):
+    """``d loss / d x = ct * rowscale * (softmax(x) - onehot(target))`` (rowscale:
+    ``valid / count`` for 'mean', ``valid`` for 'sum'; ``valid`` = target !=
+    ignore_index).  Plain backward: NumPy from the forward's logsumexp; under
+    create_graph / forward AD: primitives (softmax shifted by the saved row maxima, which
+    it does not depend on), so higher derivatives see softmax's dependence on x."""
+    p = node._params
+    x = primals[0]
+    rows, safe, scale = p["rows"], p["safe"], p["rowscale"]
+    if type(ct) is np.ndarray and type(x) is np.ndarray and _no_trace():
+        g = np.exp(x - p["lse"][:, None])
+        g[rows, safe] -= 1
+        g *= (scale * ct)[:, None]
+        return [g]
+    e = P.exp(P.sub(x, p["shift"][:, None]))
+    sm = P.div(e, P.reshape(P.reduce_sum(e, (1,)), (x.shape[0], 1)))
+    onehot = np.zeros(x.shape, x.dtype)
+    onehot[rows, safe] = 1
+    return [P.mul(P.sub(sm, onehot), P.mul(ct, scale[:, None]))]
+
+
+_CrossEntropyBackward = _composite("NllLossBackward0", ("self",), _cross_entropy_bwd)
+
+
+def cross_entropy_indices(input, target, ignore_index, reduction):  # noqa: A002
+    """``cross_entropy`` of logits ``input (N, C)`` (float32/float64) and class indices
+    ``target (N,)`` with ``reduction`` 'mean' or 'sum', no class weights or label
+    smoothing, as one node (log-softmax and NLL fused: one pass of NumPy per step
+    instead of about ten nodes).  Same values as ``nll_loss(log_softmax(input))``;
+    IndexError (PyTorch's message) for a target out of range.  None for operands that
+    are not NumPy arrays (the caller's general path)."""
+    d = input._data
+    if type(d) is not np.ndarray or type(target._data) is not np.ndarray:
+        return None
+    t = target._data
+    N, C = d.shape
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    tv = t[valid]
+    if tv.size and (tv.min() < 0 or tv.max() >= C):
+        raise IndexError(f"Target {int(tv.max() if tv.max() >= C else tv.min())} is out of "
+                         f"bounds.")
+    rows = np.arange(N)
+    if N:
+        m = d.max(axis=1)
+        lse = (m + np.log(np.sum(np.exp(d - m[:, None]), axis=1))).astype(d.dtype, copy=False)
+    else:
+        m = lse = np.zeros(0, d.dtype)
+    w = valid.astype(d.dtype)
+    loss = -((d[rows, safe] - lse) * w).sum()
+    if reduction == "mean":
+        count = w.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loss = loss / count
+            scale = w / count
+    else:
+        scale = w
+    out = np.asarray(loss, d.dtype)
+    params = {"rows": rows, "safe": safe, "rowscale": scale.astype(d.dtype, copy=False),
+              "lse": lse, "shift": m}
+    return _record(_CrossEntropyBackward, None, params, [input], [d], out, SAVE_X)
 
 
 def _linear_bwd(node, ct, primals, ans, needs):

@@ -918,6 +918,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
+    if (weight is None and label_smoothing <= 0 and reduction in ("mean", "sum")
+            and input.dim() == 2 and target.dim() == 1 and target.dtype == torch.int64
+            and input.dtype in (torch.float32, torch.float64)
+            and target.shape[0] == input.shape[0]):
+        r = _K.cross_entropy_indices(input, target, ignore_index, reduction)  # one node
+        if r is not None:
+            return r
     cdim = 0 if input.dim() == 1 else 1
     logp = torch.log_softmax(input, cdim)
     C = input.shape[cdim]
