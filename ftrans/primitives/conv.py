@@ -52,7 +52,7 @@ from ..kernels import backend_for, nn_cpu
 from .structural import transpose, reshape, broadcast_to
 from .window import (dilate_pad, windows, dilate_shape, window_out_shape,
                      conv_vjp_lhs_padding, padtype_to_pads)
-from ._rules import conj, move_to_front
+from ._rules import conj, move_to_front, numpy_kernel_impl
 
 __all__ = ["conv_general_dilated", "conv_transpose_kernel"]
 
@@ -64,7 +64,7 @@ def _out_spatial(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dila
                             rhs_dilation)
 
 
-@conv_general_dilated_p.def_impl
+@numpy_kernel_impl(conv_general_dilated_p)
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                feature_group_count):
     be = backend_for(lhs, rhs)
