@@ -50,6 +50,7 @@ from ..primitives.convert import convert_element_type_p
 from ..primitives.dot import dot_general_p
 from ..primitives._rules import unbroadcast
 from ..core import zero as _zero
+from ..core.trace import Tracer as _Tracer
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round
@@ -278,7 +279,7 @@ def _unary(prim, name, save, float_only=True):
     """A unary elementwise operation recorded as one primitive node saving its input
     ("x"), its result ("out") or both ("x_out")."""
     cls = node_class(name, ("self",))
-    impl = prim.impl
+    impl = prim.bind
     mask = 1 if save in ("x", "x_out") else 0
     so = save in ("out", "x_out")
 
@@ -702,9 +703,9 @@ def sigmoid(x):
     """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
     d = _as_float(x._data)
     if d.dtype.kind == "c":
-        out = E.div_p.impl(1.0, E.add_p.impl(1.0, E.exp_p.impl(E.neg_p.impl(d))))
+        out = E.div_p.bind(1.0, E.add_p.bind(1.0, E.exp_p.bind(E.neg_p.bind(d))))
     else:
-        out = E.exp_p.impl(E.neg_p.impl(E.logaddexp_p.impl(d.dtype.type(0), E.neg_p.impl(d))))
+        out = E.exp_p.bind(E.neg_p.bind(E.logaddexp_p.bind(d.dtype.type(0), E.neg_p.bind(d))))
     return _record(_SigmoidBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -723,7 +724,7 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
+    out = select_p.bind(L.gt_p.bind(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -741,7 +742,7 @@ _RsqrtBackward0 = _composite("RsqrtBackward0", ("self",), _rsqrt_bwd)
 
 def rsqrt(x):
     d = _as_float(x._data)
-    out = E.div_p.impl(1.0, E.sqrt_p.impl(d))
+    out = E.div_p.bind(1.0, E.sqrt_p.bind(d))
     return _record(_RsqrtBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -754,7 +755,7 @@ _ReciprocalBackward0 = _composite("ReciprocalBackward0", ("self",), _reciprocal_
 
 def reciprocal(x):
     d = _as_float(x._data)
-    out = E.div_p.impl(1.0, d)
+    out = E.div_p.bind(1.0, d)
     return _record(_ReciprocalBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -767,7 +768,7 @@ def _logn(name, base):
 
     def op(x):
         d = _as_float(x._data)
-        out = E.div_p.impl(E.log_p.impl(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
+        out = E.div_p.bind(E.log_p.bind(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
         return _record(cls, None, _EMPTY, [x], [d], out, SAVE_X)
     return op
 
@@ -785,7 +786,7 @@ _Exp2Backward0 = _composite("Exp2Backward0", ("self",), _exp2_bwd)
 
 def exp2(x):
     d = _as_float(x._data)
-    out = E.pow_p.impl(d.dtype.type(2) if d.dtype.kind == "f" else 2.0, d)
+    out = E.pow_p.bind(d.dtype.type(2) if d.dtype.kind == "f" else 2.0, d)
     return _record(_Exp2Backward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -814,7 +815,7 @@ def _binary(prim, name, names, save, rname=None):
     save_out) or a function of (needs_a, needs_b) returning one (tabulated here)."""
     cls = node_class(name, names)
     rcls = node_class(rname, names) if rname else cls
-    impl = prim.impl
+    impl = prim.bind
     table = {}
     for k in ((True, True), (True, False), (False, True)):
         mask_so = save(k) if callable(save) else save
@@ -993,7 +994,7 @@ def _integer_pow(x, n):
     if d.dtype.kind in "iu" and n < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     params = {"n": n}
-    out = E.integer_pow_p.impl(d, n=n)
+    out = E.integer_pow_p.bind(d, n=n)
     return _record(_PowBackward0i, E.integer_pow_p, params, [x], [d], out, SAVE_X)
 
 
@@ -1027,7 +1028,7 @@ def _nograd_binary(fn, a, b):
 
 
 def _compare(prim):
-    impl = prim.impl
+    impl = prim.bind
 
     def op(a, b):
         r = _operands(a, b)
@@ -1237,10 +1238,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
         return _make_plain(np.asarray(np.sum(d, axis=axes, keepdims=keepdim, dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = S.reduce_sum_p.impl(d, axes=axes)
+        out = S.reduce_sum_p.bind(d, axes=axes)
         return _record(_SumBackward0, S.reduce_sum_p, {"axes": axes}, [x], [d], out, SAVE_NONE)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(S.reduce_sum_p.impl(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(S.reduce_sum_p.bind(d, axes=axes), d.shape, axes, keepdim)
     return _record(_SumBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_NONE)
 
@@ -1262,7 +1263,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = 1
     for a in axes:
         n *= d.shape[a]
-    out = _reduce_out(E.div_p.impl(S.reduce_sum_p.impl(d, axes=axes), d.dtype.type(n)
+    out = _reduce_out(E.div_p.bind(S.reduce_sum_p.bind(d, axes=axes), d.dtype.type(n)
                                    if d.dtype.kind == "f" else n), d.shape, axes, keepdim)
     cls = _MeanBackward0 if dim is None and not keepdim else _MeanBackward1
     return _record(cls, None, {"axes": axes, "keepdim": keepdim, "n": n}, [x], [d], out,
@@ -1292,10 +1293,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                                               dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = R.reduce_prod_p.impl(d, axes=axes)
+        out = R.reduce_prod_p.bind(d, axes=axes)
         return _record(_ProdBackward0, R.reduce_prod_p, {"axes": axes}, [x], [d], out, SAVE_X)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(R.reduce_prod_p.impl(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(R.reduce_prod_p.bind(d, axes=axes), d.shape, axes, keepdim)
     return _record(_ProdBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_X)
 
@@ -1355,7 +1356,7 @@ def _extremum(which):
                                    "input.numel() == 0. Specify the reduction dim with the "
                                    "'dim' argument.")
             axes = tuple(range(d.ndim))
-            out = prim.impl(d, axes=axes)
+            out = prim.bind(d, axes=axes)
             if d.dtype.kind not in "fc":
                 return _make_plain(out)
             return _record(full_cls, prim, {"axes": axes}, [input], [d], out, SAVE_X_OUT)
@@ -1392,7 +1393,7 @@ def _amax_like(prim, cls, npf):
         d = input._data
         _refuse_complex(input, kernel=kernel)
         axes = _dims(dim if dim != () else None, d.ndim)
-        out = _reduce_out(prim.impl(d, axes=axes), d.shape, axes, keepdim)
+        out = _reduce_out(prim.bind(d, axes=axes), d.shape, axes, keepdim)
         if d.dtype.kind not in "fc":
             return _make_plain(out)
         return _record(cls, prim, {"axes": axes, "keepdim": keepdim}, [input], [d], out,
@@ -1637,7 +1638,7 @@ def where(condition, input=None, other=None):  # noqa: A002
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {D.from_np(c.dtype)._tname[:-6]}")
     xd, yd, casts = _operands_or_raise(input, other)
-    out = select_p.impl(c, xd, yd)
+    out = select_p.bind(c, xd, yd)
     return _record(_WhereBackward0, select_p, _EMPTY, [c, input, other], [c, xd, yd], out,
                    (1, False), casts=None if casts is None else (None,) + casts)
 
@@ -1701,7 +1702,9 @@ def _view_op(x, prim, params, cls, out=None, extra=(), view=True):
     if out is None:
         if prim is I.gather_p:
             out = _basic_index(d, params["template"])
-        else:
+        elif isinstance(d, _Tracer):   # under an ftrans transform (compat.func)
+            out = prim.bind(d, *extra, **params)
+        else:   # the kernel's NumPy view (a _ViewFn's bind would copy)
             out = prim.impl(d, *extra, **params)
     t = _record(cls, prim, params, [x, *extra], [d, *extra], out, SAVE_NONE)
     if view:
@@ -2005,7 +2008,7 @@ def getitem(input, idx):  # noqa: A002
     d = input._data
     template, arrays = I.split_index(_convert_index(idx))
     try:
-        out = (I.gather_p.impl(d, *arrays, template=template) if arrays
+        out = (I.gather_p.bind(d, *arrays, template=template) if arrays
                else _basic_index(d, template))
     except IndexError as e:
         raise IndexError(str(e)) from None
@@ -2118,7 +2121,7 @@ def index_select(input, dim, index):  # noqa: A002
     ax = _dim(dim, d.ndim)
     ix = np.asarray(index._data if isinstance(index, Tensor) else index).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
-    out = I.gather_p.impl(d, ix, template=template)
+    out = I.gather_p.bind(d, ix, template=template)
     return _record(_IndexSelectBackward0, I.gather_p, {"template": template}, [input, ix],
                    [d, ix], out, (2, False))
 
@@ -2132,7 +2135,7 @@ def gather(input, dim, index):  # noqa: A002
     grids[ax] = ix
     arrays = tuple(np.asarray(g) for g in grids)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
-    out = I.gather_p.impl(d, *arrays, template=template)
+    out = I.gather_p.bind(d, *arrays, template=template)
     return _record(_GatherBackward0, I.gather_p, {"template": template}, [input, *arrays],
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
@@ -2213,7 +2216,7 @@ def cat(tensors, dim=0):
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     ax = _dim(dim, nd)
     try:
-        out = S.concatenate_p.impl(*datas, axis=ax)
+        out = S.concatenate_p.bind(*datas, axis=ax)
     except ValueError as e:
         raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: {e}") from None
     return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
@@ -2295,7 +2298,7 @@ def _dot(cls, a, b, dn, ad=None, bd=None):
     ad = a._data if ad is None else ad
     bd = b._data if bd is None else bd
     params = {"dimension_numbers": dn}
-    out = dot_general_p.impl(ad, bd, **params)
+    out = dot_general_p.bind(ad, bd, **params)
     return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
 
 
@@ -2403,7 +2406,7 @@ def _convert(x, npdt):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
     params = {"new_dtype": npdt}
-    out = convert_element_type_p.impl(d, **params)
+    out = convert_element_type_p.bind(d, **params)
     if npdt.kind not in "fc":
         return _make_plain(out)
     return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)

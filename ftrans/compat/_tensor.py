@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
+from ..core.trace import Tracer
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import forward_ad as _fwad
@@ -570,6 +571,8 @@ def _make(data, grad_fn=None):
 
 
 def _as_array(data):
+    if isinstance(data, Tracer):   # a value traced by an ftrans transform (compat.func)
+        return data
     if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
                                             or hasattr(data, "__cuda_array_interface__")):
         return np.asarray(data)
