@@ -134,6 +134,15 @@ def _save_both(needs):
 
 
 # =============================================================================== operands
+def _any_traced(*datas):
+    """True when a value is a Tracer of an ftrans transform (``compat.func``'s traced
+    path): the operation must then compute with primitives' ``bind``, not NumPy."""
+    for d in datas:
+        if isinstance(d, _Tracer):
+            return True
+    return False
+
+
 def _tensorize(v):
     """A Tensor for array-likes that are not Python scalars (NumPy arrays, lists)."""
     if isinstance(v, Tensor):
@@ -1548,22 +1557,37 @@ def _softmax_prep(input, dim, dtype, name):
     if d.dtype.kind == "c":
         last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
         _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
+    if _any_traced(d):   # under an ftrans transform: primitives (the max is a constant)
+        keep = _keep_shape(d.shape, axes)
+        z = P.sub(d, P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))) if d.size else d
+        return x, d, axes, z
     z = d - np.max(d, axis=axes, keepdims=True) if d.size else d
     return x, d, axes, z
+
+
+def _sum_keep(e, axes):
+    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
 
 
 def softmax(input, dim=None, dtype=None):  # noqa: A002
     """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
     x, d, axes, z = _softmax_prep(input, dim, dtype, "softmax")
-    e = np.exp(z)
-    out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
+    if _any_traced(d):
+        e = P.exp(z)
+        out = P.div(e, _sum_keep(e, axes))
+    else:
+        e = np.exp(z)
+        out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
     return _record(_SoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
 
 
 def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     """``x - logsumexp(x, dim)`` (computed stably)."""
     x, d, axes, z = _softmax_prep(input, dim, dtype, "log_softmax")
-    out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
+    if _any_traced(d):
+        out = P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
+    else:
+        out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
     return _record(_LogSoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
 
 
@@ -1749,7 +1773,7 @@ def reshape(input, *shape):  # noqa: A002
     d = input._data
     new = _infer_shape(_shape_arg(shape), d.size)
     out = d.reshape(new)
-    is_view = out.size == 0 or np.may_share_memory(out, d)
+    is_view = out.size == 0 or (isinstance(out, _Tracer) or np.may_share_memory(out, d))
     return _view_op(input, S.reshape_p, {"new_shape": new},
                     _ViewBackward0 if is_view else _UnsafeViewBackward0, out, view=is_view)
 
@@ -2119,7 +2143,8 @@ def unbind(input, dim=0):  # noqa: A002
 def index_select(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
-    ix = np.asarray(index._data if isinstance(index, Tensor) else index).reshape(-1)
+    ix = index._data if isinstance(index, Tensor) else index
+    ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
     out = I.gather_p.bind(d, ix, template=template)
     return _record(_IndexSelectBackward0, I.gather_p, {"template": template}, [input, ix],
@@ -2133,7 +2158,7 @@ def gather(input, dim, index):  # noqa: A002
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
     grids = list(np.indices(ix.shape, sparse=True))
     grids[ax] = ix
-    arrays = tuple(np.asarray(g) for g in grids)
+    arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
     out = I.gather_p.bind(d, *arrays, template=template)
     return _record(_GatherBackward0, I.gather_p, {"template": template}, [input, *arrays],
@@ -2940,9 +2965,64 @@ def linear(input, weight, bias=None):  # noqa: A002
     if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
-    out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
-    if bd is not None:
-        out += bd
+    if _any_traced(xd, wd, bd):   # under an ftrans transform: primitives, no NumPy
+        out = P.dot_general(xd, wd, (((xd.ndim - 1,), (1,)), ((), ())))
+        if bd is not None:
+            out = P.add(out, bd)
+    else:
+        out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
+        if bd is not None:
+            out += bd
     cls = _AddmmBackward0 if bias is not None else _LinearMmBackward0
     return _record(cls, None, _EMPTY, [input, weight, bias], [xd, wd, bd], out,
                    _save_cross)
+
+
+# ====================================================== convolution / pooling under traces
+# ``compat.func`` runs compat operations on Tracers of ftrans transforms (no graph is
+# recorded then: the transform differentiates/batches).  The eager functions above call
+# the kernels directly; on traced values these versions bind the same primitives.
+def _convolution_traced(input, weight, bias, stride, padding, dilation, groups,  # noqa: A002
+                        lhs_dilation=None):
+    xd, wd = input._data, weight._data
+    if xd.ndim != wd.ndim or xd.dtype != wd.dtype:
+        return _convolution_eager(input, weight, bias, stride, padding, dilation, groups,
+                                  lhs_dilation)   # raises PyTorch's error before computing
+    nsp = xd.ndim - 2
+    out = _conv_p.bind(xd, wd, window_strides=tuple(stride), padding=tuple(padding),
+                       lhs_dilation=tuple(lhs_dilation) if lhs_dilation else (1,) * nsp,
+                       rhs_dilation=tuple(dilation), feature_group_count=int(groups))
+    if bias is not None:
+        out = P.add(out, P.reshape(bias._data, (-1,) + (1,) * nsp))
+    return _make_plain(out)
+
+
+def _window_max_traced(input, window, strides, padding, dilation):  # noqa: A002
+    d = input._data
+    params = _window_params(d.ndim, window, strides, padding, dilation)
+    return _make_plain(_W.reduce_window_max_p.bind(d, **params))
+
+
+def _window_sum_traced(input, window, strides, padding, dilation=None):  # noqa: A002
+    d = _as_float(input._data)
+    dil = tuple(dilation) if dilation else (1,) * len(window)
+    params = _window_params(d.ndim, window, strides, padding, dil)
+    params["base_dilation"] = (1,) * d.ndim
+    return _make_plain(_W.reduce_window_sum_p.bind(d, **params))
+
+
+def _dispatch_traced(eager, traced):
+    def op(input, weight, *args, **kwargs):  # noqa: A002
+        if (isinstance(input._data, _Tracer) or isinstance(weight, Tensor)
+                and isinstance(weight._data, _Tracer) or any(
+                    isinstance(a, Tensor) and isinstance(a._data, _Tracer) for a in args)):
+            return traced(input, weight, *args, **kwargs)
+        return eager(input, weight, *args, **kwargs)
+    op.__name__, op.__doc__, op.__wrapped__ = eager.__name__, eager.__doc__, eager
+    return op
+
+
+_convolution_eager = convolution
+convolution = _dispatch_traced(convolution, _convolution_traced)
+window_max = _dispatch_traced(window_max, _window_max_traced)
+window_sum = _dispatch_traced(window_sum, _window_sum_traced)

@@ -579,6 +579,21 @@ def _as_array(data):
     return data  # a CuPy (or other array-API) array
 
 
+def _concrete(data):
+    """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
+    itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
+    example's values: an elementwise check over it checks each example); None for a
+    staged (jit) value, which has none."""
+    while isinstance(data, Tracer):
+        if hasattr(data, "primal"):
+            data = data.primal
+        elif hasattr(data, "val") and hasattr(data, "bdim"):
+            data = data.val
+        else:
+            return None
+    return data
+
+
 def _make_plain(data):
     """A tensor created outside recording (marks inference tensors)."""
     t = _make(data)

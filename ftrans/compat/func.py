@@ -771,6 +771,16 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = sizes[0]
         if size == 0:
             return _empty_batch(func, split, kwargs, out_dims)
+        if _can_trace(args):
+            try:
+                with no_grad():
+                    return _vmap_traced(func, split, kwargs, out_dims, randomness,
+                                        chunk_size)
+            except _RandomDifferent:
+                pass
+            except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
+                if not _untraceable(e) or _has_tracer(args):
+                    raise
         gen = F.default_generator
         start_state = gen._rng.bit_generator.state
         results = []
@@ -791,6 +801,59 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             results.append(r)
         return _stack_results(results, out_dims, size)
     return wrapper
+
+
+class _RandomDifferent(Exception):
+    """``randomness="different"`` with random draws: the traced pass would share them."""
+
+
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please "
+                 "either use the 'same' or 'different' randomness flags on vmap or perform "
+                 "the randomness operation out of vmap")
+
+
+def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size):
+    """``func`` once on batched traces (``ftrans.vmap``).  Random draws happen once: the
+    same numbers for every example ("same"); "error" raises; "different" restores the
+    generator and raises ``_RandomDifferent`` (the caller loops over examples)."""
+    datas, axes, where = [], [], []
+    for k, (leaves, _, ds) in enumerate(split):
+        for j, (x, d) in enumerate(zip(leaves, ds)):
+            if _is_tensor(x):
+                datas.append(x._data)
+                axes.append(d)
+                where.append((k, j))
+    out_def = []
+
+    def f(ds_):
+        new = [list(leaves) for leaves, _, _ in split]
+        for (k, j), d in zip(where, ds_):
+            new[k][j] = _make_plain(d)
+        ex_args = [tree_unflatten(td, new[k]) for k, (_, td, _) in enumerate(split)]
+        r = func(*ex_args, **kwargs)
+        leaves, td = tree_flatten(r)
+        for x in leaves:
+            if not _is_tensor(x):
+                raise ValueError(f"vmap(f, ...): `f` must only return Tensors, got type "
+                                 f"{type(x)}. Did you mean to set out_dims= to None for "
+                                 "output?")
+        out_def.append(td)
+        return [x._data for x in leaves]
+
+    if isinstance(out_dims, tuple):
+        oax = list(tree_flatten(out_dims, is_leaf=lambda v: v is None)[0])
+    else:
+        oax = out_dims
+    gen = F.default_generator
+    before = gen._rng.bit_generator.state
+    res = _TR.vmap(f, in_axes=(axes,), out_axes=oax, chunk_size=chunk_size)(datas)
+    if gen._rng.bit_generator.state != before:
+        if randomness == "error":
+            raise RuntimeError(_RANDOM_ERROR)
+        if randomness == "different":
+            gen._rng.bit_generator.state = before
+            raise _RandomDifferent()
+    return tree_unflatten(out_def[-1], [_make_plain(x) for x in res])
 
 
 def _empty_batch(func, split, kwargs, out_dims):
