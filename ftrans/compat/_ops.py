@@ -3013,10 +3013,9 @@ def _window_sum_traced(input, window, strides, padding, dilation=None):  # noqa:
 
 def _dispatch_traced(eager, traced):
     def op(input, weight, *args, **kwargs):  # noqa: A002
-        if (isinstance(input._data, _Tracer) or isinstance(weight, Tensor)
-                and isinstance(weight._data, _Tracer) or any(
-                    isinstance(a, Tensor) and isinstance(a._data, _Tracer) for a in args)):
-            return traced(input, weight, *args, **kwargs)
+        for a in (input, weight) + args:   # (``any`` is the tensor op in this module)
+            if isinstance(a, Tensor) and isinstance(a._data, _Tracer):
+                return traced(input, weight, *args, **kwargs)
         return eager(input, weight, *args, **kwargs)
     op.__name__, op.__doc__, op.__wrapped__ = eager.__name__, eager.__doc__, eager
     return op
