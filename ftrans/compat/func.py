@@ -5,10 +5,29 @@
 argument rules and return structures (pytrees -- tuples, lists, dicts -- of Tensors in
 and out, ``argnums``, ``has_aux``, ``in_dims``/``out_dims``, ``randomness``).
 
-How they run.  A compat Tensor holds a concrete array and its operations compute through
-the primitives' kernels, recording the dynamic graph whose backward formulas are the
-primitives' VJP rules -- the rules ``ftrans.grad``/``ftrans.vjp`` use.  The
-differentiation transforms here drive that engine:
+How they run.  On ftrans's own transforms ("one set of traces"): a compat Tensor can
+hold a Tracer of an ftrans transform, and compat operations compute with the primitives'
+``bind``, so ``grad``/``grad_and_value``/``vjp``/``jvp``/``jacrev``/``jacfwd``/``vmap``
+hand the arrays of the differentiated (mapped) arguments to ``ftrans.value_and_grad``/
+``vjp``/``jvp``/``jacrev``/``jacfwd``/``vmap``, whose traced function wraps the traced
+values in Tensors (grad mode off: no compat graph is recorded, the trace
+differentiates/batches), calls ``func`` and unwraps its Tensor results.  Nesting
+(``vmap(grad(f))``, ``grad(grad(f))``, ``hessian``) nests the ftrans transforms, so
+torch's per-sample-gradients recipe runs ``func`` once, on batched traces.
+
+Fallback: the compat autograd engine, described below, runs instead when (a) an input
+requires grad while grad mode is on, or a forward AD level is active (results must then
+be differentiable by the engine -- e.g. ensembling over ``stack_module_state``'s leaves
+that require grad), (b) ``func`` uses an operation that cannot take a traced value
+(see ``_untraceable``: ``.item()``, ``.numpy()``, NumPy code, a value-dependent shape, a
+primitive without a batching rule), detected at the outermost transform, which then runs
+``func`` again on the engine, or (c) ``vmap(randomness="different")`` with random draws
+(the traced pass would share them).
+
+The engine path.  A compat Tensor holds a concrete array and its operations compute
+through the primitives' kernels, recording the dynamic graph whose backward formulas are
+the primitives' VJP rules -- the rules ``ftrans.grad``/``ftrans.vjp`` use.  The
+differentiation transforms drive that engine:
 
 * ``grad``/``vjp``/``jacrev``: each differentiated input is replaced by a fresh alias
   (a detached leaf, or a differentiable ``view_as`` when it already requires grad),
@@ -431,10 +450,17 @@ def _engine_jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def _untraceable(e):
-    """Errors meaning "this computation cannot run on traced values"."""
-    if isinstance(e, (TracerArrayConversionError, NotImplementedError)):
+    """Errors meaning "this computation cannot run on traced values": a traced value
+    converted to NumPy or to a Python number (``TracerArrayConversionError``, e.g.
+    ``.item()``, ``.numpy()``, an operation computing with NumPy), a primitive without a
+    batching rule (``NotImplementedError``), NumPy/kernel code handed a tracer
+    (``TypeError``/``AttributeError``), a value-dependent shape (``IndexError`` naming
+    the traced mask).  A genuine error of ``func`` of these types is raised again by the
+    engine's run."""
+    if isinstance(e, (TracerArrayConversionError, NotImplementedError, TypeError,
+                      AttributeError)):
         return True
-    return isinstance(e, TypeError) and "trace" in str(e)
+    return isinstance(e, IndexError) and "trace" in str(e)
 
 
 def _can_trace(args):
@@ -722,8 +748,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     batched) or pytrees of them matching the inputs/outputs.  All mapped inputs must
     have the same size along their mapped dimension (``ValueError``); ``func`` must return
     Tensors.  ``randomness``: "error" (``RuntimeError`` if ``func`` draws from the default
-    generator), "same", "different".  Runs ``func`` once per example (see the module
-    docstring); results are differentiable with respect to the inputs.
+    generator), "same", "different".  Runs ``func`` once on batched traces
+    (``ftrans.vmap``); the per-example loop of the module docstring's fallback otherwise
+    (inputs requiring grad, untraceable operations, "different" random draws), whose
+    results are differentiable with respect to the inputs.
 
     >>> import ftrans.compat as torch
     >>> from ftrans.compat.func import vmap

@@ -1,0 +1,232 @@
+"""compat.func on ftrans's own transforms (one set of traces): the per-sample-gradients
+recipe and ensembling run the user's function once on batched traces (counted), over
+compat.nn models (Linear, GELU, LayerNorm, Tanh, Sigmoid, Dropout in eval mode,
+Embedding, Conv2d, MaxPool2d, AvgPool2d, Flatten; cross_entropy, nll_loss, mse_loss,
+indexing, views), against torch.func 2.13 and against torch-free loops of backward();
+jacrev/hessian of a small MLP; grad(grad); the engine fallback for untraceable
+operations and randomness."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ftrans.compat as fc
+from ftrans.compat import func as ff
+import ftrans.compat.nn.functional as FF
+
+try:
+    import torch
+    import torch.func as tf
+    import torch.nn.functional as TF
+except ImportError:  # pragma: no cover
+    torch = tf = TF = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed: differential "
+                                                       "tests against it are skipped")
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture
+def no_engine(monkeypatch):
+    """The compat autograd engine must not run (the traced path does the work)."""
+    def boom(*a, **k):
+        raise AssertionError("the compat autograd engine ran: the traced path fell back")
+    monkeypatch.setattr(ff, "_autograd_grad", boom)
+
+
+def _np(v):
+    if isinstance(v, dict):
+        return {k: _np(x) for k, x in v.items()}
+    if isinstance(v, (tuple, list)):
+        return type(v)(_np(x) for x in v)
+    return v if isinstance(v, np.ndarray) else np.array(v.detach().numpy())
+
+
+def _close(a, b, rtol=1e-10, atol=1e-12):
+    a, b = _np(a), _np(b)
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for k in a:
+            _close(a[k], b[k], rtol, atol)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _close(x, y, rtol, atol)
+    else:
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def mlp(T):
+    n = T.nn
+    return n.Sequential(n.Linear(5, 8), n.GELU(), n.LayerNorm(8), n.Linear(8, 8), n.Tanh(),
+                        n.Dropout(0.5), n.Linear(8, 6), n.Sigmoid(), n.Linear(6, 4))
+
+
+def cnn(T):
+    n = T.nn
+    return n.Sequential(n.Conv2d(1, 3, 3, padding=1), n.ReLU(), n.MaxPool2d(2),
+                        n.Conv2d(3, 4, 3, padding=1), n.ReLU(), n.AvgPool2d(2),
+                        n.Flatten(), n.Linear(16, 4))
+
+
+def emb(T):
+    n = T.nn
+    return n.Sequential(n.Embedding(7, 5), n.Flatten(), n.Linear(15, 3))
+
+
+def _models(build):
+    """The same float64 model in compat (and torch): torch's initialization loaded."""
+    torch_m = None
+    if torch is not None:
+        torch.manual_seed(0)
+        torch_m = build(torch).double().eval()
+        state = {k: fc.tensor(v.detach().numpy()) for k, v in torch_m.state_dict().items()}
+    m = build(fc).double().eval()
+    if torch_m is not None:
+        m.load_state_dict(state)
+    return m, torch_m
+
+
+CASES = {
+    "mlp": (mlp, lambda: RNG.standard_normal((6, 5)), lambda: RNG.integers(0, 4, 6)),
+    "cnn": (cnn, lambda: RNG.standard_normal((5, 1, 8, 8)), lambda: RNG.integers(0, 4, 5)),
+    "emb": (emb, lambda: RNG.integers(0, 7, (4, 3)), lambda: RNG.standard_normal((4, 3))),
+}
+
+
+def _loss(T, F, which, out, target):
+    if which == "emb":
+        return F.mse_loss(out, target) + (out[:, 1:] ** 2).sum()
+    if which == "cnn":
+        return F.nll_loss(T.log_softmax(out, 1), target) + out.t().reshape(-1)[2] * 0.1
+    return F.cross_entropy(out, target)
+
+
+def _recipe(T, func, F, model, which, x, y, counter=None):
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def compute_loss(params, buffers, sample, target):
+        if counter is not None:
+            counter.append(1)
+        out = func.functional_call(model, (params, buffers), (sample.unsqueeze(0),))
+        return _loss(T, F, which, out, target.unsqueeze(0))
+    return func.vmap(func.grad(compute_loss), in_dims=(None, None, 0, 0))(params, buffers,
+                                                                          x, y)
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_per_sample_gradients_one_batched_pass(which, no_engine):
+    """The recipe calls compute_loss once (not once per sample), never runs the compat
+    engine, and equals one backward() per sample (and torch.func)."""
+    build, mkx, mky = CASES[which]
+    model, torch_m = _models(build)
+    x, y = mkx(), mky()
+    calls = []
+    per = _recipe(fc, ff, FF, model, which, fc.tensor(x), fc.tensor(y), calls)
+    assert len(calls) == 1
+    for i in range(len(x)):
+        model.zero_grad()
+        _loss(fc, FF, which, model(fc.tensor(x[i:i + 1])), fc.tensor(y[i:i + 1])).backward()
+        for n, p in model.named_parameters():
+            np.testing.assert_allclose(per[n][i].numpy(), p.grad.numpy(), rtol=1e-10,
+                                       atol=1e-12)
+    if torch is not None:
+        ref = _recipe(torch, tf, TF, torch_m, which, torch.tensor(x), torch.tensor(y))
+        _close(per, ref)
+
+
+def test_per_sample_gradients_float32(no_engine):
+    model, torch_m = _models(mlp)
+    model.float()
+    x, y = RNG.standard_normal((6, 5)).astype(np.float32), RNG.integers(0, 4, 6)
+    per = _recipe(fc, ff, FF, model, "mlp", fc.tensor(x), fc.tensor(y))
+    assert per["0.weight"].dtype == fc.float32
+    if torch is not None:
+        torch_m.float()
+        ref = _recipe(torch, tf, TF, torch_m, "mlp", torch.tensor(x), torch.tensor(y))
+        _close(per, ref, rtol=1e-4, atol=1e-6)
+
+
+def test_ensembling_traced_once():
+    """stack_module_state + vmap(functional_call): one batched pass over detached stacked
+    parameters (inference), the engine loop for parameters that require grad (results
+    differentiable); both equal each model's own output."""
+    models = [_models(mlp)[0] for _ in range(3)]
+    for k, m in enumerate(models):
+        with fc.no_grad():
+            for p in m.parameters():
+                p.mul_(1.0 + 0.1 * k)
+    params, buffers = ff.stack_module_state(models)
+    base = mlp(fc).double().eval()
+    x = fc.tensor(RNG.standard_normal((4, 5)))
+    calls = []
+
+    def fmodel(p, b, x):
+        calls.append(1)
+        return ff.functional_call(base, (p, b), (x,))
+    with fc.no_grad():
+        out = ff.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)
+    assert len(calls) == 1 and out.shape == (3, 4, 4)
+    for i, m in enumerate(models):
+        np.testing.assert_allclose(out[i].numpy(), m(x).detach().numpy(), rtol=1e-12)
+    out2 = ff.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)   # requires grad
+    _close(out2, out)
+    out2.sum().backward()
+    assert params["0.weight"].grad.shape == (3, 8, 5)
+
+
+@needs_torch
+@pytest.mark.parametrize("which", ["jacrev", "jacfwd", "hessian"])
+def test_jacobians_of_mlp_match_torch(which, no_engine):
+    model, torch_m = _models(lambda T: T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(),
+                                                       T.nn.Linear(4, 2)))
+    x = RNG.standard_normal(3)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    tparams = {k: v.detach() for k, v in torch_m.named_parameters()}
+
+    def f(T, func, m):
+        if which == "hessian":
+            return lambda p, x: (func.functional_call(m, p, (x,)) ** 2).sum()
+        return lambda p, x: func.functional_call(m, p, (x,))
+    got = getattr(ff, which)(f(fc, ff, model), argnums=(0, 1))(params, fc.tensor(x))
+    ref = getattr(tf, which)(f(torch, tf, torch_m), argnums=(0, 1))(tparams, torch.tensor(x))
+    _close(got, ref)
+
+
+def test_nested_grad_closed_form(no_engine):
+    x = fc.tensor(RNG.standard_normal(4))
+    d2 = ff.vmap(ff.grad(ff.grad(lambda v: v.sin() * v ** 3)))(x)
+    v = x.numpy()
+    np.testing.assert_allclose(d2.numpy(), -np.sin(v) * v ** 3 + 6 * np.cos(v) * v ** 2
+                               + 6 * v * np.sin(v), rtol=1e-12)
+    g3 = ff.grad(ff.grad(ff.grad(lambda v: v.exp().sum() * 0 + (v ** 4).sum())))
+    with pytest.raises(RuntimeError, match="scalar"):
+        g3(x)   # the inner grad's output is not a scalar
+
+
+def test_untraceable_op_falls_back_to_engine():
+    """``.item()`` cannot take a traced value: the engine runs the function instead and
+    the result is still right."""
+    def f(x):
+        s = float(x.sum().item())
+        return (x ** 2).sum() * s
+    x = fc.tensor([1.0, 2.0], dtype=fc.float64)
+    np.testing.assert_allclose(ff.grad(f)(x).numpy(), 2 * x.numpy() * 3.0)   # .item() is a constant
+    xs = fc.tensor(RNG.standard_normal((3, 2)))
+    got = ff.vmap(ff.grad(f))(xs)
+    for i in range(3):
+        np.testing.assert_allclose(got[i].numpy(), ff.grad(f)(xs[i]).numpy(), rtol=1e-12)
+
+
+def test_vmap_randomness_on_traced_path():
+    drop = fc.nn.Dropout(0.5)    # training mode: draws a mask
+    x = fc.ones(4, 6, dtype=fc.float64)
+    with pytest.raises(RuntimeError, match="randomness"):
+        ff.vmap(drop)(x)
+    same = ff.vmap(drop, randomness="same")(x)
+    assert all(np.array_equal(same[0].numpy(), same[i].numpy()) for i in range(4))
+    fc.manual_seed(3)
+    diff = ff.vmap(drop, randomness="different")(fc.ones(16, 50, dtype=fc.float64))
+    assert not all(np.array_equal(diff[0].numpy(), diff[i].numpy()) for i in range(16))
