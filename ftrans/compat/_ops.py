@@ -134,6 +134,18 @@ def _save_both(needs):
 
 
 # =============================================================================== operands
+def _k(prim, d):
+    """``prim``'s kernel for a concrete NumPy array ``d``, its ``bind`` otherwise (a Tracer
+    of an ftrans transform under ``compat.func``; CuPy arrays also take ``bind``, which
+    goes straight to the kernel outside transforms)."""
+    return prim.impl if type(d) is np.ndarray else prim.bind
+
+
+def _kk(prim, *datas):
+    """:func:`_k` for several operands: ``bind`` when any of them is a Tracer."""
+    return prim.bind if _any_traced(*datas) else prim.impl
+
+
 def _any_traced(*datas):
     """True when a value is a Tracer of an ftrans transform (``compat.func``'s traced
     path): the operation must then compute with primitives' ``bind``, not NumPy."""
@@ -288,7 +300,7 @@ def _unary(prim, name, save, float_only=True):
     """A unary elementwise operation recorded as one primitive node saving its input
     ("x"), its result ("out") or both ("x_out")."""
     cls = node_class(name, ("self",))
-    impl = prim.bind
+    impl, bind = prim.impl, prim.bind
     mask = 1 if save in ("x", "x_out") else 0
     so = save in ("out", "x_out")
 
@@ -296,7 +308,7 @@ def _unary(prim, name, save, float_only=True):
         d = x._data
         if float_only and d.dtype.kind not in "fc":
             d = d.astype(_default_float())
-        out = impl(d)
+        out = impl(d) if type(d) is np.ndarray else bind(d)   # bind: a Tracer (compat.func)
         if _fw_on:   # forward AD: the generic path computes the tangent
             return _record(cls, prim, _EMPTY, [x], [d], out, (mask, so))
         if _tls.grad and (x._grad_fn is not None or x._rg or (x._x is not None
@@ -712,9 +724,9 @@ def sigmoid(x):
     """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
     d = _as_float(x._data)
     if d.dtype.kind == "c":
-        out = E.div_p.bind(1.0, E.add_p.bind(1.0, E.exp_p.bind(E.neg_p.bind(d))))
+        out = E.div_p.bind(1.0, E.add_p.bind(1.0, E.exp_p.bind(_k(E.neg_p, d)(d))))
     else:
-        out = E.exp_p.bind(E.neg_p.bind(E.logaddexp_p.bind(d.dtype.type(0), E.neg_p.bind(d))))
+        out = E.exp_p.bind(E.neg_p.bind(E.logaddexp_p.bind(d.dtype.type(0), _k(E.neg_p, d)(d))))
     return _record(_SigmoidBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -733,7 +745,7 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = select_p.bind(L.gt_p.bind(d, 0), d, d.dtype.type(0))
+    out = select_p.bind(_k(L.gt_p, d)(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -751,7 +763,7 @@ _RsqrtBackward0 = _composite("RsqrtBackward0", ("self",), _rsqrt_bwd)
 
 def rsqrt(x):
     d = _as_float(x._data)
-    out = E.div_p.bind(1.0, E.sqrt_p.bind(d))
+    out = E.div_p.bind(1.0, _k(E.sqrt_p, d)(d))
     return _record(_RsqrtBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -777,7 +789,7 @@ def _logn(name, base):
 
     def op(x):
         d = _as_float(x._data)
-        out = E.div_p.bind(E.log_p.bind(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
+        out = E.div_p.bind(_k(E.log_p, d)(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
         return _record(cls, None, _EMPTY, [x], [d], out, SAVE_X)
     return op
 
@@ -824,7 +836,7 @@ def _binary(prim, name, names, save, rname=None):
     save_out) or a function of (needs_a, needs_b) returning one (tabulated here)."""
     cls = node_class(name, names)
     rcls = node_class(rname, names) if rname else cls
-    impl = prim.bind
+    impl, bind = prim.impl, prim.bind
     table = {}
     for k in ((True, True), (True, False), (False, True)):
         mask_so = save(k) if callable(save) else save
@@ -836,7 +848,7 @@ def _binary(prim, name, names, save, rname=None):
             return NotImplemented
         ad, bd, casts = r
         try:
-            out = impl(ad, bd)
+            out = (bind if isinstance(ad, _Tracer) or isinstance(bd, _Tracer) else impl)(ad, bd)
         except ValueError:
             raise _broadcast_error(ad, bd) from None
         if _fw_on:   # forward AD: the generic path computes the tangent
@@ -1003,7 +1015,7 @@ def _integer_pow(x, n):
     if d.dtype.kind in "iu" and n < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     params = {"n": n}
-    out = E.integer_pow_p.bind(d, n=n)
+    out = _k(E.integer_pow_p, d)(d, n=n)
     return _record(_PowBackward0i, E.integer_pow_p, params, [x], [d], out, SAVE_X)
 
 
@@ -1037,13 +1049,13 @@ def _nograd_binary(fn, a, b):
 
 
 def _compare(prim):
-    impl = prim.bind
+    impl, bind = prim.impl, prim.bind
 
     def op(a, b):
         r = _operands(a, b)
         if r is None:
             return NotImplemented
-        return _make_plain(impl(r[0], r[1]))
+        return _make_plain(bind(r[0], r[1]))
     op.__name__ = prim.name
     return op
 
@@ -1247,10 +1259,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
         return _make_plain(np.asarray(np.sum(d, axis=axes, keepdims=keepdim, dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = S.reduce_sum_p.bind(d, axes=axes)
+        out = _k(S.reduce_sum_p, d)(d, axes=axes)
         return _record(_SumBackward0, S.reduce_sum_p, {"axes": axes}, [x], [d], out, SAVE_NONE)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(S.reduce_sum_p.bind(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(_k(S.reduce_sum_p, d)(d, axes=axes), d.shape, axes, keepdim)
     return _record(_SumBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_NONE)
 
@@ -1272,7 +1284,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = 1
     for a in axes:
         n *= d.shape[a]
-    out = _reduce_out(E.div_p.bind(S.reduce_sum_p.bind(d, axes=axes), d.dtype.type(n)
+    out = _reduce_out(E.div_p.bind(_k(S.reduce_sum_p, d)(d, axes=axes), d.dtype.type(n)
                                    if d.dtype.kind == "f" else n), d.shape, axes, keepdim)
     cls = _MeanBackward0 if dim is None and not keepdim else _MeanBackward1
     return _record(cls, None, {"axes": axes, "keepdim": keepdim, "n": n}, [x], [d], out,
@@ -1302,10 +1314,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                                               dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = R.reduce_prod_p.bind(d, axes=axes)
+        out = _k(R.reduce_prod_p, d)(d, axes=axes)
         return _record(_ProdBackward0, R.reduce_prod_p, {"axes": axes}, [x], [d], out, SAVE_X)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(R.reduce_prod_p.bind(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(_k(R.reduce_prod_p, d)(d, axes=axes), d.shape, axes, keepdim)
     return _record(_ProdBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_X)
 
@@ -1365,7 +1377,7 @@ def _extremum(which):
                                    "input.numel() == 0. Specify the reduction dim with the "
                                    "'dim' argument.")
             axes = tuple(range(d.ndim))
-            out = prim.bind(d, axes=axes)
+            out = _k(prim, d)(d, axes=axes)
             if d.dtype.kind not in "fc":
                 return _make_plain(out)
             return _record(full_cls, prim, {"axes": axes}, [input], [d], out, SAVE_X_OUT)
@@ -1402,7 +1414,7 @@ def _amax_like(prim, cls, npf):
         d = input._data
         _refuse_complex(input, kernel=kernel)
         axes = _dims(dim if dim != () else None, d.ndim)
-        out = _reduce_out(prim.bind(d, axes=axes), d.shape, axes, keepdim)
+        out = _reduce_out(_k(prim, d)(d, axes=axes), d.shape, axes, keepdim)
         if d.dtype.kind not in "fc":
             return _make_plain(out)
         return _record(cls, prim, {"axes": axes, "keepdim": keepdim}, [input], [d], out,
@@ -1727,7 +1739,7 @@ def _view_op(x, prim, params, cls, out=None, extra=(), view=True):
         if prim is I.gather_p:
             out = _basic_index(d, params["template"])
         elif isinstance(d, _Tracer):   # under an ftrans transform (compat.func)
-            out = prim.bind(d, *extra, **params)
+            out = _k(prim, d)(d, *extra, **params)
         else:   # the kernel's NumPy view (a _ViewFn's bind would copy)
             out = prim.impl(d, *extra, **params)
     t = _record(cls, prim, params, [x, *extra], [d, *extra], out, SAVE_NONE)
@@ -2032,7 +2044,7 @@ def getitem(input, idx):  # noqa: A002
     d = input._data
     template, arrays = I.split_index(_convert_index(idx))
     try:
-        out = (I.gather_p.bind(d, *arrays, template=template) if arrays
+        out = (_kk(I.gather_p, d, *arrays)(d, *arrays, template=template) if arrays
                else _basic_index(d, template))
     except IndexError as e:
         raise IndexError(str(e)) from None
@@ -2146,7 +2158,7 @@ def index_select(input, dim, index):  # noqa: A002
     ix = index._data if isinstance(index, Tensor) else index
     ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
-    out = I.gather_p.bind(d, ix, template=template)
+    out = _kk(I.gather_p, d, ix)(d, ix, template=template)
     return _record(_IndexSelectBackward0, I.gather_p, {"template": template}, [input, ix],
                    [d, ix], out, (2, False))
 
@@ -2160,7 +2172,7 @@ def gather(input, dim, index):  # noqa: A002
     grids[ax] = ix
     arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
-    out = I.gather_p.bind(d, *arrays, template=template)
+    out = _kk(I.gather_p, d, *arrays)(d, *arrays, template=template)
     return _record(_GatherBackward0, I.gather_p, {"template": template}, [input, *arrays],
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
@@ -2323,7 +2335,7 @@ def _dot(cls, a, b, dn, ad=None, bd=None):
     ad = a._data if ad is None else ad
     bd = b._data if bd is None else bd
     params = {"dimension_numbers": dn}
-    out = dot_general_p.bind(ad, bd, **params)
+    out = _kk(dot_general_p, ad, bd)(ad, bd, **params)
     return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
 
 
@@ -2431,7 +2443,7 @@ def _convert(x, npdt):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
     params = {"new_dtype": npdt}
-    out = convert_element_type_p.bind(d, **params)
+    out = _k(convert_element_type_p, d)(d, **params)
     if npdt.kind not in "fc":
         return _make_plain(out)
     return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)
