@@ -66,6 +66,7 @@ from . import _factories as F
 from . import _ops as O
 from ._tensor import Tensor, _make_plain
 from .autograd import grad as _autograd_grad
+from .autograd.function import Function, once_differentiable
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -799,11 +800,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = sizes[0]
         if size == 0:
             return _empty_batch(func, split, kwargs, out_dims)
-        if _can_trace(args):
+        bridge = not _can_trace(args) and _can_bridge(args)
+        if bridge or _can_trace(args):
             try:
                 with no_grad():
                     return _vmap_traced(func, split, kwargs, out_dims, randomness,
-                                        chunk_size)
+                                        chunk_size, bridge)
             except _RandomDifferent:
                 pass
             except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
@@ -840,10 +842,36 @@ _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. 
                  "the randomness operation out of vmap")
 
 
-def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size):
+def _can_bridge(args):
+    """vmap at top level (no forward AD level, not inside an engine transform) over
+    inputs requiring grad: the traced pass is recorded as one compat node."""
+    return not O._fw_on and _depth() == 0 and is_grad_enabled()
+
+
+class _TracedVmapFn(Function):
+    """One compat graph node for a traced ``vmap`` over inputs that require grad: its
+    backward is ``ftrans.vjp`` of the batched computation (``box``: outputs, vjp).
+    Once differentiable: a double backward through it raises ``RuntimeError``."""
+
+    @staticmethod
+    def forward(ctx, box, *inputs):
+        ctx.vjp_fn = box[1]
+        return tuple(_make_plain(o) for o in box[0])
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *cts):
+        with no_grad():
+            r = ctx.vjp_fn([c._data for c in cts])
+        return (None,) + tuple(_make_plain(x) for x in r)
+
+
+def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size, bridge=False):
     """``func`` once on batched traces (``ftrans.vmap``).  Random draws happen once: the
     same numbers for every example ("same"); "error" raises; "different" restores the
-    generator and raises ``_RandomDifferent`` (the caller loops over examples)."""
+    generator and raises ``_RandomDifferent`` (the caller loops over examples).  With
+    ``bridge`` (inputs require grad) the pass runs under ``ftrans.vjp`` and its outputs
+    get one compat node (:class:`_TracedVmapFn`) whose backward is that VJP."""
     datas, axes, where = [], [], []
     for k, (leaves, _, ds) in enumerate(split):
         for j, (x, d) in enumerate(zip(leaves, ds)):
@@ -874,13 +902,31 @@ def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size):
         oax = out_dims
     gen = F.default_generator
     before = gen._rng.bit_generator.state
-    res = _TR.vmap(f, in_axes=(axes,), out_axes=oax, chunk_size=chunk_size)(datas)
+    batched = _TR.vmap(f, in_axes=(axes,), out_axes=oax, chunk_size=chunk_size)
+    if bridge:
+        tensors = [split[k][0][j] for k, j in where]
+        diff = [i for i, x in enumerate(tensors) if x.requires_grad]
+
+        def g(*dd):
+            full = list(datas)
+            for i, d in zip(diff, dd):
+                full[i] = d
+            return batched(full)
+        res, vjp_fn = _TR.vjp(g, *[datas[i] for i in diff])
+        if not all(r.dtype.kind in "fc" for r in res):
+            raise NotImplementedError("vmap: integer outputs of inputs requiring grad")
+    else:
+        res = batched(datas)
     if gen._rng.bit_generator.state != before:
         if randomness == "error":
             raise RuntimeError(_RANDOM_ERROR)
         if randomness == "different":
             gen._rng.bit_generator.state = before
             raise _RandomDifferent()
+    if bridge:
+        with enable_grad():
+            outs = _TracedVmapFn.apply((res, vjp_fn), *[tensors[i] for i in diff])
+        return tree_unflatten(out_def[-1], list(outs))
     return tree_unflatten(out_def[-1], [_make_plain(x) for x in res])
 
 

@@ -150,9 +150,9 @@ def test_per_sample_gradients_float32(no_engine):
 
 
 def test_ensembling_traced_once():
-    """stack_module_state + vmap(functional_call): one batched pass over detached stacked
-    parameters (inference), the engine loop for parameters that require grad (results
-    differentiable); both equal each model's own output."""
+    """stack_module_state + vmap(functional_call): one batched pass, also over the
+    stacked parameters that require grad (the results are differentiable: one compat
+    node whose backward is ftrans.vjp); outputs and gradients equal each model's own."""
     models = [_models(mlp)[0] for _ in range(3)]
     for k, m in enumerate(models):
         with fc.no_grad():
@@ -172,9 +172,19 @@ def test_ensembling_traced_once():
     for i, m in enumerate(models):
         np.testing.assert_allclose(out[i].numpy(), m(x).detach().numpy(), rtol=1e-12)
     out2 = ff.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)   # requires grad
+    assert len(calls) == 2 and out2.requires_grad
     _close(out2, out)
-    out2.sum().backward()
-    assert params["0.weight"].grad.shape == (3, 8, 5)
+    (out2 ** 2).sum().backward()      # one compat node whose backward is ftrans.vjp
+    for i, m in enumerate(models):
+        m.zero_grad()
+        (m(x) ** 2).sum().backward()
+        for n, p in m.named_parameters():
+            np.testing.assert_allclose(params[n].grad[i].numpy(), p.grad.numpy(),
+                                       rtol=1e-12, atol=1e-14)
+    out3 = ff.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)
+    g, = fc.autograd.grad(out3.sum(), params["0.bias"], create_graph=True)
+    with pytest.raises(RuntimeError):   # once differentiable: no wrong second derivative
+        g.sum().backward()
 
 
 @needs_torch
