@@ -15,10 +15,15 @@ differentiates/batches), calls ``func`` and unwraps its Tensor results.  Nesting
 (``vmap(grad(f))``, ``grad(grad(f))``, ``hessian``) nests the ftrans transforms, so
 torch's per-sample-gradients recipe runs ``func`` once, on batched traces.
 
+``vmap`` at top level over inputs that require grad (ensembling over
+``stack_module_state``'s leaves) also runs traced: the batched pass runs under
+``ftrans.vjp`` and its outputs get one compat graph node whose backward is that VJP
+(once differentiable: a double backward through it raises ``RuntimeError``).
+
 Fallback: the compat autograd engine, described below, runs instead when (a) an input
-requires grad while grad mode is on, or a forward AD level is active (results must then
-be differentiable by the engine -- e.g. ensembling over ``stack_module_state``'s leaves
-that require grad), (b) ``func`` uses an operation that cannot take a traced value
+of ``grad``/``vjp``/``jvp``/``jacrev``/``jacfwd`` requires grad while grad mode is on,
+a forward AD level is active, or ``vmap`` runs inside an engine transform (results must
+then be differentiable by the engine), (b) ``func`` uses an operation that cannot take a traced value
 (see ``_untraceable``: ``.item()``, ``.numpy()``, NumPy code, a value-dependent shape, a
 primitive without a batching rule), detected at the outermost transform, which then runs
 ``func`` again on the engine, or (c) ``vmap(randomness="different")`` with random draws
