@@ -1641,6 +1641,12 @@ def clamp(input, min=None, max=None):  # noqa: A002
     hi = _scalar(max) if max is not None else None
     if d.dtype.kind in "biu" and (isinstance(lo, float) or isinstance(hi, float)):
         d = d.astype(_default_float())
+    if isinstance(d, _Tracer) and (lo is None or not np.isnan(lo)) and (
+            hi is None or not np.isnan(hi)):
+        out = d if lo is None else P.maximum(d, lo)
+        out = out if hi is None else P.minimum(out, hi)
+        return _record(_ClampBackward1, None, {"min": lo, "max": hi}, [input], [d], out,
+                       SAVE_X)
     out = d
     if lo is not None:
         out = np.maximum(out, lo) if not np.isnan(lo) else np.full_like(out, lo)
@@ -1797,7 +1803,7 @@ def view(input, *shape):  # noqa: A002
     d = input._data
     new = _infer_shape(_shape_arg(shape), d.size)
     try:
-        out = np.reshape(d, new, copy=False)
+        out = d.reshape(new) if isinstance(d, _Tracer) else np.reshape(d, new, copy=False)
     except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
@@ -2301,7 +2307,11 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape0)} at entry 0 and {list(dd.shape)} at entry {i}")
     ax = _dim(dim, len(shape0) + 1)
-    out = np.stack(datas, axis=ax)
+    if _any_traced(*datas):
+        new = shape0[:ax] + (1,) + shape0[ax:]
+        out = S.concatenate_p.bind(*[P.reshape(dd, new) for dd in datas], axis=ax)
+    else:
+        out = np.stack(datas, axis=ax)
     return _record(_StackBackward0, None, {"axis": ax}, tensors, datas, out, SAVE_NONE,
                    casts=_list_casts(tensors, r))
 
@@ -2452,12 +2462,13 @@ def _convert(x, npdt):
 def clone(input, *, memory_format=None):  # noqa: A002
     """A copy (with the same history: ``CloneBackward0``)."""
     d = input._data
-    out = np.array(d, copy=True, order="C")
+    out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
     return _record(_CloneBackward0, None, _EMPTY, [input], [d], out, SAVE_NONE)
 
 
 def contiguous(input, memory_format=None):  # noqa: A002
-    return input if input._data.flags.c_contiguous else clone(input)
+    d = input._data
+    return input if isinstance(d, _Tracer) or d.flags.c_contiguous else clone(input)
 
 
 def to(input, *args, **kwargs):  # noqa: A002
@@ -2919,6 +2930,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     nd = d.ndim
     axes = _bn_axes(nd)
     shape = (1, d.shape[1]) + (1,) * (nd - 2)
+    wd = None if weight is None else weight._data
+    bd = None if bias is None else bias._data
+    rm = None if running_mean is None else running_mean._data
+    rv = None if running_var is None else running_var._data
+    if _any_traced(d, wd, bd, rm, rv):   # under an ftrans transform: primitives
+        return _batch_norm_traced(d, wd, bd, rm, rv, training, eps, axes, shape)
     if training:
         count = d.size // d.shape[1] if d.shape[1] else 0
         mean = d.mean(axis=axes)
@@ -2942,6 +2959,25 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
                 out, (3, False))
     return t, (mean if training else None), (var if training else None)
+
+
+def _batch_norm_traced(d, wd, bd, rm, rv, training, eps, axes, shape):
+    """:func:`native_batch_norm` on traced values (no node: the transform
+    differentiates)."""
+    if training:
+        count = d.size // d.shape[1] if d.shape[1] else 0
+        mean = P.div(P.reduce_sum(d, axes), d.dtype.type(count))
+        xc = P.sub(d, P.reshape(mean, shape))
+        var = P.div(P.reduce_sum(P.mul(xc, xc), axes), d.dtype.type(count))
+    else:
+        mean, var = rm, rv
+        xc = P.sub(d, P.reshape(mean, shape))
+    invstd = P.div(d.dtype.type(1), P.sqrt(P.add(var, d.dtype.type(eps))))
+    scale = invstd if wd is None else P.mul(invstd, wd)
+    out = P.mul(xc, P.reshape(scale, shape))
+    if bd is not None:
+        out = P.add(out, P.reshape(bd, shape))
+    return _make_plain(out), (mean if training else None), (var if training else None)
 
 
 def _linear_bwd(node, ct, primals, ans, needs):
