@@ -240,3 +240,77 @@ def test_vmap_randomness_on_traced_path():
     fc.manual_seed(3)
     diff = ff.vmap(drop, randomness="different")(fc.ones(16, 50, dtype=fc.float64))
     assert not all(np.array_equal(diff[0].numpy(), diff[i].numpy()) for i in range(16))
+
+
+_BN = None
+
+
+def _bn():
+    global _BN
+    if _BN is None:
+        _BN = fc.nn.BatchNorm1d(4).double().eval()
+        _BN.running_mean.copy_(fc.tensor(RNG.standard_normal(4)))
+        _BN.running_var.copy_(fc.tensor(RNG.uniform(0.5, 2.0, 4)))
+    return _BN
+
+
+# ops of ordinary model code that run on traced values (must be exact) and ops that do
+# not yet (must raise an error the fallback recognizes -- never a wrong number)
+TRACED_OPS = {
+    "relu": FF.relu, "leaky_relu": lambda x: FF.leaky_relu(x, 0.1), "elu": FF.elu,
+    "silu": FF.silu, "softplus": FF.softplus, "gelu": FF.gelu,
+    "gelu_tanh": lambda x: FF.gelu(x, approximate="tanh"), "tanh_sigmoid": lambda x:
+    x.tanh() * x.sigmoid(), "softmax": lambda x: FF.softmax(x, -1),
+    "log_softmax": lambda x: FF.log_softmax(x, 0), "mse": lambda x: FF.mse_loss(x, x * 0 + 1),
+    "l1": lambda x: FF.l1_loss(x, x * 0 + 1), "huber": lambda x: FF.huber_loss(x, x * 0),
+    "bce_logits": lambda x: FF.binary_cross_entropy_with_logits(x, (x > 0).double()),
+    "kl_div": lambda x: FF.kl_div(FF.log_softmax(x, -1), FF.softmax(x, -1).detach(),
+                                  reduction="batchmean"),
+    "batch_norm_eval": lambda x: _bn()(x.unsqueeze(0)), "layer_norm": lambda x:
+    FF.layer_norm(x, (5,)), "group_norm": lambda x: FF.group_norm(x.unsqueeze(0), 2),
+    "clamp": lambda x: x.clamp(-0.5, 0.5), "sqrt_pow": lambda x: (x * x + 1).sqrt() ** 1.5,
+    "var_std": lambda x: x.var(-1) + x.std(), "amax_min": lambda x: x.amax(-1) + x.min(),
+    "mean_prod": lambda x: x.mean(0) * x.prod(), "cat_stack": lambda x: fc.cat(
+        [x, 2 * x]).sum(0) + fc.stack([x, x], 1).sum(1), "where": lambda x:
+    fc.where(x > 0, x, 3 * x), "views": lambda x: x.view(20).reshape(5, 4).t().flatten()
+    + x.permute(1, 0).contiguous().reshape(-1), "index": lambda x: x[fc.tensor([0, 2])]
+    + x[1:3, ::2].sum(), "expand_squeeze": lambda x: x[:, :1].expand(4, 5).unsqueeze(0)
+    .squeeze(0), "matmul_einsum": lambda x: x @ x.t() + fc.einsum("ij,kj->ik", x, x),
+    "chunk_split": lambda x: x.chunk(2, -1)[1].sum() + x.split(2, -1)[0].sum(),
+    "dtype_round_trip": lambda x: x.float().double(), "clone": lambda x: x.clone(),
+    "dropout_eval": lambda x: FF.dropout(x, 0.5, training=False), "pad_pool": lambda x:
+    FF.avg_pool1d(FF.pad(x, (1, 1)).unsqueeze(0), 2).sum() + FF.max_pool1d(
+        x.unsqueeze(0), 2).sum() + FF.adaptive_avg_pool2d(x.unsqueeze(0), 2).sum(),
+    "conv1d": lambda x: FF.conv1d(x.unsqueeze(0), fc.ones(2, 4, 3, dtype=fc.float64)),
+    "atan2_erf": lambda x: fc.atan2(x, x + 2) + fc.erf(x),
+    # not traceable yet: the engine fallback runs them
+    "max_dim": lambda x: x.max(dim=-1).values, "logsumexp": lambda x: x.logsumexp(-1),
+    "masked_fill": lambda x: x.masked_fill(x > 1, 0.0), "bool_index": lambda x: x[x > 0],
+    "hardtanh": FF.hardtanh, "tril": lambda x: x.tril(), "repeat": lambda x: x.repeat(2, 1),
+    "inplace": lambda x: x.clone().mul_(2), "item": lambda x: x * x.sum().item(),
+}
+MUST_TRACE = set(list(TRACED_OPS)[:list(TRACED_OPS).index("max_dim")])
+
+
+@pytest.mark.parametrize("name", sorted(TRACED_OPS))
+def test_op_on_traced_values_exact_or_refused(name, monkeypatch):
+    """vmap(grad(f)) on the traced path (fallback off) equals the engine's per-example
+    gradients, or raises an error ``_untraceable`` recognizes; the listed model ops
+    must trace."""
+    op = TRACED_OPS[name]
+
+    def f(x):
+        return (op(x) ** 2).sum()
+    xs = fc.tensor(np.random.default_rng(3).standard_normal((3, 4, 5)))
+    ref = fc.stack([ff._engine_grad_and_value(f)(xs[i])[0] for i in range(3)])
+    monkeypatch.setattr(ff, "_untraceable", lambda e: False)
+    try:
+        got = ff.vmap(ff.grad(f))(xs)
+    except Exception as e:   # noqa: BLE001
+        monkeypatch.undo()
+        assert name not in MUST_TRACE, f"{name} did not trace: {e!r}"
+        assert ff._untraceable(e), f"{name}: unrecognized error {e!r}"
+        np.testing.assert_allclose(ff.vmap(ff.grad(f))(xs).numpy(), ref.numpy(),
+                                   rtol=1e-12, atol=1e-14)   # through the fallback
+        return
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-12, atol=1e-14)
