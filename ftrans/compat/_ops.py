@@ -1715,6 +1715,14 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_ctype(m.dtype)}")
     d = input._data
+    if _any_traced(m, d, value._data if isinstance(value, Tensor) else None):
+        vd = value._data if isinstance(value, Tensor) else value
+        _check_fill_value(d, vd)
+        if isinstance(vd, complex) and d.dtype.kind != "c":
+            vd = vd.real
+        if hasattr(vd, "dtype") and vd.dtype != d.dtype:
+            vd = P.convert_element_type(vd, d.dtype)
+        return _make_plain(P.where(m, vd, d))   # traced: the transform differentiates, no node
     if isinstance(value, Tensor):
         _check_fill_value(d, value._data)
         vd = value._data.astype(d.dtype)
