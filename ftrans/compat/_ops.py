@@ -1529,6 +1529,12 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     the sum; the gradient is ``grad * conj(exp(x - result))``."""
     d = _as_float(input._data)
     axes = _dims(dim, d.ndim)
+    if isinstance(d, _Tracer) and d.dtype.kind == "f" and d.size:   # traced: primitives
+        keep = _keep_shape(d.shape, axes)
+        m = P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))
+        m = P.where(P.isfinite(m), m, d.dtype.type(0))
+        out = P.add(P.log(_sum_keep(P.exp(P.sub(d, m)), axes)), m)
+        return _make_plain(out if keepdim else P.reshape(out, _red_shape(d.shape, axes)))
     r = d.real if d.dtype.kind == "c" else d
     m = np.max(r, axis=axes, keepdims=True) if d.size else np.zeros(_keep_shape(d.shape, axes),
                                                                        r.dtype)

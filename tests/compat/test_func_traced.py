@@ -283,10 +283,11 @@ TRACED_OPS = {
         x.unsqueeze(0), 2).sum() + FF.adaptive_avg_pool2d(x.unsqueeze(0), 2).sum(),
     "conv1d": lambda x: FF.conv1d(x.unsqueeze(0), fc.ones(2, 4, 3, dtype=fc.float64)),
     "atan2_erf": lambda x: fc.atan2(x, x + 2) + fc.erf(x),
+    "logsumexp": lambda x: x.logsumexp(-1) + fc.logsumexp(x, (0, 1), keepdim=True),
     "masked_fill": lambda x: x.masked_fill(x > 1, 0.0) + x.masked_fill(x < 0, x[0, 0])
     + x.masked_fill(x < 0.5, fc.tensor(2.0, dtype=fc.float64)),
     # not traceable yet: the engine fallback runs them
-    "max_dim": lambda x: x.max(dim=-1).values, "logsumexp": lambda x: x.logsumexp(-1),
+    "max_dim": lambda x: x.max(dim=-1).values,
     "bool_index": lambda x: x[x > 0],
     "hardtanh": FF.hardtanh, "tril": lambda x: x.tril(), "repeat": lambda x: x.repeat(2, 1),
     "inplace": lambda x: x.clone().mul_(2), "item": lambda x: x * x.sum().item(),
