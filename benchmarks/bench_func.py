@@ -11,6 +11,9 @@ Rows (float32, batch 64, PyTorch single-threaded, ``torch.set_num_threads(1)``; 
 * ``psg-cnn``: the same for a digits-sized CNN (8x8 inputs: Conv2d(1, 8, 3) - ReLU -
   MaxPool2d - Conv2d(8, 16, 3) - ReLU - MaxPool2d - Flatten - Linear(64, 32) - ReLU -
   Linear(32, 10));
+* ``psg-digits``: the same for ``examples/digits_cnn.py``'s model in eval mode
+  (Conv2d(1, 16, 3) - BatchNorm2d - ReLU - MaxPool2d - Conv2d(16, 32, 3) - BatchNorm2d -
+  ReLU - MaxPool2d - Flatten - Dropout - Linear(128, 10));
 * ``ensemble``: 5 MLPs stacked with ``stack_module_state``, ``vmap(fmodel, in_dims=(0, 0,
   None))`` over one minibatch (parameters requiring grad, as in torch's tutorial).
 
@@ -51,6 +54,14 @@ def _cnn(lib):
                         n.Flatten(), n.Linear(64, 32), n.ReLU(), n.Linear(32, 10))
 
 
+def _digits(lib):
+    n = lib.nn
+    return n.Sequential(
+        n.Conv2d(1, 16, 3, padding=1), n.BatchNorm2d(16), n.ReLU(), n.MaxPool2d(2),
+        n.Conv2d(16, 32, 3, padding=1), n.BatchNorm2d(32), n.ReLU(), n.MaxPool2d(2),
+        n.Flatten(), n.Dropout(0.25), n.Linear(32 * 2 * 2, 10))
+
+
 def _pair(build, seed=0):
     T.manual_seed(seed)
     tm = build(T).eval()
@@ -88,7 +99,8 @@ def ensemble(lib, models, base, x):
 def main():
     rng = np.random.default_rng(0)
     rows = []
-    for name, build, shape in (("psg-mlp", _mlp, (16,)), ("psg-cnn", _cnn, (1, 8, 8))):
+    for name, build, shape in (("psg-mlp", _mlp, (16,)), ("psg-cnn", _cnn, (1, 8, 8)),
+                               ("psg-digits", _digits, (1, 8, 8))):
         tm, cm = _pair(build)
         x = rng.standard_normal((64,) + shape).astype(np.float32)
         y = rng.integers(0, 10, 64)
