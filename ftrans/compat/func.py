@@ -488,12 +488,15 @@ def _traced(traced_fn, engine_fn, args, *call):
     untraceable operation at the outermost level) ``engine_fn(*call)``."""
     if not _can_trace(args):
         return engine_fn(*call)
+    rng = F.default_generator._rng.bit_generator
+    state = rng.state
     try:
         with no_grad():
             return traced_fn(*call)
     except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
         if not _untraceable(e) or _has_tracer(args):
             raise
+    rng.state = state   # the engine's run draws the same random numbers
     return engine_fn(*call)
 
 
@@ -807,6 +810,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             return _empty_batch(func, split, kwargs, out_dims)
         bridge = not _can_trace(args) and _can_bridge(args)
         if bridge or _can_trace(args):
+            state = F.default_generator._rng.bit_generator.state
             try:
                 with no_grad():
                     return _vmap_traced(func, split, kwargs, out_dims, randomness,
@@ -816,6 +820,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
                 if not _untraceable(e) or _has_tracer(args):
                     raise
+                F.default_generator._rng.bit_generator.state = state
         gen = F.default_generator
         start_state = gen._rng.bit_generator.state
         results = []
