@@ -331,3 +331,45 @@ def test_fallback_replays_random_draws():
     fc.manual_seed(5)
     noise = fc.randn(3, dtype=fc.float64)
     np.testing.assert_allclose(g.numpy(), noise.numpy() * 6.0, rtol=1e-12)
+
+
+LAYERS = {
+    "lstm": (lambda: fc.nn.LSTM(5, 3, batch_first=True), lambda m, x: m(x)[0]),
+    "gru": (lambda: fc.nn.GRU(5, 3, batch_first=True), lambda m, x: m(x)[0]),
+    "rnn": (lambda: fc.nn.RNN(5, 3, batch_first=True), lambda m, x: m(x)[0]),
+    "mha": (lambda: fc.nn.MultiheadAttention(5, 1, batch_first=True),
+            lambda m, x: m(x, x, x)[0]),
+    "transformer_layer": (lambda: fc.nn.TransformerEncoderLayer(
+        5, 1, 8, dropout=0.0, batch_first=True), lambda m, x: m(x)),
+    "bilinear": (lambda: fc.nn.Bilinear(5, 5, 2), lambda m, x: m(x, x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layers_per_sample_gradients_traced(name, no_engine, monkeypatch):
+    """Recurrent, attention and bilinear layers run on the traced path (no fallback)
+    and give the engine's per-example gradients."""
+    build, call = LAYERS[name]
+    fc.manual_seed(0)
+    m = build().double().eval()
+    params = {k: v.detach() for k, v in m.named_parameters()}
+
+    def loss(p, x):
+        saved = {}
+        try:   # functional_call's swap, with the layer's own call signature
+            for k, v in p.items():
+                saved[k] = ff._swap(m, k, v)
+            out = call(m, x.unsqueeze(0))
+        finally:
+            for k, v in saved.items():
+                ff._swap(m, k, v)
+        return (out ** 2).sum()
+    xs = fc.tensor(np.random.default_rng(1).standard_normal((3, 4, 5)))
+    monkeypatch.setattr(ff, "_untraceable", lambda e: False)
+    got = ff.vmap(ff.grad(loss), in_dims=(None, 0))(params, xs)
+    monkeypatch.undo()   # the engine computes the reference
+    for i in range(3):
+        ref = ff._engine_grad_and_value(loss)(params, xs[i])[0]
+        for k in params:
+            np.testing.assert_allclose(got[k][i].numpy(), ref[k].numpy(), rtol=1e-10,
+                                       atol=1e-13)
