@@ -19,7 +19,7 @@ warmed up, then timed in blocks that alternate between the rows (a short pause, 
 calls, then single-step samples); the figure is the median step time, the ratio is
 compat / PyTorch, and the ratio of the fastest samples is printed too (on a shared,
 loaded machine it is the steadier of the two).  Thread counts are the libraries'
-defaults and are printed.  Target (issue 11): compat <= 1.5x PyTorch per step.
+defaults (``--torch-threads`` changes PyTorch's) and are printed.  Target (issue 11): compat <= 1.5x PyTorch per step.
 """
 from __future__ import annotations
 
@@ -109,11 +109,15 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="smoke run: few samples")
     ap.add_argument("--blocks", type=int, default=6)
     ap.add_argument("--per-block", type=int, default=10)
+    ap.add_argument("--torch-threads", type=int, default=None,
+                    help="torch.set_num_threads(N) (default: PyTorch's own default)")
     args = ap.parse_args(argv)
     if torch is None:
         print("PyTorch is not installed: nothing to compare against")
         return 0
     blocks, per_block = (2, 3) if args.quick else (args.blocks, args.per_block)
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
     params, X, Y = data()
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy "
           f"{np.__version__}, compat Adam: fused kernel by default")

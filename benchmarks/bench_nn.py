@@ -1,6 +1,6 @@
 """Training steps through ``ftrans.compat.nn`` modules against PyTorch eager.
 
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_nn.py [--steps 40]
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_nn.py [--steps 40] [--only mlp]
 
 Workloads (float32, cross-entropy loss):
 
@@ -102,16 +102,19 @@ def time_steps(T, make, shape, steps):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--only", choices=sorted(WORKLOADS), help="time one workload only")
     args = ap.parse_args(argv)
     if torch is not None:
         torch.set_num_threads(1)
     for name, (make, shape) in WORKLOADS.items():
+        if args.only and name != args.only:
+            continue
         fmin, fmed, kind = time_steps(fc, make, shape, args.steps)
         line = f"{name:11s} ({kind}): ftrans.compat best {fmin:7.2f} ms median {fmed:7.2f} ms"
         if torch is not None:
             tmin, tmed, _ = time_steps(torch, make, shape, args.steps)
-            line += (f" | torch best {tmin:7.2f} ms median {tmed:7.2f} ms | ratio (best) "
-                     f"{fmin / tmin:5.2f}")
+            line += (f" | torch best {tmin:7.2f} ms median {tmed:7.2f} ms | ratio best "
+                     f"{fmin / tmin:5.2f} median {fmed / tmed:5.2f}")
         print(line)
 
 

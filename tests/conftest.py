@@ -3,8 +3,16 @@
 Hypothesis profiles: ``ci`` (selected when the environment variable ``CI`` is set)
 runs at least 200 examples per property test; ``dev`` (the default) runs fewer so
 the local suite stays quick.  ``HYPOTHESIS_PROFILE`` overrides the choice.
+
+Compiled programs (``ftrans.jit``'s numba code, generated modules and machine code) go
+to one cache directory for the whole session, ``FTRANS_CACHE_DIR``: pytest's cache
+directory (``.pytest_cache/d/ftrans_compiler``) when it is writable, which persists
+across runs in one checkout -- a CI run on a fresh clone compiles everything once, and
+the pytest-xdist workers share it -- else a temporary directory.
 """
 import os
+
+import pytest
 
 try:
     from hypothesis import HealthCheck, settings
@@ -18,3 +26,18 @@ else:
                               suppress_health_check=_quiet)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                           or ("ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ftrans_cache_dir(request, tmp_path_factory):
+    old = os.environ.get("FTRANS_CACHE_DIR")
+    try:
+        d = str(request.config.cache.mkdir("ftrans_compiler"))
+    except Exception:  # pragma: no cover - no writable pytest cache (-p no:cacheprovider)
+        d = str(tmp_path_factory.mktemp("ftrans_cache"))
+    os.environ["FTRANS_CACHE_DIR"] = d
+    yield d
+    if old is None:
+        os.environ.pop("FTRANS_CACHE_DIR", None)
+    else:
+        os.environ["FTRANS_CACHE_DIR"] = old

@@ -50,6 +50,7 @@ from ..primitives.convert import convert_element_type_p
 from ..primitives.dot import dot_general_p
 from ..primitives._rules import unbroadcast
 from ..core import zero as _zero
+from ..core.trace import Tracer as _Tracer
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round
@@ -133,6 +134,27 @@ def _save_both(needs):
 
 
 # =============================================================================== operands
+def _k(prim, d):
+    """``prim``'s kernel for a concrete NumPy array ``d``, its ``bind`` otherwise (a Tracer
+    of an ftrans transform under ``compat.func``; CuPy arrays also take ``bind``, which
+    goes straight to the kernel outside transforms)."""
+    return prim.impl if type(d) is np.ndarray else prim.bind
+
+
+def _kk(prim, *datas):
+    """:func:`_k` for several operands: ``bind`` when any of them is a Tracer."""
+    return prim.bind if _any_traced(*datas) else prim.impl
+
+
+def _any_traced(*datas):
+    """True when a value is a Tracer of an ftrans transform (``compat.func``'s traced
+    path): the operation must then compute with primitives' ``bind``, not NumPy."""
+    for d in datas:
+        if isinstance(d, _Tracer):
+            return True
+    return False
+
+
 def _tensorize(v):
     """A Tensor for array-likes that are not Python scalars (NumPy arrays, lists)."""
     if isinstance(v, Tensor):
@@ -278,7 +300,7 @@ def _unary(prim, name, save, float_only=True):
     """A unary elementwise operation recorded as one primitive node saving its input
     ("x"), its result ("out") or both ("x_out")."""
     cls = node_class(name, ("self",))
-    impl = prim.impl
+    impl, bind = prim.impl, prim.bind
     mask = 1 if save in ("x", "x_out") else 0
     so = save in ("out", "x_out")
 
@@ -286,7 +308,7 @@ def _unary(prim, name, save, float_only=True):
         d = x._data
         if float_only and d.dtype.kind not in "fc":
             d = d.astype(_default_float())
-        out = impl(d)
+        out = impl(d) if type(d) is np.ndarray else bind(d)   # bind: a Tracer (compat.func)
         if _fw_on:   # forward AD: the generic path computes the tangent
             return _record(cls, prim, _EMPTY, [x], [d], out, (mask, so))
         if _tls.grad and (x._grad_fn is not None or x._rg or (x._x is not None
@@ -702,9 +724,9 @@ def sigmoid(x):
     """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
     d = _as_float(x._data)
     if d.dtype.kind == "c":
-        out = E.div_p.impl(1.0, E.add_p.impl(1.0, E.exp_p.impl(E.neg_p.impl(d))))
+        out = E.div_p.bind(1.0, E.add_p.bind(1.0, E.exp_p.bind(_k(E.neg_p, d)(d))))
     else:
-        out = E.exp_p.impl(E.neg_p.impl(E.logaddexp_p.impl(d.dtype.type(0), E.neg_p.impl(d))))
+        out = E.exp_p.bind(E.neg_p.bind(E.logaddexp_p.bind(d.dtype.type(0), _k(E.neg_p, d)(d))))
     return _record(_SigmoidBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -712,6 +734,10 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
 def _relu_bwd(node, ct, primals, ans, needs):
+    if type(ct) is np.ndarray and type(ans) is np.ndarray and _no_trace():
+        g = _NN.relu_backward(ans, ct)       # one numba pass (kernels/nn_cpu.py)
+        if g is not None:
+            return [g]
     return [P.where(P.gt(ans, 0), ct, 0.0)]
 
 
@@ -723,7 +749,9 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = select_p.impl(L.gt_p.impl(d, 0), d, d.dtype.type(0))
+    out = _NN.relu(d)   # one numba pass for NumPy float arrays, else None
+    if out is None:     # other dtypes, and tracers (under compat.func): primitives
+        out = select_p.bind(_k(L.gt_p, d)(d, 0), d, d.dtype.type(0))
     return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -741,7 +769,7 @@ _RsqrtBackward0 = _composite("RsqrtBackward0", ("self",), _rsqrt_bwd)
 
 def rsqrt(x):
     d = _as_float(x._data)
-    out = E.div_p.impl(1.0, E.sqrt_p.impl(d))
+    out = E.div_p.bind(1.0, _k(E.sqrt_p, d)(d))
     return _record(_RsqrtBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -754,7 +782,7 @@ _ReciprocalBackward0 = _composite("ReciprocalBackward0", ("self",), _reciprocal_
 
 def reciprocal(x):
     d = _as_float(x._data)
-    out = E.div_p.impl(1.0, d)
+    out = E.div_p.bind(1.0, d)
     return _record(_ReciprocalBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -767,7 +795,7 @@ def _logn(name, base):
 
     def op(x):
         d = _as_float(x._data)
-        out = E.div_p.impl(E.log_p.impl(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
+        out = E.div_p.bind(_k(E.log_p, d)(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
         return _record(cls, None, _EMPTY, [x], [d], out, SAVE_X)
     return op
 
@@ -785,7 +813,7 @@ _Exp2Backward0 = _composite("Exp2Backward0", ("self",), _exp2_bwd)
 
 def exp2(x):
     d = _as_float(x._data)
-    out = E.pow_p.impl(d.dtype.type(2) if d.dtype.kind == "f" else 2.0, d)
+    out = E.pow_p.bind(d.dtype.type(2) if d.dtype.kind == "f" else 2.0, d)
     return _record(_Exp2Backward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
 
 
@@ -814,7 +842,7 @@ def _binary(prim, name, names, save, rname=None):
     save_out) or a function of (needs_a, needs_b) returning one (tabulated here)."""
     cls = node_class(name, names)
     rcls = node_class(rname, names) if rname else cls
-    impl = prim.impl
+    impl, bind = prim.impl, prim.bind
     table = {}
     for k in ((True, True), (True, False), (False, True)):
         mask_so = save(k) if callable(save) else save
@@ -826,7 +854,7 @@ def _binary(prim, name, names, save, rname=None):
             return NotImplemented
         ad, bd, casts = r
         try:
-            out = impl(ad, bd)
+            out = (bind if isinstance(ad, _Tracer) or isinstance(bd, _Tracer) else impl)(ad, bd)
         except ValueError:
             raise _broadcast_error(ad, bd) from None
         if _fw_on:   # forward AD: the generic path computes the tangent
@@ -993,7 +1021,7 @@ def _integer_pow(x, n):
     if d.dtype.kind in "iu" and n < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     params = {"n": n}
-    out = E.integer_pow_p.impl(d, n=n)
+    out = _k(E.integer_pow_p, d)(d, n=n)
     return _record(_PowBackward0i, E.integer_pow_p, params, [x], [d], out, SAVE_X)
 
 
@@ -1027,13 +1055,13 @@ def _nograd_binary(fn, a, b):
 
 
 def _compare(prim):
-    impl = prim.impl
+    impl, bind = prim.impl, prim.bind
 
     def op(a, b):
         r = _operands(a, b)
         if r is None:
             return NotImplemented
-        return _make_plain(impl(r[0], r[1]))
+        return _make_plain(bind(r[0], r[1]))
     op.__name__ = prim.name
     return op
 
@@ -1237,10 +1265,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
         return _make_plain(np.asarray(np.sum(d, axis=axes, keepdims=keepdim, dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = S.reduce_sum_p.impl(d, axes=axes)
+        out = _k(S.reduce_sum_p, d)(d, axes=axes)
         return _record(_SumBackward0, S.reduce_sum_p, {"axes": axes}, [x], [d], out, SAVE_NONE)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(S.reduce_sum_p.impl(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(_k(S.reduce_sum_p, d)(d, axes=axes), d.shape, axes, keepdim)
     return _record(_SumBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_NONE)
 
@@ -1262,7 +1290,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = 1
     for a in axes:
         n *= d.shape[a]
-    out = _reduce_out(E.div_p.impl(S.reduce_sum_p.impl(d, axes=axes), d.dtype.type(n)
+    out = _reduce_out(E.div_p.bind(_k(S.reduce_sum_p, d)(d, axes=axes), d.dtype.type(n)
                                    if d.dtype.kind == "f" else n), d.shape, axes, keepdim)
     cls = _MeanBackward0 if dim is None and not keepdim else _MeanBackward1
     return _record(cls, None, {"axes": axes, "keepdim": keepdim, "n": n}, [x], [d], out,
@@ -1292,10 +1320,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                                               dtype=np.int64)))
     if dim is None and not keepdim:
         axes = tuple(range(d.ndim))
-        out = R.reduce_prod_p.impl(d, axes=axes)
+        out = _k(R.reduce_prod_p, d)(d, axes=axes)
         return _record(_ProdBackward0, R.reduce_prod_p, {"axes": axes}, [x], [d], out, SAVE_X)
     axes = _dims(dim, d.ndim)
-    out = _reduce_out(R.reduce_prod_p.impl(d, axes=axes), d.shape, axes, keepdim)
+    out = _reduce_out(_k(R.reduce_prod_p, d)(d, axes=axes), d.shape, axes, keepdim)
     return _record(_ProdBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
                    SAVE_X)
 
@@ -1355,7 +1383,7 @@ def _extremum(which):
                                    "input.numel() == 0. Specify the reduction dim with the "
                                    "'dim' argument.")
             axes = tuple(range(d.ndim))
-            out = prim.impl(d, axes=axes)
+            out = _k(prim, d)(d, axes=axes)
             if d.dtype.kind not in "fc":
                 return _make_plain(out)
             return _record(full_cls, prim, {"axes": axes}, [input], [d], out, SAVE_X_OUT)
@@ -1392,7 +1420,7 @@ def _amax_like(prim, cls, npf):
         d = input._data
         _refuse_complex(input, kernel=kernel)
         axes = _dims(dim if dim != () else None, d.ndim)
-        out = _reduce_out(prim.impl(d, axes=axes), d.shape, axes, keepdim)
+        out = _reduce_out(_k(prim, d)(d, axes=axes), d.shape, axes, keepdim)
         if d.dtype.kind not in "fc":
             return _make_plain(out)
         return _record(cls, prim, {"axes": axes, "keepdim": keepdim}, [input], [d], out,
@@ -1507,6 +1535,12 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     the sum; the gradient is ``grad * conj(exp(x - result))``."""
     d = _as_float(input._data)
     axes = _dims(dim, d.ndim)
+    if isinstance(d, _Tracer) and d.dtype.kind == "f" and d.size:   # traced: primitives
+        keep = _keep_shape(d.shape, axes)
+        m = P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))
+        m = P.where(P.isfinite(m), m, d.dtype.type(0))
+        out = P.add(P.log(_sum_keep(P.exp(P.sub(d, m)), axes)), m)
+        return _make_plain(out if keepdim else P.reshape(out, _red_shape(d.shape, axes)))
     r = d.real if d.dtype.kind == "c" else d
     m = np.max(r, axis=axes, keepdims=True) if d.size else np.zeros(_keep_shape(d.shape, axes),
                                                                        r.dtype)
@@ -1547,22 +1581,37 @@ def _softmax_prep(input, dim, dtype, name):
     if d.dtype.kind == "c":
         last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
         _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
+    if _any_traced(d):   # under an ftrans transform: primitives (the max is a constant)
+        keep = _keep_shape(d.shape, axes)
+        z = P.sub(d, P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))) if d.size else d
+        return x, d, axes, z
     z = d - np.max(d, axis=axes, keepdims=True) if d.size else d
     return x, d, axes, z
+
+
+def _sum_keep(e, axes):
+    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
 
 
 def softmax(input, dim=None, dtype=None):  # noqa: A002
     """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
     x, d, axes, z = _softmax_prep(input, dim, dtype, "softmax")
-    e = np.exp(z)
-    out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
+    if _any_traced(d):
+        e = P.exp(z)
+        out = P.div(e, _sum_keep(e, axes))
+    else:
+        e = np.exp(z)
+        out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
     return _record(_SoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
 
 
 def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     """``x - logsumexp(x, dim)`` (computed stably)."""
     x, d, axes, z = _softmax_prep(input, dim, dtype, "log_softmax")
-    out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
+    if _any_traced(d):
+        out = P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
+    else:
+        out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
     return _record(_LogSoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
 
 
@@ -1604,6 +1653,12 @@ def clamp(input, min=None, max=None):  # noqa: A002
     hi = _scalar(max) if max is not None else None
     if d.dtype.kind in "biu" and (isinstance(lo, float) or isinstance(hi, float)):
         d = d.astype(_default_float())
+    if isinstance(d, _Tracer) and (lo is None or not np.isnan(lo)) and (
+            hi is None or not np.isnan(hi)):
+        out = d if lo is None else P.maximum(d, lo)
+        out = out if hi is None else P.minimum(out, hi)
+        return _record(_ClampBackward1, None, {"min": lo, "max": hi}, [input], [d], out,
+                       SAVE_X)
     out = d
     if lo is not None:
         out = np.maximum(out, lo) if not np.isnan(lo) else np.full_like(out, lo)
@@ -1637,7 +1692,7 @@ def where(condition, input=None, other=None):  # noqa: A002
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {D.from_np(c.dtype)._tname[:-6]}")
     xd, yd, casts = _operands_or_raise(input, other)
-    out = select_p.impl(c, xd, yd)
+    out = select_p.bind(c, xd, yd)
     return _record(_WhereBackward0, select_p, _EMPTY, [c, input, other], [c, xd, yd], out,
                    (1, False), casts=None if casts is None else (None,) + casts)
 
@@ -1672,6 +1727,14 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_ctype(m.dtype)}")
     d = input._data
+    if _any_traced(m, d, value._data if isinstance(value, Tensor) else None):
+        vd = value._data if isinstance(value, Tensor) else value
+        _check_fill_value(d, vd)
+        if isinstance(vd, complex) and d.dtype.kind != "c":
+            vd = vd.real
+        if hasattr(vd, "dtype") and vd.dtype != d.dtype:
+            vd = P.convert_element_type(vd, d.dtype)
+        return _make_plain(P.where(m, vd, d))   # traced: the transform differentiates, no node
     if isinstance(value, Tensor):
         _check_fill_value(d, value._data)
         vd = value._data.astype(d.dtype)
@@ -1701,7 +1764,9 @@ def _view_op(x, prim, params, cls, out=None, extra=(), view=True):
     if out is None:
         if prim is I.gather_p:
             out = _basic_index(d, params["template"])
-        else:
+        elif isinstance(d, _Tracer):   # under an ftrans transform (compat.func)
+            out = _k(prim, d)(d, *extra, **params)
+        else:   # the kernel's NumPy view (a _ViewFn's bind would copy)
             out = prim.impl(d, *extra, **params)
     t = _record(cls, prim, params, [x, *extra], [d, *extra], out, SAVE_NONE)
     if view:
@@ -1746,7 +1811,7 @@ def reshape(input, *shape):  # noqa: A002
     d = input._data
     new = _infer_shape(_shape_arg(shape), d.size)
     out = d.reshape(new)
-    is_view = out.size == 0 or np.may_share_memory(out, d)
+    is_view = out.size == 0 or (isinstance(out, _Tracer) or np.may_share_memory(out, d))
     return _view_op(input, S.reshape_p, {"new_shape": new},
                     _ViewBackward0 if is_view else _UnsafeViewBackward0, out, view=is_view)
 
@@ -1758,7 +1823,7 @@ def view(input, *shape):  # noqa: A002
     d = input._data
     new = _infer_shape(_shape_arg(shape), d.size)
     try:
-        out = np.reshape(d, new, copy=False)
+        out = d.reshape(new) if isinstance(d, _Tracer) else np.reshape(d, new, copy=False)
     except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
@@ -2005,7 +2070,7 @@ def getitem(input, idx):  # noqa: A002
     d = input._data
     template, arrays = I.split_index(_convert_index(idx))
     try:
-        out = (I.gather_p.impl(d, *arrays, template=template) if arrays
+        out = (_kk(I.gather_p, d, *arrays)(d, *arrays, template=template) if arrays
                else _basic_index(d, template))
     except IndexError as e:
         raise IndexError(str(e)) from None
@@ -2116,9 +2181,10 @@ def unbind(input, dim=0):  # noqa: A002
 def index_select(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
-    ix = np.asarray(index._data if isinstance(index, Tensor) else index).reshape(-1)
+    ix = index._data if isinstance(index, Tensor) else index
+    ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
-    out = I.gather_p.impl(d, ix, template=template)
+    out = _kk(I.gather_p, d, ix)(d, ix, template=template)
     return _record(_IndexSelectBackward0, I.gather_p, {"template": template}, [input, ix],
                    [d, ix], out, (2, False))
 
@@ -2130,9 +2196,9 @@ def gather(input, dim, index):  # noqa: A002
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
     grids = list(np.indices(ix.shape, sparse=True))
     grids[ax] = ix
-    arrays = tuple(np.asarray(g) for g in grids)
+    arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
-    out = I.gather_p.impl(d, *arrays, template=template)
+    out = _kk(I.gather_p, d, *arrays)(d, *arrays, template=template)
     return _record(_GatherBackward0, I.gather_p, {"template": template}, [input, *arrays],
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
@@ -2213,7 +2279,7 @@ def cat(tensors, dim=0):
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     ax = _dim(dim, nd)
     try:
-        out = S.concatenate_p.impl(*datas, axis=ax)
+        out = S.concatenate_p.bind(*datas, axis=ax)
     except ValueError as e:
         raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: {e}") from None
     return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
@@ -2261,7 +2327,11 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape0)} at entry 0 and {list(dd.shape)} at entry {i}")
     ax = _dim(dim, len(shape0) + 1)
-    out = np.stack(datas, axis=ax)
+    if _any_traced(*datas):
+        new = shape0[:ax] + (1,) + shape0[ax:]
+        out = S.concatenate_p.bind(*[P.reshape(dd, new) for dd in datas], axis=ax)
+    else:
+        out = np.stack(datas, axis=ax)
     return _record(_StackBackward0, None, {"axis": ax}, tensors, datas, out, SAVE_NONE,
                    casts=_list_casts(tensors, r))
 
@@ -2295,7 +2365,7 @@ def _dot(cls, a, b, dn, ad=None, bd=None):
     ad = a._data if ad is None else ad
     bd = b._data if bd is None else bd
     params = {"dimension_numbers": dn}
-    out = dot_general_p.impl(ad, bd, **params)
+    out = _kk(dot_general_p, ad, bd)(ad, bd, **params)
     return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
 
 
@@ -2403,7 +2473,7 @@ def _convert(x, npdt):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
     params = {"new_dtype": npdt}
-    out = convert_element_type_p.impl(d, **params)
+    out = _k(convert_element_type_p, d)(d, **params)
     if npdt.kind not in "fc":
         return _make_plain(out)
     return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)
@@ -2412,12 +2482,13 @@ def _convert(x, npdt):
 def clone(input, *, memory_format=None):  # noqa: A002
     """A copy (with the same history: ``CloneBackward0``)."""
     d = input._data
-    out = np.array(d, copy=True, order="C")
+    out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
     return _record(_CloneBackward0, None, _EMPTY, [input], [d], out, SAVE_NONE)
 
 
 def contiguous(input, memory_format=None):  # noqa: A002
-    return input if input._data.flags.c_contiguous else clone(input)
+    d = input._data
+    return input if isinstance(d, _Tracer) or d.flags.c_contiguous else clone(input)
 
 
 def to(input, *args, **kwargs):  # noqa: A002
@@ -2696,6 +2767,7 @@ def _filled_array(self, vals):
 from ..primitives.special import erf_p as _erf_p  # noqa: E402
 from ..primitives.conv import conv_general_dilated_p as _conv_p  # noqa: E402
 from ..primitives import window as _W  # noqa: E402
+from ..kernels import nn_cpu as _NN  # noqa: E402
 
 erf = _unary(_erf_p, "ErfBackward0", "x")
 
@@ -2707,8 +2779,18 @@ def _convolution_bwd(node, ct, primals, ans, needs):
     """PyTorch's ConvolutionBackward0: the primitive's VJP rule for input and weight,
     ``sum(ct)`` over every axis but the channels for the bias."""
     p = node._params
-    res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
-                           **{k: p[k] for k in _CONV_KEYS}))
+    cols = p.get("_cols")
+    x, w = primals[0], primals[1]
+    if cols is not None and type(ct) is np.ndarray and ct.dtype == cols.dtype \
+            and (not needs[0] or type(w) is np.ndarray) and _no_trace():
+        # plain backward: one GEMM over the forward pass's im2col matrix (weight) and
+        # one GEMM + col2im (input), kernels/nn_cpu.py
+        geo = (p["window_strides"], p["padding"], p["rhs_dilation"])
+        res = [_NN.conv2d_grad_input(ct, w, tuple(x.shape), *geo) if needs[0] else None,
+               _NN.conv2d_grad_weight(ct, cols, tuple(w.shape)) if needs[1] else None]
+    else:
+        res = list(_conv_p.vjp(ct, None, primals[:2], needs[:2],
+                               **{k: p[k] for k in _CONV_KEYS}))
     if len(needs) > 2 and needs[2]:
         res.append(P.reduce_sum(ct, (0,) + tuple(range(2, len(ct.shape)))))
     else:
@@ -2754,7 +2836,17 @@ def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel "
                            f"size: ({' x '.join(map(str, wd.shape[2:]))}). Kernel size can't "
                            "be greater than actual input size")
-    out = _conv_p.impl(xd, wd, **params)
+    fast = None
+    if _NN.conv2d_eligible(xd, wd, params["lhs_dilation"], groups) and _tls.grad \
+            and not _fw_on:
+        fast = _NN.conv2d_forward(xd, wd, params["window_strides"], params["padding"],
+                                  params["rhs_dilation"])
+    if fast is not None:
+        out, cols = fast
+        if weight.requires_grad:
+            params["_cols"] = cols    # the weight gradient's GEMM operand (a residual)
+    else:
+        out = _conv_p.impl(xd, wd, **params)
     if bd is not None:
         out += bd.reshape((-1,) + (1,) * nsp)
     return _record(_ConvolutionBackward0, None, params, [input, weight, bias], [xd, wd, bd],
@@ -2780,9 +2872,33 @@ def window_max(input, window, strides, padding, dilation):  # noqa: A002
     if d.dtype.kind == "c":
         _refuse_complex(input, kernel="max_pool2d")
     params = _window_params(d.ndim, window, strides, padding, dilation)
-    out = _W.reduce_window_max_p.impl(d, **params)
-    return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input], [d],
-                   out, SAVE_X)
+    r = None
+    if _tls.grad and input.requires_grad and not _fw_on:
+        r = _W.window_cpu.window_max(d, params["window_dimensions"], params["window_strides"],
+                                     params["padding"], params["window_dilation"], True)
+    if r is None:
+        return _record(_MAXPOOL_NODES[len(window)], _W.reduce_window_max_p, params, [input],
+                       [d], _W.reduce_window_max_p.impl(d, **params), SAVE_X)
+    # one kernel pass gives the maxima and their indices; the plain backward scatters the
+    # cotangent at the saved indices instead of searching the windows again
+    out, idx = r
+    return _record(_MAXPOOL_FAST_NODES[len(window)], _W.reduce_window_max_p,
+                   dict(params, _idx=idx), [input], [d], out, SAVE_X)
+
+
+def _maxpool_bwd(node, ct, primals, ans, needs):
+    p = node._params
+    x = primals[0]
+    if type(ct) is np.ndarray and _no_trace():
+        g = _W.window_cpu.scatter_flat(p["_idx"], ct, tuple(x.shape), x.dtype)
+        if g is not None:
+            return [g]
+    return _W.reduce_window_max_p.vjp(ct, ans, primals, needs,
+                                      **{k: v for k, v in p.items() if k != "_idx"})
+
+
+_MAXPOOL_FAST_NODES = {k: node_class(f"MaxPool{k}DWithIndicesBackward0", ("self",),
+                                     _maxpool_bwd) for k in (1, 2, 3)}
 
 
 def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
@@ -2829,6 +2945,12 @@ def _native_batch_norm_bwd(node, ct, primals, ans, needs):
     on x."""
     x, w = primals[0], primals[1]
     p = node._params
+    if type(ct) is np.ndarray and type(x) is np.ndarray and isinstance(p["mean"], np.ndarray) \
+            and (w is None or (type(w) is np.ndarray and w.dtype == x.dtype)) and _no_trace():
+        r = _NN.batch_norm_backward(x, ct, p["mean"], p["invstd"], w, p["training"])
+        if r is not None:     # one numba kernel, two passes per channel (plain backward)
+            return [r[0] if needs[0] else None, r[1] if needs[1] else None,
+                    r[2] if needs[2] else None]
     nd = len(x.shape)
     axes = _bn_axes(nd)
     if p["training"] and not _no_trace():
@@ -2879,7 +3001,19 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     nd = d.ndim
     axes = _bn_axes(nd)
     shape = (1, d.shape[1]) + (1,) * (nd - 2)
-    if training:
+    wd = None if weight is None else weight._data
+    bd = None if bias is None else bias._data
+    rm = None if running_mean is None else running_mean._data
+    rv = None if running_var is None else running_var._data
+    if _any_traced(d, wd, bd, rm, rv):   # under an ftrans transform: primitives
+        return _batch_norm_traced(d, wd, bd, rm, rv, training, eps, axes, shape)
+    fast = None
+    if training and not _fw_on:
+        fast = _NN.batch_norm_train(d, wd, bd, eps)
+    if fast is not None:     # one numba kernel (kernels/nn_cpu.py)
+        out, mean, var, invstd = fast
+        count = d.size // d.shape[1]
+    elif training:
         count = d.size // d.shape[1] if d.shape[1] else 0
         mean = d.mean(axis=axes)
         xc = d - mean.reshape(shape)
@@ -2889,19 +3023,100 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean = running_mean._data.astype(d.dtype, copy=False)
         var = running_var._data.astype(d.dtype, copy=False)
         xc = d - mean.reshape(shape)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
-    scale = invstd if weight is None else invstd * weight._data
-    out = xc * scale.reshape(shape)
-    if bias is not None:
-        out += bias._data.reshape(shape)
-    out = np.asarray(out, d.dtype)
+    if fast is None:
+        invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype, copy=False)
+        scale = invstd if weight is None else invstd * weight._data
+        out = xc * scale.reshape(shape)
+        if bias is not None:
+            out += bias._data.reshape(shape)
+        out = np.asarray(out, d.dtype)
     params = {"training": bool(training), "eps": float(eps), "count": count, "mean": mean,
               "invstd": invstd}
-    wd = None if weight is None else weight._data
-    bd = None if bias is None else bias._data
     t = _record(_NativeBatchNormBackward0, None, params, [input, weight, bias], [d, wd, bd],
                 out, (3, False))
     return t, (mean if training else None), (var if training else None)
+
+
+def _cross_entropy_bwd(node, ct, primals, ans, needs):
+    """``d loss / d x = ct * rowscale * (softmax(x) - onehot(target))`` (rowscale:
+    ``valid / count`` for 'mean', ``valid`` for 'sum'; ``valid`` = target !=
+    ignore_index).  Plain backward: NumPy from the forward's logsumexp; under
+    create_graph / forward AD: primitives (softmax shifted by the saved row maxima, which
+    it does not depend on), so higher derivatives see softmax's dependence on x."""
+    p = node._params
+    x = primals[0]
+    rows, safe, scale = p["rows"], p["safe"], p["rowscale"]
+    if type(ct) is np.ndarray and type(x) is np.ndarray and _no_trace():
+        g = np.exp(x - p["lse"][:, None])
+        g[rows, safe] -= 1
+        g *= (scale * ct)[:, None]
+        return [g]
+    e = P.exp(P.sub(x, p["shift"][:, None]))
+    sm = P.div(e, P.reshape(P.reduce_sum(e, (1,)), (x.shape[0], 1)))
+    onehot = np.zeros(x.shape, x.dtype)
+    onehot[rows, safe] = 1
+    return [P.mul(P.sub(sm, onehot), P.mul(ct, scale[:, None]))]
+
+
+_CrossEntropyBackward = _composite("NllLossBackward0", ("self",), _cross_entropy_bwd)
+
+
+def cross_entropy_indices(input, target, ignore_index, reduction):  # noqa: A002
+    """``cross_entropy`` of logits ``input (N, C)`` (float32/float64) and class indices
+    ``target (N,)`` with ``reduction`` 'mean' or 'sum', no class weights or label
+    smoothing, as one node (log-softmax and NLL fused: one pass of NumPy per step
+    instead of about ten nodes).  Same values as ``nll_loss(log_softmax(input))``;
+    IndexError (PyTorch's message) for a target out of range.  None for operands that
+    are not NumPy arrays (the caller's general path)."""
+    d = input._data
+    if type(d) is not np.ndarray or type(target._data) is not np.ndarray:
+        return None
+    t = target._data
+    N, C = d.shape
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    tv = t[valid]
+    if tv.size and (tv.min() < 0 or tv.max() >= C):
+        raise IndexError(f"Target {int(tv.max() if tv.max() >= C else tv.min())} is out of "
+                         f"bounds.")
+    rows = np.arange(N)
+    if N:
+        m = d.max(axis=1)
+        lse = (m + np.log(np.sum(np.exp(d - m[:, None]), axis=1))).astype(d.dtype, copy=False)
+    else:
+        m = lse = np.zeros(0, d.dtype)
+    w = valid.astype(d.dtype)
+    loss = -((d[rows, safe] - lse) * w).sum()
+    if reduction == "mean":
+        count = w.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loss = loss / count
+            scale = w / count
+    else:
+        scale = w
+    out = np.asarray(loss, d.dtype)
+    params = {"rows": rows, "safe": safe, "rowscale": scale.astype(d.dtype, copy=False),
+              "lse": lse, "shift": m}
+    return _record(_CrossEntropyBackward, None, params, [input], [d], out, SAVE_X)
+
+
+def _batch_norm_traced(d, wd, bd, rm, rv, training, eps, axes, shape):
+    """:func:`native_batch_norm` on traced values (no node: the transform
+    differentiates)."""
+    if training:
+        count = d.size // d.shape[1] if d.shape[1] else 0
+        mean = P.div(P.reduce_sum(d, axes), d.dtype.type(count))
+        xc = P.sub(d, P.reshape(mean, shape))
+        var = P.div(P.reduce_sum(P.mul(xc, xc), axes), d.dtype.type(count))
+    else:
+        mean, var = rm, rv
+        xc = P.sub(d, P.reshape(mean, shape))
+    invstd = P.div(d.dtype.type(1), P.sqrt(P.add(var, d.dtype.type(eps))))
+    scale = invstd if wd is None else P.mul(invstd, wd)
+    out = P.mul(xc, P.reshape(scale, shape))
+    if bd is not None:
+        out = P.add(out, P.reshape(bd, shape))
+    return _make_plain(out), (mean if training else None), (var if training else None)
 
 
 def _linear_bwd(node, ct, primals, ans, needs):
@@ -2937,9 +3152,63 @@ def linear(input, weight, bias=None):  # noqa: A002
     if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
-    out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
-    if bd is not None:
-        out += bd
+    if _any_traced(xd, wd, bd):   # under an ftrans transform: primitives, no NumPy
+        out = P.dot_general(xd, wd, (((xd.ndim - 1,), (1,)), ((), ())))
+        if bd is not None:
+            out = P.add(out, bd)
+    else:
+        out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
+        if bd is not None:
+            out += bd
     cls = _AddmmBackward0 if bias is not None else _LinearMmBackward0
     return _record(cls, None, _EMPTY, [input, weight, bias], [xd, wd, bd], out,
                    _save_cross)
+
+
+# ====================================================== convolution / pooling under traces
+# ``compat.func`` runs compat operations on Tracers of ftrans transforms (no graph is
+# recorded then: the transform differentiates/batches).  The eager functions above call
+# the kernels directly; on traced values these versions bind the same primitives.
+def _convolution_traced(input, weight, bias, stride, padding, dilation, groups,  # noqa: A002
+                        lhs_dilation=None):
+    xd, wd = input._data, weight._data
+    if xd.ndim != wd.ndim or xd.dtype != wd.dtype:
+        return _convolution_eager(input, weight, bias, stride, padding, dilation, groups,
+                                  lhs_dilation)   # raises PyTorch's error before computing
+    nsp = xd.ndim - 2
+    out = _conv_p.bind(xd, wd, window_strides=tuple(stride), padding=tuple(padding),
+                       lhs_dilation=tuple(lhs_dilation) if lhs_dilation else (1,) * nsp,
+                       rhs_dilation=tuple(dilation), feature_group_count=int(groups))
+    if bias is not None:
+        out = P.add(out, P.reshape(bias._data, (-1,) + (1,) * nsp))
+    return _make_plain(out)
+
+
+def _window_max_traced(input, window, strides, padding, dilation):  # noqa: A002
+    d = input._data
+    params = _window_params(d.ndim, window, strides, padding, dilation)
+    return _make_plain(_W.reduce_window_max_p.bind(d, **params))
+
+
+def _window_sum_traced(input, window, strides, padding, dilation=None):  # noqa: A002
+    d = _as_float(input._data)
+    dil = tuple(dilation) if dilation else (1,) * len(window)
+    params = _window_params(d.ndim, window, strides, padding, dil)
+    params["base_dilation"] = (1,) * d.ndim
+    return _make_plain(_W.reduce_window_sum_p.bind(d, **params))
+
+
+def _dispatch_traced(eager, traced):
+    def op(input, weight, *args, **kwargs):  # noqa: A002
+        for a in (input, weight) + args:   # (``any`` is the tensor op in this module)
+            if isinstance(a, Tensor) and isinstance(a._data, _Tracer):
+                return traced(input, weight, *args, **kwargs)
+        return eager(input, weight, *args, **kwargs)
+    op.__name__, op.__doc__, op.__wrapped__ = eager.__name__, eager.__doc__, eager
+    return op
+
+
+_convolution_eager = convolution
+convolution = _dispatch_traced(convolution, _convolution_traced)
+window_max = _dispatch_traced(window_max, _window_max_traced)
+window_sum = _dispatch_traced(window_sum, _window_sum_traced)

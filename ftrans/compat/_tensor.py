@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
+from ..core.trace import Tracer
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import forward_ad as _fwad
@@ -570,10 +571,27 @@ def _make(data, grad_fn=None):
 
 
 def _as_array(data):
+    if isinstance(data, Tracer):   # a value traced by an ftrans transform (compat.func)
+        return data
     if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
                                             or hasattr(data, "__cuda_array_interface__")):
         return np.asarray(data)
     return data  # a CuPy (or other array-API) array
+
+
+def _concrete(data):
+    """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
+    itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
+    example's values: an elementwise check over it checks each example); None for a
+    staged (jit) value, which has none."""
+    while isinstance(data, Tracer):
+        if hasattr(data, "primal"):
+            data = data.primal
+        elif hasattr(data, "val") and hasattr(data, "bdim"):
+            data = data.val
+        else:
+            return None
+    return data
 
 
 def _make_plain(data):

@@ -5,10 +5,34 @@
 argument rules and return structures (pytrees -- tuples, lists, dicts -- of Tensors in
 and out, ``argnums``, ``has_aux``, ``in_dims``/``out_dims``, ``randomness``).
 
-How they run.  A compat Tensor holds a concrete array and its operations compute through
-the primitives' kernels, recording the dynamic graph whose backward formulas are the
-primitives' VJP rules -- the rules ``ftrans.grad``/``ftrans.vjp`` use.  The
-differentiation transforms here drive that engine:
+How they run.  On ftrans's own transforms ("one set of traces"): a compat Tensor can
+hold a Tracer of an ftrans transform, and compat operations compute with the primitives'
+``bind``, so ``grad``/``grad_and_value``/``vjp``/``jvp``/``jacrev``/``jacfwd``/``vmap``
+hand the arrays of the differentiated (mapped) arguments to ``ftrans.value_and_grad``/
+``vjp``/``jvp``/``jacrev``/``jacfwd``/``vmap``, whose traced function wraps the traced
+values in Tensors (grad mode off: no compat graph is recorded, the trace
+differentiates/batches), calls ``func`` and unwraps its Tensor results.  Nesting
+(``vmap(grad(f))``, ``grad(grad(f))``, ``hessian``) nests the ftrans transforms, so
+torch's per-sample-gradients recipe runs ``func`` once, on batched traces.
+
+``vmap`` at top level over inputs that require grad (ensembling over
+``stack_module_state``'s leaves) also runs traced: the batched pass runs under
+``ftrans.vjp`` and its outputs get one compat graph node whose backward is that VJP
+(once differentiable: a double backward through it raises ``RuntimeError``).
+
+Fallback: the compat autograd engine, described below, runs instead when (a) an input
+of ``grad``/``vjp``/``jvp``/``jacrev``/``jacfwd`` requires grad while grad mode is on,
+a forward AD level is active, or ``vmap`` runs inside an engine transform (results must
+then be differentiable by the engine), (b) ``func`` uses an operation that cannot take a traced value
+(see ``_untraceable``: ``.item()``, ``.numpy()``, NumPy code, a value-dependent shape, a
+primitive without a batching rule), detected at the outermost transform, which then runs
+``func`` again on the engine, or (c) ``vmap(randomness="different")`` with random draws
+(the traced pass would share them).
+
+The engine path.  A compat Tensor holds a concrete array and its operations compute
+through the primitives' kernels, recording the dynamic graph whose backward formulas are
+the primitives' VJP rules -- the rules ``ftrans.grad``/``ftrans.vjp`` use.  The
+differentiation transforms drive that engine:
 
 * ``grad``/``vjp``/``jacrev``: each differentiated input is replaced by a fresh alias
   (a detached leaf, or a differentiable ``view_as`` when it already requires grad),
@@ -40,12 +64,15 @@ import contextlib
 import functools
 import threading
 
+from .. import transforms as _TR
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Tracer, TracerArrayConversionError
 from . import _factories as F
 from . import _ops as O
-from ._tensor import Tensor
+from ._tensor import Tensor, _make_plain
 from .autograd import grad as _autograd_grad
-from .autograd.grad_mode import enable_grad, is_grad_enabled
+from .autograd.function import Function, once_differentiable
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
@@ -162,7 +189,7 @@ def _per_argnum(values, defs, argnums):
 
 
 # ------------------------------------------------------------------------------ grad
-def grad_and_value(func, argnums=0, has_aux=False):
+def _engine_grad_and_value(func, argnums=0, has_aux=False):
     """``func``'s gradient with respect to the arguments ``argnums`` (int or tuple) and
     its value: ``grad_and_value(f)(*args) -> (grad, value)`` (``((grad, (value, aux))``
     with ``has_aux``).  ``func`` must return a real scalar (one-element) Tensor
@@ -224,7 +251,7 @@ def grad(func, argnums=0, has_aux=False):
 
 
 # ------------------------------------------------------------------------------ vjp
-def vjp(func, *primals, has_aux=False):
+def _engine_vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)`` (``(output, vjp_fn, aux)``): ``vjp_fn(cotangents)`` returns
     a tuple with one cotangent per primal (each of the primal's pytree structure) for
     cotangents of ``output``'s structure (``torch.func.vjp``).  ``vjp_fn`` can be called
@@ -280,7 +307,7 @@ def _forward_products(outs, inputs, tangent_sets, keep, batched):
     return list(res)
 
 
-def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+def _engine_jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(output, jvp_out)`` (``(output, jvp_out, aux)``): ``func(*primals)`` and its
     directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
     ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
@@ -321,7 +348,7 @@ def _jac_structure(per_out, outs_def, defs, argnums):
     return tree_unflatten(outs_def, [_per_argnum(blocks, defs, argnums) for blocks in per_out])
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+def _engine_jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """Jacobian of ``func`` with respect to ``argnums`` by reverse mode
     (``torch.func.jacrev``): for an output of shape ``O`` and an input of shape ``I`` the
     block has shape ``O + I``; the result has the outputs' pytree structure, each leaf
@@ -361,7 +388,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     return wrapper
 
 
-def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+def _engine_jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """Jacobian of ``func`` with respect to ``argnums`` by forward products ``J e_i``
     (``torch.func.jacfwd``): same shapes and structure as :func:`jacrev`.  The products
     for all basis tangents of an input come from one (batched) pass of the
@@ -414,10 +441,288 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     return wrapper
 
 
+# ------------------------------------------------------------------------------ traced path
+# The public transforms first try ftrans's own transforms: the differentiated (or mapped)
+# arrays are handed to ``ftrans.value_and_grad``/``vjp``/``jvp``/``jacrev``/``jacfwd``/
+# ``vmap``, whose function wraps the traced values in compat Tensors (no compat graph:
+# grad mode is off inside, the ftrans trace differentiates), calls ``func`` and unwraps
+# its Tensor results.  Nesting (``vmap(grad(f))``, ``grad(grad(f))``) nests the ftrans
+# transforms: one set of traces.  The compat autograd engine (``_engine_*``) remains the
+# fallback when (a) an input requires grad with grad mode on, or a forward AD level is
+# active (the results must then be differentiable by the compat engine), or (b) ``func``
+# uses an operation that cannot hold a traced value (it raises
+# ``TracerArrayConversionError``, or ``NotImplementedError`` for a primitive without a
+# batching rule) -- then ``func`` runs again on the engine.
+
+
+def _untraceable(e):
+    """Errors meaning "this computation cannot run on traced values": a traced value
+    converted to NumPy or to a Python number (``TracerArrayConversionError``, e.g.
+    ``.item()``, ``.numpy()``, an operation computing with NumPy), a primitive without a
+    batching rule (``NotImplementedError``), NumPy/kernel code handed a tracer
+    (``TypeError``/``AttributeError``), a value-dependent shape (``IndexError`` naming
+    the traced mask).  A genuine error of ``func`` of these types is raised again by the
+    engine's run."""
+    if isinstance(e, (TracerArrayConversionError, NotImplementedError, TypeError,
+                      AttributeError)):
+        return True
+    return isinstance(e, IndexError) and "trace" in str(e)
+
+
+def _can_trace(args):
+    if O._fw_on:
+        return False
+    leaves = tree_flatten(list(args))[0]
+    if is_grad_enabled() and any(_is_tensor(x) and x.requires_grad for x in leaves):
+        return False
+    return True
+
+
+def _has_tracer(args):
+    return any(_is_tensor(x) and isinstance(x._data, Tracer)
+               for x in tree_flatten(list(args))[0])
+
+
+def _traced(traced_fn, engine_fn, args, *call):
+    """Run ``traced_fn(*call)`` when the inputs allow it, else (or when it finds an
+    untraceable operation at the outermost level) ``engine_fn(*call)``."""
+    if not _can_trace(args):
+        return engine_fn(*call)
+    rng = F.default_generator._rng.bit_generator
+    state = rng.state
+    try:
+        with no_grad():
+            return traced_fn(*call)
+    except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
+        if not _untraceable(e) or _has_tracer(args):
+            raise
+    rng.state = state   # the engine's run draws the same random numbers
+    return engine_fn(*call)
+
+
+def _check_diff(x, api):
+    if not _is_tensor(x):
+        raise RuntimeError(f"{api}: Expected the differentiated arguments to be Tensors (or "
+                           f"pytrees of Tensors), got {type(x).__name__}")
+    if not (x.is_floating_point() or x.is_complex()):
+        raise RuntimeError(f"{api}: only Tensors of floating point dtype can be "
+                           f"differentiated (got {x.dtype})")
+
+
+def _to_data(tree):
+    leaves, td = tree_flatten(tree)
+    return tree_unflatten(td, [x._data if _is_tensor(x) else x for x in leaves])
+
+
+def _is_array(x):
+    return isinstance(x, Tracer) or hasattr(x, "__array_namespace__") or \
+        type(x).__module__ == "numpy"
+
+
+def _to_tensors(tree):
+    leaves, td = tree_flatten(tree)
+    return tree_unflatten(td, [_make_plain(x) if _is_array(x) else x for x in leaves])
+
+
+def _diff_datas(args, nums, api):
+    datas = []
+    for a in nums:
+        leaves, td = tree_flatten(args[a])
+        for x in leaves:
+            _check_diff(x, api)
+        datas.append(tree_unflatten(td, [x._data for x in leaves]))
+    return datas
+
+
+def _substitute(func, args, nums, kwargs, api, has_aux, check=None):
+    """``f(*datas)`` for the ftrans transforms: ``func`` with arguments ``nums`` replaced
+    by Tensors around the traced values; returns the outputs' arrays (and aux)."""
+    def f(*ds):
+        new = list(args)
+        for a, d in zip(nums, ds):
+            new[a] = _to_tensors(d)
+        out, aux = _split_aux(func(*new, **kwargs), has_aux, api)
+        if check is not None:
+            check(out)
+        for o in tree_flatten(out)[0]:
+            if not _is_tensor(o):
+                raise RuntimeError(f"{api}(f, ...): Expected f to be a function that has only "
+                                   f"Tensors as its outputs, got {type(o)}")
+        return (_to_data(out), _to_data(aux)) if has_aux else _to_data(out)
+    return f
+
+
+def _check_scalar(api):
+    def check(out):
+        if not _is_tensor(out):
+            raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(out)}")
+        if out.dim() != 0:
+            raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {out.dim()} dims. Maybe you "
+                               "wanted to use the vjp or jacrev APIs instead?")
+    return check
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``func``'s gradient with respect to the arguments ``argnums`` (int or tuple) and
+    its value: ``grad_and_value(f)(*args) -> (grad, value)`` (``((grad, (value, aux))``
+    with ``has_aux``).  ``func`` must return a real scalar (one-element) Tensor
+    (``RuntimeError`` otherwise, as ``torch.func``); the gradient has the structure of the
+    differentiated argument(s) -- pytrees of Tensors are allowed.  Runs on
+    ``ftrans.value_and_grad`` (the engine as fallback: see "traced path" in the source).
+
+    >>> import ftrans.compat as torch
+    >>> from ftrans.compat.func import grad_and_value
+    >>> g, v = grad_and_value(lambda x: (x ** 2).sum())(torch.tensor([1.0, 2.0]))
+    >>> g, v
+    (tensor([2., 4.]), tensor(5.))
+    """
+    api = "grad_and_value"
+    engine = _engine_grad_and_value(func, argnums, has_aux)   # the fallback
+
+    def traced(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args), api)
+        datas = _diff_datas(args, nums, api)
+        f = _substitute(func, args, nums, kwargs, api, has_aux, _check_scalar(api))
+        sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
+        value, g = _TR.value_and_grad(f, sel, has_aux=has_aux)(*datas)
+        if has_aux:
+            return _to_tensors(g), (_to_tensors(value[0]), _to_tensors(value[1]))
+        return _to_tensors(g), _to_tensors(value)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _traced(lambda *a: traced(*a, **kwargs), lambda *a: engine(*a, **kwargs),
+                       args, *args)
+    return wrapper
+
+
+def vjp(func, *primals, has_aux=False):
+    """``(output, vjp_fn)`` (``(output, vjp_fn, aux)``): ``vjp_fn(cotangents)`` returns
+    a tuple with one cotangent per primal (each of the primal's pytree structure) for
+    cotangents of ``output``'s structure (``torch.func.vjp``).  ``vjp_fn`` can be called
+    several times.  Runs on ``ftrans.vjp`` (the engine as fallback)."""
+    def traced(*primals):
+        nums = list(range(len(primals)))
+        datas = _diff_datas(primals, nums, "vjp")
+        f = _substitute(func, primals, nums, {}, "vjp", has_aux)
+        res = _TR.vjp(f, *datas, has_aux=has_aux)
+        out, fn = res[0], res[1]
+        outs, out_def = tree_flatten(out)
+
+        def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+            cts, ct_def = tree_flatten(cotangents)
+            if ct_def != out_def and not (len(outs) == 1 and len(cts) == 1):
+                raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                                   "pytree structure of outputs to the function. cotangents: "
+                                   f"{ct_def}, primal output: {out_def}")
+            for c, o in zip(cts, outs):
+                if tuple(c.shape) != tuple(o.shape):
+                    raise RuntimeError(f"Mismatch in shape: grad_output has a shape of "
+                                       f"{tuple(c.shape)} and output has a shape of "
+                                       f"{tuple(o.shape)}.")
+            if any(_is_tensor(c) and c.requires_grad for c in cts) and is_grad_enabled():
+                raise RuntimeError("vjp_fn: cotangents that require grad are not supported "
+                                   "on the traced path; detach them or nest vjp inside "
+                                   "another ftrans.compat.func transform")
+            with no_grad():
+                r = fn(tree_unflatten(out_def, [_to_data(c) for c in cts]))
+            return tuple(_to_tensors(x) for x in r)
+
+        ret = (_to_tensors(out), vjp_fn)
+        return ret + (_to_tensors(res[2]),) if has_aux else ret
+
+    return _traced(traced, lambda *p: _engine_vjp(func, *p, has_aux=has_aux), primals,
+                   *primals)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(output, jvp_out)`` (``(output, jvp_out, aux)``): ``func(*primals)`` and its
+    directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
+    ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
+    otherwise).  Runs on ``ftrans.jvp`` (forward mode; the engine as fallback)."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. "
+                           "it should be valid to call f(*primals).")
+    if not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple.")
+    pl, pdef = tree_flatten(primals)
+    tl, tdef = tree_flatten(tangents)
+    if pdef != tdef:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
+                           f"the same python structure. For example, if primals is a tuple "
+                           f"of 3 tensors, tangents also must be. Got primals with structure "
+                           f"{pdef} and tangents with structure {tdef}")
+    for p, t in zip(pl, tl):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
+                               f"have the same shape. Got {tuple(p.shape)} and "
+                               f"{tuple(t.shape)}")
+
+    def traced(primals, tangents):
+        nums = list(range(len(primals)))
+        datas = _diff_datas(primals, nums, "jvp")
+        tds = tuple(_to_data(t) for t in tangents)
+        f = _substitute(func, primals, nums, {}, "jvp", has_aux)
+        res = _TR.jvp(f, tuple(datas), tds, has_aux=has_aux)
+        return tuple(_to_tensors(r) for r in res)
+
+    return _traced(traced, lambda p, t: _engine_jvp(func, p, t, strict=strict,
+                                                    has_aux=has_aux),
+                   (primals, tangents), primals, tangents)
+
+
+def _jacobian(api, ftrans_jac, engine):
+    def make(func, argnums, has_aux, **kw):
+        eng = engine(func, argnums, has_aux=has_aux, **kw)
+
+        def traced(*args, **kwargs):
+            nums = _check_argnums(argnums, len(args), api)
+            datas = _diff_datas(args, nums, api)
+            f = _substitute(func, args, nums, kwargs, api, has_aux)
+            sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
+            res = ftrans_jac(f, sel, has_aux=has_aux)(*datas)
+            if has_aux:
+                return _to_tensors(res[0]), _to_tensors(res[1])
+            return _to_tensors(res)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return _traced(lambda *a: traced(*a, **kwargs), lambda *a: eng(*a, **kwargs),
+                           args, *args)
+        return wrapper
+    return make
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """Jacobian of ``func`` with respect to ``argnums`` by reverse mode
+    (``torch.func.jacrev``): for an output of shape ``O`` and an input of shape ``I`` the
+    block has shape ``O + I``; the result has the outputs' pytree structure, each leaf
+    the differentiated arguments' structure (a tuple over ``argnums`` when it is a tuple).
+    Runs on ``ftrans.jacrev`` (one batched VJP over the output basis; the engine as
+    fallback)."""
+    return _jacobian("jacrev", lambda f, a, has_aux: _TR.jacrev(f, a, has_aux=has_aux,
+                                                                 chunk_size=chunk_size),
+                     _engine_jacrev)(func, argnums, has_aux)
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """Jacobian of ``func`` with respect to ``argnums`` by forward mode
+    (``torch.func.jacfwd``): same shapes and structure as :func:`jacrev`.  Runs on
+    ``ftrans.jacfwd`` (one batched JVP over the input basis; the engine as fallback)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    return _jacobian("jacfwd", _TR.jacfwd, _engine_jacfwd)(func, argnums, has_aux,
+                                                          randomness=randomness)
+
+
 def hessian(func, argnums=0):
     """``jacfwd(jacrev(func, argnums), argnums)`` (``torch.func.hessian``): for a scalar
     output and an input of shape ``I`` the Hessian has shape ``I + I``."""
     return jacfwd(jacrev(func, argnums), argnums)
+
 
 
 # ------------------------------------------------------------------------------ vmap
@@ -452,8 +757,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     batched) or pytrees of them matching the inputs/outputs.  All mapped inputs must
     have the same size along their mapped dimension (``ValueError``); ``func`` must return
     Tensors.  ``randomness``: "error" (``RuntimeError`` if ``func`` draws from the default
-    generator), "same", "different".  Runs ``func`` once per example (see the module
-    docstring); results are differentiable with respect to the inputs.
+    generator), "same", "different".  Runs ``func`` once on batched traces
+    (``ftrans.vmap``); the per-example loop of the module docstring's fallback otherwise
+    (inputs requiring grad, untraceable operations, "different" random draws), whose
+    results are differentiable with respect to the inputs.
 
     >>> import ftrans.compat as torch
     >>> from ftrans.compat.func import vmap
@@ -501,6 +808,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = sizes[0]
         if size == 0:
             return _empty_batch(func, split, kwargs, out_dims)
+        bridge = not _can_trace(args) and _can_bridge(args)
+        if bridge or _can_trace(args):
+            state = F.default_generator._rng.bit_generator.state
+            try:
+                with no_grad():
+                    return _vmap_traced(func, split, kwargs, out_dims, randomness,
+                                        chunk_size, bridge)
+            except _RandomDifferent:
+                pass
+            except Exception as e:   # noqa: BLE001 -- only untraceable errors fall back
+                if not _untraceable(e) or _has_tracer(args):
+                    raise
+                F.default_generator._rng.bit_generator.state = state
         gen = F.default_generator
         start_state = gen._rng.bit_generator.state
         results = []
@@ -521,6 +841,103 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             results.append(r)
         return _stack_results(results, out_dims, size)
     return wrapper
+
+
+class _RandomDifferent(Exception):
+    """``randomness="different"`` with random draws: the traced pass would share them."""
+
+
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please "
+                 "either use the 'same' or 'different' randomness flags on vmap or perform "
+                 "the randomness operation out of vmap")
+
+
+def _can_bridge(args):
+    """vmap at top level (no forward AD level, not inside an engine transform) over
+    inputs requiring grad: the traced pass is recorded as one compat node."""
+    return not O._fw_on and _depth() == 0 and is_grad_enabled()
+
+
+class _TracedVmapFn(Function):
+    """One compat graph node for a traced ``vmap`` over inputs that require grad: its
+    backward is ``ftrans.vjp`` of the batched computation (``box``: outputs, vjp).
+    Once differentiable: a double backward through it raises ``RuntimeError``."""
+
+    @staticmethod
+    def forward(ctx, box, *inputs):
+        ctx.vjp_fn = box[1]
+        return tuple(_make_plain(o) for o in box[0])
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *cts):
+        with no_grad():
+            r = ctx.vjp_fn([c._data for c in cts])
+        return (None,) + tuple(_make_plain(x) for x in r)
+
+
+def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size, bridge=False):
+    """``func`` once on batched traces (``ftrans.vmap``).  Random draws happen once: the
+    same numbers for every example ("same"); "error" raises; "different" restores the
+    generator and raises ``_RandomDifferent`` (the caller loops over examples).  With
+    ``bridge`` (inputs require grad) the pass runs under ``ftrans.vjp`` and its outputs
+    get one compat node (:class:`_TracedVmapFn`) whose backward is that VJP."""
+    datas, axes, where = [], [], []
+    for k, (leaves, _, ds) in enumerate(split):
+        for j, (x, d) in enumerate(zip(leaves, ds)):
+            if _is_tensor(x):
+                datas.append(x._data)
+                axes.append(d)
+                where.append((k, j))
+    out_def = []
+
+    def f(ds_):
+        new = [list(leaves) for leaves, _, _ in split]
+        for (k, j), d in zip(where, ds_):
+            new[k][j] = _make_plain(d)
+        ex_args = [tree_unflatten(td, new[k]) for k, (_, td, _) in enumerate(split)]
+        r = func(*ex_args, **kwargs)
+        leaves, td = tree_flatten(r)
+        for x in leaves:
+            if not _is_tensor(x):
+                raise ValueError(f"vmap(f, ...): `f` must only return Tensors, got type "
+                                 f"{type(x)}. Did you mean to set out_dims= to None for "
+                                 "output?")
+        out_def.append(td)
+        return [x._data for x in leaves]
+
+    if isinstance(out_dims, tuple):
+        oax = list(tree_flatten(out_dims, is_leaf=lambda v: v is None)[0])
+    else:
+        oax = out_dims
+    gen = F.default_generator
+    before = gen._rng.bit_generator.state
+    batched = _TR.vmap(f, in_axes=(axes,), out_axes=oax, chunk_size=chunk_size)
+    if bridge:
+        tensors = [split[k][0][j] for k, j in where]
+        diff = [i for i, x in enumerate(tensors) if x.requires_grad]
+
+        def g(*dd):
+            full = list(datas)
+            for i, d in zip(diff, dd):
+                full[i] = d
+            return batched(full)
+        res, vjp_fn = _TR.vjp(g, *[datas[i] for i in diff])
+        if not all(r.dtype.kind in "fc" for r in res):
+            raise NotImplementedError("vmap: integer outputs of inputs requiring grad")
+    else:
+        res = batched(datas)
+    if gen._rng.bit_generator.state != before:
+        if randomness == "error":
+            raise RuntimeError(_RANDOM_ERROR)
+        if randomness == "different":
+            gen._rng.bit_generator.state = before
+            raise _RandomDifferent()
+    if bridge:
+        with enable_grad():
+            outs = _TracedVmapFn.apply((res, vjp_fn), *[tensors[i] for i in diff])
+        return tree_unflatten(out_def[-1], list(outs))
+    return tree_unflatten(out_def[-1], [_make_plain(x) for x in res])
 
 
 def _empty_batch(func, split, kwargs, out_dims):

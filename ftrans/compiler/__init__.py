@@ -86,7 +86,7 @@ import numpy as np
 from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
 
-__all__ = ["compile_ir", "cache_dir", "graph_breaks", "inline_jit"]
+__all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit"]
 
 
 def cache_dir():
@@ -101,8 +101,11 @@ def compile_ir(ir: IR, backend: str = "cpu"):
     Parameters
     ----------
     ir : IR
-    backend : {"cpu", "gpu"}
-        "cpu": NumPy inputs, numba code; "gpu": CuPy inputs, CuPy kernels.
+    backend : {"cpu", "gpu", None}
+        "cpu": NumPy inputs, numba code; "gpu": CuPy inputs, CuPy kernels; None: any
+        other array type (Dask, array-API arrays): the reference executor, each
+        primitive's impl dispatching on the arrays' namespace.  :func:`backend_of`
+        picks it from the arguments.
 
     Returns
     -------
@@ -125,8 +128,11 @@ def compile_ir(ir: IR, backend: str = "cpu"):
         elif backend == "gpu":
             from ._cupy import compile_gpu
             run = compile_gpu(ir)
+        elif backend is None:
+            run = _reference(ir)
         else:
-            raise ValueError(f"compile_ir: backend must be 'cpu' or 'gpu', got {backend!r}")
+            raise ValueError(f"compile_ir: backend must be 'cpu', 'gpu' or None, got "
+                             f"{backend!r}")
         ir.cache[key] = run
     return run
 
@@ -165,6 +171,30 @@ def inline_jit(ir: IR) -> IR:
         for o, io in zip(e.outputs, inner.out_vars):
             subst[o] = env.get(io, io) if type(io) is Var else io
     return IR(ir.in_vars, const_vars, consts, eqns, [sub(v) for v in ir.out_vars])
+
+
+_CPU_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool, np.float64, np.float32,
+                             np.float16, np.int64, np.int32, np.int16, np.int8, np.uint8,
+                             np.bool_, np.complex128, np.complex64})
+
+
+def backend_of(args):
+    """The ``compile_ir`` backend for a program's arguments: "cpu" for NumPy arrays and
+    scalars, "gpu" when a CuPy array is among them, None for any other array type (the
+    program then runs with each primitive's impl, which keeps Dask graphs lazy and
+    array-API arrays in their namespace)."""
+    backend = "cpu"
+    for a in args:
+        t = type(a)
+        if t in _CPU_LEAF_TYPES:
+            continue
+        if (getattr(t, "__module__", None) or "").startswith("cupy"):
+            backend = "gpu"
+        elif isinstance(a, (np.ndarray, np.generic)):
+            continue
+        else:
+            return None
+    return backend
 
 
 def _reference(ir):

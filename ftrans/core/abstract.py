@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+
+from .dtypes import as_numpy_dtype
 from .dtypes import as_numpy_dtype
 
 __all__ = ["ShapedArray", "aval_of", "shape_of", "dtype_of"]
@@ -22,7 +24,7 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if type(dtype) is np.dtype else as_numpy_dtype(dtype)
         self.weak_type = weak_type
 
     @property

@@ -204,6 +204,15 @@ class _BackendBase:
     def unsupported(self, what, hint=""):
         raise UnsupportedOperation(what, self.array_type, hint or self._hint(what))
 
+    def on_numpy(self, name, fn, out_aval, *args):
+        """Run ``fn``, a kernel written for NumPy arrays, on ``args`` of this library
+        (``out_aval``: the result's shape and dtype).  Array-API arrays: not available
+        (the standard has no stride tricks or in-place kernels to run it with)."""
+        self.unsupported(f"the NumPy kernel of {name}",
+                         "the array API standard cannot express it; convert the operands "
+                         "to NumPy arrays explicitly (numpy.asarray(x)) if that is what "
+                         "you want")
+
     def __repr__(self):
         return f"<ftrans backend for {self.array_type}>"
 
@@ -254,6 +263,18 @@ class DaskBackend(_BackendBase):
         self.da = da
         self.ns = da
         self.xp = _NumpyNames(self)
+
+    def on_numpy(self, name, fn, out_aval, *args):
+        """Run the NumPy kernel ``fn`` lazily as ONE task on the whole operands (each
+        Dask operand rechunked to a single chunk): the result is a one-chunk Dask array
+        of ``out_aval``'s shape and dtype.  Used by primitives whose kernel has no
+        chunk-wise form (convolution, window pooling); it stays lazy but is not
+        parallel, and each operand must fit in one worker's memory."""
+        import dask
+        parts = [a.rechunk({i: -1 for i in range(a.ndim)}).to_delayed().ravel()[0]
+                 if isinstance(a, self.da.Array) else a for a in args]
+        return self.da.from_delayed(dask.delayed(fn, pure=True)(*parts), out_aval.shape,
+                                    dtype=out_aval.dtype)
 
     def _hint(self, name):
         return ("dask.array has no lazy version of it; call .compute() on the input "

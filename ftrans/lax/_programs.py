@@ -50,8 +50,8 @@ def _is_python_scalar(x):
 
 
 def _backend(args):
-    from ..kernels import backend_for, cpu
-    return "cpu" if backend_for(*args) is cpu else "gpu"
+    from ..compiler import backend_of
+    return backend_of(args)
 
 
 def _check_out_leaf(o, what):

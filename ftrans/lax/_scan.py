@@ -30,11 +30,25 @@ def _split3(seq, nc, nh):
 def _scan_impl(*args, body, n_consts, n_carry, length, reverse, unroll):
     consts, carry, xs = _split3(args, n_consts, n_carry)
     carry = list(carry)
-    run = compile_ir(body, _backend(args))
+    backend = _backend(args)
+    run = compile_ir(body, backend)
     from ..kernels import backend_for
     xp = backend_for(*args).xp
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    if backend is None:
+        # other array libraries (Dask: lazy graphs; array-API arrays): per-step outputs
+        # stacked at the end, no item assignment into a preallocated array
+        per_step = [[None] * length for _ in body.out_avals[n_carry:]]
+        for i in steps:
+            out = run(*consts, *carry, *[x[i, ...] for x in xs])  # (array API indexing)
+            carry = out[:n_carry]
+            for y, o in zip(per_step, out[n_carry:]):
+                y[i] = o
+        ys = [xp.stack(y) if length else xp.empty((0,) + a.shape, a.dtype)
+              for y, a in zip(per_step, body.out_avals[n_carry:])]
+        return tuple(_arr(c) for c in carry) + tuple(ys)
     ys = [xp.empty((length,) + a.shape, a.dtype) for a in body.out_avals[n_carry:]]
-    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+    for i in steps:
         out = run(*consts, *carry, *[x[i] for x in xs])
         carry = out[:n_carry]
         for y, o in zip(ys, out[n_carry:]):

@@ -18,7 +18,7 @@ from ..core import zero, Primitive, ShapedArray, result_type, is_inexact
 from ..core.dtypes import kind_of, as_numpy_dtype
 from ..core.trace import _ctx, EVAL
 
-__all__ = ["unbroadcast", "fit", "conj", "no_trace", "def_elementwise", "elementwise_abstract_eval"]
+__all__ = ["numpy_kernel_impl", "unbroadcast", "fit", "conj", "no_trace", "def_elementwise", "elementwise_abstract_eval"]
 
 
 def no_trace() -> bool:
@@ -257,3 +257,30 @@ def batch_unary_same_dim(prim):
     def rule(vals, dims, **params):
         return prim.bind(vals[0], **params), dims[0]
     return rule
+
+
+def numpy_kernel_impl(prim):
+    """Decorator for the ``impl`` of a primitive whose kernel is written for NumPy/CuPy
+    arrays only (stride tricks, in-place writes, numba): on any other array library the
+    wrapped impl does not call it on the foreign arrays.  On Dask arrays it runs the
+    kernel lazily as one task on the whole operands (``backend.on_numpy``: a documented
+    single-chunk path, still lazy); on array-API arrays it raises the backend's
+    ``UnsupportedOperation`` (a ``NotImplementedError`` naming the primitive and the
+    array type).  NumPy and CuPy arrays go straight to the kernel.
+    """
+    import functools
+    import types
+    from ..core.abstract import aval_of
+    from ..kernels import backend_for
+
+    def decorate(impl):
+        @functools.wraps(impl)
+        def wrapped(*args, **params):
+            be = backend_for(*args)
+            if type(be) is types.ModuleType:  # the cpu and gpu backends are modules
+                return impl(*args, **params)
+            out = prim.abstract_eval(*[aval_of(a) for a in args], **params)
+            return be.on_numpy(prim.name, functools.partial(impl, **params), out, *args)
+        prim.impl = wrapped
+        return wrapped
+    return decorate

@@ -38,9 +38,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero
+from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ..kernels import window_cpu
-from ._rules import move_to_front
+from ._rules import move_to_front, numpy_kernel_impl
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_argmax",
            "dilate_shape", "conv_vjp_lhs_padding"]
@@ -154,7 +155,7 @@ def _batch_params(params):
 reduce_window_sum_p = Primitive("reduce_window_sum")
 
 
-@reduce_window_sum_p.def_impl
+@numpy_kernel_impl(reduce_window_sum_p)
 def _sum_impl(x, *, window_dimensions, window_strides, padding, base_dilation,
               window_dilation):
     if all(d == 1 for d in base_dilation):
@@ -202,7 +203,7 @@ def _sum_batch(vals, dims, **params):
 reduce_window_argmax_p = Primitive("reduce_window_argmax", differentiable=False)
 
 
-@reduce_window_argmax_p.def_impl
+@numpy_kernel_impl(reduce_window_argmax_p)
 def _argmax_impl(x, *, window_dimensions, window_strides, padding, window_dilation):
     r = window_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, True)
     if r is not None:
@@ -269,7 +270,7 @@ def reduce_window_argmax(x, window_dimensions, window_strides, padding, window_d
 reduce_window_max_p = Primitive("reduce_window_max")
 
 
-@reduce_window_max_p.def_impl
+@numpy_kernel_impl(reduce_window_max_p)
 def _max_impl(x, *, window_dimensions, window_strides, padding, window_dilation):
     r = window_cpu.window_max(x, window_dimensions, window_strides, padding, window_dilation, False)
     if r is not None:
@@ -381,9 +382,9 @@ def reduce_window_max(x, window_dimensions, window_strides=None, padding=None,
     array([3., 2.])
     """
     n = len(x.shape)
-    if np.dtype(x.dtype).kind == "c":
+    if kind_of(x) == "c":
         raise TypeError("reduce_window_max: complex numbers have no ordering; pass a real "
-                        f"array (got {np.dtype(x.dtype)})")
+                        f"array (got {x.dtype})")
     ws = tuple(window_strides) if window_strides is not None else (1,) * n
     wd = tuple(window_dilation) if window_dilation is not None else (1,) * n
     pads = _pairs(padding, n) if padding is not None else ((0, 0),) * n

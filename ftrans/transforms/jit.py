@@ -87,11 +87,12 @@ import threading
 
 import numpy as np
 
+from ..core.dtypes import as_numpy_dtype
 from ..core import Primitive, ShapedArray, zero, is_inexact, set_current_trace, Tracer
 from ..core.trace import _ctx, EVAL, _escaped
 from ..core.ir import IR, stage, eval_ir, dce, partition, ConcretizationError  # noqa: F401
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..compiler import compile_ir
+from ..compiler import compile_ir, backend_of
 
 __all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled"]
 
@@ -157,28 +158,6 @@ class disable_jit:
 # ---------------------------------------------------------------------------------
 jit_p = Primitive("jit", multiple_results=True)
 
-_CPU_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool, np.float64, np.float32,
-                             np.float16, np.int64, np.int32, np.int16, np.int8, np.uint8,
-                             np.bool_, np.complex128, np.complex64})
-
-
-def _backend(args):
-    """"cpu" for NumPy arrays and scalars, "gpu" for CuPy arrays, None for any other
-    array type (the program then runs with each primitive's impl)."""
-    backend = "cpu"
-    for a in args:
-        t = type(a)
-        if t in _CPU_LEAF_TYPES:
-            continue
-        if (getattr(t, "__module__", None) or "").startswith("cupy"):
-            backend = "gpu"
-        elif isinstance(a, (np.ndarray, np.generic)):
-            continue
-        else:
-            return None
-    return backend
-
-
 def _as_array(o):
     """Program outputs as arrays: NumPy scalars and Python scalars (literal outputs)
     become 0-d arrays."""
@@ -205,12 +184,7 @@ def _run(ir, args):
         for i in weak:
             if isinstance(args[i], (np.ndarray, np.generic)):
                 args[i] = args[i].item()
-    backend = _backend(args)
-    if backend is None:
-        with set_current_trace(EVAL):
-            outs = eval_ir(ir, *args)
-    else:
-        outs = compile_ir(ir, backend)(*args)
+    outs = compile_ir(ir, backend_of(args))(*args)
     return tuple(_as_array(o) for o in outs)
 
 
@@ -519,7 +493,7 @@ def _leaf_key(x, who, where):
         aval = getattr(x, "aval", None)  # a staged Python scalar (jit inside jit)
         if aval is not None and aval.weak_type:
             return ("weak", aval.dtype)
-        return (tuple(x.shape), np.dtype(x.dtype))
+        return (tuple(x.shape), as_numpy_dtype(x.dtype))
     if isinstance(x, np.generic):
         return ((), x.dtype)
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (str, bytes)):
@@ -538,11 +512,11 @@ def _aval(x):
     if isinstance(x, Tracer) and aval is not None and aval.weak_type:
         return aval
     try:
-        dtype = np.dtype(x.dtype)
+        dtype = as_numpy_dtype(x.dtype)  # array-API dtypes by name (array_api_strict.float64)
     except TypeError:
         raise TypeError(f"jit: arguments of type {t.__module__}.{t.__name__} (dtype "
-                        f"{x.dtype!r}) cannot be staged: the dtype is not a NumPy dtype; pass "
-                        "NumPy or CuPy arrays") from None
+                        f"{x.dtype!r}) cannot be staged: the dtype has no NumPy equivalent"
+                        ) from None
     return ShapedArray(tuple(x.shape), dtype)
 
 

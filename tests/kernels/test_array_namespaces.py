@@ -94,7 +94,7 @@ NOT_PORTABLE = {"array_api_strict": _NOT_PORTABLE, "torch": _NOT_PORTABLE}
 
 # primitive -> error type, per library: what happens outside the library's namespace
 # (the message names the primitive and the array type).  Dask: every primitive has a
-# lazy implementation.  array_api_strict: the standard has no special functions.
+# lazy implementation (convolution and window pooling as one task on the whole operands).  array_api_strict: the standard has no special functions.
 _DASK_OUTSIDE = {}
 # (PyTorch through array_api_compat: the same as array_api_strict)
 _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
@@ -102,7 +102,10 @@ _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     # the standard indexes with one integer array among full slices at most
     "gather[bool0]", "scatter_add[pairs]", "scatter_add[pairs_trailing]",
     # the standard sorts real numbers only
-    "argsort[ties_axis0]-complex128")}
+    "argsort[ties_axis0]-complex128",
+    # kernels written with NumPy stride tricks and in-place writes (on Dask: one task)
+    "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
+    "reduce_window_argmax")}
 OUTSIDE = {"dask": _DASK_OUTSIDE, "array_api_strict": _STRICT_OUTSIDE,
            "torch": _TORCH_OUTSIDE, "cupy": {}}
 

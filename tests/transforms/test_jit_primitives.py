@@ -11,8 +11,14 @@ For every row of ``tests/primitives/prim_cases.py``:
   no float64).  This runs the jit primitive's JVP rule, its partitioned forward/backward
   programs and, at order 2, the rules applied to those programs.
 
-Every call stages and compiles its own programs, so the derivative checks are limited
-to one small case per primitive (compile time is the cost that matters here).
+The programs run on the compiler's reference executor (``FTRANS_COMPILER=reference``:
+each equation's impl): what is tested here is staging and the jit primitive's rules,
+and compiling the thousand-odd programs these checks stage (every JVP'd, partitioned
+and batched variant) would cost minutes of numba compile time per run.  That the
+compiled code equals the reference executor is tested per primitive by
+tests/compiler (the whole table in a few large programs, float64 and float32), and
+tests/transforms/test_jit.py and test_jit_compositions.py run compiled programs
+forward and backward.
 """
 from __future__ import annotations
 
@@ -32,6 +38,11 @@ from prim_cases import CASES, F64  # noqa: E402
 from prim_helpers import check_grads_inexact  # noqa: E402
 
 SEED = 4321
+
+
+@pytest.fixture(autouse=True)
+def _reference_executor(monkeypatch):
+    monkeypatch.setenv("FTRANS_COMPILER", "reference")
 
 
 def _rng(case, dtype, salt=0):

@@ -21,6 +21,7 @@ import numpy as np
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 from ftrans.compat import _ops as _K
+from ftrans.compat._tensor import _concrete
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -888,7 +889,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     C = input.shape[1]
     valid = target != ignore_index
     safe = torch.where(valid, target, 0)
-    tv = target.numpy(force=True)[valid.numpy()]
+    tc = _concrete(target._data)   # also under compat.func's traces (None under jit)
+    tv = tc[tc != ignore_index] if tc is not None else np.zeros(0, np.int64)
     if tv.size and (tv.min() < 0 or tv.max() >= C):
         raise IndexError(f"Target {int(tv.max() if tv.max() >= C else tv.min())} is out of "
                          f"bounds.")
@@ -918,6 +920,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
+    if (weight is None and label_smoothing <= 0 and reduction in ("mean", "sum")
+            and input.dim() == 2 and target.dim() == 1 and target.dtype == torch.int64
+            and input.dtype in (torch.float32, torch.float64)
+            and target.shape[0] == input.shape[0]):
+        r = _K.cross_entropy_indices(input, target, ignore_index, reduction)  # one node
+        if r is not None:
+            return r
     cdim = 0 if input.dim() == 1 else 1
     logp = torch.log_softmax(input, cdim)
     C = input.shape[cdim]
