@@ -117,11 +117,14 @@ def _ftrans_page():
         "Jacobians and Hessians": ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"],
         "Custom derivative rules": ["custom_jvp", "custom_vjp"],
         "Checkpointing and gradient control": ["checkpoint", "remat", "stop_gradient"],
-        "Values and errors": ["float0", "EscapedTracerError", "TracerArrayConversionError"],
+        "Staging and compilation": ["jit", "make_ir", "disable_jit"],
+        "Values and errors": ["float0", "EscapedTracerError", "TracerArrayConversionError",
+                              "ConcretizationError"],
     }
     intro = ("The functional transforms.  ``ftrans.numpy`` is documented in "
-             ":doc:`numpy`, ``ftrans.testing`` in :doc:`testing` and "
-             "``ftrans.tree_util`` in :doc:`tree_util`.")
+             ":doc:`numpy`, ``ftrans.lax`` in :doc:`lax`, ``ftrans.testing`` in "
+             ":doc:`testing`, ``ftrans.tree_util`` in :doc:`tree_util` and "
+             "``ftrans.dask`` in :doc:`dask`.")
     return _module_page("ftrans", intro, sections)
 
 
@@ -196,7 +199,10 @@ def _compat_page():
     intro = ("``import ftrans.compat as torch``: the PyTorch-compatible imperative layer. "
              "Behaviour, error types and the meaning of every argument follow PyTorch's "
              "documentation; the tensor class is documented in :doc:`compat_tensor`, "
-             "``torch.autograd`` in :doc:`compat_autograd`.")
+             "``torch.autograd`` in :doc:`compat_autograd`, ``torch.nn`` in "
+             ":doc:`compat_nn`, ``torch.optim`` in :doc:`compat_optim`, "
+             "``torch.utils.data`` in :doc:`compat_data` and ``torch.func`` in "
+             ":doc:`compat_func`.")
     return _module_page("ftrans.compat", intro, exclude=("Tensor",))
 
 
@@ -218,6 +224,69 @@ def _compat_autograd_page():
     return "\n".join(parts)
 
 
+def _lax_page():
+    intro = ("Structured control flow as primitives, with JAX's ``jax.lax`` signatures: "
+             "branches and loops that stage inside :func:`ftrans.jit` and work under every "
+             "transform.  The user guide's :doc:`../../guide/jit` explains when to use "
+             "them.")
+    sections = {
+        "Control flow": ["cond", "switch", "select", "while_loop", "fori_loop", "scan", "map"],
+        "Convolution and windowed reductions": [
+            "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max"],
+        "Primitives": ["cond_p", "while_p", "scan_p"],
+    }
+    return _module_page("ftrans.lax", intro, sections)
+
+
+def _dask_page():
+    intro = ("Per-chunk value and gradient of a sum over the rows of chunked "
+             "``dask.array`` inputs.  The transforms of :doc:`ftrans` also work on Dask "
+             "arrays directly (operation by operation, lazily); :doc:`../../guide/dask` "
+             "compares the two.")
+    return _module_page("ftrans.dask", intro)
+
+
+def _compiler_page():
+    intro = ("IR -> executable: what :func:`ftrans.jit` hands its staged programs to.  "
+             "See :doc:`../../guide/jit`.")
+    return _module_page("ftrans.compiler", intro)
+
+
+def _subpages(title_mod, intro, subs, members_of=()):
+    """One page: ``title_mod`` and its submodules ``subs`` as sections."""
+    parts = [_module_page(title_mod, intro, members_of=members_of)]
+    for sub in subs:
+        modname = f"{title_mod}.{sub}"
+        page = _module_page(modname, "", members_of=members_of)
+        page = page.replace(_title(f"``{modname}``"), _title(f"``{modname}``", "-"), 1)
+        parts.append(page)
+    return "\n".join(parts)
+
+
+def _compat_nn_page():
+    return _subpages(
+        "ftrans.compat.nn",
+        "``torch.nn``: modules, layers, losses, and the functional forms of the layers. "
+        "See :doc:`../../guide/compat_nn` for a training loop.",
+        ("functional", "init", "utils", "utils.rnn"), members_of=("Module",))
+
+
+def _compat_optim_page():
+    return _subpages("ftrans.compat.optim",
+                     "``torch.optim``: optimizers and learning-rate schedulers.",
+                     ("lr_scheduler",), members_of=("Optimizer",))
+
+
+def _compat_data_page():
+    return _module_page("ftrans.compat.utils.data",
+                        "``torch.utils.data``: datasets, samplers and ``DataLoader``.")
+
+
+def _compat_func_page():
+    return _module_page("ftrans.compat.func",
+                        "``torch.func``: the functional transforms over compat tensors.")
+
+
 def generate(outdir: Path):
     outdir = Path(outdir)
     _SEEN_CLASSES.clear()
@@ -233,6 +302,13 @@ def generate(outdir: Path):
         "compat": _compat_page(),
         "compat_tensor": _compat_tensor_page(),
         "compat_autograd": _compat_autograd_page(),
+        "compat_nn": _compat_nn_page(),
+        "compat_optim": _compat_optim_page(),
+        "compat_data": _compat_data_page(),
+        "compat_func": _compat_func_page(),
+        "lax": _lax_page(),
+        "dask": _dask_page(),
+        "compiler": _compiler_page(),
     }
     # a public submodule of ftrans without a page of its own above (one added later,
     # e.g. ftrans.lax) still gets one, listing all of its public names

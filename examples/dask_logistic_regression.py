@@ -25,7 +25,7 @@ they differ by more than float64 rounding).
 
 On a real cluster (dask-jobqueue, Kubernetes, ``dask scheduler`` + ``dask worker``)
 pass the scheduler's address: the script and the workers need ftrans installed, and
-the workers generate their chunks themselves (see ``examples/DASK.md``).
+the workers generate their chunks themselves (see ``docs/guide/dask.md``).
 """
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ class LBFGS(Optimizer):
 
     Args: ``params`` (one group only: ``ValueError`` otherwise), ``lr`` (1),
     ``max_iter`` (20), ``max_eval`` (``max_iter * 5 // 4``), ``tolerance_grad`` (1e-7: stop
-    when max |g| is below), ``tolerance_change`` (1e-9: stop when the step or the loss
+    when ``max |g|`` is below), ``tolerance_change`` (1e-9: stop when the step or the loss
     change is below), ``history_size`` (100), ``line_search_fn`` (None: fixed step
     ``lr`` -- the first iteration ``min(1, 1/sum|g|) * lr`` --, or ``"strong_wolfe"``).
     Complex parameters are optimized as pairs of reals.  The state (of the first
