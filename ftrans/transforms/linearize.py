@@ -100,4 +100,8 @@ def linearize(fun, *primals):
                for pos, c in zip(out_pos, constants)]
         return tree_unflatten(out_tree, res)
 
+    # a primitive whose one equation computes primal and tangent outputs together (jit's
+    # JVP program) puts its primal outputs on the tape too: return their values
+    out_leaves = [o.primal if isinstance(o, VJPTracer) and o._trace is rec else o
+                  for o in out_leaves]
     return tree_unflatten(out_tree, [as_output(o) for o in out_leaves]), jvp_fn
