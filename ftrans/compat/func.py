@@ -307,11 +307,9 @@ def _forward_products(outs, inputs, tangent_sets, keep, batched):
     return list(res)
 
 
-def _engine_jvp(func, primals, tangents, *, strict=False, has_aux=False):
-    """``(output, jvp_out)`` (``(output, jvp_out, aux)``): ``func(*primals)`` and its
-    directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
-    ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
-    otherwise)."""
+def _check_jvp_args(primals, tangents):
+    """torch.func.jvp's argument checks (its ``RuntimeError`` messages); returns the
+    flattened primals and tangents."""
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. "
                            "it should be valid to call f(*primals).")
@@ -329,6 +327,15 @@ def _engine_jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
                                f"have the same shape. Got {tuple(p.shape)} and "
                                f"{tuple(t.shape)}")
+    return pl, tl
+
+
+def _engine_jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(output, jvp_out)`` (``(output, jvp_out, aux)``): ``func(*primals)`` and its
+    directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
+    ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
+    otherwise)."""
+    pl, tl = _check_jvp_args(primals, tangents)
     outer = is_grad_enabled()
     with _level(), enable_grad():
         keep = _nested(pl + tl, outer)
@@ -642,23 +649,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
     ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
     otherwise).  Runs on ``ftrans.jvp`` (forward mode; the engine as fallback)."""
-    if not isinstance(primals, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. "
-                           "it should be valid to call f(*primals).")
-    if not isinstance(tangents, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple.")
-    pl, pdef = tree_flatten(primals)
-    tl, tdef = tree_flatten(tangents)
-    if pdef != tdef:
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
-                           f"the same python structure. For example, if primals is a tuple "
-                           f"of 3 tensors, tangents also must be. Got primals with structure "
-                           f"{pdef} and tangents with structure {tdef}")
-    for p, t in zip(pl, tl):
-        if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
-                               f"have the same shape. Got {tuple(p.shape)} and "
-                               f"{tuple(t.shape)}")
+    _check_jvp_args(primals, tangents)
 
     def traced(primals, tangents):
         nums = list(range(len(primals)))
