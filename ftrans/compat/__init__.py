@@ -43,6 +43,8 @@ from ._ops import (  # noqa: F401
     is_conj, is_neg,
 )
 from ._ops import complex_ as complex  # noqa: A001,F401  (torch.complex(real, imag))
+# every row of the operation table with a torch name (copysign, i0, ldexp, ...)
+globals().update(_ops.ROW_FUNCTIONS)
 from ._ops import erf  # noqa: F401,E402  (torch.erf; nn.functional.gelu uses it)
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,

@@ -8,6 +8,7 @@ import numpy as np
 from . import _ops as O
 from . import _factories as F
 from ._tensor import Tensor, _make_plain
+from ..primitives import optable
 
 
 def _swap(f):
@@ -196,14 +197,13 @@ _METHODS = {
     "float_power": O.float_power,
     "matmul": O.matmul, "mm": O.mm, "mv": O.mv, "dot": O.dot, "inner": O.inner, "bmm": O.bmm,
     "outer": O.outer, "ger": O.outer,
-    "exp": O.exp, "exp2": O.exp2, "log": O.log, "log2": O.log2, "log10": O.log10,
-    "log1p": O.log1p, "expm1": O.expm1, "sin": O.sin, "cos": O.cos, "tan": O.tan,
-    "tanh": O.tanh, "sinh": O.sinh, "cosh": O.cosh, "asin": O.asin, "arcsin": O.asin,
-    "acos": O.acos, "arccos": O.acos, "atan": O.atan, "arctan": O.atan, "atan2": O.atan2,
-    "arctan2": O.atan2, "sqrt": O.sqrt, "rsqrt": O.rsqrt, "reciprocal": O.reciprocal,
+    # the operation table's rows (exp, log, sin ... atan2, copysign, i0 ...)
+    **O.ROW_FUNCTIONS,
+    "exp2": O.exp2, "log2": O.log2, "log10": O.log10,
+    "rsqrt": O.rsqrt, "reciprocal": O.reciprocal,
     "abs": O.abs, "absolute": O.abs, "neg": O.neg, "negative": O.neg, "sign": O.sign,
     "sgn": O.sgn, "square": O.square, "sigmoid": O.sigmoid, "relu": O.relu,
-    "floor": O.floor, "ceil": O.ceil, "round": O.round, "trunc": O.trunc, "conj": O.conj,
+    "floor": O.floor, "ceil": O.ceil, "round": O.round, "conj": O.conj,
     "clamp": O.clamp, "clip": O.clamp, "clamp_min": O.clamp_min, "clamp_max": O.clamp_max,
     "maximum": O.maximum, "minimum": O.minimum, "where": lambda self, c, y: O.where(c, self, y),
     "masked_fill": O.masked_fill,
@@ -255,6 +255,13 @@ _METHODS = {
     "uniform_": _uniform, "normal_": _normal,
     "erf": O.erf,
 }
+
+
+# in-place forms of the operation table's rows that torch has (sinh_, tan_, expm1_ ...)
+for _op in optable.ROWS:
+    if _op.torch in O.ROW_FUNCTIONS and _op.torch_inplace:
+        for _n in (_op.torch,) + _op.torch_aliases:
+            _METHODS.setdefault(_n + "_", _inplace(O.ROW_FUNCTIONS[_n]))
 
 
 def install():

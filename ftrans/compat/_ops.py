@@ -338,20 +338,7 @@ def _unary(prim, name, save, float_only=True):
     return op
 
 
-exp = _unary(E.exp_p, "ExpBackward0", "out")
-log = _unary(E.log_p, "LogBackward0", "x")
-log1p = _unary(E.log1p_p, "Log1PBackward0", "x")
-expm1 = _unary(E.expm1_p, "Expm1Backward0", "out")
-sin = _unary(E.sin_p, "SinBackward0", "x")
-cos = _unary(E.cos_p, "CosBackward0", "x")
-tan = _unary(E.tan_p, "TanBackward0", "out")
-tanh = _unary(E.tanh_p, "TanhBackward0", "out")
-sinh = _unary(E.sinh_p, "SinhBackward0", "x")
-cosh = _unary(E.cosh_p, "CoshBackward0", "x")
-asin = arcsin = _unary(E.arcsin_p, "AsinBackward0", "x")
-acos = arccos = _unary(E.arccos_p, "AcosBackward0", "x")
-atan = arctan = _unary(E.arctan_p, "AtanBackward0", "x")
-sqrt = _unary(E.sqrt_p, "SqrtBackward0", "out")
+# exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
 _abs = _unary(E.abs_p, "AbsBackward0", "x", float_only=False)
 _sign = _unary(E.sign_p, "SignBackward0", None, float_only=False)
@@ -397,11 +384,6 @@ def round(x, decimals=0):  # noqa: A001
         s = 10.0 ** decimals
         return _round0(x * s) / s
     return _round0(x)
-
-
-def trunc(x):
-    _refuse_complex(x, msg="trunc is not supported for complex inputs")
-    return where(x < 0, ceil(x), floor(x)) if x._data.dtype.kind == "f" else x.clone()
 
 
 def square(x):
@@ -929,8 +911,6 @@ maximum = _real_only(_checked(_binary(E.maximum_p, "MaximumBackward0", ("self", 
 minimum = _real_only(_checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"),
                                       _save_both)),
                      msg="minimum not implemented for complex tensors.", exc=RuntimeError)
-atan2 = arctan2 = _real_only(_checked(_binary(E.arctan2_p, "Atan2Backward0", ("self", "other"),
-                                              _save_both)), kernel="atan2_cpu")
 _pow_tt = _binary(E.pow_p, "PowBackward1", ("self", "exponent"), _save_pow)
 _pow_st = _binary(E.pow_p, "PowBackward2", ("self", "exponent"), (2, True))
 _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
@@ -1085,6 +1065,54 @@ def _logical(npfn):
             return NotImplemented
         return _make_plain(npfn(r[0], r[1]))
     return op
+
+
+# ------------------------------------------------------------------ operation-table rows
+# Every row of ftrans/primitives/optable.py with a torch name is a compat function here
+# (and a Tensor method, an in-place method and an ``out=`` form: _methods.py, _out.py):
+# one primitive node named as torch names it (``SinhBackward0``), saving what the row's
+# derivative reads; its backward is the primitive's VJP rule.  Names torch defines with
+# other semantics stay hand-written below (``remainder``/``fmod`` on integers ...).
+_HAND_WRITTEN = frozenset({"remainder", "fmod"})
+_UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
+_REFUSE_MSG = {"trunc": "trunc is not supported for complex inputs"}
+
+
+def _row_op(op):
+    prim = getattr(E, op.name + "_p")
+    if op.arity == 1:
+        if op.differentiable:
+            f = _unary(prim, P.optable.node_name(op), _UNARY_SAVE[op.saves],
+                       float_only=op.dtype == "float")
+        else:
+            bind = prim.bind
+
+            def f(x):
+                return _make_plain(bind(x._data))
+    else:
+        if op.differentiable:
+            save = (3 if op.saves != "none" or "linear" in op.deriv else 0, "ans" in op.saves)
+            f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save))
+        else:
+            f = _checked(_compare(prim))
+    f.__name__ = op.torch
+    f.__doc__ = (f"{op.doc}\n\n``torch.{op.torch}``: elementwise, on ftrans's ``{op.name}`` "
+                 f"primitive (generated from the operation table).")
+    if op.complex == "real":
+        f = _real_only(f, kernel=f"{op.torch}_cpu", msg=_REFUSE_MSG.get(op.torch))
+    return f
+
+
+#: torch name (and alias) -> compat function, for the operation table's rows
+ROW_FUNCTIONS = {}
+for _row in P.optable.ROWS:
+    if _row.torch and _row.torch not in _HAND_WRITTEN:
+        _f = _row_op(_row)
+        for _name in (_row.torch,) + _row.torch_aliases:
+            ROW_FUNCTIONS[_name] = _f
+globals().update(ROW_FUNCTIONS)
+del _row, _f, _name
+
 
 
 logical_and = _checked(_logical(np.logical_and))

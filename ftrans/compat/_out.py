@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ._tensor import Tensor
+from ..primitives import optable
 from .autograd.grad_mode import _tls, no_grad
 
 __all__ = ["with_out", "OUT_FUNCTIONS"]
@@ -31,6 +32,10 @@ OUT_FUNCTIONS = (
     "logical_and", "logical_or", "logical_not", "logical_xor", "softmax", "log_softmax",
     "index_select", "gather", "tril", "triu", "float_power", "norm",
 )
+# the operation table's rows whose torch function takes out= (torch name and aliases)
+OUT_FUNCTIONS += tuple(dict.fromkeys(
+    n for op in optable.ROWS if op.torch and op.torch_out
+    for n in (op.torch,) + op.torch_aliases if n not in OUT_FUNCTIONS))
 
 # out= variants whose kernels write only their own result dtype (PyTorch refuses another
 # dtype of ``out``; elementwise ops cast "same kind" instead)

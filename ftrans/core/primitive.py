@@ -62,10 +62,14 @@ class Primitive:
         True when ``impl`` returns a tuple of arrays; the ``jvp`` rule then returns
         tuples and the ``vjp`` rule receives a tuple of cotangents (symbolic zeros
         already instantiated).
+
+    ``facets`` is the primitive's row of the elementwise operation table
+    (``ftrans.primitives.optable.Op``: its NumPy and torch names, node name, test
+    domain ...), or None for a primitive that is not a row.
     """
 
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "vjp", "vjp_fwd", "batch",
-                 "lowering", "differentiable", "multiple_results", "__weakref__")
+                 "lowering", "differentiable", "multiple_results", "facets", "__weakref__")
 
     def __init__(self, name: str, *, differentiable: bool = True, multiple_results: bool = False):
         if name in _registry:
@@ -80,6 +84,7 @@ class Primitive:
         self.vjp_fwd = None
         self.batch = None
         self.lowering = None
+        self.facets = None
         _registry[name] = self
 
     def bind(self, *args, **params):

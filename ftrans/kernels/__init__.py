@@ -24,7 +24,7 @@ import numpy as np
 
 from . import cpu
 
-__all__ = ["backend_for", "foreign_array", "cpu", "gpu"]
+__all__ = ["backend_for", "foreign_array", "special_module", "cpu", "gpu"]
 
 # Types that can never select the GPU backend (the per-operation fast path).
 _CPU_TYPES = frozenset(
@@ -72,6 +72,21 @@ def backend_for(*xs):
         if backend is not cpu:
             return _check_mix(backend, xs)
     return cpu
+
+
+def special_module(x):
+    """The ``scipy.special``-like module for ``x``'s arrays: ``scipy.special`` for NumPy
+    operands, chunk-by-chunk ``scipy.special`` for Dask arrays,
+    ``cupyx.scipy.special`` for CuPy arrays; array-API arrays raise NotImplementedError
+    (the standard has no special functions)."""
+    be = backend_for(x)
+    if be.xp is np:
+        import scipy.special as sc  # deferred: SciPy is optional, and costs ~0.1 s to import
+        return sc
+    if hasattr(be, "special_module"):  # Dask, array-API arrays (ftrans.kernels.xp)
+        return be.special_module()
+    import cupyx.scipy.special as csc  # deferred: CuPy is optional  # pragma: no cover
+    return csc
 
 
 def _check_mix(backend, xs):

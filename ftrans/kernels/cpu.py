@@ -31,6 +31,8 @@ import threading
 
 import numpy as np
 
+from . import _generated
+
 xp = np
 
 _F32 = np.dtype(np.float32)
@@ -94,19 +96,16 @@ EINSUM_OPTIMIZE_MIN_SIZE = 2048
 # ----------------------------------------------------------------------------------
 
 _UNARY = {
-    "neg": np.negative, "exp": np.exp, "log": np.log, "log1p": np.log1p,
-    "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
-    "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos,
-    "arctan": np.arctan, "sqrt": np.sqrt, "abs": np.absolute, "sign": np.sign,
-    "conj": np.conjugate, "real": np.real, "imag": np.imag, "square": np.square,
-    "reciprocal": np.reciprocal,
+    **_generated.UNARY,  # the rows of the operation table (ftrans/primitives/optable.py)
+    "neg": np.negative, "abs": np.absolute, "sign": np.sign, "conj": np.conjugate,
+    "real": np.real, "imag": np.imag, "square": np.square, "reciprocal": np.reciprocal,
 }
 
 _BINARY = {
+    **_generated.BINARY,  # the rows of the operation table
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "pow": np.power, "maximum": np.maximum, "minimum": np.minimum,
-    "arctan2": np.arctan2, "logaddexp": np.logaddexp, "floordiv": np.floor_divide,
-    "rem": np.remainder,
+    "floordiv": np.floor_divide, "rem": np.remainder,
 }
 
 
@@ -156,33 +155,13 @@ _BINARY_SCALAR = {
 }
 
 
-# Derivative products g * f'(x) for unary_vjp, ``d(g, x, y, one)`` with y = f(x).
+# Derivative products g * f'(x) for unary_vjp, ``d(g, x, y, one)`` with y = f(x),
+# generated from the operation table's derivative expressions (kernels/_generated.py).
 # The same function runs on whole NumPy arrays (small sizes, one=1) and, compiled by
 # numba, on scalars inside the fused parallel loop.
-def _d_sin(g, x, y, one): return g * np.cos(x)
-def _d_cos(g, x, y, one): return -g * np.sin(x)
-def _d_tan(g, x, y, one): return g * (one + y * y)
-def _d_tanh(g, x, y, one): return g * (one - y * y)
-def _d_exp(g, x, y, one): return g * y
-def _d_log(g, x, y, one): return g / x
-def _d_log1p(g, x, y, one): return g / (one + x)
-def _d_expm1(g, x, y, one): return g * (y + one)
-def _d_sinh(g, x, y, one): return g * np.cosh(x)
-def _d_cosh(g, x, y, one): return g * np.sinh(x)
-def _d_arcsin(g, x, y, one): return g / np.sqrt(one - x * x)
-def _d_arccos(g, x, y, one): return -g / np.sqrt(one - x * x)
-def _d_arctan(g, x, y, one): return g / (one + x * x)
-def _d_sqrt(g, x, y, one): return g / (y + y)
-
-
-_VJP = {
-    "sin": _d_sin, "cos": _d_cos, "tan": _d_tan, "tanh": _d_tanh, "exp": _d_exp,
-    "log": _d_log, "log1p": _d_log1p, "expm1": _d_expm1, "sinh": _d_sinh,
-    "cosh": _d_cosh, "arcsin": _d_arcsin, "arccos": _d_arccos, "arctan": _d_arctan,
-    "sqrt": _d_sqrt,
-}
+_VJP = _generated.VJP
 # formulas that read the primal output ``ans``
-_VJP_USES_ANS = frozenset({"tan", "tanh", "exp", "expm1", "sqrt"})
+_VJP_USES_ANS = _generated.VJP_USES_ANS
 
 
 # ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import cupy as cp
 import cupyx
 import numpy as np
 
-from . import cpu
+from . import cpu, _generated
 
 xp = cp
 
@@ -24,22 +24,8 @@ _BINARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._BINARY.items()}
 
 # Fused derivative products for unary_vjp as CUDA expressions in g, x, y = f(x) of
 # one type T; "{c}" is "conj" for complex T (g * conj(f'(x))) and "" for real T.
-_VJP_BODY = {
-    "sin": "g * {c}(cos(x))",
-    "cos": "-g * {c}(sin(x))",
-    "tan": "g * {c}(T(1) + y * y)",
-    "tanh": "g * {c}(T(1) - y * y)",
-    "exp": "g * {c}(y)",
-    "log": "g / {c}(x)",
-    "log1p": "g / {c}(T(1) + x)",
-    "expm1": "g * {c}(y + T(1))",
-    "sinh": "g * {c}(cosh(x))",
-    "cosh": "g * {c}(sinh(x))",
-    "arcsin": "g / {c}(sqrt(T(1) - x * x))",
-    "arccos": "-g / {c}(sqrt(T(1) - x * x))",
-    "arctan": "g / {c}(T(1) + x * x)",
-    "sqrt": "g / {c}(y + y)",
-}
+# Generated from the operation table (kernels/_generated.py).
+_VJP_BODY = _generated.VJP_CUDA
 _KERNEL_DTYPES = frozenset(np.dtype(t) for t in ("f4", "f8", "c8", "c16"))
 _VJP_KERNELS = {}  # (name, complex?) -> cupy.ElementwiseKernel
 

@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from . import cpu
+from . import cpu, _generated
 
 __all__ = ["UnsupportedOperation", "MixedArrayTypesError", "DaskBackend", "ArrayAPIBackend",
            "type_name"]
@@ -613,35 +613,17 @@ _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
                 "uint64", "float32", "float64", "complex64", "complex128")
 
 _UNARY_STD = {
-    "neg": "negative", "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1",
-    "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "sinh": "sinh",
-    "cosh": "cosh", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sqrt": "sqrt",
-    "abs": "abs", "sign": "sign", "conj": "conj", "real": "real", "imag": "imag",
-    "square": "square",
+    **_generated.UNARY_STD,  # the rows of the operation table (ftrans/primitives/optable.py)
+    "neg": "negative", "abs": "abs", "sign": "sign", "conj": "conj", "real": "real",
+    "imag": "imag", "square": "square",
 }
 _BINARY_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                "div": operator.truediv, "pow": operator.pow, "floordiv": operator.floordiv,
                "rem": operator.mod}
-_BINARY_STD = {"maximum": "maximum", "minimum": "minimum", "arctan2": "atan2",
-               "logaddexp": "logaddexp"}
+_BINARY_STD = {**_generated.BINARY_STD, "maximum": "maximum", "minimum": "minimum"}
 
 # g * f'(x) (y = f(x)) in the standard's functions; ``s`` is the namespace.
-_VJP_STD = {
-    "sin": lambda s, g, x, y: g * s.cos(x),
-    "cos": lambda s, g, x, y: -g * s.sin(x),
-    "tan": lambda s, g, x, y: g * (1 + y * y),
-    "tanh": lambda s, g, x, y: g * (1 - y * y),
-    "exp": lambda s, g, x, y: g * y,
-    "log": lambda s, g, x, y: g / x,
-    "log1p": lambda s, g, x, y: g / (1 + x),
-    "expm1": lambda s, g, x, y: g * (y + 1),
-    "sinh": lambda s, g, x, y: g * s.cosh(x),
-    "cosh": lambda s, g, x, y: g * s.sinh(x),
-    "arcsin": lambda s, g, x, y: g / s.sqrt(1 - x * x),
-    "arccos": lambda s, g, x, y: -g / s.sqrt(1 - x * x),
-    "arctan": lambda s, g, x, y: g / (1 + x * x),
-    "sqrt": lambda s, g, x, y: g / (y + y),
-}
+_VJP_STD = _generated.VJP_STD
 
 
 class ArrayAPIBackend(_BackendBase):

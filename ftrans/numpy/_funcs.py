@@ -183,6 +183,28 @@ def _binary(prim_op, name):
     return f
 
 
+def _from_row(op):
+    """The ``ftrans.numpy`` function of an operation-table row (``numpy.<name>``'s
+    signature for a ufunc of one or two operands)."""
+    f = (_unary if op.arity == 1 else _binary)(getattr(P, op.name), op.numpy)
+    diff = ("derivative 0 almost everywhere" if op.deriv and all(d == "0" for d in op.deriv)
+            else "differentiable" if op.differentiable else "no derivative (boolean result)")
+    f.__doc__ = (f"{op.doc}\n\nElementwise ``numpy.{op.numpy}`` (NumPy broadcasting and "
+                 f"promotion); {diff}.  Generated from the operation table "
+                 f"(``ftrans/primitives/optable.py``).")
+    return f
+
+
+#: ``ftrans.numpy`` name -> function, for every row of the operation table
+ROW_FUNCTIONS = {}
+for _op in P.optable.ROWS:
+    if _op.numpy:
+        _f = _from_row(_op)
+        for _name in (_op.numpy,) + _op.numpy_aliases:
+            ROW_FUNCTIONS[_name] = _f
+globals().update(ROW_FUNCTIONS)
+del _op
+
 add = _binary(P.add, "add")
 subtract = _binary(P.sub, "subtract")
 multiply = _binary(P.mul, "multiply")
@@ -190,24 +212,7 @@ divide = _binary(P.div, "divide")
 true_divide = divide
 maximum = _binary(P.maximum, "maximum")
 minimum = _binary(P.minimum, "minimum")
-arctan2 = _binary(P.arctan2, "arctan2")
-logaddexp = _binary(P.logaddexp, "logaddexp")
-
 negative = _unary(P.neg, "negative")
-exp = _unary(P.exp, "exp")
-log = _unary(P.log, "log")
-log1p = _unary(P.log1p, "log1p")
-expm1 = _unary(P.expm1, "expm1")
-sin = _unary(P.sin, "sin")
-cos = _unary(P.cos, "cos")
-tan = _unary(P.tan, "tan")
-tanh = _unary(P.tanh, "tanh")
-sinh = _unary(P.sinh, "sinh")
-cosh = _unary(P.cosh, "cosh")
-arcsin = _unary(P.arcsin, "arcsin")
-arccos = _unary(P.arccos, "arccos")
-arctan = _unary(P.arctan, "arctan")
-sqrt = _unary(P.sqrt, "sqrt")
 absolute = _unary(P.abs, "absolute", "Elementwise absolute value; derivative 0 at 0.")
 abs = absolute
 
@@ -255,6 +260,9 @@ def power(x1, x2):
             (_kind_of(x1) if hasattr(x1, "dtype") else "f") in "fc":
         return P.integer_pow(x1, int(x2))
     return P.pow(x1, _arr(x2))
+
+
+pow = power  # NumPy 2's name
 
 
 def square(x):
@@ -316,6 +324,36 @@ def arccosh(x):
 def arctanh(x):
     x = _arr(x)
     return P.mul(0.5, P.log(P.div(P.add(1.0, x), P.sub(1.0, x))))
+
+
+asinh, acosh, atanh = arcsinh, arccosh, arctanh  # NumPy 2's names
+
+
+def float_power(x1, x2):
+    """``numpy.float_power``: ``x1 ** x2`` computed in float64 (complex128 for complex
+    operands), whatever the operands' dtypes; differentiable as ``power``.
+
+    Returns:
+        Array of the broadcast shape, dtype float64 or complex128.
+    """
+    x1, x2 = _ndarray(x1), _ndarray(x2)
+    dt = np.dtype(np.complex128 if "c" in (_kind_of(x1), _kind_of(x2)) else np.float64)
+    return P.pow(P.convert_element_type(x1, dt), P.convert_element_type(x2, dt))
+
+
+def modf(x):
+    """``numpy.modf``: ``(fractional part, integral part)``, both with the sign of ``x``.
+
+    Derivatives: 1 for the fractional part, 0 for the integral part (torch's and JAX's
+    convention for ``trunc``).  ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
+
+    Returns:
+        Two arrays of ``x``'s shape and floating dtype.
+    """
+    x = _arr(x)
+    t = P.trunc(x)
+    inf = P.isinf(x)
+    return P.where(inf, P.copysign(0.0, x), P.sub(x, P.where(inf, 0.0, t))), t
 
 
 def hypot(x1, x2):

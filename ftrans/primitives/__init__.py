@@ -5,9 +5,9 @@ evaluation, JVP rule, VJP rule -- and, from the vmap issue on, its batching rule
 -- in one place.  Rules call the ops below, never raw NumPy, so they can be
 differentiated again.
 """
-from .elementwise import (neg, add, sub, mul, div, pow, integer_pow, exp, log, log1p, expm1,
-                          sin, cos, tan, tanh, sinh, cosh, arcsin, arccos, arctan, arctan2,
-                          sqrt, abs, sign, maximum, minimum, logaddexp, conj_op as conj)
+from .elementwise import (neg, add, sub, mul, div, pow, integer_pow, abs, sign, maximum,
+                          minimum, conj_op as conj, ROW_OPS, RULE_NAMESPACE)
+from . import optable
 from .logic import (eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
                     isfinite, isnan, isinf, floor, ceil, round, floor_divide)
 from .select import where
@@ -23,3 +23,10 @@ from . import special, fft  # noqa: F401  (erf, gammaln, polygamma ...; the fft 
 from ._rules import unbroadcast, fit
 from .conv import conv_general_dilated
 from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_argmax
+
+# The rows of the operation table (optable.py): every row's op is ``primitives.<name>``
+# (exp, log, sin ... arctan2, logaddexp, copysign, trunc, i0 ...).
+globals().update(ROW_OPS)
+# derivative expressions may call these ops of other files (which import elementwise)
+RULE_NAMESPACE.update(where=where, eq=eq, ge=ge, le=le, isnan=isnan, floor=floor,
+                      logical_or=logical_or, logical_and=logical_and, logical_not=logical_not)

@@ -23,8 +23,9 @@ import numpy as np
 
 from ..core import Primitive, zero
 from ..core.dtypes import kind_of, as_numpy_dtype
-from ..kernels import backend_for
+from ..kernels import backend_for, special_module
 from ._rules import def_elementwise, conj, no_trace, unbroadcast
+from .optable import ROWS, compile_rule
 
 __all__ = [
     "neg", "add", "sub", "mul", "div", "pow", "integer_pow", "exp", "log", "log1p", "expm1",
@@ -48,54 +49,174 @@ def _binary_impl(name):
     return impl
 
 
+# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
+# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
+# int32/int64 and Python ints float64); the abstract value must say what impl returns.
+def _float_valued_abstract_eval(ufunc, row=None):
+    """The abstract-eval rule of an elementwise function: NumPy's promotion when it gives
+    an inexact dtype (``ufunc``'s result dtype otherwise); with ``row`` (a table row
+    whose dtype rule is not "float": ``trunc``, ``ldexp`` ...) always ``ufunc``'s
+    result dtype for zeros of the operands' dtypes, the row's kernel found lazily."""
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+    always = row is not None and row.dtype != "float"
+    fn = [ufunc]
+
+    def rule(*avals, **params):
+        a = elementwise_abstract_eval(*avals)
+        if a.dtype.kind in "fc" and not always:
+            return a
+        if fn[0] is None:
+            fn[0] = _row_ufunc(row)
+        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
+                   if isinstance(x, ShapedArray) else x for x in avals]
+        with np.errstate(all="ignore"):
+            return ShapedArray(a.shape, np.asarray(fn[0](*samples)).dtype)
+    return rule
+
+
+def _row_ufunc(op):
+    """The NumPy (or SciPy) function a row's kernel computes, for dtype rules."""
+    mod, _, fname = op.kernel.rpartition(".")
+    if mod == "np":
+        return getattr(np, fname)
+    import scipy.special  # deferred: SciPy is optional (only the Bessel rows need it)
+    return getattr(scipy.special, fname)
+
+
 # ---------------------------------------------------------------------------
-# unary functions with a derivative f'(x) written in ftrans ops
+# the rows of the operation table (optable.py): primitive, rules and lowering
 # ---------------------------------------------------------------------------
 UNARY_PRIMITIVES: dict = {}
+BINARY_PRIMITIVES: dict = {}
+
+#: the names a derivative expression may call: the table's ops and the ops of the
+#: primitives below; ``where``, the comparisons and ``floor`` (other files, which import
+#: this one) are added by ``ftrans.primitives.__init__`` once they exist.
+RULE_NAMESPACE: dict = {}
 
 
-def _holomorphic_unary(name, deriv):
-    """``deriv(x, ans)`` is f'(x) built from ftrans operations."""
-    p = Primitive(name)
+def _impl_of(op):
+    name = op.name
+    if op.kernel.startswith("scipy.special."):
+        fname = op.kernel.rpartition(".")[2]
 
-    def jvp_rule(t, ans, x):
-        if no_trace():
-            try:
-                real = t.dtype.kind != "c" and x.dtype.kind != "c"
-            except AttributeError:  # another library's dtype object (array_api_strict)
-                real = kind_of(t) != "c" and kind_of(x) != "c"
-            if real:
-                return backend_for(t, x).unary_vjp(name, t, x, ans)
-        return mul(t, deriv(x, ans))
+        def impl(*args):
+            return getattr(special_module(args[0]), fname)(*args)
+    elif op.arity == 1:
+        def impl(x):
+            return backend_for(x).unary(name, x)
+    else:
+        def impl(x, y):
+            return backend_for(x, y).binary(name, x, y)
+    impl.__name__ = f"{name}_impl"
+    return impl
 
-    def vjp_rule(ct, ans, x):
-        if no_trace():
-            return backend_for(ct, x).unary_vjp(name, ct, x, ans)
-        return mul(ct, conj(deriv(x, ans)))
 
-    def_elementwise(p, _unary_impl(name), [jvp_rule], [vjp_rule])
-    UNARY_PRIMITIVES[name] = p
+def _abstract_eval_of(op):
+    """NumPy's result dtype for the operands' dtypes (what the impl returns): float32
+    stays float32, integer inputs of a float-valued function give NumPy's float type
+    (``np.sin`` of int8 is float16, of int64 float64), predicates give bool."""
+    from ._rules import elementwise_abstract_eval
+    from ..core import ShapedArray
+    if op.dtype == "bool":
+        return lambda *avals: ShapedArray(elementwise_abstract_eval(*avals).shape,
+                                          np.dtype(bool))
+    return _float_valued_abstract_eval(None, op)
+
+
+def _row_rules(op, p):
+    """Per-input JVP and VJP rules of a row (see optable's "Derivative expressions")."""
+    name = op.name
+    jvps, vjps = [], []
+    for i, expr in enumerate(op.deriv):
+        if expr is None:
+            jvps.append(None)
+            vjps.append(None)
+        elif expr == "0":
+            jvps.append(lambda t, ans, *xs: zero)
+            vjps.append(lambda ct, ans, *xs: zero)
+        elif expr == "linear":  # f(t, rest...): linear and real-scaling in input i
+            def lin(t, ans, *xs, _i=i):
+                return p.bind(*xs[:_i], t, *xs[_i + 1:])
+            jvps.append(lin)
+            vjps.append(lin)
+        else:
+            d = compile_rule(expr, RULE_NAMESPACE)
+            if op.arity == 1:
+                deriv = (lambda dd: lambda ans, x: dd(x, None, ans))(d)
+            else:
+                deriv = (lambda dd: lambda ans, x, y: dd(x, y, ans))(d)
+            if op.fuse:
+                def jvp_rule(t, ans, x, _d=deriv):
+                    if no_trace():
+                        try:
+                            real = t.dtype.kind != "c" and x.dtype.kind != "c"
+                        except AttributeError:  # another library's dtype (array_api_strict)
+                            real = kind_of(t) != "c" and kind_of(x) != "c"
+                        if real:
+                            return backend_for(t, x).unary_vjp(name, t, x, ans)
+                    return mul(t, _d(ans, x))
+
+                def vjp_rule(ct, ans, x, _d=deriv):
+                    if no_trace():
+                        return backend_for(ct, x).unary_vjp(name, ct, x, ans)
+                    return mul(ct, conj(_d(ans, x)))
+            else:
+                def jvp_rule(t, ans, *xs, _d=deriv):
+                    return mul(t, _d(ans, *xs))
+
+                def vjp_rule(ct, ans, *xs, _d=deriv):
+                    return mul(ct, conj(_d(ans, *xs)))
+            jvps.append(jvp_rule)
+            vjps.append(vjp_rule)
+    return jvps, vjps
+
+
+def _define_row(op):
+    if op.differentiable:
+        p = Primitive(op.name)
+        jvps, vjps = _row_rules(op, p)
+        def_elementwise(p, _impl_of(op), jvps, vjps, abstract_eval=_abstract_eval_of(op))
+    else:
+        from ._rules import batch_elementwise
+        p = Primitive(op.name, differentiable=False)
+        p.impl = _impl_of(op)
+        p.abstract_eval = _abstract_eval_of(op)
+        p.batch = lambda vals, dims, **params: batch_elementwise(p, vals, dims, **params)
+    (UNARY_PRIMITIVES if op.arity == 1 else BINARY_PRIMITIVES)[op.name] = p
+    numba = op.numba_expr
+    if numba is not None:
+        cuda = None if op.cuda is None else \
+            f"{op.cuda}({', '.join('{%d}' % i for i in range(op.arity))})"
+        p.lowering = _ew(numba, cuda, cast="none" if op.dtype == "bool" else "out")
+    p.facets = op
     return p
 
 
-def _one_minus_sq(v):
-    return sub(1.0, mul(v, v))
+def _op(p):
+    bind = p.bind
+
+    def op(*args):
+        return bind(*args)
+    op.__name__ = p.name
+    row = p.facets
+    op.__doc__ = (f"{row.doc} Elementwise primitive ``{p.name}`` (NumPy broadcasting and "
+                  f"promotion)." if row is not None and row.doc else
+                  f"Apply the ``{p.name}`` primitive (NumPy broadcasting and promotion).")
+    return op
 
 
-exp_p = _holomorphic_unary("exp", lambda x, ans: ans)
-log_p = _holomorphic_unary("log", lambda x, ans: div(1.0, x))
-log1p_p = _holomorphic_unary("log1p", lambda x, ans: div(1.0, add(x, 1.0)))
-expm1_p = _holomorphic_unary("expm1", lambda x, ans: add(ans, 1.0))
-sin_p = _holomorphic_unary("sin", lambda x, ans: cos(x))
-cos_p = _holomorphic_unary("cos", lambda x, ans: neg(sin(x)))
-tan_p = _holomorphic_unary("tan", lambda x, ans: add(1.0, mul(ans, ans)))
-tanh_p = _holomorphic_unary("tanh", lambda x, ans: _one_minus_sq(ans))
-sinh_p = _holomorphic_unary("sinh", lambda x, ans: cosh(x))
-cosh_p = _holomorphic_unary("cosh", lambda x, ans: sinh(x))
-arcsin_p = _holomorphic_unary("arcsin", lambda x, ans: div(1.0, sqrt(_one_minus_sq(x))))
-arccos_p = _holomorphic_unary("arccos", lambda x, ans: div(-1.0, sqrt(_one_minus_sq(x))))
-arctan_p = _holomorphic_unary("arctan", lambda x, ans: div(1.0, add(1.0, mul(x, x))))
-sqrt_p = _holomorphic_unary("sqrt", lambda x, ans: div(0.5, ans))
+def _ew(numba, cuda, complex=False, cast="out"):
+    return {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
+
+
+for _row in ROWS:
+    _p = _define_row(_row)
+    globals()[_row.name + "_p"] = _p
+    globals()[_row.name] = RULE_NAMESPACE[_row.name] = _op(_p)
+del _row, _p
+ROW_OPS = {op.name: globals()[op.name] for op in ROWS}
 
 
 # sin in reverse mode saves cos(x), computed in the forward pass in the same kernel pass
@@ -316,24 +437,6 @@ maximum_p = _minmax("maximum", _gt)
 minimum_p = _minmax("minimum", _lt)
 
 
-def _atan2_den(x, y):
-    return add(mul(x, x), mul(y, y))
-
-
-# arctan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2); real only.
-arctan2_p = _binary("arctan2",
-                    [lambda t, ans, y, x: mul(t, div(x, _atan2_den(x, y))),
-                     lambda t, ans, y, x: mul(t, div(neg(y), _atan2_den(x, y)))],
-                    [lambda ct, ans, y, x: mul(ct, div(x, _atan2_den(x, y))),
-                     lambda ct, ans, y, x: mul(ct, div(neg(y), _atan2_den(x, y)))])
-
-# logaddexp(x, y) = log(exp(x) + exp(y)): d/dx = exp(x - ans), d/dy = exp(y - ans); real only.
-logaddexp_p = _binary("logaddexp",
-                      [lambda t, ans, x, y: mul(t, exp(sub(x, ans))),
-                       lambda t, ans, x, y: mul(t, exp(sub(y, ans)))],
-                      [lambda ct, ans, x, y: mul(ct, exp(sub(x, ans))),
-                       lambda ct, ans, x, y: mul(ct, exp(sub(y, ans)))])
-
 # integer_pow(x, n): x**n for a static Python int n (no y-derivative, exact at x == 0).
 integer_pow_p = Primitive("integer_pow")
 
@@ -363,45 +466,22 @@ def_elementwise(
 
 
 # ---------------------------------------------------------------------------
-# the ops: thin bind wrappers used by rules and by ftrans.numpy
+# the ops of the hand-written primitives: thin bind wrappers used by rules and by
+# ftrans.numpy (the rows' ops are made by the loop above)
 # ---------------------------------------------------------------------------
-def _op(p):
-    bind = p.bind
-
-    def op(*args):
-        return bind(*args)
-    op.__name__ = p.name
-    op.__doc__ = f"Apply the ``{p.name}`` primitive (NumPy broadcasting and promotion)."
-    return op
-
-
 neg = _op(neg_p)
 add = _op(add_p)
 sub = _op(sub_p)
 mul = _op(mul_p)
 div = _op(div_p)
 pow = _op(pow_p)
-exp = _op(exp_p)
-log = _op(log_p)
-log1p = _op(log1p_p)
-expm1 = _op(expm1_p)
-sin = _op(sin_p)
-cos = _op(cos_p)
-tan = _op(tan_p)
-tanh = _op(tanh_p)
-sinh = _op(sinh_p)
-cosh = _op(cosh_p)
-arcsin = _op(arcsin_p)
-arccos = _op(arccos_p)
-arctan = _op(arctan_p)
-arctan2 = _op(arctan2_p)
-sqrt = _op(sqrt_p)
 abs = _op(abs_p)
 sign = _op(sign_p)
 maximum = _op(maximum_p)
 minimum = _op(minimum_p)
-logaddexp = _op(logaddexp_p)
 conj_op = _op(conj_p)
+RULE_NAMESPACE.update(neg=neg, add=add, sub=sub, mul=mul, div=div, pow=pow, abs=abs,
+                      sign=sign, maximum=maximum, minimum=minimum)
 
 
 def integer_pow(x, n: int):
@@ -411,33 +491,19 @@ def integer_pow(x, n: int):
 
 
 # ---------------------------------------------------------------------------
-# compiler lowering (ftrans.compiler; format in its module docstring): the scalar
-# expression of one element, operands {0}, {1} already cast to the output dtype.
-# float64 sin/cos use the kernels' vectorizable polynomial (the eager numba path's values).
+# compiler lowering of the hand-written primitives (ftrans.compiler; format in its module
+# docstring): the scalar expression of one element, operands {0}, {1} already cast to the
+# output dtype.  float64 sin/cos use the kernels' vectorizable polynomial (the eager numba
+# path's values).
 # ---------------------------------------------------------------------------
-def _ew(numba, cuda, complex=False, cast="out"):
-    return {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
-
-
 for _p, _nb, _cu, _cx in [
         (neg_p, "(-{0})", "(-{0})", True), (conj_p, "np.conj({0})", None, True),
         (add_p, "({0} + {1})", "({0} + {1})", True), (sub_p, "({0} - {1})", "({0} - {1})", True),
         (mul_p, "({0} * {1})", "({0} * {1})", True), (div_p, "({0} / {1})", "({0} / {1})", False),
         (pow_p, "np.power({0}, {1})", "pow({0}, {1})", False),
         (integer_pow_p, "_ipow({0}, {n})", None, False),
-        (exp_p, "_exp({0})", "exp({0})", False), (log_p, "np.log({0})", "log({0})", False),
-        (log1p_p, "np.log1p({0})", "log1p({0})", False),
-        (expm1_p, "np.expm1({0})", "expm1({0})", False),
-        (tan_p, "np.tan({0})", "tan({0})", False), (tanh_p, "_tanh({0})", "tanh({0})", False),
-        (sinh_p, "np.sinh({0})", "sinh({0})", False), (cosh_p, "np.cosh({0})", "cosh({0})", False),
-        (arcsin_p, "np.arcsin({0})", "asin({0})", False),
-        (arccos_p, "np.arccos({0})", "acos({0})", False),
-        (arctan_p, "np.arctan({0})", "atan({0})", False),
-        (arctan2_p, "np.arctan2({0}, {1})", "atan2({0}, {1})", False),
-        (sqrt_p, "np.sqrt({0})", "sqrt({0})", False),
         (maximum_p, "np.maximum({0}, {1})", "max({0}, {1})", False),
         (minimum_p, "np.minimum({0}, {1})", "min({0}, {1})", False),
-        (logaddexp_p, "np.logaddexp({0}, {1})", None, False),
         (sign_p, "(np.sign({0}) + 0)", None, False)]:
     _p.lowering = _ew(_nb, _cu, _cx)
 abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none")
@@ -457,29 +523,3 @@ def _div_abstract_eval(x, y):
 
 
 div_p.abstract_eval = _div_abstract_eval
-
-
-# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
-# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
-# int32/int64 and Python ints float64); the abstract value must say what impl returns.
-def _float_valued_abstract_eval(ufunc):
-    from ._rules import elementwise_abstract_eval
-    from ..core import ShapedArray
-
-    def rule(*avals, **params):
-        a = elementwise_abstract_eval(*avals)
-        if a.dtype.kind in "fc":
-            return a
-        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
-                   if isinstance(x, ShapedArray) else x for x in avals]
-        with np.errstate(all="ignore"):
-            return ShapedArray(a.shape, np.asarray(ufunc(*samples)).dtype)
-    return rule
-
-
-for _p, _uf in [(exp_p, np.exp), (log_p, np.log), (log1p_p, np.log1p), (expm1_p, np.expm1),
-                (sin_p, np.sin), (cos_p, np.cos), (tan_p, np.tan), (tanh_p, np.tanh),
-                (sinh_p, np.sinh), (cosh_p, np.cosh), (arcsin_p, np.arcsin),
-                (arccos_p, np.arccos), (arctan_p, np.arctan), (sqrt_p, np.sqrt),
-                (arctan2_p, np.arctan2), (logaddexp_p, np.logaddexp)]:
-    _p.abstract_eval = _float_valued_abstract_eval(_uf)

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..core.dtypes import kind_of
-from ..kernels import backend_for
+from ..kernels import backend_for, special_module
 from ._rules import def_elementwise, conj, elementwise_abstract_eval
 from .elementwise import mul, exp, neg
 
@@ -49,18 +49,6 @@ __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "special_
 SPECIAL_PRIMITIVES: dict = {}
 
 _COMPLEX_OK = frozenset({"erf", "erfc"})
-
-
-def special_module(x):
-    """``scipy.special`` for CPU operands, ``cupyx.scipy.special`` for CuPy ones."""
-    be = backend_for(x)
-    if be.xp is np:
-        import scipy.special as sc
-        return sc
-    if hasattr(be, "special_module"):  # Dask, array-API arrays (ftrans.kernels.xp)
-        return be.special_module()
-    import cupyx.scipy.special as csc  # pragma: no cover - needs a GPU
-    return csc
 
 
 def _abstract(name):

@@ -213,24 +213,40 @@ def case(name, fn, ref, *args, **kw):
 # ---------------------------------------------------------------------------------
 S = (3, 4)
 
-_HOLO = {  # name: (numpy reference, domain)
-    "exp": (np.exp, U(-2, 2)),
-    "log": (np.log, U(0.5, 2.5, im=(-1, 1))),
-    "log1p": (np.log1p, U(-0.5, 2.0, im=(-0.4, 0.4))),
-    "expm1": (np.expm1, U(-2, 2)),
-    "sin": (np.sin, U(-3, 3, im=(-1, 1))),
-    "cos": (np.cos, U(-3, 3, im=(-1, 1))),
-    "tan": (np.tan, U(-1.2, 1.2, im=(-0.5, 0.5))),
-    "tanh": (np.tanh, U(-2, 2, im=(-0.6, 0.6))),
-    "sinh": (np.sinh, U(-2, 2, im=(-1, 1))),
-    "cosh": (np.cosh, U(-2, 2, im=(-1, 1))),
-    "arcsin": (np.arcsin, U(-0.8, 0.8, im=(-0.5, 0.5))),
-    "arccos": (np.arccos, U(-0.8, 0.8, im=(-0.5, 0.5))),
-    "arctan": (np.arctan, U(-2, 2, im=(-0.5, 0.5))),
-    "sqrt": (np.sqrt, U(0.3, 2.5, im=(-1, 1))),
-}
-for _name, (_ref, _dom) in _HOLO.items():
-    case(_name, getattr(P, _name), _ref, Arg(S, _dom), complex=True, kind="unary")
+
+
+def _domain(spec):
+    """The generator of an operation-table domain spec (optable.Op.domain)."""
+    kind, *a = spec
+    if kind == "U":
+        return U(a[0], a[1], im=(a[2], a[3]) if len(a) == 4 else None)
+    if kind == "away":
+        return Away(*a)
+    if kind == "offint":
+        return OffInteger()
+    if kind == "lattice":
+        return Lattice(a[0], a[1], jitter=0.05)
+    if kind == "special":
+        return Specials()
+    raise ValueError(f"unknown domain {spec!r}")
+
+
+def _reference(op):
+    """The NumPy (or SciPy) function a row's kernel names: the independent reference."""
+    mod, _, name = op.kernel.rpartition(".")
+    if mod == "np":
+        return getattr(np, name)
+    import scipy.special
+    return getattr(scipy.special, name)
+
+
+# every row of the operation table (ftrans/primitives/optable.py), from its own domain
+for _op in P.optable.ROWS:
+    _args = tuple(Arg(S, Ints(d[1], d[2]), "int") if d[0] == "int" else Arg(S, _domain(d))
+                  for d in _op.domain)
+    case(_op.name, getattr(P, _op.name), _reference(_op), *_args,
+         complex=_op.complex == "holomorphic", differentiable=_op.differentiable,
+         kind="unary" if _op.arity == 1 else "binary")
 
 case("neg", P.neg, np.negative, Arg(S), complex=True, kind="unary")
 case("conj", P.conj, np.conj, Arg(S), complex=True, kind="unary")
@@ -263,8 +279,6 @@ case("maximum", P.maximum, np.maximum, Arg(S, Lattice(0.5, 0.25, jitter=0.05)),
      Arg(S, Lattice(0.5, 0.0, jitter=0.05)), kind="binary")
 case("minimum", P.minimum, np.minimum, Arg(S, Lattice(0.5, 0.25, jitter=0.05)),
      Arg(S, Lattice(0.5, 0.0, jitter=0.05)), kind="binary")
-case("arctan2", P.arctan2, np.arctan2, Arg(S, Away(0.3, 2)), Arg(S), kind="binary")
-case("logaddexp", P.logaddexp, np.logaddexp, Arg(S), Arg(S), kind="binary")
 case("select", P.where, np.where, Arg(S, Bool(), "bool"), Arg(S), Arg(S), complex=True,
      kind="ternary")
 

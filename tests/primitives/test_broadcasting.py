@@ -81,12 +81,16 @@ def test_ternary_broadcasting(case, shapes):
 # ---------------------------------------------------------------------------------
 def _scalar(arg, rng, dtype):
     v = arg.with_shape(()).make(rng, dtype)
+    if arg.kind == "int":  # an integer operand (ldexp's exponent) stays a Python int
+        return int(v)
     return complex(v) if np.dtype(dtype).kind == "c" else float(v)
 
 
 @pytest.mark.parametrize("side", ["left", "right"])
 @pytest.mark.parametrize("case", BINARY_ELEMENTWISE, ids=lambda c: c.id)
 def test_binary_python_scalar(case, side):
+    if case.args[0 if side == "right" else 1].kind != "x":
+        pytest.skip("the array operand would be an integer one (no tangent space)")
     for dtype in _dtypes(case):
         rng = _rng(case.id, side, dtype)
         x, y = _make(case, ((3, 4), (3, 4)), dtype, rng)

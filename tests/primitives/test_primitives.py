@@ -23,6 +23,7 @@ from ftrans.testing import check_grads
 import ftrans.primitives as P
 
 from prim_cases import CASES, NONDIFFERENTIABLE, F32
+from ftrans.primitives import optable
 from prim_helpers import (inexact, rand_like, tangents_for, cotangent_for, Recorder,
                           assert_values, real_precision, inner_tol, jvp_vjp_inner,
                           check_grads_inexact)
@@ -88,6 +89,8 @@ def test_differentiable_flag_matches_table(name):
     expected_nondiff = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                         "logical_xor", "logical_not", "isfinite", "isnan", "isinf",
                         "argmax", "argmin", "argsort", "reduce_window_argmax"}
+    # and the operation table's predicates (boolean results: signbit, isposinf ...)
+    expected_nondiff |= {op.name for op in optable.ROWS if op.dtype == "bool"}
     if name in expected_nondiff:
         assert not p.differentiable
     assert NONDIFFERENTIABLE <= expected_nondiff

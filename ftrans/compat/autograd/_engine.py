@@ -31,6 +31,7 @@ import heapq
 import numpy as np
 
 from ...core.trace import _ctx, EVAL, Trace, PrimalTracer, set_current_trace
+from ...primitives import optable
 from .grad_mode import _tls
 from . import graph as G
 from . import anomaly_mode as _AM
@@ -62,15 +63,12 @@ class _GTracer(PrimalTracer):
 
 
 _PRIM_NODE_NAMES = {
+    # the operation table's rows: torch's node name of each (SinhBackward0 ...)
+    **{op.name: optable.node_name(op) for op in optable.ROWS if op.torch},
     "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0", "div": "DivBackward0",
     "neg": "NegBackward0", "pow": "PowBackward1", "integer_pow": "PowBackward0",
-    "exp": "ExpBackward0", "log": "LogBackward0", "log1p": "Log1PBackward0",
-    "expm1": "Expm1Backward0", "sin": "SinBackward0", "cos": "CosBackward0",
-    "tan": "TanBackward0", "tanh": "TanhBackward0", "sinh": "SinhBackward0",
-    "cosh": "CoshBackward0", "arcsin": "AsinBackward0", "arccos": "AcosBackward0",
-    "arctan": "AtanBackward0", "arctan2": "Atan2Backward0", "sqrt": "SqrtBackward0",
     "abs": "AbsBackward0", "sign": "SgnBackward0", "maximum": "MaximumBackward0",
-    "minimum": "MinimumBackward0", "conj": "ConjBackward0", "logaddexp": "LogaddexpBackward0",
+    "minimum": "MinimumBackward0", "conj": "ConjBackward0",
     "select": "WhereBackward0", "convert_element_type": "ToCopyBackward0",
     "real": "RealBackward0", "imag": "ImagBackward0", "reshape": "ViewBackward0",
     "transpose": "PermuteBackward0", "broadcast_to": "ExpandBackward0",
