@@ -345,7 +345,7 @@ def modf(x):
     """``numpy.modf``: ``(fractional part, integral part)``, both with the sign of ``x``.
 
     Derivatives: 1 for the fractional part, 0 for the integral part (torch's and JAX's
-    convention for ``trunc``).  ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
+    convention for ``trunc``); at integer ``x``, where the fractional part jumps, 0.  ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
 
     Returns:
         Two arrays of ``x``'s shape and floating dtype.
@@ -353,7 +353,8 @@ def modf(x):
     x = _arr(x)
     t = P.trunc(x)
     inf = P.isinf(x)
-    return P.where(inf, P.copysign(0.0, x), P.sub(x, P.where(inf, 0.0, t))), t
+    # the fractional part has the sign of x (-0.0 for -2.0 and -0.0, as NumPy's)
+    return P.copysign(P.where(inf, 0.0, P.sub(x, P.where(inf, 0.0, t))), x), t
 
 
 def hypot(x1, x2):
