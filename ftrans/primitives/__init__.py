@@ -6,7 +6,7 @@ evaluation, JVP rule, VJP rule -- and, from the vmap issue on, its batching rule
 differentiated again.
 """
 from .elementwise import (neg, add, sub, mul, div, pow, integer_pow, abs, sign, maximum,
-                          minimum, conj_op as conj, ROW_OPS, RULE_NAMESPACE)
+                          minimum, conj_op as conj, ROW_OPS)
 from . import optable
 from .logic import (eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
                     isfinite, isnan, isinf, floor, ceil, round, floor_divide)
@@ -27,6 +27,3 @@ from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_
 # The rows of the operation table (optable.py): every row's op is ``primitives.<name>``
 # (exp, log, sin ... arctan2, logaddexp, copysign, trunc, i0 ...).
 globals().update(ROW_OPS)
-# derivative expressions may call these ops of other files (which import elementwise)
-RULE_NAMESPACE.update(where=where, eq=eq, ge=ge, le=le, isnan=isnan, floor=floor,
-                      logical_or=logical_or, logical_and=logical_and, logical_not=logical_not)

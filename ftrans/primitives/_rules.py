@@ -12,11 +12,18 @@ dtype.  Every elementwise rule goes through these two functions.
 """
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 
 from ..core import zero, Primitive, ShapedArray, result_type, is_inexact
+from ..core.abstract import aval_of
 from ..core.dtypes import kind_of, as_numpy_dtype
 from ..core.trace import _ctx, EVAL
+from ..kernels import backend_for
+from ._base import (conj_op, convert_element_type, real, reduce_sum, reshape, broadcast_to,
+                    add as _add, transpose)
 
 __all__ = ["numpy_kernel_impl", "unbroadcast", "fit", "conj", "no_trace", "def_elementwise", "elementwise_abstract_eval"]
 
@@ -35,7 +42,6 @@ def conj(x):
     except AttributeError:  # another library's dtype object (array_api_strict)
         k = kind_of(x)
     if k == "c":
-        from .elementwise import conj_op
         return conj_op(x)
     return x
 
@@ -43,7 +49,6 @@ def conj(x):
 def _to_dtype(v, dtype):
     if as_numpy_dtype(v.dtype) == dtype:
         return v
-    from .convert import convert_element_type, real
     if kind_of(v) == "c" and dtype.kind != "c":
         v = real(v)  # adjoint of the embedding R -> C is the real part
         if as_numpy_dtype(v.dtype) == dtype:
@@ -60,7 +65,6 @@ def unbroadcast(ct, x):
     xshape = x.shape
     cshape = ct.shape
     if cshape != xshape:
-        from .structural import reduce_sum, reshape
         lead = len(cshape) - len(xshape)
         axes = tuple(range(lead)) + tuple(
             i + lead for i, d in enumerate(xshape) if d == 1 and cshape[i + lead] != 1)
@@ -77,11 +81,43 @@ def unbroadcast(ct, x):
 def fit(t, ans):
     """Broadcast the tangent ``t`` to the shape of ``ans`` and cast it to its dtype."""
     if t.shape != ans.shape:
-        from .structural import broadcast_to
         t = broadcast_to(t, shape=ans.shape)
     if t.dtype != ans.dtype:
         t = _to_dtype(t, np.dtype(ans.dtype))
     return t
+
+
+# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
+# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
+# int32/int64 and Python ints float64); the abstract value must say what impl returns.
+def float_valued_abstract_eval(ufunc, row=None):
+    """The abstract-eval rule of an elementwise function: NumPy's promotion when it gives
+    an inexact dtype (``ufunc``'s result dtype otherwise); with ``row`` (an operation-table
+    row; its kernel is looked up lazily) whose dtype rule is not "float" (``trunc``,
+    ``ldexp`` ...), always the kernel's result dtype for zeros of the operands' dtypes."""
+    always = row is not None and row.dtype != "float"
+    fn = [ufunc]
+
+    def rule(*avals, **params):
+        a = elementwise_abstract_eval(*avals)
+        if a.dtype.kind in "fc" and not always:
+            return a
+        if fn[0] is None:
+            fn[0] = _row_ufunc(row)
+        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
+                   if isinstance(x, ShapedArray) else x for x in avals]
+        with np.errstate(all="ignore"):
+            return ShapedArray(a.shape, np.asarray(fn[0](*samples)).dtype)
+    return rule
+
+
+def _row_ufunc(op):
+    """The NumPy (or SciPy) function an operation-table row's kernel computes."""
+    mod, _, fname = op.kernel.rpartition(".")
+    if mod == "np":
+        return getattr(np, fname)
+    import scipy.special  # deferred: SciPy is optional (only the Bessel rows need it)
+    return getattr(scipy.special, fname)
 
 
 def elementwise_abstract_eval(*avals, **params):
@@ -141,11 +177,6 @@ def def_elementwise(prim: Primitive, impl, jvp_fns, vjp_fns, abstract_eval=None)
     return prim
 
 
-def _add(a, b):
-    from .elementwise import add
-    return add(a, b)
-
-
 def is_differentiable_value(x) -> bool:
     """True for values with a tangent space (inexact dtype); Python ints/bools are not."""
     if isinstance(x, (bool, int)):
@@ -169,7 +200,6 @@ def move_to_front(v, d):
     """``v`` with its batch axis ``d`` moved to position 0 (no op when already there)."""
     if d == 0:
         return v
-    from .structural import transpose
     perm = (d,) + tuple(i for i in range(v.ndim) if i != d)
     return transpose(v, perm)
 
@@ -178,7 +208,6 @@ def batched_front(v, d, size):
     """``v`` with a leading batch axis of ``size``: moved there, or broadcast if unbatched."""
     if d is not None:
         return move_to_front(v, d)
-    from .structural import broadcast_to
     shape = tuple(getattr(v, "shape", ()))
     return broadcast_to(np.asarray(v) if not hasattr(v, "shape") else v, (size,) + shape)
 
@@ -223,7 +252,6 @@ def batch_elementwise(prim, vals, dims, **params):
             shape = getattr(v, "shape", None)
             if shape is not None and len(shape) > t:
                 # reaches past the batch axis: give it a size-1 axis there
-                from .structural import reshape
                 u = len(shape)
                 k = u - t
                 v = reshape(v, tuple(shape[:k]) + (1,) + tuple(shape[k:]))
@@ -235,7 +263,6 @@ def batch_elementwise(prim, vals, dims, **params):
                 if r >= t:
                     v = move_axis(v, d, r - t)
                 else:
-                    from .structural import reshape
                     v = move_to_front(v, d)
                     v = reshape(v, (v.shape[0],) + (1,) * (t - r) + tuple(v.shape[1:]))
         out.append(v)
@@ -246,7 +273,6 @@ def move_axis(v, src, dst):
     """``v`` with axis ``src`` moved to position ``dst`` (a transposed view)."""
     if src == dst:
         return v
-    from .structural import transpose
     perm = [i for i in range(len(v.shape)) if i != src]
     perm.insert(dst, src)
     return transpose(v, tuple(perm))
@@ -268,11 +294,6 @@ def numpy_kernel_impl(prim):
     ``UnsupportedOperation`` (a ``NotImplementedError`` naming the primitive and the
     array type).  NumPy and CuPy arrays go straight to the kernel.
     """
-    import functools
-    import types
-    from ..core.abstract import aval_of
-    from ..kernels import backend_for
-
     def decorate(impl):
         @functools.wraps(impl)
         def wrapped(*args, **params):

@@ -53,6 +53,9 @@ from .structural import transpose, reshape, broadcast_to
 from .window import (dilate_pad, windows, dilate_shape, window_out_shape,
                      conv_vjp_lhs_padding, padtype_to_pads)
 from ._rules import conj, move_to_front, numpy_kernel_impl
+from ._rules import fit, unbroadcast
+from .elementwise import add
+from .indexing import gather
 
 __all__ = ["conv_general_dilated", "conv_transpose_kernel"]
 
@@ -132,16 +135,13 @@ def _conv_jvp(primals, tangents, **params):
         if out is zero:
             out = c
         else:
-            from .elementwise import add
             out = add(out, c)
     if out is not zero and out.dtype != ans.dtype:
-        from ._rules import fit
         out = fit(out, ans)
     return ans, out
 
 
 def _flip_spatial(w):
-    from .indexing import gather
     nsp = len(w.shape) - 2
     return gather(w, (slice(None), slice(None)) + (slice(None, None, -1),) * nsp)
 
@@ -200,7 +200,6 @@ def _vjp_rhs(ct, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, 
 @conv_general_dilated_p.def_vjp
 def _conv_vjp(ct, ans, primals, needs, *, window_strides, padding, lhs_dilation, rhs_dilation,
               feature_group_count):
-    from ._rules import unbroadcast
     lhs, rhs = primals
     res = [None, None]
     args = (window_strides, padding, lhs_dilation, rhs_dilation, feature_group_count)

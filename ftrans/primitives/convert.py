@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray, zero, is_inexact, real_dtype
-from ..core.dtypes import kind_of, as_numpy_dtype
+from ..core import ShapedArray, zero, is_inexact, real_dtype
+from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ._rules import batch_unary_same_dim
+from ._base import (convert_element_type_p, real_p, imag_p, stop_gradient_p,
+                    convert_element_type, real, imag, stop_gradient, mul)
 
 __all__ = ["convert_element_type", "real", "imag", "stop_gradient"]
-
-convert_element_type_p = Primitive("convert_element_type")
 
 
 @convert_element_type_p.def_impl
@@ -56,20 +56,8 @@ def _convert_vjp(ct, ans, primals, needs, *, new_dtype):
 convert_element_type_p.batch = batch_unary_same_dim(convert_element_type_p)
 
 
-def convert_element_type(x, new_dtype):
-    """``x`` converted to ``new_dtype`` (the real part when converting complex to real).
-
-    Returns ``x`` itself when it already has that dtype.
-    """
-    new_dtype = as_numpy_dtype(new_dtype)
-    d = getattr(x, "dtype", None)
-    if d is not None and (d if isinstance(d, np.dtype) else as_numpy_dtype(d)) == new_dtype:
-        return x
-    return convert_element_type_p.bind(x, new_dtype=new_dtype)
-
-
-def _part(name, cotangent):
-    p = Primitive(name)
+def _part(p, cotangent):
+    name = p.name
 
     @p.def_impl
     def impl(x):
@@ -102,25 +90,11 @@ def _real_ct(ct, dtype):
 
 
 def _imag_ct(ct, dtype):
-    from .elementwise import mul
     return mul(convert_element_type(ct, dtype), 1j)
 
 
-real_p = _part("real", _real_ct)
-imag_p = _part("imag", _imag_ct)
-
-
-def real(x):
-    """Real part (``numpy.real``); the identity on real input."""
-    return real_p.bind(x)
-
-
-def imag(x):
-    """Imaginary part (``numpy.imag``); zeros on real input."""
-    return imag_p.bind(x)
-
-
-stop_gradient_p = Primitive("stop_gradient")
+_part(real_p, _real_ct)
+_part(imag_p, _imag_ct)
 
 
 @stop_gradient_p.def_impl
@@ -144,11 +118,6 @@ def _stop_vjp(ct, ans, primals, needs):
 
 
 stop_gradient_p.batch = batch_unary_same_dim(stop_gradient_p)
-
-
-def stop_gradient(x):
-    """The identity on values; its derivative is zero in every transform."""
-    return stop_gradient_p.bind(x)
 
 
 # compiler lowering (ftrans.compiler; format in its module docstring): the cast to the

@@ -25,6 +25,8 @@ from ..core import Primitive, ShapedArray, zero, result_type
 from ..kernels import backend_for
 from .structural import transpose
 from ._rules import conj, unbroadcast
+from ._rules import fit
+from .elementwise import add
 
 __all__ = ["dot_general"]
 
@@ -93,10 +95,8 @@ def _dot_jvp(primals, tangents, *, dimension_numbers):
         if out is zero:
             out = c
         else:
-            from .elementwise import add
             out = add(out, c)
     if out is not zero and out.dtype != ans.dtype:
-        from ._rules import fit
         out = fit(out, ans)
     return ans, out
 

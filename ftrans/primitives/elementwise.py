@@ -21,17 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, zero
+from ..core import zero, ShapedArray, real_dtype
 from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for, special_module
-from ._rules import def_elementwise, conj, no_trace, unbroadcast
+from ._rules import (def_elementwise, conj, no_trace, unbroadcast, elementwise_abstract_eval,
+                     batch_elementwise, float_valued_abstract_eval)
 from .optable import ROWS, compile_rule
+from ._base import (ROW_PRIMITIVES, ROW_OPS, neg_p, conj_p, add_p, sub_p, mul_p, div_p, pow_p,
+                    integer_pow_p, abs_p, sign_p, maximum_p, minimum_p, neg, add, sub, mul,
+                    div, pow, abs, sign, maximum, minimum, conj_op, integer_pow, where, eq,
+                    ge, gt, le, lt, isnan, floor, logical_and, logical_or, logical_not, real)
 
 __all__ = [
-    "neg", "add", "sub", "mul", "div", "pow", "integer_pow", "exp", "log", "log1p", "expm1",
-    "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arctan2",
-    "sqrt", "abs", "sign", "maximum", "minimum", "logaddexp", "conj_p",
-    "UNARY_PRIMITIVES", "BINARY_PRIMITIVES",
+    "neg", "add", "sub", "mul", "div", "pow", "integer_pow", "abs", "sign", "maximum",
+    "minimum", "conj_p", "UNARY_PRIMITIVES", "BINARY_PRIMITIVES", "ROW_OPS",
+    *(op.name for op in ROWS),  # the operation table's rows (exp, log, sin ... i0)
 ]
 
 
@@ -49,50 +53,14 @@ def _binary_impl(name):
     return impl
 
 
-# Integer and boolean operands of the float-valued functions: NumPy picks the loop (and so
-# the result dtype) by the operand's size (np.sin of int8 is float16, of int16 float32, of
-# int32/int64 and Python ints float64); the abstract value must say what impl returns.
-def _float_valued_abstract_eval(ufunc, row=None):
-    """The abstract-eval rule of an elementwise function: NumPy's promotion when it gives
-    an inexact dtype (``ufunc``'s result dtype otherwise); with ``row`` (a table row
-    whose dtype rule is not "float": ``trunc``, ``ldexp`` ...) always ``ufunc``'s
-    result dtype for zeros of the operands' dtypes, the row's kernel found lazily."""
-    from ._rules import elementwise_abstract_eval
-    from ..core import ShapedArray
-    always = row is not None and row.dtype != "float"
-    fn = [ufunc]
-
-    def rule(*avals, **params):
-        a = elementwise_abstract_eval(*avals)
-        if a.dtype.kind in "fc" and not always:
-            return a
-        if fn[0] is None:
-            fn[0] = _row_ufunc(row)
-        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
-                   if isinstance(x, ShapedArray) else x for x in avals]
-        with np.errstate(all="ignore"):
-            return ShapedArray(a.shape, np.asarray(fn[0](*samples)).dtype)
-    return rule
-
-
-def _row_ufunc(op):
-    """The NumPy (or SciPy) function a row's kernel computes, for dtype rules."""
-    mod, _, fname = op.kernel.rpartition(".")
-    if mod == "np":
-        return getattr(np, fname)
-    import scipy.special  # deferred: SciPy is optional (only the Bessel rows need it)
-    return getattr(scipy.special, fname)
-
-
 # ---------------------------------------------------------------------------
 # the rows of the operation table (optable.py): primitive, rules and lowering
 # ---------------------------------------------------------------------------
 UNARY_PRIMITIVES: dict = {}
 BINARY_PRIMITIVES: dict = {}
 
-#: the names a derivative expression may call: the table's ops and the ops of the
-#: primitives below; ``where``, the comparisons and ``floor`` (other files, which import
-#: this one) are added by ``ftrans.primitives.__init__`` once they exist.
+#: the names a derivative expression may call (optable.VOCABULARY): the rows' ops and
+#: the ops of other primitives, filled below
 RULE_NAMESPACE: dict = {}
 
 
@@ -117,12 +85,10 @@ def _abstract_eval_of(op):
     """NumPy's result dtype for the operands' dtypes (what the impl returns): float32
     stays float32, integer inputs of a float-valued function give NumPy's float type
     (``np.sin`` of int8 is float16, of int64 float64), predicates give bool."""
-    from ._rules import elementwise_abstract_eval
-    from ..core import ShapedArray
     if op.dtype == "bool":
         return lambda *avals: ShapedArray(elementwise_abstract_eval(*avals).shape,
                                           np.dtype(bool))
-    return _float_valued_abstract_eval(None, op)
+    return float_valued_abstract_eval(None, op)
 
 
 def _row_rules(op, p):
@@ -174,13 +140,11 @@ def _row_rules(op, p):
 
 
 def _define_row(op):
+    p = ROW_PRIMITIVES[op.name]
     if op.differentiable:
-        p = Primitive(op.name)
         jvps, vjps = _row_rules(op, p)
         def_elementwise(p, _impl_of(op), jvps, vjps, abstract_eval=_abstract_eval_of(op))
     else:
-        from ._rules import batch_elementwise
-        p = Primitive(op.name, differentiable=False)
         p.impl = _impl_of(op)
         p.abstract_eval = _abstract_eval_of(op)
         p.batch = lambda vals, dims, **params: batch_elementwise(p, vals, dims, **params)
@@ -190,21 +154,7 @@ def _define_row(op):
         cuda = None if op.cuda is None else \
             f"{op.cuda}({', '.join('{%d}' % i for i in range(op.arity))})"
         p.lowering = _ew(numba, cuda, cast="none" if op.dtype == "bool" else "out")
-    p.facets = op
     return p
-
-
-def _op(p):
-    bind = p.bind
-
-    def op(*args):
-        return bind(*args)
-    op.__name__ = p.name
-    row = p.facets
-    op.__doc__ = (f"{row.doc} Elementwise primitive ``{p.name}`` (NumPy broadcasting and "
-                  f"promotion)." if row is not None and row.doc else
-                  f"Apply the ``{p.name}`` primitive (NumPy broadcasting and promotion).")
-    return op
 
 
 def _ew(numba, cuda, complex=False, cast="out"):
@@ -212,11 +162,14 @@ def _ew(numba, cuda, complex=False, cast="out"):
 
 
 for _row in ROWS:
-    _p = _define_row(_row)
-    globals()[_row.name + "_p"] = _p
-    globals()[_row.name] = RULE_NAMESPACE[_row.name] = _op(_p)
-del _row, _p
-ROW_OPS = {op.name: globals()[op.name] for op in ROWS}
+    _define_row(_row)
+del _row
+globals().update({k + "_p": v for k, v in ROW_PRIMITIVES.items()})
+globals().update(ROW_OPS)
+RULE_NAMESPACE.update(ROW_OPS)
+# the rows this file's hand-written rules name (the loop above defines all of them)
+sin_p, cos_p = ROW_PRIMITIVES["sin"], ROW_PRIMITIVES["cos"]
+sin, cos, log = ROW_OPS["sin"], ROW_OPS["cos"], ROW_OPS["log"]
 
 
 # sin in reverse mode saves cos(x), computed in the forward pass in the same kernel pass
@@ -272,28 +225,23 @@ sin_p.vjp_fwd = _sin_vjp_fwd
 sin_p.vjp = _sin_vjp
 
 
-def _linear_unary(name, f):
+def _linear_unary(p, f):
     """A unary function that is its own derivative map (neg, conj)."""
-    p = Primitive(name)
-    def_elementwise(p, _unary_impl(name), [lambda t, ans, x: f(t)], [lambda ct, ans, x: f(ct)])
-    UNARY_PRIMITIVES[name] = p
-    return p
+    def_elementwise(p, _unary_impl(p.name), [lambda t, ans, x: f(t)], [lambda ct, ans, x: f(ct)])
+    UNARY_PRIMITIVES[p.name] = p
 
 
-neg_p = _linear_unary("neg", lambda v: neg(v))
+_linear_unary(neg_p, lambda v: neg(v))
 # conj is R-linear but not C-linear: its adjoint for Re<.,.> is conj itself.
-conj_p = _linear_unary("conj", lambda v: conj_op(v))
+_linear_unary(conj_p, lambda v: conj_op(v))
 
 # abs: real x -> sign(x) (0 at 0); complex z -> Re(conj(z) t)/|z|, cotangent ct * z/|z|.
-abs_p = Primitive("abs")
 
 
 def _sgn(x, ans):
     """x/|x| with 0 at 0 (the minimum-norm subgradient), for real and complex x."""
     if kind_of(x) != "c":
         return sign(x)
-    from .select import where
-    from .logic import eq
     is_0 = eq(ans, 0)
     return where(is_0, 0.0, div(x, where(is_0, 1.0, ans)))
 
@@ -301,15 +249,12 @@ def _sgn(x, ans):
 def _abs_jvp(t, ans, x):
     s = _sgn(x, ans)
     if kind_of(x) == "c":
-        from .convert import real
         return real(mul(conj(s), t))
     return mul(s, t)
 
 
 def _abs_abstract_eval(x):
     """|x| of a complex x is real (numpy.abs), so the dtype is the real one."""
-    from ._rules import elementwise_abstract_eval
-    from ..core import ShapedArray, real_dtype
     a = elementwise_abstract_eval(x)
     return ShapedArray(a.shape, real_dtype(a.dtype))
 
@@ -322,15 +267,11 @@ UNARY_PRIMITIVES["abs"] = abs_p
 # complex z: sign(z) = z/|z| (NumPy 2) has the R-linear derivative
 # t -> (t - s Re(conj(s) t)) / |z|, self-adjoint for Re<.,.> (PyTorch's sgn_backward);
 # 0 at z == 0.
-sign_p = Primitive("sign")
 
 
 def _sign_rule(v, ans, x):
     if kind_of(x) != "c":
         return zero
-    from .select import where
-    from .logic import eq
-    from .convert import real
     r = abs(x)
     is_0 = eq(r, 0)
     d = div(sub(v, mul(ans, real(mul(conj(ans), v)))), where(is_0, 1.0, r))
@@ -347,20 +288,18 @@ UNARY_PRIMITIVES["sign"] = sign_p
 BINARY_PRIMITIVES: dict = {}
 
 
-def _binary(name, jvp_fns, vjp_fns):
-    p = Primitive(name)
-    def_elementwise(p, _binary_impl(name), jvp_fns, vjp_fns)
-    BINARY_PRIMITIVES[name] = p
-    return p
+def _binary(p, jvp_fns, vjp_fns):
+    def_elementwise(p, _binary_impl(p.name), jvp_fns, vjp_fns)
+    BINARY_PRIMITIVES[p.name] = p
 
 
-add_p = _binary("add", [lambda t, ans, x, y: t, lambda t, ans, x, y: t],
+_binary(add_p, [lambda t, ans, x, y: t, lambda t, ans, x, y: t],
                 [lambda ct, ans, x, y: ct, lambda ct, ans, x, y: ct])
-sub_p = _binary("sub", [lambda t, ans, x, y: t, lambda t, ans, x, y: neg(t)],
+_binary(sub_p, [lambda t, ans, x, y: t, lambda t, ans, x, y: neg(t)],
                 [lambda ct, ans, x, y: ct, lambda ct, ans, x, y: neg(ct)])
-mul_p = _binary("mul", [lambda t, ans, x, y: mul(t, y), lambda t, ans, x, y: mul(x, t)],
+_binary(mul_p, [lambda t, ans, x, y: mul(t, y), lambda t, ans, x, y: mul(x, t)],
                 [lambda ct, ans, x, y: mul(ct, conj(y)), lambda ct, ans, x, y: mul(conj(x), ct)])
-div_p = _binary("div", [lambda t, ans, x, y: div(t, y),
+_binary(div_p, [lambda t, ans, x, y: div(t, y),
                         lambda t, ans, x, y: neg(mul(t, div(ans, y)))],
                 [lambda ct, ans, x, y: div(ct, conj(y)),
                  lambda ct, ans, x, y: neg(mul(ct, conj(div(ans, y))))])
@@ -374,15 +313,11 @@ def _pow_dx(ans, x, y):
     """d(x**y)/dx = y * x**(y-1), defined as 0 where y == 0."""
     if _is_scalar(y):
         return zero if y == 0 else mul(y, pow(x, y - 1))
-    from .select import where
-    from .logic import eq
     return where(eq(y, 0), 0.0, mul(y, pow(x, sub(y, 1))))
 
 
 def _pow_dy(ans, x, y):
     """d(x**y)/dy = x**y * log(x), defined as 0 where x == 0 and y >= 0."""
-    from .select import where
-    from .logic import eq, ge, logical_and
     if _is_scalar(x):  # e.g. 2.0 ** y: treat the base as an array of the result's dtype
         x = np.asarray(x, dtype=as_numpy_dtype(ans.dtype))
     x_is_0 = eq(x, 0)
@@ -391,8 +326,8 @@ def _pow_dy(ans, x, y):
     return where(mask, 0.0, d)
 
 
-pow_p = _binary(
-    "pow",
+_binary(
+    pow_p,
     [lambda t, ans, x, y: _mul_or_zero(t, _pow_dx(ans, x, y)),
      lambda t, ans, x, y: mul(t, _pow_dy(ans, x, y))],
     [lambda ct, ans, x, y: _mul_or_zero(ct, _conj_or_zero(_pow_dx(ans, x, y))),
@@ -410,35 +345,22 @@ def _conj_or_zero(b):
 def _share(v, x, y, cmp):
     """``v`` where ``cmp(x, y)``, ``v/2`` on ties, 0 elsewhere: the derivative weight of
     maximum/minimum, ties split evenly."""
-    from .select import where
-    from .logic import eq
     return where(cmp(x, y), v, where(eq(x, y), mul(v, 0.5), 0.0))
 
 
-def _minmax(name, cmp):
-    return _binary(name,
+def _minmax(p, cmp):
+    _binary(p,
                    [lambda t, ans, x, y: _share(t, x, y, cmp),
                     lambda t, ans, x, y: _share(t, y, x, cmp)],
                    [lambda ct, ans, x, y: _share(ct, x, y, cmp),
                     lambda ct, ans, x, y: _share(ct, y, x, cmp)])
 
 
-def _gt(x, y):
-    from .logic import gt
-    return gt(x, y)
-
-
-def _lt(x, y):
-    from .logic import lt
-    return lt(x, y)
-
-
-maximum_p = _minmax("maximum", _gt)
-minimum_p = _minmax("minimum", _lt)
+_minmax(maximum_p, gt)
+_minmax(minimum_p, lt)
 
 
 # integer_pow(x, n): x**n for a static Python int n (no y-derivative, exact at x == 0).
-integer_pow_p = Primitive("integer_pow")
 
 
 def _integer_pow_impl(x, *, n):
@@ -454,7 +376,6 @@ def _ipow_deriv(x, n):
 
 
 def _ipow_abstract_eval(x, *, n):
-    from ._rules import elementwise_abstract_eval
     return elementwise_abstract_eval(x, n)
 
 
@@ -465,29 +386,10 @@ def_elementwise(
     abstract_eval=_ipow_abstract_eval)
 
 
-# ---------------------------------------------------------------------------
-# the ops of the hand-written primitives: thin bind wrappers used by rules and by
-# ftrans.numpy (the rows' ops are made by the loop above)
-# ---------------------------------------------------------------------------
-neg = _op(neg_p)
-add = _op(add_p)
-sub = _op(sub_p)
-mul = _op(mul_p)
-div = _op(div_p)
-pow = _op(pow_p)
-abs = _op(abs_p)
-sign = _op(sign_p)
-maximum = _op(maximum_p)
-minimum = _op(minimum_p)
-conj_op = _op(conj_p)
 RULE_NAMESPACE.update(neg=neg, add=add, sub=sub, mul=mul, div=div, pow=pow, abs=abs,
-                      sign=sign, maximum=maximum, minimum=minimum)
-
-
-def integer_pow(x, n: int):
-    """``x ** n`` for a Python int ``n`` (exact derivative ``n * x**(n-1)``, also at 0)."""
-    return integer_pow_p.bind(x, n=int(n))
-
+                      sign=sign, maximum=maximum, minimum=minimum, where=where, eq=eq, ge=ge,
+                      le=le, isnan=isnan, floor=floor, logical_or=logical_or,
+                      logical_and=logical_and, logical_not=logical_not)
 
 
 # ---------------------------------------------------------------------------
@@ -516,8 +418,6 @@ for _p, _n in ((sin_p, "sin"), (cos_p, "cos")):
 
 def _div_abstract_eval(x, y):
     """True division: NumPy's promotion, integers and booleans to float64."""
-    from ._rules import elementwise_abstract_eval
-    from ..core import ShapedArray
     a = elementwise_abstract_eval(x, y)
     return a if a.dtype.kind in "fc" else ShapedArray(a.shape, np.dtype(np.float64))
 

@@ -44,6 +44,10 @@ from ..core import Primitive, ShapedArray, zero
 from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ._rules import move_to_front
+from .convert import convert_element_type, real
+from .elementwise import mul
+from .indexing import gather
+from .structural import concatenate, zeros_of
 
 __all__ = ["fft", "fft_p", "dual_norm"]
 
@@ -101,10 +105,8 @@ def _fft_jvp(primals, tangents, **params):
     if t is zero:
         return ans, zero
     if params["kind"] != "rfft" and kind_of(t) != "c":
-        from .convert import convert_element_type
         t = convert_element_type(t, _complex_of(t.dtype))
     elif params["kind"] == "rfft" and kind_of(t) == "c":
-        from .convert import real
         t = real(t)
     return ans, fft_p.bind(t, **params)
 
@@ -115,9 +117,7 @@ def _fit_last(v, axis, n):
     if m == n:
         return v
     if m > n:
-        from .indexing import gather
         return gather(v, (slice(None),) * axis + (slice(0, n),))
-    from .structural import concatenate, zeros_of
     shape = list(v.shape)
     shape[axis] = n - m
     return concatenate([v, zeros_of(tuple(shape), v.dtype, v)], axis)
@@ -126,9 +126,6 @@ def _fit_last(v, axis, n):
 def _hermitian_weights(g, axis, n):
     """``w * g`` along ``axis`` (length ``n//2 + 1``): doubled except bin 0 and, for even
     ``n``, bin ``n/2`` (written with slices and concatenation)."""
-    from .indexing import gather
-    from .structural import concatenate
-    from .elementwise import mul
     m = g.shape[axis]
     lo = 1
     hi = m - 1 if n % 2 == 0 else m   # the Nyquist bin (even n) keeps weight 1
@@ -147,20 +144,17 @@ def _fft_vjp(ct, ans, primals, needs, *, kind, axes, norm, n_last):
     dn = dual_norm(norm)
     if kind in ("fft", "ifft"):
         if kind_of(ct) != "c":
-            from .convert import convert_element_type
             ct = convert_element_type(ct, _complex_of(ct.dtype))
         other = "ifft" if kind == "fft" else "fft"
         return [fft_p.bind(ct, kind=other, axes=axes, norm=dn, n_last=None)]
     last = axes[-1]
     if kind == "rfft":
-        from .convert import real, convert_element_type
         if kind_of(ct) != "c":
             ct = convert_element_type(ct, _complex_of(ct.dtype))
         padded = _fit_last(ct, last, x.shape[last])
         return [real(fft_p.bind(padded, kind="ifft", axes=axes, norm=dn, n_last=None))]
     # irfft: real cotangent -> w * rfftn(g, dual(norm))
     if kind_of(ct) == "c":
-        from .convert import real
         ct = real(ct)
     g = fft_p.bind(ct, kind="rfft", axes=axes, norm=dn, n_last=None)
     return [_hermitian_weights(g, last, n_last)]

@@ -17,6 +17,8 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, Tracer
 from ..kernels import backend_for
+from ._rules import batch_size, batched_front, move_to_front, unbroadcast
+from ._base import reshape, transpose, expand_dims, expand_shape as _expand_shape
 
 __all__ = ["gather", "scatter_add", "split_index"]
 
@@ -112,14 +114,12 @@ def _batch_index(template, arrays, adims, x_ndim, size):
     for a in arrays:
         if a.dtype.kind == "b":
             raise NotImplementedError("vmap of indexing with a 0-d boolean index")
-    from .structural import reshape
     per_shapes = [tuple(a.shape[:d] + a.shape[d + 1:]) if d is not None else tuple(a.shape)
                   for a, d in zip(arrays, adims)]
     bshape = np.broadcast_shapes(*per_shapes)
     new_arrays = [np.arange(size).reshape((size,) + (1,) * len(bshape))]
     for a, d, ps in zip(arrays, adims, per_shapes):
         if d is not None:
-            from ._rules import move_to_front
             a = move_to_front(a, d)
             if len(ps) < len(bshape):
                 a = reshape(a, (size,) + (1,) * (len(bshape) - len(ps)) + ps)
@@ -185,8 +185,6 @@ def _gather_vjp(ct, ans, primals, needs, *, template):
 
 @gather_p.def_batch
 def _gather_batch(vals, dims, *, template):
-    from ._rules import batch_size, batched_front
-    from .structural import transpose
     size = batch_size(vals, dims)
     xb = batched_front(vals[0], dims[0], size)
     tmpl, arrays, perm = _batch_index(template, vals[1:], dims[1:], xb.ndim - 1, size)
@@ -229,7 +227,6 @@ def gather(x, idx):
     template, arrays = split_index(idx)
     template, arrays, axes = _expand_bool0(template, arrays, len(x.shape))
     if axes:
-        from .structural import expand_dims
         x = expand_dims(x, axes)
     return gather_p.bind(x, *arrays, template=template)
 
@@ -265,7 +262,6 @@ def _scatter_vjp(ct, ans, primals, needs, *, template, shape):
     if needs[0]:
         g = gather_p.bind(ct, *arrays, template=template)
         if g.shape != u.shape:  # updates were broadcast into the indexed region
-            from ._rules import unbroadcast
             g = unbroadcast(g, u)
         res[0] = g
     return res
@@ -273,8 +269,6 @@ def _scatter_vjp(ct, ans, primals, needs, *, template, shape):
 
 @scatter_add_p.def_batch
 def _scatter_batch(vals, dims, *, template, shape):
-    from ._rules import batch_size, batched_front
-    from .structural import transpose, reshape
     size = batch_size(vals, dims)
     ub = batched_front(vals[0], dims[0], size)
     arrays, adims = vals[1:], dims[1:]
@@ -298,7 +292,6 @@ def scatter_add(updates, idx, shape):
     shape = tuple(shape)
     template, arrays, axes = _expand_bool0(template, arrays, len(shape))
     if axes:
-        from .structural import reshape, _expand_shape
         big = _expand_shape(shape, axes)
         return reshape(scatter_add_p.bind(updates, *arrays, template=template, shape=big), shape)
     return scatter_add_p.bind(updates, *arrays, template=template, shape=shape)

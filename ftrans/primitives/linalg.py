@@ -86,6 +86,8 @@ from .select import where
 from .logic import eq
 from .dot import dot_general
 from ._rules import conj, batch_size, batched_front
+from ..core import Tracer
+from .indexing import gather
 
 __all__ = ["solve", "triangular_solve", "cholesky", "eigh", "svd", "qr", "det", "slogdet",
            "pinv"]
@@ -97,7 +99,6 @@ __all__ = ["solve", "triangular_solve", "cholesky", "eigh", "svd", "qr", "det", 
 def _concrete_backend(x):
     """The backend of the concrete array under ``x`` (tracers unwrapped), so constants
     built inside rules live on the same device as the values they meet."""
-    from ..core import Tracer
     while isinstance(x, Tracer):
         nxt = getattr(x, "primal", None)
         x = getattr(x, "val", None) if nxt is None else nxt
@@ -593,7 +594,6 @@ def _qr_check(a, complete):
 
 
 def _cols(x, start, stop):
-    from .indexing import gather
     return gather(x, (Ellipsis, slice(start, stop)))
 
 

@@ -7,9 +7,17 @@ so they get zero rules instead, and so does ``floor_divide``.
 """
 from __future__ import annotations
 
-from ..core import Primitive, zero
+import numpy as np
+
+from ..core import zero, ShapedArray
 from ..kernels import backend_for
-from ._rules import def_elementwise, elementwise_abstract_eval, batch_elementwise
+from ._rules import (def_elementwise, elementwise_abstract_eval, batch_elementwise,
+                     float_valued_abstract_eval)
+from ._base import (eq_p, ne_p, lt_p, le_p, gt_p, ge_p, logical_and_p, logical_or_p,
+                    logical_xor_p, logical_not_p, isfinite_p, isnan_p, isinf_p, floor_p,
+                    ceil_p, round_p, floor_divide_p, eq, ne, lt, le, gt, ge, logical_and,
+                    logical_or, logical_xor, logical_not, isfinite, isnan, isinf, floor, ceil,
+                    round, floor_divide)
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
            "logical_not", "isfinite", "isnan", "isinf", "floor", "ceil", "round", "floor_divide",
@@ -19,76 +27,45 @@ LOGIC_PRIMITIVES: dict = {}
 
 
 def _bool_abstract_eval(*avals, **params):
-    from ..core import ShapedArray
     return ShapedArray(elementwise_abstract_eval(*avals).shape, bool)
 
 
-def _nondiff(name, np_name, nargs):
-    p = Primitive(name, differentiable=False)
+def _nondiff(p, op):
+    np_name = op.np_name
 
     def impl(*args):
         return getattr(backend_for(*args).xp, np_name)(*args)
     p.impl = impl
     p.abstract_eval = _bool_abstract_eval
     p.batch = lambda vals, dims: batch_elementwise(p, vals, dims)
-    LOGIC_PRIMITIVES[name] = p
-    bind = p.bind
-
-    def op(*args):
-        if len(args) != nargs:
-            raise TypeError(f"{name} takes {nargs} argument(s), got {len(args)}")
-        return bind(*args)
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``numpy.{np_name}``; boolean result, no derivative."
-    return p, op
+    LOGIC_PRIMITIVES[p.name] = p
 
 
-eq_p, eq = _nondiff("eq", "equal", 2)
-ne_p, ne = _nondiff("ne", "not_equal", 2)
-lt_p, lt = _nondiff("lt", "less", 2)
-le_p, le = _nondiff("le", "less_equal", 2)
-gt_p, gt = _nondiff("gt", "greater", 2)
-ge_p, ge = _nondiff("ge", "greater_equal", 2)
-logical_and_p, logical_and = _nondiff("logical_and", "logical_and", 2)
-logical_or_p, logical_or = _nondiff("logical_or", "logical_or", 2)
-logical_xor_p, logical_xor = _nondiff("logical_xor", "logical_xor", 2)
-logical_not_p, logical_not = _nondiff("logical_not", "logical_not", 1)
-isfinite_p, isfinite = _nondiff("isfinite", "isfinite", 1)
-isnan_p, isnan = _nondiff("isnan", "isnan", 1)
-isinf_p, isinf = _nondiff("isinf", "isinf", 1)
+for _p, _op in ((eq_p, eq), (ne_p, ne), (lt_p, lt), (le_p, le), (gt_p, gt), (ge_p, ge),
+                (logical_and_p, logical_and), (logical_or_p, logical_or),
+                (logical_xor_p, logical_xor), (logical_not_p, logical_not),
+                (isfinite_p, isfinite), (isnan_p, isnan), (isinf_p, isinf)):
+    _nondiff(_p, _op)
 
 
-def _zero_derivative(name, np_name):
-    p = Primitive(name)
+def _zero_derivative(p):
+    name = p.name
 
     def impl(x):
-        return getattr(backend_for(x).xp, np_name)(x)
-    def_elementwise(p, impl, [lambda t, ans, x: zero], [lambda ct, ans, x: zero])
+        return getattr(backend_for(x).xp, name)(x)
+    def_elementwise(p, impl, [lambda t, ans, x: zero], [lambda ct, ans, x: zero],
+                    abstract_eval=float_valued_abstract_eval(getattr(np, name)))
     LOGIC_PRIMITIVES[name] = p
-    bind = p.bind
-
-    def op(x):
-        return bind(x)
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``numpy.{np_name}``; derivative 0 (where it exists)."
-    return p, op
 
 
-floor_p, floor = _zero_derivative("floor", "floor")
+for _p in (floor_p, ceil_p, round_p):
+    _zero_derivative(_p)
 
 # floor_divide: piecewise constant in both operands (NumPy's exact, fmod-based quotient).
-floor_divide_p = Primitive("floor_divide")
 def_elementwise(floor_divide_p, lambda x, y: backend_for(x, y).binary("floordiv", x, y),
                 [lambda t, ans, x, y: zero, lambda t, ans, x, y: zero],
                 [lambda ct, ans, x, y: zero, lambda ct, ans, x, y: zero])
 LOGIC_PRIMITIVES["floor_divide"] = floor_divide_p
-
-
-def floor_divide(x, y):
-    """Elementwise ``numpy.floor_divide``; derivative 0 (where it exists)."""
-    return floor_divide_p.bind(x, y)
-ceil_p, ceil = _zero_derivative("ceil", "ceil")
-round_p, round = _zero_derivative("round", "round")
 
 
 # compiler lowering (ftrans.compiler; format in its module docstring): comparisons and
@@ -113,14 +90,3 @@ for _p, _nb, _cu, _cast in [
         (floor_divide_p, "np.floor_divide({0}, {1})", None, "out")]:
     _p.lowering = {"kind": "elementwise", "numba": _nb, "cuda": _cu, "complex": False,
                    "cast": _cast}
-
-
-def _set_rounding_abstract_evals():
-    # the result dtype NumPy gives for integer/boolean operands (see elementwise.py)
-    import numpy as np
-    from .elementwise import _float_valued_abstract_eval
-    for p, uf in ((floor_p, np.floor), (ceil_p, np.ceil), (round_p, np.round)):
-        p.abstract_eval = _float_valued_abstract_eval(uf)
-
-
-_set_rounding_abstract_evals()

@@ -23,6 +23,8 @@ from .elementwise import mul, div
 from .select import where
 from .logic import eq, logical_and
 from ._rules import conj, no_trace, move_to_front
+from .indexing import gather
+from .structural import concatenate, transpose
 
 __all__ = ["reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin"]
 
@@ -107,8 +109,6 @@ _batch_reduction(reduce_prod_p)
 def _cumprod_rows(v, n):
     """Inclusive cumulative product along axis 1 of the (m, n) array ``v`` (log-step scan
     of multiplications, so it is exactly differentiable)."""
-    from .structural import concatenate
-    from .indexing import gather
     s = 1
     while s < n:
         v = concatenate([gather(v, (slice(None), slice(0, s))),
@@ -121,8 +121,6 @@ def _cumprod_rows(v, n):
 def _prod_of_others_exact(x, axes):
     """The product of the other elements of each slice (x's shape), as prefix times
     suffix products: no division and no masks, hence right at zeros to every order."""
-    from .structural import transpose, concatenate
-    from .indexing import gather
     keep = tuple(i for i in range(x.ndim) if i not in axes)
     perm = keep + tuple(axes)
     m = int(np.prod([x.shape[i] for i in keep], dtype=np.int64))

@@ -30,6 +30,7 @@ import numpy as np
 from ..core import Primitive, ShapedArray, zero
 from ..kernels import backend_for
 from ._rules import move_to_front
+from ._rules import fit
 
 __all__ = ["cumsum", "argsort"]
 
@@ -59,7 +60,6 @@ def _cumsum_jvp(primals, tangents, *, axis, reverse):
     if t is zero:
         return ans, zero
     if t.dtype != ans.dtype or t.shape != ans.shape:
-        from ._rules import fit
         t = fit(t, ans)
     return ans, cumsum_p.bind(t, axis=axis, reverse=reverse)
 

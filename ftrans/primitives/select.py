@@ -23,13 +23,11 @@ written this way.
 """
 from __future__ import annotations
 
-from ..core import Primitive
 from ..kernels import backend_for
 from ._rules import def_elementwise
+from ._base import select_p, where
 
 __all__ = ["where", "select_p"]
-
-select_p = Primitive("select")
 
 
 def _impl(c, x, y):
@@ -44,11 +42,6 @@ def_elementwise(
     select_p, _impl,
     [None, lambda t, ans, c, x, y: _where(c, t, 0.0), lambda t, ans, c, x, y: _where(c, 0.0, t)],
     [None, lambda ct, ans, c, x, y: _where(c, ct, 0.0), lambda ct, ans, c, x, y: _where(c, 0.0, ct)])
-
-
-def where(condition, x, y):
-    """Elementwise ``x if condition else y`` with NumPy broadcasting and promotion."""
-    return select_p.bind(condition, x, y)
 
 
 # compiler lowering (ftrans.compiler; format in its module docstring)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray, zero, result_type
+from ..core import ShapedArray, zero, result_type
 from ..kernels import backend_for
 from ._rules import unbroadcast, move_to_front, batched_front, batch_size
+from ._base import (reshape_p, transpose_p, broadcast_to_p, squeeze_p, expand_dims_p,
+                    reduce_sum_p, concatenate_p, reshape, transpose, broadcast_to, squeeze,
+                    expand_dims, reduce_sum, concatenate, expand_shape as _expand_shape)
+from .indexing import gather
 
 __all__ = ["reshape", "transpose", "broadcast_to", "squeeze", "expand_dims", "concatenate",
            "reduce_sum", "zeros_of"]
@@ -44,8 +48,8 @@ def _linear(prim, impl, abstract_eval, transpose, batch):
 
 
 # reshape ---------------------------------------------------------------------
-reshape_p = _linear(
-    Primitive("reshape"),
+_linear(
+    reshape_p,
     lambda x, *, new_shape: x.reshape(new_shape) if type(x) is np.ndarray else
     backend_for(x).xp.reshape(x, new_shape),
     lambda x, *, new_shape: ShapedArray(new_shape, x.dtype),
@@ -53,17 +57,11 @@ reshape_p = _linear(
     lambda xb, *, new_shape: reshape(xb, (xb.shape[0],) + new_shape))
 
 
-def reshape(x, new_shape):
-    """``x`` with shape ``new_shape`` (a tuple of non-negative ints of equal product)."""
-    new_shape = tuple(new_shape)
-    if x.shape == new_shape:
-        return x
-    return reshape_p.bind(x, new_shape=new_shape)
 
 
 # transpose -------------------------------------------------------------------
-transpose_p = _linear(
-    Primitive("transpose"),
+_linear(
+    transpose_p,
     lambda x, *, perm: x.transpose(perm) if type(x) is np.ndarray else
     backend_for(x).xp.transpose(x, perm),
     lambda x, *, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype),
@@ -71,17 +69,11 @@ transpose_p = _linear(
     lambda xb, *, perm: transpose(xb, (0,) + tuple(p + 1 for p in perm)))
 
 
-def transpose(x, perm):
-    """Permute the axes of ``x``: output axis ``i`` is input axis ``perm[i]``."""
-    perm = tuple(perm)
-    if perm == tuple(range(len(perm))):
-        return x
-    return transpose_p.bind(x, perm=perm)
 
 
 # broadcast_to ----------------------------------------------------------------
-broadcast_to_p = _linear(
-    Primitive("broadcast_to"),
+_linear(
+    broadcast_to_p,
     lambda x, *, shape: backend_for(x).xp.broadcast_to(x, shape),
     lambda x, *, shape: ShapedArray(shape, x.dtype),
     lambda ct, x, *, shape: unbroadcast(ct, x),
@@ -90,17 +82,11 @@ broadcast_to_p = _linear(
         (xb.shape[0],) + shape))
 
 
-def broadcast_to(x, shape):
-    """``x`` broadcast to ``shape`` by NumPy's rules (a read-only view when concrete)."""
-    shape = tuple(shape)
-    if x.shape == shape:
-        return x
-    return broadcast_to_p.bind(x, shape=shape)
 
 
 # squeeze / expand_dims -------------------------------------------------------
-squeeze_p = _linear(
-    Primitive("squeeze"),
+_linear(
+    squeeze_p,
     lambda x, *, dims: x.squeeze(dims) if type(x) is np.ndarray else
     backend_for(x).xp.squeeze(x, dims),
     lambda x, *, dims: ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in dims),
@@ -109,20 +95,12 @@ squeeze_p = _linear(
     lambda xb, *, dims: squeeze(xb, tuple(d + 1 for d in dims)))
 
 
-def squeeze(x, dims):
-    """Remove the size-1 axes ``dims`` (a tuple of non-negative ints)."""
-    return squeeze_p.bind(x, dims=tuple(dims)) if dims else x
 
 
-def _expand_shape(shape, dims):
-    out = list(shape)
-    for d in sorted(dims):
-        out.insert(d, 1)
-    return tuple(out)
 
 
-expand_dims_p = _linear(
-    Primitive("expand_dims"),
+_linear(
+    expand_dims_p,
     lambda x, *, dims: x.reshape(_expand_shape(x.shape, dims)) if type(x) is np.ndarray else
     backend_for(x).xp.reshape(x, _expand_shape(x.shape, dims)),
     lambda x, *, dims: ShapedArray(_expand_shape(x.shape, dims), x.dtype),
@@ -130,9 +108,6 @@ expand_dims_p = _linear(
     lambda xb, *, dims: expand_dims(xb, tuple(d + 1 for d in dims)))
 
 
-def expand_dims(x, dims):
-    """Insert size-1 axes at positions ``dims`` of the result (non-negative ints)."""
-    return expand_dims_p.bind(x, dims=tuple(dims)) if dims else x
 
 
 # reduce_sum ------------------------------------------------------------------
@@ -140,8 +115,8 @@ def _reduced_shape(shape, axes):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-reduce_sum_p = _linear(
-    Primitive("reduce_sum"),
+_linear(
+    reduce_sum_p,
     lambda x, *, axes: backend_for(x).reduce_sum(x, axes, False),
     lambda x, *, axes: ShapedArray(_reduced_shape(x.shape, axes), x.dtype),
     lambda ct, x, *, axes: broadcast_to(reshape(ct, _keepdims_shape(x.shape, axes)), x.shape),
@@ -152,9 +127,6 @@ def _keepdims_shape(shape, axes):
     return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
-def reduce_sum(x, axes):
-    """Sum over ``axes`` (a tuple of non-negative ints), dropping them."""
-    return reduce_sum_p.bind(x, axes=tuple(axes))
 
 
 # batching rules that keep the batch axis where it is ---------------------------
@@ -216,7 +188,6 @@ reduce_sum_p.batch = _reduce_sum_batch
 
 
 # concatenate -----------------------------------------------------------------
-concatenate_p = Primitive("concatenate")
 
 
 @concatenate_p.def_impl
@@ -243,7 +214,6 @@ def _concat_jvp(primals, tangents, *, axis):
 
 @concatenate_p.def_vjp
 def _concat_vjp(ct, ans, primals, needs, *, axis):
-    from .indexing import gather
     res = []
     start = 0
     for x, need in zip(primals, needs):
@@ -264,10 +234,6 @@ def _concat_batch(vals, dims, *, axis):
     return concatenate_p.bind(*xs, axis=axis + 1), 0
 
 
-def concatenate(xs, axis):
-    """Join arrays of equal rank along the non-negative ``axis``."""
-    xs = tuple(xs)
-    return concatenate_p.bind(*xs, axis=axis)
 
 
 # compiler lowering (ftrans.compiler; format in its module docstring): index maps

@@ -42,6 +42,9 @@ from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ..kernels import window_cpu
 from ._rules import move_to_front, numpy_kernel_impl
+from .elementwise import div, sub
+from .indexing import gather, scatter_add
+from .structural import reshape
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_argmax",
            "dilate_shape", "conv_vjp_lhs_padding"]
@@ -249,7 +252,6 @@ reduce_window_argmax_p.def_abstract_eval(
 
 @reduce_window_argmax_p.def_batch
 def _argmax_batch(vals, dims, **params):
-    from .elementwise import sub
     xb = move_to_front(vals[0], dims[0])
     idx = reduce_window_argmax_p.bind(xb, **_batch_params(params))
     per = int(np.prod(xb.shape[1:], dtype=np.int64))
@@ -291,13 +293,11 @@ reduce_window_max_p.def_abstract_eval(
 
 
 def _flat(v):
-    from .structural import reshape
     return reshape(v, (int(np.prod(v.shape, dtype=np.int64)),))
 
 
 @reduce_window_max_p.def_jvp
 def _max_jvp(primals, tangents, **params):
-    from .indexing import gather
     x, = primals
     ans = reduce_window_max_p.bind(x, **params)
     t = tangents[0]
@@ -309,8 +309,6 @@ def _max_jvp(primals, tangents, **params):
 
 @reduce_window_max_p.def_vjp
 def _max_vjp(ct, ans, primals, needs, **params):
-    from .indexing import scatter_add
-    from .structural import reshape
     x, = primals
     idx = reduce_window_argmax_p.bind(x, **params)
     size = int(np.prod(x.shape, dtype=np.int64))
@@ -413,7 +411,6 @@ def reduce_window(x, computation, window_dimensions, window_strides=None, paddin
     if computation == "max":
         return reduce_window_max(x, window_dimensions, ws, padding, window_dilation)
     if computation == "avg":
-        from .elementwise import div
         s = reduce_window_sum(x, window_dimensions, ws, padding, None, window_dilation)
         return div(s, np.asarray(np.prod(window_dimensions), dtype=np.dtype(x.dtype)))
     raise ValueError(f"reduce_window: computation must be 'sum', 'max' or 'avg', got "
