@@ -413,6 +413,15 @@ def floor_divide(x1, x2):
     return P.floor_divide(*_arrs(x1, x2))
 
 
+def divmod(x1, x2):  # noqa: A001  (numpy.divmod)
+    """``numpy.divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``.
+
+    Derivatives: 0 for the quotient; for the remainder 1 in ``x1`` and
+    ``-floor(x1 / x2)`` in ``x2`` (the ``remainder`` row of the operation table).
+    """
+    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F821 (an operation-table row)
+
+
 def where(condition, x=None, y=None):
     """``numpy.where``: three arguments select elementwise (differentiable in x, y);
     one argument returns the indices of the nonzero elements of a concrete array."""

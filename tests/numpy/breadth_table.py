@@ -965,3 +965,48 @@ add_rows(
         args=[((2, 3), "real")]),
 )
 
+
+
+# --- the operation table's rows (ftrans/primitives/optable.py), from their own domains ---
+def _optable_gen(spec):
+    kind, *a = spec
+    if kind == "U":
+        return uniform(a[0], a[1])
+    if kind == "away":
+        return away(a[0], a[1])
+    if kind == "offint":
+        return off_integer
+    if kind == "lattice":  # offset + k*step, k in [-4, 4), jitter 0.05: no ties
+        return lambda rng, shape, dtype: np.asarray(
+            a[1] + a[0] * rng.integers(-4, 4, shape) + rng.uniform(-0.05, 0.05, shape), dtype)
+    if kind == "special":
+        def gen(rng, shape, dtype):
+            x = real_normal(rng, shape, dtype).reshape(-1)
+            x[:3] = [np.inf, -np.inf, np.nan][:x.size]
+            return x.reshape(shape)
+        return gen
+    raise ValueError(f"unknown domain {spec!r}")
+
+
+def _optable_rows():
+    from ftrans.primitives import optable
+    have = {r.name for r in ROWS}
+    out = []
+    for op in optable.ROWS:
+        for name in ((op.numpy,) + op.numpy_aliases) if op.numpy else ():
+            if name in have:
+                continue
+            shapes = [(2, 3), (3,)][:op.arity]
+            if any(d[0] == "int" for d in op.domain):  # ldexp: a fixed integer exponent
+                args = (lambda specs: lambda rng, dt: tuple(
+                    rng.integers(d[1], d[2], s) if d[0] == "int" else
+                    _optable_gen(d)(rng, s, dt) for d, s in zip(specs, [(2, 3), (3,)])))(op.domain)
+            else:
+                args = [(s, _optable_gen(d)) for s, d in zip(shapes, op.domain)]
+            out.append(Row(name, args=args, complex=op.complex == "holomorphic",
+                           grad=op.differentiable,
+                           note="generated from the operation table's row " + op.name))
+    return out
+
+
+add_rows(*_optable_rows())
