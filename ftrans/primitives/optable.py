@@ -346,9 +346,11 @@ def compile_rule(expr: str, namespace: dict):
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, int):
             n.value = float(n.value)
-    tree = ast.fix_missing_locations(_ToOps().visit(tree))
-    code = compile(tree, f"<derivative {expr}>", "eval")
-    return lambda x, y, ans: eval(code, namespace, {"x": x, "y": y, "ans": ans})
+    body = ast.unparse(ast.fix_missing_locations(_ToOps().visit(tree)))
+    # a real function whose globals are ``namespace`` (names resolved at call time, so
+    # the namespace may be filled after this call): no per-call evaluation cost
+    return eval(compile(f"lambda x, y, ans: {body}", f"<derivative {expr}>", "eval"),
+                namespace)
 
 
 # ------------------------------------------------------------------------------------
