@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import functools
 
+from . import tree_util as tu
+from .transforms import value_and_grad as _value_and_grad
+from .transforms._util import normalize_argnums
+
 __all__ = ["value_and_grad", "grad"]
-
-
-def _tree():
-    from . import tree_util
-    return tree_util
 
 
 def _sum_parts(*parts):
     """Sum ``(value, grad_pytree)`` pairs leaf by leaf (one node of the reduction)."""
-    tu = _tree()
     value, g = parts[0]
     for v, h in parts[1:]:
         value = value + v
@@ -44,9 +42,8 @@ def _sum_parts(*parts):
 
 def _chunk_value_and_grad(fun, argnums, template, *leaves):
     """``ftrans.value_and_grad(fun, argnums)`` on one chunk's NumPy blocks."""
-    from . import value_and_grad as vg
-    args = _tree().tree_unflatten(template, list(leaves))
-    value, g = vg(fun, argnums)(*args)
+    args = tu.tree_unflatten(template, list(leaves))
+    value, g = _value_and_grad(fun, argnums)(*args)
     return value, g
 
 
@@ -96,9 +93,7 @@ def value_and_grad(fun, argnums=0, *, split_every=8, compute=True):
     def vg(*args):
         import dask
         import dask.array as da
-        from .transforms._util import normalize_argnums
         nums, _ = normalize_argnums(argnums, len(args), "ftrans.dask.value_and_grad")
-        tu = _tree()
         leaves, template = tu.tree_flatten(args)
         pos = [i for i, l in enumerate(leaves) if isinstance(l, da.Array)]
         if not pos:
