@@ -184,7 +184,8 @@ def test_the_checks_find_a_circle_and_an_unexplained_import(tmp_path):
     _write(tmp_path, "ftrans/sub/b.py",
            "def f():\n    from ..a import x\n    from .. import c  # deferred: test\n")
     _write(tmp_path, "ftrans/c.py",
-           "import ftrans\n\ndef g():\n    from ftrans import (\n        a,  # deferred: x\n    )\n")
+           "import ftrans\n\ndef g():\n"
+           "    from ftrans import (\n        a,  # deferred: x\n    )\n")
     files, imps, g = _graph(tmp_path)
     assert set(files) == {"ftrans", "ftrans.a", "ftrans.sub", "ftrans.sub.b", "ftrans.c"}
     assert g["ftrans.a"] == {"ftrans.sub.b", "ftrans.c"}

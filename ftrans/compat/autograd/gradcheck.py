@@ -265,7 +265,8 @@ class _Fn:
 
     def vjp(self, o, w):
         """``w^T J`` per input requiring grad (arrays, None for unused inputs)."""
-        res = autograd.grad(o, self.diff, self._grad_out(o, w), retain_graph=True, allow_unused=True)
+        res = autograd.grad(o, self.diff, self._grad_out(o, w), retain_graph=True,
+                            allow_unused=True)
         return [None if g is None else g._data for g in res]
 
     def _stack(self, rows, nout):
