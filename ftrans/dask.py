@@ -24,29 +24,26 @@ from __future__ import annotations
 
 import functools
 
+from . import tree_util as _tu
+from .transforms import value_and_grad as _value_and_grad
+from .transforms._util import normalize_argnums as _normalize_argnums
+
 __all__ = ["value_and_grad", "grad"]
-
-
-def _tree():
-    from . import tree_util
-    return tree_util
 
 
 def _sum_parts(*parts):
     """Sum ``(value, grad_pytree)`` pairs leaf by leaf (one node of the reduction)."""
-    tu = _tree()
     value, g = parts[0]
     for v, h in parts[1:]:
         value = value + v
-        g = tu.tree_map(lambda a, b: a + b, g, h)
+        g = _tu.tree_map(lambda a, b: a + b, g, h)
     return value, g
 
 
 def _chunk_value_and_grad(fun, argnums, template, *leaves):
     """``ftrans.value_and_grad(fun, argnums)`` on one chunk's NumPy blocks."""
-    from . import value_and_grad as vg
-    args = _tree().tree_unflatten(template, list(leaves))
-    value, g = vg(fun, argnums)(*args)
+    args = _tu.tree_unflatten(template, list(leaves))
+    value, g = _value_and_grad(fun, argnums)(*args)
     return value, g
 
 
@@ -96,16 +93,14 @@ def value_and_grad(fun, argnums=0, *, split_every=8, compute=True):
     def vg(*args):
         import dask
         import dask.array as da
-        from .transforms._util import normalize_argnums
-        nums, _ = normalize_argnums(argnums, len(args), "ftrans.dask.value_and_grad")
-        tu = _tree()
-        leaves, template = tu.tree_flatten(args)
+        nums, _ = _normalize_argnums(argnums, len(args), "ftrans.dask.value_and_grad")
+        leaves, template = _tu.tree_flatten(args)
         pos = [i for i, l in enumerate(leaves) if isinstance(l, da.Array)]
         if not pos:
             raise TypeError("ftrans.dask.value_and_grad: no argument is a dask.array.Array; "
                             "use ftrans.value_and_grad for in-memory data")
         for i in nums:
-            if any(isinstance(l, da.Array) for l in tu.tree_flatten(args[i])[0]):
+            if any(isinstance(l, da.Array) for l in _tu.tree_flatten(args[i])[0]):
                 raise TypeError(
                     f"ftrans.dask.value_and_grad: argument {i} is differentiated but holds "
                     "a Dask array; the differentiated arguments are the parameters (NumPy "

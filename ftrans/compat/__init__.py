@@ -21,6 +21,7 @@ from ._dtype import (dtype, float16, float32, float64, complex64, complex128, in
 from ._dtype import bool_ as bool  # noqa: A001
 from ._dtype import float as float  # noqa: A001,F401  (torch.float is float32)
 from ._dtype import int as int  # noqa: A001,F401  (torch.int is int32)
+from . import autograd  # first: _tensor, _ops and autograd's modules import autograd's lower ones
 from ._tensor import Tensor, Size, device
 from . import _ops, _methods  # noqa: F401  (installs the Tensor methods)
 from ._ops import (  # noqa: F401
@@ -38,7 +39,7 @@ from ._ops import (  # noqa: F401
     movedim, moveaxis, broadcast_to, broadcast_tensors, narrow, select, split, chunk, unbind,
     index_select, gather, flip, tril, triu, diagonal, diag, trace, cat, concat, concatenate,
     stack, hstack, vstack, atleast_1d, atleast_2d,
-    matmul, mm, mv, dot, inner, bmm, outer, ger, einsum, clone,
+    matmul, mm, mv, dot, inner, bmm, outer, ger, clone,
     angle, polar, view_as_real, view_as_complex, conj_physical, resolve_conj, resolve_neg,
     is_conj, is_neg,
 )
@@ -46,13 +47,13 @@ from ._ops import complex_ as complex  # noqa: A001,F401  (torch.complex(real, i
 # every row of the operation table with a torch name (copysign, i0, ldexp, ...)
 globals().update(_ops.ROW_FUNCTIONS)
 from ._ops import erf  # noqa: F401,E402  (torch.erf; nn.functional.gelu uses it)
+from ._einsum import einsum  # noqa: F401  (composed of the operations of _ops)
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,
     rand, randn, randint, randperm, zeros_like, ones_like, empty_like, full_like, rand_like,
     randn_like, randint_like, manual_seed, seed, initial_seed, Generator, default_generator,
     get_rng_state, set_rng_state, set_default_device, get_default_device,
 )
-from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
 from . import optim, utils, cuda, func, serialization  # noqa: E402,F401

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from . import cuda
 from ._tensor import Tensor, _make_plain, check_device
 from ._tensor import device as _device, _default_device
 
@@ -89,7 +90,6 @@ def manual_seed(seed):
     """Seed the default generator and, when CuPy sees a GPU, the GPU's (results are
     reproducible, not PyTorch's numbers); returns the default generator."""
     g = default_generator.manual_seed(seed)
-    from . import cuda
     if cuda._state["cupy"] is not None or not cuda._state["checked"]:
         cuda.manual_seed_all(int(seed))
     return g
@@ -120,7 +120,6 @@ def _finish(data, requires_grad, device=None):
         check_device(device)
         dev = device if isinstance(device, _device) else _device(str(device))
         if dev.type == "cuda":
-            from . import cuda
             data = cuda.to_device_array(data, dev)
     t = _make_plain(data)
     if requires_grad:

@@ -32,11 +32,11 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtype as D
+from . import cuda
 from ._tensor import (Tensor, _make, _make_plain, _edge, _requires_grad, _mark_view,
-                      _set_retains, _dim)
+                      _set_retains, _dim, check_device, device as _dev_cls)
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
-from .autograd import forward_ad as _fwad
 from .autograd import anomaly_mode as _AM
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .. import primitives as P
@@ -48,7 +48,7 @@ from ..primitives import logic as L
 from ..primitives.select import select_p
 from ..primitives.convert import convert_element_type_p
 from ..primitives.dot import dot_general_p
-from ..primitives._rules import unbroadcast
+from ..primitives._rules import unbroadcast, no_trace as _no_trace
 from ..core import zero as _zero
 from ..core.trace import Tracer as _Tracer
 
@@ -57,6 +57,7 @@ _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.
 _EMPTY = {}
 _T1 = (True,)
 _fw_on = False   # a forward AD level is active (set by autograd.forward_ad)
+_fwad = None     # the autograd.forward_ad module: it is above this one and sets this name
 
 
 # =============================================================================== recording
@@ -2483,9 +2484,6 @@ def outer(input, vec2):  # noqa: A002
 ger = outer
 
 
-from ._einsum import einsum  # noqa: E402,F401  (composed of the operations above)
-
-
 # =============================================================================== conversions
 _ToCopyBackward0 = node_class("ToCopyBackward0", ("self",))
 _CloneBackward0 = _composite("CloneBackward0", ("self",),
@@ -2539,7 +2537,6 @@ def to(input, *args, **kwargs):  # noqa: A002
             pass
         else:
             dt = a
-    from ._tensor import check_device
     check_device(dev)
     out = input if dt is None else _convert(input, D.to_np(dt))
     if dev is not None:
@@ -2556,7 +2553,6 @@ def _to_host_bwd(node, ct, primals, ans, needs):
 
 def _to_gpu_bwd(node, ct, primals, ans, needs):
     """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
-    from . import cuda
     return [cuda._lazy_init().asarray(ct)]
 
 
@@ -2567,8 +2563,6 @@ _ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
 def _to_device(x, dev):
     """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
     (the gradient goes back to the source device)."""
-    from ._tensor import device as _dev_cls
-    from . import cuda
     d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))
     src = x.device
     if src.type == d.type and (d.index is None or src.index == d.index):
@@ -3013,11 +3007,6 @@ _NativeBatchNormBackward0 = _composite("NativeBatchNormBackward0",
                                        ("input", "weight", "bias"), _native_batch_norm_bwd)
 
 
-def _no_trace():
-    from ..primitives._rules import no_trace
-    return no_trace()
-
-
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, eps):  # noqa: A002
     """Batch normalization over every axis but 1 as one node (``torch.native_batch_norm``).
 
@@ -3240,3 +3229,5 @@ _convolution_eager = convolution
 convolution = _dispatch_traced(convolution, _convolution_traced)
 window_max = _dispatch_traced(window_max, _window_max_traced)
 window_sum = _dispatch_traced(window_sum, _window_sum_traced)
+
+G._convert = _convert   # see autograd.graph._convert

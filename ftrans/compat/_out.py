@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from . import _dtype as D
 from ._tensor import Tensor
 from ..primitives import optable
 from .autograd.grad_mode import _tls, no_grad
@@ -45,7 +46,6 @@ _EXACT = frozenset(("matmul", "mm", "mv", "bmm", "dot", "softmax", "log_softmax"
 
 
 def _tname(npdt):
-    from . import _dtype as D
     return D.from_np(npdt)._tname[:-6]
 
 
@@ -65,7 +65,6 @@ def write_out(out, r, name):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     d, rd = out._data, r._data
     if name in _EXACT and rd.dtype != d.dtype:
-        from . import _dtype as D
         raise RuntimeError(f"Expected out tensor to have dtype {D.from_np(rd.dtype)}, but got "
                            f"{D.from_np(d.dtype)} instead")
     if rd.dtype != d.dtype and not np.can_cast(rd.dtype, d.dtype, "same_kind"):

@@ -19,15 +19,22 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
+from . import cuda
 from ..core.trace import Tracer
 from .autograd.grad_mode import _tls
-from .autograd import graph as G
-from .autograd import forward_ad as _fwad
+from .autograd._node import AccumulateGrad, Meta, NO_EDGE, RemovableHandle
 
 __all__ = ["Tensor", "Size", "device"]
 
 _ndarray = np.ndarray
 _new = object.__new__
+
+# Set by the modules above this one when they are imported (they import it; an import of
+# them here would close a circle): autograd.graph's ``new_view_node`` (the ``grad_fn`` of a
+# view regenerated after an in-place change of its base) and the autograd.forward_ad module
+# (tangents of views, ``detach_``, ``repr``).
+_new_view_node = None
+_fwad = None
 
 
 class Size(tuple):
@@ -98,7 +105,6 @@ def check_device(dev):
         return
     d = dev if isinstance(dev, device) else device(str(dev))
     if d.type == "cuda":
-        from . import cuda
         cuda._lazy_init()
 
 
@@ -359,7 +365,7 @@ class Tensor:
         x = _extra(self)
         if x.hooks is None:
             x.hooks = {}
-        return G.RemovableHandle(x.hooks, hook)
+        return RemovableHandle(x.hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Register ``hook(tensor)`` called after ``.grad`` of this leaf was accumulated."""
@@ -372,7 +378,7 @@ class Tensor:
         x = _extra(self)
         if x.post_acc is None:
             x.post_acc = {}
-        return G.RemovableHandle(x.post_acc, hook)
+        return RemovableHandle(x.post_acc, hook)
 
     def detach(self):
         """A tensor sharing this one's storage and version counter, detached from the
@@ -418,7 +424,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``; see
         :func:`ftrans.compat.autograd.backward`."""
-        from .autograd import backward
+        from .autograd import backward  # deferred: autograd's engine entry, above Tensor
         if inputs is not None and isinstance(inputs, Tensor):
             inputs = (inputs,)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -609,7 +615,7 @@ def _acc(t):
     r = x.acc
     node = r() if r is not None else None
     if node is None:
-        node = G.AccumulateGrad(t)
+        node = AccumulateGrad(t)
         x.acc = weakref.ref(node)
     return node
 
@@ -623,13 +629,13 @@ def _edge(t):
             return (gf, t._onr)
         if t._rg:
             return (_acc(t), 0)
-        return G.NO_EDGE
+        return NO_EDGE
     gf = _grad_fn_of(t)
     if gf is not None:
         return (gf, t._onr)
     if t._rg:
         return (_acc(t), 0)
-    return G.NO_EDGE
+    return NO_EDGE
 
 
 def _grad_fn_of(t):
@@ -644,7 +650,7 @@ def _grad_fn_of(t):
         if be[0] is None:
             t._grad_fn = None
         else:
-            t._grad_fn = G.new_view_node(x.chain, be)
+            t._grad_fn = _new_view_node(x.chain, be)
         t._onr = 0
         x.view_ver = ver
         if x.retains and t._grad_fn is not None:
@@ -666,7 +672,7 @@ def _requires_grad(t):
 def _mark_view(out, src, prim, params, extra=()):
     """Make ``out`` (computed from ``src`` by ``prim``) a view of ``src``'s base."""
     sx = src._x
-    meta = G.Meta(src._data.shape, src._data.dtype)
+    meta = Meta(src._data.shape, src._data.dtype)
     if sx is not None and sx.base is not None:
         base = sx.base
         chain = sx.chain + ((prim, params, meta, tuple(extra)),)

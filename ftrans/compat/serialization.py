@@ -33,6 +33,7 @@ import zipfile
 import numpy as np
 
 from . import _dtype as D
+from . import cuda
 from ._tensor import Tensor, Size, device as _device, _make
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -310,7 +311,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, *extra):
     try:
-        from .nn import Parameter
+        from .nn import Parameter  # deferred: compat.nn is imported after this module
     except ImportError:
         t = data.detach()
         t.requires_grad_(requires_grad)
@@ -355,7 +356,7 @@ def _torch_global(module, name):
 
 
 def _rebuild_parameter_cls(*args, **kwargs):
-    from .nn import Parameter
+    from .nn import Parameter  # deferred: compat.nn is imported after this module
     return Parameter(*args, **kwargs)
 
 
@@ -444,7 +445,6 @@ def _check_location(location, map_location):
     elif map_location is not None and not callable(map_location):
         target = str(map_location)
     if str(target).startswith("cuda"):
-        from . import cuda
         if not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but "
                                "torch.cuda.is_available() is False. If you are running on a "

@@ -89,31 +89,37 @@ def special_module(x):
     return csc
 
 
+def _xp():
+    """The ``xp`` module (array-API and Dask backends), imported when a foreign array is
+    first seen."""
+    from . import xp  # deferred: only foreign arrays need it; keeps `import ftrans` fast
+    return xp
+
+
 def _check_mix(backend, xs):
     """``backend`` after checking that ``xs`` mixes no other array library."""
-    from .xp import MixedArrayTypesError, type_name
+    xp = _xp()
     dask = getattr(backend, "__name__", "").endswith("dask")
     for x in xs:
         t = type(x)
         if t is np.ndarray:
             if x.ndim == 0 or dask:
                 continue
-            raise MixedArrayTypesError("numpy.ndarray", _array_type(backend, xs),
+            raise xp.MixedArrayTypesError("numpy.ndarray", _array_type(backend, xs),
                                        _convert_hint(backend))
         if t in _CPU_TYPES:
             continue
         other = _BACKEND_BY_TYPE.get(t) or _classify(x)
         if other is not cpu and other is not backend:
-            raise MixedArrayTypesError(_array_type(backend, xs), type_name(t),
+            raise xp.MixedArrayTypesError(_array_type(backend, xs), xp.type_name(t),
                                        _convert_hint(backend))
     return backend
 
 
 def _array_type(backend, xs):
-    from .xp import type_name
     for x in xs:
         if _BACKEND_BY_TYPE.get(type(x)) is backend:
-            return type_name(type(x))
+            return _xp().type_name(type(x))
     return getattr(backend, "array_type", "?")
 
 
@@ -146,14 +152,13 @@ def _classify(x):
     elif top == "dask" and t.__name__ == "Array":
         backend = _NAMESPACE_BACKENDS.get("dask")
         if backend is None:
-            from .xp import DaskBackend
-            backend = _NAMESPACE_BACKENDS["dask"] = DaskBackend()
+            backend = _NAMESPACE_BACKENDS["dask"] = _xp().DaskBackend()
     elif hasattr(t, "__array_namespace__"):
         ns = x.__array_namespace__()
         backend = _NAMESPACE_BACKENDS.get(ns)
         if backend is None:
-            from .xp import ArrayAPIBackend, type_name
-            backend = _NAMESPACE_BACKENDS[ns] = ArrayAPIBackend(ns, type_name(t))
+            xp = _xp()
+            backend = _NAMESPACE_BACKENDS[ns] = xp.ArrayAPIBackend(ns, xp.type_name(t))
     else:
         ns = _compat_namespace(x)
         if ns is None:
@@ -161,8 +166,8 @@ def _classify(x):
         else:
             backend = _NAMESPACE_BACKENDS.get(ns)
             if backend is None:
-                from .xp import ArrayAPIBackend, type_name
-                backend = _NAMESPACE_BACKENDS[ns] = ArrayAPIBackend(ns, type_name(t))
+                xp = _xp()
+                backend = _NAMESPACE_BACKENDS[ns] = xp.ArrayAPIBackend(ns, xp.type_name(t))
     _BACKEND_BY_TYPE[t] = backend
     return backend
 

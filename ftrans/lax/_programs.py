@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compiler import backend_of
 from ..core import ShapedArray, Tracer, zero, is_inexact, set_current_trace
 from ..core.trace import _ctx, _escaped
 from ..core.ir import IR, Var, Literal, stage, eval_ir, partition
@@ -50,7 +51,6 @@ def _is_python_scalar(x):
 
 
 def _backend(args):
-    from ..compiler import backend_of
     return backend_of(args)
 
 

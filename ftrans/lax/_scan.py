@@ -7,9 +7,11 @@ from ..core import Primitive, ShapedArray, zero, is_inexact
 from ..core.ir import IR, stage, eval_ir, dce
 from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
+from ..kernels import backend_for
 from .. import primitives as P
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
+from ..transforms.vmap import vmap
 from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stage_fun,
                         _reorder, _cached, _arr, _arrays, _zeros, _zeros_like,
                         _jvp_ir, _batch_fixpoint, _vjp_partition,
@@ -32,7 +34,6 @@ def _scan_impl(*args, body, n_consts, n_carry, length, reverse, unroll):
     carry = list(carry)
     backend = _backend(args)
     run = compile_ir(body, backend)
-    from ..kernels import backend_for
     xp = backend_for(*args).xp
     steps = range(length - 1, -1, -1) if reverse else range(length)
     if backend is None:
@@ -399,7 +400,6 @@ def map(f, xs, *, batch_size=None):
     n = int(leaves[0].shape[0]) if leaves and len(leaves[0].shape) else 0
     if batch_size is None or n == 0:
         return _scan(lambda _, x: ((), f(x)), (), xs, None, False, 1, "map f")[1]
-    from ..transforms.vmap import vmap
     bs = int(batch_size)
     nb, rest = divmod(n, bs)
     parts = []

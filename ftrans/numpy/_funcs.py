@@ -15,7 +15,7 @@ import numpy as np
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
-from ..kernels import foreign_array as _foreign_array
+from ..kernels import backend_for as _backend_for, foreign_array as _foreign_array
 
 _AxisError = np.exceptions.AxisError
 
@@ -133,8 +133,7 @@ def _xp_like(a):
         a = getattr(a, "primal", None) if hasattr(a, "primal") else getattr(a, "val", None)
     if not _foreign_array(a):
         return np
-    from ..kernels import backend_for
-    return backend_for(a).xp
+    return _backend_for(a).xp
 
 
 def zeros_like(a, dtype=None, shape=None):

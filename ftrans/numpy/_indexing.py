@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import ShapedArray, Tracer
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
-from ..primitives.indexing import split_index, _Slot
+from ..primitives.indexing import split_index, _Slot, _expand_bool0, _gather_abstract_eval
+from ..primitives.structural import _expand_shape
 from . import _funcs as F
 
 __all__ = ["take", "take_along_axis", "put_along_axis"]
@@ -268,9 +269,6 @@ def _cast(v, dtype):
 
 def _region_shape(shape, idx):
     """The shape of ``x[idx]`` for ``x`` of ``shape`` (index arrays may be traced)."""
-    from ..core import ShapedArray
-    from ..primitives.indexing import _expand_bool0, _gather_abstract_eval
-    from ..primitives.structural import _expand_shape
     template, arrays = split_index(idx)
     template, arrays, axes = _expand_bool0(template, arrays, len(shape))
     if axes:

@@ -21,6 +21,7 @@ from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from . import _funcs as F
+from ._reductions import median as _median
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
            "broadcast_arrays", "meshgrid", "pad", "tile", "repeat", "flip", "fliplr", "flipud",
@@ -251,10 +252,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     # statistics modes
     lengths = _as_pairs(kwargs.get("stat_length"), nd, as_index=True, name="stat_length") \
         if kwargs.get("stat_length") is not None else ((None, None),) * nd
-    if mode == "median":
-        from ._reductions import median as stat
-    else:
-        stat = {"maximum": F.max, "minimum": F.min, "mean": F.mean}[mode]
+    stat = {"maximum": F.max, "minimum": F.min, "mean": F.mean, "median": _median}[mode]
     for ax, ((b, e), (lb, le)) in enumerate(zip(widths, lengths)):
         if not (b or e):
             continue

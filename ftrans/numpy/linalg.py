@@ -51,6 +51,7 @@ from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
 from . import _funcs as F
+from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis, matmul, tensordot
 
 LinAlgError = np.linalg.LinAlgError
@@ -727,7 +728,6 @@ def cross(x1, x2, /, *, axis=-1):
         raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, "
                          f"but they are {x1.shape[axis]} and {x2.shape[axis]} "
                          "dimensional instead.")
-    from ._contract import cross as _cross
     return _cross(x1, x2, axis=axis)
 
 

@@ -27,6 +27,12 @@ from . import function
 from .function import Function, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401
 from . import profiler  # noqa: F401  (torch.autograd.profiler)
+from . import _batched
+from ._batched import check_batched_grad
+from ._engine import run_backward, _retain
+from .. import _tensor as T
+from .. import _ops as O
+from .._dtype import from_np
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "graph", "forward_ad", "Variable",
@@ -35,13 +41,7 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "in
            "GradcheckError", "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
 
 
-def _tensors():
-    from .. import _tensor, _ops
-    return _tensor, _ops
-
-
 def _as_tuple(x):
-    T, _ = _tensors()
     if x is None:
         return None
     if isinstance(x, (T.Tensor, graph.GradientEdge)):
@@ -52,7 +52,6 @@ def _as_tuple(x):
 def _input_edge(t):
     """The edge whose gradient ``autograd.grad``/``backward(inputs=...)`` is asked for:
     a Tensor's, or a :class:`~.graph.GradientEdge` (PyTorch's exception types)."""
-    T, _ = _tensors()
     if isinstance(t, graph.GradientEdge):
         return graph.check_gradient_edge(t)
     if not isinstance(t, T.Tensor):
@@ -78,8 +77,6 @@ def _make_grads(outputs, grads, create_graph, batched=False):
     (``is_grads_batched``): the leading dimension of each gradient is the batch, and the
     implicit gradient of a scalar output (``ones_like(out)``) is read as batched, as
     PyTorch reads it."""
-    from .._dtype import from_np
-    T, O = _tensors()
     res = []
     implicit = None
     for i, (out, g) in enumerate(zip(outputs, grads)):
@@ -110,7 +107,6 @@ def _make_grads(outputs, grads, create_graph, batched=False):
             g = T._make(np.asarray(g, dtype=od.dtype))
         gd = g._data
         if batched:
-            from ._batched import check_batched_grad
             check_batched_grad(i, gd, od, g is implicit)
         elif gd.shape != od.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -129,7 +125,6 @@ def _make_grads(outputs, grads, create_graph, batched=False):
 
 
 def _root_edges(outputs, grads):
-    T, _ = _tensors()
     roots, rgrads = [], []
     for i, (t, g) in enumerate(zip(outputs, grads)):
         e = graph.check_gradient_edge(t) if isinstance(t, graph.GradientEdge) else T._edge(t)
@@ -151,8 +146,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     ``.grad``, a non-leaf's only runs the graph down to it (nothing is retained).
     ``RuntimeError`` for an input that is neither a Tensor nor a GradientEdge, or an edge
     whose node is not a Node."""
-    from ._engine import run_backward
-    T, O = _tensors()
     if grad_variables is not None:
         if grad_tensors is not None:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
@@ -191,7 +184,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     res = run_backward(roots, rgrads, retain_graph, create_graph, capture, execute)
     if nonleaf:
-        from ._engine import _retain
         for t, g in zip(nonleaf, res):
             if g is not None and t is not None:
                 _retain(t, g, create_graph)
@@ -211,8 +203,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``get_gradient_edge`` (or the node saved its output); otherwise its gradient must be
     passed in ``grad_outputs``.  ``RuntimeError`` for ``materialize_grads`` with an unused
     edge input (its shape is unknown), as PyTorch."""
-    from ._engine import run_backward
-    T, O = _tensors()
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
@@ -274,8 +264,6 @@ def _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph):
     batch sizes that differ, ``IndexError`` for an empty batch, ``RuntimeError`` for a
     per-example shape that differs from its output's.
     """
-    from . import _batched
-    T, O = _tensors()
     rg = _make_grads(outs, gouts, True, batched=True)
     sizes = [g.shape[0] for g in rg if g is not None]
     if len(set(sizes)) > 1:

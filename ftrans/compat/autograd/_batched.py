@@ -30,6 +30,8 @@ keeps the graph's buffers, so the loop can still run, and frees them afterwards 
 from __future__ import annotations
 
 from ...core.trace import TracerArrayConversionError
+from ...transforms.vmap import vmap
+from .._tensor import Size
 from . import graph as G
 from ._engine import run_backward, _dependencies, _needed
 
@@ -42,7 +44,6 @@ def check_batched_grad(i, gd, od, implicit):
     types: for a 0-d grad (nothing to map over) ``IndexError`` (PyTorch indexes it) or,
     for an implicit one, ``ValueError`` (PyTorch's vmap rejects it); ``IndexError`` for an
     empty batch; ``RuntimeError`` for a per-example shape that differs from the output's."""
-    from .._tensor import Size
     if gd.ndim == 0:
         hint = (f"With is_grads_batched=True, grad_outputs[{i}] needs a leading batch "
                 "dimension")
@@ -109,7 +110,6 @@ def run_batched(roots, grads, capture, ran, keep):
     or None when a formula turned out not to batch (the caller then loops).  ``ran``:
     the nodes the pass runs (from :func:`batchable`), freed afterwards unless ``keep``.
     """
-    from ...transforms.vmap import vmap
     missing = []
 
     def body(*gs):

@@ -32,22 +32,17 @@ import numpy as np
 
 from ...core.trace import _ctx, EVAL, Trace, PrimalTracer, set_current_trace
 from ...primitives import optable
+from ...primitives.elementwise import add_p
+from .. import _tensor as T
+from .. import _ops as O
 from .grad_mode import _tls
+from . import _node
 from . import graph as G
 from . import anomaly_mode as _AM
-from . import profiler as _PR
 
 __all__ = ["run_backward", "call_node"]
 
-_mods = []
-
-
-def _m():
-    """(compat._tensor, compat._ops), imported on first use (they import this package)."""
-    if not _mods:
-        from .. import _tensor, _ops
-        _mods.extend((_tensor, _ops))
-    return _mods
+_profiling = 0   # autograd.profiler profiles running (it sets this): no inline fast path
 
 
 # ------------------------------------------------------------------ create_graph tracing
@@ -95,7 +90,6 @@ def _prim_class(prim):
 def _prim_save(prim):
     s = _PRIM_SAVES.get(prim.name)
     if s is None:
-        _, O = _m()
         table = {
             "add": O.SAVE_NONE, "sub": O.SAVE_NONE, "neg": O.SAVE_NONE, "conj": O.SAVE_NONE,
             "real": O.SAVE_NONE, "imag": O.SAVE_NONE, "reshape": O.SAVE_NONE,
@@ -130,7 +124,6 @@ class _GraphTrace(Trace):
             raise NotImplementedError(
                 f"create_graph=True through primitive {prim.name!r} (multiple results) is not "
                 "supported by the compat layer yet")
-        T, O = _m()
         operands = [tens[i] if tens[i] is not None else datas[i] for i in range(len(args))]
         t = O._record(_prim_class(prim), prim, params, operands, datas, out, _prim_save(prim))
         return _GTracer(self, t)
@@ -138,7 +131,6 @@ class _GraphTrace(Trace):
 
 def _apply_recorded(node, ct, saved, outsv):
     """Run ``node``'s formula on Tensors, recording it (``create_graph=True``)."""
-    T, _ = _m()
     trace = _GraphTrace(_ctx.trace, "backward")
     Tensor = T.Tensor
 
@@ -166,12 +158,10 @@ def _apply_recorded(node, ct, saved, outsv):
 def _to_tensor(g, cg):
     if cg:
         return g
-    T, _ = _m()
     return T._make(g)
 
 
 def _from_tensor(r, cg, what):
-    T, _ = _m()
     if not isinstance(r, T.Tensor):
         raise TypeError(f"{what} must return a Tensor or None, got {type(r).__name__}")
     return r if cg else r._data
@@ -179,15 +169,13 @@ def _from_tensor(r, cg, what):
 
 def _add(a, b, cg):
     if cg:
-        return _m()[1].add(a, b)
-    from ...primitives.elementwise import add_p
+        return O.add(a, b)
     if _ctx.trace is EVAL:
         return add_p.impl(a, b)
     return add_p.bind(a, b)  # a batched backward (is_grads_batched): gradients may be tracers
 
 
 def _retain(t, g, cg):
-    T, O = _m()
     old = t._grad
     if old is None:
         t._grad = O.clone(g) if cg else T._make(np.array(g, copy=True))
@@ -199,7 +187,6 @@ def _retain(t, g, cg):
 
 def _accumulate(var, g, cg):
     """Add ``g`` into ``var.grad`` (in place unless ``create_graph``), under the lock."""
-    T, O = _m()
     vd = var._data
     gd = g._data if cg else g
     if gd.shape != vd.shape:
@@ -362,7 +349,7 @@ def _run(roots, grads, keep, cg, capture, execute):
     lock = G._lock
     heappush, heappop = heapq.heappush, heapq.heappop
     # anomaly mode: nodes are checked; profiler: _run_node/_run_acc calls are recorded
-    fast_ok = cap is None and not cg and not _AM._enabled and not _PR._enabled
+    fast_ok = cap is None and not cg and not _AM._enabled and not _profiling
     prim_bwd = G.OpNode._bwd
     # ``single``: the only ready node, kept out of the heap (a chain never touches it)
     single = heappop(heap)[1] if len(heap) == 1 else None
@@ -577,7 +564,6 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
 
 def call_node(node, grads):
     """``grad_fn(*grads)``: apply one node to output gradients (no graph freeing)."""
-    T, _ = _m()
     if isinstance(node, G.AccumulateGrad):
         raise RuntimeError("AccumulateGrad cannot be called directly")
     if len(grads) != node._nout:
@@ -599,3 +585,6 @@ def call_node(node, grads):
     if idx is not None:
         outs = [outs[i] for i in idx if i < len(outs)]
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+_node._call_node = call_node   # ``grad_fn(*grads)`` (see _node._call_node)

@@ -68,11 +68,19 @@ Internal helpers for other compat modules (``autograd.Function.jvp``,
 """
 from __future__ import annotations
 
+import sys
 import weakref
 from collections import namedtuple
 
 import numpy as np
 
+from ...core import zero
+from ...core.trace import _ctx, EVAL
+from ...primitives import indexing as I
+from ...transforms.vjp import vjp
+from .. import _tensor as T
+from .. import _ops as O
+from . import graph as G
 from .grad_mode import _DecoratorContextManager, _tls
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -92,25 +100,6 @@ UnpackedDualTensor.__doc__ = """Result of :func:`unpack_dual`: ``primal`` (a vie
 without tangent) and ``tangent`` (a Tensor, or None when there is none)."""
 
 
-class _Mods:
-    """The compat modules, imported on first use (this module is imported by them)."""
-
-    T = O = I = zero = vjp = ctx = EVAL = None
-
-
-def _mods():
-    m = _Mods
-    if m.O is None:
-        from .. import _tensor, _ops
-        from ...primitives import indexing
-        from ...core import zero
-        from ...core.trace import _ctx, EVAL
-        from ...transforms.vjp import vjp
-        m.T, m.I, m.zero, m.vjp, m.ctx, m.EVAL = _tensor, indexing, zero, vjp, _ctx, EVAL
-        m.O = _ops
-    return m
-
-
 # ------------------------------------------------------------------------------ levels
 def enter_dual_level():
     """Enter a new forward AD level and return its index (0).
@@ -121,10 +110,9 @@ def enter_dual_level():
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     global _gen
-    m = _mods()
     _gen += 1
     _current_level = 0
-    m.O._fw_on = True
+    O._fw_on = True
     return _current_level
 
 
@@ -143,8 +131,7 @@ def exit_dual_level(*, level=None):
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     global _gen
-    m = _mods()
-    m.O._fw_on = False
+    O._fw_on = False
     _current_level = level - 1
     _gen += 1          # every record of the level is stale now ...
     reg = _registry[:]  # ... and its tangents are freed at once
@@ -175,12 +162,11 @@ class _suspended:
     """See the module docstring (``with _suspended(): ...``)."""
 
     def __enter__(self):
-        m = _mods()
-        self.prev = m.O._fw_on
-        m.O._fw_on = False
+        self.prev = O._fw_on
+        O._fw_on = False
 
     def __exit__(self, *exc):
-        _mods().O._fw_on = self.prev and _current_level >= 0
+        O._fw_on = self.prev and _current_level >= 0
         return False
 
 
@@ -190,7 +176,7 @@ def _store(t, tangent):
     level."""
     x = t._x
     if x is None:
-        x = _mods().T._extra(t)
+        x = T._extra(t)
     fw = x.fw
     if fw is None or fw[0] != _gen:
         _registry.append(weakref.ref(t))
@@ -216,9 +202,8 @@ def _prune():
 
 
 def _wrap(a):
-    m = _mods()
-    if not isinstance(a, m.T.Tensor):
-        a = m.T._make(np.asarray(a))
+    if not isinstance(a, T.Tensor):
+        a = T._make(np.asarray(a))
     return a
 
 
@@ -308,8 +293,7 @@ def make_dual(tensor, tangent, *, level=None):
     if _tangent_tensor(tangent) is not None:
         raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the "
                            f"same level{level} is not supported.")
-    m = _mods()
-    out = m.O.view(tensor, tensor._data.shape)
+    out = O.view(tensor, tensor._data.shape)
     if not _tls.inference:
         _store(out, tangent)
     return out
@@ -331,15 +315,14 @@ def unpack_dual(tensor, *, level=None):
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    m = _mods()
-    if not isinstance(tensor, m.T.Tensor):
+    if not isinstance(tensor, T.Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
     tan = _tangent_tensor(tensor)
     if level != _current_level:
         if tan is not None:   # PyTorch checks the level only for a tensor with a tangent
             raise RuntimeError("Invalid level given to _fw_primal")
-    primal = m.O.view(tensor, tensor._data.shape)
+    primal = O.view(tensor, tensor._data.shape)
     _store(primal, _NO_TANGENT)
     return UnpackedDualTensor(primal, tan)
 
@@ -348,15 +331,14 @@ def unpack_dual(tensor, *, level=None):
 def _record(cls, prim, params, args, datas, out, save, casts):
     """``_ops._record`` inside a dual level: the output tensor, with a tangent when an
     operand has one (see the module docstring)."""
-    m = _mods()
-    t = m.O._record(cls, prim, params, args, datas, out, save, casts, _fw=False)
-    if _tls.inference or m.ctx.trace is not m.EVAL:
+    t = O._record(cls, prim, params, args, datas, out, save, casts, _fw=False)
+    if _tls.inference or _ctx.trace is not EVAL:
         return t   # inference mode, or a create_graph backward recording its formulas
     od = t._data
     if od.dtype.kind not in "fc":
         return t
     tans = None
-    Tensor = m.T.Tensor
+    Tensor = T.Tensor
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             ta = _tangent_of(a)
@@ -366,12 +348,12 @@ def _record(cls, prim, params, args, datas, out, save, casts):
                 tans[i] = ta
     if tans is None:
         return t
-    tout = _jvp(m, cls, prim, params, datas, od, tans)
+    tout = _jvp(cls, prim, params, datas, od, tans)
     for ta in tans:
         if ta is not None and np.may_share_memory(tout, ta):
             tout = tout.copy()   # a view output gets a view again in _view_tangent
             break
-    _store(t, m.T._make(tout))
+    _store(t, T._make(tout))
     return t
 
 
@@ -385,13 +367,12 @@ def _as_tangent(tn, like):
     return tn.astype(dt)
 
 
-def _jvp(m, cls, prim, params, datas, out, tans):
-    zero = m.zero
+def _jvp(cls, prim, params, datas, out, tans):
     tangents = [zero if tn is None else _as_tangent(tn, datas[i]) for i, tn in enumerate(tans)]
-    if prim is not None and cls._bwd is m.O.G.OpNode._bwd:
+    if prim is not None and cls._bwd is G.OpNode._bwd:
         tout = prim.jvp(list(datas), tangents, **params)[1]
     else:
-        tout = _transpose_formula(m, cls, prim, params, datas, out, tangents)
+        tout = _transpose_formula(cls, prim, params, datas, out, tangents)
     if tout is zero:
         return np.zeros(out.shape, out.dtype)
     tout = np.asarray(tout)
@@ -413,10 +394,9 @@ class _Probe:
         self._needs = needs
 
 
-def _transpose_formula(m, cls, prim, params, datas, out, tangents):
+def _transpose_formula(cls, prim, params, datas, out, tangents):
     """``J @ t`` of a composite operation from its backward formula ``ct -> J^* ct``: the
     VJP of that linear map (at a zero cotangent) applied to the operands' tangents."""
-    zero = m.zero
     needs = tuple(tn is not zero for tn in tangents)
     idx = [i for i, n in enumerate(needs) if n]
     node = _Probe(params, prim, needs)
@@ -427,22 +407,21 @@ def _transpose_formula(m, cls, prim, params, datas, out, tangents):
         return [np.zeros(np.shape(datas[i]), tangents[i].dtype) if res[i] is None else res[i]
                 for i in idx]
 
-    _, vjp_fn = m.vjp(formula, np.zeros(out.shape, out.dtype))
+    _, vjp_fn = vjp(formula, np.zeros(out.shape, out.dtype))
     (tout,) = vjp_fn([tangents[i] for i in idx])
     return tout
 
 
-def _view1(m, prim, params, extra, a):
+def _view1(prim, params, extra, a):
     """The view ``prim`` (with ``params`` and extra operands) of the array ``a``."""
-    if prim is m.I.gather_p and not extra:
-        return m.O._basic_index(a, params["template"])
+    if prim is I.gather_p and not extra:
+        return O._basic_index(a, params["template"])
     return prim.impl(a, *extra, **params)
 
 
 def _view_chain(chain, a):
-    m = _mods()
     for prim, params, meta, extra in chain:
-        a = _view1(m, prim, params, extra, a)
+        a = _view1(prim, params, extra, a)
     return a
 
 
@@ -455,10 +434,9 @@ def _view_tangent(out, src, prim, params, extra):
     sd = st._data
     if sd.dtype != src._data.dtype:
         return   # a tangent of another dtype: keep the converted copy
-    m = _mods()
-    v = _view1(m, prim, params, extra, sd)
+    v = _view1(prim, params, extra, sd)
     if np.shape(v) == out._data.shape:
-        _store(out, m.T._make(v))
+        _store(out, T._make(v))
 
 
 def _commit_tangent(self, r):
@@ -466,7 +444,6 @@ def _commit_tangent(self, r):
     tangent becomes ``r``'s (written into the existing tangent, as PyTorch does)."""
     if _tls.inference or self._data.dtype.kind not in "fc":
         return
-    m = _mods()
     rt = _tangent_of(r)
     st = _tangent_of(self)
     if rt is None:
@@ -485,17 +462,17 @@ def _commit_tangent(self, r):
             bt = _tangent_of(base)
             if bt is None:
                 bt = np.zeros(bd.shape, bd.dtype)
-                _store(base, m.T._make(bt))
+                _store(base, T._make(bt))
             if _writable_like(bt, bd):
                 vt = _view_chain(x.chain, bt)
                 if isinstance(vt, np.ndarray) and _writable_like(vt, self._data) and \
                         np.may_share_memory(vt, bt):
                     np.copyto(vt, rt)
-                    _store(self, m.T._make(vt))
+                    _store(self, T._make(vt))
                     return
     if np.may_share_memory(rt, r._data):
         rt = rt.copy()
-    _store(self, m.T._make(rt))
+    _store(self, T._make(rt))
 
 
 def _writable_like(a, like):
@@ -506,3 +483,8 @@ def _writable_like(a, like):
 def _repr_tangent(t):
     """The tangent Tensor shown by ``repr`` (None: none)."""
     return _tangent_tensor(t)
+
+
+# _tensor and _ops call this module back (tangents of their operations) but are below it:
+# it hands itself to them instead of being imported by them (see _tensor._fwad)
+T._fwad = O._fwad = sys.modules[__name__]

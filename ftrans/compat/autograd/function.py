@@ -53,6 +53,12 @@ import numpy as np
 
 from ...core import float0
 from ...core.trace import Tracer, _ctx
+from ...transforms.custom import custom_jvp_call_p, custom_vjp_call_p
+from ...transforms.jvp import JVPTrace
+from ...transforms.vjp import VJPTrace
+from ...transforms.vmap import BatchTrace, BatchTracer
+from .. import _tensor as T
+from .. import _ops as O
 from .grad_mode import _tls
 from . import anomaly_mode as _AM
 from . import forward_ad as _FW
@@ -64,16 +70,7 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 _NO_JVP = ("You must implement the jvp function for custom autograd.Function to use it with "
            "forward mode AD.")
 
-_mods = []
 _NULL = contextlib.nullcontext()
-
-
-def _m():
-    """(compat._tensor, compat._ops), imported on first use (they import this package)."""
-    if not _mods:
-        from .. import _tensor, _ops
-        _mods.extend((_tensor, _ops))
-    return _mods
 
 
 class FunctionCtx:
@@ -82,7 +79,6 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Save tensors (inputs, outputs or intermediates; None allowed) for ``backward``,
         where ``ctx.saved_tensors`` returns them.  Call at most once per forward."""
-        T, _ = _m()
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, T.Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
@@ -190,7 +186,6 @@ class BackwardCFunction(G.Node, FunctionCtx):
     def _call_backward(self, buf, keep, cg):
         """Run ``backward`` on the output gradients ``buf`` (arrays, or Tensors when
         ``cg``); returns one gradient per edge (tensor argument)."""
-        T, O = _m()
         if self._saved is G.FREED:
             raise G.freed_error()
         grads = []
@@ -215,7 +210,6 @@ class BackwardCFunction(G.Node, FunctionCtx):
         return res
 
     def _check_grads(self, res, cg):
-        T, O = _m()
         if not isinstance(res, tuple):
             res = (res,)
         is_t = self._is_tensor
@@ -252,7 +246,6 @@ class BackwardCFunction(G.Node, FunctionCtx):
 def _fit_grad(r, shape, dtype, name, k, cg):
     """``r`` summed over the dimensions it was broadcast along and converted to ``dtype``
     (PyTorch's validation of a custom backward's outputs)."""
-    T, O = _m()
     rs = r._data.shape
     if rs != tuple(shape):
         ok = len(rs) >= len(shape) and all(
@@ -402,7 +395,6 @@ def _new_ctx(cls):
 
 
 def _apply(cls, args, kwargs, custom_setup, ctx=None):
-    T, O = _m()
     Tensor = T.Tensor
     ctx = _new_ctx(cls) if ctx is None else ctx
     is_t = tuple(isinstance(a, Tensor) for a in args)
@@ -432,7 +424,6 @@ def _apply(cls, args, kwargs, custom_setup, ctx=None):
 
 def _wrap_outputs(ctx, args, is_t, output, recording):
     """Connect the outputs to the node ``ctx`` (see the module docstring)."""
-    T, O = _m()
     Tensor = T.Tensor
     is_tuple = isinstance(output, tuple)
     outs = list(output) if is_tuple else [output]
@@ -480,7 +471,6 @@ def _rebase_dirty(ctx, o, i, args, is_t):
     in-place operations (this needs a single-output Function)."""
     x = o._x
     if x is not None and x.base is not None and not x.nograd_view:
-        O = _m()[1]
         if ctx._nout != 1:
             raise NotImplementedError(
                 "ctx.mark_dirty on a view in a Function with several outputs is not supported "
@@ -493,7 +483,6 @@ def _rebase_dirty(ctx, o, i, args, is_t):
     if o._rg and o._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
-    O = _m()[1]
     old, old_nr = o._grad_fn, o._onr
     o._grad_fn = ctx
     o._onr = i
@@ -502,7 +491,6 @@ def _rebase_dirty(ctx, o, i, args, is_t):
 
 def _alias(t):
     """A view of ``t`` with the same shape (what a Function returns for an input)."""
-    O = _m()[1]
     prev = _tls.grad
     _tls.grad = False
     try:
@@ -519,7 +507,6 @@ def _save(ctx, outs):
     """Pack ``ctx.to_save``: outputs of the node are saved without a reference to the
     output object (as PyTorch does, to avoid a cycle), inputs and intermediates by
     reference; entries are ``(is_output, saved value, output_nr)``."""
-    T, _ = _m()
     pos = {}
     for i, o in enumerate(outs):
         if isinstance(o, T.Tensor) and o._grad_fn is ctx:
@@ -537,7 +524,6 @@ def _save(ctx, outs):
 
 def _forward_grads(cls, ctx, args, is_t, output, forward_ad):
     """Forward-mode AD through the Function: ``jvp(ctx, *tangents)``."""
-    T, _ = _m()
     tangents = [forward_ad._tangent_of(a) if t else None for a, t in zip(args, is_t)]
     if all(t is None for t in tangents):
         return
@@ -595,9 +581,6 @@ def _apply_traced(cls, args, custom_setup):
     Raises RuntimeError (PyTorch's message) when the Function does not use the
     ``setup_context`` style, NotImplementedError (PyTorch's message) for forward mode
     without a ``jvp`` staticmethod, and NotImplementedError under other transforms."""
-    from ...transforms.vmap import BatchTrace
-    from ...transforms.vjp import VJPTrace
-    from ...transforms.jvp import JVPTrace
     if not custom_setup:
         raise RuntimeError("In order to use an autograd.Function with functorch transforms "
                            "(vmap, grad, jvp, jacrev, ...), it must override the setup_context "
@@ -635,8 +618,6 @@ def _apply_batched(cls, args):
     ``(output, out_dims)``, and NotImplementedError when the batched values are not
     concrete arrays (nested vmaps, or ``grad``/``jvp`` around ``vmap``: ``ftrans.grad(
     ftrans.vmap(f))`` is not supported, ``ftrans.vmap(ftrans.grad(f))`` is)."""
-    from ...transforms.vmap import BatchTracer
-    T, O = _m()
     tr = _ctx.trace
     in_dims, phys = [], []
     for i, a in enumerate(args):
@@ -700,7 +681,6 @@ def _apply_batched(cls, args):
 def _loop_rule(cls, phys, in_dims, size):
     """``generate_vmap_rule``: the Function applied to each batch element (grad mode
     off, as under ``torch.func.vmap``), stacked along dimension 0."""
-    T, O = _m()
     rows = []
     single = True
     prev = _tls.grad
@@ -782,8 +762,6 @@ def _apply_transformed(cls, args, forward_mode):
         the residual (``_Residual``).  Use ``ftrans.custom_vjp``/``custom_jvp`` with
         ``ftrans.numpy`` rules instead.
     """
-    from ...transforms.custom import custom_jvp_call_p, custom_vjp_call_p
-    T = _m()[0]
     ops = [i for i, a in enumerate(args) if isinstance(a, (Tracer, np.ndarray))]
     traced = [isinstance(args[i], Tracer) and args[i].dtype.kind in "fc" for i in ops]
     const = [None if i in ops else a.detach() if isinstance(a, T.Tensor) else a
@@ -926,7 +904,6 @@ def _vmap_of(cls, vals, tr, what):
     """The ``ftrans.vmap`` trace batching ``vals`` (``tr`` when given; None when all are
     concrete).  NotImplementedError for a value traced otherwise (see
     ``_apply_transformed``)."""
-    from ...transforms.vmap import BatchTracer
     for v in vals:
         if not isinstance(v, Tracer):
             continue
@@ -951,7 +928,6 @@ def _each(cls, tr, vals, fn, needs_rule):
     broadcast), the results stacked at dimension 0 as BatchTracers of ``tr`` (a None among
     arrays counts as zeros).  ``needs_rule``: the Function itself is batched, which
     ``torch.func`` allows only with vmap support (RuntimeError otherwise)."""
-    from ...transforms.vmap import BatchTracer
     if tr is None:
         return list(fn(0, list(vals)))
     if needs_rule and not (cls.generate_vmap_rule or _overrides(cls, "vmap")):
@@ -971,7 +947,6 @@ def once_differentiable(fn):
     again -- a double backward through them raises ``RuntimeError``."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        T, O = _m()
         prev = _tls.grad
         _tls.grad = False
         try:
@@ -997,7 +972,6 @@ def _delayed_error_bwd(node, ct, primals, ans, needs):
 
 
 def _delayed_error(o, req, ctx):
-    T, O = _m()
     cls = G.node_class("DelayedError", ("self",) * len(req), _delayed_error_bwd)
     return O._record(cls, None, {}, list(req), [a._data for a in req], o._data,
                      O.SAVE_NONE)

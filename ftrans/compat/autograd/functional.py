@@ -32,21 +32,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
+from .. import _factories as F
+from .. import _ops as O
+from .._tensor import Tensor
 from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _c():
-    """The ``ftrans.compat`` package (imported on first use: it imports this package)."""
-    import ftrans.compat as compat
-    return compat
-
-
 # ------------------------------------------------------------------------------ helpers
 def _as_tuple(inp, arg_name, fn_name):
     """``(given as a tuple, tuple of Tensors)``; ``TypeError`` for anything else."""
-    Tensor = _c().Tensor
     is_tuple = isinstance(inp, tuple)
     if not is_tuple:
         inp = (inp,)
@@ -86,7 +83,7 @@ def _grad_preprocess(inputs, create_graph, need_graph):
 
 def _grad_postprocess(inputs, create_graph):
     """Detach (nested tuples of) results unless ``create_graph``."""
-    if isinstance(inputs[0], _c().Tensor):
+    if isinstance(inputs[0], Tensor):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
 
@@ -139,7 +136,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
                    is_grads_batched=False):
     """``autograd.grad`` over the outputs that require grad (``allow_unused``); all None
     when none does."""
-    from . import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     new_outputs, new_grad_outputs = [], []
@@ -149,7 +145,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
             new_grad_outputs.append(g)
     if not new_outputs:
         return (None,) * len(inputs)
-    return grad(tuple(new_outputs), inputs, tuple(new_grad_outputs), allow_unused=True,
+    return autograd.grad(tuple(new_outputs), inputs, tuple(new_grad_outputs), allow_unused=True,
                 create_graph=create_graph, retain_graph=retain_graph,
                 is_grads_batched=is_grads_batched)
 
@@ -177,7 +173,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
         if g is None:
             if strict:
                 raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            g = _c().zeros_like(refs[i])
+            g = F.zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of "
@@ -201,7 +197,7 @@ def _v_or_default(v, refs, is_refs_tuple, create_graph, fn_name, none_msg):
 
 
 def _single_output(outputs, is_outputs_tuple, fn_name):
-    if is_outputs_tuple or not isinstance(outputs[0], _c().Tensor):
+    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].nelement() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should "
@@ -277,7 +273,7 @@ def _double_back_trick(outputs, inputs, strict):
     """``(u, J^H u)`` with ``u`` zero tensors requiring grad, one per output: backpropagating
     ``v`` from ``J^H u`` to ``u`` gives ``J v``.  ``J^H u`` is recorded
     (``create_graph=True``); it is linear in ``u``, so the value of ``u`` does not matter."""
-    zeros_like = _c().zeros_like
+    zeros_like = F.zeros_like
     u = tuple(zeros_like(out, requires_grad=True) for out in outputs)
     gi = _autograd_grad(outputs, inputs, u, create_graph=True)
     _check_requires_grad(gi, "grad_inputs", strict=strict)
@@ -333,11 +329,10 @@ def _standard_basis(tensors, numels):
     """The identity of size ``N = sum(numels)`` split by columns: one ``(N, numel_i)``
     chunk per tensor, of its dtype (the batched grad_outputs/tangents of a vectorized
     Jacobian)."""
-    T = _c()
     total = sum(numels)
     chunks, start = [], 0
     for t, n in zip(tensors, numels):
-        chunks.append(T.from_numpy(np.eye(total, n, k=-start, dtype=t._data.dtype)))
+        chunks.append(F.from_numpy(np.eye(total, n, k=-start, dtype=t._data.dtype)))
         start += n
     return tuple(chunks)
 
@@ -355,7 +350,6 @@ def _jacfwd(func, inputs, strict, vectorize):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian is only implemented for `vectorize=True`.")
-    T = _c()
     with enable_grad():
         inputs = _grad_preprocess(inputs, create_graph=False, need_graph=True)
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs", "jacobian")
@@ -373,7 +367,7 @@ def _jacfwd(func, inputs, strict, vectorize):
     jac = []
     for out, col in zip(outputs, cols):
         if col is None:
-            col = T.zeros((total,) + tuple(out.shape), dtype=out.dtype)
+            col = F.zeros((total,) + tuple(out.shape), dtype=out.dtype)
         row = []
         for block, inp in zip(col.split(in_numels, dim=0), inputs):
             # the batch dimension runs over the input's elements: move it last
@@ -442,7 +436,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                       "together (yet). Please either set `create_graph=False` "
                                       'or `strategy="reverse-mode"`.')
         return _jacfwd(func, inputs, strict, vectorize)
-    T = _c()
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -460,7 +453,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                      create_graph=create_graph, is_grads_batched=True))
             for j, g in enumerate(vj):
                 if g is None:
-                    vj[j] = T.zeros_like(inputs[j]).expand((total,) + tuple(inputs[j].shape))
+                    vj[j] = F.zeros_like(inputs[j]).expand((total,) + tuple(inputs[j].shape))
             jac = tuple(
                 tuple(block.view(tuple(out.shape) + tuple(inp.shape))
                       for block, out in zip(g.split(out_numels, dim=0), outputs))
@@ -488,8 +481,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             raise RuntimeError(f"Output {i} of the user-provided function is "
                                                f"independent of input {j}. This is not "
                                                "allowed in strict mode.")
-                        rows[j].append(T.zeros_like(inp))
-            jac.append(tuple(T.stack(r, dim=0).view(tuple(out.shape) + tuple(inp.shape))
+                        rows[j].append(F.zeros_like(inp))
+            jac.append(tuple(O.stack(r, dim=0).view(tuple(out.shape) + tuple(inp.shape))
                              for r, inp in zip(rows, inputs)))
         jac = _grad_postprocess(tuple(jac), create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
@@ -616,7 +609,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_prelude(
             func, inputs, v, create_graph, strict, "hvp")
         # double-backward trick: grad_jac -> H grad_jac is linear; backpropagate v through it
-        grad_jac = tuple(_c().zeros_like(inp, requires_grad=True) for inp in inputs)
+        grad_jac = tuple(F.zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):

@@ -54,6 +54,11 @@ import warnings
 
 import numpy as np
 
+from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
+from .. import _tensor as T
+from .._factories import _gen
+from . import forward_ad as fwAD
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -97,13 +102,6 @@ _FAST_SEED = 67280421310721
 
 
 # ----------------------------------------------------------------------------- helpers
-def _mods():
-    """(compat ``_tensor`` module, ``autograd.grad``): imported lazily (import cycle)."""
-    from .. import _tensor
-    from . import grad
-    return _tensor, grad
-
-
 def _tuple(x):
     """PyTorch's ``_as_tuple``: tuple as is, list to tuple, anything else a 1-tuple."""
     if isinstance(x, tuple):
@@ -114,7 +112,7 @@ def _tuple(x):
 
 
 def _is_tensor(x):
-    return isinstance(x, _mods()[0].Tensor)
+    return isinstance(x, T.Tensor)
 
 
 def _is_fc(x):
@@ -131,7 +129,7 @@ def _show(a):
     a = np.asarray(a)
     if a.ndim == 0:
         return format(a.item())
-    return repr(_mods()[0]._make(a))
+    return repr(T._make(a))
 
 
 def _allclose(a, b, rtol, atol):
@@ -193,12 +191,12 @@ class _Fn:
         for a, b in zip(outa, outb):
             on = f"on index {where} " if where is not None else ""
             if a.shape != b.shape:
-                S = _mods()[0].Size
+                S = T.Size
                 raise AssertionError(
                     f"Expected `func` to return outputs with the same shape when inputs are "
                     f"perturbed {on}by {eps}, but got: shapes {S(a.shape)} and {S(b.shape)}.")
             if a.dtype != b.dtype:
-                D = _mods()[0].D
+                D = T.D
                 raise AssertionError(
                     f"Expected `func` to return outputs with the same dtype when inputs are "
                     f"perturbed {on}by {eps}, but got: dtypes {D.from_np(a.dtype)} and "
@@ -263,12 +261,12 @@ class _Fn:
         w = np.asarray(w).reshape(o._data.shape)
         if o._data.dtype.kind == "c" and self.part == "imag":
             w = w * 1j
-        return _mods()[0]._make(w.astype(o._data.dtype))
+        return T._make(w.astype(o._data.dtype))
 
     def vjp(self, o, w):
         """``w^T J`` per input requiring grad (arrays, None for unused inputs)."""
-        T, grad = _mods()
-        res = grad(o, self.diff, self._grad_out(o, w), retain_graph=True, allow_unused=True)
+        res = autograd.grad(o, self.diff, self._grad_out(o, w), retain_graph=True,
+                            allow_unused=True)
         return [None if g is None else g._data for g in res]
 
     def _stack(self, rows, nout):
@@ -345,8 +343,6 @@ class _Fn:
 
         Raises GradcheckError when ``check_grad_dtypes`` and an output tangent is complex
         for a real output or the reverse (PyTorch's message)."""
-        from . import forward_ad as fwAD
-        T = _mods()[0]
         fc = [o for o in self.func_out if _is_fc(o)]
 
         def tangents(duals):
@@ -564,15 +560,12 @@ def _check_inputs(inputs):
 
 
 def _zeros_for(tensors):
-    T = _mods()[0]
     return [T._make(np.zeros_like(t._data)) for t in tensors]
 
 
 def _test_batched_grad(fn, o, output_idx):
     """``autograd.grad(..., is_grads_batched=True)`` on two random grad_outputs must
     equal two separate backward passes (``torch.allclose`` defaults)."""
-    from .._factories import _gen
-    T, grad = _mods()
     diff = fn.diff
 
     def filled(res, shape_of):
@@ -587,11 +580,11 @@ def _test_batched_grad(fn, o, output_idx):
         if o.is_complex():  # PyTorch's complex randn: variance 1/2 per part
             g = (g + 1j * rng.standard_normal(shape)) / np.sqrt(2)
         gos.append(g.astype(o._data.dtype))
-    per = [filled(grad(o, diff, T._make(g), retain_graph=True, allow_unused=True),
+    per = [filled(autograd.grad(o, diff, T._make(g), retain_graph=True, allow_unused=True),
                   lambda x: x._data.shape) for g in gos]
     expected = [np.stack(col) for col in zip(*per)]
     try:
-        res = grad(o, diff, T._make(np.stack(gos)), retain_graph=True, allow_unused=True,
+        res = autograd.grad(o, diff, T._make(np.stack(gos)), retain_graph=True, allow_unused=True,
                    is_grads_batched=True)
     except RuntimeError as ex:
         raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
@@ -610,8 +603,7 @@ def _test_backward_mul_by_grad_output(fn, masked):
     """Zero grad_outputs must give zero input gradients of the inputs' dtype and size."""
     if not fn.outputs:
         return True
-    _, grad = _mods()
-    gis = grad(fn.outputs, fn.diff, _zeros_for(fn.outputs), allow_unused=True)
+    gis = autograd.grad(fn.outputs, fn.diff, _zeros_for(fn.outputs), allow_unused=True)
     for gi, di in zip(gis, fn.diff):
         if gi is None:
             continue
@@ -631,7 +623,6 @@ def _test_undefined_backward_mode(fn):
     undefined gradient: "all undefined" runs a backward with zero grad_outputs, and, for
     several differentiable outputs, "output k undefined" back-propagates from the other
     outputs only (output k then gets no gradient, as with PyTorch's ``UndefinedGrad``)."""
-    _, grad = _mods()
 
     def warn_bc_breaking():
         warnings.warn(
@@ -644,7 +635,7 @@ def _test_undefined_backward_mode(fn):
         if not outs:
             return True
         try:
-            gis = grad(outs, fn.diff, _zeros_for(outs), allow_unused=True)
+            gis = autograd.grad(outs, fn.diff, _zeros_for(outs), allow_unused=True)
         except RuntimeError as e:
             warn_bc_breaking()
             raise GradcheckError("Expected backward function to handle undefined output "
@@ -671,8 +662,6 @@ def _test_undefined_forward_mode(fn, fw_part):
     input requiring grad seeded with its fast-mode ``u`` (``1j u`` for the imaginary part
     of a complex input), giving input ``k`` an explicit zero tangent or no tangent at all
     must give allclose output tangents wherever both exist."""
-    from . import forward_ad as fwAD
-    T = _mods()[0]
     rng = np.random.default_rng(_FAST_SEED)
     pos = [p for p, a in enumerate(fn.inputs) if _is_tensor(a) and a.requires_grad]
 
@@ -838,8 +827,6 @@ def _random_grad_outputs(outputs, noncontiguous):
     """gradgradcheck's default grad_outputs: uniform in [-1, 1) (each part for complex),
     the outputs' shapes and dtypes (float64 for non-float outputs), requiring grad;
     drawn from the global generator (``ftrans.compat.manual_seed``)."""
-    from .._factories import _gen
-    T = _mods()[0]
     rng = _gen(None)
     res = []
     for o in outputs:
@@ -889,7 +876,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                              "be True")
     if check_fwd_over_rev:
         _no_fwd_over_rev()
-    _, grad = _mods()
     tupled = _tuple(inputs)
     if grad_outputs is None:
         tupled_grad_outputs = _random_grad_outputs(_diff_outputs(func(*tupled)),
@@ -907,7 +893,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         gos = tuple(x.requires_grad_() if i in diff_go else x
                     for i, x in enumerate(args[len(args) - num_outputs:]))
         diff_args = tuple(x for i, x in enumerate(input_args) if i in diff_in)
-        grads = grad(outputs, diff_args, gos, create_graph=True, allow_unused=True)
+        grads = autograd.grad(outputs, diff_args, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, tupled + tupled_grad_outputs, eps=eps, atol=atol, rtol=rtol,

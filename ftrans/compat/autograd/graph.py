@@ -40,7 +40,14 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from ... import primitives as P
+from .. import _tensor
+from .._dtype import from_np
+from .._tensor import Tensor, _make, _edge, _extra, _grad_fn_of
 from . import anomaly_mode as _AM
+from .grad_mode import _tls
+from ._node import (_seq, _acc_seq, _lock, FREED, NO_EDGE, freed_error, Meta,  # noqa: F401
+                    meta, RemovableHandle, Node, AccumulateGrad)
 
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedTensor", "saved_tensors_hooks",
@@ -48,195 +55,9 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedTensor", "saved_te
            "CopySlices", "node_class", "register_multi_grad_hook", "increment_version",
            "allow_mutation_on_saved_tensors"]
 
-_seq = itertools.count()
-# AccumulateGrad nodes get the highest sequence numbers: they run as soon as they are ready
-_acc_seq = itertools.count(1 << 62)
-_lock = threading.Lock()   # claims of saved buffers, .grad accumulation
-
-
-class _Freed:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "<freed>"
-
-
-FREED = _Freed()
-NO_EDGE = (None, 0)
-
-
-def freed_error():
-    return RuntimeError(
-        "Trying to backward through the graph a second time (or directly access saved "
-        "tensors after they have already been freed). Saved intermediate values of the graph "
-        "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-        "you need to backward through the graph a second time or if you need to access saved "
-        "tensors after calling backward.")
-
-
-class Meta:
-    """Shape and dtype of an operand whose value a backward formula does not read."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape, dtype):
-        self.shape = shape
-        self.dtype = dtype
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
-
-    def __repr__(self):
-        return f"Meta(shape={self.shape}, dtype={self.dtype})"
-
-
-_new_meta = object.__new__
-
-
-def meta(d):
-    """``Meta`` of the array ``d`` (without the cost of calling ``__init__``)."""
-    m = _new_meta(Meta)
-    m.shape = d.shape
-    m.dtype = d.dtype
-    return m
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``/``register_prehook``: ``handle.remove()`` removes the
-    hook (also usable as a context manager)."""
-
-    __slots__ = ("_d", "id")
-    _ids = itertools.count()
-
-    def __init__(self, d, fn):
-        self._d = d
-        self.id = next(RemovableHandle._ids)
-        d[self.id] = fn
-
-    def remove(self):
-        d = self._d
-        if d is not None:
-            d.pop(self.id, None)
-            self._d = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-        return False
-
-
-class _Hooks:
-    __slots__ = ("pre", "post", "tpre", "rgh", "meta")
-
-    def __init__(self):
-        self.pre = None     # node pre-hooks: {id: fn(grad_outputs)}
-        self.post = None    # node hooks: {id: fn(grad_inputs, grad_outputs)}
-        self.tpre = None    # tensor hooks of non-leaf outputs: {output_nr: {id: fn(grad)}}
-        self.rgh = None     # retain_grad: {output_nr: tensor}
-        self.meta = None
-
-
-class Node:
-    """A node of the backward graph (PyTorch's ``torch.autograd.graph.Node``)."""
-
-    __slots__ = ("_next", "_seq", "_hk", "__weakref__")
-    _edge_idx = None   # indices of _next shown as next_functions (None: all)
-    _nout = 1          # number of outputs (gradient slots); > 1 only for custom Functions
-    _custom = False    # a custom autograd.Function node (runs ``_call_backward``)
-
-    def name(self) -> str:
-        """The node's name, e.g. ``"MulBackward0"``."""
-        return type(self).__name__
-
-    @property
-    def next_functions(self):
-        """One ``(node, input_nr)`` pair per differentiable input (``(None, 0)`` where the
-        input does not require grad)."""
-        nx = self._next
-        idx = self._edge_idx
-        if idx is not None:
-            return tuple(nx[i] for i in idx if i < len(nx))
-        return tuple(nx)
-
-    @property
-    def metadata(self) -> dict:
-        """A dict for the user's own data (empty at first)."""
-        hk = self._hooks()
-        if hk.meta is None:
-            hk.meta = {}
-        return hk.meta
-
-    def _hooks(self):
-        hk = self._hk
-        if hk is None:
-            hk = self._hk = _Hooks()
-        return hk
-
-    def register_hook(self, fn):
-        """Register ``fn(grad_inputs, grad_outputs) -> tuple or None``, called after the node
-        ran; a returned tuple replaces ``grad_inputs``.  Returns a removable handle."""
-        hk = self._hooks()
-        if hk.post is None:
-            hk.post = {}
-        return RemovableHandle(hk.post, fn)
-
-    def register_prehook(self, fn):
-        """Register ``fn(grad_outputs) -> tuple or None``, called before the node runs; a
-        returned tuple replaces ``grad_outputs``.  Returns a removable handle."""
-        hk = self._hooks()
-        if hk.pre is None:
-            hk.pre = {}
-        return RemovableHandle(hk.pre, fn)
-
-    def _register_tensor_hook(self, nr, fn):
-        hk = self._hooks()
-        if hk.tpre is None:
-            hk.tpre = {}
-        d = hk.tpre.get(nr)
-        if d is None:
-            d = hk.tpre[nr] = {}
-        return RemovableHandle(d, fn)
-
-    def _input_metadata(self):
-        return ()
-
-    def _unclaim(self, saved, outsv):
-        """Undo the freeing done by ``_claim`` (its backward raised); nothing to undo here."""
-
-    def __call__(self, *grads):
-        from ._engine import call_node
-        return call_node(self, grads)
-
-    def __repr__(self):
-        return f"<{type(self).__name__} object at {id(self):#x}>"
-
-
-class AccumulateGrad(Node):
-    """Adds the gradient into ``variable.grad``; the graph's leaf-side ends."""
-
-    __slots__ = ("variable",)
-
-    def __init__(self, variable):
-        self.variable = variable
-        self._next = ()
-        self._seq = next(_acc_seq)
-        self._hk = None
-        if _AM._enabled:
-            _AM.record(self)
-
-    def name(self):
-        return "torch::autograd::AccumulateGrad"
-
+# _ops._convert (a recorded dtype conversion, for create_graph formulas on promoted operands):
+# compat._ops is above this module and sets it when it is imported.
+_convert = None
 
 class GradientEdge(NamedTuple):
     """Where the gradient of a tensor is computed: ``(node, output_nr)``
@@ -255,7 +76,6 @@ def get_gradient_edge(tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
-    from .._tensor import _edge
     node, nr = _edge(tensor)
     d = tensor._data
     if type(node) is not AccumulateGrad:  # what autograd.grad needs to use it as an output
@@ -414,7 +234,6 @@ def _grad_node(t, i):
             f"Expected gradient function to be set: register_multi_grad_hook(mode='all') "
             f"expects tensors that require grad, but tensor {i} does not (mode='any' skips "
             "such tensors)")
-    from .._tensor import _edge
     return _edge(t)[0]
 
 
@@ -515,7 +334,6 @@ def increment_version(tensor):
     base's counter (autograd-mechanics.md, "In-place correctness checks").  Inference tensors have none and are left as they are.  As PyTorch,
     ``RuntimeError`` if ``tensor`` is neither a Tensor nor an iterable of Tensors (the
     tensors before a non-tensor element are bumped, as in PyTorch)."""
-    from .._tensor import Tensor
     if isinstance(tensor, Tensor):
         tensor = (tensor,)
     try:
@@ -539,12 +357,10 @@ def version_error(sv, node):
     t, data, vc, ver = sv[0], sv[1], sv[2], sv[3]
     nr = 0
     if t is not None:
-        from .._tensor import _grad_fn_of
         gf = _grad_fn_of(t)
         nr = t._onr
     else:
         gf = node
-    from .._dtype import from_np
     desc = f"[torch.{from_np(data.dtype)._tname} [{', '.join(map(str, data.shape))}]]"
     if gf is not None:
         nm = gf.name()
@@ -589,7 +405,6 @@ def unpack(sv, node, as_tensor):
             return data
         if t is not None:
             return t
-        from .._tensor import _make
         out = _make(data, node)
         out._vc = vc
         return out
@@ -597,7 +412,6 @@ def unpack(sv, node, as_tensor):
         d = _unpacked_data(sv)
         if not as_tensor:
             return d
-        from .._tensor import _make
         if sv.is_out:
             out = _make(d, node)
             return out
@@ -606,8 +420,6 @@ def unpack(sv, node, as_tensor):
             return _make(d)
         if type(e[0]) is AccumulateGrad:
             # a new tensor object (as PyTorch unpacks) accumulating into the same leaf
-            import weakref
-            from .._tensor import _extra
             out = _make(d)
             out._rg = True
             _extra(out).acc = weakref.ref(e[0])
@@ -654,7 +466,6 @@ def _pack(t, data, pair, is_out, edge=None):
     Raises whatever the pack hook raises, and ``RuntimeError`` if the hook modifies its
     input in place (PyTorch's check: the version counter moved during the call).
     """
-    from .grad_mode import _tls
     pack_hook, unpack_hook = pair
     vc = t._vc
     ver = vc[0]
@@ -681,7 +492,6 @@ def _pack(t, data, pair, is_out, edge=None):
     elif edge is not None:
         p.edge = edge
     else:
-        from .._tensor import _edge
         p.edge = _edge(t)
     return p
 
@@ -691,7 +501,6 @@ def _unpacked_data(p):
     the current grad mode (as PyTorch calls it).  ``TypeError`` if it is not a Tensor,
     ``RuntimeError`` if its shape is not the saved tensor's (PyTorch fails later, in the
     backward formula); another dtype is converted to the saved one."""
-    from .._tensor import Tensor
     r = p.unpack(p.obj)
     if not isinstance(r, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
@@ -855,7 +664,6 @@ class _AllowMutationOnSavedContext:
         if reg is None or reg[0] is not t._vc:
             return
         d = t._data
-        from .._tensor import _make
         for handle in list(reg[1]):
             orig = self.original.get(handle)
             if orig is None:
@@ -964,7 +772,6 @@ class SavedTensor:
         node = self._node
         # as in PyTorch, the pack hook gets a new tensor with the saved content (no autograd
         # history, the same version counter); the edge is the one recorded at save time
-        from .._tensor import _make, _edge
         t = sv[0]
         arg = _make(sv[1])
         arg._vc = sv[2]
@@ -1048,7 +855,6 @@ class OpNode(Node):
                     # float64 ...): the formula reads the promoted value, as it does
                     # without create_graph (the conversion is recorded, so the gradient
                     # reaches the operand, converted back)
-                    from .._ops import _convert
                     v = _convert(v, s[1].dtype)
                 out.append(v)
             else:
@@ -1084,10 +890,9 @@ class OpNode(Node):
                 res[i] = np.zeros(p.shape, p.dtype)
         casts = self._casts
         if casts is not None:
-            from ...primitives import convert_element_type
             for i, dt in enumerate(casts):
                 if dt is not None and res[i] is not None and res[i].dtype != dt:
-                    res[i] = convert_element_type(res[i], dt)
+                    res[i] = P.convert_element_type(res[i], dt)
         return res
 
     # --- _saved_<name> / _raw_saved_<name> ---------------------------------------
@@ -1141,7 +946,6 @@ class OpNode(Node):
             return None
         if type(sv) in (tuple, _Packed):
             return unpack(sv, self, True)
-        from .._tensor import _make
         return _make(np.asarray(sv))
 
     def __dir__(self):
@@ -1254,7 +1058,6 @@ class CopySlices(OpNode):
         self._fn._unclaim(saved, outsv)
 
     def _apply(self, ct, saved, outsv, wrap):
-        from ... import primitives as P
         chain = self._chain
         g_region = view_apply(chain, ct)
         inner = list(self._fn._apply(g_region, saved, outsv, wrap))
@@ -1284,3 +1087,6 @@ def new_copy_slices(fn, chain, base_edge, k=0):
     n._fn = fn
     n._k = k
     return n
+
+
+_tensor._new_view_node = new_view_node   # see _tensor._new_view_node

@@ -34,7 +34,7 @@ NumPy arrays.  Operations modelled one-to-one (``pow``, ``sin``, ``mul``, ``sum`
 their backward nodes) give the same names and counts as PyTorch.
 
 Cost: none when no profiler runs (no hook is installed; the engine reads one module
-flag, :data:`_enabled`, per backward call).  While one runs, ``sys.setprofile`` (current
+flag, ``_engine._profiling``, per backward call).  While one runs, ``sys.setprofile`` (current
 thread only, chained to any profile function already set, restored on exit even when
 the block raises) turns the ``call``/``return`` events of the compat operations' code
 objects into ranges, and the engine takes its general path (``_run_node``/``_run_acc``),
@@ -64,14 +64,15 @@ import types
 import warnings
 from collections import defaultdict, namedtuple
 
+from . import _engine, function
+
 __all__ = ["profile", "record_function", "emit_nvtx", "load_nvprof", "parse_nvprof_trace",
            "EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "Kernel",
            "DeviceType"]
 
-# Number of profiling sessions running (all threads).  Read by the engine
-# (``_engine._run``): while it is non-zero every node goes through ``_run_node``, whose
-# calls the profiler records.  Written only under ``_state_lock``.
-_enabled = 0
+# ``_engine._profiling``: the number of profiling sessions running (all threads).  Read by
+# the engine (``_engine._run``): while it is non-zero every node goes through ``_run_node``,
+# whose calls the profiler records.  Written only under ``_state_lock``.
 _state_lock = threading.Lock()
 
 _clock = time.perf_counter_ns
@@ -633,8 +634,7 @@ def _build_table_of_ops():
     """{code object: _Entry} for the public operations of ``ftrans.compat``, the methods
     and operators of ``Tensor``, ``autograd.Function.apply`` and the engine's node
     runners."""
-    from ... import compat
-    from . import _engine, function
+    from ... import compat  # deferred: the package's namespace, complete only after this module
     T = compat.Tensor
     regs = []   # (function, canonical name or None for an index)
     for name in dir(compat):
@@ -972,13 +972,12 @@ class profile:
             return None
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
-        global _enabled
         self.entered = True
         sess = self._session = _Session(self.record_shapes, self.with_stack)
         self._old_hook = old = sys.getprofile()
         self._hook = _make_hook(sess, old)
         with _state_lock:
-            _enabled += 1
+            _engine._profiling += 1
         _tls.sessions.append(sess)
         sess.t0 = _clock()
         sys.setprofile(self._hook)
@@ -987,13 +986,12 @@ class profile:
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
             return False
-        global _enabled
         sess = self._session
         if sess is None:
             return False
         sys.setprofile(self._old_hook)
         with _state_lock:
-            _enabled -= 1
+            _engine._profiling -= 1
         sessions = _tls.sessions
         for i in range(len(sessions) - 1, -1, -1):
             if sessions[i] is sess:

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 import ftrans.compat as torch
+from ftrans.compat._factories import _gen
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -52,7 +53,6 @@ def _fill(tensor, values):
 
 
 def _rng(generator):
-    from ftrans.compat._factories import _gen
     return _gen(generator)
 
 

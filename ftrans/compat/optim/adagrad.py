@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import _factories as F
+from ...kernels import optim_cpu as K
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
                         _real_view, _flat, _written, _use_fused)
 
@@ -80,7 +81,6 @@ class Adagrad(Optimizer):
     def _fused_step(self, p, grad, state, group, clr):
         """The update in one pass (:func:`ftrans.kernels.optim_cpu.adagrad_update`) for
         plain contiguous float arrays of one dtype; False otherwise."""
-        from ...kernels import optim_cpu as K
         arrs = [_flat(p), _flat(grad), _flat(state["sum"])]
         if any(a is None for a in arrs) or not K.eligible(*arrs):
             return False

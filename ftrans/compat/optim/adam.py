@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .. import _factories as F
+from ...kernels import optim_cpu as K
 from .. import _ops as O
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
                         _real_view, _flat, _written, _use_fused)
@@ -101,7 +102,6 @@ class Adam(Optimizer):
     def _fused_step(self, p, grad, state, group):
         """The update in one pass (:func:`ftrans.kernels.optim_cpu.adam_update`) when
         every array is a plain contiguous float array of one dtype; False otherwise."""
-        from ...kernels import optim_cpu as K
         amsgrad = group["amsgrad"]
         arrs = [_flat(p), _flat(grad), _flat(state["exp_avg"]), _flat(state["exp_avg_sq"])]
         if amsgrad:

@@ -18,6 +18,9 @@ from itertools import chain
 import numpy as np
 
 from .. import _tensor as _T
+from .. import _dtype as D
+from .. import _factories as F
+from .._ops import view_as_real
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.graph import RemovableHandle
 
@@ -320,7 +323,6 @@ def _real_view(t):
     """A complex tensor as its real view ``(..., 2)`` (PyTorch's optimizers update complex
     parameters as pairs of reals); real tensors unchanged."""
     if t is not None and t.is_complex():
-        from .._ops import view_as_real
         return view_as_real(t)
     return t
 
@@ -328,8 +330,6 @@ def _real_view(t):
 def _step_tensor(dtype=None):
     """The ``step`` state entry: a 0-d tensor of the scalar dtype PyTorch uses (float64
     when the default dtype is float64, else float32)."""
-    from .. import _factories as F
-    from .. import _dtype as D
     dt = D.float64 if D.get_default_dtype() == D.float64 else D.float32
     return F.tensor(0.0, dtype=dt)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import _factories as F
+from ...kernels import optim_cpu as K
 from .optimizer import (Optimizer, _params_with_grad, _closure_loss, _step_tensor,
                         _real_view, _flat, _written, _use_fused)
 
@@ -91,7 +92,6 @@ class RMSprop(Optimizer):
     def _fused_step(self, p, grad, state, group):
         """The update in one pass (:func:`ftrans.kernels.optim_cpu.rmsprop_update`) for
         plain contiguous float arrays of one dtype; False otherwise."""
-        from ...kernels import optim_cpu as K
         names = ["square_avg"] + (["grad_avg"] if group["centered"] else []) + (
             ["momentum_buffer"] if group["momentum"] > 0 else [])
         arrs = [_flat(p), _flat(grad)] + [_flat(state[n]) for n in names]

@@ -1,6 +1,8 @@
 """``SGD``: stochastic gradient descent with momentum (PyTorch's ``torch.optim.SGD``)."""
 from __future__ import annotations
 
+from ...kernels import optim_cpu as K
+from .. import _factories as F
 from .optimizer import (Optimizer, required, _params_with_grad, _closure_loss, _flat,
                         _written, _use_fused)
 
@@ -80,7 +82,6 @@ class SGD(Optimizer):
     def _fused_step(self, p, grad, group):
         """The update in one pass (:func:`ftrans.kernels.optim_cpu.sgd_update`) for plain
         contiguous float arrays of one dtype; False otherwise."""
-        from ...kernels import optim_cpu as K
         momentum = group["momentum"]
         a, g = _flat(p), _flat(grad)
         if a is None or g is None:
@@ -92,7 +93,6 @@ class SGD(Optimizer):
             buf_t = state.get("momentum_buffer")
             if buf_t is None:
                 first = True
-                from .. import _factories as F
                 buf_t = F.empty_like(p)
             buf = _flat(buf_t)
             if buf is None or not K.eligible(a, g, buf):
