@@ -19,8 +19,12 @@ xp = cp
 
 # Same names as the CPU backend, mapped to the CuPy function of the same NumPy name
 # (np.negative -> cp.negative, np.true_divide -> cp.divide, np.real -> cp.real, ...).
-_UNARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._UNARY.items()}
-_BINARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._BINARY.items()}
+# (a NumPy function CuPy lacks is left out: ``unary``/``binary`` then raise ValueError
+# naming the operation, instead of the whole backend failing to import)
+_UNARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._UNARY.items()
+          if hasattr(cp, fn.__name__)}
+_BINARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._BINARY.items()
+           if hasattr(cp, fn.__name__)}
 
 # Fused derivative products for unary_vjp as CUDA expressions in g, x, y = f(x) of
 # one type T; "{c}" is "conj" for complex T (g * conj(f'(x))) and "" for real T.
