@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core import Primitive
 from ..core.dtypes import as_numpy_dtype
-from .optable import ROWS
+from .optable import ROWS, CUSTOM
 
 __all__ = ["ROW_PRIMITIVES", "ROW_OPS"]
 
@@ -67,6 +67,9 @@ neg, add, sub, mul, div, pow, abs, sign, maximum, minimum = (
     _op(p) for p in (neg_p, add_p, sub_p, mul_p, div_p, pow_p, abs_p, sign_p, maximum_p,
                      minimum_p))
 conj_op = _op(conj_p)
+for _row in CUSTOM:  # their names and torch facets (the rules are hand-written)
+    globals()[_row.name + "_p"].facets = _row
+del _row
 
 
 def integer_pow(x, n: int):

@@ -288,7 +288,7 @@ ROWS: tuple = (
 #: integer exponents); the rows give their other facets.
 CUSTOM: tuple = (
     _r("neg", 1, ("linear",), numpy="negative", torch="neg", torch_aliases=("negative",),
-       complex="holomorphic", dtype="same", node="NegBackward0"),
+       complex="holomorphic", dtype="same"),
     _r("add", 2, ("1", "1"), torch="add", complex="holomorphic", dtype="same"),
     _r("sub", 2, ("1", "-1"), numpy="subtract", torch="sub", complex="holomorphic",
        dtype="same"),
@@ -296,11 +296,13 @@ CUSTOM: tuple = (
        dtype="same"),
     _r("div", 2, ("1/y", "-ans/y"), numpy="divide", torch="div", complex="holomorphic"),
     _r("pow", 2, ("y*x**(y-1)", "ans*log(x)"), numpy="power", numpy_aliases=("pow",),
-       torch="pow", complex="holomorphic", dtype="same"),
+       torch="pow", complex="holomorphic", dtype="same", node="PowBackward1"),
     _r("maximum", 2, None, torch="maximum", dtype="same"),
     _r("minimum", 2, None, torch="minimum", dtype="same"),
     _r("abs", 1, None, numpy="absolute", torch="abs", complex="holomorphic", dtype="same"),
-    _r("sign", 1, None, torch="sign", complex="holomorphic", dtype="same"),
+    _r("sign", 1, None, torch="sgn", complex="holomorphic", dtype="same"),
+    _r("conj", 1, ("linear",), numpy="conjugate", torch="conj", complex="holomorphic",
+       dtype="same"),
 )
 
 _BY_NAME = {op.name: op for op in ROWS + CUSTOM}

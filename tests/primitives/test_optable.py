@@ -78,6 +78,13 @@ def test_every_row_is_a_primitive_with_its_facets():
             assert table[op.name] == op.array_api
 
 
+def test_hand_written_elementwise_primitives_carry_their_facets():
+    prims = all_primitives()
+    for op in optable.CUSTOM:
+        assert prims[op.name].facets is op
+    assert optable.node_name(optable.by_name("pow")) == "PowBackward1"
+
+
 def test_fnp_functions_and_aliases():
     for op in ROWS:
         for name in ((op.numpy,) + op.numpy_aliases) if op.numpy else ():

@@ -58,12 +58,10 @@ class _GTracer(PrimalTracer):
 
 
 _PRIM_NODE_NAMES = {
-    # the operation table's rows: torch's node name of each (SinhBackward0 ...)
-    **{op.name: optable.node_name(op) for op in optable.ROWS if op.torch},
-    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0", "div": "DivBackward0",
-    "neg": "NegBackward0", "pow": "PowBackward1", "integer_pow": "PowBackward0",
-    "abs": "AbsBackward0", "sign": "SgnBackward0", "maximum": "MaximumBackward0",
-    "minimum": "MinimumBackward0", "conj": "ConjBackward0",
+    # the operation table's rows and hand-written elementwise primitives: torch's node
+    # name of each (SinhBackward0, AddBackward0 ...)
+    **{op.name: optable.node_name(op) for op in optable.ROWS + optable.CUSTOM if op.torch},
+    "integer_pow": "PowBackward0",
     "select": "WhereBackward0", "convert_element_type": "ToCopyBackward0",
     "real": "RealBackward0", "imag": "ImagBackward0", "reshape": "ViewBackward0",
     "transpose": "PermuteBackward0", "broadcast_to": "ExpandBackward0",
