@@ -91,3 +91,51 @@ def test_vjp_fn_with_matching_cotangent_under_jit():
     np.testing.assert_allclose(g, [2.0, 2.0, 2.0])
     with pytest.raises(ValueError, match="float32"):
         ftrans.jit(vjp_fn)(np.ones(3))
+
+
+# ---------------------------------------------------------------------------------
+# item 3: empty argnums, static_argnums out of range, stop_gradient of a non-array
+# ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("transform", [grad, value_and_grad, jacfwd, jacrev, ftrans.hessian])
+def test_empty_argnums_raises(transform):
+    with pytest.raises(ValueError, match=r"argnums must be non-empty.*argnums=0"):
+        transform(lambda x: fnp.sum(x ** 2), argnums=())(X)
+
+
+@pytest.mark.parametrize("transform", [ftrans.jit, ftrans.make_ir])
+@pytest.mark.parametrize("static", [3, -3, (0, 2)])
+def test_static_argnums_out_of_range_raises(transform, static):
+    def f(a, b):
+        return a + b
+    # as JAX: already when the function is wrapped (its signature is known)
+    with pytest.raises(ValueError, match=r"static_argnums.*only 2 positional argument"):
+        transform(f, static_argnums=static)
+    with pytest.raises(ValueError, match="static_argnums"):
+        transform(f, static_argnums=static)(1.0, 2.0)
+
+
+def test_static_argnames_not_a_parameter_raises():
+    with pytest.raises(ValueError, match=r"static_argnames.*'c'.*\['a', 'b'\]"):
+        ftrans.jit(lambda a, b: a + b, static_argnames="c")
+    # JAX: a function taking *args (**kwargs) may get more arguments than it names
+    assert ftrans.jit(lambda a, **kw: a * kw["c"], static_argnames="c")(2.0, c=3) == 6.0
+    f = ftrans.jit(lambda a, *rest: a * len(rest), static_argnums=2)
+    assert f(2.0, 1.0, 3) == 4.0
+    # and a valid index still works
+    g = ftrans.jit(lambda a, n: a * n, static_argnums=-1)
+    assert g(2.0, 3) == 6.0
+
+
+@pytest.mark.parametrize("bad", ["ab", object(), {"x": X, "name": "w"}],
+                         ids=["str", "object", "dict_with_str"])
+def test_stop_gradient_of_a_non_array_raises(bad):
+    with pytest.raises(TypeError, match="stop_gradient.*not a valid array type"):
+        ftrans.stop_gradient(bad)
+
+
+def test_stop_gradient_of_a_pytree_stops_each_leaf():
+    def f(x):
+        s = ftrans.stop_gradient({"a": x, "b": [x * 2.0]})
+        return fnp.sum(x * s["a"] + s["b"][0])
+    np.testing.assert_allclose(grad(f)(X), X)
+    assert ftrans.stop_gradient((1.0, None)) == (1.0, None)
