@@ -698,6 +698,9 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
         If ``fun`` branches on or converts a traced value (``if x > 0``, ``float(x)``).
     TypeError
         For a non-array dynamic argument or an unhashable static argument.
+    ValueError
+        When ``make_ir`` is called, for ``static_argnums``/``static_argnames`` that
+        ``fun``'s signature cannot take (as :func:`jit`).
 
     Examples
     --------
@@ -756,7 +759,10 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         For a dynamic argument that is not an array or Python scalar (make it static),
         an unhashable static argument, or bad ``static_argnums``/``donate_argnums``.
     ValueError
-        A ``donate_argnums`` entry that is also static, or repeated.
+        A ``donate_argnums`` entry that is also static, or repeated; when ``jit`` is
+        called, a ``static_argnums`` entry beyond ``fun``'s positional parameters or a
+        ``static_argnames`` entry that is not one of its parameters (unless ``fun``
+        takes ``*args`` / ``**kwargs``), as JAX.
 
     Examples
     --------
