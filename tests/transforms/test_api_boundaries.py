@@ -139,3 +139,131 @@ def test_stop_gradient_of_a_pytree_stops_each_leaf():
         return fnp.sum(x * s["a"] + s["b"][0])
     np.testing.assert_allclose(grad(f)(X), X)
     assert ftrans.stop_gradient((1.0, None)) == (1.0, None)
+
+
+# ---------------------------------------------------------------------------------
+# item 2: custom_vjp / custom_jvp rules are checked and named
+# ---------------------------------------------------------------------------------
+def _custom_vjp_with(fwd, bwd):
+    @ftrans.custom_vjp
+    def scale(x):
+        return 2.0 * x
+    scale.defvjp(fwd, bwd)
+    return scale
+
+
+def _fwd(x):
+    return 2.0 * x, None
+
+
+def test_custom_vjp_bwd_of_a_broadcastable_wrong_shape_raises():
+    def bwd_rows(res, g):
+        return (fnp.ones((2, 3)) * g,)  # (2, 3) for a (3,) input: was summed to fit
+    f = _custom_vjp_with(_fwd, bwd_rows)
+    with pytest.raises(ValueError) as info:
+        grad(lambda x: fnp.sum(f(x)))(X)
+    msg = str(info.value)
+    assert "bwd_rows" in msg and "(2, 3)" in msg and "(3,)" in msg and "scale" in msg, msg
+
+
+def test_custom_vjp_bwd_must_return_one_entry_per_input():
+    def bwd_bare(res, g):
+        return 2.0 * g  # not a tuple
+    f = _custom_vjp_with(_fwd, bwd_bare)
+    with pytest.raises(TypeError, match=r"bwd rule 'bwd_bare' of 'scale'.*tuple.*\(g,\)"):
+        grad(lambda x: fnp.sum(f(x)))(X)
+
+    def bwd_two(res, g):
+        return (2.0 * g, 2.0 * g)
+    f = _custom_vjp_with(_fwd, bwd_two)
+    with pytest.raises(TypeError, match=r"bwd rule 'bwd_two' of 'scale'.*length 2"):
+        grad(lambda x: fnp.sum(f(x)))(X)
+
+
+def test_custom_vjp_fwd_not_returning_a_pair_raises_naming_it():
+    def fwd_triple(x):
+        return 2.0 * x, x, x
+    f = _custom_vjp_with(fwd_triple, lambda res, g: (2.0 * g,))
+    with pytest.raises(TypeError, match=r"fwd rule 'fwd_triple' of 'scale'.*pair.*length 3"):
+        grad(lambda x: fnp.sum(f(x)))(X)
+
+    def fwd_bare(x):
+        return 2.0 * x
+    f = _custom_vjp_with(fwd_bare, lambda res, g: (2.0 * g,))
+    with pytest.raises(TypeError, match=r"fwd rule 'fwd_bare' of 'scale'.*pair"):
+        vjp(f, np.ones(2))
+
+
+def test_custom_vjp_with_right_shapes_still_works_under_vmap_and_pytrees():
+    @ftrans.custom_vjp
+    def f(p):
+        return p["w"] * p["b"]
+
+    def bwd(res, g):
+        lead = tuple(range(g.ndim - 1))  # the axes "b" was broadcast along
+        return ({"w": g * res["b"], "b": fnp.sum(g * res["w"], axis=lead)},)
+    f.defvjp(lambda p: (f(p), p), bwd)
+    p = {"w": np.arange(6.0).reshape(2, 3), "b": np.array([1.0, 2.0, 3.0])}
+    g = grad(lambda p: fnp.sum(f(p)))(p)
+    np.testing.assert_allclose(g["w"], np.broadcast_to(p["b"], (2, 3)))
+    np.testing.assert_allclose(g["b"], p["w"].sum(0))
+    # per-example gradients: the check sees each example's shapes
+    per = ftrans.vmap(grad(lambda w: fnp.sum(f({"w": w, "b": p["b"]}))))(p["w"])
+    np.testing.assert_allclose(per, np.broadcast_to(p["b"], (2, 3)))
+
+    def bad(res, g):  # keepdims: a (1, 3) cotangent for the (3,) input "b"
+        return ({"w": g * res["b"], "b": fnp.sum(g * res["w"], axis=0, keepdims=True)},)
+    f.defvjp(lambda p: (f(p), p), bad)
+    with pytest.raises(ValueError, match=r"argument 0 \(leaf 0\) of shape \(3,\).*\(1, 3\)"):
+        grad(lambda p: fnp.sum(f(p)))(p)
+
+
+def _custom_jvp_with(rule):
+    @ftrans.custom_jvp
+    def cube(x):
+        return x ** 3
+    cube.defjvp(rule)
+    return cube
+
+
+def test_custom_jvp_rule_of_another_dtype_raises_naming_the_rule():
+    def jvp_f32(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return cube_plain(x), (3.0 * x ** 2 * t).astype(np.float32)
+    f = _custom_jvp_with(jvp_f32)
+    for transform in (lambda: ftrans.jvp(f, (X,), (np.ones(3),)),
+                      lambda: grad(lambda x: fnp.sum(f(x)))(X),
+                      lambda: jacfwd(f)(X)):
+        with pytest.raises(TypeError) as info:
+            transform()
+        msg = str(info.value)
+        assert "jvp_f32" in msg and "cube" in msg and "float32" in msg and "float64" in msg, msg
+
+
+def test_custom_jvp_rule_of_another_shape_raises_naming_the_rule():
+    def jvp_rows(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return cube_plain(x), fnp.ones((2, 3)) * t
+    f = _custom_jvp_with(jvp_rows)
+    with pytest.raises(TypeError, match=r"'jvp_rows' of 'cube'.*\(3,\).*\(2, 3\)"):
+        ftrans.jvp(f, (X,), (np.ones(3),))
+
+
+def test_custom_jvp_rule_python_float_tangent_for_a_float32_output_is_cast():
+    def jvp_const(primals, tangents):
+        (x,), _ = primals, tangents
+        return cube_plain(x), 5.0  # a weak Python float for a 0-d float32 output
+    f = _custom_jvp_with(jvp_const)
+    out, t = ftrans.jvp(f, (np.float32(2.0),), (np.float32(1.0),))
+    assert t == 5.0 and t.dtype == np.float32
+
+    def jvp_int(primals, tangents):
+        (x,), _ = primals, tangents
+        return cube_plain(x), 5  # a Python int is not a tangent of a float output
+    f = _custom_jvp_with(jvp_int)
+    with pytest.raises(TypeError, match="'jvp_int'.*int64"):
+        ftrans.jvp(f, (np.float32(2.0),), (np.float32(1.0),))
+
+
+def cube_plain(x):
+    return x ** 3
