@@ -201,7 +201,8 @@ class custom_jvp:
     ------
     TypeError
         When called before ``defjvp``, or when the rule's tangent output does not
-        match the primal output's structure and shapes.
+        match the primal output's structure, shapes and dtypes (as JAX; a Python float
+        tangent of a real 0-d output is accepted and cast to its dtype).
     """
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -343,8 +344,12 @@ class custom_vjp:
     Raises
     ------
     TypeError
-        When called before ``defvjp``, or when ``bwd`` returns something other than a
-        tuple/list with one entry per differentiated argument.
+        When called before ``defvjp``, when ``fwd`` does not return an ``(output,
+        residuals)`` pair, or when ``bwd`` returns something other than a tuple/list
+        with one entry per differentiated argument.
+    ValueError
+        When a cotangent returned by ``bwd`` does not have its input's shape (as JAX; it
+        is not summed to fit).
     """
 
     def __init__(self, fun, nondiff_argnums=()):
