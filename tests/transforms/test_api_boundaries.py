@@ -267,3 +267,31 @@ def test_custom_jvp_rule_python_float_tangent_for_a_float32_output_is_cast():
 
 def cube_plain(x):
     return x ** 3
+
+
+# ---------------------------------------------------------------------------------
+# item 12: .item() under jit, the concatenate shape error
+# ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("stage", [ftrans.jit, ftrans.make_ir])
+@pytest.mark.parametrize("method", ["item", "tolist"])
+def test_item_of_a_staged_value_raises_concretization_error(stage, method):
+    def f(v):
+        return getattr(fnp.sum(v), method)()
+    with pytest.raises(ftrans.ConcretizationError) as info:
+        stage(f)(X)
+    msg = str(info.value)
+    assert f".{method}()" in msg and "static_argnums" in msg and "disable_jit" in msg, msg
+
+
+def test_item_of_a_grad_tracer_raises_a_conversion_type_error():
+    with pytest.raises(TypeError, match=r"\.item\(\) needs a concrete value.*'grad'"):
+        grad(lambda v: fnp.sum(v).item())(X)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, ftrans.jit], ids=["eager", "jit"])
+def test_concatenate_shape_error_names_the_op_the_shapes_and_the_axis(wrap):
+    f = wrap(lambda a, b: fnp.concatenate([a, b], axis=0))
+    with pytest.raises(ValueError, match=r"concatenate.*axis=0.*\(2, 3\).*\(2, 4\)"):
+        f(np.ones((2, 3)), np.ones((2, 4)))
+    with pytest.raises(ValueError, match=r"concatenate.*\(2, 3\).*\(3,\)"):
+        f(np.ones((2, 3)), np.ones(3))
