@@ -295,3 +295,63 @@ def test_concatenate_shape_error_names_the_op_the_shapes_and_the_axis(wrap):
         f(np.ones((2, 3)), np.ones((2, 4)))
     with pytest.raises(ValueError, match=r"concatenate.*\(2, 3\).*\(3,\)"):
         f(np.ones((2, 3)), np.ones(3))
+
+
+# ---------------------------------------------------------------------------------
+# item 7: Jacobians of functions from complex inputs to real outputs (PyTorch's rows)
+# ---------------------------------------------------------------------------------
+Z = np.array([1 + 2j, 3 - 1j])
+
+
+def _two_real_outputs(z):
+    return fnp.stack([fnp.sum(fnp.abs(z) ** 2), fnp.sum(fnp.real(z) * fnp.imag(z))])
+
+
+def _two_real_outputs_expected(z):
+    # rows d f/dx + i d f/dy: |z|^2 -> 2x + 2iy = 2z;  x*y -> y + ix
+    return np.stack([2 * z, z.imag + 1j * z.real])
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_jacobian_of_complex_to_real_is_grad_per_output(jac):
+    assert jac(lambda z: fnp.abs(z) ** 2)(np.array(1 + 2j)) == 2 + 4j
+    J = jac(_two_real_outputs)(Z)
+    assert J.shape == (2, 2) and J.dtype == np.complex128
+    np.testing.assert_allclose(J, _two_real_outputs_expected(Z), rtol=1e-12)
+    # each row is what ftrans.grad returns for that output
+    for k in range(2):
+        np.testing.assert_allclose(J[k], grad(lambda z: _two_real_outputs(z)[k])(Z))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_jacobian_of_complex_and_real_inputs_keeps_each_dtype(jac):
+    def g(z, x):
+        return fnp.sum(fnp.abs(z) ** 2 * x)
+    for cdt, rdt in ((np.complex128, np.float64), (np.complex64, np.float32)):
+        z, x = Z.astype(cdt), np.array([1.0, 2.0], rdt)
+        jz, jx = jac(g, argnums=(0, 1))(z, x)
+        assert jz.dtype == cdt and jx.dtype == rdt
+        np.testing.assert_allclose(jz, 2 * z * x, rtol=1e-6)
+        np.testing.assert_allclose(jx, np.abs(z) ** 2, rtol=1e-6)
+
+
+def test_jacfwd_equals_jacrev_for_complex_to_real():
+    f = lambda z: fnp.sin(fnp.real(z)) * fnp.exp(fnp.imag(z[::-1])) + fnp.abs(z) ** 3  # noqa: E731
+    np.testing.assert_allclose(jacfwd(f)(Z), jacrev(f)(Z), rtol=1e-12)
+
+
+def test_jacobian_of_complex_to_real_matches_torch():
+    torch = pytest.importorskip("torch")
+    got = jacrev(_two_real_outputs)(Z)
+    expected = torch.autograd.functional.jacobian(
+        lambda z: torch.stack([(z.abs() ** 2).sum(), (z.real * z.imag).sum()]),
+        torch.tensor(Z)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(_two_real_outputs)(Z), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_jacobian_of_complex_to_complex_without_holomorphic_still_raises(jac):
+    with pytest.raises(TypeError, match=r"real-valued outputs.*holomorphic=True.*vjp"):
+        jac(lambda z: z * z)(Z)
+    np.testing.assert_allclose(jac(lambda z: z * z, holomorphic=True)(Z), np.diag(2 * Z))
