@@ -411,7 +411,8 @@ class custom_vjp:
                        if len(diff) == 1 else ""))
             flat = []
             it = iter(leaves)
-            for j, (a, c) in enumerate(zip(diff, g)):
+            positions = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+            for j, a, c in zip(positions, diff, g):
                 arg_leaves = [next(it) for _ in range(len(tree_flatten(a)[0]))]
                 if c is None:
                     flat.extend([None] * len(arg_leaves))

@@ -166,6 +166,15 @@ def test_custom_vjp_bwd_of_a_broadcastable_wrong_shape_raises():
     assert "bwd_rows" in msg and "(2, 3)" in msg and "(3,)" in msg and "scale" in msg, msg
 
 
+def test_custom_vjp_bwd_shape_error_names_the_positional_argument():
+    def bwd_pow(n, res, g):
+        return (fnp.ones((2, 3)) * g * n,)
+    power = ftrans.custom_vjp(lambda n, x: x ** n, nondiff_argnums=(0,))
+    power.defvjp(lambda n, x: (x ** n, x), bwd_pow)
+    with pytest.raises(ValueError, match=r"'bwd_pow'.*argument 1 of shape \(3,\).*\(2, 3\)"):
+        grad(lambda x: fnp.sum(power(2, x)))(X)
+
+
 def test_custom_vjp_bwd_must_return_one_entry_per_input():
     def bwd_bare(res, g):
         return 2.0 * g  # not a tuple
