@@ -65,6 +65,7 @@ import functools
 import threading
 
 from .. import transforms as _TR
+from ..transforms.vjp import vjp_unchecked
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, TracerArrayConversionError
 from . import _factories as F
@@ -614,7 +615,7 @@ def vjp(func, *primals, has_aux=False):
         nums = list(range(len(primals)))
         datas = _diff_datas(primals, nums, "vjp")
         f = _substitute(func, primals, nums, {}, "vjp", has_aux)
-        res = _TR.vjp(f, *datas, has_aux=has_aux)
+        res = vjp_unchecked(f, *datas, has_aux=has_aux)
         out, fn = res[0], res[1]
         outs, out_def = tree_flatten(out)
 
@@ -913,7 +914,7 @@ def _vmap_traced(func, split, kwargs, out_dims, randomness, chunk_size, bridge=F
             for i, d in zip(diff, dd):
                 full[i] = d
             return batched(full)
-        res, vjp_fn = _TR.vjp(g, *[datas[i] for i in diff])
+        res, vjp_fn = vjp_unchecked(g, *[datas[i] for i in diff])
         if not all(r.dtype.kind in "fc" for r in res):
             raise NotImplementedError("vmap: integer outputs of inputs requiring grad")
     else:

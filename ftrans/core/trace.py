@@ -210,6 +210,14 @@ class Tracer:
     def __index__(self):
         raise self._conversion_error("an index")
 
+    def item(self, *args):
+        """Raises: a traced value has no concrete Python number (use it as an array)."""
+        raise self._conversion_error(".item()")
+
+    def tolist(self):
+        """Raises: a traced value has no concrete Python list (use it as an array)."""
+        raise self._conversion_error(".tolist()")
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         fn = Tracer._ufuncs.get(ufunc) if method == "__call__" and not kwargs else None
         if fn is None:

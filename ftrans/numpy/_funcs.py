@@ -664,17 +664,18 @@ def concatenate(arrays, axis=0, dtype=None):
     for i, a in enumerate(arrays):
         if a.ndim != nd:
             raise ValueError(
-                "all the input arrays must have same number of dimensions, but the array at "
-                f"index 0 has {nd} dimension(s) and the array at index {i} has {a.ndim} "
-                "dimension(s)")
+                "concatenate: all the input arrays must have same number of dimensions, but "
+                f"the array at index 0 has {nd} dimension(s) (shape {tuple(arrays[0].shape)}) "
+                f"and the array at index {i} has {a.ndim} (shape {tuple(a.shape)})")
     ax = _axis(axis, nd)
     for i, a in enumerate(arrays):
         for d in range(nd):
             if d != ax and a.shape[d] != arrays[0].shape[d]:
                 raise ValueError(
-                    "all the input array dimensions except for the concatenation axis must "
-                    f"match exactly, but along dimension {d}, the array at index 0 has size "
-                    f"{arrays[0].shape[d]} and the array at index {i} has size {a.shape[d]}")
+                    f"concatenate: all the input array dimensions except for the "
+                    f"concatenation axis (axis={ax}) must match exactly, but along dimension "
+                    f"{d}, the array at index 0 has shape {tuple(arrays[0].shape)} and the "
+                    f"array at index {i} has shape {tuple(a.shape)}")
     out = P.concatenate(arrays, ax)
     return out if dtype is None else P.convert_element_type(out, dtype)
 

@@ -21,6 +21,9 @@ import numpy as np
 
 from ..core import Primitive
 from ..core.dtypes import as_numpy_dtype
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Tracer
+from ..kernels import foreign_array
 from .optable import ROWS, CUSTOM
 
 __all__ = ["ROW_PRIMITIVES", "ROW_OPS"]
@@ -163,8 +166,26 @@ def imag(x):
 
 
 def stop_gradient(x):
-    """The identity on values; its derivative is zero in every transform."""
-    return stop_gradient_p.bind(x)
+    """The identity on values; its derivative is zero in every transform.
+
+    ``x`` is an array, a Python number or a pytree of them (each leaf is stopped; the
+    result has ``x``'s structure, shapes and dtypes).
+
+    Raises
+    ------
+    TypeError
+        For a leaf that is not an array or a number (a string, ...), as JAX does.
+    """
+    if isinstance(x, (Tracer, np.ndarray)):
+        return stop_gradient_p.bind(x)
+    leaves, tree = tree_flatten(x)
+    for leaf in leaves:
+        if not (isinstance(leaf, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
+                or hasattr(leaf, "__cuda_array_interface__") or foreign_array(leaf)):
+            raise TypeError(
+                f"stop_gradient: argument {leaf!r} of type {type(leaf).__name__} is not a "
+                "valid array type; pass an array, a Python number or a pytree of them")
+    return tree_unflatten(tree, [stop_gradient_p.bind(leaf) for leaf in leaves])
 
 
 # ------------------------------------------------------- shapes (rules: structural.py)

@@ -149,13 +149,18 @@ def normalize_argnums(argnums, nargs, name):
     TypeError
         If ``argnums`` is not an int or a tuple of ints.
     ValueError
-        If an entry is out of range for ``nargs`` positional arguments, or repeated.
+        If ``argnums`` is empty, or an entry is out of range for ``nargs`` positional
+        arguments, or repeated.
     """
     single = isinstance(argnums, (int, np.integer))
     nums = (argnums,) if single else argnums
     if not isinstance(nums, (tuple, list)) or not all(isinstance(a, (int, np.integer))
                                                       for a in nums):
         raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}")
+    if not nums:
+        raise ValueError(f"{name}: argnums must be non-empty, got {argnums!r}: there would be "
+                         "nothing to differentiate; pass the index of at least one positional "
+                         "argument (argnums=0, or a tuple such as (0, 1))")
     out = []
     for a in nums:
         if not -nargs <= a < nargs:

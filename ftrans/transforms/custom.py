@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core import (Primitive, ShapedArray, zero, is_inexact, set_current_trace, EVAL,
                     EscapedTracerError)
+from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._closure import closure_convert
 from ._util import zeros_like_leaf
@@ -120,9 +121,36 @@ def _dtype(x):
     return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
 
 
+def _is_python_scalar(x):
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
+def _check_rule_tangent(o, t, k, rule, name):
+    """The tangent output leaf ``t`` of a custom_jvp rule for the primal output leaf
+    ``o`` (number ``k``), checked as JAX does: the same shape, and the same dtype for an
+    inexact ``o`` (a Python float fits a real ``o``, and is cast; a Python float or
+    complex fits a complex one).  Raises TypeError naming the rule."""
+    o_shape, t_shape = tuple(np.shape(o)), tuple(np.shape(t))
+    o_dt, t_dt = as_numpy_dtype(_dtype(o)), as_numpy_dtype(_dtype(t))
+    weak = _is_python_scalar(t)
+    if not is_inexact(o_dt):
+        ok = True
+    elif weak:
+        ok = t_dt.kind == "f" or (t_dt.kind == "c" and o_dt.kind == "c")
+    else:
+        ok = t_dt == o_dt
+    if ok and o_shape == t_shape:
+        return np.asarray(t, o_dt) if weak and is_inexact(o_dt) else t
+    raise TypeError(
+        f"custom_jvp rule {rule!r} of {name!r} must return a tangent with the shape and "
+        f"dtype of its primal output: output leaf {k} has shape {o_shape} and dtype "
+        f"{o_dt.name}, but the rule's tangent has shape {t_shape} and dtype {t_dt.name}; "
+        f"make the tangent match (e.g. t.astype({o_dt.name!r}), or reduce/reshape it)")
+
+
 @custom_jvp_call_p.def_vjp
 def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
-    from .vjp import vjp
+    from .vjp import vjp_unchecked
     _check_closed(needs, n_closed, "custom_jvp", name)
     diff = [i for i, p in enumerate(primals) if is_inexact(p.dtype)]
     out_diff = [k for k, a in enumerate(ans) if is_inexact(a.dtype)]
@@ -134,7 +162,7 @@ def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
         t_outs = jvp(tuple(primals), tuple(tangents))[1]
         return tuple(t_outs[k] for k in out_diff)
 
-    _, pull = vjp(tangent_map, *[zeros_like_leaf(primals[i]) for i in diff])
+    _, pull = vjp_unchecked(tangent_map, *[zeros_like_leaf(primals[i]) for i in diff])
     cts = pull(tuple(ct[k] for k in out_diff))
     res = [None] * len(primals)
     for i, c in zip(diff, cts):
@@ -173,7 +201,8 @@ class custom_jvp:
     ------
     TypeError
         When called before ``defjvp``, or when the rule's tangent output does not
-        match the primal output's structure and shapes.
+        match the primal output's structure, shapes and dtypes (as JAX; a Python float
+        tangent of a real 0-d output is accepted and cast to its dtype).
     """
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -212,13 +241,13 @@ class custom_jvp:
                               tree_unflatten(in_tree, tangents[:n]))
             out_leaves, out_tree = tree_flatten(out)
             t_leaves, t_tree = tree_flatten(t_out)
-            if t_tree != out_tree or any(tuple(np.shape(a)) != tuple(np.shape(b))
-                                         for a, b in zip(out_leaves, t_leaves)):
+            rule_name = getattr(self.jvp, "__name__", "jvp")
+            if t_tree != out_tree:
                 raise TypeError(
-                    f"custom_jvp rule of {self.__name__!r} must return (out, tangent_out) with "
-                    f"matching structures and shapes; got {out_tree} with shapes "
-                    f"{[tuple(np.shape(a)) for a in out_leaves]} and {t_tree} with shapes "
-                    f"{[tuple(np.shape(b)) for b in t_leaves]}")
+                    f"custom_jvp rule {rule_name!r} of {self.__name__!r} must return (out, "
+                    f"tangent_out) with matching structures; got {out_tree} and {t_tree}")
+            t_leaves = [_check_rule_tangent(o, t, k, rule_name, self.__name__)
+                        for k, (o, t) in enumerate(zip(out_leaves, t_leaves))]
             store.tree = out_tree
             return tuple(out_leaves), tuple(t_leaves)
 
@@ -274,6 +303,8 @@ def _cvjp_vjp(ct, ans, residuals, needs, *, fun, fwd, bwd, n_closed, name):
             out.append(None)
             continue
         if tuple(c.shape) != shape:
+            # (ftrans.custom_vjp's bwd is checked to return the inputs' shapes; this is
+            # compat's autograd.Function, whose gradients PyTorch sums to fit)
             from ..primitives import unbroadcast
             try:
                 np.broadcast_shapes(tuple(c.shape), shape)
@@ -313,8 +344,12 @@ class custom_vjp:
     Raises
     ------
     TypeError
-        When called before ``defvjp``, or when ``bwd`` returns something other than a
-        tuple/list with one entry per differentiated argument.
+        When called before ``defvjp``, when ``fwd`` does not return an ``(output,
+        residuals)`` pair, or when ``bwd`` returns something other than a tuple/list
+        with one entry per differentiated argument.
+    ValueError
+        When a cotangent returned by ``bwd`` does not have its input's shape (as JAX; it
+        is not summed to fit).
     """
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -336,6 +371,8 @@ class custom_vjp:
         n = len(leaves)
         store = _OutTree()
         name = self.__name__
+        fwd_name = getattr(self.fwd, "__name__", "fwd")
+        bwd_name = getattr(self.bwd, "__name__", "bwd")
         # traced values closed over by fun, fwd or bwd become trailing operands
         re_fun, c_fun = closure_convert(self.fun)
         re_fwd, c_fwd = closure_convert(self.fwd)
@@ -349,8 +386,16 @@ class custom_vjp:
             return tuple(out_leaves)
 
         def flat_fwd(*xs):
-            out, res = re_fwd(xs[n + n1:n + n2])(
+            pair = re_fwd(xs[n + n1:n + n2])(
                 *_merge(nondiff, tree_unflatten(in_tree, xs[:n]), self.nondiff_argnums))
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                got = type(pair).__name__ + (f" of length {len(pair)}"
+                                             if isinstance(pair, (tuple, list)) else "")
+                raise TypeError(
+                    f"custom_vjp fwd rule {fwd_name!r} of {name!r} must return a pair "
+                    f"(output, residuals): the output of {name!r} and the values bwd needs, "
+                    f"got a {got}; return e.g. `return out, (x,)` (residuals may be None)")
+            out, res = pair
             out_leaves, store.tree = tree_flatten(out)
             return tuple(out_leaves), res
 
@@ -358,20 +403,38 @@ class custom_vjp:
             g = re_bwd(closed[n2:])(*nondiff, res, tree_unflatten(store.tree, list(cts)))
             if not isinstance(g, (tuple, list)) or len(g) != len(diff):
                 raise TypeError(
-                    f"custom_vjp bwd of {name!r} must return a tuple with one cotangent per "
-                    f"differentiated argument ({len(diff)}), got {type(g).__name__}"
-                    + (f" of length {len(g)}" if isinstance(g, (tuple, list)) else ""))
+                    f"custom_vjp bwd rule {bwd_name!r} of {name!r} must return a tuple with "
+                    f"one cotangent (or None) per differentiated argument ({len(diff)}), got "
+                    f"a {type(g).__name__}"
+                    + (f" of length {len(g)}" if isinstance(g, (tuple, list)) else "")
+                    + ("; for one argument return a 1-tuple, `return (g,)`"
+                       if len(diff) == 1 else ""))
             flat = []
-            for a, c in zip(diff, g):
-                n = len(tree_flatten(a)[0])
+            it = iter(leaves)
+            positions = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+            for j, a, c in zip(positions, diff, g):
+                arg_leaves = [next(it) for _ in range(len(tree_flatten(a)[0]))]
                 if c is None:
-                    flat.extend([None] * n)
+                    flat.extend([None] * len(arg_leaves))
                     continue
                 c_leaves = tree_flatten(c)[0]
-                if len(c_leaves) != n:
-                    raise TypeError(f"custom_vjp bwd of {name!r} returned a cotangent with "
-                                    f"{len(c_leaves)} leaves for an argument with {n}")
-                flat.extend(c_leaves)
+                if len(c_leaves) != len(arg_leaves):
+                    raise TypeError(
+                        f"custom_vjp bwd rule {bwd_name!r} of {name!r} returned a cotangent "
+                        f"with {len(c_leaves)} leaves for argument {j}, which has "
+                        f"{len(arg_leaves)}")
+                for m, (x, c) in enumerate(zip(arg_leaves, c_leaves)):
+                    if tuple(np.shape(c)) != tuple(np.shape(x)):
+                        leaf = f" (leaf {m})" if len(arg_leaves) > 1 else ""
+                        raise ValueError(
+                            f"custom_vjp bwd rule {bwd_name!r} of {name!r} must return "
+                            f"cotangents with the shapes of the primal inputs, but for "
+                            f"argument {j}{leaf} of shape {tuple(np.shape(x))} it returned "
+                            f"shape {tuple(np.shape(c))}; reduce it to the input's shape "
+                            "(e.g. sum over the broadcast axes) in the bwd rule")
+                    if _is_python_scalar(c) and is_inexact(_dtype(x)):
+                        c = np.asarray(c, _dtype(x))
+                    flat.append(c)
             return flat
 
         consts = c_fun + c_fwd + c_bwd

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..primitives import add, mul, conj, gather, reshape, convert_element_type
 from ._util import normalize_argnums, tree_flatten, tree_unflatten, check_input, as_output
 from .jvp import jvp
 from .vjp import vjp, grad
@@ -32,6 +33,8 @@ def _split_args(fun, args, kwargs, argnums, name):
 
 
 def _check_dtypes(leaves, holomorphic, name, what):
+    """Inputs: floating or complex (all complex with ``holomorphic=True``).  Outputs
+    (``what="outputs"``): also real without ``holomorphic=True``."""
     for l in leaves:
         kind = l.dtype.kind
         if kind not in "fc":
@@ -39,9 +42,17 @@ def _check_dtypes(leaves, holomorphic, name, what):
         if holomorphic and kind != "c":
             raise TypeError(f"{name} with holomorphic=True requires complex {what}, got "
                             f"dtype {l.dtype}")
-        if not holomorphic and kind == "c":
-            raise TypeError(f"{name} requires real-valued {what} (a floating dtype), got "
-                            f"{l.dtype}; pass holomorphic=True for a holomorphic function")
+        if not holomorphic and kind == "c" and what == "outputs":
+            _complex_output_error(name, l.dtype)
+
+
+def _complex_output_error(name, dtype):
+    raise TypeError(
+        f"{name} requires real-valued outputs without holomorphic=True, got dtype {dtype}: "
+        "the Jacobian of a complex output is defined here for holomorphic functions only. "
+        "Pass holomorphic=True for a holomorphic function; otherwise differentiate real "
+        "quantities (fnp.real(f), fnp.imag(f) or abs(f)**2), or use ftrans.vjp / ftrans.jvp "
+        "directly")
 
 
 def _basis(leaves):
@@ -63,7 +74,6 @@ def _basis(leaves):
 def _blocks(batched, axis_first, sizes, lead_shapes, tail_shapes):
     """Split the basis axis of ``batched`` (at 0 if ``axis_first`` else last) into one
     block per basis leaf and reshape each to ``lead + tail`` shapes."""
-    from ..primitives import gather, reshape
     if len(sizes) == 1:  # one basis leaf: the whole axis, no slicing
         return [as_output(reshape(batched, tuple(lead_shapes[0]) + tuple(tail_shapes[0])))]
     out, start = [], 0
@@ -85,10 +95,16 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     callable
         ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``); shapes in the module docstring.
 
+    Complex inputs without ``holomorphic=True`` (real outputs): the rows are what
+    :func:`~ftrans.grad` returns for each output, ``d out/dx + i d out/dy`` for
+    ``z = x + iy`` (PyTorch's convention, as ``jacrev``); each complex input is pushed
+    along its real and its imaginary directions.
+
     Raises
     ------
     TypeError
-        Complex inputs without ``holomorphic=True`` (real ones with it), integer inputs.
+        Complex inputs with complex outputs without ``holomorphic=True``, real inputs
+        with ``holomorphic=True``, integer inputs.
 
     Examples
     --------
@@ -104,18 +120,34 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         _check_dtypes(in_leaves, holomorphic, "jacfwd", "inputs")
         primals = tree_unflatten(in_tree, in_leaves)
         basis, sizes, n = _basis(in_leaves)
+        # complex inputs of a real function: push the imaginary directions too (the
+        # second half of the basis; zeros for real inputs)
+        split = not holomorphic and any(l.dtype.kind == "c" for l in in_leaves)
+        if split:
+            basis = [np.concatenate([b, b * 1j if l.dtype.kind == "c" else np.zeros_like(b)])
+                     for b, l in zip(basis, in_leaves)]
 
         def push(*tangent_leaves):
             res = jvp(f, primals, tree_unflatten(in_tree, list(tangent_leaves)), has_aux=has_aux)
             return (res[0], res[1], res[2] if has_aux else None)
 
-        out, t_out, aux = vmap(push, in_axes=0, out_axes=(None, -1, None), axis_size=n)(*basis)
+        out, t_out, aux = vmap(push, in_axes=0, out_axes=(None, -1, None),
+                               axis_size=2 * n if split else n)(*basis)
         out_leaves, out_tree = tree_flatten(out)
         t_leaves = tree_flatten(t_out)[0]
         blocks = []
         for o, t in zip(out_leaves, t_leaves):
-            per_in = _blocks(t, False, sizes, [o.shape] * len(in_leaves),
-                             [l.shape for l in in_leaves])
+            lead = [o.shape] * len(in_leaves)
+            tail = [l.shape for l in in_leaves]
+            if not split:
+                per_in = _blocks(t, False, sizes, lead, tail)
+            else:
+                if o.dtype.kind == "c":
+                    _complex_output_error("jacfwd of a function of complex inputs", o.dtype)
+                re = _blocks(gather(t, (Ellipsis, slice(0, n))), False, sizes, lead, tail)
+                im = _blocks(gather(t, (Ellipsis, slice(n, 2 * n))), False, sizes, lead, tail)
+                per_in = [as_output(convert_element_type(add(r, mul(i, 1j)), l.dtype))
+                          if l.dtype.kind == "c" else r for r, i, l in zip(re, im, in_leaves)]
             blocks.append(_arg_structure(in_tree, per_in, single))
         jac = tree_unflatten(out_tree, blocks)
         return (jac, aux) if has_aux else jac
@@ -140,10 +172,16 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
     callable
         ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``); shapes in the module docstring.
 
+    Complex inputs without ``holomorphic=True`` (real outputs): the rows are what
+    :func:`~ftrans.grad` returns for each output, ``d out/dx + i d out/dy`` for
+    ``z = x + iy`` (PyTorch's convention; ``torch.autograd.functional.jacobian`` gives
+    the same).
+
     Raises
     ------
     TypeError
-        Complex inputs or outputs without ``holomorphic=True``, integer inputs.
+        Complex outputs without ``holomorphic=True``, real inputs with it, integer
+        inputs.
 
     Examples
     --------
@@ -171,10 +209,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
             # VJP once instead of vmapping over a size-1 axis -- the same result without a
             # batch trace around every op of the backward pass (the inner level of
             # hessian = jacfwd(jacrev(f))).
-            from ..primitives import reshape
             rows = pull(*[b.reshape(b.shape[1:]) for b in basis])
             if holomorphic:
-                from ..primitives import conj
                 rows = [conj(r) for r in rows]
             if len(out_leaves) == 1:  # rows[j] is the block itself, up to its shape
                 per_in_blocks = [[as_output(reshape(r, tuple(out_leaves[0].shape)
@@ -185,7 +221,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
         else:
             rows = vmap(pull, in_axes=0, axis_size=m, chunk_size=chunk_size)(*basis)
             if holomorphic:
-                from ..primitives import conj
                 rows = [conj(r) for r in rows]
         if m != 1 or len(out_leaves) != 1:
             # rows[j]: (m,) + in_leaves[j].shape; split m into the output leaves

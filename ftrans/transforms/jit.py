@@ -470,6 +470,7 @@ def _normalize_static(fun, static_argnums, static_argnames, who):
     except (TypeError, ValueError):
         params = []
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    _check_static_in_signature(fun, params, pos, nums, names, who)
     extra_names = [pos[i].name for i in nums if -len(pos) <= i < len(pos)
                    and pos[i].kind is pos[i].POSITIONAL_OR_KEYWORD]
     extra_nums = [i for i, p in enumerate(pos) if p.name in names
@@ -478,6 +479,29 @@ def _normalize_static(fun, static_argnums, static_argnames, who):
     nums = tuple(dict.fromkeys(nums + tuple(i for i in extra_nums if i not in nums
                                             and i - len(pos) not in nums)))
     return nums, names
+
+
+def _check_static_in_signature(fun, params, pos, nums, names, who):
+    """As JAX: static_argnums/static_argnames that no call can pass raise ValueError
+    when ``fun``'s signature is known (no check for ``*args`` / ``**kwargs``)."""
+    kinds = {p.kind for p in params}
+    listed = "(" + ", ".join(p.name for p in pos) + ")"
+    if params and inspect.Parameter.VAR_POSITIONAL not in kinds:
+        bad = [i for i in nums if not -len(pos) <= i < len(pos)]
+        if bad:
+            raise ValueError(
+                f"{who}: static_argnums={nums!r} names positional argument(s) {bad}, but "
+                f"{getattr(fun, '__name__', 'the function')} accepts only {len(pos)} "
+                f"positional argument(s) {listed}; use indices in range({len(pos)}) "
+                "(negative ones count from the end) or static_argnames=")
+    if params and inspect.Parameter.VAR_KEYWORD not in kinds:
+        known = {p.name for p in params if p.kind is not p.POSITIONAL_ONLY}
+        bad = [n for n in names if n not in known]
+        if bad:
+            raise ValueError(
+                f"{who}: static_argnames={names!r} names {bad}, which "
+                f"{getattr(fun, '__name__', 'the function')} does not accept as keyword "
+                f"argument(s); its parameters are {[p.name for p in params]}")
 
 
 def _leaf_key(x, who, where):
@@ -674,6 +698,9 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
         If ``fun`` branches on or converts a traced value (``if x > 0``, ``float(x)``).
     TypeError
         For a non-array dynamic argument or an unhashable static argument.
+    ValueError
+        When ``make_ir`` is called, for ``static_argnums``/``static_argnames`` that
+        ``fun``'s signature cannot take (as :func:`jit`).
 
     Examples
     --------
@@ -732,7 +759,10 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         For a dynamic argument that is not an array or Python scalar (make it static),
         an unhashable static argument, or bad ``static_argnums``/``donate_argnums``.
     ValueError
-        A ``donate_argnums`` entry that is also static, or repeated.
+        A ``donate_argnums`` entry that is also static, or repeated; when ``jit`` is
+        called, a ``static_argnums`` entry beyond ``fun``'s positional parameters or a
+        ``static_argnames`` entry that is not one of its parameters (unless ``fun``
+        takes ``*args`` / ``**kwargs``), as JAX.
 
     Examples
     --------

@@ -27,7 +27,7 @@ from ..core.abstract import dtype_of
 from ._util import (check_input, as_output, check_output_leaf, split_aux, normalize_argnums,
                     tree_flatten, tree_unflatten, zeros_like_leaf)
 
-__all__ = ["vjp", "grad", "value_and_grad", "VJPTrace", "VJPTracer"]
+__all__ = ["vjp", "vjp_unchecked", "grad", "value_and_grad", "VJPTrace", "VJPTracer"]
 
 
 class VJPTracer(PrimalTracer):
@@ -280,12 +280,17 @@ def vjp(fun, *primals, has_aux=False):
         ``out`` and returns a tuple with one cotangent pytree per primal,
         ``J^H ct`` (PyTorch's convention for complex values; see module docstring).
         ``vjp_fn`` may be called any number of times.  Integer/boolean inputs get
-        ``float0`` zeros.
+        ``float0`` zeros.  A Python ``float`` is accepted as the cotangent of a real
+        0-d output and a Python ``complex`` as that of a complex one (weak types);
+        the cotangent of an integer/boolean output is ignored (any dtype, e.g.
+        ``float0``, of the right shape).
 
     Raises
     ------
     ValueError
-        From ``vjp_fn``, if the cotangent's structure or shapes differ from ``out``.
+        From ``vjp_fn``, if the cotangent's structure differs from ``out``'s, or a leaf's
+        shape or dtype differs from its output's (as JAX: a complex cotangent for a real
+        output, an integer or float32 one for a float64 output ...); cast it first.
 
     Examples
     --------
@@ -294,6 +299,20 @@ def vjp(fun, *primals, has_aux=False):
     >>> vjp_fn(np.ones(2))
     (array([2., 4.]),)
     """
+    return _vjp(fun, primals, has_aux, True)
+
+
+def vjp_unchecked(fun, *primals, has_aux=False):
+    """:func:`vjp` whose ``vjp_fn`` casts a cotangent of another dtype to its output's
+    dtype instead of raising (shapes and structure are still checked).
+
+    For internal callers that pass cotangents computed by a backward pass (whose
+    dtypes may be promoted), and for ``compat.func.vjp``, which casts as PyTorch does.
+    """
+    return _vjp(fun, primals, has_aux, False)
+
+
+def _vjp(fun, primals, has_aux, strict):
     trace, positions, out, aux = _trace_call(fun, primals, [[True] * len(tree_flatten(p)[0])
                                                           for p in primals], "vjp", has_aux)
     out_primals, out_pos, out_tree = _out_leaves(out, trace)
@@ -305,13 +324,16 @@ def vjp(fun, *primals, has_aux=False):
             raise ValueError(f"vjp_fn: the cotangent must have the structure of the output "
                              f"{out_tree}, got {ct_tree}")
         seeds = {}
-        for c, o, p in zip(ct_leaves, out_primals, out_pos):
+        for k, (c, o, p) in enumerate(zip(ct_leaves, out_primals, out_pos)):
+            weak = _weak_scalar(c)
             c = check_input(c, "vjp_fn")
-            if tuple(c.shape) != tuple(o.shape):
+            if strict:
+                _check_cotangent(c, o, weak, k, len(ct_leaves))
+            elif tuple(c.shape) != tuple(o.shape):
                 raise ValueError(f"vjp_fn: cotangent shape {tuple(c.shape)} does not match the "
                                  f"output shape {tuple(o.shape)}")
             if p is not None:
-                if c.dtype != o.dtype and is_inexact(o.dtype):
+                if dtype_of(c) != dtype_of(o) and (weak or not strict):
                     from ..primitives import convert_element_type
                     c = convert_element_type(c, o.dtype)
                 _seed(seeds, p, c)
@@ -322,6 +344,42 @@ def vjp(fun, *primals, has_aux=False):
     if has_aux:
         return outs, vjp_fn, aux
     return outs, vjp_fn
+
+
+def _weak_scalar(c):
+    """Is ``c`` weakly typed: a Python scalar (or a staged one under jit)?"""
+    if isinstance(c, (bool, int, float, complex)) and not isinstance(c, np.generic):
+        return True
+    return bool(getattr(getattr(c, "aval", None), "weak_type", False))
+
+
+def _check_cotangent(c, o, weak, k, n):
+    """Raise ValueError (JAX's type) unless the cotangent leaf ``c`` has the shape and
+    dtype of the output leaf ``o`` (number ``k`` of ``n``).  A weakly typed (``weak``)
+    Python float (complex) fits any real (complex) output; integer/boolean outputs take
+    any dtype."""
+    o_dt, c_dt = dtype_of(o), dtype_of(c)
+    shape = tuple(c.shape)
+    same_shape = shape == tuple(o.shape)
+    if not is_inexact(o_dt):
+        ok_dtype = True
+    elif weak:
+        ok_dtype = c_dt.kind == o_dt.kind
+    else:
+        ok_dtype = c_dt == o_dt
+    if same_shape and ok_dtype:
+        return
+    where = "the cotangent" if n == 1 else f"cotangent leaf {k} (in flattened order)"
+    cast = f", e.g. ct.astype({o_dt.name!r})" if same_shape else ""
+    if weak and c_dt.kind in "iub":
+        cast = " (a Python float such as 1.0, not an int, for a real output)"
+    elif c_dt.kind == "c" and o_dt.kind != "c":
+        cast = " (the cotangent of a real output is real)"
+    raise ValueError(
+        f"vjp: {where} passed to vjp_fn (from ftrans.vjp) has shape {shape} and dtype "
+        f"{c_dt.name}, but the corresponding output of the differentiated function has "
+        f"shape {tuple(o.shape)} and dtype {o_dt.name}; pass a cotangent of that shape and "
+        f"dtype{cast}")
 
 
 def _seed(seeds, p, c):

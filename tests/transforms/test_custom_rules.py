@@ -460,15 +460,16 @@ def test_custom_vjp_pytree_arguments():
     _same(g["b"], X)
 
 
-def test_custom_vjp_bwd_broadcast_cotangent_is_summed():
+def test_custom_vjp_bwd_broadcast_cotangent_raises():
+    """As JAX (issue 18): a bwd cotangent of another shape than its input -- here (3,)
+    for the (1,) argument s -- raises instead of being summed to fit."""
     @custom_vjp
     def f(x, s):
         return x * s
 
-    # the cotangent for the (1,) argument s comes back with the output's shape (3,)
     f.defvjp(lambda x, s: (x * s, (x, s)), lambda res, g: (g * res[1], g * res[0]))
-    gs = grad(lambda s: fnp.sum(f(X, s)))(np.array([2.0]))
-    _same(gs, np.array([X.sum()]))
+    with pytest.raises(ValueError, match=r"argument 1 of shape \(1,\).*shape \(3,\)"):
+        grad(lambda s: fnp.sum(f(X, s)))(np.array([2.0]))
 
 
 # ---------------------------------------------------------------------------------

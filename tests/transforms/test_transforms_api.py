@@ -471,11 +471,14 @@ def test_jacobian_non_differentiated_arguments_may_be_anything(jac):
     np.testing.assert_array_equal(J, 3.0 * np.eye(2))
 
 
-def test_vjp_cotangent_cast_to_output_dtype():
-    """A float64 cotangent for a float32 output: the input cotangent stays float32."""
+def test_vjp_cotangent_of_another_dtype_raises():
+    """A float64 cotangent for a float32 output raises, as in JAX (issue 18); cast to the
+    output's dtype, and the input cotangent stays float32."""
     x = np.array([1.0, 2.0], np.float32)
     out, pullback = vjp(lambda v: v * 3.0, x)
-    (g,) = pullback(np.ones(2))  # float64 cotangent
+    with pytest.raises(ValueError, match="float32"):
+        pullback(np.ones(2))  # float64 cotangent
+    (g,) = pullback(np.ones(2, np.float32))
     _assert_plain_array(g, np.float32)
     np.testing.assert_array_equal(g, [3.0, 3.0])
 

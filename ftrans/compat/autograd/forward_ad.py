@@ -77,7 +77,7 @@ import numpy as np
 from ...core import zero
 from ...core.trace import _ctx, EVAL
 from ...primitives import indexing as I
-from ...transforms.vjp import vjp
+from ...transforms.vjp import vjp_unchecked as vjp  # (cotangents cast, as torch does)
 from .. import _tensor as T
 from .. import _ops as O
 from . import graph as G
