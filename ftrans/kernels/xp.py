@@ -700,7 +700,11 @@ class ArrayAPIBackend(_BackendBase):
     def unary(self, name, x):
         if name == "reciprocal":
             return 1 / x
-        std = cpu._lookup(_UNARY_STD, name, "unary")
+        std = _UNARY_STD.get(name)
+        if std is None:
+            cpu._lookup(cpu._UNARY, name, "unary")  # ValueError for an unknown name
+            self.unsupported(f"numpy.{cpu._UNARY[name].__name__}",
+                             "the array API standard has no such function")
         return getattr(self.ns, std)(x)
 
     def binary(self, name, x, y):
@@ -710,7 +714,11 @@ class ArrayAPIBackend(_BackendBase):
             if _is_py_scalar(x) and _is_py_scalar(y):
                 return self.ns.asarray(op(x, y))
             return op(x, y)
-        std = cpu._lookup(_BINARY_STD, name, "binary")
+        std = _BINARY_STD.get(name)
+        if std is None:
+            cpu._lookup(cpu._BINARY, name, "binary")  # ValueError for an unknown name
+            self.unsupported(f"numpy.{cpu._BINARY[name].__name__}",
+                             "the array API standard has no such function")
         return getattr(self.ns, std)(self._scalar_like(x, y), self._scalar_like(y, x))
 
     def unary_vjp(self, name, g, x, ans=None):

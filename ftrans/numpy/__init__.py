@@ -43,7 +43,7 @@ from . import fft  # noqa: F401  (fnp.fft: differentiable numpy.fft)
 
 # the star import above also brought _funcs' own imports (np, P, Tracer, builtins ...):
 # they are not NumPy API, and fnp.np.<name> would be a silent non-differentiable path
-for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations"):
+for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS"):
     globals().pop(_name, None)
 from ..primitives import stop_gradient  # noqa: F401
 
