@@ -31,7 +31,13 @@ How a program is compiled
    source text.  On disk: the module is written to ``$FTRANS_CACHE_DIR`` (default
    ``~/.cache/ftrans``) under a name that is the hash of its text, and its functions are
    compiled with numba's ``cache=True``, so another process running the same program
-   imports the module and loads the machine code instead of compiling it.
+   imports the module and loads the machine code instead of compiling it.  Nothing read
+   from the disk is trusted: a module file whose text is not the generated text (empty,
+   truncated, edited) is rewritten, and the module always executes the generated text
+   itself; numba cache files that fail to load are deleted and the segment compiled
+   again; each is reported by a :class:`CacheIntegrityWarning` naming the file.  Files
+   are written atomically (a temporary file, then ``os.replace``).  An unwritable cache
+   directory is replaced by one temporary directory per process, removed at exit.
 
 The ``lowering`` entry of a primitive (``Primitive.lowering``, set in the primitive's own
 file) is a dict with a ``"kind"``:
@@ -85,8 +91,11 @@ import numpy as np
 
 from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
+from ._numba import CacheIntegrityWarning, purge_numba_cache
+from ._outputs import const_aliases, unshare
 
-__all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit"]
+__all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit",
+           "CacheIntegrityWarning"]
 
 
 def cache_dir():
@@ -198,9 +207,13 @@ def backend_of(args):
 
 
 def _reference(ir):
+    aliases = const_aliases(ir)
+    consts = dict(zip(ir.const_vars, ir.consts))
+
     def run(*args):
         with set_current_trace(EVAL):
-            return eval_ir(ir, *args)
+            outs = eval_ir(ir, *args)
+        return unshare(outs, aliases, consts) if aliases else outs
     return run
 
 
@@ -288,6 +301,7 @@ def _compile_cpu(ir):
     consts = {v: _prep(c, v.aval) for v, c in zip(prog.const_vars, prog.consts)}
     n_in = len(in_vars)
     outs_spec = [(v, type(v) is Literal, v.aval) for v in out_vars]
+    aliases = const_aliases(prog)
 
     def run(*args):
         if len(args) != n_in:
@@ -320,7 +334,7 @@ def _compile_cpu(ir):
                 elif not isinstance(x, (np.ndarray, np.generic)):
                     x = aval.dtype.type(x)
             res.append(x)
-        return res
+        return unshare(res, aliases, consts) if aliases else res
     # introspection (tests, benchmarks): the numba dispatchers and the graph breaks
     run.dispatchers = [st.fn for st in compiled if type(st) is _SegmentCall]
     run.graph_breaks = [st[0].prim.name for st in compiled if type(st) is not _SegmentCall]
@@ -358,7 +372,12 @@ class _SegmentCall:
         """The first call compiles (or loads from the disk cache); should numba fail on a
         construct the generator did not foresee, the segment runs its impls instead."""
         try:
-            outs = self.fn(*vals)
+            try:
+                outs = self.fn(*vals)
+            except Exception:
+                if not self.purge_cache():
+                    raise
+                outs = self.fn(*vals)  # compiled afresh: the cache files were damaged
         except Exception as e:
             warnings.warn(f"ftrans.compiler: numba could not compile a segment "
                           f"({type(e).__name__}: {str(e).splitlines()[0]}); running its "
@@ -367,3 +386,14 @@ class _SegmentCall:
             outs = self.fn(*vals)
         self.ok = True
         return outs
+
+    def purge_cache(self):
+        """Remove the numba cache files of the segment's module (a damaged file makes
+        loading raise); warn naming them; whether there were any."""
+        code = getattr(getattr(self.fn, "py_func", None), "__code__", None)
+        removed = purge_numba_cache(code.co_filename) if code is not None else []
+        if removed:
+            warnings.warn(f"ftrans.compiler: numba's cache files {', '.join(removed)} failed to "
+                          "load (damaged); discarded them and compiled the segment again",
+                          CacheIntegrityWarning, stacklevel=4)
+        return bool(removed)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Var, Literal, dce
+from ._outputs import const_aliases, unshare
 
 __all__ = ["compile_gpu", "gpu_ops", "lowerable", "ElementwiseOp", "ReductionOp"]
 
@@ -258,6 +259,7 @@ def compile_gpu(ir):
     consts = dict(zip(prog.const_vars, prog.consts))
     on_device = []  # the constants, copied to the GPU on the first call
     in_vars, out_vars = prog.in_vars, prog.out_vars
+    aliases = const_aliases(prog)
 
     def run(*args):
         import cupy
@@ -284,6 +286,7 @@ def compile_gpu(ir):
                     env.update(zip(op.outputs, out))
                 else:
                     env[op.outputs[0]] = out
-        return [v.val if type(v) is Literal else env[v] for v in out_vars]
+        outs = [v.val if type(v) is Literal else env[v] for v in out_vars]
+        return unshare(outs, aliases, env) if aliases else outs
     run.ops = ops
     return run

@@ -25,20 +25,24 @@ Values of shape ``()`` are scalars in the generated code.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
+import warnings
 from math import prod
 
 import numpy as np
 
 from ..core.ir import Var, Literal
 
-__all__ = ["lowerable", "generate", "load", "PARALLEL_MIN_SIZE"]
+__all__ = ["lowerable", "generate", "load", "purge_numba_cache", "CacheIntegrityWarning",
+           "PARALLEL_MIN_SIZE"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -686,6 +690,13 @@ from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
 
 _LOCK = threading.Lock()
 _MODULES = {}
+_PRIVATE_DIR = []  # the process's temporary directory when the cache is unwritable
+
+
+class CacheIntegrityWarning(RuntimeWarning):
+    """A damaged entry of the on-disk cache (``$FTRANS_CACHE_DIR``) was discarded and
+    regenerated: a generated module whose text is not the text its name hashes, or
+    numba machine-code files that failed to load.  The message names the file."""
 
 
 def cache_dir():
@@ -700,8 +711,93 @@ def module_source(functions):
     return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
 
 
+def _private_dir():
+    """One temporary directory per process for an unwritable cache, removed at exit."""
+    if not _PRIVATE_DIR:
+        d = tempfile.mkdtemp(prefix="ftrans_jit_")
+        atexit.register(shutil.rmtree, d, True)
+        _PRIVATE_DIR.append(d)
+    return _PRIVATE_DIR[0]
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write(d, path, source):
+    """Write ``source`` to ``path`` atomically (a temporary file in ``d``, then rename)."""
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ftrans_jit_", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(source)
+        os.replace(tmp, path)  # atomic: concurrent processes write the same text
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _module_file(modname, source):
+    """The path of a file holding exactly ``source``: the cache directory's entry,
+    verified against ``source`` (an entry with other text -- empty, truncated, edited --
+    is replaced, with a :class:`CacheIntegrityWarning`), else a file in the process's
+    private temporary directory."""
+    d = cache_dir()
+    path = os.path.join(d, modname + ".py")
+    try:
+        text = _read(path)
+        if text == source:
+            return path
+        os.makedirs(d, exist_ok=True)
+        if text is not None or os.path.lexists(path):
+            warnings.warn(f"ftrans.compiler: the cached module {path} does not hold the text "
+                          "its name is the hash of (damaged or edited); discarding and "
+                          "regenerating it", CacheIntegrityWarning, stacklevel=4)
+            purge_numba_cache(path)
+        _write(d, path, source)
+        if _read(path) == source:
+            return path
+    except OSError:
+        pass
+    d = _private_dir()  # unwritable (or unreliable) cache directory
+    path = os.path.join(d, modname + ".py")
+    if _read(path) != source:
+        _write(d, path, source)
+    return path
+
+
+def purge_numba_cache(module_path):
+    """Remove numba's cache files (index ``.nbi``, data ``.nbc``) of the functions of the
+    generated module at ``module_path``; returns the paths removed."""
+    d, base = os.path.split(module_path)
+    stem = os.path.splitext(base)[0] + "."
+    removed = []
+    for cdir in (os.path.join(d, "__pycache__"), d):
+        try:
+            names = os.listdir(cdir)
+        except OSError:
+            continue
+        for n in names:
+            if n.startswith(stem) and n.endswith((".nbi", ".nbc")):
+                p = os.path.join(cdir, n)
+                try:
+                    os.unlink(p)
+                    removed.append(p)
+                except OSError:
+                    pass
+    return removed
+
+
 def load(source):
-    """Import the module whose text is ``source`` (written once to the cache directory)."""
+    """Import the module whose text is ``source`` (written once to the cache directory,
+    verified on every load; see :func:`_module_file`).  The module executes ``source``
+    itself, never the file's text."""
     key = hashlib.sha256(source.encode()).hexdigest()[:24]
     mod = _MODULES.get(key)
     if mod is not None:
@@ -711,23 +807,10 @@ def load(source):
         if mod is not None:
             return mod
         modname = f"ftrans_jit_{key}"
-        d = cache_dir()
-        path = os.path.join(d, modname + ".py")
-        try:
-            os.makedirs(d, exist_ok=True)
-            if not os.path.exists(path):
-                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)  # atomic: concurrent processes write the same text
-        except OSError:  # unwritable cache directory: a private temporary one
-            d = tempfile.mkdtemp(prefix="ftrans_jit_")
-            path = os.path.join(d, modname + ".py")
-            with open(path, "w") as f:
-                f.write(source)
+        path = _module_file(modname, source)
         spec = importlib.util.spec_from_file_location(modname, path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[modname] = mod
-        spec.loader.exec_module(mod)
+        exec(compile(source, path, "exec"), mod.__dict__)
         _MODULES[key] = mod
         return mod

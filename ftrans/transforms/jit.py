@@ -51,8 +51,16 @@ arguments, per leaf: shape and dtype -- a Python scalar counts as a *weakly type
 value of its kind, ``bool``/``int``/``float``/``complex``, whatever its value -- the
 static arguments' values (and types), and the array type for arrays other than NumPy
 arrays).  Changing any of these stages the function again; changing values does not.
-Values the function reads from globals or closures are baked into the program when it
-is staged (constants), as in JAX.  A function that closes over a value traced by an
+Arrays the function reads from globals or closures are baked into the program when it
+is staged (constants), as in JAX: the program keeps a *copy* taken at staging time
+(:class:`ftrans.core.ir.StagingTrace` snapshots every constant, whatever its memory
+layout), so mutating such an array in place later does not change what the cached
+program computes -- call ``f._clear_cache()`` (or pass the array as an argument) to
+use the new values.  Every call returns fresh arrays: an output that is a constant of
+the program (``fnp.zeros_like(x)``, a closed-over array, a view of one) is copied
+before it is returned, so mutating a result never changes a later one.  An argument
+returned unchanged (``jit(lambda x: x)``) is returned as is, as eager ftrans does (it is
+the caller's buffer; jit keeps no reference to it).  A function that closes over a value traced by an
 *enclosing* transform gets it as an extra input (closure conversion); such a program is
 not cached, since the enclosing value is new on every call.
 
@@ -718,8 +726,11 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     Returns
     -------
     callable
-        Same signature, values and output pytree as ``fun``; results are arrays.
-        ``._cache_size()`` is the number of programs cached and ``._trace_count()``
+        Same signature, values and output pytree as ``fun``; results are arrays,
+        fresh on every call (never a buffer the program keeps, such as a constant it
+        returns).  Arrays ``fun`` closes over are snapshotted when it is staged:
+        mutating them in place afterwards does not change the cached program (as in
+        JAX; ``._clear_cache()`` stages again).  ``._cache_size()`` is the number of programs cached and ``._trace_count()``
         the number of times ``fun`` was staged.  Under ``ftrans.disable_jit()`` it
         calls ``fun`` itself.
 
