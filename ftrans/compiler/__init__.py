@@ -60,8 +60,16 @@ Exactness
 ---------
 ``fastmath`` is off and every operation is computed in the dtype NumPy 2 (NEP 50) gives
 it: literals are converted to their operand's dtype (float32 stays float32), small
-integer arithmetic wraps as in NumPy, comparisons give bool.  Compiled results equal eager
-ftrans to float64 rounding; they can differ in the last bits where
+integer arithmetic wraps as in NumPy, comparisons give bool.  Integer results are
+exact, as NumPy's: integer ``integer_pow`` multiplies (by squaring, never through
+float64); what the generated code cannot compute as NumPy does graph-breaks to the impl,
+which gives NumPy's result or error -- integer ``pow`` (a negative array exponent
+raises), ``integer_pow`` with a negative exponent, integer ``floor_divide`` (``int8 -128
+// -1``), and an equation with a Python int literal outside the range of the integer
+dtype it meets (``uint8_array < 256`` is all True, ``int32_array + 2**40`` raises
+``OverflowError``); a Python int *argument* outside that range (or beyond int64) makes
+that call run the reference executor.  Compiled results equal eager ftrans to float64
+rounding; they can differ in the last bits where
 
 * a reduction sums in another order (the loop accumulates sequentially, NumPy sums
   pairwise; float32 sums accumulate in float64, then round once);
@@ -70,8 +78,8 @@ ftrans to float64 rounding; they can differ in the last bits where
   and float64 ``sin``/``cos`` use the same faithfully rounded polynomial as eager
   ftrans's kernels for arrays of 2048 elements or more (:mod:`ftrans.kernels.cpu`), which
   is within 1 ulp of NumPy's ``np.sin`` that eager uses on smaller arrays;
-* ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but NumPy's
-  SIMD ``power`` may round differently in the last bit;
+* float ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but
+  NumPy's SIMD ``power`` may round differently in the last bit;
 * a matrix product goes through BLAS with operands in another memory layout.
 
 >>> import numpy as np, ftrans.numpy as fnp
@@ -93,6 +101,7 @@ from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
 from ._numba import CacheIntegrityWarning, purge_numba_cache
 from ._outputs import const_aliases, unshare
+from ._plan import plan, Segment
 
 __all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit",
            "CacheIntegrityWarning"]
@@ -219,7 +228,6 @@ def _reference(ir):
 
 def graph_breaks(ir: IR, backend: str = "cpu"):
     """Names of the primitives of ``ir`` that run their impl between compiled segments."""
-    from ._plan import plan, Segment
     if backend == "cpu":
         from ._numba import lowerable
     else:
@@ -278,7 +286,6 @@ def _compile_cpu(ir):
         import numba  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a dependency
         return _reference(ir)
-    from ._plan import plan, Segment
     from . import _numba
     prog = dce(inline_jit(ir))
     steps = plan(prog, _numba.lowerable)
@@ -298,10 +305,12 @@ def _compile_cpu(ir):
 
     in_vars, out_vars = prog.in_vars, prog.out_vars
     in_avals = [v.aval for v in in_vars]
+    int_checks = _weak_int_ranges(prog, steps, _numba.int_operand_range)
+    exact = []  # the reference executor, for a call whose Python int the code would wrap
     consts = {v: _prep(c, v.aval) for v, c in zip(prog.const_vars, prog.consts)}
     n_in = len(in_vars)
     outs_spec = [(v, type(v) is Literal, v.aval) for v in out_vars]
-    aliases = const_aliases(prog)
+    aliases = const_aliases(prog, _numba.writes_new_memory)
 
     def run(*args):
         if len(args) != n_in:
@@ -314,6 +323,11 @@ def _compile_cpu(ir):
                 env[v] = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
             else:
                 env[v] = _prep(x, a)
+        for v, lo, hi in int_checks:
+            if not lo <= env[v] <= hi:
+                if not exact:
+                    exact.append(_reference(ir))
+                return exact[0](*args)
         for st in compiled:
             if type(st) is _SegmentCall:
                 st(env)
@@ -339,6 +353,25 @@ def _compile_cpu(ir):
     run.dispatchers = [st.fn for st in compiled if type(st) is _SegmentCall]
     run.graph_breaks = [st[0].prim.name for st in compiled if type(st) is not _SegmentCall]
     return run
+
+
+def _weak_int_ranges(prog, steps, operand_range):
+    """``[(var, lo, hi)]`` for the weakly typed integer inputs (Python int arguments)
+    that compiled segments read: the values the generated code computes exactly with
+    (``operand_range(eqn, k)``, intersected over the equations reading it); outside it a
+    call runs the reference executor, which gives NumPy's result or error."""
+    weak = {v for v in prog.in_vars if v.aval.weak_type and v.aval.dtype.kind in "iu"}
+    ranges = {}
+    for st in steps:
+        if not weak or not isinstance(st, Segment):
+            continue
+        for e in st.eqns:
+            for k, a in enumerate(e.inputs):
+                if type(a) is Var and a in weak:
+                    lo, hi = ranges.get(a, (-2 ** 63, 2 ** 63 - 1))
+                    elo, ehi = operand_range(e, k)
+                    ranges[a] = (max(lo, elo), min(hi, ehi))
+    return [(v, lo, hi) for v, (lo, hi) in ranges.items()]
 
 
 class _SegmentCall:

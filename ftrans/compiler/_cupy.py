@@ -287,6 +287,6 @@ def compile_gpu(ir):
                 else:
                     env[op.outputs[0]] = out
         outs = [v.val if type(v) is Literal else env[v] for v in out_vars]
-        return unshare(outs, aliases, env) if aliases else outs
+        return unshare(outs, aliases, env, cupy.may_share_memory) if aliases else outs
     run.ops = ops
     return run

@@ -82,7 +82,21 @@ def lowerable(eqn) -> bool:
     if kind == "elementwise":
         if "numba" not in low or low["numba"] is None:
             return False
-        return all(_dtype_ok(a.dtype, allow_c) for a in avals)
+        if not all(_dtype_ok(a.dtype, allow_c) for a in avals):
+            return False
+        for k, a in enumerate(eqn.inputs):  # a Python int the generated code would wrap
+            if type(a) is Literal and type(a.val) is int:
+                lo, hi = int_operand_range(eqn, k)
+                if not lo <= a.val <= hi:
+                    return False
+        if avals[-1].dtype.kind in "iub":  # integer results numba's formula can miss
+            if eqn.prim.name == "pow":
+                return False  # an array exponent may be negative: NumPy raises; the impl
+            if eqn.prim.name == "integer_pow" and eqn.params["n"] < 0:
+                return False  # NumPy raises ValueError: the impl does
+            if eqn.prim.name == "floor_divide":
+                return False  # numba gives 0 for int8 -128 // -1 (NumPy: -128)
+        return True
     if kind in ("reshape", "transpose", "broadcast_to", "concatenate"):
         return all(_dtype_ok(a.dtype, True) for a in avals)
     if kind == "reduce":
@@ -96,6 +110,13 @@ def lowerable(eqn) -> bool:
     if kind == "dot_general":
         return all(np.dtype(a.dtype).kind in "fc" and _dtype_ok(a.dtype, True) for a in avals)
     return False
+
+
+def writes_new_memory(eqn) -> bool:
+    """Whether the generated code always writes ``eqn``'s output to a new array (a fused
+    loop's store, ``np.dot``, a concatenation), never returning a view of an operand."""
+    return lowerable(eqn) and eqn.prim.lowering["kind"] in ("elementwise", "dot_general",
+                                                             "concatenate")
 
 
 # ---------------------------------------------------------------------------------
@@ -160,6 +181,46 @@ def _weak_type(a):
     if a.aval.weak_type:
         return a.aval.dtype.type(0).item()
     return a.aval.dtype
+
+
+def _casts(eqn, low):
+    """The dtype each operand of an elementwise equation is converted to (None: none)."""
+    out = eqn.outputs[0].aval.dtype
+    spec = low.get("cast", "out")
+    n = len(eqn.inputs)
+    if spec == "out":
+        return [out] * n
+    if spec == "none":
+        return [None] * n
+    if spec == "bool":
+        return [np.dtype(bool)] * n
+    if spec == "promote":
+        return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
+    return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
+
+
+_I64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def int_operand_range(eqn, k):
+    """``(lo, hi)``: the Python ints that operand ``k`` (a literal or a weakly typed
+    input) of a lowerable equation may be for the generated code to compute what NumPy
+    does -- within int64 (how numba takes it) and the range of the integer dtypes it
+    meets (the operands' NEP 50 common dtype, its cast).  Outside it NumPy raises
+    ``OverflowError`` (arithmetic) or compares the exact values (``uint8_array < 256`` is
+    all True), where a converted literal would wrap: such an equation graph-breaks (a
+    literal) or the program runs its impls for that call (an argument)."""
+    lo, hi = _I64
+    low = eqn.prim.lowering
+    if low.get("kind") != "elementwise":
+        return lo, hi
+    dts = [np.result_type(*[0 if type(a) is Literal and type(a.val) is int else
+                            _weak_type(a) for a in eqn.inputs]), _casts(eqn, low)[k]]
+    for dt in dts:
+        if dt is not None and dt.kind in "iu":
+            info = np.iinfo(dt)
+            lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+    return lo, hi
 
 
 # ---------------------------------------------------------------------------------
@@ -365,20 +426,6 @@ class _Codegen:
             exprs.append(e if dst is None else _cast(e, a.aval.dtype, dst))
         return exprs
 
-    def casts_for(self, eqn, low):
-        out = eqn.outputs[0].aval.dtype
-        spec = low.get("cast", "out")
-        n = len(eqn.inputs)
-        if spec == "out":
-            return [out] * n
-        if spec == "none":
-            return [None] * n
-        if spec == "bool":
-            return [np.dtype(bool)] * n
-        if spec == "promote":
-            return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
-        return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
-
     def prepare_inputs(self, eqn, shape):
         """Flush what an equation of loop shape ``shape`` cannot read from registers."""
         for a in eqn.inputs:
@@ -394,7 +441,7 @@ class _Codegen:
         shape = o.aval.shape
         self.prepare_inputs(eqn, shape)
         g = self.group(shape) if shape else None
-        casts = self.casts_for(eqn, low)
+        casts = _casts(eqn, low)
         ops = self.operand_exprs(eqn, shape, casts, g)
         dt = o.aval.dtype
         expr = _result(low["numba"].format(*ops, **eqn.params), dt)

@@ -96,6 +96,7 @@ import threading
 import numpy as np
 
 from ..core.dtypes import as_numpy_dtype
+from ..core.abstract import weak_dtype
 from ..core import Primitive, ShapedArray, zero, is_inexact, set_current_trace, Tracer
 from ..core.trace import _ctx, EVAL, _escaped
 from ..core.ir import IR, stage, eval_ir, dce, partition, ConcretizationError  # noqa: F401
@@ -515,7 +516,7 @@ def _leaf_key(x, who, where):
 def _aval(x):
     t = type(x)
     if t in (float, int, bool, complex):
-        return ShapedArray((), np.asarray(x).dtype, weak_type=True)
+        return ShapedArray((), weak_dtype(x), weak_type=True)
     aval = getattr(x, "aval", None)
     if isinstance(x, Tracer) and aval is not None and aval.weak_type:
         return aval

@@ -117,7 +117,7 @@ def test_threads_staging_new_shapes_each_get_their_program(executor):
         return fnp.sum(x * 2.0) + x.shape[0]
 
     jf = ftrans.jit(f)
-    n = 6
+    n = 4
     barrier = threading.Barrier(n)
     results, errors = {}, []
 
@@ -139,3 +139,87 @@ def test_threads_staging_new_shapes_each_get_their_program(executor):
     for k in range(n):
         assert results[k] == [3.0 * (k + 1)] * 3
     assert jf._trace_count() == n
+
+
+# ---------------------------------------------------------------------------------
+# item 11: integer arithmetic equals eager (NumPy 2) arithmetic
+# ---------------------------------------------------------------------------------
+def test_integer_powers_are_exact(executor):
+    a = np.array([3 ** 13, -7, 0, 1])
+    b = np.array([-128, 127, 5, -3, 100], np.int8)
+    c = np.array([2 ** 40 + 3, 7, 0], np.uint64)
+    outs = ftrans.jit(lambda a, b, c: (a ** 3, b ** 3, c ** 5, a ** 0))(a, b, c)
+    assert outs[0][0] == 4052555153018976267  # 3**39, exact (float64 would give ...256)
+    with np.errstate(all="ignore"):
+        want = (a ** 3, b ** 3, c ** 5, a ** 0)  # NumPy: exact, wrapping in the dtype
+    for o, w in zip(outs, want):
+        assert o.dtype == w.dtype
+        np.testing.assert_array_equal(o, w)
+
+
+def test_integer_to_negative_power_raises_as_eager(executor):
+    a = np.array([2, 3])
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        ftrans.jit(lambda v: v ** -1)(a)
+    f = ftrans.jit(lambda v, w: v ** w)
+    np.testing.assert_array_equal(f(np.array([3 ** 13]), np.array([3])),
+                                  [4052555153018976267])
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        f(a, np.array([1, -1]))
+
+
+def test_python_int_literals_outside_the_dtype_range(executor):
+    u8 = np.array([0, 200, 255], np.uint8)
+    i32 = np.array([1, 2, 3], np.int32)
+    cmp = ftrans.jit(lambda u, i: (u < 256, u >= -1, u == -1, i == 2 ** 32 + 1,
+                                   i < 2 ** 40, u > 3))
+    got = cmp(u8, i32)
+    want = (u8 < 256, u8 >= -1, u8 == -1, i32 == 2 ** 32 + 1, i32 < 2 ** 40, u8 > 3)
+    for g, w in zip(got, want):  # NumPy 2 compares the exact values
+        assert g.dtype == np.bool_
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        ftrans.jit(lambda i: i + 2 ** 40)(i32)
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        ftrans.jit(lambda u: u - (-1))(u8)
+
+
+def test_python_int_arguments_outside_the_dtype_range(executor):
+    u8 = np.array([0, 200, 255], np.uint8)
+    f = ftrans.jit(lambda u, n: u < n)
+    np.testing.assert_array_equal(f(u8, 256), [True, True, True])
+    np.testing.assert_array_equal(f(u8, 201), [True, True, False])  # same program
+    np.testing.assert_array_equal(f(u8, -1), [False, False, False])
+    assert f._trace_count() == 1
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        ftrans.jit(lambda u, n: u + n)(u8, 256)
+    # beyond int64: as eager (NumPy converts it for a float array, refuses for an int one)
+    g = ftrans.jit(lambda v, n: v + n)
+    np.testing.assert_array_equal(g(np.array([1.0]), 2 ** 70), np.array([1.0]) + 2 ** 70)
+    with pytest.raises(OverflowError):
+        g(np.array([1]), 2 ** 70)
+    np.testing.assert_array_equal(g(np.array([1]), 2), [3])
+
+
+def test_floor_divide_and_remainder_between_traced_integers(executor):
+    a = np.array([7, -7, 7, -7, 5, 0])
+    b = np.array([2, 2, -3, -3, 0, 4])
+    c = np.array([-128, 127, -5, 9], np.int8)
+    d = np.array([-1, -3, 3, 0], np.int8)
+    t, u = np.array([True, False, True]), np.array([True, True, False])
+
+    def f(a, b, c, d, t, u):
+        return a // b, a % b, divmod(a, b), a % 3, 5 % a, c // d, c % d, t % u, 7 // a
+
+    with np.errstate(all="ignore"):
+        got = ftrans.jit(f)(a, b, c, d, t, u)
+        want = (a // b, a % b, divmod(a, b), a % 3, 5 % a, c // d, c % d, t % u, 7 // a)
+    for k, (g, w) in enumerate(zip(ftrans.tree_util.tree_leaves(got),
+                                   ftrans.tree_util.tree_leaves(want))):
+        assert g.dtype == w.dtype, k
+        np.testing.assert_array_equal(g, w, err_msg=f"output {k}")
+
+
+def test_remainder_of_traced_floats_raises_a_clear_error(executor):
+    with pytest.raises(TypeError, match="integer and boolean operands only"):
+        ftrans.jit(lambda x: x % 2.0)(np.ones(3))
