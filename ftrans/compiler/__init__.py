@@ -99,7 +99,7 @@ import numpy as np
 
 from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
-from ._numba import CacheIntegrityWarning, purge_numba_cache
+from ._errors import CacheIntegrityWarning
 from ._outputs import const_aliases, unshare
 from ._plan import plan, Segment
 
@@ -299,7 +299,8 @@ def _compile_cpu(ir):
     compiled = []
     for k, st in enumerate(steps):
         if isinstance(st, Segment):
-            compiled.append(_SegmentCall(st, getattr(mod, f"seg{k}")))
+            compiled.append(_SegmentCall(st, getattr(mod, f"seg{k}"),
+                                         _numba.purge_numba_cache))
         else:
             compiled.append((st, _eqn_runner(st)))
 
@@ -378,11 +379,12 @@ class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
 
-    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok")
+    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge")
 
-    def __init__(self, seg, fn):
+    def __init__(self, seg, fn, purge):
         self.seg = seg
         self.fn = fn
+        self.purge = purge  # module path -> numba cache files removed
         self.ins = seg.inputs
         self.outs = seg.outputs
         self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
@@ -424,7 +426,7 @@ class _SegmentCall:
         """Remove the numba cache files of the segment's module (a damaged file makes
         loading raise); warn naming them; whether there were any."""
         code = getattr(getattr(self.fn, "py_func", None), "__code__", None)
-        removed = purge_numba_cache(code.co_filename) if code is not None else []
+        removed = self.purge(code.co_filename) if code is not None else []
         if removed:
             warnings.warn(f"ftrans.compiler: numba's cache files {', '.join(removed)} failed to "
                           "load (damaged); discarded them and compiled the segment again",

@@ -40,9 +40,10 @@ from math import prod
 import numpy as np
 
 from ..core.ir import Var, Literal
+from ._errors import CacheIntegrityWarning
 
-__all__ = ["lowerable", "generate", "load", "purge_numba_cache", "CacheIntegrityWarning",
-           "PARALLEL_MIN_SIZE"]
+__all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
+           "int_operand_range", "PARALLEL_MIN_SIZE"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -738,12 +739,6 @@ from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
 _LOCK = threading.Lock()
 _MODULES = {}
 _PRIVATE_DIR = []  # the process's temporary directory when the cache is unwritable
-
-
-class CacheIntegrityWarning(RuntimeWarning):
-    """A damaged entry of the on-disk cache (``$FTRANS_CACHE_DIR``) was discarded and
-    regenerated: a generated module whose text is not the text its name hashes, or
-    numba machine-code files that failed to load.  The message names the file."""
 
 
 def cache_dir():
