@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Var, Literal, dce
+from ._numba import integer_exact
 from ._outputs import const_aliases, unshare
 
 __all__ = ["compile_gpu", "gpu_ops", "lowerable", "ElementwiseOp", "ReductionOp"]
@@ -60,7 +61,8 @@ def lowerable(eqn) -> bool:
         return False
     avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
     if low["kind"] == "elementwise":
-        return low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex")) for a in avals)
+        return (low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex"))
+                                                    for a in avals) and integer_exact(eqn))
     if low["kind"] == "reduce":
         dt = eqn.inputs[0].aval.dtype
         return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)

@@ -43,7 +43,7 @@ from ..core.ir import Var, Literal
 from ._errors import CacheIntegrityWarning
 
 __all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
-           "int_operand_range", "PARALLEL_MIN_SIZE"]
+           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -83,21 +83,7 @@ def lowerable(eqn) -> bool:
     if kind == "elementwise":
         if "numba" not in low or low["numba"] is None:
             return False
-        if not all(_dtype_ok(a.dtype, allow_c) for a in avals):
-            return False
-        for k, a in enumerate(eqn.inputs):  # a Python int the generated code would wrap
-            if type(a) is Literal and type(a.val) is int:
-                lo, hi = int_operand_range(eqn, k)
-                if not lo <= a.val <= hi:
-                    return False
-        if avals[-1].dtype.kind in "iub":  # integer results numba's formula can miss
-            if eqn.prim.name == "pow":
-                return False  # an array exponent may be negative: NumPy raises; the impl
-            if eqn.prim.name == "integer_pow" and eqn.params["n"] < 0:
-                return False  # NumPy raises ValueError: the impl does
-            if eqn.prim.name == "floor_divide":
-                return False  # numba gives 0 for int8 -128 // -1 (NumPy: -128)
-        return True
+        return all(_dtype_ok(a.dtype, allow_c) for a in avals) and integer_exact(eqn)
     if kind in ("reshape", "transpose", "broadcast_to", "concatenate"):
         return all(_dtype_ok(a.dtype, True) for a in avals)
     if kind == "reduce":
@@ -111,6 +97,31 @@ def lowerable(eqn) -> bool:
     if kind == "dot_general":
         return all(np.dtype(a.dtype).kind in "fc" and _dtype_ok(a.dtype, True) for a in avals)
     return False
+
+
+def integer_exact(eqn) -> bool:
+    """Whether a generated scalar expression for the elementwise ``eqn`` computes what
+    NumPy does on integers (both backends; False: the equation graph-breaks to its impl,
+    which gives NumPy's result or error).  Not for
+
+    * a Python int literal outside the range of the integer dtype it meets
+      (:func:`int_operand_range`): NumPy compares exact values or raises
+      ``OverflowError`` where the converted literal would wrap;
+    * integer ``pow``: an array exponent may be negative (NumPy raises ``ValueError``),
+      and C's and numba's ``pow`` go through float64;
+    * integer ``integer_pow`` with a negative exponent (NumPy raises ``ValueError``);
+    * integer ``floor_divide``: numba gives 0 for int8 ``-128 // -1`` (NumPy: -128).
+    """
+    for k, a in enumerate(eqn.inputs):
+        if type(a) is Literal and type(a.val) is int:
+            lo, hi = int_operand_range(eqn, k)
+            if not lo <= a.val <= hi:
+                return False
+    if eqn.outputs[0].aval.dtype.kind in "iub":
+        name = eqn.prim.name
+        if name in ("pow", "floor_divide") or (name == "integer_pow" and eqn.params["n"] < 0):
+            return False
+    return True
 
 
 def writes_new_memory(eqn) -> bool:

@@ -20,6 +20,7 @@ import pytest
 
 import ftrans
 import ftrans.numpy as fnp
+from ftrans.compiler import graph_breaks
 
 
 @pytest.fixture(params=["numba", "reference"])
@@ -218,6 +219,22 @@ def test_floor_divide_and_remainder_between_traced_integers(executor):
                                    ftrans.tree_util.tree_leaves(want))):
         assert g.dtype == w.dtype, k
         np.testing.assert_array_equal(g, w, err_msg=f"output {k}")
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_inexact_integer_equations_graph_break_on_both_backends(backend):
+    # the GPU kernels' scalar expressions would wrap the literal / go through double
+    # too; graph_breaks needs no GPU (the kernels are generated, not run)
+    u8, i64, f64 = np.zeros(3, np.uint8), np.zeros(3, np.int64), np.zeros(3)
+
+    def breaks(f, *args):
+        return graph_breaks(ftrans.make_ir(f)(*args), backend)
+
+    assert breaks(lambda u: u < 256, u8) == ["lt"]
+    assert breaks(lambda u: u < 255, u8) == []
+    assert breaks(lambda u: u + (-1), u8) == ["add"]
+    assert breaks(lambda a, b: a ** b, i64, i64) == ["pow"]
+    assert breaks(lambda a, b: a ** b, f64, f64) == []
 
 
 def test_remainder_of_traced_floats_raises_a_clear_error(executor):
