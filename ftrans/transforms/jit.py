@@ -729,7 +729,7 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     callable
         Same signature, values and output pytree as ``fun``; results are arrays,
         fresh on every call (never a buffer the program keeps, such as a constant it
-        returns).  Arrays ``fun`` closes over are snapshotted when it is staged:
+        returns; an argument returned unchanged is that argument, as eagerly).  Arrays ``fun`` closes over are snapshotted when it is staged:
         mutating them in place afterwards does not change the cached program (as in
         JAX; ``._clear_cache()`` stages again).  ``._cache_size()`` is the number of programs cached and ``._trace_count()``
         the number of times ``fun`` was staged.  Under ``ftrans.disable_jit()`` it
