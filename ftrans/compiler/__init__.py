@@ -31,7 +31,13 @@ How a program is compiled
    source text.  On disk: the module is written to ``$FTRANS_CACHE_DIR`` (default
    ``~/.cache/ftrans``) under a name that is the hash of its text, and its functions are
    compiled with numba's ``cache=True``, so another process running the same program
-   imports the module and loads the machine code instead of compiling it.
+   imports the module and loads the machine code instead of compiling it.  Nothing read
+   from the disk is trusted: a module file whose text is not the generated text (empty,
+   truncated, edited) is rewritten, and the module always executes the generated text
+   itself; numba cache files that fail to load are deleted and the segment compiled
+   again; each is reported by a :class:`CacheIntegrityWarning` naming the file.  Files
+   are written atomically (a temporary file, then ``os.replace``).  An unwritable cache
+   directory is replaced by one temporary directory per process, removed at exit.
 
 The ``lowering`` entry of a primitive (``Primitive.lowering``, set in the primitive's own
 file) is a dict with a ``"kind"``:
@@ -54,8 +60,16 @@ Exactness
 ---------
 ``fastmath`` is off and every operation is computed in the dtype NumPy 2 (NEP 50) gives
 it: literals are converted to their operand's dtype (float32 stays float32), small
-integer arithmetic wraps as in NumPy, comparisons give bool.  Compiled results equal eager
-ftrans to float64 rounding; they can differ in the last bits where
+integer arithmetic wraps as in NumPy, comparisons give bool.  Integer results are
+exact, as NumPy's: integer ``integer_pow`` multiplies (by squaring, never through
+float64); what the generated code cannot compute as NumPy does graph-breaks to the impl,
+which gives NumPy's result or error -- integer ``pow`` (a negative array exponent
+raises), ``integer_pow`` with a negative exponent, integer ``floor_divide`` (``int8 -128
+// -1``), and an equation with a Python int literal outside the range of the integer
+dtype it meets (``uint8_array < 256`` is all True, ``int32_array + 2**40`` raises
+``OverflowError``); a Python int *argument* outside that range (or beyond int64) makes
+that call run the reference executor.  Compiled results equal eager ftrans to float64
+rounding; they can differ in the last bits where
 
 * a reduction sums in another order (the loop accumulates sequentially, NumPy sums
   pairwise; float32 sums accumulate in float64, then round once);
@@ -64,8 +78,8 @@ ftrans to float64 rounding; they can differ in the last bits where
   and float64 ``sin``/``cos`` use the same faithfully rounded polynomial as eager
   ftrans's kernels for arrays of 2048 elements or more (:mod:`ftrans.kernels.cpu`), which
   is within 1 ulp of NumPy's ``np.sin`` that eager uses on smaller arrays;
-* ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but NumPy's
-  SIMD ``power`` may round differently in the last bit;
+* float ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but
+  NumPy's SIMD ``power`` may round differently in the last bit;
 * a matrix product goes through BLAS with operands in another memory layout.
 
 >>> import numpy as np, ftrans.numpy as fnp
@@ -85,8 +99,12 @@ import numpy as np
 
 from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
 from ..core.trace import set_current_trace, EVAL
+from ._errors import CacheIntegrityWarning
+from ._outputs import const_aliases, unshare
+from ._plan import plan, Segment
 
-__all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit"]
+__all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit",
+           "CacheIntegrityWarning"]
 
 
 def cache_dir():
@@ -198,15 +216,18 @@ def backend_of(args):
 
 
 def _reference(ir):
+    aliases = const_aliases(ir)
+    consts = dict(zip(ir.const_vars, ir.consts))
+
     def run(*args):
         with set_current_trace(EVAL):
-            return eval_ir(ir, *args)
+            outs = eval_ir(ir, *args)
+        return unshare(outs, aliases, consts) if aliases else outs
     return run
 
 
 def graph_breaks(ir: IR, backend: str = "cpu"):
     """Names of the primitives of ``ir`` that run their impl between compiled segments."""
-    from ._plan import plan, Segment
     if backend == "cpu":
         from ._numba import lowerable
     else:
@@ -265,7 +286,6 @@ def _compile_cpu(ir):
         import numba  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a dependency
         return _reference(ir)
-    from ._plan import plan, Segment
     from . import _numba
     prog = dce(inline_jit(ir))
     steps = plan(prog, _numba.lowerable)
@@ -279,15 +299,19 @@ def _compile_cpu(ir):
     compiled = []
     for k, st in enumerate(steps):
         if isinstance(st, Segment):
-            compiled.append(_SegmentCall(st, getattr(mod, f"seg{k}")))
+            compiled.append(_SegmentCall(st, getattr(mod, f"seg{k}"),
+                                         _numba.purge_numba_cache))
         else:
             compiled.append((st, _eqn_runner(st)))
 
     in_vars, out_vars = prog.in_vars, prog.out_vars
     in_avals = [v.aval for v in in_vars]
+    int_checks = _weak_int_ranges(prog, steps, _numba.int_operand_range)
+    exact = []  # the reference executor, for a call whose Python int the code would wrap
     consts = {v: _prep(c, v.aval) for v, c in zip(prog.const_vars, prog.consts)}
     n_in = len(in_vars)
     outs_spec = [(v, type(v) is Literal, v.aval) for v in out_vars]
+    aliases = const_aliases(prog, _numba.writes_new_memory)
 
     def run(*args):
         if len(args) != n_in:
@@ -300,6 +324,11 @@ def _compile_cpu(ir):
                 env[v] = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
             else:
                 env[v] = _prep(x, a)
+        for v, lo, hi in int_checks:
+            if not lo <= env[v] <= hi:
+                if not exact:
+                    exact.append(_reference(ir))
+                return exact[0](*args)
         for st in compiled:
             if type(st) is _SegmentCall:
                 st(env)
@@ -320,22 +349,42 @@ def _compile_cpu(ir):
                 elif not isinstance(x, (np.ndarray, np.generic)):
                     x = aval.dtype.type(x)
             res.append(x)
-        return res
+        return unshare(res, aliases, consts) if aliases else res
     # introspection (tests, benchmarks): the numba dispatchers and the graph breaks
     run.dispatchers = [st.fn for st in compiled if type(st) is _SegmentCall]
     run.graph_breaks = [st[0].prim.name for st in compiled if type(st) is not _SegmentCall]
     return run
 
 
+def _weak_int_ranges(prog, steps, operand_range):
+    """``[(var, lo, hi)]`` for the weakly typed integer inputs (Python int arguments)
+    that compiled segments read: the values the generated code computes exactly with
+    (``operand_range(eqn, k)``, intersected over the equations reading it); outside it a
+    call runs the reference executor, which gives NumPy's result or error."""
+    weak = {v for v in prog.in_vars if v.aval.weak_type and v.aval.dtype.kind in "iu"}
+    ranges = {}
+    for st in steps:
+        if not weak or not isinstance(st, Segment):
+            continue
+        for e in st.eqns:
+            for k, a in enumerate(e.inputs):
+                if type(a) is Var and a in weak:
+                    lo, hi = ranges.get(a, (-2 ** 63, 2 ** 63 - 1))
+                    elo, ehi = operand_range(e, k)
+                    ranges[a] = (max(lo, elo), min(hi, ehi))
+    return [(v, lo, hi) for v, (lo, hi) in ranges.items()]
+
+
 class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
 
-    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok")
+    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge")
 
-    def __init__(self, seg, fn):
+    def __init__(self, seg, fn, purge):
         self.seg = seg
         self.fn = fn
+        self.purge = purge  # module path -> numba cache files removed
         self.ins = seg.inputs
         self.outs = seg.outputs
         self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
@@ -358,7 +407,12 @@ class _SegmentCall:
         """The first call compiles (or loads from the disk cache); should numba fail on a
         construct the generator did not foresee, the segment runs its impls instead."""
         try:
-            outs = self.fn(*vals)
+            try:
+                outs = self.fn(*vals)
+            except Exception:
+                if not self.purge_cache():
+                    raise
+                outs = self.fn(*vals)  # compiled afresh: the cache files were damaged
         except Exception as e:
             warnings.warn(f"ftrans.compiler: numba could not compile a segment "
                           f"({type(e).__name__}: {str(e).splitlines()[0]}); running its "
@@ -367,3 +421,14 @@ class _SegmentCall:
             outs = self.fn(*vals)
         self.ok = True
         return outs
+
+    def purge_cache(self):
+        """Remove the numba cache files of the segment's module (a damaged file makes
+        loading raise); warn naming them; whether there were any."""
+        code = getattr(getattr(self.fn, "py_func", None), "__code__", None)
+        removed = self.purge(code.co_filename) if code is not None else []
+        if removed:
+            warnings.warn(f"ftrans.compiler: numba's cache files {', '.join(removed)} failed to "
+                          "load (damaged); discarded them and compiled the segment again",
+                          CacheIntegrityWarning, stacklevel=4)
+        return bool(removed)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Var, Literal, dce
+from ._numba import integer_exact
+from ._outputs import const_aliases, unshare
 
 __all__ = ["compile_gpu", "gpu_ops", "lowerable", "ElementwiseOp", "ReductionOp"]
 
@@ -59,7 +61,8 @@ def lowerable(eqn) -> bool:
         return False
     avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
     if low["kind"] == "elementwise":
-        return low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex")) for a in avals)
+        return (low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex"))
+                                                    for a in avals) and integer_exact(eqn))
     if low["kind"] == "reduce":
         dt = eqn.inputs[0].aval.dtype
         return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
@@ -258,6 +261,7 @@ def compile_gpu(ir):
     consts = dict(zip(prog.const_vars, prog.consts))
     on_device = []  # the constants, copied to the GPU on the first call
     in_vars, out_vars = prog.in_vars, prog.out_vars
+    aliases = const_aliases(prog)
 
     def run(*args):
         import cupy
@@ -284,6 +288,7 @@ def compile_gpu(ir):
                     env.update(zip(op.outputs, out))
                 else:
                     env[op.outputs[0]] = out
-        return [v.val if type(v) is Literal else env[v] for v in out_vars]
+        outs = [v.val if type(v) is Literal else env[v] for v in out_vars]
+        return unshare(outs, aliases, env, cupy.may_share_memory) if aliases else outs
     run.ops = ops
     return run

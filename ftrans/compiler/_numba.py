@@ -25,20 +25,25 @@ Values of shape ``()`` are scalars in the generated code.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
+import warnings
 from math import prod
 
 import numpy as np
 
 from ..core.ir import Var, Literal
+from ._errors import CacheIntegrityWarning
 
-__all__ = ["lowerable", "generate", "load", "PARALLEL_MIN_SIZE"]
+__all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
+           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -78,7 +83,7 @@ def lowerable(eqn) -> bool:
     if kind == "elementwise":
         if "numba" not in low or low["numba"] is None:
             return False
-        return all(_dtype_ok(a.dtype, allow_c) for a in avals)
+        return all(_dtype_ok(a.dtype, allow_c) for a in avals) and integer_exact(eqn)
     if kind in ("reshape", "transpose", "broadcast_to", "concatenate"):
         return all(_dtype_ok(a.dtype, True) for a in avals)
     if kind == "reduce":
@@ -92,6 +97,38 @@ def lowerable(eqn) -> bool:
     if kind == "dot_general":
         return all(np.dtype(a.dtype).kind in "fc" and _dtype_ok(a.dtype, True) for a in avals)
     return False
+
+
+def integer_exact(eqn) -> bool:
+    """Whether a generated scalar expression for the elementwise ``eqn`` computes what
+    NumPy does on integers (both backends; False: the equation graph-breaks to its impl,
+    which gives NumPy's result or error).  Not for
+
+    * a Python int literal outside the range of the integer dtype it meets
+      (:func:`int_operand_range`): NumPy compares exact values or raises
+      ``OverflowError`` where the converted literal would wrap;
+    * integer ``pow``: an array exponent may be negative (NumPy raises ``ValueError``),
+      and C's and numba's ``pow`` go through float64;
+    * integer ``integer_pow`` with a negative exponent (NumPy raises ``ValueError``);
+    * integer ``floor_divide``: numba gives 0 for int8 ``-128 // -1`` (NumPy: -128).
+    """
+    for k, a in enumerate(eqn.inputs):
+        if type(a) is Literal and type(a.val) is int:
+            lo, hi = int_operand_range(eqn, k)
+            if not lo <= a.val <= hi:
+                return False
+    if eqn.outputs[0].aval.dtype.kind in "iub":
+        name = eqn.prim.name
+        if name in ("pow", "floor_divide") or (name == "integer_pow" and eqn.params["n"] < 0):
+            return False
+    return True
+
+
+def writes_new_memory(eqn) -> bool:
+    """Whether the generated code always writes ``eqn``'s output to a new array (a fused
+    loop's store, ``np.dot``, a concatenation), never returning a view of an operand."""
+    return lowerable(eqn) and eqn.prim.lowering["kind"] in ("elementwise", "dot_general",
+                                                             "concatenate")
 
 
 # ---------------------------------------------------------------------------------
@@ -156,6 +193,46 @@ def _weak_type(a):
     if a.aval.weak_type:
         return a.aval.dtype.type(0).item()
     return a.aval.dtype
+
+
+def _casts(eqn, low):
+    """The dtype each operand of an elementwise equation is converted to (None: none)."""
+    out = eqn.outputs[0].aval.dtype
+    spec = low.get("cast", "out")
+    n = len(eqn.inputs)
+    if spec == "out":
+        return [out] * n
+    if spec == "none":
+        return [None] * n
+    if spec == "bool":
+        return [np.dtype(bool)] * n
+    if spec == "promote":
+        return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
+    return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
+
+
+_I64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def int_operand_range(eqn, k):
+    """``(lo, hi)``: the Python ints that operand ``k`` (a literal or a weakly typed
+    input) of a lowerable equation may be for the generated code to compute what NumPy
+    does -- within int64 (how numba takes it) and the range of the integer dtypes it
+    meets (the operands' NEP 50 common dtype, its cast).  Outside it NumPy raises
+    ``OverflowError`` (arithmetic) or compares the exact values (``uint8_array < 256`` is
+    all True), where a converted literal would wrap: such an equation graph-breaks (a
+    literal) or the program runs its impls for that call (an argument)."""
+    lo, hi = _I64
+    low = eqn.prim.lowering
+    if low.get("kind") != "elementwise":
+        return lo, hi
+    dts = [np.result_type(*[0 if type(a) is Literal and type(a.val) is int else
+                            _weak_type(a) for a in eqn.inputs]), _casts(eqn, low)[k]]
+    for dt in dts:
+        if dt is not None and dt.kind in "iu":
+            info = np.iinfo(dt)
+            lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+    return lo, hi
 
 
 # ---------------------------------------------------------------------------------
@@ -361,20 +438,6 @@ class _Codegen:
             exprs.append(e if dst is None else _cast(e, a.aval.dtype, dst))
         return exprs
 
-    def casts_for(self, eqn, low):
-        out = eqn.outputs[0].aval.dtype
-        spec = low.get("cast", "out")
-        n = len(eqn.inputs)
-        if spec == "out":
-            return [out] * n
-        if spec == "none":
-            return [None] * n
-        if spec == "bool":
-            return [np.dtype(bool)] * n
-        if spec == "promote":
-            return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
-        return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
-
     def prepare_inputs(self, eqn, shape):
         """Flush what an equation of loop shape ``shape`` cannot read from registers."""
         for a in eqn.inputs:
@@ -390,7 +453,7 @@ class _Codegen:
         shape = o.aval.shape
         self.prepare_inputs(eqn, shape)
         g = self.group(shape) if shape else None
-        casts = self.casts_for(eqn, low)
+        casts = _casts(eqn, low)
         ops = self.operand_exprs(eqn, shape, casts, g)
         dt = o.aval.dtype
         expr = _result(low["numba"].format(*ops, **eqn.params), dt)
@@ -686,6 +749,7 @@ from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
 
 _LOCK = threading.Lock()
 _MODULES = {}
+_PRIVATE_DIR = []  # the process's temporary directory when the cache is unwritable
 
 
 def cache_dir():
@@ -700,8 +764,93 @@ def module_source(functions):
     return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
 
 
+def _private_dir():
+    """One temporary directory per process for an unwritable cache, removed at exit."""
+    if not _PRIVATE_DIR:
+        d = tempfile.mkdtemp(prefix="ftrans_jit_")
+        atexit.register(shutil.rmtree, d, True)
+        _PRIVATE_DIR.append(d)
+    return _PRIVATE_DIR[0]
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write(d, path, source):
+    """Write ``source`` to ``path`` atomically (a temporary file in ``d``, then rename)."""
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ftrans_jit_", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(source)
+        os.replace(tmp, path)  # atomic: concurrent processes write the same text
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _module_file(modname, source):
+    """The path of a file holding exactly ``source``: the cache directory's entry,
+    verified against ``source`` (an entry with other text -- empty, truncated, edited --
+    is replaced, with a :class:`CacheIntegrityWarning`), else a file in the process's
+    private temporary directory."""
+    d = cache_dir()
+    path = os.path.join(d, modname + ".py")
+    try:
+        text = _read(path)
+        if text == source:
+            return path
+        os.makedirs(d, exist_ok=True)
+        if text is not None or os.path.lexists(path):
+            warnings.warn(f"ftrans.compiler: the cached module {path} does not hold the text "
+                          "its name is the hash of (damaged or edited); discarding and "
+                          "regenerating it", CacheIntegrityWarning, stacklevel=4)
+            purge_numba_cache(path)
+        _write(d, path, source)
+        if _read(path) == source:
+            return path
+    except OSError:
+        pass
+    d = _private_dir()  # unwritable (or unreliable) cache directory
+    path = os.path.join(d, modname + ".py")
+    if _read(path) != source:
+        _write(d, path, source)
+    return path
+
+
+def purge_numba_cache(module_path):
+    """Remove numba's cache files (index ``.nbi``, data ``.nbc``) of the functions of the
+    generated module at ``module_path``; returns the paths removed."""
+    d, base = os.path.split(module_path)
+    stem = os.path.splitext(base)[0] + "."
+    removed = []
+    for cdir in (os.path.join(d, "__pycache__"), d):
+        try:
+            names = os.listdir(cdir)
+        except OSError:
+            continue
+        for n in names:
+            if n.startswith(stem) and n.endswith((".nbi", ".nbc")):
+                p = os.path.join(cdir, n)
+                try:
+                    os.unlink(p)
+                    removed.append(p)
+                except OSError:
+                    pass
+    return removed
+
+
 def load(source):
-    """Import the module whose text is ``source`` (written once to the cache directory)."""
+    """Import the module whose text is ``source`` (written once to the cache directory,
+    verified on every load; see :func:`_module_file`).  The module executes ``source``
+    itself, never the file's text."""
     key = hashlib.sha256(source.encode()).hexdigest()[:24]
     mod = _MODULES.get(key)
     if mod is not None:
@@ -711,23 +860,10 @@ def load(source):
         if mod is not None:
             return mod
         modname = f"ftrans_jit_{key}"
-        d = cache_dir()
-        path = os.path.join(d, modname + ".py")
-        try:
-            os.makedirs(d, exist_ok=True)
-            if not os.path.exists(path):
-                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)  # atomic: concurrent processes write the same text
-        except OSError:  # unwritable cache directory: a private temporary one
-            d = tempfile.mkdtemp(prefix="ftrans_jit_")
-            path = os.path.join(d, modname + ".py")
-            with open(path, "w") as f:
-                f.write(source)
+        path = _module_file(modname, source)
         spec = importlib.util.spec_from_file_location(modname, path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[modname] = mod
-        spec.loader.exec_module(mod)
+        exec(compile(source, path, "exec"), mod.__dict__)
         _MODULES[key] = mod
         return mod

@@ -81,6 +81,19 @@ def _ol_ipow(x, n):
         def impl(x, n):
             return np.power(x, ty(n))
         return impl
+    if isinstance(x, types.Integer):
+        # exact, wrapping as NumPy's integer power (n >= 0: the compiler graph-breaks a
+        # negative n, for which NumPy raises); np.power would go through float64
+        def iimpl(x, n):
+            r = x - x + 1
+            b = x
+            while n > 0:
+                if n & 1:
+                    r = r * b
+                b = b * b
+                n >>= 1
+            return r
+        return iimpl
     return lambda x, n: np.power(x, n)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from .dtypes import as_numpy_dtype
 from .dtypes import as_numpy_dtype
 
-__all__ = ["ShapedArray", "aval_of", "shape_of", "dtype_of"]
+__all__ = ["ShapedArray", "aval_of", "shape_of", "dtype_of", "weak_dtype"]
 
 
 class ShapedArray:
@@ -66,5 +66,18 @@ def aval_of(x) -> ShapedArray:
         return x
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         # (np.float64/np.complex128 subclass float/complex but are not weak in NEP 50)
-        return ShapedArray((), np.asarray(x).dtype, weak_type=True)
+        return ShapedArray((), weak_dtype(x), weak_type=True)
     return ShapedArray(shape_of(x), dtype_of(x))
+
+
+def weak_dtype(x) -> np.dtype:
+    """The dtype of the weakly typed Python scalar ``x``: bool, int64, float64 or
+    complex128 by its kind, whatever its value (an int beyond int64 stays a Python int,
+    weak, which NumPy then converts, or refuses to, as eagerly)."""
+    if isinstance(x, bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return np.dtype(np.float64)
+    return np.dtype(np.complex128)

@@ -50,6 +50,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import weakref
 
 import numpy as np
 
@@ -276,6 +277,36 @@ _WEAK_PRESERVING = frozenset({"add", "sub", "mul", "div", "floor_divide", "pow",
                               "integer_pow", "neg", "abs", "eq", "ne", "lt", "le", "gt", "ge"})
 
 
+#: The constants' snapshots made by :func:`_snapshot` (by id): staging a program again
+#: (a transform of a staged program re-stages its equations) does not copy them again.
+_SNAPSHOTS = weakref.WeakValueDictionary()
+
+
+def _snapshot(a):
+    """A private copy of the concrete array ``a`` that a staged program closes over: the
+    program's value of it is the one at staging time, as in JAX (mutating ``a`` in place
+    later does not change the program).  NumPy arrays are copied (C order), other array
+    types through their array-API namespace (``asarray(a, copy=True)``) or ``a.copy()``;
+    a snapshot is not copied again."""
+    if isinstance(a, np.generic) or _SNAPSHOTS.get(id(a)) is a:
+        return a  # NumPy scalars are immutable
+    if type(a) is np.ndarray:
+        c = np.array(a, order="C", copy=True)
+    elif isinstance(a, np.ndarray):  # a subclass (np.matrix, masked arrays): its own copy
+        c = a.copy()
+    else:
+        ns = getattr(a, "__array_namespace__", None)
+        try:
+            c = ns().asarray(a, copy=True) if ns is not None else a.copy()
+        except (AttributeError, TypeError, ValueError, NotImplementedError):
+            return a  # an array type without a copy (immutable ones need none)
+    try:
+        _SNAPSHOTS[id(c)] = c
+    except TypeError:  # a type without weak references: copied again if re-staged
+        pass
+    return c
+
+
 class StagingTrace(Trace):
     """Records primitive applications into an IR (see the module docstring)."""
 
@@ -305,9 +336,13 @@ class StagingTrace(Trace):
             return Literal(a)
         entry = self.consts.get(id(a))
         if entry is None:
+            key = id(a)
             if not hasattr(a, "shape") or not hasattr(a, "dtype"):
                 a = np.asarray(a)
-            entry = self.consts[id(a)] = (a, Var(ShapedArray(a.shape, a.dtype)))
+            c = _snapshot(a)
+            # keyed by the operand's id, so a second use of the same array is one constant;
+            # the entry keeps the operand alive so its id is not reused while staging
+            entry = self.consts[key] = (c, Var(ShapedArray(c.shape, c.dtype)), a)
         return entry[1]
 
     def process_primitive(self, prim, args, params):
@@ -341,7 +376,7 @@ class StagingTrace(Trace):
         lifted = list(self.lifted.values())
         consts = list(self.consts.values())
         ir = IR([v for _, v in lifted] + [t.var for t in in_tracers],
-                [v for _, v in consts], [c for c, _ in consts], self.eqns, out_vars)
+                [e[1] for e in consts], [e[0] for e in consts], self.eqns, out_vars)
         return ir, [t for t, _ in lifted]
 
 

@@ -51,8 +51,16 @@ arguments, per leaf: shape and dtype -- a Python scalar counts as a *weakly type
 value of its kind, ``bool``/``int``/``float``/``complex``, whatever its value -- the
 static arguments' values (and types), and the array type for arrays other than NumPy
 arrays).  Changing any of these stages the function again; changing values does not.
-Values the function reads from globals or closures are baked into the program when it
-is staged (constants), as in JAX.  A function that closes over a value traced by an
+Arrays the function reads from globals or closures are baked into the program when it
+is staged (constants), as in JAX: the program keeps a *copy* taken at staging time
+(:class:`ftrans.core.ir.StagingTrace` snapshots every constant, whatever its memory
+layout), so mutating such an array in place later does not change what the cached
+program computes -- call ``f._clear_cache()`` (or pass the array as an argument) to
+use the new values.  Every call returns fresh arrays: an output that is a constant of
+the program (``fnp.zeros_like(x)``, a closed-over array, a view of one) is copied
+before it is returned, so mutating a result never changes a later one.  An argument
+returned unchanged (``jit(lambda x: x)``) is returned as is, as eager ftrans does (it is
+the caller's buffer; jit keeps no reference to it).  A function that closes over a value traced by an
 *enclosing* transform gets it as an extra input (closure conversion); such a program is
 not cached, since the enclosing value is new on every call.
 
@@ -88,6 +96,7 @@ import threading
 import numpy as np
 
 from ..core.dtypes import as_numpy_dtype
+from ..core.abstract import weak_dtype
 from ..core import Primitive, ShapedArray, zero, is_inexact, set_current_trace, Tracer
 from ..core.trace import _ctx, EVAL, _escaped
 from ..core.ir import IR, stage, eval_ir, dce, partition, ConcretizationError  # noqa: F401
@@ -531,7 +540,7 @@ def _leaf_key(x, who, where):
 def _aval(x):
     t = type(x)
     if t in (float, int, bool, complex):
-        return ShapedArray((), np.asarray(x).dtype, weak_type=True)
+        return ShapedArray((), weak_dtype(x), weak_type=True)
     aval = getattr(x, "aval", None)
     if isinstance(x, Tracer) and aval is not None and aval.weak_type:
         return aval
@@ -745,8 +754,11 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     Returns
     -------
     callable
-        Same signature, values and output pytree as ``fun``; results are arrays.
-        ``._cache_size()`` is the number of programs cached and ``._trace_count()``
+        Same signature, values and output pytree as ``fun``; results are arrays,
+        fresh on every call (never a buffer the program keeps, such as a constant it
+        returns; an argument returned unchanged is that argument, as eagerly).  Arrays ``fun`` closes over are snapshotted when it is staged:
+        mutating them in place afterwards does not change the cached program (as in
+        JAX; ``._clear_cache()`` stages again).  ``._cache_size()`` is the number of programs cached and ``._trace_count()``
         the number of times ``fun`` was staged.  Under ``ftrans.disable_jit()`` it
         calls ``fun`` itself.
 
