@@ -43,36 +43,15 @@ def _invert(self):
     return P.logical_not(self)
 
 
-def _mod(x, y):
-    """``x % y`` for integer and boolean operands, as NumPy's ``remainder`` (the sign of
-    ``y``; 0 where ``y == 0``): ``x - (x // y) * y``, exact in wrapping integer
-    arithmetic.  Floating-point operands raise: that formula rounds differently from
-    NumPy's fmod-based remainder, and ftrans has no remainder primitive yet."""
-    kinds = [{bool: "b", int: "i", float: "f", complex: "c"}.get(type(a)) or _kind_of(a)
-             for a in (x, y)]
-    for a, k in zip((x, y), kinds):
-        if k in "fc":
-            raise TypeError(
-                f"x % y on traced values: integer and boolean operands only, got "
-                f"{getattr(a, 'dtype', type(a).__name__)}; ftrans has no floating-point "
-                "remainder primitive yet. Compute x - fnp.floor(x / y) * y (not bit-exact "
-                "with numpy.remainder), or take the remainder outside the transform.")
-    if kinds == ["b", "b"]:  # NumPy: bool % bool is int8
-        x = F.astype(x, np.int8) if hasattr(x, "dtype") else int(x)
-        y = F.astype(y, np.int8) if hasattr(y, "dtype") else int(y)
-    r = F.subtract(x, F.multiply(F.floor_divide(x, y), y))
-    return F.where(F.equal(y, 0), 0, r)
-
-
 METHODS = {
     "__add__": F.add, "__radd__": _swap(F.add),
     "__sub__": F.subtract, "__rsub__": _swap(F.subtract),
     "__mul__": F.multiply, "__rmul__": _swap(F.multiply),
     "__truediv__": F.divide, "__rtruediv__": _swap(F.divide),
     "__floordiv__": F.floor_divide, "__rfloordiv__": _swap(F.floor_divide),
-    "__mod__": _mod, "__rmod__": _swap(_mod),
-    "__divmod__": lambda x, y: (F.floor_divide(x, y), _mod(x, y)),
-    "__rdivmod__": lambda x, y: (F.floor_divide(y, x), _mod(y, x)),
+    # %: the remainder row of the operation table (numpy.remainder, exact for every dtype)
+    "__mod__": F.remainder, "__rmod__": _swap(F.remainder),
+    "__divmod__": F.divmod, "__rdivmod__": _swap(F.divmod),
     "__pow__": _pow, "__rpow__": _swap(F.power),
     "__matmul__": F.matmul, "__rmatmul__": _swap(F.matmul),
     "__neg__": F.negative, "__pos__": F.positive, "__abs__": F.absolute,

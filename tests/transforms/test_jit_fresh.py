@@ -237,6 +237,12 @@ def test_inexact_integer_equations_graph_break_on_both_backends(backend):
     assert breaks(lambda a, b: a ** b, f64, f64) == []
 
 
-def test_remainder_of_traced_floats_raises_a_clear_error(executor):
-    with pytest.raises(TypeError, match="integer and boolean operands only"):
-        ftrans.jit(lambda x: x % 2.0)(np.ones(3))
+def test_remainder_of_traced_floats_equals_numpy(executor):
+    """``%`` of traced floats is the remainder primitive (numpy.remainder's values, the
+    sign of the divisor), also in the reflected and divmod forms."""
+    x = np.array([5.5, -5.5, 2.25, -0.0])
+    np.testing.assert_array_equal(ftrans.jit(lambda v: v % 2.0)(x), np.remainder(x, 2.0))
+    np.testing.assert_array_equal(ftrans.jit(lambda v: 7.0 % v)(x[:3]), np.remainder(7.0, x[:3]))
+    q, r = ftrans.jit(lambda v: divmod(v, -1.5))(x)
+    np.testing.assert_array_equal(q, np.floor_divide(x, -1.5))
+    np.testing.assert_array_equal(r, np.remainder(x, -1.5))
