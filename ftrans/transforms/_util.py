@@ -8,6 +8,7 @@ from ..core.abstract import dtype_of
 from ..kernels import foreign_array
 from ..core.trace import _escaped
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..kernels import backend_for
 
 __all__ = ["check_input", "check_matching_tangent", "instantiate_zeros", "as_output",
            "check_output_leaf", "split_aux", "normalize_argnums", "tree_flatten",
@@ -53,7 +54,6 @@ def zeros_like_leaf(p):
     dt = dtype_of(p)
     if not is_inexact(dt):
         return np.zeros(p.shape, float0)
-    from ..kernels import backend_for
     return backend_for(p).xp.zeros(p.shape, dt)
 
 

@@ -16,6 +16,9 @@ from ..core import Primitive, set_current_trace, EVAL, zero, is_inexact
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._closure import closure_convert
 from .custom import _OutTree, _abstract_eval_by_running, _materialize, _batched_args, _dtype
+from .jvp import jvp
+from .vjp import vjp_unchecked
+from .vmap import vmap
 
 __all__ = ["checkpoint", "remat"]
 
@@ -33,7 +36,6 @@ checkpoint_p.def_abstract_eval(_abstract_eval_by_running("fun"))
 
 @checkpoint_p.def_jvp
 def _ckpt_jvp(primals, tangents, *, fun):
-    from .jvp import jvp
     outs, t_outs = jvp(fun, tuple(primals), tuple(_materialize(tangents, primals)))
     return tuple(outs), tuple(t if is_inexact(_dtype(o)) else zero for o, t in zip(outs, t_outs))
 
@@ -48,7 +50,6 @@ checkpoint_p.vjp_fwd = _ckpt_fwd
 
 @checkpoint_p.def_vjp
 def _ckpt_vjp(ct, ans, primals, needs, *, fun):
-    from .vjp import vjp_unchecked
     _, pull = vjp_unchecked(fun, *primals)  # recompute the residuals now
     cts = pull(tuple(ct))
     return [c if need and is_inexact(p.dtype) else None
@@ -57,7 +58,6 @@ def _ckpt_vjp(ct, ans, primals, needs, *, fun):
 
 @checkpoint_p.def_batch
 def _ckpt_batch(vals, dims, *, fun):
-    from .vmap import vmap
     outs = checkpoint_p.bind(*_batched_args(vals, dims), fun=vmap(fun))
     return outs, [0] * len(outs)
 

@@ -39,6 +39,11 @@ from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._closure import closure_convert
 from ._util import zeros_like_leaf
+from ..primitives import unbroadcast
+from ..primitives._rules import batch_size, batched_front
+from .jvp import jvp
+from .vjp import vjp_unchecked
+from .vmap import vmap
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -92,7 +97,6 @@ def _check_closed(flags, n_closed, kind, name):
 
 
 def _batched_args(vals, dims):
-    from ..primitives._rules import batch_size, batched_front
     size = batch_size(vals, dims)
     return [batched_front(v, d, size) for v, d in zip(vals, dims)]
 
@@ -150,7 +154,6 @@ def _check_rule_tangent(o, t, k, rule, name):
 
 @custom_jvp_call_p.def_vjp
 def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
-    from .vjp import vjp_unchecked
     _check_closed(needs, n_closed, "custom_jvp", name)
     diff = [i for i, p in enumerate(primals) if is_inexact(p.dtype)]
     out_diff = [k for k, a in enumerate(ans) if is_inexact(a.dtype)]
@@ -172,7 +175,6 @@ def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
 
 @custom_jvp_call_p.def_batch
 def _cjvp_batch(vals, dims, *, fun, jvp, n_closed, name):
-    from .vmap import vmap
     vals = _batched_args(vals, dims)
     outs = custom_jvp_call_p.bind(*vals, fun=vmap(fun), jvp=vmap(jvp), n_closed=n_closed,
                                   name=name)
@@ -274,7 +276,6 @@ custom_vjp_call_p.def_abstract_eval(_abstract_eval_by_running("fun"))
 def _cvjp_jvp(primals, tangents, *, fun, fwd, bwd, n_closed, name):
     """Forward mode differentiates ``fun`` itself (see the module docstring), closed-over
     operands included."""
-    from .jvp import jvp
     outs, t_outs = jvp(lambda *a: tuple(fun(*a)), tuple(primals),
                        tuple(_materialize(tangents, primals)))
     return tuple(outs), tuple(t if is_inexact(_dtype(o)) else zero for o, t in zip(outs, t_outs))
@@ -305,7 +306,6 @@ def _cvjp_vjp(ct, ans, residuals, needs, *, fun, fwd, bwd, n_closed, name):
         if tuple(c.shape) != shape:
             # (ftrans.custom_vjp's bwd is checked to return the inputs' shapes; this is
             # compat's autograd.Function, whose gradients PyTorch sums to fit)
-            from ..primitives import unbroadcast
             try:
                 np.broadcast_shapes(tuple(c.shape), shape)
             except ValueError:
@@ -318,7 +318,6 @@ def _cvjp_vjp(ct, ans, residuals, needs, *, fun, fwd, bwd, n_closed, name):
 
 @custom_vjp_call_p.def_batch
 def _cvjp_batch(vals, dims, *, fun, fwd, bwd, n_closed, name):
-    from .vmap import vmap
     vals = _batched_args(vals, dims)
     outs = custom_vjp_call_p.bind(*vals, fun=vmap(fun), fwd=vmap(fwd), bwd=vmap(bwd),
                                   n_closed=n_closed, name=name)

@@ -102,6 +102,10 @@ from ..core.trace import _ctx, EVAL, _escaped
 from ..core.ir import IR, stage, eval_ir, dce, partition, ConcretizationError  # noqa: F401
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir, backend_of
+from ..primitives import convert_element_type
+from .jvp import JVPTrace, JVPTracer
+from .vjp import VJPTrace, VJPTracer, _seed, backward_pass
+from .vmap import BatchTrace, BatchTracer
 
 __all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled"]
 
@@ -225,7 +229,6 @@ def _jvp_program(ir, mask):
     hit = ir.cache.get(key)
     if hit is not None:
         return hit
-    from .jvp import JVPTrace, JVPTracer
     n = len(ir.in_vars)
     nonzero = []
 
@@ -304,7 +307,6 @@ def _vjp_programs(ir):
     hit = ir.cache.get("vjp")
     if hit is not None:
         return hit
-    from .vjp import VJPTrace, VJPTracer, backward_pass, _seed
     n = len(ir.in_vars)
     diff_in = [is_inexact(a.dtype) for a in ir.in_avals]
     diff_out = [is_inexact(a.dtype) for a in ir.out_avals]
@@ -390,7 +392,6 @@ def _jit_vjp(ct, ans, residuals, needs, *, ir, name):
     for c, a, d in zip(ct, ir.out_avals, progs.diff_out):
         if d:
             if c.dtype != a.dtype:
-                from ..primitives import convert_element_type
                 c = convert_element_type(c, a.dtype)
             cts.append(c)
     outs = jit_p.bind(*res, *cts, ir=prog, name=f"vjp_bwd({name})") if any(used) else ()
@@ -412,7 +413,6 @@ def _batch_program(ir, dims, size):
     hit = ir.cache.get(key)
     if hit is not None:
         return hit
-    from .vmap import BatchTrace, BatchTracer
     out_dims = []
 
     def f(*args):

@@ -26,6 +26,8 @@ from ..core.trace import _ctx
 from ..core.abstract import dtype_of
 from ._util import (check_input, as_output, check_output_leaf, split_aux, normalize_argnums,
                     tree_flatten, tree_unflatten, zeros_like_leaf)
+from ..kernels import backend_for
+from ..primitives import add, conj, convert_element_type
 
 __all__ = ["vjp", "vjp_unchecked", "grad", "value_and_grad", "VJPTrace", "VJPTracer"]
 
@@ -117,7 +119,6 @@ def _accumulate(cts, i, g):
     if old is None:
         cts[i] = g
     else:
-        from ..primitives import add
         cts[i] = add(old, g)
 
 
@@ -180,7 +181,6 @@ class _OutputCts:
         if old is None:
             self.cts[k] = g
         else:
-            from ..primitives import add
             self.cts[k] = add(old, g)
 
     def instantiate(self, ans):
@@ -334,7 +334,6 @@ def _vjp(fun, primals, has_aux, strict):
                                  f"output shape {tuple(o.shape)}")
             if p is not None:
                 if dtype_of(c) != dtype_of(o) and (weak or not strict):
-                    from ..primitives import convert_element_type
                     c = convert_element_type(c, o.dtype)
                 _seed(seeds, p, c)
         results = backward_pass(tape, seeds)
@@ -384,7 +383,6 @@ def _check_cotangent(c, o, weak, k, n):
 
 def _seed(seeds, p, c):
     if p in seeds:
-        from ..primitives import add
         seeds[p] = add(seeds[p], c)
     else:
         seeds[p] = c
@@ -460,7 +458,6 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             results = backward_pass(trace.tape, {pos: one}, consume=True)
         grads = _input_cts(results, positions)
         if holomorphic:
-            from ..primitives import conj
             grads = [None if g is None else _tree_map(lambda l: as_output(conj(l)), g)
                      for g in grads]
         grads = [grads[i] for i in nums]
@@ -480,7 +477,6 @@ def _tree_map(f, tree):
 
 def _ones_like_scalar(value):
     """A 0-d one in ``value``'s array library (CuPy, Dask, array-API arrays)."""
-    from ..kernels import backend_for
     return backend_for(value).xp.ones((), dtype_of(value))
 
 

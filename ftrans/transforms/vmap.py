@@ -18,6 +18,7 @@ from ..core import Trace, Tracer, set_current_trace
 from ..core.trace import _ctx, _escaped
 from ..core.pytree import tree_flatten, tree_unflatten, PyTreeDef, _node_of
 from ._util import as_output, check_output_leaf
+from ..primitives import broadcast_to, concatenate, expand_dims, gather, transpose
 
 __all__ = ["vmap", "BatchTrace", "BatchTracer"]
 
@@ -132,7 +133,6 @@ def _normalize_axis(ax, ndim, what):
 
 
 def _move_axis(x, src, dst):
-    from ..primitives import transpose
     if src == dst:
         return x
     perm = [i for i in range(x.ndim) if i != src]
@@ -289,7 +289,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                 if oax is None:
                     res.append(as_output(check_output_leaf(o)))  # arrays, not Python scalars
                     continue
-                from ..primitives import broadcast_to, expand_dims
                 o = np.asarray(o) if not hasattr(o, "shape") else o
                 dst = _normalize_axis(oax, len(o.shape) + 1, "out_axes")
                 shape = tuple(o.shape[:dst]) + (size,) + tuple(o.shape[dst:])
@@ -297,7 +296,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         return res[0] if out_tree is None else tree_unflatten(out_tree, res)
 
     def _chunked(fun, leaves_per_arg, trees, axes_per_arg, kwargs, size):
-        from ..primitives import gather, concatenate
         outs = []
         for start in range(0, size, chunk_size):
             stop = min(start + chunk_size, size)
