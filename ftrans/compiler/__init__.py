@@ -109,7 +109,7 @@ __all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit"
 
 def cache_dir():
     """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``."""
-    from ._numba import cache_dir as d
+    from ._numba import cache_dir as d  # deferred: import time
     return d()
 
 
@@ -144,7 +144,7 @@ def compile_ir(ir: IR, backend: str = "cpu"):
             run = _reference(ir) if _os.environ.get("FTRANS_COMPILER") == "reference" \
                 else _compile_cpu(ir)
         elif backend == "gpu":
-            from ._cupy import compile_gpu
+            from ._cupy import compile_gpu  # deferred: CuPy arrays only
             run = compile_gpu(ir)
         elif backend is None:
             run = _reference(ir)
@@ -229,9 +229,9 @@ def _reference(ir):
 def graph_breaks(ir: IR, backend: str = "cpu"):
     """Names of the primitives of ``ir`` that run their impl between compiled segments."""
     if backend == "cpu":
-        from ._numba import lowerable
+        from ._numba import lowerable  # deferred: import time
     else:
-        from ._cupy import lowerable
+        from ._cupy import lowerable  # deferred: CuPy arrays only
     return sorted({s.prim.name for s in plan(dce(inline_jit(ir)), lowerable)
                    if not isinstance(s, Segment)})
 
@@ -286,7 +286,7 @@ def _compile_cpu(ir):
         import numba  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a dependency
         return _reference(ir)
-    from . import _numba
+    from . import _numba  # deferred: import time
     prog = dce(inline_jit(ir))
     steps = plan(prog, _numba.lowerable)
     funcs = []

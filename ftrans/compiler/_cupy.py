@@ -164,7 +164,7 @@ class _GroupBuilder:
 
 def gpu_ops(ir):
     """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
-    from . import inline_jit
+    from . import inline_jit  # deferred: the package's face imports this module
     prog = dce(inline_jit(ir))
     eqns = prog.eqns
     uses = {}

@@ -760,7 +760,7 @@ def cache_dir():
 
 
 def module_source(functions):
-    from ._numba_support import SUPPORT_VERSION
+    from ._numba_support import SUPPORT_VERSION  # deferred: it imports numba (~0.5 s)
     return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
 
 

@@ -22,7 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # Packages whose modules must be in no import circle and whose function-level imports of
 # ftrans modules must carry a ``# deferred: <reason>`` comment.  ("ftrans",) checks it all.
 CHECKED = ("ftrans.compat", "ftrans.lax", "ftrans.numpy", "ftrans.scipy", "ftrans.primitives",
-           "ftrans.kernels", "ftrans.core")
+           "ftrans.kernels", "ftrans.core", "ftrans.transforms", "ftrans.compiler",
+           "ftrans.dask", "ftrans.tree_util")
+#: the most function-level imports of ftrans modules the whole package may keep (each with
+#: its reason; imports of optional libraries such as SciPy or CuPy are not counted)
+MAX_DEFERRED = 20
 
 _REASON = re.compile(r"#\s*deferred:\s*\S")
 
@@ -171,6 +175,15 @@ def test_function_level_imports_say_why():
         "comment on the import line:\n  " + "\n  ".join(bad)
         + "\nimport at the module's top, or say why it cannot be (an optional dependency, "
         "a module above this one)")
+
+
+def test_few_function_level_imports():
+    _, imps, _ = _graph()
+    inside = [f"{path.relative_to(ROOT)}:{line}" for mod, path, line, _, in_function, _ in imps
+              if in_function]
+    assert len(inside) <= MAX_DEFERRED, (
+        f"{len(inside)} imports of ftrans modules inside functions (at most {MAX_DEFERRED}):"
+        "\n  " + "\n  ".join(inside))
 
 
 def _write(root, rel, text):
