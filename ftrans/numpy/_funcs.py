@@ -318,9 +318,23 @@ def arctanh(x):
     return P.mul(0.5, P.log(P.div(P.add(1.0, x), P.sub(1.0, x))))
 
 
+def _sqrt_flat_at_0(v):
+    """``sqrt(v)`` (``v >= 0``) whose derivative is 0, not inf, where ``v == 0``.
+
+    For the norm-like functions ``std``, ``nanstd`` and ``hypot``, whose minimum-norm
+    subgradient at their kink is 0 (DESIGN.md: ``v``'s own derivative vanishes there,
+    and ``inf * 0`` would be NaN).  Both ``where`` guards keep every derivative finite
+    (no "divide by zero" warning) and exact, to any order, where ``v > 0``.
+    """
+    at0 = P.eq(v, 0)
+    return P.where(at0, 0.0, P.sqrt(P.where(at0, 1.0, v)))
+
+
 def hypot(x1, x2):
+    """``numpy.hypot``; the derivative at ``(0, 0)`` is ``(0, 0)`` (the minimum-norm
+    subgradient)."""
     x1, x2 = _as_float_result(x1, x2)
-    return P.sqrt(P.add(P.mul(x1, x1), P.mul(x2, x2)))
+    return _sqrt_flat_at_0(P.add(P.mul(x1, x1), P.mul(x2, x2)))
 
 
 def deg2rad(x):
@@ -443,7 +457,8 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return P.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    """``numpy.std``: ``sqrt(var)``; the derivative of a constant slice is 0."""
+    return _sqrt_flat_at_0(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
 def _extremum(prim_op, name):
