@@ -158,22 +158,7 @@ def new_trace(cls, name: str, *args) -> Trace:
     return cls(_ctx.trace, name, *args)
 
 
-class _TracerType(type):
-    """Metaclass of the tracers: ``repr`` of a tracer class says what to do.
-
-    Another array library given a tracer reports its type (array_api_strict:
-    ``a @ x`` raises "Expected Array or Python scalar; got <class ...>", without
-    returning ``NotImplemented``, so the reflected ``x.__rmatmul__`` never runs):
-    the message then tells the user to call ftrans.numpy instead.
-    """
-
-    def __repr__(cls):
-        return (f"<class '{cls.__module__}.{cls.__qualname__}'> (an ftrans traced value: "
-                "another array library cannot compute on it; call the ftrans.numpy "
-                "function instead, e.g. fnp.matmul(a, x) for a @ x)")
-
-
-class Tracer(metaclass=_TracerType):
+class Tracer:
     """Base class of the values a transform substitutes for arrays.
 
     Subclasses define ``shape`` and ``dtype``.  NumPy-like operators and methods
