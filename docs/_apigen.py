@@ -118,13 +118,15 @@ def _ftrans_page():
         "Custom derivative rules": ["custom_jvp", "custom_vjp"],
         "Checkpointing and gradient control": ["checkpoint", "remat", "stop_gradient"],
         "Staging and compilation": ["jit", "make_ir", "disable_jit"],
+        "Debugging": ["debug_nans"],
         "Values and errors": ["float0", "EscapedTracerError", "TracerArrayConversionError",
                               "ConcretizationError"],
     }
     intro = ("The functional transforms.  ``ftrans.numpy`` is documented in "
              ":doc:`numpy`, ``ftrans.lax`` in :doc:`lax`, ``ftrans.testing`` in "
              ":doc:`testing`, ``ftrans.tree_util`` in :doc:`tree_util` and "
-             "``ftrans.dask`` in :doc:`dask`.")
+             "``ftrans.dask`` in :doc:`dask`.  ``ftrans.config.update(name, value)`` sets "
+             "the options (``\"debug_nans\"``, as JAX's ``jax.config``).")
     return _module_page("ftrans", intro, sections)
 
 

@@ -6,7 +6,8 @@
 The public API (DESIGN.md): ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``jacfwd``,
 ``jacrev``/``jacobian``, ``hessian``, ``jit``, ``make_ir``, ``disable_jit``,
 ``stop_gradient``, ``tree_util``, ``float0``,
-``testing.check_grads``.  ``ftrans.numpy`` is imported lazily on first attribute
+``testing.check_grads``, ``config`` (``config.update("debug_nans", True)``) and
+``debug_nans`` (its context manager).  ``ftrans.numpy`` is imported lazily on first attribute
 access so that ``import ftrans`` stays fast.
 """
 from . import tree_util
@@ -16,6 +17,8 @@ from .transforms import (jvp, vjp, grad, value_and_grad, jacfwd, jacrev, jacobia
                          jit, make_ir, disable_jit)
 from .core.ir import ConcretizationError
 from .primitives import stop_gradient
+from . import config
+from .config import debug_nans
 from . import numpy  # noqa: F401  (installs the Tracer operators)
 from . import lax  # noqa: F401  (control-flow primitives: cond, while, scan)
 
@@ -24,7 +27,7 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
-           "TracerArrayConversionError", "numpy", "testing", "lax"]
+           "TracerArrayConversionError", "numpy", "testing", "lax", "config", "debug_nans"]
 
 
 def __getattr__(name):

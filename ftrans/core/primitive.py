@@ -42,6 +42,7 @@ outputs as constants.
 from __future__ import annotations
 
 from .trace import _ctx, EVAL, _escaped, Tracer
+from . import debug
 
 __all__ = ["Primitive", "all_primitives"]
 
@@ -92,6 +93,7 @@ class Primitive:
 
         With no transform active the call goes straight to ``impl`` ("no trace, no
         cost"); a tracer that escaped its transform raises ``EscapedTracerError``.
+        In debug_nans mode (:mod:`ftrans.config`) the result is checked for NaN.
         """
         trace = _ctx.trace
         if trace is EVAL:
@@ -99,11 +101,14 @@ class Primitive:
                 if isinstance(a, Tracer):
                     raise _escaped(a, self)
             try:
-                return self.impl(*args, **params)
+                out = self.impl(*args, **params)
             except (NotImplementedError, TypeError) as e:
                 if not hasattr(e, "with_primitive"):
                     raise
                 raise e.with_primitive(self.name) from None
+            if debug.nans:
+                debug.check(self, out)
+            return out
         return trace.process_primitive(self, args, params)
 
     # decorators so a primitive's file reads top to bottom ------------------------

@@ -22,10 +22,20 @@ from __future__ import annotations
 
 import threading
 
+from . import debug
+
 __all__ = [
     "Trace", "EvalTrace", "EVAL", "Tracer", "PrimalTracer", "current_trace", "set_current_trace",
     "new_trace", "EscapedTracerError", "TracerArrayConversionError", "no_active_trace",
+    "ForeignArrayFunctionError",
 ]
+
+
+class ForeignArrayFunctionError(TypeError, AttributeError):
+    """A function or operator of another array library (array_api_strict, CuPy ...)
+    was applied to a tracer.  A ``TypeError``; also an ``AttributeError``, since it is
+    raised for the array attribute the foreign library looked up (``hasattr`` stays
+    False)."""
 
 
 class EscapedTracerError(RuntimeError):
@@ -76,7 +86,8 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """The bottom trace: runs ``prim.impl`` on concrete arrays."""
+    """The bottom trace: runs ``prim.impl`` on concrete arrays (checked for NaN in
+    debug_nans mode)."""
 
     __slots__ = ()
 
@@ -85,11 +96,14 @@ class EvalTrace(Trace):
             if isinstance(a, Tracer):
                 raise _escaped(a, prim)
         try:
-            return prim.impl(*args, **params)
+            out = prim.impl(*args, **params)
         except (NotImplementedError, TypeError) as e:
             if not hasattr(e, "with_primitive"):
                 raise
             raise e.with_primitive(prim.name) from None
+        if debug.nans:
+            debug.check(prim, out)
+        return out
 
 
 EVAL = EvalTrace(None, "eval")
@@ -217,6 +231,27 @@ class Tracer:
     def tolist(self):
         """Raises: a traced value has no concrete Python list (use it as an array)."""
         raise self._conversion_error(".tolist()")
+
+    # --- array attributes another array library reads from its own arrays ---------
+    # (array_api_strict.matmul(x, a) reads x.device, then x._array): reaching them
+    # means that library's function was called on a tracer.  Properties, not a
+    # __getattr__, which would slow every attribute access of every tracer.
+    def _foreign_error(self, name: str) -> Exception:
+        return ForeignArrayFunctionError(
+            f"{type(self).__name__} object has no attribute {name!r}: a function of "
+            "another array library (e.g. array_api_strict.matmul(x, a) or xp.sin(x)) was "
+            f"called on a value traced by ftrans (transform {self._trace.name!r}, shape "
+            f"{self.shape}, dtype {self.dtype}); other libraries cannot compute on ftrans "
+            "tracers. Call the ftrans.numpy function instead (fnp.matmul(x, a) for "
+            "xp.matmul(x, a) or a @ x), which accepts the other library's arrays too.")
+
+    @property
+    def device(self):
+        raise self._foreign_error("device")
+
+    @property
+    def _array(self):
+        raise self._foreign_error("_array")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         fn = Tracer._ufuncs.get(ufunc) if method == "__call__" and not kwargs else None

@@ -344,7 +344,8 @@ def modf(x):
     """``numpy.modf``: ``(fractional part, integral part)``, both with the sign of ``x``.
 
     Derivatives: 1 for the fractional part, 0 for the integral part (torch's and JAX's
-    convention for ``trunc``); at integer ``x``, where the fractional part jumps, 0.  ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
+    convention for ``trunc``); at integer ``x``, where the fractional part jumps, 0.
+    ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
 
     Returns:
         Two arrays of ``x``'s shape and floating dtype.
@@ -355,10 +356,23 @@ def modf(x):
     # the fractional part has the sign of x (-0.0 for -2.0 and -0.0, as NumPy's)
     return P.copysign(P.where(inf, 0.0, P.sub(x, P.where(inf, 0.0, t))), x), t
 
+def _sqrt_flat_at_0(v):
+    """``sqrt(v)`` (``v >= 0``) whose derivative is 0, not inf, where ``v == 0``.
+
+    For the norm-like functions ``std``, ``nanstd`` and ``hypot``, whose minimum-norm
+    subgradient at their kink is 0 (DESIGN.md: ``v``'s own derivative vanishes there,
+    and ``inf * 0`` would be NaN).  Both ``where`` guards keep every derivative finite
+    (no "divide by zero" warning) and exact, to any order, where ``v > 0``.
+    """
+    at0 = P.eq(v, 0)
+    return P.where(at0, 0.0, P.sqrt(P.where(at0, 1.0, v)))
+
 
 def hypot(x1, x2):
+    """``numpy.hypot``; the derivative at ``(0, 0)`` is ``(0, 0)`` (the minimum-norm
+    subgradient)."""
     x1, x2 = _as_float_result(x1, x2)
-    return P.sqrt(P.add(P.mul(x1, x1), P.mul(x2, x2)))
+    return _sqrt_flat_at_0(P.add(P.mul(x1, x1), P.mul(x2, x2)))
 
 
 def deg2rad(x):
@@ -490,7 +504,8 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return P.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    """``numpy.std``: ``sqrt(var)``; the derivative of a constant slice is 0."""
+    return _sqrt_flat_at_0(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
 def _extremum(prim_op, name):

@@ -659,8 +659,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """``numpy.nanstd``: ``sqrt(nanvar)``."""
-    return P.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
+    """``numpy.nanstd``: ``sqrt(nanvar)``; the derivative of a constant slice is 0."""
+    return F._sqrt_flat_at_0(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
 
 
 def _nan_arg(fn, fill, name):

@@ -9,29 +9,44 @@
   ``Re<u, J v> == Re<vjp(u), v>`` with ``J v`` from central differences, where
   ``Re<a, b> = Re(sum(conj(a) * b))`` is the real inner product under which ftrans'
   VJP is the adjoint of its JVP (PyTorch's complex convention);
-* **order k > 1**: the same checks, recursively, of ``x -> jvp(f, x, v)[1]`` and
-  ``x -> vjp(f, x)[1](u)``: every derivative up to order ``k`` is checked.
+* **order k > 1**: the same checks, recursively, of ``(x, t) -> jvp(f, x, t)[1]`` and
+  ``(x, u) -> vjp(f, x)[1](u)`` (as JAX's ``check_grads``): the derivatives of the JVP
+  and of the VJP are checked with respect to the primals *and* to the tangent or
+  cotangent, so a rule whose derivative in its (co)tangent is wrong is caught too.
 
-Only inexact (float/complex) leaves are perturbed.  The default step and
-tolerances depend on the lowest precision among inputs and outputs: float64
-uses ``eps=1e-5`` and ``atol = rtol = 1e-5``; float32 ``eps=3e-3`` and
-``atol = rtol = 3e-2`` (the truncation error of central differences is
-``O(eps^2)``, the rounding error ``O(machine_eps / eps)``).
+Only inexact (float/complex) leaves are perturbed.
+
+Tolerances are relative to the scale of the values.  A JVP leaf passes when
+``max|jvp - fd| <= atol + rtol * max|fd| + noise``; the dot-product test when
+``|Re<u, J v> - Re<vjp(u), v>| <= rtol * sum|u| |fd| + sum|u| (atol + noise)``,
+where ``noise = 16 * finfo.eps * max|f(x +- eps v)| / eps`` bounds the rounding
+error of the central difference of each output leaf.  ``atol`` is only a floor
+for derivatives that are (close to) zero.  When a check fails these bounds, the
+truncation error of the central difference is estimated by Richardson's rule
+(``|D(2 eps) - D(eps)|``, elementwise) and added before it is reported: a
+derivative that vanishes where a higher one does not (``prod`` at a double zero)
+has an ``O(eps^2)`` error no relative tolerance covers.  The defaults depend on the lowest
+precision among inputs and outputs: float64 uses ``eps=1e-5``, ``rtol=1e-5``,
+``atol=1e-12``; float32 ``eps=3e-3``, ``rtol=3e-2``, ``atol=1e-6``; float16
+``eps=3e-2``, ``rtol=1e-1``, ``atol=1e-3`` (the truncation error of central
+differences is ``O(eps^2)``, the rounding error ``O(machine_eps / eps)``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, float0
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..transforms import jvp, vjp
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp", "real_inner"]
 
 _DEFAULTS = {  # lowest precision -> (eps, atol, rtol)
-    np.dtype(np.float64): (1e-5, 1e-5, 1e-5),
-    np.dtype(np.float32): (3e-3, 3e-2, 3e-2),
-    np.dtype(np.float16): (3e-2, 1e-1, 1e-1),
+    np.dtype(np.float64): (1e-5, 1e-12, 1e-5),
+    np.dtype(np.float32): (3e-3, 1e-6, 3e-2),
+    np.dtype(np.float16): (3e-2, 1e-3, 1e-1),
 }
+_NOISE = 16.0  # rounding error of f, in units of finfo.eps * |f|
 
 
 def _leaves(tree):
@@ -65,6 +80,25 @@ def real_inner(a, b) -> float:
     return total
 
 
+def _abs_inner(a, b) -> float:
+    """``sum(|a| * |b|)`` over the inexact leaves: the scale of ``real_inner(a, b)``."""
+    total = 0.0
+    for x, y in zip(_leaves(a), _leaves(b)):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.dtype.kind in "fc" and y.dtype.kind in "fc":
+            total += float(np.sum(np.abs(x.astype(np.complex128)) *
+                                  np.abs(y.astype(np.complex128))))
+    return total
+
+
+def _max_abs(x) -> float:
+    x = np.asarray(x)
+    if x.size == 0 or x.dtype.kind not in "fc":
+        return 0.0
+    m = np.max(np.abs(x))
+    return float(m) if np.isfinite(m) else 0.0
+
+
 def _random_like(x, rng):
     x = np.asarray(x)
     if x.dtype.kind == "c":
@@ -91,42 +125,92 @@ def _perturb(args, v, scale):
     return tree_unflatten(tree, out)
 
 
+class _CentralDifference:
+    """The central difference ``D(eps) = (f(args + eps v) - f(args - eps v)) / 2eps``
+    (``.value``, a pytree like ``f``'s output) with, per output leaf, a bound on its
+    rounding error (``.noise``: ``_NOISE * finfo.eps * max|f(args +- eps v)| / eps``).
+
+    ``.truncation()`` estimates the truncation error ``c eps^2`` elementwise by
+    Richardson's rule, ``|D(2 eps) - D(eps)| = 3 |c| eps^2``: two more evaluations of
+    ``f``, made only when a check would otherwise fail (a derivative that is 0 at a
+    point where a higher one is not, as ``prod`` at a double zero, has an ``O(eps^2)``
+    error that no tolerance relative to the values covers).
+    """
+
+    def __init__(self, f, args, v, eps):
+        self.f, self.args, self.v, self.eps = f, args, v, eps
+        diffs, self.noise, self.tree = self._diff(eps)
+        self.value = tree_unflatten(self.tree, diffs)
+
+    def _diff(self, eps):
+        plus = self.f(*_perturb(self.args, self.v, eps))
+        minus = self.f(*_perturb(self.args, self.v, -eps))
+        pl, tree = tree_flatten(plus)
+        ml = _leaves(minus)
+        diffs, noise = [], []
+        for a, b in zip(pl, ml):
+            a, b = np.asarray(a), np.asarray(b)
+            if a.dtype.kind not in "fc":
+                diffs.append(np.zeros(a.shape))
+                noise.append(0.0)
+                continue
+            hi = np.result_type(a, np.float64)
+            diffs.append((a.astype(hi) - b.astype(hi)) / (2 * eps))
+            noise.append(_NOISE * float(np.finfo(a.dtype).eps) * max(_max_abs(a), _max_abs(b))
+                         / eps)
+        return diffs, noise, tree
+
+    def truncation(self):
+        """Per output leaf, the elementwise estimate ``|D(2 eps) - D(eps)|`` (>= the
+        truncation error of ``D(eps)`` when its ``eps^2`` term dominates)."""
+        wide = self._diff(2 * self.eps)[0]
+        return [np.abs(np.asarray(w) - np.asarray(d)) for w, d in zip(wide, _leaves(self.value))]
+
+
 def numerical_jvp(f, args, v, eps):
     """Central difference ``(f(args + eps v) - f(args - eps v)) / (2 eps)``.
 
     ``v`` is a flat list with one direction per leaf of ``args`` (None for leaves that
     are not perturbed, e.g. integers).
     """
-    plus = f(*_perturb(args, v, eps))
-    minus = f(*_perturb(args, v, -eps))
-    pl, tree = tree_flatten(plus)
-    ml = _leaves(minus)
-    diffs = []
-    for a, b in zip(pl, ml):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.dtype.kind not in "fc":
-            diffs.append(np.zeros(a.shape))
-            continue
-        hi = np.result_type(a, np.float64)
-        diffs.append((a.astype(hi) - b.astype(hi)) / (2 * eps))
-    return tree_unflatten(tree, diffs)
+    return _CentralDifference(f, args, v, eps).value
 
 
-def _assert_close(name, got, want, atol, rtol):
-    gl, wl = _leaves(got), _leaves(want)
+def _leaf_error(g, w, tol, trunc):
+    """The largest ``|g - w| - tol - trunc`` (equal non-finite values: no error)."""
+    g64, w64 = g.astype(np.complex128), w.astype(np.complex128)
+    same = (np.isnan(g64) & np.isnan(w64)) | (g64 == w64)
+    err = np.where(same, 0.0, np.abs(g64 - w64))
+    excess = err - tol - trunc
+    if not np.all(np.isfinite(excess)):
+        return np.inf, np.inf
+    return float(np.max(excess)), float(np.max(err))
+
+
+def _assert_close(name, got, fd, atol, rtol):
+    gl, wl = _leaves(got), _leaves(fd.value)
     if len(gl) != len(wl):
         raise AssertionError(f"{name}: {len(gl)} output leaves, expected {len(wl)}")
+    trunc = None
     for i, (g, w) in enumerate(zip(gl, wl)):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
             raise AssertionError(f"{name}: leaf {i} has shape {g.shape}, expected {w.shape}")
-        if w.dtype.kind not in "fc" or g.dtype.kind not in "fc":
+        if w.dtype.kind not in "fc" or g.dtype.kind not in "fc" or not g.size:
             continue  # integer outputs: no tangent (float0) to compare
-        if not np.allclose(g, w, atol=atol, rtol=rtol, equal_nan=True):
-            err = np.max(np.abs(g - w)) if g.size else 0.0
+        tol = atol + rtol * _max_abs(w) + fd.noise[i]
+        excess, worst = _leaf_error(g, w, tol, 0.0)
+        if excess <= 0:
+            continue
+        if trunc is None:
+            trunc = fd.truncation()
+        excess, worst = _leaf_error(g, w, tol, trunc[i])
+        if not excess <= 0:
             raise AssertionError(
-                f"{name}: leaf {i} differs from finite differences (max abs error {err:.3g}, "
-                f"atol={atol}, rtol={rtol})\n got:  {g}\n want: {w}")
+                f"{name}: leaf {i} differs from finite differences (max abs error {worst:.3g}"
+                f" > tolerance {tol:.3g} = atol {atol} + rtol {rtol} * max|fd| + rounding "
+                f"noise {fd.noise[i]:.3g}, plus the truncation error estimate)\n"
+                f" got:  {g}\n want: {w}")
 
 
 def _tangents(args, rng):
@@ -137,40 +221,44 @@ def _tangents(args, rng):
 def _jvp_args(args, v):
     """The flat directions ``v`` as a pytree of tangents for ftrans.jvp (float0 for
     integer leaves)."""
-    from .. import float0
     leaves, tree = tree_flatten(args)
     out = [np.zeros(np.shape(l), float0) if d is None else d for l, d in zip(leaves, v)]
     return tree_unflatten(tree, out)
 
 
 def check_jvp(f, args, eps, atol, rtol, rng):
-    """One forward-mode check at ``args``; returns the direction used."""
-    from ..transforms import jvp
+    """One forward-mode check at ``args``; returns the tangents used (a tuple of pytrees
+    like ``args``, float0 for integer leaves)."""
     v = _tangents(args, rng)
-    _, t_out = jvp(f, tuple(args), tuple(_jvp_args(args, v)))
-    num = numerical_jvp(f, args, v, eps)
-    _assert_close("JVP", t_out, num, atol, rtol)
-    return v
+    tangents = tuple(_jvp_args(args, v))
+    _, t_out = jvp(f, tuple(args), tangents)
+    _assert_close("JVP", t_out, _CentralDifference(f, args, v, eps), atol, rtol)
+    return tangents
 
 
 def check_vjp(f, args, eps, atol, rtol, rng):
-    """One reverse-mode dot-product check at ``args``; returns the cotangent used."""
-    from ..transforms import vjp
+    """One reverse-mode dot-product check at ``args``; returns the cotangent used (a
+    pytree like ``f``'s output, float0 for integer leaves)."""
     out, vjp_fn = vjp(f, *args)
     u = tree_unflatten(tree_flatten(out)[1], [_random_like(o, rng) if _inexact(o) else
-                                              np.zeros(np.shape(o), np.asarray(o).dtype)
+                                              np.zeros(np.shape(o), float0)
                                               for o in _leaves(out)])
     ct = vjp_fn(u)
     v = _tangents(args, rng)
-    num = numerical_jvp(f, args, v, eps)
-    lhs = real_inner(u, num)
+    fd = _CentralDifference(f, args, v, eps)
+    lhs = real_inner(u, fd.value)
     rhs = real_inner(_leaves(ct), [np.zeros(np.shape(l)) if d is None else d
                                    for l, d in zip(_leaves(args), v)])
-    scale = max(1.0, abs(lhs), abs(rhs))
-    if not abs(lhs - rhs) <= atol * scale + rtol * scale:
+    ul = _leaves(u)
+    u_l1 = [_abs_inner(x, np.ones(np.shape(x))) for x in ul]
+    tol = rtol * _abs_inner(u, fd.value) + sum(s * (atol + n) for s, n in zip(u_l1, fd.noise))
+    if not abs(lhs - rhs) <= tol:
+        tol += _abs_inner(ul, fd.truncation())
+    if not abs(lhs - rhs) <= tol:
         raise AssertionError(
             f"VJP dot-product test failed: Re<u, J v> = {lhs!r} by finite differences but "
-            f"Re<vjp(u), v> = {rhs!r} (atol={atol}, rtol={rtol})")
+            f"Re<vjp(u), v> = {rhs!r} (difference {abs(lhs - rhs):.3g} > tolerance "
+            f"{tol:.3g}; atol={atol}, rtol={rtol})")
     return u
 
 
@@ -185,10 +273,14 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
     args : tuple or list
         The point (pytrees of arrays; integer leaves are not perturbed).
     order : int
-        Highest derivative order checked (>= 1).
+        Highest derivative order checked (>= 1).  At order ``k > 1`` the JVP is checked
+        as a function of (primals, tangents) and the VJP as a function of (primals,
+        cotangent), up to order ``k - 1``.
     modes : sequence of {"fwd", "rev"}
     eps, atol, rtol : float, optional
-        Step and tolerances; default by the lowest precision involved (module docstring).
+        Step and tolerances; default by the lowest precision involved (module
+        docstring).  Tolerances are relative to the scale of the values; ``atol`` is
+        an absolute floor.
     seed : int
         Seed of the random directions.
 
@@ -198,6 +290,8 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
         With the mode, order and the mismatching values when a check fails.
     ValueError
         For an unknown mode or ``order < 1``.
+    TypeError
+        When ``args`` holds a tracer (call it outside any transform).
     """
     if order < 1:
         raise ValueError(f"check_grads: order must be >= 1, got {order}")
@@ -219,18 +313,16 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
 
 
 def _check(f, args, order, modes, eps, atol, rtol, rng, level):
-    from ..transforms import jvp, vjp
+    n = len(args)
     if "fwd" in modes:
         try:
-            v = check_jvp(f, args, eps, atol, rtol, rng)
+            t = check_jvp(f, args, eps, atol, rtol, rng)
         except AssertionError as e:
             raise AssertionError(f"[order {level}, fwd] {e}") from None
         if order > 1:
-            vv = tuple(_jvp_args(args, v))
-
             def f_jvp(*a):
-                return jvp(f, a, vv)[1]
-            _check(f_jvp, args, order - 1, modes, eps, atol, rtol, rng, level + 1)
+                return jvp(f, a[:n], a[n:])[1]
+            _check(f_jvp, args + t, order - 1, modes, eps, atol, rtol, rng, level + 1)
     if "rev" in modes:
         try:
             u = check_vjp(f, args, eps, atol, rtol, rng)
@@ -238,5 +330,5 @@ def _check(f, args, order, modes, eps, atol, rtol, rng, level):
             raise AssertionError(f"[order {level}, rev] {e}") from None
         if order > 1:
             def f_vjp(*a):
-                return vjp(f, *a)[1](u)
-            _check(f_vjp, args, order - 1, modes, eps, atol, rtol, rng, level + 1)
+                return vjp(f, *a[:n])[1](a[n])
+            _check(f_vjp, args + (u,), order - 1, modes, eps, atol, rtol, rng, level + 1)

@@ -99,6 +99,7 @@ from ..core.dtypes import as_numpy_dtype
 from ..core.abstract import weak_dtype
 from ..core import Primitive, ShapedArray, zero, is_inexact, set_current_trace, Tracer
 from ..core.trace import _ctx, EVAL, _escaped
+from ..core import debug
 from ..core.ir import IR, stage, eval_ir, dce, partition, ConcretizationError  # noqa: F401
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir, backend_of
@@ -760,7 +761,9 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         mutating them in place afterwards does not change the cached program (as in
         JAX; ``._clear_cache()`` stages again).  ``._cache_size()`` is the number of programs cached and ``._trace_count()``
         the number of times ``fun`` was staged.  Under ``ftrans.disable_jit()`` it
-        calls ``fun`` itself.
+        calls ``fun`` itself.  In debug_nans mode (:mod:`ftrans.config`) the outputs
+        are checked, and a NaN makes it run ``fun`` again eagerly, which raises
+        ``FloatingPointError`` at the primitive that produced it.
 
     Raises
     ------
@@ -819,6 +822,8 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
+        if debug.nans:
+            return _nan_checked_call(fun, who, slow_call, args, kwargs)
         # fast path: positional NumPy arrays, no transform active, a signature seen before
         if not kwargs and _ctx.trace is EVAL and not (_n_disabled and _state.disabled):
             if len(args) == 1:
@@ -842,6 +847,29 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     jitted._clear_cache = lambda: (cache.clear(), fast.clear())
     jitted._cached_irs = lambda: [s.ir for s in cache.values()]
     return jitted
+
+
+def _nan_checked_call(fun, who, slow_call, args, kwargs):
+    """A jitted call in debug_nans mode: the compiled program's outputs are checked;
+    when one holds a NaN, ``fun`` runs again eagerly (``disable_jit``) on the same
+    arguments, so that the first primitive producing a NaN is named with its line."""
+    if _state.disabled:
+        return fun(*args, **kwargs)
+    try:
+        out = slow_call(args, kwargs)
+    except FloatingPointError as e:
+        # debug_nans' own error (it has ``primitive``): for the jit primitive under a
+        # transform, or for one of the program's equations run by an interpreter
+        if not hasattr(e, "primitive"):
+            raise
+    else:
+        if not debug.has_nan(tree_flatten(out)[0]):
+            return out
+    with disable_jit():
+        fun(*args, **kwargs)  # raises at the first primitive producing a NaN
+    debug.raise_nan(f"the output of {who} (compiled), but not when it ran again eagerly "
+                    "under ftrans.disable_jit() (a difference of the compiled arithmetic)",
+                    "jit")
 
 
 def _fast_key(args):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..core import Trace, PrimalTracer, zero, set_current_trace
 from ..core.trace import _ctx
+from ..core import debug
 from ._util import (check_input, instantiate_zeros, as_output, tree_unflatten, tree_flatten,
                     check_matching_tangent, check_output_leaf, split_aux)
 
@@ -56,6 +57,8 @@ class JVPTrace(Trace):
             out, t_out = rule(primals, tangents, **params)
         finally:
             _ctx.trace = prev
+        if debug.nans:
+            debug.check(prim, t_out, "JVP")
         if prim.multiple_results:
             return tuple(o if t is zero else JVPTracer(self, o, t) for o, t in zip(out, t_out))
         return out if t_out is zero else JVPTracer(self, out, t_out)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core import Trace, PrimalTracer, zero, set_current_trace, is_inexact, float0  # noqa: F401
 from ..core.trace import _ctx
+from ..core import debug
 from ..core.abstract import dtype_of
 from ._util import (check_input, as_output, check_output_leaf, split_aux, normalize_argnums,
                     tree_flatten, tree_unflatten, zeros_like_leaf)
@@ -155,6 +156,8 @@ def backward_pass(tape, seeds, consume=False):
         if type(ct) is _OutputCts:
             ct = ct.instantiate(ans)
         in_cts = prim.vjp(ct, ans, primals, needs, **params)
+        if debug.nans:
+            debug.check(prim, [g for g in in_cts if g is not None], "VJP")
         if consume:
             tape[i] = _CONSUMED
             entry = primals = ans = ct = None
