@@ -8,8 +8,8 @@ a function.  ``from pkg import name`` points at the submodule ``pkg.name`` when 
 else at ``pkg``.  Edges *into* a package's ``__init__`` are left out: a package face hands
 names on, and a module may import its own package's namespace.
 
-No module of ``ftrans`` may be in an import circle; the packages in :data:`CHECKED` are
-held to the reasons rule.
+No module of ``ftrans`` may be in an import circle, and every function-level import of an
+ftrans module carries its reason.
 """
 from __future__ import annotations
 
@@ -21,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Packages whose modules must be in no import circle and whose function-level imports of
 # ftrans modules must carry a ``# deferred: <reason>`` comment.  ("ftrans",) checks it all.
-CHECKED = ("ftrans.compat", "ftrans.lax", "ftrans.numpy", "ftrans.scipy", "ftrans.primitives",
-           "ftrans.kernels", "ftrans.core", "ftrans.transforms", "ftrans.compiler",
-           "ftrans.dask", "ftrans.tree_util")
+CHECKED = ("ftrans",)
 #: the most function-level imports of ftrans modules the whole package may keep (each with
 #: its reason; imports of optional libraries such as SciPy or CuPy are not counted)
 MAX_DEFERRED = 20
