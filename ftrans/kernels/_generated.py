@@ -65,7 +65,7 @@ VJP_CUDA = {
 }
 
 #: primitive name -> NumPy function (the CPU kernels' operation tables)
-UNARY = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan, "sqrt": np.sqrt, "trunc": np.trunc, "rint": np.rint, "spacing": np.spacing, "signbit": np.signbit, "isneginf": np.isneginf, "isposinf": np.isposinf}
+UNARY = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan, "sqrt": np.sqrt, "trunc": np.trunc, "rint": np.rint, "spacing": np.spacing, "signbit": np.signbit, "isneginf": np.isneginf, "isposinf": np.isposinf, "frexp": np.frexp, "modf": np.modf}
 BINARY = {"arctan2": np.arctan2, "logaddexp": np.logaddexp, "copysign": np.copysign, "heaviside": np.heaviside, "fmax": np.fmax, "fmin": np.fmin, "fmod": np.fmod, "remainder": np.remainder, "ldexp": np.ldexp, "nextafter": np.nextafter}
 #: primitive name -> scipy.special function name (SciPy-backed rows)
 SPECIAL = {"i0": "i0", "i1": "i1", "i0e": "i0e", "i1e": "i1e"}

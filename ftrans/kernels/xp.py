@@ -227,6 +227,11 @@ def _sample(a):
     return np.zeros((), getattr(a, "dtype", None) or np.asarray(a).dtype)
 
 
+def _unary_chunk_k(name, k, block):
+    """Result ``k`` of a unary kernel with several results, on one Dask block."""
+    return _unary_chunk(name, block)[k]
+
+
 def _unary_chunk(name, x):
     return cpu.unary(name, x)
 
@@ -290,8 +295,13 @@ class DaskBackend(_BackendBase):
         if not isinstance(x, self.da.Array):
             return cpu.unary(name, x)
         with np.errstate(all="ignore"):
-            dt = np.asarray(cpu.unary(name, _sample(x))).dtype
-        return x.map_blocks(functools.partial(_unary_chunk, name), dtype=dt)
+            sample = cpu.unary(name, _sample(x))
+        if isinstance(sample, tuple):  # several results (frexp, modf): one graph each
+            return tuple(x.map_blocks(functools.partial(_unary_chunk_k, name, k),
+                                      dtype=np.asarray(s).dtype)
+                         for k, s in enumerate(sample))
+        return x.map_blocks(functools.partial(_unary_chunk, name),
+                            dtype=np.asarray(sample).dtype)
 
     def binary(self, name, x, y):
         cpu._lookup(cpu._BINARY, name, "binary")

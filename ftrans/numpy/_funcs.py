@@ -187,6 +187,7 @@ def _from_row(op):
     signature for a ufunc of one or two operands)."""
     f = (_unary if op.arity == 1 else _binary)(getattr(P, op.name), op.numpy)
     diff = ("derivative 0 almost everywhere" if op.deriv and all(d == "0" for d in op.deriv)
+            else "differentiable in the first result" if op.outputs > 1
             else "differentiable" if op.differentiable else "no derivative (boolean result)")
     f.__doc__ = (f"{op.doc}\n\nElementwise ``numpy.{op.numpy}`` (NumPy broadcasting and "
                  f"promotion); {diff}.  Generated from the operation table "
@@ -339,22 +340,6 @@ def float_power(x1, x2):
     dt = np.dtype(np.complex128 if "c" in (_kind_of(x1), _kind_of(x2)) else np.float64)
     return P.pow(P.convert_element_type(x1, dt), P.convert_element_type(x2, dt))
 
-
-def modf(x):
-    """``numpy.modf``: ``(fractional part, integral part)``, both with the sign of ``x``.
-
-    Derivatives: 1 for the fractional part, 0 for the integral part (torch's and JAX's
-    convention for ``trunc``); at integer ``x``, where the fractional part jumps, 0.
-    ``modf(inf)`` is ``(0.0, inf)``, as NumPy's.
-
-    Returns:
-        Two arrays of ``x``'s shape and floating dtype.
-    """
-    x = _arr(x)
-    t = P.trunc(x)
-    inf = P.isinf(x)
-    # the fractional part has the sign of x (-0.0 for -2.0 and -0.0, as NumPy's)
-    return P.copysign(P.where(inf, 0.0, P.sub(x, P.where(inf, 0.0, t))), x), t
 
 def _sqrt_flat_at_0(v):
     """``sqrt(v)`` (``v >= 0``) whose derivative is 0, not inf, where ``v == 0``.

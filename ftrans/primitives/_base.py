@@ -41,7 +41,8 @@ def _op(p, doc=None):
 
 # ------------------------------------------------------------------ operation-table rows
 #: name -> Primitive, for every row of the operation table (rules: elementwise.py)
-ROW_PRIMITIVES = {op.name: Primitive(op.name, differentiable=op.differentiable) for op in ROWS}
+ROW_PRIMITIVES = {op.name: Primitive(op.name, differentiable=op.differentiable,
+                                     multiple_results=op.outputs > 1) for op in ROWS}
 #: name -> op (``exp``, ``sin``, ``copysign`` ...)
 ROW_OPS = {op.name: _op(ROW_PRIMITIVES[op.name],
                         f"{op.doc} Elementwise primitive ``{op.name}`` (NumPy broadcasting "

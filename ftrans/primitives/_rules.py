@@ -103,15 +103,23 @@ def float_valued_abstract_eval(ufunc, row=None):
         if a.dtype.kind in "fc" and not always:
             return a
         if fn[0] is None:
-            fn[0] = _row_ufunc(row)
-        samples = [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
-                   if isinstance(x, ShapedArray) else x for x in avals]
+            fn[0] = row_ufunc(row)
         with np.errstate(all="ignore"):
-            return ShapedArray(a.shape, np.asarray(fn[0](*samples)).dtype)
+            out = fn[0](*zero_samples(avals))
+        if isinstance(out, tuple):  # a row with several results (frexp, modf)
+            return tuple(ShapedArray(a.shape, np.asarray(o).dtype) for o in out)
+        return ShapedArray(a.shape, np.asarray(out).dtype)
     return rule
 
 
-def _row_ufunc(op):
+def zero_samples(avals):
+    """A zero of each abstract value's dtype (a Python scalar for weak types), for
+    asking a NumPy function which dtype it returns."""
+    return [(x.dtype.type(0).item() if x.weak_type else np.zeros((), x.dtype))
+            if isinstance(x, ShapedArray) else x for x in avals]
+
+
+def row_ufunc(op):
     """The NumPy (or SciPy) function an operation-table row's kernel computes."""
     mod, _, fname = op.kernel.rpartition(".")
     if mod == "np":

@@ -24,8 +24,8 @@ import numpy as np
 from ..core import zero, ShapedArray, real_dtype
 from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for, special_module
-from ._rules import (def_elementwise, conj, no_trace, unbroadcast, elementwise_abstract_eval,
-                     batch_elementwise, float_valued_abstract_eval)
+from ._rules import (def_elementwise, conj, no_trace, unbroadcast, fit,
+                     elementwise_abstract_eval, batch_elementwise, float_valued_abstract_eval)
 from .optable import ROWS, compile_rule
 from ._base import (ROW_PRIMITIVES, ROW_OPS, neg_p, conj_p, add_p, sub_p, mul_p, div_p, pow_p,
                     integer_pow_p, abs_p, sign_p, maximum_p, minimum_p, neg, add, sub, mul,
@@ -139,9 +139,43 @@ def _row_rules(op, p):
     return jvps, vjps
 
 
+def _define_multi(op, p):
+    """A unary row with several results (frexp, modf): ``deriv[0][k]`` is the derivative
+    of result ``k`` (``"0"``: none, e.g. an integer exponent)."""
+    ds = [None if e == "0" else compile_rule(e, RULE_NAMESPACE) for e in op.deriv[0]]
+    bind = p.bind
+
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        outs = bind(x)
+        if t is zero:
+            return outs, (zero,) * len(outs)
+        return outs, tuple(zero if d is None else fit(mul(t, d(x, None, None, *outs)), o)
+                           for d, o in zip(ds, outs))
+
+    def vjp(cts, ans, primals, needs):
+        (x,) = primals
+        if not needs[0]:
+            return [None]
+        acc = zero
+        for d, ct in zip(ds, cts):
+            if d is None or ct is zero:
+                continue
+            c = mul(ct, conj(d(x, None, None, *ans)))
+            acc = c if acc is zero else add(acc, c)
+        return [None if acc is zero else unbroadcast(acc, x)]
+
+    p.impl = _impl_of(op)
+    p.abstract_eval = _abstract_eval_of(op)
+    p.jvp, p.vjp = jvp, vjp
+    p.batch = lambda vals, dims: (bind(vals[0]), (dims[0],) * op.outputs)
+
+
 def _define_row(op):
     p = ROW_PRIMITIVES[op.name]
-    if op.differentiable:
+    if op.outputs > 1:
+        _define_multi(op, p)
+    elif op.differentiable:
         jvps, vjps = _row_rules(op, p)
         def_elementwise(p, _impl_of(op), jvps, vjps, abstract_eval=_abstract_eval_of(op))
     else:

@@ -92,6 +92,9 @@ class Op:
         node: the backward node's name where torch's is not
             ``<Torch name>Backward0`` (``Log1PBackward0``).
         doc: one line for the generated docstrings.
+        outputs: the number of results (2 for ``frexp``, ``modf``); ``deriv`` then
+            gives, for each input, a tuple of expressions, one per result, which may
+            read the results as ``ans0``, ``ans1``.
     """
     name: str
     arity: int
@@ -112,17 +115,19 @@ class Op:
     torch_out: bool = True
     node: Optional[str] = None
     doc: str = ""
+    outputs: int = 1
 
     @property
     def saves(self) -> str:
         """What reverse mode saves: ``"x"``, ``"ans"``, ``"x_ans"`` or ``"none"``."""
         used = set()
-        for e in self.deriv or ():
-            if e not in (None, "0", "linear"):
-                used |= {n.id for n in ast.walk(ast.parse(e, mode="eval"))
-                         if isinstance(n, ast.Name)}
+        for d in self.deriv or ():
+            for e in (d if isinstance(d, tuple) else (d,)):
+                if e not in (None, "0", "1", "linear"):
+                    used |= {n.id for n in ast.walk(ast.parse(e, mode="eval"))
+                             if isinstance(n, ast.Name)}
         x = bool(used & {"x", "y"})
-        a = "ans" in used
+        a = bool(used & {"ans", "ans0", "ans1"})
         return "x_ans" if x and a else "x" if x else "ans" if a else "none"
 
     @property
@@ -256,8 +261,9 @@ ROWS: tuple = (
     _r("nextafter", 2, ("1", "0"), torch="nextafter", array_api="nextafter",
        cuda="nextafter", dtype="same", domain=(("U", -2, 2), ("U", -2, 2)),
        doc="The next floating-point value after ``x1`` toward ``x2``."),
+    # (test points inside one binade: spacing jumps at powers of 2)
     _r("spacing", 1, ("0",), torch=None, array_api=None, cuda=None, dtype="same",
-       domain=(("U", -2, 2),), doc="Distance to the nearest adjacent number (derivative 0)."),
+       domain=(("away", 1.1, 1.9),), doc="Distance to the nearest adjacent number (derivative 0)."),
     _r("signbit", 1, None, torch="signbit", array_api="signbit", cuda="signbit",
        dtype="bool", torch_inplace=False, domain=(("special",),),
        doc="True where the sign bit is set (-0.0 and -inf included)."),
@@ -267,6 +273,15 @@ ROWS: tuple = (
     _r("isposinf", 1, None, torch="isposinf", array_api=None, cuda=None, numba=None,
        dtype="bool", torch_inplace=False, kernel="np.isposinf", domain=(("special",),),
        doc="True where ``x`` is ``+inf``."),
+    # -- two results ----------------------------------------------------------------
+    # frexp: x = m * 2**e; dm/dx = 2**-e = m/x exactly (1 at 0, where m = e = 0)
+    _r("frexp", 1, (("where(eq(x, 0), 1, ans0/" + _GUARD0 + ")", "0"),), outputs=2,
+       torch=None, array_api=None, cuda=None, numba=None, dtype="same",
+       domain=(("away", 0.2, 3),),
+       doc="Mantissa in [0.5, 1) and integer exponent: ``x = m * 2**e``."),
+    _r("modf", 1, (("1", "0"),), outputs=2, torch=None, array_api=None, cuda=None,
+       numba=None, dtype="same", domain=(("offint",),),
+       doc="Fractional and integral parts, both with the sign of ``x``."),
     # -- modified Bessel functions of the first kind (DLMF 10.29.3, 10.34) -------------
     _r("i0", 1, ("i1(x)",), torch="i0", kernel="scipy.special.i0", array_api=None,
        cuda=None, numba=None, domain=(("U", -3, 3),),
@@ -341,7 +356,7 @@ class _ToOps(ast.NodeTransformer):
 
 
 def compile_rule(expr: str, namespace: dict):
-    """``f(x, y, ans)`` computing ``expr`` with the ftrans ops of ``namespace``.
+    """``f(x, y, ans[, ans0, ans1])`` computing ``expr`` with the ops of ``namespace``.
 
     Constants are Python floats (weak: they take the operands' dtype)."""
     tree = ast.parse(expr, mode="eval")
@@ -351,8 +366,8 @@ def compile_rule(expr: str, namespace: dict):
     body = ast.unparse(ast.fix_missing_locations(_ToOps().visit(tree)))
     # a real function whose globals are ``namespace`` (names resolved at call time, so
     # the namespace may be filled after this call): no per-call evaluation cost
-    return eval(compile(f"lambda x, y, ans: {body}", f"<derivative {expr}>", "eval"),
-                namespace)
+    return eval(compile(f"lambda x, y, ans, ans0=None, ans1=None: {body}",
+                        f"<derivative {expr}>", "eval"), namespace)
 
 
 # ------------------------------------------------------------------------------------

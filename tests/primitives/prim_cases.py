@@ -244,7 +244,13 @@ def _reference(op):
 for _op in P.optable.ROWS:
     _args = tuple(Arg(S, Ints(d[1], d[2]), "int") if d[0] == "int" else Arg(S, _domain(d))
                   for d in _op.domain)
-    case(_op.name, getattr(P, _op.name), _reference(_op), *_args,
+    _fn, _ref = getattr(P, _op.name), _reference(_op)
+    if _op.outputs > 1:  # (frexp, modf) one array: result 0 + result 1 / 8, in x's dtype
+        _fn = (lambda f: lambda x: P.add(f(x)[0], P.mul(
+            P.convert_element_type(f(x)[1], x.dtype), 0.125)))(_fn)
+        _ref = (lambda f: lambda x: f(x)[0] + f(x)[1].astype(x.dtype) * np.asarray(
+            0.125, x.dtype))(_ref)
+    case(_op.name, _fn, _ref, *_args,
          complex=_op.complex == "holomorphic", differentiable=_op.differentiable,
          kind="unary" if _op.arity == 1 else "binary")
 

@@ -177,6 +177,17 @@ def test_new_fnp_values_equal_numpy(name):
     assert np.asarray(got).dtype == want.dtype
 
 
+def test_frexp_equals_numpy_and_differentiates_its_mantissa():
+    x = np.array([0.0, 3.0, -0.75, 1e-3, 1e300], np.float32)
+    for got, want in zip(fnp.frexp(x), np.frexp(x)):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+    g = ftrans.grad(lambda v: fnp.sum(fnp.frexp(v)[0]))(x)
+    np.testing.assert_array_equal(g, np.ldexp(np.float32(1), -np.frexp(x)[1]))
+    out, t = ftrans.jvp(fnp.frexp, (x,), (np.ones_like(x),))
+    assert t[1].dtype == ftrans.float0  # the integer exponent has no tangent
+
+
 def test_modf_equals_numpy():
     x = np.array([-2.5, 0.25, np.inf, -np.inf, -0.0], np.float32)
     for got, want in zip(fnp.modf(x), np.modf(x)):
