@@ -182,6 +182,7 @@ def test_frexp_equals_numpy_and_differentiates_its_mantissa():
     for got, want in zip(fnp.frexp(x), np.frexp(x)):
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype
+    x = x[:4]  # (finite points: the derivative 2**-e)
     g = ftrans.grad(lambda v: fnp.sum(fnp.frexp(v)[0]))(x)
     np.testing.assert_array_equal(g, np.ldexp(np.float32(1), -np.frexp(x)[1]))
     out, t = ftrans.jvp(fnp.frexp, (x,), (np.ones_like(x),))
