@@ -410,7 +410,7 @@ class _SegmentCall:
             try:
                 outs = self.fn(*vals)
             except Exception:
-                if not self.purge_cache():
+                if not self.purge_cache(vals):
                     raise
                 outs = self.fn(*vals)  # compiled afresh: the cache files were damaged
         except Exception as e:
@@ -422,13 +422,29 @@ class _SegmentCall:
         self.ok = True
         return outs
 
-    def purge_cache(self):
-        """Remove the numba cache files of the segment's module (a damaged file makes
-        loading raise); warn naming them; whether there were any."""
-        code = getattr(getattr(self.fn, "py_func", None), "__code__", None)
-        removed = self.purge(code.co_filename) if code is not None else []
+    def purge_cache(self, vals):
+        """After a failed first call: if the segment runs when compiled without numba's
+        on-disk cache, the cache files were to blame (damaged): remove those of the
+        segment's module, warn naming them, and return True.  A genuine error (the
+        program raises, numba cannot compile it) raises again without the cache too:
+        then nothing is removed and False is returned."""
+        fn = self.fn
+        code = getattr(getattr(fn, "py_func", None), "__code__", None)
+        cache = getattr(fn, "_cache", None)
+        if code is None or cache is None:
+            return False
+        from numba.core.caching import NullCache  # deferred: numba loads with the segments
+        fn._cache = NullCache()
+        try:
+            fn(*vals)
+        except Exception:
+            return False
+        finally:
+            fn._cache = cache
+        removed = self.purge(code.co_filename)
+        fn.recompile()  # afresh, saving to the (now clean) cache for later processes
         if removed:
             warnings.warn(f"ftrans.compiler: numba's cache files {', '.join(removed)} failed to "
                           "load (damaged); discarded them and compiled the segment again",
                           CacheIntegrityWarning, stacklevel=4)
-        return bool(removed)
+        return True

@@ -20,6 +20,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 
@@ -124,3 +125,43 @@ def test_unwritable_cache_leaves_no_temporary_directory(tmp_path):
     assert os.path.dirname(res[0]["module"]) == os.path.dirname(res[1]["module"])
     assert os.listdir(tmp) == []  # the process's private directory is removed at exit
     shutil.rmtree(tmp)
+
+
+def test_a_genuine_first_call_error_keeps_the_cache(tmp_path):
+    """A segment whose first call fails for a reason of its own (here: an argument numba
+    cannot type) is not blamed on the disk cache: its cache files stay and no
+    CacheIntegrityWarning is given.  A damaged cache file is still discarded."""
+    import importlib.util
+    import types
+    import warnings
+    from ftrans.compiler import _SegmentCall, _numba, CacheIntegrityWarning
+
+    src = tmp_path / "ftrans_jit_probe.py"
+    src.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef seg0(x):\n"
+                   "    return x + 1.0\n")
+
+    def load():
+        spec = importlib.util.spec_from_file_location(f"probe{len(list(tmp_path.iterdir()))}",
+                                                      src)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.seg0
+
+    fn = load()
+    fn(np.ones(3))  # compiled and cached
+    cached = sorted(p.name for p in (tmp_path / "__pycache__").iterdir()
+                    if p.suffix in (".nbi", ".nbc"))
+    assert cached
+    probe = types.SimpleNamespace(fn=load(), purge=_numba.purge_numba_cache)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _SegmentCall.purge_cache(probe, [object()]) is False
+    assert sorted(p.name for p in (tmp_path / "__pycache__").iterdir()
+                  if p.suffix in (".nbi", ".nbc")) == cached
+    for p in (tmp_path / "__pycache__").iterdir():  # now damage the machine code
+        if p.suffix == ".nbc":
+            p.write_bytes(p.read_bytes()[:20])
+    probe = types.SimpleNamespace(fn=load(), purge=_numba.purge_numba_cache)
+    with pytest.warns(CacheIntegrityWarning, match="failed to load"):
+        assert _SegmentCall.purge_cache(probe, [np.ones(3)]) is True
+    np.testing.assert_array_equal(probe.fn(np.ones(3)), np.full(3, 2.0))
