@@ -30,7 +30,8 @@ from .optable import ROWS, compile_rule
 from ._base import (ROW_PRIMITIVES, ROW_OPS, neg_p, conj_p, add_p, sub_p, mul_p, div_p, pow_p,
                     integer_pow_p, abs_p, sign_p, maximum_p, minimum_p, neg, add, sub, mul,
                     div, pow, abs, sign, maximum, minimum, conj_op, integer_pow, where, eq,
-                    ge, gt, le, lt, isnan, floor, logical_and, logical_or, logical_not, real)
+                    ge, gt, le, lt, isnan, isinf, floor, logical_and, logical_or, logical_not,
+                    real)
 
 __all__ = [
     "neg", "add", "sub", "mul", "div", "pow", "integer_pow", "abs", "sign", "maximum",
@@ -422,7 +423,7 @@ def_elementwise(
 
 RULE_NAMESPACE.update(neg=neg, add=add, sub=sub, mul=mul, div=div, pow=pow, abs=abs,
                       sign=sign, maximum=maximum, minimum=minimum, where=where, eq=eq, ge=ge,
-                      le=le, isnan=isnan, floor=floor, logical_or=logical_or,
+                      le=le, isnan=isnan, isinf=isinf, floor=floor, logical_or=logical_or,
                       logical_and=logical_and, logical_not=logical_not)
 
 

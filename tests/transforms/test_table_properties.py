@@ -204,3 +204,27 @@ def test_kinks_give_finite_gradients_by_convention():
         np.array([1.0, np.nan]), np.array([1.0, 2.0]))
     np.testing.assert_array_equal(g[0], [1.0, 0.0])  # tie: x1 (torch), NaN: the other
     np.testing.assert_array_equal(g[1], [0.0, 1.0])
+
+
+def test_arctan2_at_the_origin_and_logaddexp_at_infinite_ties():
+    """Minimum-norm subgradient 0 at (0, 0) (not NaN); logaddexp(+-inf, +-inf): 1/2
+    each, its value along the diagonal (not NaN); no RuntimeWarning from the formulas;
+    elsewhere the closed forms."""
+    import warnings
+    d_atan2 = ftrans.grad(lambda a, b: fnp.sum(fnp.arctan2(a, b)), argnums=(0, 1))
+
+    def d_lae(a, b):  # (a vjp, not grad of a sum: the values hold both inf and -inf)
+        out, f = ftrans.vjp(fnp.logaddexp, a, b)
+        return f(np.ones_like(out))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = d_atan2(np.array([0.0, 1.0, -0.0]), np.array([0.0, 2.0, 0.0]))
+        np.testing.assert_array_equal(g[0], [0.0, 2 / 5, 0.0])
+        np.testing.assert_array_equal(g[1], [0.0, -1 / 5, 0.0])
+        a, b = np.array([-np.inf, np.inf, -np.inf, 1.0]), np.array([-np.inf, np.inf, 0.0, 1.0])
+        g = d_lae(a, b)
+        np.testing.assert_allclose(g[0], [0.5, 0.5, 0.0, 0.5], rtol=1e-15, atol=0)
+        np.testing.assert_allclose(g[1], [0.5, 0.5, 1.0, 0.5], rtol=1e-15, atol=0)
+        assert ftrans.grad(lambda z: fnp.angle(z))(0j) == 0
+    # NaN inputs still give NaN gradients (no convention hides them)
+    assert np.isnan(d_lae(np.array([np.nan]), np.array([1.0]))[0][0])
