@@ -286,8 +286,9 @@ def _snapshot(a):
     """A private copy of the concrete array ``a`` that a staged program closes over: the
     program's value of it is the one at staging time, as in JAX (mutating ``a`` in place
     later does not change the program).  NumPy arrays are copied (C order), other array
-    types through their array-API namespace (``asarray(a, copy=True)``) or ``a.copy()``;
-    a snapshot is not copied again."""
+    types through their array-API namespace (``asarray(a, copy=True)``), ``a.copy()``
+    or ``a.clone()`` (PyTorch tensors); a snapshot is not copied again.  An array type
+    with none of these is kept by reference (the immutable ones need no copy)."""
     if isinstance(a, np.generic) or _SNAPSHOTS.get(id(a)) is a:
         return a  # NumPy scalars are immutable
     if type(a) is np.ndarray:
@@ -296,9 +297,10 @@ def _snapshot(a):
         c = a.copy()
     else:
         ns = getattr(a, "__array_namespace__", None)
+        copy = getattr(a, "copy", None) or getattr(a, "clone", None)
         try:
-            c = ns().asarray(a, copy=True) if ns is not None else a.copy()
-        except (AttributeError, TypeError, ValueError, NotImplementedError):
+            c = ns().asarray(a, copy=True) if ns is not None else copy()
+        except (TypeError, ValueError, NotImplementedError):
             return a  # an array type without a copy (immutable ones need none)
     try:
         _SNAPSHOTS[id(c)] = c

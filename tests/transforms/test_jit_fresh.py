@@ -105,6 +105,19 @@ def test_closed_over_array_is_snapshotted_at_staging(executor, layout):
     np.testing.assert_array_equal(ftrans.jit(lambda v: v + c)(zeros), c)  # a new staging
 
 
+def test_snapshot_copies_other_libraries_arrays():
+    """A closed-over array of another library is copied too: array-API arrays through
+    their namespace, PyTorch tensors (no ``copy``) by ``clone``."""
+    from ftrans.core.ir import _snapshot
+    torch = pytest.importorskip("torch", reason="PyTorch not installed")
+    xp = pytest.importorskip("array_api_strict", reason="array_api_strict not installed")
+    for a in (torch.arange(3.0), xp.arange(3.0)):
+        c = _snapshot(a)
+        assert c is not a and type(c) is type(a)
+        a[0] = 100.0
+        assert float(c[0]) == 0.0
+
+
 # ---------------------------------------------------------------------------------
 # item 14: threads staging one function on new shapes
 # ---------------------------------------------------------------------------------
