@@ -710,12 +710,7 @@ class ArrayAPIBackend(_BackendBase):
     def unary(self, name, x):
         if name == "reciprocal":
             return 1 / x
-        std = _UNARY_STD.get(name)
-        if std is None:
-            cpu._lookup(cpu._UNARY, name, "unary")  # ValueError for an unknown name
-            self.unsupported(f"numpy.{cpu._UNARY[name].__name__}",
-                             "the array API standard has no such function")
-        return getattr(self.ns, std)(x)
+        return self._std_function(_UNARY_STD, cpu._UNARY, name, "unary")(x)
 
     def binary(self, name, x, y):
         x, y = self._numpy_scalar(x), self._numpy_scalar(y)
@@ -724,12 +719,18 @@ class ArrayAPIBackend(_BackendBase):
             if _is_py_scalar(x) and _is_py_scalar(y):
                 return self.ns.asarray(op(x, y))
             return op(x, y)
-        std = _BINARY_STD.get(name)
+        return self._std_function(_BINARY_STD, cpu._BINARY, name, "binary")(
+            self._scalar_like(x, y), self._scalar_like(y, x))
+
+    def _std_function(self, std_names, numpy_table, name, family):
+        """The namespace's function for the operation ``name``; an operation the
+        standard lacks (``fmax``, ``i0`` ...) is an UnsupportedOperation naming it, an
+        unknown name a ValueError."""
+        std = std_names.get(name)
         if std is None:
-            cpu._lookup(cpu._BINARY, name, "binary")  # ValueError for an unknown name
-            self.unsupported(f"numpy.{cpu._BINARY[name].__name__}",
-                             "the array API standard has no such function")
-        return getattr(self.ns, std)(self._scalar_like(x, y), self._scalar_like(y, x))
+            fn = cpu._lookup(numpy_table, name, family)
+            self.unsupported(f"numpy.{fn.__name__}", "the array API standard has no such function")
+        return getattr(self.ns, std)
 
     def unary_vjp(self, name, g, x, ans=None):
         d = cpu._lookup(_VJP_STD, name, "unary_vjp")

@@ -60,25 +60,19 @@ def _binary_impl(name):
 UNARY_PRIMITIVES: dict = {}
 BINARY_PRIMITIVES: dict = {}
 
-#: the names a derivative expression may call (optable.VOCABULARY): the rows' ops and
-#: the ops of other primitives, filled below
+#: the names a derivative expression may call: the rows' ops and the ops of other
+#: primitives, filled below
 RULE_NAMESPACE: dict = {}
 
 
 def _impl_of(op):
-    name = op.name
-    if op.kernel.startswith("scipy.special."):
-        fname = op.kernel.rpartition(".")[2]
+    if not op.kernel.startswith("scipy.special."):
+        return (_unary_impl if op.arity == 1 else _binary_impl)(op.name)
+    fname = op.kernel.rpartition(".")[2]
 
-        def impl(*args):
-            return getattr(special_module(args[0]), fname)(*args)
-    elif op.arity == 1:
-        def impl(x):
-            return backend_for(x).unary(name, x)
-    else:
-        def impl(x, y):
-            return backend_for(x, y).binary(name, x, y)
-    impl.__name__ = f"{name}_impl"
+    def impl(*args):
+        return getattr(special_module(args[0]), fname)(*args)
+    impl.__name__ = f"{op.name}_impl"
     return impl
 
 
@@ -97,23 +91,16 @@ def _row_rules(op, p):
     name = op.name
     jvps, vjps = [], []
     for i, expr in enumerate(op.deriv):
-        if expr is None:
+        if expr is None or expr == "0":  # no tangent space, or a zero derivative
             jvps.append(None)
             vjps.append(None)
-        elif expr == "0":
-            jvps.append(lambda t, ans, *xs: zero)
-            vjps.append(lambda ct, ans, *xs: zero)
         elif expr == "linear":  # f(t, rest...): linear and real-scaling in input i
             def lin(t, ans, *xs, _i=i):
                 return p.bind(*xs[:_i], t, *xs[_i + 1:])
             jvps.append(lin)
             vjps.append(lin)
         else:
-            d = compile_rule(expr, RULE_NAMESPACE)
-            if op.arity == 1:
-                deriv = (lambda dd: lambda ans, x: dd(x, None, ans))(d)
-            else:
-                deriv = (lambda dd: lambda ans, x, y: dd(x, y, ans))(d)
+            deriv = compile_rule(expr, RULE_NAMESPACE)  # deriv(ans, x[, y])
             if op.fuse:
                 def jvp_rule(t, ans, x, _d=deriv):
                     if no_trace():
@@ -144,6 +131,7 @@ def _define_multi(op, p):
     """A unary row with several results (frexp, modf): ``deriv[0][k]`` is the derivative
     of result ``k`` (``"0"``: none, e.g. an integer exponent)."""
     ds = [None if e == "0" else compile_rule(e, RULE_NAMESPACE) for e in op.deriv[0]]
+    # (derivative k is ds[k](None, x, None, ans0, ans1))
     bind = p.bind
 
     def jvp(primals, tangents):
@@ -151,7 +139,7 @@ def _define_multi(op, p):
         outs = bind(x)
         if t is zero:
             return outs, (zero,) * len(outs)
-        return outs, tuple(zero if d is None else fit(mul(t, d(x, None, None, *outs)), o)
+        return outs, tuple(zero if d is None else fit(mul(t, d(None, x, None, *outs)), o)
                            for d, o in zip(ds, outs))
 
     def vjp(cts, ans, primals, needs):
@@ -162,7 +150,7 @@ def _define_multi(op, p):
         for d, ct in zip(ds, cts):
             if d is None or ct is zero:
                 continue
-            c = mul(ct, conj(d(x, None, None, *ans)))
+            c = mul(ct, conj(d(None, x, None, *ans)))
             acc = c if acc is zero else add(acc, c)
         return [None if acc is zero else unbroadcast(acc, x)]
 

@@ -25,7 +25,8 @@ Generated from a row:
 Derivative expressions
 ----------------------
 A Python expression over ``x`` (first input), ``y`` (second input), ``ans`` (the
-answer), number literals, ``+ - * /`` and the functions of :data:`VOCABULARY`.  For a
+answer), number literals, ``+ - * /`` and the ops of ``ftrans.primitives`` (the rows'
+ops, ``where``, the comparisons and logical ops, ``sign``, ``floor`` ...).  For a
 holomorphic row the JVP is ``t * d`` and the VJP ``ct * conj(d)`` (PyTorch's convention,
 autograd notes "Autograd for Complex Numbers"); for a real row both are the products
 with ``d``.  ``"0"`` is a zero derivative (piecewise-constant functions such as
@@ -33,8 +34,8 @@ with ``d``.  ``"0"`` is a zero derivative (piecewise-constant functions such as
 input in which the function is linear (the rule applies the function itself to the
 tangent, e.g. ``ldexp(t, n)``); ``None`` an input with no tangent space (the integer
 exponent of ``ldexp``).  Rows with ``fuse=True`` also get a fused kernel: their
-expression may use only ``x``, ``ans``, the literal ``1`` and the functions that exist
-in NumPy, the array API and CUDA alike.
+expression may use only ``x``, ``ans``, the literal ``1`` and the functions of
+:data:`VOCABULARY` (those that exist in NumPy, the array API and CUDA alike).
 
 The primitives that are not rows of this table (``add``, ``mul``, ``pow``, ``abs``,
 ``maximum`` ...; every non-elementwise primitive) keep one file each with all their
@@ -152,24 +153,16 @@ def node_name(op) -> str:
 
 
 # ------------------------------------------------------------------------------------
-# The vocabulary of derivative expressions: name -> (NumPy/numba, array API, CUDA).
-# The ftrans rule uses the ftrans op of the same name (``ftrans.primitives``).
+# The functions a fused derivative kernel may call: name -> (NumPy/numba, array API, CUDA).
+# (The ftrans rules may call any op of ``ftrans.primitives``.)
 # ------------------------------------------------------------------------------------
 VOCABULARY = {
     "sin": ("np.sin", "sin", "sin"), "cos": ("np.cos", "cos", "cos"),
     "sinh": ("np.sinh", "sinh", "sinh"), "cosh": ("np.cosh", "cosh", "cosh"),
     "exp": ("np.exp", "exp", "exp"), "log": ("np.log", "log", "log"),
-    "sqrt": ("np.sqrt", "sqrt", "sqrt"), "sign": (None, None, None),
-    "trunc": (None, None, None), "floor": (None, None, None),
-    "i0": (None, None, None), "i1": (None, None, None),
-    "i0e": (None, None, None), "i1e": (None, None, None),
-    "where": (None, None, None), "eq": (None, None, None), "isnan": (None, None, None),
-    "isinf": (None, None, None),
-    "ge": (None, None, None), "le": (None, None, None), "logical_or": (None, None, None),
-    "logical_and": (None, None, None), "logical_not": (None, None, None),
+    "sqrt": ("np.sqrt", "sqrt", "sqrt"),
 }
 
-U = "U"
 _UNIT = (("U", -0.8, 0.8, -0.5, 0.5),)
 
 
@@ -367,7 +360,7 @@ class _ToOps(ast.NodeTransformer):
 
 
 def compile_rule(expr: str, namespace: dict):
-    """``f(x, y, ans[, ans0, ans1])`` computing ``expr`` with the ops of ``namespace``.
+    """``f(ans, x[, y, ans0, ans1])`` computing ``expr`` with the ops of ``namespace``.
 
     Constants are Python floats (weak: they take the operands' dtype)."""
     tree = ast.parse(expr, mode="eval")
@@ -376,8 +369,9 @@ def compile_rule(expr: str, namespace: dict):
             n.value = float(n.value)
     body = ast.unparse(ast.fix_missing_locations(_ToOps().visit(tree)))
     # a real function whose globals are ``namespace`` (names resolved at call time, so
-    # the namespace may be filled after this call): no per-call evaluation cost
-    return eval(compile(f"lambda x, y, ans, ans0=None, ans1=None: {body}",
+    # the namespace may be filled after this call): no per-call evaluation cost; its
+    # arguments are the rules' (``ans`` first, then the inputs)
+    return eval(compile(f"lambda ans, x, y=None, ans0=None, ans1=None: {body}",
                         f"<derivative {expr}>", "eval"), namespace)
 
 
@@ -403,9 +397,9 @@ def _kernel_expr(node, target):
             raise ValueError("a fused derivative may use no literal but 1")
         return {"numpy": "one", "xp": "1", "cuda": "T(1)"}[target]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        fn = VOCABULARY.get(node.func.id, (None,) * 3)[k]
-        if fn is None:
-            raise ValueError(f"{node.func.id!r} has no {target} kernel")
+        if node.func.id not in VOCABULARY:
+            raise ValueError(f"{node.func.id!r} has no fused-kernel form")
+        fn = VOCABULARY[node.func.id][k]
         args = ", ".join(_kernel_expr(a, target) for a in node.args)
         return f"s.{fn}({args})" if target == "xp" else f"{fn}({args})"
     raise ValueError(f"unsupported expression {ast.dump(node)}")

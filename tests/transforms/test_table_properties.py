@@ -25,6 +25,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 import ftrans  # noqa: E402
 import ftrans.numpy as fnp  # noqa: E402
 from ftrans.primitives import optable  # noqa: E402
+from test_properties import _fd_grad  # noqa: E402  (central differences, this directory)
 
 SHAPE = (2, 3)
 
@@ -106,14 +107,7 @@ def test_values_and_gradient_against_numpy(program, seed):
     np.testing.assert_allclose(run(program, x, fnp), run(program, x, np), rtol=1e-13,
                                atol=1e-13)
     g = ftrans.grad(_loss(fnp, program))(x)
-    f_np = _loss(np, program)
-    eps = 1e-6
-    fd = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[k] = eps
-        fd[k] = (f_np(x + e) - f_np(x - e)) / (2 * eps)
-    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g, _fd_grad(_loss(np, program), x, 1e-6), rtol=1e-5, atol=1e-6)
 
 
 @settings(max_examples=30, derandomize=True, deadline=None)
