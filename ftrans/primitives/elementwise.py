@@ -19,6 +19,8 @@ ftrans operations so it can be differentiated again.
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ..core import zero, ShapedArray, real_dtype
@@ -86,6 +88,28 @@ def _abstract_eval_of(op):
     return float_valued_abstract_eval(None, op)
 
 
+#: the ops a derivative expression of a real row may call, as NumPy functions (the
+#: kernels' own: the values equal the primitives')
+_NUMPY_NAMESPACE = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "neg": np.negative, "where": np.where, "eq": np.equal, "ge": np.greater_equal,
+    "le": np.less_equal, "isnan": np.isnan, "isinf": np.isinf, "logical_and": np.logical_and,
+    "logical_or": np.logical_or, "logical_not": np.logical_not, "floor": np.floor,
+    "trunc": np.trunc, "sign": np.sign, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+    "sin": np.sin, "cos": np.cos, "sinh": np.sinh, "cosh": np.cosh,
+}
+
+
+def _names(expr):
+    """The functions an expression calls."""
+    return {n.func.id for n in ast.walk(ast.parse(expr, mode="eval"))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _numpy_operands(*vals):
+    return all(type(v) is np.ndarray or type(v) is float or type(v) is int for v in vals)
+
+
 def _row_rules(op, p):
     """Per-input JVP and VJP rules of a row (see optable's "Derivative expressions")."""
     name = op.name
@@ -117,10 +141,19 @@ def _row_rules(op, p):
                         return backend_for(ct, x).unary_vjp(name, ct, x, ans)
                     return mul(ct, conj(_d(ans, x)))
             else:
-                def jvp_rule(t, ans, *xs, _d=deriv):
+                # with no transform active and NumPy operands, the same expression on
+                # NumPy's functions (one call per operation instead of a bind each)
+                d_np = (compile_rule(expr, _NUMPY_NAMESPACE) if op.complex == "real"
+                        and _names(expr) <= _NUMPY_NAMESPACE.keys() else None)
+
+                def jvp_rule(t, ans, *xs, _d=deriv, _dn=d_np):
+                    if _dn is not None and no_trace() and _numpy_operands(t, *xs):
+                        return t * _dn(ans, *xs)
                     return mul(t, _d(ans, *xs))
 
-                def vjp_rule(ct, ans, *xs, _d=deriv):
+                def vjp_rule(ct, ans, *xs, _d=deriv, _dn=d_np):
+                    if _dn is not None and no_trace() and _numpy_operands(ct, *xs):
+                        return ct * _dn(ans, *xs)
                     return mul(ct, conj(_d(ans, *xs)))
             jvps.append(jvp_rule)
             vjps.append(vjp_rule)

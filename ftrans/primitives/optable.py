@@ -180,6 +180,7 @@ def _r(name, arity, deriv, **kw):
 _GUARD0 = "where(eq(x, 0), 1, x)"  # x with its zeros replaced by 1 (a guarded divisor)
 _ORIGIN = "logical_and(eq(x, 0), eq(y, 0))"  # the point (0, 0)
 _INF_TIE = "logical_and(isinf(x), eq(x, y))"  # x == y == +-inf
+_LN2 = "0.6931471805599453"  # log(2): exp(0 - log 2) = 1/2
 
 ROWS: tuple = (
     # -- holomorphic unary functions: derivative f'(x) --------------------------------
@@ -215,18 +216,17 @@ ROWS: tuple = (
     _r("sqrt", 1, ("1/(ans + ans)",), torch="sqrt", complex="holomorphic", fuse=True,
        domain=(("U", 0.3, 2.5, -1, 1),), doc="Square root (derivative inf at 0)."),
     # -- real binary functions -------------------------------------------------------
-    # (at the origin, the minimum-norm subgradient 0 -- DESIGN's convention -- not NaN)
-    _r("arctan2", 2, ("where(" + _ORIGIN + ", 0, y/where(" + _ORIGIN + ", 1, x*x + y*y))",
-                      "where(" + _ORIGIN + ", 0, -x/where(" + _ORIGIN + ", 1, x*x + y*y))"),
+    # (at the origin, the minimum-norm subgradient 0 -- DESIGN's convention -- not NaN:
+    # the numerator is 0 there and the guarded denominator 1)
+    _r("arctan2", 2, ("y/where(" + _ORIGIN + ", 1, x*x + y*y)",
+                      "-x/where(" + _ORIGIN + ", 1, x*x + y*y)"),
        numpy_aliases=("atan2",),
        torch="atan2", torch_aliases=("arctan2",), array_api="atan2", cuda="atan2",
        domain=(("away", 0.3, 2), ("U", -2, 2)),
        doc="Four-quadrant inverse tangent of ``x1/x2`` (radians)."),
     # (at x1 == x2 == +-inf, 1/2 each: the value along the diagonal, not NaN)
-    _r("logaddexp", 2, ("where(" + _INF_TIE + ", 0.5, exp(where(" + _INF_TIE + ", 0, x) - where("
-                        + _INF_TIE + ", 0, ans)))",
-                        "where(" + _INF_TIE + ", 0.5, exp(where(" + _INF_TIE + ", 0, y) - where("
-                        + _INF_TIE + ", 0, ans)))"),
+    _r("logaddexp", 2, ("exp(where((t := " + _INF_TIE + "), 0, x) - where(t, " + _LN2 + ", ans))",
+                        "exp(where((t := " + _INF_TIE + "), 0, y) - where(t, " + _LN2 + ", ans))"),
        torch="logaddexp", cuda=None,
        torch_inplace=False,
        doc="``log(exp(x1) + exp(x2))`` without overflow."),
