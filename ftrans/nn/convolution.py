@@ -347,7 +347,7 @@ def adaptive_max_pool(x, output_size, return_indices=False):
         flat = np.add.outer(flat, t * st)
     perm = tuple(range(0, 2 * n, 2)) + tuple(range(1, 2 * n, 2))
     flat = flat.transpose(perm).reshape(out + (-1,))          # (o1, ..., on, K)
-    xf = P.reshape(x, tuple(lead) + (-1,))
+    xf = P.reshape(x, tuple(lead) + (int(np.prod(sp, dtype=np.int64)),))
     win = P.gather(xf, (Ellipsis, flat))                      # (*lead, o..., K)
     am = P.expand_dims(F.argmax(P.stop_gradient(win), axis=-1), (len(win.shape) - 1,))
     val = _take_along_axis(win, am, -1)[..., 0]

@@ -30,7 +30,7 @@ def _lse_rows(x):
     """Per-row log-sum-exp of ``x (M, C)`` (shift by the non-differentiated max)."""
     m = P.stop_gradient(P.reduce_max(x, (1,)))
     m = P.where(P.isfinite(m), m, 0.0)
-    return P.add(P.log(P.reduce_sum(P.exp(P.sub(x, P.reshape(m, (-1, 1)))), (1,))), m)
+    return P.add(P.log(P.reduce_sum(P.exp(P.sub(x, P.expand_dims(m, (1,)))), (1,))), m)
 
 
 def _np_lse_rows(x):
@@ -42,7 +42,7 @@ def _np_lse_rows(x):
 def _picked(x, t, lse):
     if eager(x, t, lse):
         return x[np.arange(x.shape[0]), t] - lse
-    return P.sub(_take_along_axis(x, P.reshape(t, (-1, 1)), 1)[:, 0], lse)
+    return P.sub(_take_along_axis(x, P.expand_dims(t, (1,)), 1)[:, 0], lse)
 
 
 def _nll_fwd(x, t, coef):
@@ -64,10 +64,10 @@ def _nll_bwd(res, g):
         d[np.arange(x.shape[0]), t] -= 1
         d *= gc[:, None]
         return d.astype(x.dtype, copy=False), None, -(lp * g)
-    sm = P.exp(P.sub(x, P.reshape(lse, (-1, 1))))
-    onehot = P.eq(P.reshape(t, (-1, 1)), np.arange(x.shape[1]))
+    sm = P.exp(P.sub(x, P.expand_dims(lse, (1,))))
+    onehot = P.eq(P.expand_dims(t, (1,)), np.arange(x.shape[1]))
     d = P.sub(sm, P.convert_element_type(onehot, x.dtype))
-    return (P.mul(d, P.reshape(P.mul(g, coef), (-1, 1))), None, P.neg(P.mul(lp, g)))
+    return (P.mul(d, P.expand_dims(P.mul(g, coef), (1,))), None, P.neg(P.mul(lp, g)))
 
 
 _nll_rows = custom_vjp(_nll_fun)
@@ -96,8 +96,9 @@ def _class_rows(x, target, weight, ignore_index, axis, name):
         if tv.size and (tv.min() < 0 or tv.max() >= C):
             bad = int(tv.max() if tv.max() >= C else tv.min())
             raise ValueError(f"{name}: target {bad} is out of bounds for {C} classes")
-    x2 = P.reshape(F.moveaxis(x, ax, -1) if ax != nd - 1 else x, (-1, C))
-    t = P.reshape(target, (-1,))
+    M = int(np.prod(tshape, dtype=np.int64))
+    x2 = P.reshape(F.moveaxis(x, ax, -1) if ax != nd - 1 else x, (M, C))
+    t = P.reshape(target, (M,))
     valid = P.ne(t, ignore_index)
     safe = P.where(valid, t, 0)
     coef = P.convert_element_type(valid, x.dtype)
@@ -131,7 +132,7 @@ def nll_loss(log_probs, target, weight=None, ignore_index=-100, reduction="mean"
     check_reduction(reduction)
     x = as_float(log_probs)
     x2, t, coef, tshape = _class_rows(x, target, weight, ignore_index, axis, "nll_loss")
-    loss = P.neg(P.mul(coef, _take_along_axis(x2, P.reshape(t, (-1, 1)), 1)[:, 0]))
+    loss = P.neg(P.mul(coef, _take_along_axis(x2, P.expand_dims(t, (1,)), 1)[:, 0]))
     return _reduce_rows(loss, coef, reduction, tshape)
 
 
@@ -173,7 +174,7 @@ def cross_entropy(logits, target, weight=None, ignore_index=-100, reduction="mea
         ls = log_softmax(x2, axis=1)
         if weight is not None:
             ls = P.mul(ls, as_float(weight, "weight"))
-        valid = P.convert_element_type(P.ne(P.reshape(target, (-1,)), ignore_index), x.dtype)
+        valid = P.convert_element_type(P.ne(P.reshape(target, (x2.shape[0],)), ignore_index), x.dtype)
         smooth = P.mul(P.neg(P.reduce_sum(ls, (1,))), valid)
         loss = P.add(P.mul(1.0 - eps, loss), P.mul(eps / C, smooth))
     return _reduce_rows(loss, coef, reduction, tshape)

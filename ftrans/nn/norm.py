@@ -199,7 +199,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
         raise ValueError(f"group_norm: num_groups ({num_groups}) must divide the channel "
                          f"axis of x (N, C, *), got shape {tuple(x.shape)}")
     N, C = x.shape[:2]
-    xg = P.reshape(x, (N, G, -1) if N * C else (N, G, 0))
+    xg = P.reshape(x, (N, G, int(np.prod(x.shape[1:], dtype=np.int64)) // G))
     xc, _, var = _moments(xg, (2,))
     out = P.reshape(P.mul(xc, _invstd(var, eps)), tuple(x.shape))
     if weight is not None:
