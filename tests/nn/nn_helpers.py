@@ -91,4 +91,5 @@ def check_fused_matches_composed(f, args):
     g1 = ftrans.value_and_grad(loss, argnums=tuple(range(len(args))))(*args)
     with fnn.fused_kernels(False):
         g2 = ftrans.value_and_grad(loss, argnums=tuple(range(len(args))))(*args)
-    tree_close(g1, g2, rtol=1e-9, atol=1e-11)
+    lo = any(np.asarray(a).dtype == np.float32 for a in args)
+    tree_close(g1, g2, rtol=1e-4 if lo else 1e-9, atol=1e-4 if lo else 1e-11)
