@@ -57,6 +57,11 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_caus
     if is_causal:
         attn_mask = np.tril(np.ones((L, S), bool))
     if attn_mask is not None:
+        if np.broadcast_shapes(tuple(attn_mask.shape), tuple(scores.shape)) != \
+                tuple(scores.shape):
+            raise ValueError(f"scaled_dot_product_attention: attn_mask of shape "
+                             f"{tuple(attn_mask.shape)} must broadcast to the scores' shape "
+                             f"(*, L, S) = {tuple(scores.shape)}")
         if np.dtype(attn_mask.dtype).kind == "b":
             scores = P.where(attn_mask, scores, -np.inf)
         else:
