@@ -172,14 +172,6 @@ def _sum_keep(x, axes):
     return P.reshape(P.reduce_sum(x, axes), keep_shape(x.shape, axes))
 
 
-def _softmax_fun(axes, x):
-    if eager(x):
-        z = np.exp(x - _np_shift(x, axes))
-        return np.asarray(z / np.sum(z, axis=axes, keepdims=True), x.dtype)
-    z = P.exp(P.sub(x, _shift(x, axes)))
-    return P.div(z, _sum_keep(z, axes))
-
-
 def _np_shift(x, axes):
     if not x.size:
         return np.zeros(keep_shape(x.shape, axes), x.dtype)
@@ -187,20 +179,42 @@ def _np_shift(x, axes):
     return np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
 
 
-def _softmax_fwd(axes, x):
-    y = _softmax_fun(axes, x)
-    return y, (y,)
+def _saved_output_vjp(fun, bwd):
+    """A ``custom_vjp`` of ``fun(axes, x)`` whose residual is its output ``y`` and whose
+    backward pass is ``bwd(ops, axes, y, g)`` -- ``ops`` NumPy on concrete arrays with no
+    transform active, else ftrans's primitives (namespace :data:`_P_OPS`)."""
+    def fwd(axes, x):
+        y = fun(axes, x)
+        return y, (y,)
+
+    def rule(axes, res, g):
+        y, = res
+        return (bwd(_NP_OPS if eager(y, g) else _P_OPS, axes, y, g),)
+
+    f = custom_vjp(fun, nondiff_argnums=(0,))
+    f.defvjp(fwd, rule)
+    return f
 
 
-def _softmax_bwd(axes, res, g):
-    y, = res
-    if eager(y, g):
-        return (y * (g - np.sum(g * y, axis=axes, keepdims=True)),)
-    return (P.mul(y, P.sub(g, _sum_keep(P.mul(g, y), axes))),)
+class _NP_OPS:
+    mul, sub, exp = staticmethod(np.multiply), staticmethod(np.subtract), staticmethod(np.exp)
+
+    @staticmethod
+    def sum_keep(x, axes):
+        return np.sum(x, axis=axes, keepdims=True)
 
 
-_softmax = custom_vjp(_softmax_fun, nondiff_argnums=(0,))
-_softmax.defvjp(_softmax_fwd, _softmax_bwd)
+class _P_OPS:
+    mul, sub, exp = staticmethod(P.mul), staticmethod(P.sub), staticmethod(P.exp)
+    sum_keep = staticmethod(lambda x, axes: _sum_keep(x, axes))
+
+
+def _softmax_fun(axes, x):
+    if eager(x):
+        z = np.exp(x - _np_shift(x, axes))
+        return np.asarray(z / np.sum(z, axis=axes, keepdims=True), x.dtype)
+    z = P.exp(P.sub(x, _shift(x, axes)))
+    return P.div(z, _sum_keep(z, axes))
 
 
 def _log_softmax_fun(axes, x):
@@ -211,20 +225,11 @@ def _log_softmax_fun(axes, x):
     return P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
 
 
-def _log_softmax_fwd(axes, x):
-    y = _log_softmax_fun(axes, x)
-    return y, (y,)
-
-
-def _log_softmax_bwd(axes, res, g):
-    y, = res
-    if eager(y, g):
-        return (g - np.exp(y) * np.sum(g, axis=axes, keepdims=True),)
-    return (P.sub(g, P.mul(P.exp(y), _sum_keep(g, axes))),)
-
-
-_log_softmax = custom_vjp(_log_softmax_fun, nondiff_argnums=(0,))
-_log_softmax.defvjp(_log_softmax_fwd, _log_softmax_bwd)
+# softmax: dx = y (g - sum(g y)); log_softmax: dx = g - exp(y) sum(g)
+_softmax = _saved_output_vjp(
+    _softmax_fun, lambda o, axes, y, g: o.mul(y, o.sub(g, o.sum_keep(o.mul(g, y), axes))))
+_log_softmax = _saved_output_vjp(
+    _log_softmax_fun, lambda o, axes, y, g: o.sub(g, o.mul(o.exp(y), o.sum_keep(g, axes))))
 
 
 def softmax(x, axis=-1):

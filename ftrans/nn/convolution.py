@@ -26,7 +26,7 @@ from .. import primitives as P
 from ..core import Tracer
 from ..kernels import nn_cpu as _K
 from ..kernels import window_cpu as _WK
-from ..primitives.conv import conv_general_dilated_p as _conv_p
+from ..primitives.conv import conv_general_dilated_p as _conv_p, check_groups
 from ..primitives.indexing import scatter_add as _scatter_add
 from ..numpy import _funcs as F
 from ..numpy._indexing import take_along_axis as _take_along_axis
@@ -144,11 +144,8 @@ def conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                          "dtype; cast one of them")
     n = nd - 2
     groups = int(groups)
-    C, O, Cg = x.shape[1], weight.shape[0], weight.shape[1]
-    if groups < 1 or C != Cg * groups or O % groups:
-        raise ValueError(f"conv: groups={groups} with weight {tuple(weight.shape)} expects "
-                         f"{Cg * groups} input channels and out channels divisible by "
-                         f"groups, got x of shape {tuple(x.shape)}")
+    check_groups("conv", x.shape, weight.shape, groups)
+    O = weight.shape[0]
     strides = ntuple(stride, n, "conv stride", 1)
     dil = ntuple(dilation, n, "conv dilation", 1)
     pads = _conv_padding(padding, n, weight.shape[2:], dil, strides)

@@ -93,3 +93,8 @@ def check_fused_matches_composed(f, args):
         g2 = ftrans.value_and_grad(loss, argnums=tuple(range(len(args))))(*args)
     lo = any(np.asarray(a).dtype == np.float32 for a in args)
     tree_close(g1, g2, rtol=1e-4 if lo else 1e-9, atol=1e-4 if lo else 1e-11)
+
+
+def torch_kwargs(kw):
+    """``kw`` with its NumPy array values as torch tensors."""
+    return {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}

@@ -5,7 +5,8 @@ import pytest
 import ftrans.nn as fnn
 from ftrans.testing import check_grads
 
-from nn_helpers import check_jit, check_vmap, compare_torch, needs_torch, rng, torch
+from nn_helpers import (check_jit, check_vmap, compare_torch, needs_torch, rng, torch,
+                        torch_kwargs)
 
 R = rng(0)
 Q = R.standard_normal((2, 3, 4))
@@ -19,19 +20,13 @@ CASES = [("plain", {}), ("scale", dict(scale=0.3)), ("bool_mask", dict(attn_mask
          ("float_mask", dict(attn_mask=FLOAT)), ("causal", dict(is_causal=True))]
 
 
-def _tkw(kw):
-    kw = dict(kw)
-    if "attn_mask" in kw:
-        kw["attn_mask"] = torch.tensor(kw["attn_mask"])
-    return kw
-
-
 @needs_torch
 @pytest.mark.parametrize("name,kw", CASES, ids=[c[0] for c in CASES])
 def test_against_torch(name, kw):
     compare_torch(lambda q, k, v: fnn.scaled_dot_product_attention(q, k, v, **kw),
                   lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(
-                      q, k, v, **_tkw(kw)), (Q, K, V), (0, 1, 2), rtol=1e-10, atol=1e-12)
+                      q, k, v, **torch_kwargs(kw)), (Q, K, V), (0, 1, 2), rtol=1e-10,
+                  atol=1e-12)
 
 
 @pytest.mark.parametrize("name,kw", CASES[2:], ids=[c[0] for c in CASES[2:]])

@@ -10,7 +10,7 @@ import ftrans.numpy as fnp
 from ftrans.testing import check_grads
 
 from nn_helpers import (check_fused_matches_composed, check_jit, check_vmap, compare_torch,
-                        needs_torch, rng, torch)
+                        needs_torch, rng, torch, torch_kwargs)
 
 R = rng(0)
 X = R.standard_normal((5, 4))
@@ -41,13 +41,6 @@ CE = [  # id, x, target, kwargs
 ]
 
 
-def _kw_torch(kw):
-    kw = dict(kw)
-    if "weight" in kw:
-        kw["weight"] = torch.tensor(kw["weight"])
-    return kw
-
-
 @needs_torch
 @pytest.mark.parametrize("name,x,t,kw", CE, ids=[c[0] for c in CE])
 def test_cross_entropy_against_torch(name, x, t, kw):
@@ -55,7 +48,7 @@ def test_cross_entropy_against_torch(name, x, t, kw):
     diff = (0, 1) if probs else (0,)
     compare_torch(lambda x, t: fnn.cross_entropy(x, t, **kw),
                   lambda x, t: torch.nn.functional.cross_entropy(
-                      x, t if probs else torch.tensor(t), **_kw_torch(kw)),
+                      x, t if probs else torch.tensor(t), **torch_kwargs(kw)),
                   (x, t), diff, rtol=1e-10, atol=1e-12)
 
 
@@ -134,7 +127,7 @@ NLL = [("plain", X, np.array([1, 0, 3, 1, 2]), {}), ("weight_ignore", X, T, dict
 def test_nll_loss(name, x, t, kw):
     f = lambda x: fnn.nll_loss(x, t, **kw)  # noqa: E731
     compare_torch(f, lambda x: torch.nn.functional.nll_loss(x, torch.tensor(t),
-                                                            **_kw_torch(kw)),
+                                                            **torch_kwargs(kw)),
                   (x,), (0,), rtol=1e-12)
     check_grads(f, (x,), order=2, modes=("fwd", "rev"))
     check_jit(f, (x,))
