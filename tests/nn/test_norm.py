@@ -156,3 +156,20 @@ def test_embedding():
         fnn.embedding(np.array([0.0]), w)
     with pytest.raises(ValueError, match="padding_idx"):
         fnn.embedding(ids, w, padding_idx=7)
+
+
+def test_forward_over_reverse_through_the_fused_rules():
+    """hessian = jacfwd(jacrev): forward mode differentiates each custom_vjp's ``fun``,
+    reverse mode uses its ``bwd``; both orders agree with jacrev(jacrev)."""
+    x = X[:3, :2, :2]
+    for f in (lambda x: fnp.sum(bn_train(x, W[:2], B[:2]) ** 3),
+              lambda x: fnp.sum(fnn.conv(x, np.arange(4.0).reshape(1, 2, 2)) ** 2),
+              lambda x: fnp.sum(fnn.max_pool(x, (2,)) ** 2),
+              lambda x: fnn.cross_entropy(x, np.array([[0, 1], [1, 0], [1, 1]]))):
+        np.testing.assert_allclose(ftrans.hessian(f)(x),
+                                   ftrans.jacrev(ftrans.jacrev(f))(x), rtol=1e-9, atol=1e-12)
+
+
+def test_ftrans_exposes_nn():
+    assert ftrans.nn is fnn
+    assert set(fnn.__all__) <= set(dir(fnn))
