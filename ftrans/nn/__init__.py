@@ -18,7 +18,7 @@ embedding), ``losses``, ``attention``.
 Fused kernels as ``custom_vjp`` impls
 -------------------------------------
 Where a fused kernel measures faster, the public function calls a
-:class:`ftrans.custom_vjp` object; they are listed in :data:`FUSED`.  Each has the
+``ftrans.custom_vjp`` object; they are listed in ``FUSED``.  Each has the
 attributes ``fun``, ``fwd`` and ``bwd`` (``custom_vjp``'s), callable directly on NumPy
 arrays with no transform active (this is how ``ftrans.compat`` uses them)::
 
@@ -26,27 +26,25 @@ arrays with no transform active (this is how ``ftrans.compat`` uses them)::
     out, residuals = core.fwd(*args)         # forward keeping the by-products
     grads = core.bwd(*nondiff, residuals, ct_out)   # one entry per differentiable arg
 
-(``nondiff`` are the leading static arguments given in :data:`FUSED`.)  On concrete
+(``nondiff``: the leading static arguments listed below.)  On concrete
 NumPy arrays with no transform active they run the numba/NumPy kernels; otherwise they
 are written in primitives, so ``grad`` of ``grad``, ``hessian``, ``jvp`` (forward mode
 differentiates ``fun``) and ``vmap`` work.  ``with fused_kernels(False):`` forces the
 primitive paths (results agree to rounding).
 
-================  ===========================================  =======================
-``FUSED`` key     signature (``nondiff`` first)                residuals
-================  ===========================================  =======================
-``relu``          ``fun(x)``                                   ``(y,)``
-``softmax``       ``fun(axes, x)``                             ``(y,)``
-``log_softmax``   ``fun(axes, x)``                             ``(y,)``
-``conv``          ``fun((strides, pads, dilation, groups),     ``(x, w, cols or None)``
-                  x, w)`` (pads: ``(lo, hi)`` pairs)
-``max_pool``      ``fun((window, strides, pads, dilation,      ``(flat argmax,)``
-                  x_shape), x)`` (full-rank window params)
-``batch_norm``    ``fun(eps, x, w, b)`` -> ``(out, mean,       ``(x, w, mean, invstd)``
-                  biased var)``; training mode
-``nll_of_logits`` ``fun(x (M, C), target (M,), coef (M,))``    ``(x, t, coef, lse,
-                  -> ``-coef * log_softmax(x)[i, t_i]``        picked log-prob)``
-================  ===========================================  =======================
+* ``relu``: ``fun(x)``; residuals ``(y,)``.
+* ``softmax``, ``log_softmax``: ``fun(axes, x)`` (``axes`` a tuple of ints); residuals
+  ``(y,)``.
+* ``conv``: ``fun((strides, pads, dilation, groups), x, w)`` with ``pads`` ``(lo, hi)``
+  pairs, no bias; residuals ``(x, w, cols or None)`` (``cols``: the im2col matrix).
+* ``max_pool``: ``fun((window, strides, pads, dilation, x_shape), x)`` with full-rank
+  window parameters (one entry per axis of ``x``); residuals ``(flat argmax,)``.
+* ``batch_norm``: ``fun(eps, x, w, b) -> (out, mean, biased var)`` (training mode;
+  ``w``/``b`` arrays); residuals ``(x, w, mean, invstd)``; ``bwd`` takes the three
+  output cotangents.
+* ``nll_of_logits``: ``fun(x (M, C), target (M,), coef (M,)) -> -coef *
+  log_softmax(x)[i, target_i]``; residuals ``(x, target, coef, lse, picked log-prob)``;
+  ``bwd`` returns ``(dx, None, dcoef)``.
 """
 from . import activations, attention, convolution, losses, norm  # noqa: F401
 from ._util import fused_kernels

@@ -174,7 +174,8 @@ def cross_entropy(logits, target, weight=None, ignore_index=-100, reduction="mea
         ls = log_softmax(x2, axis=1)
         if weight is not None:
             ls = P.mul(ls, as_float(weight, "weight"))
-        valid = P.convert_element_type(P.ne(P.reshape(target, (x2.shape[0],)), ignore_index), x.dtype)
+        valid = P.ne(P.reshape(target, (x2.shape[0],)), ignore_index)
+        valid = P.convert_element_type(valid, x.dtype)
         smooth = P.mul(P.neg(P.reduce_sum(ls, (1,))), valid)
         loss = P.add(P.mul(1.0 - eps, loss), P.mul(eps / C, smooth))
     return _reduce_rows(loss, coef, reduction, tshape)
