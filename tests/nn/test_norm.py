@@ -173,3 +173,18 @@ def test_forward_over_reverse_through_the_fused_rules():
 def test_ftrans_exposes_nn():
     assert ftrans.nn is fnn
     assert set(fnn.__all__) <= set(dir(fnn))
+
+
+def test_dropout_with_ftrans_random_key():
+    random = pytest.importorskip("ftrans.random", reason="ftrans.random is not in this "
+                                 "checkout (dropout then takes a Generator or a keep mask)")
+    x = R.standard_normal((20, 30))
+    key = random.key(0)
+    out = fnn.dropout(key, x, 0.4)
+    np.testing.assert_array_equal(out, fnn.dropout(key, x, 0.4))          # reproducible
+    keep = np.asarray(random.bernoulli(key, 0.6, x.shape))
+    np.testing.assert_allclose(out, np.where(keep, x / 0.6, 0))
+    keys = random.split(key, 3)
+    outs = ftrans.vmap(lambda k: fnn.dropout(k, x, 0.4))(keys)
+    np.testing.assert_allclose(outs[1], fnn.dropout(keys[1], x, 0.4))
+    np.testing.assert_allclose(ftrans.jit(lambda k, x: fnn.dropout(k, x, 0.4))(key, x), out)
