@@ -20,7 +20,7 @@ from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..numpy._funcs import _axes as axes_of  # noqa: F401  (re-exported for the nn modules)
 
-__all__ = ["eager", "fused_kernels", "as_float", "ntuple", "reduce_loss", "keep_shape",
+__all__ = ["eager", "apply", "fused_kernels", "as_float", "ntuple", "reduce_loss", "keep_shape",
            "axes_of", "check_reduction"]
 
 _STATE = {"fused": True}
@@ -48,6 +48,14 @@ def eager(*arrays) -> bool:
         if a is not None and type(a) is not np.ndarray:
             return False
     return True
+
+
+def apply(core, *args):
+    """``core(*args)`` for a ``custom_vjp`` ``core``; with no transform active, its
+    ``fun`` directly (what the primitive's impl would run, without ~10 us of binding)."""
+    if no_trace():
+        return core.fun(*args)
+    return core(*args)
 
 
 def as_float(x, name="x"):

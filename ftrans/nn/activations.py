@@ -28,7 +28,7 @@ from ..kernels import nn_cpu as _K
 from ..numpy._reductions import logsumexp as _np_logsumexp
 from ..primitives.special import erf as _erf
 from ..transforms import custom_vjp
-from ._util import as_float, axes_of, eager, keep_shape
+from ._util import apply, as_float, axes_of, eager, keep_shape
 
 __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "elu",
            "leaky_relu", "sigmoid", "log_sigmoid", "softplus", "softmax", "log_softmax",
@@ -68,7 +68,7 @@ def relu(x):
     >>> relu(np.array([-1.0, 0.0, 2.0]))
     array([0., 0., 2.])
     """
-    return _relu(as_float(x))
+    return apply(_relu, as_float(x))
 
 
 def hard_tanh(x, min_val=-1.0, max_val=1.0):
@@ -243,13 +243,13 @@ def softmax(x, axis=-1):
     array([0.25, 0.75])
     """
     x = as_float(x, "softmax input")
-    return _softmax(axes_of(axis, len(x.shape)), x)
+    return apply(_softmax, axes_of(axis, len(x.shape)), x)
 
 
 def log_softmax(x, axis=-1):
     """``x - logsumexp(x, axis, keepdims=True)`` (same arguments as :func:`softmax`)."""
     x = as_float(x, "log_softmax input")
-    return _log_softmax(axes_of(axis, len(x.shape)), x)
+    return apply(_log_softmax, axes_of(axis, len(x.shape)), x)
 
 
 def logsumexp(x, axis=None, keepdims=False, *, b=None, return_sign=False):

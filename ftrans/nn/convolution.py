@@ -31,7 +31,7 @@ from ..primitives.indexing import scatter_add as _scatter_add
 from ..numpy import _funcs as F
 from ..numpy._indexing import take_along_axis as _take_along_axis
 from ..transforms import custom_vjp
-from ._util import as_float, eager, ntuple
+from ._util import apply, as_float, eager, ntuple
 
 __all__ = ["linear", "conv", "max_pool", "avg_pool", "adaptive_avg_pool",
            "adaptive_max_pool"]
@@ -154,7 +154,7 @@ def conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if any(o <= 0 for o in out_sp):
         raise ValueError(f"conv: the (dilated) kernel {tuple(weight.shape[2:])} is larger "
                          f"than the padded input {tuple(x.shape[2:])} + padding {pads}")
-    out = _conv((strides, pads, dil, groups), x, weight)
+    out = apply(_conv, (strides, pads, dil, groups), x, weight)
     if bias is not None:
         out = P.add(out, P.reshape(as_float(bias, "bias"), (O,) + (1,) * n))
     return out[0] if unbatched else out
@@ -252,7 +252,7 @@ def max_pool(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
     lead = len(x.shape) - n
     params = (_full(lead, k, 1), _full(lead, s, 1), ((0, 0),) * lead + pads, _full(lead, d, 1),
               tuple(x.shape))
-    out = _max_pool(params, x)
+    out = apply(_max_pool, params, x)
     if not return_indices:
         return out
     plane = int(np.prod(x.shape[lead:], dtype=np.int64))

@@ -17,7 +17,7 @@ from ..core import Tracer
 from ..numpy import _funcs as F
 from ..numpy._indexing import take_along_axis as _take_along_axis
 from ..transforms import custom_vjp
-from ._util import as_float, check_reduction, eager, reduce_loss
+from ._util import apply, as_float, check_reduction, eager, reduce_loss
 from .activations import log_softmax
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
@@ -169,7 +169,7 @@ def cross_entropy(logits, target, weight=None, ignore_index=-100, reduction="mea
     if tuple(target.shape) == tuple(x.shape) and np.dtype(target.dtype).kind == "f":
         return _cross_entropy_probs(x, target, weight, ignore_index, reduction, eps, ax, C)
     x2, t, coef, tshape = _class_rows(x, target, weight, ignore_index, axis, "cross_entropy")
-    loss = _nll_rows(x2, t, coef)
+    loss = apply(_nll_rows, x2, t, coef)
     if eps > 0.0:
         ls = log_softmax(x2, axis=1)
         if weight is not None:

@@ -19,7 +19,7 @@ from .. import primitives as P
 from ..core import Tracer
 from ..kernels import nn_cpu as _K
 from ..transforms import custom_vjp
-from ._util import as_float, eager, keep_shape
+from ._util import apply, as_float, eager, keep_shape
 
 try:   # explicit PRNG keys (ftrans.random) when that package is present
     from .. import random as _random
@@ -156,7 +156,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     if count <= 1:
         raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
                          f"got input of shape {tuple(x.shape)}")
-    out, mean, var = _bn_train(float(eps), x, w, b)
+    out, mean, var = apply(_bn_train, float(eps), x, w, b)
     m = float(momentum)
     new_mean = None if running_mean is None else \
         P.add(P.mul(1.0 - m, running_mean), P.mul(m, mean))
