@@ -13,10 +13,9 @@ Compositions of ftrans operations, written so that no gradient is NaN where the
 mathematics has a finite one (the double-``where`` idiom, see
 :mod:`ftrans.primitives.select`):
 
-* ``expit(x)``: ``1/(1 + e)`` for ``x >= 0`` and ``e/(1 + e)`` for ``x < 0`` with
-  ``e = exp(-|x|)`` (never overflows; derivative ``expit(x) (1 - expit(x))``);
-  ``log_expit(x) = -logaddexp(0, -x)``; ``softplus(x) = logaddexp(0, x)``;
-  ``logit(p) = log(p) - log1p(-p)``.
+* ``expit(x) = exp(-logaddexp(0, -x))`` and ``log_expit(x) = -logaddexp(0, -x)``
+  (:mod:`ftrans.nn`'s sigmoid and log_sigmoid; never overflow);
+  ``softplus(x) = logaddexp(0, x)``; ``logit(p) = log(p) - log1p(-p)``.
 * ``logsumexp``, ``softmax``, ``log_softmax``: :mod:`ftrans.nn`'s (``logsumexp``'s
   implementation is ``ftrans.numpy``'s): shifted by
   the (non-differentiated) maximum, so huge entries do not overflow and ``-inf`` entries
@@ -195,22 +194,14 @@ def multigammaln(a, d):
 # logistic family
 # ---------------------------------------------------------------------------------
 def expit(x):
-    """Logistic sigmoid ``1 / (1 + exp(-x))``; real only.
-
-    Computed from ``e = exp(-|x|) <= 1`` on both branches (no overflow, no NaN
-    gradient at large ``|x|``).
-    """
-    x = _float(x, name="expit")
-    pos = P.ge(x, 0.0)
-    e = P.exp(P.where(pos, P.neg(x), x))     # exp(-|x|), derivative defined on each side
-    d = P.add(1.0, e)
-    return P.where(pos, P.div(1.0, d), P.div(e, d))
+    """Logistic sigmoid ``1 / (1 + exp(-x))``; real only.  :func:`ftrans.nn.sigmoid`
+    (``exp(-logaddexp(0, -x))``: no overflow, no NaN gradient at large ``|x|``)."""
+    return _nn.sigmoid(_float(x, name="expit"))
 
 
 def log_expit(x):
-    """``log(expit(x)) = -logaddexp(0, -x)``; real only."""
-    x = _float(x, name="log_expit")
-    return P.neg(P.logaddexp(0.0, P.neg(x)))
+    """``log(expit(x)) = -logaddexp(0, -x)``; real only.  :func:`ftrans.nn.log_sigmoid`."""
+    return _nn.log_sigmoid(_float(x, name="log_expit"))
 
 
 def softplus(x):
