@@ -205,3 +205,28 @@ def test_pool_errors():
         fnn.adaptive_avg_pool(X2, (0, 2))
     with pytest.raises(ValueError, match="divisor_override"):
         fnn.avg_pool(X2, 2, divisor_override=0)
+
+
+@needs_torch
+def test_float32_layers_against_torch():
+    """The fused float32 paths of a digits-CNN block (conv, batch norm, relu, max pool,
+    cross entropy) against torch, value and gradients, at float32 tolerance."""
+    x = R.standard_normal((8, 2, 6, 6)).astype(np.float32)
+    w = R.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    y = R.integers(0, 4, 8)
+
+    def f(x, w):
+        h = fnn.conv(x, w, padding=1)
+        h = fnn.batch_norm(h, None, None, training=True)[0]
+        h = fnn.max_pool(fnn.relu(h), 2)
+        return fnn.cross_entropy(h.sum((2, 3)), y)
+
+    def tf(x, w):
+        F = torch.nn.functional
+        h = F.batch_norm(F.conv2d(x, w, padding=1), None, None, training=True)
+        h = F.max_pool2d(F.relu(h), 2)
+        return F.cross_entropy(h.sum((2, 3)), torch.tensor(y))
+
+    compare_torch(f, tf, (x, w), (0, 1), rtol=1e-5, atol=1e-6)
+    g = ftrans.grad(f, argnums=(0, 1))(x, w)
+    assert g[0].dtype == g[1].dtype == np.float32
