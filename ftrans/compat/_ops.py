@@ -39,6 +39,7 @@ from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import anomaly_mode as _AM
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
+from .autograd._composite import composite_class, run as _run_composite
 from .. import primitives as P
 from ..primitives import elementwise as E
 from ..primitives import structural as S
@@ -48,8 +49,9 @@ from ..primitives import logic as L
 from ..primitives.select import select_p
 from ..primitives.convert import convert_element_type_p
 from ..primitives.dot import dot_general_p
-from ..primitives._rules import unbroadcast, no_trace as _no_trace
+from ..primitives._rules import no_trace as _no_trace
 from ..core import zero as _zero
+from ..numpy import linalg as _fla
 from ..core.trace import Tracer as _Tracer
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
@@ -457,20 +459,11 @@ def is_neg(input) -> bool:  # noqa: A002
     return False
 
 
-def _angle_bwd(node, ct, primals, ans, needs):
-    """PyTorch's angle_backward: ``ct * 1j * z / |z|**2`` (0 at z == 0) for complex z --
-    since d(angle)/dx = -y/|z|^2 and d(angle)/dy = x/|z|^2 -- and zero for real x (the
-    angle of a real number is piecewise constant)."""
-    z = primals[0]
-    if z.dtype.kind != "c":
-        return [None]
-    r2 = P.real(P.mul(z, E.conj_op(z)))
-    is0 = P.eq(r2, 0)
-    g = P.div(P.mul(P.mul(ct, z), 1j), P.where(is0, 1.0, r2))
-    return [P.where(is0, 0.0, g)]
-
-
-_AngleBackward0 = node_class("AngleBackward0", ("self",), _angle_bwd)
+def _angle_fn(z, rdt):
+    if z.dtype.kind == "c":
+        return P.arctan2(P.imag(z), P.real(z))   # derivative 0 at 0 (arctan2's convention)
+    neg = P.where(P.lt(z, 0), rdt.type(math.pi), rdt.type(0))
+    return P.where(P.isnan(z), P.stop_gradient(z), neg)   # piecewise constant: derivative 0
 
 
 def angle(input):  # noqa: A002
@@ -480,12 +473,8 @@ def angle(input):  # noqa: A002
     gradient is zero.  For complex ``z`` the gradient is ``grad * 1j * z / |z|^2`` (0 at 0)."""
     d = _as_float(input._data)
     rdt = D.from_np(d.dtype).to_real().np
-    if d.dtype.kind == "c":
-        out = np.asarray(np.angle(d), rdt)
-    else:
-        out = np.where(np.isnan(d), d, np.where(d < 0, rdt.type(math.pi), rdt.type(0)))
-        out = np.asarray(out, rdt)
-    return _record(_AngleBackward0, None, _EMPTY, [input], [d], out, SAVE_X)
+    return _compose(composite_class("AngleBackward0", ("self",)), _angle_fn, [input], [d],
+                    {"rdt": rdt})
 
 
 def _complex_dtype_of(real, imag, name):
@@ -521,13 +510,8 @@ def _complex_parts(ad, bd, cdt):
     return np.empty(shape, cdt)
 
 
-def _complex_bwd(node, ct, primals, ans, needs):
-    re, im = primals
-    return [unbroadcast(P.real(ct), re) if needs[0] else None,
-            unbroadcast(P.imag(ct), im) if needs[1] else None]
-
-
-_ComplexBackward0 = node_class("ComplexBackward0", ("real", "imag"), _complex_bwd)
+def _complex_fn(re, im):
+    return P.add(re, P.mul(im, 1j))
 
 
 def complex_(real, imag):  # noqa: A002
@@ -541,27 +525,15 @@ def complex_(real, imag):  # noqa: A002
     out = _complex_parts(ad, bd, cdt)
     out.real = ad
     out.imag = bd
-    return _record(_ComplexBackward0, None, _EMPTY, [real, imag], [ad, bd], out, SAVE_NONE)
+    return _compose(composite_class("ComplexBackward0", ("real", "imag")), _complex_fn,
+                    [real, imag], [ad, bd], mask=0, out=out)
 
 
 complex_.__name__ = "complex"
 
 
-def _polar_bwd(node, ct, primals, ans, needs):
-    """s = r e^(i theta): ds/dr = e^(i theta), ds/dtheta = 1j * s; a real input gets
-    Re(conj(ct) * ds/dinput) (the R -> C rule).  PyTorch writes sgn(s) for e^(i theta),
-    which is 0 at r == 0 and -e^(i theta) for r < 0; this is the derivative itself."""
-    r, theta = primals
-    cc = E.conj_op(ct)
-    gr = gt = None
-    if needs[0]:
-        gr = unbroadcast(P.real(P.mul(cc, P.exp(P.mul(theta, 1j)))), r)
-    if needs[1]:
-        gt = unbroadcast(P.real(P.mul(cc, P.mul(ans, 1j))), theta)
-    return [gr, gt]
-
-
-_PolarBackward0 = node_class("PolarBackward0", ("abs", "angle"), _polar_bwd)
+def _polar_fn(r, theta):
+    return P.mul(r, P.exp(P.mul(theta, 1j)))
 
 
 def polar(abs, angle):  # noqa: A002
@@ -575,7 +547,8 @@ def polar(abs, angle):  # noqa: A002
     out = _complex_parts(ad, td, cdt)
     out.real = ad * np.cos(td)
     out.imag = ad * np.sin(td)
-    return _record(_PolarBackward0, None, _EMPTY, [abs, angle], [ad, td], out, (2, True))
+    return _compose(composite_class("PolarBackward0", ("abs", "angle")), _polar_fn,
+                    [abs, angle], [ad, td], out=out)
 
 
 def _re_im_last(z):
@@ -690,41 +663,37 @@ def view_as_complex(input):  # noqa: A002
 
 
 # composite unary functions -------------------------------------------------------------
-def _composite(name, names, bwd, result="result", params=None, edge_idx=None):
-    """Node class of a composite operation whose backward formula is ``bwd``."""
-    return node_class(name, names, bwd, result=result, params=params, edge_idx=edge_idx)
+def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None):
+    """The result of the composition ``fn(*datas, **params)`` (ftrans operations: NumPy
+    arrays run eagerly, Tracers under ``compat.func`` are traced), recorded as one
+    composite node of class ``cls`` whose backward is ``ftrans.vjp(fn)``
+    (:mod:`.autograd._composite`).  ``mask``: bit ``i`` saves tensor operand ``i`` (the
+    operands the derivative reads; the others are kept as shape and dtype only).  ``out``:
+    the value when NumPy computes it more exactly than the composition (``inf`` parts of
+    ``torch.complex``); the derivative is still the composition's."""
+    if out is None:
+        out = _run_composite(fn, params, datas)
+    return _record(cls, fn, params, args, datas, out, mask if callable(mask) else (mask, False),
+                   casts)
 
 
-def _sigmoid_bwd(node, ct, primals, ans, needs):
-    return [P.mul(ct, E.conj_op(P.mul(ans, P.sub(1.0, ans))) if ans.dtype.kind == "c"
-                  else P.mul(ans, P.sub(1.0, ans)))]
-
-
-_SigmoidBackward0 = _composite("SigmoidBackward0", ("self",), _sigmoid_bwd)
+def _sigmoid_fn(x):
+    if x.dtype.kind == "c":
+        return P.div(1.0, P.add(1.0, P.exp(P.neg(x))))
+    return P.exp(P.neg(P.logaddexp(x.dtype.type(0), P.neg(x))))   # no overflow
 
 
 def sigmoid(x):
     """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
     d = _as_float(x._data)
-    if d.dtype.kind == "c":
-        out = E.div_p.bind(1.0, E.add_p.bind(1.0, E.exp_p.bind(_k(E.neg_p, d)(d))))
-    else:
-        out = E.exp_p.bind(E.neg_p.bind(E.logaddexp_p.bind(d.dtype.type(0), _k(E.neg_p, d)(d))))
-    return _record(_SigmoidBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
+    return _compose(composite_class("SigmoidBackward0", ("self",)), _sigmoid_fn, [x], [d])
 
 
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
-def _relu_bwd(node, ct, primals, ans, needs):
-    if type(ct) is np.ndarray and type(ans) is np.ndarray and _no_trace():
-        g = _NN.relu_backward(ans, ct)       # one numba pass (kernels/nn_cpu.py)
-        if g is not None:
-            return [g]
-    return [P.where(P.gt(ans, 0), ct, 0.0)]
-
-
-_ReluBackward0 = _composite("ReluBackward0", ("self",), _relu_bwd)
+def _relu_fn(x):
+    return P.where(P.gt(x, 0), x, x.dtype.type(0))
 
 
 def relu(x):
@@ -732,54 +701,41 @@ def relu(x):
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    out = _NN.relu(d)   # one numba pass for NumPy float arrays, else None
-    if out is None:     # other dtypes, and tracers (under compat.func): primitives
-        out = select_p.bind(_k(L.gt_p, d)(d, 0), d, d.dtype.type(0))
-    return _record(_ReluBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
-
-
-def _rsqrt_bwd(node, ct, primals, ans, needs):
-    y = ans
-    return [P.mul(ct, _cj(P.mul(-0.5, P.mul(y, P.mul(y, y)))))]
+    return _compose(composite_class("ReluBackward0", ("self",)), _relu_fn, [x], [d])
 
 
 def _cj(v):
     return E.conj_op(v) if v.dtype.kind == "c" else v
 
 
-_RsqrtBackward0 = _composite("RsqrtBackward0", ("self",), _rsqrt_bwd)
+def _rsqrt_fn(x):
+    return P.div(1.0, P.sqrt(x))
 
 
 def rsqrt(x):
     d = _as_float(x._data)
-    out = E.div_p.bind(1.0, _k(E.sqrt_p, d)(d))
-    return _record(_RsqrtBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
+    return _compose(composite_class("RsqrtBackward0", ("self",)), _rsqrt_fn, [x], [d])
 
 
-def _reciprocal_bwd(node, ct, primals, ans, needs):
-    return [P.mul(ct, _cj(P.neg(P.mul(ans, ans))))]
-
-
-_ReciprocalBackward0 = _composite("ReciprocalBackward0", ("self",), _reciprocal_bwd)
+def _reciprocal_fn(x):
+    return P.div(1.0, x)
 
 
 def reciprocal(x):
     d = _as_float(x._data)
-    out = E.div_p.bind(1.0, d)
-    return _record(_ReciprocalBackward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
+    return _compose(composite_class("ReciprocalBackward0", ("self",)), _reciprocal_fn, [x], [d])
+
+
+def _logn_fn(x, ln):
+    return P.div(P.log(x), x.dtype.type(ln) if x.dtype.kind == "f" else ln)
 
 
 def _logn(name, base):
-    ln = math.log(base)
-
-    def bwd(node, ct, primals, ans, needs):
-        return [P.div(ct, _cj(P.mul(primals[0], ln)))]
-    cls = _composite(name, ("self",), bwd)
+    params = {"ln": math.log(base)}
+    cls = composite_class(name, ("self",))
 
     def op(x):
-        d = _as_float(x._data)
-        out = E.div_p.bind(_k(E.log_p, d)(d), d.dtype.type(ln) if d.dtype.kind == "f" else ln)
-        return _record(cls, None, _EMPTY, [x], [d], out, SAVE_X)
+        return _compose(cls, _logn_fn, [x], [_as_float(x._data)], params)
     return op
 
 
@@ -787,20 +743,15 @@ log2 = _logn("Log2Backward0", 2.0)
 log10 = _logn("Log10Backward0", 10.0)
 
 
-def _exp2_bwd(node, ct, primals, ans, needs):
-    return [P.mul(ct, _cj(P.mul(ans, math.log(2.0))))]
-
-
-_Exp2Backward0 = _composite("Exp2Backward0", ("self",), _exp2_bwd)
+def _exp2_fn(x):
+    return P.pow(x.dtype.type(2) if x.dtype.kind == "f" else 2.0, x)
 
 
 def exp2(x):
     d = _as_float(x._data)
-    out = E.pow_p.bind(d.dtype.type(2) if d.dtype.kind == "f" else 2.0, d)
-    return _record(_Exp2Backward0, None, _EMPTY, [x], [d], out, SAVE_OUT)
+    return _compose(composite_class("Exp2Backward0", ("self",)), _exp2_fn, [x], [d])
 
 
-# =============================================================================== binary ops
 def _broadcast_error(ad, bd):
     sa = getattr(ad, "shape", ())
     sb = getattr(bd, "shape", ())
@@ -820,10 +771,11 @@ _save_in = G.save
 _save_out = G.save_out
 
 
-def _binary(prim, name, names, save, rname=None):
+def _binary(prim, name, names, save, rname=None, edge_idx=None):
     """A binary elementwise operation recorded as one primitive node.  ``save``: (mask,
-    save_out) or a function of (needs_a, needs_b) returning one (tabulated here)."""
-    cls = node_class(name, names)
+    save_out) or a function of (needs_a, needs_b) returning one (tabulated here);
+    ``edge_idx``: the operands shown in ``next_functions`` (all by default)."""
+    cls = node_class(name, names, edge_idx=edge_idx)
     rcls = node_class(rname, names) if rname else cls
     impl, bind = prim.impl, prim.bind
     table = {}
@@ -1137,51 +1089,37 @@ def floor_divide(a, b):
     return _make_plain(np.floor_divide(ad, bd))
 
 
-def _rem_bwd(node, ct, primals, ans, needs):
-    """``r = a - q b`` with ``q = floor(a / b)`` (remainder) or ``trunc(a / b)`` (fmod),
-    piecewise constant: ``dr/da = 1``, ``dr/db = -q`` (PyTorch's formulas)."""
-    a, b = primals
-    ga = gb = None
-    if needs[0]:
-        ga = unbroadcast(ct, a)
-    if needs[1]:
-        if node._params["floor"]:
-            q = L.floor_divide(a, b)
-        else:
-            r = P.div(a, b)
-            q = P.where(P.lt(r, 0), L.ceil(r), L.floor(r))
-        gb = unbroadcast(P.neg(P.mul(ct, q)), b)
-    return [ga, gb]
+def _rem(prim, name):
+    """``remainder``/``fmod``: the operation table's rows, with torch's node names
+    (``<Name>Backward0`` for a scalar divisor, ``<Name>Backward1`` for a tensor)."""
+    tt = _binary(prim, f"{name}Backward1", ("self", "other"), (3, False))
+    ts = _binary(prim, f"{name}Backward0", ("self", "other"), (3, False), edge_idx=(0,))
+
+    def op(a, b):
+        r = (tt if isinstance(b, Tensor) else ts)(a, b)
+        if r is NotImplemented:
+            raise TypeError(f"{name.lower()}(): expected a Tensor or a number, got "
+                            f"{type(b).__name__}")
+        return r
+    return op
 
 
-_REM_CLASSES = {
-    (floor, scalar): _composite(f"{name}Backward{0 if scalar else 1}",
-                                ("self",) if scalar else ("self", "other"), _rem_bwd,
-                                edge_idx=(0,) if scalar else None)
-    for floor, name in ((True, "Remainder"), (False, "Fmod")) for scalar in (True, False)}
-
-
-def _rem(a, b, floor, npf):
-    ad, bd, casts = _operands_or_raise(a, b)
-    out = npf(ad, bd)
-    if out.dtype.kind != "f":
-        return _make_plain(out)
-    cls = _REM_CLASSES[floor, not isinstance(b, Tensor)]
-    return _record(cls, None, {"floor": floor}, [a, b], [ad, bd], out, (3, False), casts)
+_remainder = _rem(E.remainder_p, "Remainder")
+_fmod = _rem(E.fmod_p, "Fmod")
 
 
 def remainder(a, b):
     """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
     gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
     _refuse_complex(a, b, kernel="remainder_cpu")
-    return _rem(a, b, True, np.remainder)
+    return _remainder(a, b)
 
 
 def fmod(a, b):
     """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
     is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
     _refuse_complex(a, b, kernel="fmod_cpu")
-    return _rem(a, b, False, np.fmod)
+    return _fmod(a, b)
 
 
 def isnan(x):
@@ -1246,22 +1184,13 @@ def _red_shape(shape, axes):
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-def _keep(v, x, p):
-    """Cotangent/output of a reduction reshaped to broadcast against ``x``."""
-    if p["keepdim"]:
-        return v
-    return P.reshape(v, _keep_shape(x.shape, p["axes"]))
+def _sum_fn(x, axes, keepdim):
+    out = P.reduce_sum(x, axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-def _sum_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    return [P.broadcast_to(_keep(ct, x, node._params), x.shape)]
-
-
-def _mean_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    p = node._params
-    return [P.broadcast_to(P.div(_keep(ct, x, p), float(p["n"])), x.shape)]
+def _mean_fn(x, axes, keepdim, n):
+    return P.div(_sum_fn(x, axes, keepdim), x.dtype.type(n) if x.dtype.kind == "f" else n)
 
 
 def _self_sizes(n):
@@ -1274,15 +1203,9 @@ _size_attr = {"self_sym_sizes": _self_sizes}
 _dim_attrs = {"self_sym_sizes": _self_sizes,
               "dim": lambda n: n._params["axes"], "keepdim": lambda n: n._params["keepdim"]}
 _SumBackward0 = node_class("SumBackward0", ("self",), params=_size_attr)
-_SumBackward1 = _composite("SumBackward1", ("self",), _sum_bwd, params=_dim_attrs)
-_MeanBackward0 = _composite("MeanBackward0", ("self",), _mean_bwd, params=_size_attr)
-_MeanBackward1 = _composite("MeanBackward1", ("self",), _mean_bwd, params=_dim_attrs)
-
-
-def _reduce_out(out, shape, axes, keepdim):
-    if keepdim:
-        out = np.reshape(out, _keep_shape(shape, axes))
-    return out
+_SumBackward1 = composite_class("SumBackward1", ("self",), params=_dim_attrs)
+_MeanBackward0 = composite_class("MeanBackward0", ("self",), params=_size_attr)
+_MeanBackward1 = composite_class("MeanBackward1", ("self",), params=_dim_attrs)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
@@ -1296,10 +1219,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
         axes = tuple(range(d.ndim))
         out = _k(S.reduce_sum_p, d)(d, axes=axes)
         return _record(_SumBackward0, S.reduce_sum_p, {"axes": axes}, [x], [d], out, SAVE_NONE)
-    axes = _dims(dim, d.ndim)
-    out = _reduce_out(_k(S.reduce_sum_p, d)(d, axes=axes), d.shape, axes, keepdim)
-    return _record(_SumBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
-                   SAVE_NONE)
+    return _compose(_SumBackward1, _sum_fn, [x], [d],
+                    {"axes": _dims(dim, d.ndim), "keepdim": keepdim}, mask=0)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -1319,26 +1240,17 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = 1
     for a in axes:
         n *= d.shape[a]
-    out = _reduce_out(E.div_p.bind(_k(S.reduce_sum_p, d)(d, axes=axes), d.dtype.type(n)
-                                   if d.dtype.kind == "f" else n), d.shape, axes, keepdim)
     cls = _MeanBackward0 if dim is None and not keepdim else _MeanBackward1
-    return _record(cls, None, {"axes": axes, "keepdim": keepdim, "n": n}, [x], [d], out,
-                   SAVE_NONE)
+    return _compose(cls, _mean_fn, [x], [d], {"axes": axes, "keepdim": keepdim, "n": n}, mask=0)
 
 
-def _prod_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    p = node._params
-    g = _keep(ct, x, p)
-    if not p["keepdim"] and p["axes"]:
-        g = P.reshape(g, _red_shape(x.shape, p["axes"]))
-    elif p["keepdim"]:
-        g = P.reshape(g, _red_shape(x.shape, p["axes"]))
-    return R.reduce_prod_p.vjp(g, None, [x], [True], axes=p["axes"])
+def _prod_fn(x, axes, keepdim):
+    out = R.reduce_prod_p.bind(x, axes=axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
 _ProdBackward0 = node_class("ProdBackward0", ("self",))
-_ProdBackward1 = _composite("ProdBackward1", ("self",), _prod_bwd)
+_ProdBackward1 = composite_class("ProdBackward1", ("self",))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -1351,40 +1263,27 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         axes = tuple(range(d.ndim))
         out = _k(R.reduce_prod_p, d)(d, axes=axes)
         return _record(_ProdBackward0, R.reduce_prod_p, {"axes": axes}, [x], [d], out, SAVE_X)
-    axes = _dims(dim, d.ndim)
-    out = _reduce_out(_k(R.reduce_prod_p, d)(d, axes=axes), d.shape, axes, keepdim)
-    return _record(_ProdBackward1, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
-                   SAVE_X)
+    return _compose(_ProdBackward1, _prod_fn, [x], [d],
+                    {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
 
 
-def _amax_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    p = node._params
-    red = _red_shape(x.shape, p["axes"])
-    g = P.reshape(ct, red) if p["keepdim"] else ct
-    a = P.reshape(ans, red) if p["keepdim"] else ans
-    return node._prim.vjp(g, a, [x], [True], axes=p["axes"])
+def _amax_fn(x, prim, axes, keepdim):
+    out = prim.bind(x, axes=axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-_AmaxBackward0 = _composite("AmaxBackward0", ("self",), _amax_bwd)
-_AminBackward0 = _composite("AminBackward0", ("self",), _amax_bwd)
+def _take_fn(x, *arrays, axis, keepdim):
+    """``x`` at the index ``arrays`` (an argmax along ``axis``), as ``max(dim)`` gives it."""
+    out = I.gather_p.bind(x, *arrays, template=tuple(I._Slot(k) for k in range(len(arrays))))
+    return P.expand_dims(out, (axis,)) if keepdim else out
+
+
+_AmaxBackward0 = composite_class("AmaxBackward0", ("self",))
+_AminBackward0 = composite_class("AminBackward0", ("self",))
 _MaxBackward1 = node_class("MaxBackward1", ("self",))
 _MinBackward1 = node_class("MinBackward1", ("self",))
-
-
-def _extremum_dim_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    arrays = primals[1:]
-    p = node._params
-    g = P.squeeze(ct, (p["axis"],)) if p["keepdim"] else ct
-    tmpl = tuple(I._Slot(k) for k in range(len(arrays)))
-    return [I.scatter_add_p.bind(g, *arrays, template=tmpl, shape=x.shape)] + [None] * len(arrays)
-
-
-_MaxBackward0 = _composite("MaxBackward0", ("self", "indices"), _extremum_dim_bwd,
-                           edge_idx=(0,))
-_MinBackward0 = _composite("MinBackward0", ("self", "indices"), _extremum_dim_bwd,
-                           edge_idx=(0,))
+_MaxBackward0 = composite_class("MaxBackward0", ("self", "indices"), edge_idx=(0,))
+_MinBackward0 = composite_class("MinBackward0", ("self", "indices"), edge_idx=(0,))
 _max_ret = namedtuple("max", ["values", "indices"])
 _min_ret = namedtuple("min", ["values", "indices"])
 
@@ -1431,8 +1330,8 @@ def _extremum(which):
         indices = _make_plain(np.asarray(idx_out, dtype=np.int64))
         if d.dtype.kind not in "fc":
             return ret(_make_plain(vals), indices)
-        values = _record(dim_cls, None, {"axis": ax, "keepdim": keepdim}, [input, *full],
-                         [d, *full], vals, (-2, False))
+        values = _compose(dim_cls, _take_fn, [input, *full], [d, *full],
+                          {"axis": ax, "keepdim": keepdim}, mask=0, out=vals)
         return ret(values, indices)
     op.__name__ = which
     return op
@@ -1448,12 +1347,11 @@ def _amax_like(prim, cls, npf):
     def op(input, dim=(), keepdim=False):  # noqa: A002
         d = input._data
         _refuse_complex(input, kernel=kernel)
-        axes = _dims(dim if dim != () else None, d.ndim)
-        out = _reduce_out(_k(prim, d)(d, axes=axes), d.shape, axes, keepdim)
+        params = {"prim": prim, "axes": _dims(dim if dim != () else None, d.ndim),
+                  "keepdim": keepdim}
         if d.dtype.kind not in "fc":
-            return _make_plain(out)
-        return _record(cls, prim, {"axes": axes, "keepdim": keepdim}, [input], [d], out,
-                       SAVE_X_OUT)
+            return _make_plain(_amax_fn(d, **params))
+        return _compose(cls, _amax_fn, [input], [d], params)
     return op
 
 
@@ -1496,17 +1394,8 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
                                          keepdims=keepdim)))
 
 
-def _norm2_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    p = node._params
-    g = _keep(ct, x, p)
-    y = _keep(ans, x, p)
-    is0 = P.eq(y, 0)
-    scale = P.where(is0, 0.0, P.div(g, P.where(is0, 1.0, y)))
-    return [P.mul(x, scale)]
-
-
-_NormBackward = _composite("LinalgVectorNormBackward0", ("self",), _norm2_bwd)
+def _norm2_fn(x, axes, keepdim):
+    return _fla.vector_norm(x, axis=axes, keepdims=keepdim)   # derivative 0 at 0
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
@@ -1514,12 +1403,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
     x = input if dtype is None else input.to(dtype)
     if p in ("fro", 2, 2.0, None):
         d = x._data
-        axes = _dims(dim, d.ndim)
-        a = np.abs(d)
-        out = _reduce_out(np.sqrt(np.sum(a * a, axis=axes)), d.shape, axes, keepdim)
-        out = np.asarray(out, dtype=D.from_np(d.dtype).to_real().np)
-        return _record(_NormBackward, None, {"axes": axes, "keepdim": keepdim}, [x], [d], out,
-                       SAVE_X_OUT)
+        return _compose(composite_class("LinalgVectorNormBackward0", ("self",)), _norm2_fn,
+                        [x], [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
     if p in (math.inf, float("inf")):
         return amax(abs(x), dim=() if dim is None else dim, keepdim=keepdim)
     if p in (-math.inf, float("-inf")):
@@ -1548,14 +1433,34 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # n
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
-def _logsumexp_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    p = node._params
-    # ct * conj(exp(x - result)): PyTorch's logsumexp_backward (conj for complex x)
-    return [P.mul(_keep(ct, x, p), _cj(P.exp(P.sub(x, _keep(ans, x, p)))))]
+def _shift(x, axes):
+    """The constant ``max(real(x))`` over ``axes`` (kept dims; 0 where it is not finite):
+    subtracting it keeps ``exp`` from overflowing and changes no derivative."""
+    if not x.size:
+        return np.zeros(_keep_shape(x.shape, axes), np.finfo(x.dtype).dtype)
+    r = P.real(x) if x.dtype.kind == "c" else x
+    m = P.stop_gradient(P.reshape(P.reduce_max(r, axes), _keep_shape(x.shape, axes)))
+    return P.where(P.isfinite(m), m, r.dtype.type(0))
 
 
-_LogsumexpBackward0 = _composite("LogsumexpBackward0", ("self",), _logsumexp_bwd)
+def _sum_keep(e, axes):
+    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
+
+
+def _logsumexp_fn(x, axes, keepdim):
+    m = _shift(x, axes)
+    out = P.add(P.log(_sum_keep(P.exp(P.sub(x, m)), axes)), m)
+    return out if keepdim else P.reshape(out, _red_shape(x.shape, axes))
+
+
+def _softmax_fn(x, axes):
+    e = P.exp(P.sub(x, _shift(x, axes)))
+    return P.div(e, _sum_keep(e, axes))
+
+
+def _log_softmax_fn(x, axes):
+    z = P.sub(x, _shift(x, axes))
+    return P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
 
 
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
@@ -1563,103 +1468,53 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     largest real part, as in PyTorch, so the imaginary part is the principal argument of
     the sum; the gradient is ``grad * conj(exp(x - result))``."""
     d = _as_float(input._data)
-    axes = _dims(dim, d.ndim)
-    if isinstance(d, _Tracer) and d.dtype.kind == "f" and d.size:   # traced: primitives
-        keep = _keep_shape(d.shape, axes)
-        m = P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))
-        m = P.where(P.isfinite(m), m, d.dtype.type(0))
-        out = P.add(P.log(_sum_keep(P.exp(P.sub(d, m)), axes)), m)
-        return _make_plain(out if keepdim else P.reshape(out, _red_shape(d.shape, axes)))
-    r = d.real if d.dtype.kind == "c" else d
-    m = np.max(r, axis=axes, keepdims=True) if d.size else np.zeros(_keep_shape(d.shape, axes),
-                                                                       r.dtype)
-    m = np.where(np.isfinite(m), m, 0).astype(r.dtype)
-    out = np.log(np.sum(np.exp(d - m), axis=axes, keepdims=True)) + m
-    out = out if keepdim else out.reshape(_red_shape(d.shape, axes))
-    return _record(_LogsumexpBackward0, None, {"axes": axes, "keepdim": keepdim}, [input], [d],
-                   np.asarray(out, d.dtype), SAVE_X_OUT)
-
-
-def _softmax_bwd(node, ct, primals, ans, needs):
-    ax = node._params["axes"]
-    y = ans
-    s = P.reshape(P.reduce_sum(P.mul(ct, y), ax), _keep_shape(y.shape, ax))
-    return [P.mul(y, P.sub(ct, s))]
-
-
-def _log_softmax_bwd(node, ct, primals, ans, needs):
-    ax = node._params["axes"]
-    y = ans
-    s = P.reshape(P.reduce_sum(ct, ax), _keep_shape(y.shape, ax))
-    return [P.sub(ct, P.mul(P.exp(y), s))]
+    return _compose(composite_class("LogsumexpBackward0", ("self",)), _logsumexp_fn, [input],
+                    [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
 
 
 _sm_attrs = {"dim": lambda n: n._params["axes"][0]}
-_SoftmaxBackward0 = _composite("SoftmaxBackward0", ("self",), _softmax_bwd,
-                               params=_sm_attrs)
-_LogSoftmaxBackward0 = _composite("LogSoftmaxBackward0", ("self",), _log_softmax_bwd,
-                                  params=_sm_attrs)
+_SoftmaxBackward0 = composite_class("SoftmaxBackward0", ("self",), params=_sm_attrs)
+_LogSoftmaxBackward0 = composite_class("LogSoftmaxBackward0", ("self",), params=_sm_attrs)
 
 
-def _softmax_prep(input, dim, dtype, name):
-    x = input if dtype is None else input.to(dtype)
-    d = _as_float(x._data)
-    if dim is None:
-        dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
-    axes = _dims(dim, d.ndim)
-    if d.dtype.kind == "c":
-        last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
-        _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
-    if _any_traced(d):   # under an ftrans transform: primitives (the max is a constant)
-        keep = _keep_shape(d.shape, axes)
-        z = P.sub(d, P.stop_gradient(P.reshape(P.reduce_max(d, axes), keep))) if d.size else d
-        return x, d, axes, z
-    z = d - np.max(d, axis=axes, keepdims=True) if d.size else d
-    return x, d, axes, z
+def _softmax(fn, cls, name):
+    def op(input, dim=None, dtype=None):  # noqa: A002
+        x = input if dtype is None else input.to(dtype)
+        d = _as_float(x._data)
+        if dim is None:
+            dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
+        axes = _dims(dim, d.ndim)
+        if d.dtype.kind == "c":
+            last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
+            _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
+        return _compose(cls, fn, [x], [d], {"axes": axes})
+    op.__name__ = name
+    return op
 
 
-def _sum_keep(e, axes):
-    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
-
-
-def softmax(input, dim=None, dtype=None):  # noqa: A002
-    """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
-    x, d, axes, z = _softmax_prep(input, dim, dtype, "softmax")
-    if _any_traced(d):
-        e = P.exp(z)
-        out = P.div(e, _sum_keep(e, axes))
-    else:
-        e = np.exp(z)
-        out = np.asarray(e / np.sum(e, axis=axes, keepdims=True), d.dtype)
-    return _record(_SoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
-
-
-def log_softmax(input, dim=None, dtype=None):  # noqa: A002
-    """``x - logsumexp(x, dim)`` (computed stably)."""
-    x, d, axes, z = _softmax_prep(input, dim, dtype, "log_softmax")
-    if _any_traced(d):
-        out = P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
-    else:
-        out = np.asarray(z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True)), d.dtype)
-    return _record(_LogSoftmaxBackward0, None, {"axes": axes}, [x], [d], out, SAVE_OUT)
+softmax = _softmax(_softmax_fn, _SoftmaxBackward0, "softmax")
+softmax.__doc__ = """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
+log_softmax = _softmax(_log_softmax_fn, _LogSoftmaxBackward0, "log_softmax")
+log_softmax.__doc__ = """``x - logsumexp(x, dim)`` (computed stably)."""
 
 
 # =============================================================================== clamp, where
-def _clamp_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    lo, hi = node._params["min"], node._params["max"]
-    if lo is not None and hi is not None:
-        m = P.logical_and(P.ge(x, lo), P.le(x, hi))
-    elif lo is not None:
-        m = P.ge(x, lo)
-    else:
-        m = P.le(x, hi)
-    return [P.where(m, ct, 0.0)]
+def _clamp_fn(x, lo, hi):
+    """``min(max(x, lo), hi)``; the gradient passes where ``lo <= x <= hi`` (bounds
+    included, PyTorch's convention); a NaN bound gives NaN everywhere, as in PyTorch."""
+    out = x
+    if lo is not None:
+        out = P.where(P.lt(out, lo), lo, out) if not math.isnan(lo) else \
+            P.stop_gradient(P.add(P.mul(out, 0.0), lo))
+    if hi is not None:
+        out = P.where(P.gt(out, hi), hi, out) if not math.isnan(hi) else \
+            P.stop_gradient(P.add(P.mul(out, 0.0), hi))
+    return out
 
 
-_ClampBackward1 = _composite("ClampBackward1", ("self",), _clamp_bwd,
-                             params={"min": lambda n: n._params["min"],
-                                     "max": lambda n: n._params["max"]})
+_ClampBackward1 = composite_class("ClampBackward1", ("self",),
+                                  params={"min": lambda n: n._params["lo"],
+                                          "max": lambda n: n._params["hi"]})
 
 
 def clamp(input, min=None, max=None):  # noqa: A002
@@ -1682,19 +1537,7 @@ def clamp(input, min=None, max=None):  # noqa: A002
     hi = _scalar(max) if max is not None else None
     if d.dtype.kind in "biu" and (isinstance(lo, float) or isinstance(hi, float)):
         d = d.astype(_default_float())
-    if isinstance(d, _Tracer) and (lo is None or not np.isnan(lo)) and (
-            hi is None or not np.isnan(hi)):
-        out = d if lo is None else P.maximum(d, lo)
-        out = out if hi is None else P.minimum(out, hi)
-        return _record(_ClampBackward1, None, {"min": lo, "max": hi}, [input], [d], out,
-                       SAVE_X)
-    out = d
-    if lo is not None:
-        out = np.maximum(out, lo) if not np.isnan(lo) else np.full_like(out, lo)
-    if hi is not None:
-        out = np.minimum(out, hi) if not np.isnan(hi) else np.full_like(out, hi)
-    out = np.array(out, dtype=d.dtype, copy=True)
-    return _record(_ClampBackward1, None, {"min": lo, "max": hi}, [input], [d], out, SAVE_X)
+    return _compose(_ClampBackward1, _clamp_fn, [input], [d], {"lo": lo, "hi": hi})
 
 
 clip = clamp
@@ -1726,17 +1569,14 @@ def where(condition, input=None, other=None):  # noqa: A002
                    (1, False), casts=None if casts is None else (None,) + casts)
 
 
-def _masked_fill_bwd(node, ct, primals, ans, needs):
-    x, mask, value = primals
-    gx = P.where(mask, 0.0, ct) if needs[0] else None
-    gv = None
-    if needs[2]:
-        gv = unbroadcast(P.where(mask, ct, 0.0), value)
-    return [gx, None, gv]
+def _masked_fill_fn(x, mask, value):
+    if hasattr(value, "dtype") and value.dtype != x.dtype:
+        value = P.convert_element_type(value, x.dtype)
+    return P.where(mask, value, x)
 
 
-_MaskedFillBackward0 = _composite("MaskedFillBackward0", ("self", "mask", "value"),
-                                  _masked_fill_bwd, edge_idx=(0,))
+_MaskedFillBackward0 = composite_class("MaskedFillBackward0", ("self", "mask", "value"),
+                                       edge_idx=(0,))
 
 
 def _check_fill_value(d, v):
@@ -1756,29 +1596,18 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_ctype(m.dtype)}")
     d = input._data
-    if _any_traced(m, d, value._data if isinstance(value, Tensor) else None):
-        vd = value._data if isinstance(value, Tensor) else value
-        _check_fill_value(d, vd)
-        if isinstance(vd, complex) and d.dtype.kind != "c":
-            vd = vd.real
-        if hasattr(vd, "dtype") and vd.dtype != d.dtype:
-            vd = P.convert_element_type(vd, d.dtype)
-        return _make_plain(P.where(m, vd, d))   # traced: the transform differentiates, no node
-    if isinstance(value, Tensor):
-        _check_fill_value(d, value._data)
-        vd = value._data.astype(d.dtype)
-        out = np.where(m, vd, d).astype(d.dtype)
-        return _record(_MaskedFillBackward0, None, _EMPTY, [input, m, value],
-                       [d, m, value._data], out, (2, False))
-    _check_fill_value(d, value)
-    v = np.asarray(value)
-    out = np.where(m, np.asarray(v.real if v.dtype.kind == "c" and d.dtype.kind != "c" else v,
-                                 d.dtype), d).astype(d.dtype)
-    return _record(_MaskedFillBackward0, None, _EMPTY, [input, m, value], [d, m, value], out,
-                   (2, False))
+    vd = value._data if isinstance(value, Tensor) else value
+    _check_fill_value(d, vd)
+    if not isinstance(value, Tensor):
+        vd = np.asarray(vd)
+        vd = vd.real if vd.dtype.kind == "c" and d.dtype.kind != "c" else vd
+        vd = np.asarray(vd, d.dtype)
+    elif vd.dtype.kind == "c" and d.dtype.kind != "c":
+        vd = P.real(vd)
+    return _compose(_MaskedFillBackward0, _masked_fill_fn, [input, m, value], [d, m, vd],
+                    mask=0)
 
 
-# =============================================================================== shapes, views
 def _basic_index(d, template):
     """``d[template]`` as a view, also when every dimension is indexed by an integer (NumPy
     would return a scalar copy)."""
@@ -2016,19 +1845,19 @@ def broadcast_tensors(*tensors):
     return tuple(expand(t, shape) for t in tensors)
 
 
-def _repeat_bwd(node, ct, primals, ans, needs):
-    x = primals[0]
-    reps = node._params["repeats"]
-    xs = (1,) * (len(reps) - x.ndim) + tuple(x.shape)
-    inter = []
-    for r, s in zip(reps, xs):
-        inter += [r, s]
-    g = P.reshape(ct, tuple(inter))
-    g = P.reduce_sum(g, tuple(range(0, 2 * len(reps), 2)))
-    return [P.reshape(g, x.shape)]
+def _repeat_fn(x, repeats):
+    """``torch.repeat``: NumPy's ``tile`` (leading dimensions added as needed)."""
+    xs = (1,) * (len(repeats) - x.ndim) + tuple(x.shape)
+    inter, out_shape = [], []
+    for r, s in zip(repeats, xs):
+        inter += [1, s]
+        out_shape.append(r * s)
+    b = P.broadcast_to(P.reshape(x, tuple(inter)),
+                       tuple(v for r, s in zip(repeats, xs) for v in (r, s)))
+    return P.reshape(b, tuple(out_shape))
 
 
-_RepeatBackward0 = _composite("RepeatBackward0", ("self",), _repeat_bwd)
+_RepeatBackward0 = composite_class("RepeatBackward0", ("self",))
 
 
 def repeat(input, *sizes):  # noqa: A002
@@ -2037,8 +1866,7 @@ def repeat(input, *sizes):  # noqa: A002
     if len(reps) < d.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    out = np.tile(d, reps)
-    return _record(_RepeatBackward0, None, {"repeats": reps}, [input], [d], out, SAVE_NONE)
+    return _compose(_RepeatBackward0, _repeat_fn, [input], [d], {"repeats": reps}, mask=0)
 
 
 # indexing ------------------------------------------------------------------------------
@@ -2112,19 +1940,18 @@ def getitem(input, idx):  # noqa: A002
     return t
 
 
-def _index_put_bwd(node, ct, primals, ans, needs):
-    mask, v = primals[1], primals[2]
-    arrays = primals[3:]
-    p = node._params
-    gx = P.where(mask, 0.0, ct) if needs[0] else None
-    gv = None
-    if needs[2]:
-        gv = unbroadcast(I.gather_p.bind(ct, *arrays, template=p["template"]), v)
-    return [gx, None, gv] + [None] * len(arrays)
+def _index_put_fn(x, mask, v, *arrays, template, shape):
+    """``x`` with ``v`` (broadcast to the indexed ``shape``) written at the index: the
+    composition whose derivative ``index_put`` has (duplicate indices: the forward keeps
+    NumPy's last write, see :func:`_index_put`)."""
+    if v.dtype != x.dtype:
+        v = P.convert_element_type(v, x.dtype)
+    v = P.broadcast_to(v, shape)
+    return P.where(mask, I.scatter_add_p.bind(v, *arrays, template=template, shape=x.shape), x)
 
 
-_IndexPutBackward0 = _composite("IndexPutBackward0", ("self", "mask", "values"),
-                                _index_put_bwd, edge_idx=(0, 2))
+_IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "mask", "values"),
+                                     edge_idx=(0, 2))
 
 
 def _index_put(input, template, arrays, value):  # noqa: A002
@@ -2135,9 +1962,11 @@ def _index_put(input, template, arrays, value):  # noqa: A002
     out[idx] = vd
     mask = np.zeros(d.shape, bool)
     mask[idx] = True
-    return _record(_IndexPutBackward0, None, {"template": template},
-                   [input, mask, value, *arrays], [d, mask, vd, *arrays], out,
-                   (((1 << (len(arrays) + 3)) - 1) & ~5, False))
+    if not isinstance(value, Tensor):
+        vd = np.asarray(vd, d.dtype)
+    return _compose(_IndexPutBackward0, _index_put_fn, [input, mask, value, *arrays],
+                    [d, mask, vd, *arrays], {"template": template, "shape": d[idx].shape},
+                    mask=0, out=out)
 
 
 def setitem(input, idx, value):  # noqa: A002
@@ -2241,26 +2070,24 @@ def flip(input, dims):  # noqa: A002
                    SAVE_NONE)
 
 
-def _tri_bwd(node, ct, primals, ans, needs):
-    return [P.where(primals[1], ct, 0.0), None]
+def _tri_fn(x, mask):
+    return P.where(mask, x, x.dtype.type(0))
 
 
-_TrilBackward0 = _composite("TrilBackward0", ("self", "mask"), _tri_bwd, edge_idx=(0,))
-_TriuBackward0 = _composite("TriuBackward0", ("self", "mask"), _tri_bwd, edge_idx=(0,))
+_TrilBackward0 = composite_class("TrilBackward0", ("self", "mask"), edge_idx=(0,))
+_TriuBackward0 = composite_class("TriuBackward0", ("self", "mask"), edge_idx=(0,))
 
 
 def tril(input, diagonal=0):  # noqa: A002
     d = input._data
     mask = np.tril(np.ones(d.shape[-2:], bool), diagonal)
-    out = np.where(mask, d, d.dtype.type(0))
-    return _record(_TrilBackward0, None, _EMPTY, [input, mask], [d, mask], out, SAVE_NONE)
+    return _compose(_TrilBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
 def triu(input, diagonal=0):  # noqa: A002
     d = input._data
     mask = np.triu(np.ones(d.shape[-2:], bool), diagonal)
-    out = np.where(mask, d, d.dtype.type(0))
-    return _record(_TriuBackward0, None, _EMPTY, [input, mask], [d, mask], out, SAVE_NONE)
+    return _compose(_TriuBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
@@ -2327,20 +2154,14 @@ def _list_casts(tensors, r):
 concat = concatenate = cat
 
 
-def _stack_bwd(node, ct, primals, ans, needs):
-    ax = node._params["axis"]
-    res = []
-    for i, (x, n) in enumerate(zip(primals, needs)):
-        if n:
-            g = I.gather_p.bind(ct, template=(slice(None),) * ax + (i,))
-            res.append(unbroadcast(g, x))
-        else:
-            res.append(None)
-    return res
+def _stack_fn(*xs, axis):
+    shape = xs[0].shape
+    new = shape[:axis] + (1,) + shape[axis:]
+    return S.concatenate_p.bind(*[P.reshape(x, new) for x in xs], axis=axis)
 
 
-_StackBackward0 = _composite("StackBackward0", (), _stack_bwd,
-                             params={"dim": lambda n: n._params["axis"]})
+_StackBackward0 = composite_class("StackBackward0", (),
+                                  params={"dim": lambda n: n._params["axis"]})
 
 
 def stack(tensors, dim=0):
@@ -2356,13 +2177,8 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape0)} at entry 0 and {list(dd.shape)} at entry {i}")
     ax = _dim(dim, len(shape0) + 1)
-    if _any_traced(*datas):
-        new = shape0[:ax] + (1,) + shape0[ax:]
-        out = S.concatenate_p.bind(*[P.reshape(dd, new) for dd in datas], axis=ax)
-    else:
-        out = np.stack(datas, axis=ax)
-    return _record(_StackBackward0, None, {"axis": ax}, tensors, datas, out, SAVE_NONE,
-                   casts=_list_casts(tensors, r))
+    return _compose(_StackBackward0, _stack_fn, tensors, datas, {"axis": ax}, mask=0,
+                    casts=_list_casts(tensors, r))
 
 
 def hstack(tensors):
@@ -2486,8 +2302,11 @@ ger = outer
 
 # =============================================================================== conversions
 _ToCopyBackward0 = node_class("ToCopyBackward0", ("self",))
-_CloneBackward0 = _composite("CloneBackward0", ("self",),
-                             lambda node, ct, primals, ans, needs: [ct])
+_CloneBackward0 = composite_class("CloneBackward0", ("self",))
+
+
+def _identity_fn(x):
+    return x
 
 
 def _convert(x, npdt):
@@ -2509,7 +2328,7 @@ def clone(input, *, memory_format=None):  # noqa: A002
     """A copy (with the same history: ``CloneBackward0``)."""
     d = input._data
     out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
-    return _record(_CloneBackward0, None, _EMPTY, [input], [d], out, SAVE_NONE)
+    return _compose(_CloneBackward0, _identity_fn, [input], [d], mask=0, out=out)
 
 
 def contiguous(input, memory_format=None):  # noqa: A002
@@ -2709,24 +2528,29 @@ def _rebase(self, node, k=0):
     _move_retains(self, old, old_nr, self._grad_fn)
 
 
-_ZeroBackward0 = _composite("ZeroBackward0", ("self",),
-                            lambda node, ct, primals, ans, needs: [None])
-_FillBackward2 = _composite("FillBackward2", ("self",),
-                            lambda node, ct, primals, ans, needs: [None])
+_ZeroBackward0 = composite_class("ZeroBackward0", ("self",))
+_FillBackward2 = composite_class("FillBackward2", ("self",))
 
 
-def _fill_bwd3(node, ct, primals, ans, needs):
-    # unbroadcast: a real value filled into a complex tensor gets a real gradient
-    return [None, unbroadcast(P.reduce_sum(ct, tuple(range(len(ct.shape)))), primals[1])
-            if needs[1] else None]
+def _overwritten_fn(x):
+    """The derivative of a value that does not depend on ``x`` (``zero_``, ``fill_`` with
+    a number): zero (the value itself is computed by the caller)."""
+    return P.stop_gradient(x)
 
 
-_FillBackward3 = _composite("FillBackward3", ("self", "value"), _fill_bwd3)
+def _fill_fn(x, value):
+    """``x`` filled with the 0-d ``value`` (``fill_`` with a tensor value)."""
+    if value.dtype != x.dtype:
+        value = P.convert_element_type(value, x.dtype)
+    return P.broadcast_to(value, x.shape)
+
+
+_FillBackward3 = composite_class("FillBackward3", ("self", "value"))
 
 
 def _zeros_of(self):
     d = self._data
-    return _record(_ZeroBackward0, None, _EMPTY, [self], [d], np.zeros_like(d), SAVE_NONE)
+    return _compose(_ZeroBackward0, _overwritten_fn, [self], [d], mask=0, out=np.zeros_like(d))
 
 
 def _filled(self, value):
@@ -2735,18 +2559,21 @@ def _filled(self, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        out = np.full_like(d, value._data)
-        return _record(_FillBackward3, None, _EMPTY, [self, value], [d, value._data], out,
-                       SAVE_NONE)
+        return _compose(_FillBackward3, _fill_fn, [self, value], [d, value._data], mask=0,
+                        out=np.full_like(d, value._data))
     _check_fill_value(d, value)
-    return _record(_FillBackward2, None, _EMPTY, [self], [d], np.full_like(d, value), SAVE_NONE)
+    return _compose(_FillBackward2, _overwritten_fn, [self], [d], mask=0,
+                    out=np.full_like(d, value))
 
 
-def _copy_bwd(node, ct, primals, ans, needs):
-    return [None, unbroadcast(ct, primals[1]) if needs[1] else None]
+def _copy_fn(x, src):
+    """``x`` overwritten by ``src`` (broadcast, converted to ``x``'s dtype)."""
+    if src.dtype != x.dtype:
+        src = P.convert_element_type(src, x.dtype)
+    return P.broadcast_to(src, x.shape)
 
 
-_CopyBackwards = _composite("CopyBackwards", ("self", "src"), _copy_bwd)
+_CopyBackwards = composite_class("CopyBackwards", ("self", "src"))
 _CopyBackwards.name = lambda self: "torch::autograd::CopyBackwards"
 
 
@@ -2761,7 +2588,7 @@ def _copied(self, src):
         raise RuntimeError(f"The size of tensor a ({d.shape[-1] if d.ndim else 1}) must match "
                            f"the size of tensor b ({sd.shape[-1] if sd.ndim else 1}) at "
                            "non-singleton dimension") from None
-    return _record(_CopyBackwards, None, _EMPTY, [self, src], [d, sd], out, SAVE_NONE)
+    return _compose(_CopyBackwards, _copy_fn, [self, src], [d, sd], mask=0, out=out)
 
 
 def copy_(self, src, non_blocking=False):
@@ -2778,8 +2605,8 @@ def fill_(self, value):
 
 def _filled_array(self, vals):
     d = self._data
-    return _record(_FillBackward2, None, _EMPTY, [self], [d], np.asarray(vals, d.dtype),
-                   SAVE_NONE)
+    return _compose(_FillBackward2, _overwritten_fn, [self], [d], mask=0,
+                    out=np.asarray(vals, d.dtype))
 
 
 # =============================================================================== nn kernels
@@ -2792,6 +2619,7 @@ from ..primitives import window as _W  # noqa: E402
 from ..kernels import nn_cpu as _NN  # noqa: E402
 
 erf = _unary(_erf_p, "ErfBackward0", "x")
+_composite = node_class   # the nn composites below move to ftrans.nn (issue 17)
 
 _CONV_KEYS = ("window_strides", "padding", "lhs_dilation", "rhs_dilation",
               "feature_group_count")
@@ -3136,23 +2964,13 @@ def _batch_norm_traced(d, wd, bd, rm, rv, training, eps, axes, shape):
     return _make_plain(out), (mean if training else None), (var if training else None)
 
 
-def _linear_bwd(node, ct, primals, ans, needs):
-    """``y = x W^T + b``: ``dx = ct W``, ``dW = ct^T x`` (over every leading axis),
-    ``db = sum(ct)`` (conjugated operands for complex, the cotangent convention)."""
-    x, w = primals[0], primals[1]
-    lead = tuple(range(len(ct.shape) - 1))
-    res = [None, None, None]
-    if needs[0]:
-        res[0] = P.dot_general(ct, _cj(w), (((len(ct.shape) - 1,), (0,)), ((), ())))
-    if needs[1]:
-        res[1] = P.dot_general(ct, _cj(x), ((lead, lead), ((), ())))
-    if needs[2]:
-        res[2] = P.reduce_sum(ct, lead) if lead else ct
-    return res
+def _linear_fn(x, w, b):
+    out = P.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())))
+    return out if b is None else P.add(out, b)
 
 
-_AddmmBackward0 = _composite("AddmmBackward0", ("self", "mat1", "mat2"), _linear_bwd)
-_LinearMmBackward0 = _composite("MmBackward0", ("self", "mat2"), _linear_bwd)
+_AddmmBackward0 = composite_class("AddmmBackward0", ("self", "mat1", "mat2"))
+_LinearMmBackward0 = composite_class("MmBackward0", ("self", "mat2"))
 
 
 def linear(input, weight, bias=None):  # noqa: A002
@@ -3169,17 +2987,8 @@ def linear(input, weight, bias=None):  # noqa: A002
     if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
-    if _any_traced(xd, wd, bd):   # under an ftrans transform: primitives, no NumPy
-        out = P.dot_general(xd, wd, (((xd.ndim - 1,), (1,)), ((), ())))
-        if bd is not None:
-            out = P.add(out, bd)
-    else:
-        out = np.dot(xd.reshape(-1, xd.shape[-1]), wd.T).reshape(xd.shape[:-1] + (wd.shape[0],))
-        if bd is not None:
-            out += bd
     cls = _AddmmBackward0 if bias is not None else _LinearMmBackward0
-    return _record(cls, None, _EMPTY, [input, weight, bias], [xd, wd, bd], out,
-                   _save_cross)
+    return _compose(cls, _linear_fn, [input, weight, bias], [xd, wd, bd], mask=_save_cross)
 
 
 # ====================================================== convolution / pooling under traces

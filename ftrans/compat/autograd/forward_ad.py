@@ -81,6 +81,7 @@ from ...transforms.vjp import vjp_unchecked as vjp  # (cotangents cast, as torch
 from .. import _tensor as T
 from .. import _ops as O
 from . import graph as G
+from ._composite import CompositeNode, composite_jvp
 from .grad_mode import _DecoratorContextManager, _tls
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -371,6 +372,8 @@ def _jvp(cls, prim, params, datas, out, tans):
     tangents = [zero if tn is None else _as_tangent(tn, datas[i]) for i, tn in enumerate(tans)]
     if prim is not None and cls._bwd is G.OpNode._bwd:
         tout = prim.jvp(list(datas), tangents, **params)[1]
+    elif issubclass(cls, CompositeNode):   # prim: the composition itself
+        tout = composite_jvp(prim, params, list(datas), tangents)
     else:
         tout = _transpose_formula(cls, prim, params, datas, out, tangents)
     if tout is zero:
