@@ -15,7 +15,7 @@ from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import anomaly_mode as _AM
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
-from .autograd._composite import run as _run_composite
+from .autograd._composite import run as _run_composite, run_with_residuals
 from ..primitives import elementwise as E
 from ..primitives.convert import convert_element_type_p
 from ..core.trace import Tracer as _Tracer
@@ -351,6 +351,26 @@ def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None)
         out = _run_composite(fn, params, datas)
     return _record(cls, fn, params, args, datas, out, mask if callable(mask) else (mask, False),
                    casts)
+
+
+def _custom(cls, f, args, datas, casts=None):
+    """The result of the ``ftrans.custom_vjp`` function ``f(*datas)`` (``ftrans.nn``'s
+    fused kernels), recorded as one node of the residual class ``cls``
+    (:func:`.autograd._composite.residual_class`): when a node is recorded, the forward is
+    ``f``'s ``fwd`` and the node keeps its residuals for ``bwd``; otherwise ``f``'s plain
+    function runs (no residuals kept)."""
+    if _fw_on or (_tls.grad and _any_requires_grad(args)):
+        out, res = run_with_residuals(f, datas)
+        return _record(cls, f, _EMPTY, list(args) + [None], list(datas) + [res], out,
+                       (-1, False), casts)
+    return _make_plain(f.fun(*datas) if not _any_traced(*datas) else f(*datas))
+
+
+def _any_requires_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and _edge(a)[0] is not None:
+            return True
+    return False
 
 
 def _cj(v):

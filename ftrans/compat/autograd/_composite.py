@@ -42,7 +42,8 @@ from ...transforms.vjp import vjp_unchecked
 from ._node import Meta
 from .graph import OpNode, node_class
 
-__all__ = ["CompositeNode", "composite_class", "composite_vjp", "composite_jvp", "run"]
+__all__ = ["CompositeNode", "ResidualNode", "composite_class", "residual_class",
+           "composite_vjp", "composite_jvp", "run", "run_with_residuals"]
 
 _STAGED: dict = {}   # staging key -> (IR, output positions) of a backward or forward
 _MAX_STAGED = 4096   # programs kept (the cache is cleared when it is full)
@@ -161,9 +162,66 @@ class CompositeNode(OpNode):
     def _bwd(self, ct, primals, ans, needs):
         return composite_vjp(self._prim, self._params, primals, needs, ct)
 
+    @classmethod
+    def tangent(cls, fn, params, datas, tangents):
+        """Forward AD: the output tangent (``ftrans.jvp`` of the composition)."""
+        return composite_jvp(fn, params, datas, tangents)
+
+
+class ResidualNode(CompositeNode):
+    """A node for an ``ftrans.custom_vjp`` function ``_prim`` (``ftrans.nn``'s fused
+    kernels) whose forward ran its ``fwd``: the residuals are the last saved value, and the
+    backward is the function's ``bwd`` on them -- nothing is recomputed.  Under
+    ``create_graph`` (or with a cotangent that is not a NumPy array) the backward is
+    ``ftrans.vjp`` of the function at the saved operands instead, which is recorded and so
+    differentiable again.  The function's ``nondiff_argnums`` operands are passed to
+    ``bwd`` first, as ``custom_vjp`` does."""
+
+    __slots__ = ()
+
+    def _bwd(self, ct, primals, ans, needs):
+        f = self._prim
+        res, ops = primals[-1].value, primals[:-1]
+        if res is not None and _ctx.trace is EVAL and type(ct) is np.ndarray:
+            nondiff = f.nondiff_argnums
+            g = iter(f.bwd(*[ops[i] for i in nondiff], res, ct))
+            out = [None if i in nondiff else next(g) for i in range(len(ops))]
+            return [o if n else None for o, n in zip(out, needs)] + [None]
+        return composite_vjp(f, self._params, ops, needs[:-1], ct) + [None]
+
+    @classmethod
+    def tangent(cls, fn, params, datas, tangents):
+        return composite_jvp(fn, params, datas[:-1], tangents[:-1])
+
+
+class Residuals:
+    """The residuals of a ``custom_vjp`` forward, kept as one opaque saved value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def run_with_residuals(f, datas):
+    """``(out, Residuals)`` from ``f.fwd(*datas)`` for an ``ftrans.custom_vjp`` ``f`` with
+    no transform active; ``(f(*datas), Residuals(None))`` otherwise (its Tracers record
+    ``f`` itself, and the backward recomputes)."""
+    if _ctx.trace is EVAL:
+        out, res = f.fwd(*datas)
+        return out, Residuals(res)
+    return f(*datas), Residuals(None)
+
 
 def composite_class(name, names=(), *, result="result", edge_idx=None, params=None):
     """The composite node class called ``name`` (PyTorch's node name), operands named
     ``names`` (for ``_saved_<name>``); see :func:`ftrans.compat.autograd.graph.node_class`."""
     return node_class(name, names, result=result, edge_idx=edge_idx, params=params,
                       base=CompositeNode)
+
+
+def residual_class(name, names=(), *, result="result", edge_idx=None, params=None):
+    """:func:`composite_class` for a ``custom_vjp`` function recorded with its residuals
+    (``edge_idx`` should leave out the trailing residual operand)."""
+    return node_class(name, names, result=result, edge_idx=edge_idx, params=params,
+                      base=ResidualNode)

@@ -82,7 +82,7 @@ from .. import _tensor as T
 from .. import _ops as O
 from .. import _opbase as OB
 from . import graph as G
-from ._composite import CompositeNode, composite_jvp
+from ._composite import CompositeNode
 from .grad_mode import _DecoratorContextManager, _tls
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -374,7 +374,7 @@ def _jvp(cls, prim, params, datas, out, tans):
     if prim is not None and cls._bwd is G.OpNode._bwd:
         tout = prim.jvp(list(datas), tangents, **params)[1]
     elif issubclass(cls, CompositeNode):   # prim: the composition itself
-        tout = composite_jvp(prim, params, list(datas), tangents)
+        tout = cls.tangent(prim, params, list(datas), tangents)
     else:
         tout = _transpose_formula(cls, prim, params, datas, out, tangents)
     if tout is zero:
