@@ -46,6 +46,14 @@ def _float_dtype(dtype, name):
     return dt
 
 
+def _broadcasts_to(s, shape):
+    """Whether an array of shape ``s`` broadcasts to ``shape`` without growing it."""
+    try:
+        return np.broadcast_shapes(tuple(s), shape) == shape
+    except ValueError:
+        return False
+
+
 def _as(v, dt, shape, name, what):
     """``v`` (number, array or tracer) in dtype ``dt``; its shape must broadcast to
     ``shape`` without growing it."""
@@ -53,7 +61,7 @@ def _as(v, dt, shape, name, what):
         v = P.convert_element_type(v, dt)
     else:
         v = np.asarray(v, dt)
-    if np.broadcast_shapes(tuple(v.shape), shape) != shape:
+    if not _broadcasts_to(v.shape, shape):
         raise ValueError(f"{name}: {what} of shape {tuple(v.shape)} does not broadcast to "
                          f"shape {shape}")
     return v
@@ -237,7 +245,7 @@ def categorical(key, logits, axis=-1, shape=None):
     batch = tuple(np.delete(np.array(logits.shape, dtype=np.int64), axis))
     batch = tuple(int(d) for d in batch)
     shape = batch if shape is None else _shape(shape, "categorical")
-    if len(shape) < len(batch) or np.broadcast_shapes(shape, batch) != shape:
+    if len(shape) < len(batch) or not _broadcasts_to(batch, shape):
         raise ValueError(f"categorical: shape {shape} is not compatible with the batch "
                          f"shape {batch} of logits")
     prefix = shape[:len(shape) - len(batch)]
