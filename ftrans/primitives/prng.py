@@ -13,9 +13,9 @@ known-answer vectors of the Random123 distribution (``kat_vectors``:
 It is the one primitive under :mod:`ftrans.random`; sampling is a composition of other
 primitives on its outputs.  Rules:
 
-* impl: NumPy (or CuPy: the operands' ``xp``) ``uint32`` arithmetic, wrapping modulo
-  ``2**32``, vectorised over the elements (the 20 rounds are a Python loop of whole-array
-  operations);
+* impl: :mod:`ftrans.kernels.prng_cpu`: for NumPy operands one numba loop over the
+  elements (the 20 rounds in registers), for CuPy and other array-API operands their
+  ``xp``'s whole-array ``uint32`` arithmetic (wrapping modulo ``2**32``);
 * abstract eval: two ``uint32`` arrays of the broadcast shape;
 * batching: elementwise (batched operands moved to the front and aligned);
 * no JVP/VJP: created with ``differentiable=False`` (integer bits have no tangent
@@ -33,18 +33,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..kernels import backend_for
+from ..kernels import backend_for, cpu, prng_cpu
 from ._rules import batch_size, move_to_front
 from .structural import reshape
 
 __all__ = ["threefry2x32", "threefry2x32_p"]
 
 threefry2x32_p = Primitive("threefry2x32", differentiable=False, multiple_results=True)
-
-#: rotation constants of Threefry-2x32 (Salmon et al. 2011, table 4), four per round group
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-#: the key-schedule parity constant (Skein's C240 truncated to 32 bits)
-_PARITY = 0x1BD11BDA
 
 
 def _check_dtypes(avals):
@@ -57,23 +52,12 @@ def _check_dtypes(avals):
 
 @threefry2x32_p.def_impl
 def _impl(k0, k1, x0, x1):
-    _check_dtypes([np.asarray(v) if not hasattr(v, "dtype") else v for v in (k0, k1, x0, x1)])
-    xp = backend_for(k0, k1, x0, x1).xp
-    k0, k1, x0, x1 = xp.broadcast_arrays(k0, k1, x0, x1)
-    shape = x0.shape
-    # 1-d copies: NumPy wraps uint32 array arithmetic silently (0-d scalars would warn)
-    k0, k1, x0, x1 = (xp.reshape(v, (-1,)) for v in (k0, k1, x0, x1))
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
-    x0 = x0 + ks[0]
-    x1 = x1 + ks[1]
-    for i in range(5):  # five groups of four rounds, a key injection after each
-        for r in _ROTATIONS[i % 2]:
-            x0 = x0 + x1
-            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
-            x1 = x1 ^ x0
-        x0 = x0 + ks[(i + 1) % 3]
-        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
-    return xp.reshape(x0, shape), xp.reshape(x1, shape)
+    args = [v if hasattr(v, "dtype") else np.asarray(v) for v in (k0, k1, x0, x1)]
+    _check_dtypes(args)
+    backend = backend_for(*args)
+    if backend is cpu:
+        return prng_cpu.threefry2x32(*args)
+    return prng_cpu.threefry2x32_xp(backend.xp, *args)
 
 
 @threefry2x32_p.def_abstract_eval

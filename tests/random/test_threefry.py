@@ -9,6 +9,7 @@ import pytest
 
 import ftrans
 import ftrans.primitives as P
+from ftrans.kernels import prng_cpu
 
 # (counter0, counter1, key0, key1) -> (out0, out1)
 KAT = [
@@ -56,3 +57,23 @@ def test_rejects_other_dtypes():
 def test_has_no_derivative():
     p = ftrans.core.all_primitives()["threefry2x32"]
     assert not p.differentiable and p.jvp is None and p.vjp is None
+
+
+@pytest.mark.parametrize("shapes", [((), (), (5,), (5,)), ((3, 1), (3, 1), (1, 4), (4,)),
+                                    ((), (), (), ()), ((), (), (0,), (0,)),
+                                    ((1001,), (1001,), (1001,), (1001,))])
+def test_numba_kernel_equals_array_kernel(shapes):
+    # the CPU impl (one numba loop) and the whole-array impl (CuPy, array API) agree
+    rng = np.random.default_rng(len(shapes[2]))
+    args = [rng.integers(0, 2 ** 32, s, dtype=np.uint64).astype(np.uint32) for s in shapes]
+    a = prng_cpu.threefry2x32(*args)
+    b = prng_cpu.threefry2x32_xp(np, *args)
+    for u, v in zip(a, b):
+        assert u.dtype == np.uint32 and u.shape == v.shape
+        np.testing.assert_array_equal(u, v)
+
+
+def test_array_kernel_known_answers():
+    ins = np.array([i for i, _ in KAT], np.uint32).T
+    y0, y1 = prng_cpu.threefry2x32_xp(np, ins[2], ins[3], ins[0], ins[1])
+    np.testing.assert_array_equal(np.stack([y0, y1], 1), np.array([o for _, o in KAT]))
