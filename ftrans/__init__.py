@@ -27,13 +27,13 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
-           "TracerArrayConversionError", "numpy", "testing", "lax", "config", "debug_nans"]
+           "TracerArrayConversionError", "numpy", "testing", "random", "lax", "config", "debug_nans"]
 
 
 def __getattr__(name):
     # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,
-    # ``dask`` the Dask library
-    if name in ("testing", "dask"):
+    # ``dask`` the Dask library, ``random`` the PRNG keys and samplers
+    if name in ("testing", "dask", "random"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ftrans' has no attribute {name!r}")
