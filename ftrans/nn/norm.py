@@ -21,10 +21,7 @@ from ..kernels import nn_cpu as _K
 from ..transforms import custom_vjp
 from ._util import apply, as_float, eager, keep_shape
 
-try:   # explicit PRNG keys (ftrans.random) when that package is present
-    from .. import random as _random
-except ImportError:   # pragma: no cover - until ftrans.random lands
-    _random = None
+from .. import random as _random
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "dropout", "embedding"]
 
@@ -218,10 +215,10 @@ def _keep_mask(key, rate, shape):
             raise ValueError(f"dropout: a keep mask must have x's shape {tuple(shape)}, got "
                              f"{tuple(key.shape)}")
         return key
-    if _random is not None:
-        return _random.bernoulli(key, 1.0 - rate, shape)
-    raise TypeError("dropout: key must be an ftrans.random key, a numpy.random.Generator, "
-                    f"or a boolean keep mask shaped like x; got {type(key).__name__}")
+    if not hasattr(key, "dtype"):
+        raise TypeError("dropout: key must be an ftrans.random key, a numpy.random.Generator, "
+                        f"or a boolean keep mask shaped like x; got {type(key).__name__}")
+    return _random.bernoulli(key, 1.0 - rate, shape)   # checks the key
 
 
 def dropout(key, x, rate, training=True):
