@@ -37,6 +37,7 @@ import numpy as np
 from ...core import zero
 from ...core.ir import dce, eval_ir, stage
 from ...core.trace import _ctx, EVAL
+from ... import primitives as P
 from ...transforms.jvp import jvp
 from ...transforms.vjp import vjp_unchecked
 from ._node import Meta
@@ -175,42 +176,87 @@ class ResidualNode(CompositeNode):
     ``create_graph`` (or with a cotangent that is not a NumPy array) the backward is
     ``ftrans.vjp`` of the function at the saved operands instead, which is recorded and so
     differentiable again.  The function's ``nondiff_argnums`` operands are passed to
-    ``bwd`` first, as ``custom_vjp`` does."""
+    ``bwd`` first, as ``custom_vjp`` does.
+
+    The node's output may be ``post(f(...))`` for a *linear* ``post`` (see
+    :class:`Residuals`): output ``k`` of a function with several results, or a sum."""
 
     __slots__ = ()
 
     def _bwd(self, ct, primals, ans, needs):
         f = self._prim
-        res, ops = primals[-1].value, primals[:-1]
-        if res is not None and _ctx.trace is EVAL and type(ct) is np.ndarray:
+        r, ops = primals[-1], primals[:-1]
+        if r.value is not None and _ctx.trace is EVAL and type(ct) is np.ndarray:
             nondiff = f.nondiff_argnums
-            g = iter(f.bwd(*[ops[i] for i in nondiff], res, ct))
+            g = iter(f.bwd(*[ops[i] for i in nondiff], r.value, r.pull(ct)))
             out = [None if i in nondiff else next(g) for i in range(len(ops))]
             return [o if n else None for o, n in zip(out, needs)] + [None]
-        return composite_vjp(f, self._params, ops, needs[:-1], ct) + [None]
+        return composite_vjp(r.composed(f), self._params, ops, needs[:-1], ct) + [None]
 
     @classmethod
     def tangent(cls, fn, params, datas, tangents):
-        return composite_jvp(fn, params, datas[:-1], tangents[:-1])
+        return composite_jvp(datas[-1].composed(fn), params, datas[:-1], tangents[:-1])
 
 
 class Residuals:
-    """The residuals of a ``custom_vjp`` forward, kept as one opaque saved value."""
+    """What a residual node keeps besides its operands: ``value``, the residuals of the
+    ``custom_vjp`` forward (None when the forward was traced), and ``post``, the linear map
+    from the function's result to the node's output -- None (the result itself), an int
+    ``k`` (result ``k`` of several; the others get zero cotangents, ``shapes`` giving their
+    shapes and dtypes) or ``"sum"`` (the sum of the result, of shape ``shapes``)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "post", "shapes")
 
-    def __init__(self, value):
+    def __init__(self, value, post=None, shapes=None):
         self.value = value
+        self.post = post
+        self.shapes = shapes
+
+    def pull(self, ct):
+        """The cotangent of the function's result, given the node's output cotangent."""
+        post = self.post
+        if post is None:
+            return ct
+        if post == "sum":
+            shape, dtype = self.shapes
+            return np.broadcast_to(np.asarray(ct, dtype), shape)
+        return tuple(ct if i == post else np.zeros(s, d) for i, (s, d) in enumerate(self.shapes))
+
+    def composed(self, f):
+        """``post`` after ``f``, as one function of the operands."""
+        post = self.post
+        if post is None:
+            return f
+        if post == "sum":
+            return lambda *a: P.reduce_sum(f(*a), tuple(range(len(self.shapes[0]))))
+        return lambda *a: f(*a)[post]
+
+    def apply(self, out):
+        """The node's output from the function's result ``out``."""
+        post = self.post
+        if post is None:
+            return out
+        if post == "sum":
+            return P.reduce_sum(out, tuple(range(len(out.shape))))
+        return out[post]
 
 
-def run_with_residuals(f, datas):
-    """``(out, Residuals)`` from ``f.fwd(*datas)`` for an ``ftrans.custom_vjp`` ``f`` with
-    no transform active; ``(f(*datas), Residuals(None))`` otherwise (its Tracers record
-    ``f`` itself, and the backward recomputes)."""
+def run_with_residuals(f, datas, post=None):
+    """``(result, output, Residuals)`` of the ``ftrans.custom_vjp`` ``f`` at ``datas``: its
+    ``fwd`` with no transform active (the residuals are kept), ``f`` itself otherwise (its
+    Tracers record ``f``, and the backward recomputes).  ``output`` is ``post`` applied to
+    the result (see :class:`Residuals`)."""
     if _ctx.trace is EVAL:
         out, res = f.fwd(*datas)
-        return out, Residuals(res)
-    return f(*datas), Residuals(None)
+    else:
+        out, res = f(*datas), None
+    shapes = None
+    if post == "sum":
+        shapes = (tuple(out.shape), out.dtype)
+    elif post is not None:
+        shapes = [(tuple(o.shape), o.dtype) for o in out]
+    r = Residuals(res, post, shapes)
+    return out, r.apply(out), r
 
 
 def composite_class(name, names=(), *, result="result", edge_idx=None, params=None):
