@@ -15,7 +15,7 @@ from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import anomaly_mode as _AM
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
-from .autograd._composite import run as _run_composite, run_with_residuals
+from .autograd._composite import run as _run_composite, run_with_residuals, Static
 from .. import primitives as P
 from ..primitives import elementwise as E
 from ..primitives.convert import convert_element_type_p
@@ -354,16 +354,18 @@ def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None)
                    casts)
 
 
-def _custom(cls, f, args, datas, casts=None, post=None):
+def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
     """The output of the ``ftrans.custom_vjp`` function ``f(*datas)`` (``ftrans.nn``'s fused
     kernels), recorded as one node of the residual class ``cls``
     (:func:`.autograd._composite.residual_class`): when a node is recorded, the forward is
     ``f``'s ``fwd`` and the node keeps its residuals for ``bwd``; otherwise ``f``'s plain
     function runs.  ``post``: the node's output is result ``post`` of several, or
-    (``"sum"``) the sum of the result.  Returns ``(tensor, result)``."""
+    (``"sum"``) the sum of the result; ``params``: the node's ``_saved_<name>``
+    attributes (not passed to ``f``).  Returns ``(tensor, result)``."""
     if _fw_on or (_tls.grad and _any_requires_grad(args)):
         full, out, res = run_with_residuals(f, datas, post)
-        return _record(cls, f, _EMPTY, list(args) + [None], list(datas) + [res], out,
+        kept = [Static(d) if type(d) is tuple else d for d in datas]
+        return _record(cls, f, params, list(args) + [None], kept + [res], out,
                        (-1, False), casts), full
     full = f.fun(*datas) if not _any_traced(*datas) else f(*datas)
     out = full if post is None else full[post] if post != "sum" else \

@@ -10,7 +10,8 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import (Tensor, _make, _make_plain, _mark_view)
 from .autograd.graph import node_class
-from .autograd._composite import composite_class
+from .autograd._composite import composite_class, residual_class
+from ..nn import FUSED as _FUSED
 from .. import primitives as P
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -19,9 +20,9 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _as_float, _binary, _broadcast_error,
-    _checked, _compose, _convert, _default_float, _has_complex, _k, _operands, _real_only,
-    _record, _refuse_complex, _save_both, _save_cross, _save_div, _save_pow, _scalar,
-    _tensorize, _tname, _unary)
+    _checked, _compose, _convert, _custom, _default_float, _has_complex, _k, _operands,
+    _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div, _save_pow,
+    _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -342,16 +343,18 @@ def sigmoid(x):
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
-def _relu_fn(x):
-    return P.where(P.gt(x, 0), x, x.dtype.type(0))
+_ReluBackward0 = residual_class("ReluBackward0", ("self",))
 
 
 def relu(x):
-    """``max(x, 0)``; its derivative at 0 is 0 (real tensors only, as in PyTorch)."""
+    """``max(x, 0)``; its derivative at 0 is 0 (real tensors only, as in PyTorch):
+    ``ftrans.nn``'s fused relu (``FUSED["relu"]``; the result is its residual)."""
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
-    return _compose(composite_class("ReluBackward0", ("self",)), _relu_fn, [x], [d])
+    if d.dtype.kind != "f":   # integers and booleans: no gradient
+        return _make_plain(select_p.bind(L.gt_p.bind(d, 0), d, d.dtype.type(0)))
+    return _custom(_ReluBackward0, _FUSED["relu"], [x], [d])[0]
 
 
 def _rsqrt_fn(x):

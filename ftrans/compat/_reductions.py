@@ -11,15 +11,16 @@ from . import _dtype as D
 from ._tensor import (Tensor, _make_plain, _dim)
 from .autograd import graph as G
 from .autograd.graph import node_class
-from .autograd._composite import composite_class
+from .autograd._composite import composite_class, residual_class
+from ..nn import FUSED as _FUSED
 from .. import primitives as P
 from ..primitives import structural as S
 from ..primitives import reductions as R
 from ..primitives import indexing as I
 from ..numpy import linalg as _fla
 
-from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _as_float, _compose, _k, _pymax, _record,
-    _refuse_complex, _tname)
+from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _as_float, _compose, _custom, _k, _pymax,
+    _record, _refuse_complex, _tname)
 from ._pointwise import (ROW_FUNCTIONS, conj, div, isnan, maximum, minimum, mul, sub, where)
 # =============================================================================== reductions
 def _dims(dim, ndim):
@@ -318,16 +319,6 @@ def _logsumexp_fn(x, axes, keepdim):
     return out if keepdim else P.reshape(out, _red_shape(x.shape, axes))
 
 
-def _softmax_fn(x, axes):
-    e = P.exp(P.sub(x, _shift(x, axes)))
-    return P.div(e, _sum_keep(e, axes))
-
-
-def _log_softmax_fn(x, axes):
-    z = P.sub(x, _shift(x, axes))
-    return P.sub(z, P.log(_sum_keep(P.exp(z), axes)))
-
-
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
     """``log(sum(exp(x), dim))`` computed stably.  For complex ``x`` the shift is the
     largest real part, as in PyTorch, so the imaginary part is the principal argument of
@@ -338,11 +329,15 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
 
 
 _sm_attrs = {"dim": lambda n: n._params["axes"][0]}
-_SoftmaxBackward0 = composite_class("SoftmaxBackward0", ("self",), params=_sm_attrs)
-_LogSoftmaxBackward0 = composite_class("LogSoftmaxBackward0", ("self",), params=_sm_attrs)
+_SoftmaxBackward0 = residual_class("SoftmaxBackward0", ("_axes", "self"), params=_sm_attrs,
+                                   edge_idx=(1,))
+_LogSoftmaxBackward0 = residual_class("LogSoftmaxBackward0", ("_axes", "self"),
+                                      params=_sm_attrs, edge_idx=(1,))
 
 
-def _softmax(fn, cls, name):
+def _softmax(f, cls, name):
+    """torch's ``softmax``/``log_softmax``: ``ftrans.nn``'s fused function ``f`` (the
+    result is its residual)."""
     def op(input, dim=None, dtype=None):  # noqa: A002
         x = input if dtype is None else input.to(dtype)
         d = _as_float(x._data)
@@ -352,14 +347,14 @@ def _softmax(fn, cls, name):
         if d.dtype.kind == "c":
             last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
             _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
-        return _compose(cls, fn, [x], [d], {"axes": axes})
+        return _custom(cls, f, [axes, x], [axes, d], params={"axes": axes})[0]
     op.__name__ = name
     return op
 
 
-softmax = _softmax(_softmax_fn, _SoftmaxBackward0, "softmax")
+softmax = _softmax(_FUSED["softmax"], _SoftmaxBackward0, "softmax")
 softmax.__doc__ = """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
-log_softmax = _softmax(_log_softmax_fn, _LogSoftmaxBackward0, "log_softmax")
+log_softmax = _softmax(_FUSED["log_softmax"], _LogSoftmaxBackward0, "log_softmax")
 log_softmax.__doc__ = """``x - logsumexp(x, dim)`` (computed stably)."""
 
 

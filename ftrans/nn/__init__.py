@@ -35,8 +35,10 @@ primitive paths (results agree to rounding).
 * ``relu``: ``fun(x)``; residuals ``(y,)``.
 * ``softmax``, ``log_softmax``: ``fun(axes, x)`` (``axes`` a tuple of ints); residuals
   ``(y,)``.
-* ``conv``: ``fun((strides, pads, dilation, groups), x, w)`` with ``pads`` ``(lo, hi)``
-  pairs, no bias; residuals ``(x, w, cols or None)`` (``cols``: the im2col matrix).
+* ``conv``: ``fun((strides, pads, dilation, groups, lhs_dilation), x, w, b)`` with
+  ``pads`` ``(lo, hi)`` pairs, ``lhs_dilation`` None (1s) or one int per spatial axis
+  (transposed convolutions), ``b`` ``(O,)`` or None; residuals ``(x, w, cols or None,
+  has_bias)`` (``cols``: the im2col matrix).
 * ``max_pool``: ``fun((window, strides, pads, dilation, x_shape), x)`` with full-rank
   window parameters (one entry per axis of ``x``); residuals ``(flat argmax,)``.
 * ``batch_norm``: ``fun(eps, x, w, b) -> (out, mean, biased var)`` (training mode;

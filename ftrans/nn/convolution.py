@@ -53,36 +53,46 @@ def linear(x, weight, bias=None):
 
 # ------------------------------------------------------------------------- convolution
 def _conv_params(params):
-    strides, padding, dilation, groups = params
-    return dict(window_strides=strides, padding=padding, lhs_dilation=(1,) * len(strides),
-                rhs_dilation=dilation, feature_group_count=groups)
+    strides, padding, dilation, groups, lhs = params
+    return dict(window_strides=strides, padding=padding,
+                lhs_dilation=lhs or (1,) * len(strides), rhs_dilation=dilation,
+                feature_group_count=groups)
 
 
 def _fast_conv(params, x, w):
-    strides, padding, dilation, groups = params
-    return eager(x, w) and _K.conv2d_eligible(x, w, (1, 1), groups)
+    strides, padding, dilation, groups, lhs = params
+    return eager(x, w) and _K.conv2d_eligible(x, w, lhs or (1, 1), groups)
 
 
-def _conv_fun(params, x, w):
-    return _conv_p.bind(x, w, **_conv_params(params))   # (its impl: the im2col kernel)
+def _bias_axes(nd):
+    return (0,) + tuple(range(2, nd))
 
 
-def _conv_fwd(params, x, w):
-    if _fast_conv(params, x, w):
+def _conv_fun(params, x, w, b):
+    out = _conv_p.bind(x, w, **_conv_params(params))   # (its impl: the im2col kernel)
+    if b is None:
+        return out
+    return P.add(out, P.reshape(b, (-1,) + (1,) * (len(x.shape) - 2)))
+
+
+def _conv_fwd(params, x, w, b):
+    if _fast_conv(params, x, w) and (b is None or type(b) is np.ndarray):
         r = _K.conv2d_forward(x, w, params[0], params[1], params[2])
         if r is not None:
-            return r[0], (x, w, r[1])
-    return _conv_fun(params, x, w), (x, w, None)
+            out = r[0] if b is None else r[0] + b.reshape((-1,) + (1,) * (x.ndim - 2))
+            return out, (x, w, r[1], b is not None)
+    return _conv_fun(params, x, w, b), (x, w, None, b is not None)
 
 
 def _conv_bwd(params, res, g):
-    x, w, cols = res
+    x, w, cols, has_bias = res
+    gb = P.reduce_sum(g, _bias_axes(len(g.shape))) if has_bias else None
     if cols is not None and eager(x, w, g) and g.dtype == cols.dtype:
-        strides, padding, dilation, _ = params
+        strides, padding, dilation = params[:3]
         g = np.ascontiguousarray(g)
         return (_K.conv2d_grad_input(g, w, tuple(x.shape), strides, padding, dilation),
-                _K.conv2d_grad_weight(g, cols, tuple(w.shape)))
-    return tuple(_conv_p.vjp(g, None, (x, w), (True, True), **_conv_params(params)))
+                _K.conv2d_grad_weight(g, cols, tuple(w.shape)), gb)
+    return tuple(_conv_p.vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
 
 
 _conv = custom_vjp(_conv_fun, nondiff_argnums=(0,))
@@ -154,9 +164,8 @@ def conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if any(o <= 0 for o in out_sp):
         raise ValueError(f"conv: the (dilated) kernel {tuple(weight.shape[2:])} is larger "
                          f"than the padded input {tuple(x.shape[2:])} + padding {pads}")
-    out = apply(_conv, (strides, pads, dil, groups), x, weight)
-    if bias is not None:
-        out = P.add(out, P.reshape(as_float(bias, "bias"), (O,) + (1,) * n))
+    b = None if bias is None else P.reshape(as_float(bias, "bias"), (O,))
+    out = apply(_conv, (strides, pads, dil, groups, None), x, weight, b)
     return out[0] if unbatched else out
 
 

@@ -66,14 +66,19 @@ def test_conv_unbatched_and_fused_attributes():
     w = R.standard_normal((3, 4, 3, 3))
     np.testing.assert_allclose(fnn.conv(X2[0], w), fnn.conv(X2[:1], w)[0])
     core = fnn.FUSED["conv"]
-    params = ((1, 1), ((0, 0), (0, 0)), (1, 1), 1)
-    out, res = core.fwd(params, X2, w)
+    params = ((1, 1), ((0, 0), (0, 0)), (1, 1), 1, None)
+    b = R.standard_normal(3)
+    out, res = core.fwd(params, X2, w, b)
     assert res[2] is not None            # the im2col matrix is kept for the weight grad
     g = R.standard_normal(out.shape)
-    dx, dw = core.bwd(params, res, g)
-    want = ftrans.vjp(lambda x, w: fnn.conv(x, w), X2, w)[1](g)
+    dx, dw, db = core.bwd(params, res, g)
+    want = ftrans.vjp(lambda x, w, b: fnn.conv(x, w, b), X2, w, b)[1](g)
+    np.testing.assert_allclose(out, fnn.conv(X2, w, b), rtol=1e-12)
     np.testing.assert_allclose(dx, want[0], rtol=1e-10)
     np.testing.assert_allclose(dw, want[1], rtol=1e-10)
+    np.testing.assert_allclose(db, g.sum(axis=(0, 2, 3)), rtol=1e-12)
+    out0, res0 = core.fwd(params, X2, w, None)    # no bias: no bias cotangent
+    assert core.bwd(params, res0, g)[2] is None
 
 
 def test_conv_errors():

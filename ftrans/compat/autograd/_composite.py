@@ -185,17 +185,32 @@ class ResidualNode(CompositeNode):
 
     def _bwd(self, ct, primals, ans, needs):
         f = self._prim
-        r, ops = primals[-1], primals[:-1]
+        r, ops = primals[-1], _unwrap(primals[:-1])
         if r.value is not None and _ctx.trace is EVAL and type(ct) is np.ndarray:
             nondiff = f.nondiff_argnums
             g = iter(f.bwd(*[ops[i] for i in nondiff], r.value, r.pull(ct)))
             out = [None if i in nondiff else next(g) for i in range(len(ops))]
             return [o if n else None for o, n in zip(out, needs)] + [None]
-        return composite_vjp(r.composed(f), self._params, ops, needs[:-1], ct) + [None]
+        return composite_vjp(r.composed(f), {}, ops, needs[:-1], ct) + [None]
 
     @classmethod
     def tangent(cls, fn, params, datas, tangents):
-        return composite_jvp(datas[-1].composed(fn), params, datas[:-1], tangents[:-1])
+        return composite_jvp(datas[-1].composed(fn), {}, _unwrap(datas[:-1]), tangents[:-1])
+
+
+class Static:
+    """A static (hashable, non-array) operand of a residual node -- ``ftrans.nn``'s
+    geometry tuples -- kept opaque among the saved values (a bare tuple would read as a
+    saved tensor)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _unwrap(ops):
+    return [o.value if type(o) is Static else o for o in ops]
 
 
 class Residuals:
