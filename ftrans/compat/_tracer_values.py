@@ -21,7 +21,7 @@ A staged value (``ftrans.jit``) has no concrete value at all: its own
 """
 from __future__ import annotations
 
-from ..core.trace import PrimalTracer, Tracer
+from ..core.trace import PrimalTracer, Tracer, current_trace
 
 __all__ = ["concrete"]
 
@@ -69,7 +69,7 @@ def concrete(data, what):
                 raise RuntimeError(_NO_STORAGE)
             if what == "mask":
                 raise RuntimeError(_MASK)
-            if not outermost:
+            if not outermost or current_trace() is not d._trace:   # vmap(grad(f)) ...
                 raise RuntimeError(_NESTED)
             raise RuntimeError(_CONTROL if what == "bool" else _ITEM)
         if not isinstance(d, PrimalTracer):

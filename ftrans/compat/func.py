@@ -119,7 +119,7 @@ def vjp(func, *primals, has_aux=False):
 
     def body(plain):
         f = substitute(func, plain, nums, {}, "vjp", has_aux)
-        res = vjp_unchecked(f, *diff_datas(plain, nums, "vjp"))
+        res = vjp_unchecked(f, *diff_datas(plain, nums, "vjp"), has_aux=has_aux)
         box.append(res[1])
         return (res[0], res[2]) if has_aux else (res[0], None)
     out, aux = call_transformed(primals, body)
