@@ -20,7 +20,8 @@ import numpy as np
 
 from . import _dtype as D
 from . import cuda
-from ..core.trace import Tracer
+from ..core.trace import PrimalTracer, Tracer
+from .. import primitives as _P
 from . import _tracer_values as _TV
 from .autograd.grad_mode import _tls
 from .autograd._node import AccumulateGrad, Meta, NO_EDGE, RemovableHandle
@@ -383,8 +384,15 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's storage and version counter, detached from the
-        graph (never requires grad)."""
-        t = _make(self._data)
+        graph (never requires grad).  Under a ``compat.func`` transform (a traced value)
+        it also stops the transform's derivative, as ``torch.func``'s does."""
+        d = self._data
+        if isinstance(d, Tracer):   # the primal below the derivative layers (vmap's stays)
+            while isinstance(d, PrimalTracer):
+                d = d.primal
+            if isinstance(d, Tracer):
+                d = _P.stop_gradient(d)
+        t = _make(d)
         t._vc = self._vc
         x = self._x
         if x is not None and x.inference:
