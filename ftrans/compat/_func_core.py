@@ -218,7 +218,7 @@ def run(fn, tensors):
     res, vjp_fn = vjp_unchecked(g, *[datas[i] for i in diff])
     if not res:
         return []
-    box = _Box(g, vjp_fn, list(res), list(dep), rng_state)
+    box = _Box(g, vjp_fn, list(res), list(dep), rng_state, [datas[i] for i in diff])
     with enable_grad():
         outs = _TransformFn.apply(box, *[tensors[i] for i in diff])
     return list(outs)
@@ -228,10 +228,11 @@ class _Box:
     """What a :class:`_TransformFn` node keeps: the function of the differentiated
     arrays, its VJP, its results, which of them depend on the inputs, and the random
     generator's state before the first run (replayed by recomputations)."""
-    __slots__ = ("g", "vjp_fn", "res", "dep", "rng_state")
+    __slots__ = ("g", "vjp_fn", "res", "dep", "rng_state", "datas")
 
-    def __init__(self, g, vjp_fn, res, dep, rng_state):
-        self.g, self.vjp_fn, self.res, self.dep, self.rng_state = g, vjp_fn, res, dep, rng_state
+    def __init__(self, g, vjp_fn, res, dep, rng_state, datas):
+        self.g, self.vjp_fn, self.res, self.dep = g, vjp_fn, res, dep
+        self.rng_state, self.datas = rng_state, datas
 
 
 class _TransformFn(Function):
@@ -270,10 +271,8 @@ class _TransformFn(Function):
     @staticmethod
     def jvp(ctx, _box_tangent, *tangents):
         box = ctx.box
-        inputs = ctx.saved_tensors
-        tans = [F.zeros_like(x)._data if t is None else t._data
-                for x, t in zip(inputs, tangents)]
+        tans = [np.zeros_like(x) if t is None else t._data for x, t in zip(box.datas, tangents)]
         with no_grad(), _replaying(box.rng_state):
-            _, out_t = _TR.jvp(box.g, tuple(x._data for x in inputs), tuple(tans))
+            _, out_t = _TR.jvp(box.g, tuple(box.datas), tuple(tans))
         return tuple(_make_plain(t) for t in out_t)
 

@@ -425,3 +425,50 @@ def test_layers_per_sample_gradients_traced(name):
         for k in params:
             np.testing.assert_allclose(got[k][i].numpy(), ref[k].numpy(), rtol=1e-10,
                                        atol=1e-13)
+
+
+def _graph_node_results(T, F):
+    fw = T.autograd.forward_ad
+    x = T.tensor([0.3, -1.2, 0.7], dtype=T.float64, requires_grad=True)
+    f = lambda v: (v.sin() * v ** 3).sum()  # noqa: E731
+    g = F.grad(f)(x)
+    gg, = T.autograd.grad(g.sum(), x, create_graph=True)
+    ggg, = T.autograd.grad(gg.sum(), x)
+    out, fn = F.vjp(lambda v: v.exp() * v, x)
+    c = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+    r, = fn(c)
+    dc, dx = T.autograd.grad(r.sum(), (c, x))
+    o2, jv = F.jvp(lambda v: v.sin() * v, (x,), (c,))
+    dj = T.autograd.grad(jv.sum(), (x, c))
+    with fw.dual_level():
+        xd = fw.make_dual(x.detach(), T.tensor([1.0, 0.5, -1.0], dtype=T.float64))
+        tan = fw.unpack_dual(F.grad(f)(xd)).tangent
+        tan2 = fw.unpack_dual(F.vmap(lambda v: v.sin())(xd.unsqueeze(0))).tangent
+    return (g, gg, ggg, out, r, dc, dx, o2, jv) + dj + (tan, tan2)
+
+
+@needs_torch
+def test_inputs_requiring_grad_get_one_differentiable_node():
+    """Inputs requiring grad (grad mode on) or holding a forward-AD tangent: the
+    results come from one compat node whose backward is ftrans.vjp of the transformed
+    function (itself differentiable: third derivatives through grad), whose forward AD
+    is ftrans.jvp of it; vjp_fn/jvp are differentiable in the cotangents/tangents too.
+    Against torch.func."""
+    _close(_graph_node_results(fc, ff), _graph_node_results(torch, tf))
+
+
+def test_recomputed_backward_replays_random_draws():
+    """create_graph recomputes the transformed function: it draws the numbers the first
+    run drew (the generator is replayed and given back its own state)."""
+    def f(v):
+        return (v.sin() * fc.randn(3, dtype=fc.float64)).sum()
+    x = fc.tensor([0.3, -1.2, 0.7], dtype=fc.float64, requires_grad=True)
+    fc.manual_seed(11)
+    g = ff.grad(f)(x)
+    after = fc.randn(2, dtype=fc.float64)
+    gg, = fc.autograd.grad(g.sum(), x, create_graph=True)
+    fc.manual_seed(11)
+    noise = fc.randn(3, dtype=fc.float64)
+    np.testing.assert_allclose(gg.detach().numpy(), -np.sin(x.detach().numpy()) * noise.numpy(),
+                               rtol=1e-12)
+    np.testing.assert_array_equal(after.numpy(), fc.randn(2, dtype=fc.float64).numpy())
