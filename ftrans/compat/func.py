@@ -35,7 +35,7 @@ from .. import transforms as _TR
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms.vjp import vjp_unchecked
 from ._func_core import (call_transformed, check_argnums, check_scalar, diff_datas,
-                         is_tensor, split_aux, substitute, to_data, to_tensors)
+                         is_tensor, substitute, to_data)
 from ._func_modules import functional_call, stack_module_state
 from ._func_vmap import vmap
 from .autograd.grad_mode import is_grad_enabled

@@ -85,66 +85,23 @@ def _validate_v(v, other, is_other_tuple):
 
 
 _STRICT_MESSAGES = {
-    "hessian": ("The hessian of the user-provided function with respect to input {i} is "
-                "independent of the input. This is not allowed in strict mode. You should "
-                "ensure that your function is thrice differentiable and that the hessian "
-                "depends on the inputs."),
     "jacobian": ("While computing the hessian, found that the jacobian of the user-provided "
                  "function with respect to input {i} is independent of the input. This is not "
                  "allowed in strict mode. You should ensure that your function is twice "
                  "differentiable and that the jacobian depends on the inputs (this would be "
                  "violated by a linear function for example)."),
-    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of "
-                    "the user-provided function. This is not allowed in strict mode."),
     "outputs": ("Output {i} of the user-provided function does not require gradients. The "
                 "outputs must be computed in a differentiable manner from the input when "
                 "running in strict mode."),
 }
 
 
-def _check_requires_grad(tensors, input_type, strict):
-    """In strict mode, ``RuntimeError`` for a missing or non-differentiable tensor."""
-    if not strict:
-        return
-    for i, t in enumerate(tensors):
-        if t is None:  # only for grad_inputs
-            raise RuntimeError(f"The output of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode.")
-        if not t.requires_grad:
-            raise RuntimeError(_STRICT_MESSAGES[input_type].format(i=i))
-
-
 _FILL_MESSAGES = {
     "back": ("The output of the user-provided function is independent of input {i}. This is "
              "not allowed in strict mode."),
-    "back_trick": ("The gradient with respect to the input is independent of entry {i} in "
-                   "the grad_outputs when using the double backward trick to compute forward "
-                   "mode gradients. This is not allowed in strict mode."),
     "double_back": ("The jacobian of the user-provided function is independent of input {i}. "
                     "This is not allowed in strict mode."),
-    "double_back_trick": ("The hessian of the user-provided function is independent of entry "
-                          "{i} in the grad_jacobian. This is not allowed in strict mode as it "
-                          "prevents from using the double backward trick to replace forward "
-                          "mode AD."),
 }
-
-
-def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    """Zeros like ``refs[i]`` where ``grads[i]`` is None (``RuntimeError`` in strict mode,
-    also for a gradient that does not require grad when ``create_graph``)."""
-    res = []
-    for i, g in enumerate(grads):
-        if g is None:
-            if strict:
-                raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            g = F.zeros_like(refs[i])
-        elif strict and create_graph and not g.requires_grad:
-            what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode when "
-                               "create_graph=True.")
-        res.append(g)
-    return tuple(res)
 
 
 def _v_or_default(v, refs, is_refs_tuple, create_graph, fn_name, none_msg):
@@ -376,8 +333,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     if strict:
         dep = _depends(g, inputs)
         _strict_outputs(dep)
-        _strict_used(dep, "The output of the user-provided function is independent of "
-                          "input {i}. This is not allowed in strict mode.")
+        _strict_used(dep, _FILL_MESSAGES["back"])
         if create_graph:
             _strict_graph(res, "jacobian")
     return _result(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
@@ -540,10 +496,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                f"but got {box[-1][1][0]}")
         if any(o.numel() == 0 for row in jac for o in row[:1]):
             raise RuntimeError("stack expects a non-empty TensorList")
-    if create_graph:   # a block no path reaches: fresh zeros (a column, vectorized)
-        used = [[any(row[j] for row in dep)] * len(dep) for j in range(len(inputs))]
-        jac = tuple(_zeros_where(r, d if not vectorize else [u[i] for u in used])
-                    for i, (r, d) in enumerate(zip(jac, dep)))
+    if create_graph:   # a block no path reaches: fresh zeros (a column, vectorized:
+        # PyTorch's batched pass reaches input j through any output)
+        column = [any(row[j] for row in dep) for j in range(len(inputs))]
+        jac = tuple(_zeros_where(r, column if vectorize else d) for r, d in zip(jac, dep))
     if strict:
         _check_jacobian(dep, jac, create_graph)
     jac = _grad_postprocess(tuple(jac), create_graph)
