@@ -350,6 +350,17 @@ _STRICT_VECTORIZE = ("torch.autograd.functional.jacobian: `strict=True` and "
                      "either set `strict=False` or `vectorize=False`.")
 
 
+def _check_forward_mode(create_graph, strict):
+    """PyTorch's refusals for ``strategy="forward-mode"``."""
+    if create_graph:
+        raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
+                                  'and `strategy="forward-mode"` are not supported '
+                                  "together (yet). Please either set `create_graph=False` "
+                                  'or `strategy="reverse-mode"`.')
+    if strict:
+        raise RuntimeError(_FWD_STRICT)
+
+
 def _basis(refs):
     """The identity of size ``N = sum of the numels`` split by columns: one
     ``(N, *ref.shape)`` chunk per reference array, of its dtype (the batched
@@ -470,13 +481,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                              'prefer to use "reverse-mode".')
     forward = strategy == "forward-mode"
     if forward:
-        if create_graph:
-            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
-                                      'and `strategy="forward-mode"` are not supported '
-                                      "together (yet). Please either set `create_graph=False` "
-                                      'or `strategy="reverse-mode"`.')
-        if strict:
-            raise RuntimeError(_FWD_STRICT)
+        _check_forward_mode(create_graph, strict)
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if forward and not vectorize:
         raise NotImplementedError(_FWD_VECTORIZE)
@@ -570,13 +575,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     forward = outer_jacobian_strategy == "forward-mode"
     if forward:
-        if create_graph:
-            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
-                                      'and `strategy="forward-mode"` are not supported '
-                                      "together (yet). Please either set `create_graph=False` "
-                                      'or `strategy="reverse-mode"`.')
-        if strict:
-            raise RuntimeError(_FWD_STRICT)
+        _check_forward_mode(create_graph, strict)
         if not vectorize:
             raise NotImplementedError(_FWD_VECTORIZE)
     inputs = _preprocess(inputs, create_graph)
