@@ -34,7 +34,7 @@ from .autograd import forward_ad as _FW
 from .autograd.function import Function
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
-__all__ = ["check_argnums", "split_aux", "check_diff", "to_data", "to_tensors",
+__all__ = ["check_argnums", "split_aux", "check_diff", "diff_datas", "to_data", "to_tensors",
            "substitute", "check_scalar", "call_transformed", "run", "is_tensor"]
 
 
@@ -139,8 +139,10 @@ def check_scalar(api):
 # ------------------------------------------------------------------ the computation
 def call_transformed(args, body):
     """``body(plain_args)`` -- a transformed computation returning a pytree of arrays
-    (and other leaves) -- on the arrays of every Tensor of ``args`` (a tuple), through
-    :func:`run`: returns the pytree with Tensors for arrays."""
+    (and other leaves) -- on the arrays of every Tensor of ``args`` (a tuple of pytrees:
+    positional arguments, keyword arguments, cotangents ...), through :func:`run`:
+    returns the pytree with Tensors for arrays.  Tensors ``func`` closes over are
+    constants (no graph reaches them)."""
     leaves, td = tree_flatten(list(args))
     tpos = [i for i, x in enumerate(leaves) if is_tensor(x)]
     tensors = [leaves[i] for i in tpos]

@@ -138,7 +138,8 @@ def _batched(func, split, kwargs, out_dims, chunk_size):
         oax = out_dims
     out_def = []
 
-    def body(plain_args):
+    def body(plain):
+        plain_args, kw = plain
         leaves_all = [tree_flatten(a)[0] for a in plain_args]
         defs = [td for _, td, _ in split]
         datas = [x._data for leaves in leaves_all for x in leaves if is_tensor(x)]
@@ -148,7 +149,7 @@ def _batched(func, split, kwargs, out_dims, chunk_size):
             ex_args = [tree_unflatten(td, [_make_plain(next(it)) if is_tensor(x) else x
                                            for x in leaves])
                        for leaves, td in zip(leaves_all, defs)]
-            r = func(*ex_args, **kwargs)
+            r = func(*ex_args, **kw)
             leaves, td = tree_flatten(r)
             for x in leaves:
                 if not is_tensor(x):
@@ -162,7 +163,7 @@ def _batched(func, split, kwargs, out_dims, chunk_size):
             return [x._data for x in leaves]
         return _TR.vmap(f, in_axes=(axes,), out_axes=oax, chunk_size=chunk_size)(datas)
 
-    outs = call_transformed(args, body)
+    outs = call_transformed((args, kwargs), body)
     return tree_unflatten(out_def[-1], list(outs))
 
 

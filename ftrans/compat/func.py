@@ -67,11 +67,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
         sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
 
         def body(plain):
-            f = substitute(func, plain, nums, kwargs, api, has_aux, check_scalar(api))
+            plain, kw = plain
+            f = substitute(func, plain, nums, kw, api, has_aux, check_scalar(api))
             value, g = _TR.value_and_grad(f, sel, has_aux=has_aux)(*diff_datas(plain, nums,
                                                                                api))
             return g, value
-        g, value = call_transformed(args, body)
+        g, value = call_transformed((args, kwargs), body)
         return (g, (value[0], value[1])) if has_aux else (g, value)
     return wrapper
 
@@ -192,9 +193,10 @@ def _jacobian(api, ftrans_jac, func, argnums, has_aux):
         sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
 
         def body(plain):
-            f = substitute(func, plain, nums, kwargs, api, has_aux)
+            plain, kw = plain
+            f = substitute(func, plain, nums, kw, api, has_aux)
             return ftrans_jac(f, sel, has_aux=has_aux)(*diff_datas(plain, nums, api))
-        res = call_transformed(args, body)
+        res = call_transformed((args, kwargs), body)
         return (res[0], res[1]) if has_aux else res
     return wrapper
 

@@ -472,3 +472,17 @@ def test_recomputed_backward_replays_random_draws():
     np.testing.assert_allclose(gg.detach().numpy(), -np.sin(x.detach().numpy()) * noise.numpy(),
                                rtol=1e-12)
     np.testing.assert_array_equal(after.numpy(), fc.randn(2, dtype=fc.float64).numpy())
+
+
+@needs_torch
+def test_keyword_tensors_requiring_grad_reach_the_graph():
+    """Tensors passed by keyword are inputs of the node too (as torch.func's)."""
+    def run(T, F):
+        x = T.tensor([1.0, 2.0], dtype=T.float64)
+        w = T.tensor([3.0, -1.0], dtype=T.float64, requires_grad=True)
+        g = F.grad(lambda x, w=None: (x.sin() * w).sum())(x, w=w)
+        gw, = T.autograd.grad(g.sum(), w)
+        y = F.vmap(lambda x, w=None: x * w)(T.ones(3, 2, dtype=T.float64), w=w)
+        yw, = T.autograd.grad((y ** 2).sum(), w)
+        return g, gw, y, yw
+    _close(run(fc, ff), run(torch, tf))
