@@ -35,7 +35,7 @@ from .autograd.function import Function
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
 __all__ = ["check_argnums", "split_aux", "check_diff", "diff_datas", "to_data", "to_tensors",
-           "substitute", "check_scalar", "call_transformed", "run", "is_tensor"]
+           "substitute", "check_scalar", "call_transformed", "run", "is_tensor", "replaying"]
 
 
 def is_tensor(x):
@@ -182,7 +182,7 @@ def _differentiable(tensors):
 
 
 @contextlib.contextmanager
-def _replaying(state):
+def replaying(state):
     """Run with the default generator at ``state`` (the draws of the first run), and
     give it back its own state afterwards."""
     gen = F.default_generator
@@ -260,7 +260,7 @@ class _TransformFn(Function):
             n = len(inputs)
 
             def again(ds):
-                with _replaying(box.rng_state):
+                with replaying(box.rng_state):
                     _, fn = vjp_unchecked(box.g, *ds[:n])
                 return list(fn(list(ds[n:])))
             grads = run(again, list(inputs) + cts)
@@ -274,7 +274,7 @@ class _TransformFn(Function):
     def jvp(ctx, _box_tangent, *tangents):
         box = ctx.box
         tans = [np.zeros_like(x) if t is None else t._data for x, t in zip(box.datas, tangents)]
-        with no_grad(), _replaying(box.rng_state):
+        with no_grad(), replaying(box.rng_state):
             _, out_t = _TR.jvp(box.g, tuple(box.datas), tuple(tans))
         return tuple(_make_plain(t) for t in out_t)
 

@@ -34,8 +34,9 @@ import functools
 from .. import transforms as _TR
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms.vjp import vjp_unchecked
+from . import _factories as F
 from ._func_core import (call_transformed, check_argnums, check_scalar, diff_datas,
-                         is_tensor, substitute, to_data)
+                         is_tensor, replaying, substitute, to_data)
 from ._func_modules import functional_call, stack_module_state
 from ._func_vmap import vmap
 from .autograd.grad_mode import is_grad_enabled
@@ -117,6 +118,7 @@ def vjp(func, *primals, has_aux=False):
     nums = list(range(len(primals)))
     diff_datas(primals, nums, "vjp")
     box = []
+    rng_state = F.default_generator.get_state()
 
     def body(plain):
         f = substitute(func, plain, nums, {}, "vjp", has_aux)
@@ -136,9 +138,11 @@ def vjp(func, *primals, has_aux=False):
         def back(plain):
             ps, cs = plain
             ct = tree_unflatten(out_def, [to_data(c) for c in tree_flatten(cs)[0]])
-            if graph:     # recompute: the cotangents must flow back to the primals
+            if graph:     # recompute (same random draws): the graph must reach the primals
                 f = substitute(func, ps, nums, {}, "vjp", has_aux)
-                return vjp_unchecked(f, *diff_datas(ps, nums, "vjp"), has_aux=has_aux)[1](ct)
+                with replaying(rng_state):
+                    fn = vjp_unchecked(f, *diff_datas(ps, nums, "vjp"), has_aux=has_aux)[1]
+                return fn(ct)
             return stored(ct)
         return tuple(call_transformed((primals, cotangents), back))
 

@@ -472,6 +472,13 @@ def test_recomputed_backward_replays_random_draws():
     np.testing.assert_allclose(gg.detach().numpy(), -np.sin(x.detach().numpy()) * noise.numpy(),
                                rtol=1e-12)
     np.testing.assert_array_equal(after.numpy(), fc.randn(2, dtype=fc.float64).numpy())
+    fc.manual_seed(3)     # vjp_fn over primals requiring grad recomputes: same draws
+    out, fn = ff.vjp(lambda v: v.sin() * fc.randn(3, dtype=fc.float64), x)
+    r, = fn(fc.ones(3, dtype=fc.float64))
+    fc.manual_seed(3)
+    noise = fc.randn(3, dtype=fc.float64).numpy()
+    np.testing.assert_allclose(r.detach().numpy(), np.cos(x.detach().numpy()) * noise,
+                               rtol=1e-12)
 
 
 @needs_torch
