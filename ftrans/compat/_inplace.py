@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.trace import Tracer as _Tracer
 from ._tensor import (Tensor, _make, _edge, _set_retains)
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
@@ -70,6 +71,9 @@ def _commit(self, r):
     if rd.dtype != d.dtype and not np.can_cast(rd.dtype, d.dtype, "same_kind"):
         raise RuntimeError(f"result type {_tname(rd.dtype)} can't be cast to the desired output "
                            f"type {_tname(d.dtype)}")
+    if isinstance(d, _Tracer) or isinstance(rd, _Tracer):   # under compat.func
+        _commit_traced(self, d, rd)
+        return
     if not d.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
@@ -83,6 +87,22 @@ def _commit(self, r):
         _rebase(self, node)
     if _B._fw_on:
         _B._fwad._commit_tangent(self, r)
+
+
+def _commit_traced(self, d, rd):
+    """An in-place write under ``compat.func``: the tensor's value becomes the traced result
+    (values are immutable there; the transform sees a new value, as torch.func's
+    functionalization does).  A view's write would have to reach its base: refused."""
+    x = self._x
+    if x is not None and x.base is not None:
+        raise RuntimeError("compat.func: an in-place operation on a view of a traced tensor is "
+                           "not supported; clone() the view first")
+    if tuple(rd.shape) != tuple(d.shape):
+        rd = P.broadcast_to(rd, tuple(d.shape))
+    if rd.dtype != d.dtype:
+        rd = P.convert_element_type(rd, d.dtype)
+    self._data = rd
+    self._vc[0] += 1
 
 
 def _snapshot_saved(node, self):

@@ -12,6 +12,7 @@ from ._tensor import (Tensor, _make, _make_plain, _mark_view)
 from .autograd.graph import node_class
 from .autograd._composite import composite_class, residual_class
 from ..nn import FUSED as _FUSED
+from .. import numpy as _fnp
 from .. import primitives as P
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -19,10 +20,10 @@ from ..primitives import logic as L
 from ..primitives.select import select_p
 from ..core import zero as _zero
 
-from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _as_float, _binary, _broadcast_error,
-    _checked, _compose, _convert, _custom, _default_float, _has_complex, _k, _operands,
-    _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div, _save_pow,
-    _scalar, _tensorize, _tname, _unary)
+from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
+    _broadcast_error, _checked, _compose, _convert, _custom, _default_float, _has_complex, _k,
+    _operands, _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div,
+    _save_pow, _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -559,11 +560,20 @@ gt = greater = _checked(_gt)
 ge = greater_equal = _checked(_ge)
 
 
-def _logical(npfn):
+def _logical(npfn, traced=None):
+    """A logical/bitwise operation: NumPy's ``npfn`` on arrays; on Tracers (under
+    ``compat.func``) ftrans.numpy's ``traced`` -- the logical function, which is the
+    bitwise one on booleans (integer bitwise operations have no primitive: TypeError)."""
     def op(a, b):
         r = _operands(a, b)
         if r is None:
             return NotImplemented
+        if traced is not None and _any_traced(r[0], r[1]):
+            if npfn.__name__.startswith("bitwise") and not all(
+                    np.dtype(getattr(v, "dtype", bool)) == np.bool_ for v in r[:2]):
+                raise TypeError(f"{npfn.__name__} of integer tensors cannot be traced by "
+                                "compat.func (no primitive); use boolean tensors")
+            return _make_plain(traced(r[0], r[1]))
         return _make_plain(npfn(r[0], r[1]))
     return op
 
@@ -616,19 +626,20 @@ del _row, _f, _name
 
 
 
-logical_and = _checked(_logical(np.logical_and))
-logical_or = _checked(_logical(np.logical_or))
-logical_xor = _checked(_logical(np.logical_xor))
-_bitwise_and = _real_only(_logical(np.bitwise_and), kernel="bitwise_and_cpu")
-_bitwise_or = _real_only(_logical(np.bitwise_or), kernel="bitwise_or_cpu")
-_bitwise_xor = _real_only(_logical(np.bitwise_xor), kernel="bitwise_xor_cpu")
+logical_and = _checked(_logical(np.logical_and, _fnp.logical_and))
+logical_or = _checked(_logical(np.logical_or, _fnp.logical_or))
+logical_xor = _checked(_logical(np.logical_xor, _fnp.logical_xor))
+_bitwise_and = _real_only(_logical(np.bitwise_and, _fnp.logical_and), kernel="bitwise_and_cpu")
+_bitwise_or = _real_only(_logical(np.bitwise_or, _fnp.logical_or), kernel="bitwise_or_cpu")
+_bitwise_xor = _real_only(_logical(np.bitwise_xor, _fnp.logical_xor), kernel="bitwise_xor_cpu")
 bitwise_and = _checked(_bitwise_and)
 bitwise_or = _checked(_bitwise_or)
 bitwise_xor = _checked(_bitwise_xor)
 
 
 def logical_not(x):
-    return _make_plain(np.logical_not(x._data))
+    d = x._data
+    return _make_plain(_fnp.logical_not(d) if _any_traced(d) else np.logical_not(d))
 
 
 def floor_divide(a, b):

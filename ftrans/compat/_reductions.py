@@ -13,14 +13,15 @@ from .autograd import graph as G
 from .autograd.graph import node_class
 from .autograd._composite import composite_class, residual_class
 from ..nn import FUSED as _FUSED
+from .. import numpy as _fnp
 from .. import primitives as P
 from ..primitives import structural as S
 from ..primitives import reductions as R
 from ..primitives import indexing as I
 from ..numpy import linalg as _fla
 
-from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _as_float, _compose, _custom, _k, _pymax,
-    _record, _refuse_complex, _tname)
+from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _any_traced, _as_float, _compose, _custom,
+    _k, _pymax, _record, _refuse_complex, _tname)
 from ._pointwise import (ROW_FUNCTIONS, conj, div, isnan, maximum, minimum, mul, sub, where)
 # =============================================================================== reductions
 def _dims(dim, ndim):
@@ -184,6 +185,12 @@ def _extremum(which):
         ax = _dim(dim, d.ndim)
         if d.ndim == 0:
             return ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        if _any_traced(d):   # under compat.func: the index is traced too (no node)
+            idx = getattr(_fnp, argf.__name__)(d, axis=ax, keepdims=True)
+            vals = _fnp.take_along_axis(d, idx, axis=ax)
+            if not keepdim:
+                vals, idx = _fnp.squeeze(vals, ax), _fnp.squeeze(idx, ax)
+            return ret(_make_plain(vals), _make_plain(idx))
         idx = argf(d, axis=ax)
         grids = list(np.indices(idx.shape, sparse=True)) if idx.ndim else []
         full = tuple(grids[:ax] + [idx] + grids[ax:])

@@ -339,8 +339,6 @@ TRACED_OPS = {
     "max_dim": lambda x: x.max(dim=-1).values, "hardtanh": FF.hardtanh,
     "inplace": lambda x: x.clone().mul_(2),
 }
-# compat/_ops.py computes these with NumPy on the traced value today
-NEEDS_OPS_REWRITE = {"max_dim", "hardtanh", "inplace"}
 
 
 def _engine_per_example_grads(f, xs):
@@ -353,9 +351,7 @@ def _engine_per_example_grads(f, xs):
     return fc.stack(out)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="needs lead's _ops rewrite", strict=False))
-    if n in NEEDS_OPS_REWRITE else n for n in sorted(TRACED_OPS)])
+@pytest.mark.parametrize("name", sorted(TRACED_OPS))
 def test_op_on_traced_values_exact(name):
     """vmap(grad(f)) (traced: there is no fallback) equals the engine's per-example
     gradients."""
