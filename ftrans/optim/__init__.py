@@ -16,10 +16,10 @@ schedule ``callable(count) -> float``.  ``ftrans.compat.optim`` adapts these to
 PyTorch's classes.
 """
 from ._base import GradientTransformation, apply_updates
-from .sgd import sgd, SgdState
-from .adam import adam, adamw, AdamState
-from .rmsprop import rmsprop, RmspropState
-from .adagrad import adagrad, AdagradState
+from ._sgd import sgd, SgdState
+from ._adam import adam, adamw, AdamState
+from ._rmsprop import rmsprop, RmspropState
+from ._adagrad import adagrad, AdagradState
 
 __all__ = ["GradientTransformation", "apply_updates", "sgd", "adam", "adamw", "rmsprop",
            "adagrad", "SgdState", "AdamState", "RmspropState", "AdagradState"]
