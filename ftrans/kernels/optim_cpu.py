@@ -9,9 +9,10 @@ do, and ``fastmath`` stays off), so the two agree to the last bit on the CPU whi
 reads and writes each array once instead of once per operation (PyTorch's ``fused=True``).
 
 Calling convention: inputs ``p, g, <state...>`` and outputs ``out, <state_out...>``, all
-1-d arrays of one dtype; an output may be its input (in-place step: element ``i`` is read
-before it is written).  ``out`` receives the update ``u`` (``apply=False``) or the new
-parameter ``p + u`` (``apply=True``).  An unused state array is an empty array.  numba is
+1-d C-contiguous arrays of one dtype.  ``apply=False``: ``out`` receives the update ``u``
+and the state outputs the new state (the inputs are only read); ``apply=True``: the step
+is made in place -- ``p`` receives ``p + u`` and the state inputs the new state (the
+output arguments are not used).  An unused state array is an empty array.  numba is
 imported and the kernels compiled on first use (``cache=True``: later processes load them
 from disk).  Nothing here knows about tensors or tracers.
 """
@@ -30,83 +31,157 @@ _K = {}
 def _build():
     from numba import njit
     jit = dict(cache=True, fastmath=False, error_model="numpy")
+    # each kernel: the element's formula once (inlined), then two loops -- in place and
+    # out of place -- so that LLVM sees no overlap between the arrays a loop reads and
+    # writes (its run-time alias checks pass) and vectorizes both.  An unused state
+    # array's element is replaced by another array's (same dtype, value ignored).
+
+    @njit(inline="always", **jit)
+    def adam_el(pi, gi, mi, vi, vmi, b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step, bc2_sqrt,
+                amsgrad, maximize, decoupled, coupled):
+        if maximize:
+            gi = -gi
+        if coupled:
+            gi = gi + wd * pi
+        mi = mi + b1c * (gi - mi)
+        vi = vi * b2 + b2c * (gi * gi)
+        v = vi
+        if amsgrad:
+            if vi > vmi or vi != vi:             # maximum: NaN propagates
+                vmi = vi
+            v = vmi
+        u = neg_step * (mi / (np.sqrt(v) / bc2_sqrt + eps))
+        if decoupled:
+            u = neg_lr_wd * pi + u
+        return u, mi, vi, vmi
 
     @njit(**jit)
     def adam(p, g, m, v, vmax, out, m_out, v_out, vmax_out, b1c, b2, b2c, eps, wd,
              neg_lr_wd, neg_step, bc2_sqrt, amsgrad, maximize, decoupled, coupled, apply):
-        for i in range(g.size):
-            gi = -g[i] if maximize else g[i]
-            pi = p[i]
-            if coupled:
-                gi = gi + wd * pi
-            mi = m[i] + b1c * (gi - m[i])
-            vi = v[i] * b2 + b2c * (gi * gi)
-            m_out[i] = mi
-            v_out[i] = vi
-            if amsgrad:
-                vm = vmax[i]
-                if vi > vm or vi != vi:          # maximum: NaN propagates
-                    vm = vi
-                vmax_out[i] = vm
-                vi = vm
-            u = neg_step * (mi / (np.sqrt(vi) / bc2_sqrt + eps))
-            if decoupled:
-                u = neg_lr_wd * pi + u
-            out[i] = pi + u if apply else u
+        if apply:
+            for i in range(g.size):
+                u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i], vmax[i] if amsgrad else v[i],
+                                         b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step,
+                                         bc2_sqrt, amsgrad, maximize, decoupled, coupled)
+                m[i] = mi
+                v[i] = vi
+                if amsgrad:
+                    vmax[i] = vmi
+                p[i] = p[i] + u
+        else:
+            for i in range(g.size):
+                u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i], vmax[i] if amsgrad else v[i],
+                                         b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step,
+                                         bc2_sqrt, amsgrad, maximize, decoupled, coupled)
+                m_out[i] = mi
+                v_out[i] = vi
+                if amsgrad:
+                    vmax_out[i] = vmi
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def sgd_el(pi, gi, bi, neg_lr, momentum, damp_c, wd, use_wd, use_mom, first, nesterov,
+               maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        if use_mom:
+            if first:
+                bi = gi
+            else:
+                bi = bi * momentum + damp_c * gi
+            gi = gi + momentum * bi if nesterov else bi
+        return neg_lr * gi, bi
 
     @njit(**jit)
     def sgd(p, g, buf, out, buf_out, neg_lr, momentum, damp_c, wd, use_wd, first, nesterov,
             maximize, apply):
-        for i in range(g.size):
-            gi = -g[i] if maximize else g[i]
-            pi = p[i]
-            if use_wd:
-                gi = gi + wd * pi
-            if buf.size:
-                if first:
-                    b = gi
-                else:
-                    b = buf[i] * momentum + damp_c * gi
-                buf_out[i] = b
-                gi = gi + momentum * b if nesterov else b
-            u = neg_lr * gi
-            out[i] = pi + u if apply else u
+        use_mom = buf.size > 0
+        if apply:
+            for i in range(g.size):
+                u, b = sgd_el(p[i], g[i], buf[i] if use_mom else g[i], neg_lr, momentum, damp_c,
+                              wd, use_wd, use_mom, first, nesterov, maximize)
+                if use_mom:
+                    buf[i] = b
+                p[i] = p[i] + u
+        else:
+            for i in range(g.size):
+                u, b = sgd_el(p[i], g[i], buf[i] if use_mom else g[i], neg_lr, momentum, damp_c,
+                              wd, use_wd, use_mom, first, nesterov, maximize)
+                if use_mom:
+                    buf_out[i] = b
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def rmsprop_el(pi, gi, s, a, b, neg_lr, alpha, alpha_c, eps, wd, use_wd, centered,
+                   use_mom, momentum, maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        s = s * alpha + alpha_c * (gi * gi)
+        if centered:
+            a = a + alpha_c * (gi - a)
+            avg = np.sqrt(s - a * a) + eps
+        else:
+            avg = np.sqrt(s) + eps
+        if use_mom:
+            b = b * momentum + gi / avg
+            u = neg_lr * b
+        else:
+            u = neg_lr * (gi / avg)
+        return u, s, a, b
 
     @njit(**jit)
     def rmsprop(p, g, sq, gavg, buf, out, sq_out, gavg_out, buf_out, neg_lr, alpha, alpha_c,
                 eps, wd, use_wd, centered, use_mom, momentum, maximize, apply):
-        for i in range(g.size):
-            gi = -g[i] if maximize else g[i]
-            pi = p[i]
-            if use_wd:
-                gi = gi + wd * pi
-            s = sq[i] * alpha + alpha_c * (gi * gi)
-            sq_out[i] = s
-            if centered:
-                a = gavg[i] + alpha_c * (gi - gavg[i])
-                gavg_out[i] = a
-                avg = np.sqrt(s - a * a) + eps
-            else:
-                avg = np.sqrt(s) + eps
-            if use_mom:
-                b = buf[i] * momentum + gi / avg
-                buf_out[i] = b
-                u = neg_lr * b
-            else:
-                u = neg_lr * (gi / avg)
-            out[i] = pi + u if apply else u
+        if apply:
+            for i in range(g.size):
+                u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if centered else sq[i],
+                                        buf[i] if use_mom else sq[i], neg_lr, alpha, alpha_c,
+                                        eps, wd, use_wd, centered, use_mom, momentum,
+                                        maximize)
+                sq[i] = s
+                if centered:
+                    gavg[i] = a
+                if use_mom:
+                    buf[i] = b
+                p[i] = p[i] + u
+        else:
+            for i in range(g.size):
+                u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if centered else sq[i],
+                                        buf[i] if use_mom else sq[i], neg_lr, alpha, alpha_c,
+                                        eps, wd, use_wd, centered, use_mom, momentum,
+                                        maximize)
+                sq_out[i] = s
+                if centered:
+                    gavg_out[i] = a
+                if use_mom:
+                    buf_out[i] = b
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def adagrad_el(pi, gi, s, neg_clr, eps, wd, use_wd, maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        s = s + gi * gi
+        return neg_clr * (gi / (np.sqrt(s) + eps)), s
 
     @njit(**jit)
     def adagrad(p, g, ssum, out, ssum_out, neg_clr, eps, wd, use_wd, maximize, apply):
-        for i in range(g.size):
-            gi = -g[i] if maximize else g[i]
-            pi = p[i]
-            if use_wd:
-                gi = gi + wd * pi
-            s = ssum[i] + gi * gi
-            ssum_out[i] = s
-            u = neg_clr * (gi / (np.sqrt(s) + eps))
-            out[i] = pi + u if apply else u
+        if apply:
+            for i in range(g.size):
+                u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+                ssum[i] = s
+                p[i] = p[i] + u
+        else:
+            for i in range(g.size):
+                u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+                ssum_out[i] = s
+                out[i] = u
 
     _K["adam"], _K["sgd"] = adam, sgd
     _K["rmsprop"], _K["adagrad"] = rmsprop, adagrad

@@ -18,13 +18,10 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .. import numpy as fnp
-from ..kernels import optim_cpu as _K
 from ..tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["GradientTransformation", "apply_updates"]
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 class GradientTransformation(NamedTuple):
@@ -91,6 +88,26 @@ def check_range(name, value, lo=0.0, hi=None, what=None):
     return float(value)
 
 
+_LEAF = tree_flatten(np.zeros(()))[1]
+
+
+_LISTS = {}
+
+
+def _flatten(tree):
+    """``tree_flatten``, with no walk for the common trees of one array or a list of
+    arrays (what ``compat.optim`` passes)."""
+    t = type(tree)
+    if t is np.ndarray:
+        return [tree], _LEAF
+    if t is list and all(type(x) is np.ndarray for x in tree):
+        d = _LISTS.get(len(tree))
+        if d is None:
+            d = _LISTS[len(tree)] = tree_flatten([0] * len(tree))[1]
+        return tree, d
+    return tree_flatten(tree)
+
+
 def _concrete(x):
     return type(x) in (float, int, np.ndarray) or isinstance(x, (np.floating, np.integer))
 
@@ -101,6 +118,17 @@ def _cast(dtype):
     def c(x):
         return x if type(x) is float else x.astype(dtype)
     return c
+
+
+#: dtype -> (the kernels' scalar type, complex?, an empty array of the real dtype)
+_KINDS = {np.dtype(c): (np.dtype(r).type, c != r, np.empty(0, r))
+          for c, r in (("f4", "f4"), ("f8", "f8"), ("c8", "f4"), ("c16", "f8"))}
+
+
+def _flat(a, cplx, rt):
+    """The 1-d view of a C-contiguous array (of its real view when complex)."""
+    a = a.reshape(-1)
+    return a.view(rt) if cplx else a
 
 
 def _real_dtype(dt):
@@ -134,6 +162,7 @@ class _Rule:
         self.fused = fused is not False
 
     def transformation(self):
+        self._act = self.active()
         return GradientTransformation(self.init, self.update)
 
     # subclass interface ---------------------------------------------------------
@@ -170,7 +199,7 @@ class _Rule:
         if not isinstance(state, self.state_type):
             raise TypeError(f"update: state must be the {self.state_type.__name__} made by "
                             f"init(params); given {type(state).__name__}")
-        gl, tdef = tree_flatten(grads)
+        gl, tdef = _flatten(grads)
         n = len(gl)
         if params is None:
             if self.needs_params or inplace:
@@ -178,19 +207,19 @@ class _Rule:
                                  f"(weight decay or inplace=True uses them); given None")
             pl = [None] * n
         else:
-            pl, pdef = tree_flatten(params)
-            if pdef != tdef:
+            pl, pdef = _flatten(params)
+            if pdef is not tdef and pdef != tdef:
                 raise ValueError(f"update: params and grads must have one structure; "
                                  f"given {pdef} and {tdef}")
-        act = self.active()
+        act = self._act
         sl = []
         for name, a in zip(self.slots, act):
             sub = getattr(state, name)
             if not a:
                 sl.append([None] * n)
                 continue
-            leaves, sdef = tree_flatten(sub)
-            if sdef != tdef:
+            leaves, sdef = _flatten(sub)
+            if sdef is not tdef and sdef != tdef:
                 raise ValueError(f"update: state.{name} must have the structure of grads; "
                                  f"given {sdef} and {tdef} (was the state made by init?)")
             sl.append(leaves)
@@ -203,9 +232,10 @@ class _Rule:
             self._check_writable(pl, sl, count)
         outs, new_state = [], [[None] * n for _ in self.slots]
         fuse = self.fused and concrete
+        kargs = {}
         for i in range(n):
             st = [x[i] for x in sl]
-            r = (fuse and self._fused(s, gl[i], pl[i], st, act, inplace)) \
+            r = (fuse and self._fused(s, gl[i], pl[i], st, kargs, inplace)) \
                 or self._composed(s, gl[i], pl[i], st, act, inplace)
             outs.append(r[0])
             for k, a in enumerate(act):
@@ -229,36 +259,38 @@ class _Rule:
                                 f"{type(x).__name__}; use inplace=False (the functional "
                                 f"update) instead")
 
-    def _fused(self, s, g, p, st, act, inplace):
-        """The kernel's result, or None when an array is not a C-contiguous float NumPy
-        array of the common dtype and shape."""
+    def _fused(self, s, g, p, st, kargs, inplace):
+        """The kernel's result, or None when an array is not a C-contiguous float (or
+        complex: its real view) NumPy array of the gradient's dtype and shape."""
         if type(g) is not np.ndarray:
             return None
-        dt = g.dtype
-        if dt not in _FLOATS and dt not in _COMPLEX:
+        kind = _KINDS.get(g.dtype)
+        if kind is None or not g.flags.c_contiguous:
             return None
-        arrs = [g if p is None else p, g] + [x for x in st if x is not None]
-        for a in arrs:
-            if type(a) is not np.ndarray or a.dtype != dt or a.shape != g.shape \
-                    or not a.flags.c_contiguous:
+        dt, shape = g.dtype, g.shape
+        if p is None:
+            p = g                       # not read: no weight decay, not in place
+        for a in st:
+            if a is not None and (type(a) is not np.ndarray or a.dtype != dt
+                                  or a.shape != shape or not a.flags.c_contiguous):
                 return None
-        rdt = _real_dtype(dt)
-
-        def flat(a):
-            a = a.reshape(-1)
-            return a.view(rdt) if dt.kind == "c" else a
-        empty = np.empty(0, rdt)
-        ins = [flat(a) if a is not None else empty for a in st]
+        if type(p) is not np.ndarray or p.dtype != dt or p.shape != shape \
+                or not p.flags.c_contiguous:
+            return None
+        rt, cplx, empty = kind
+        ka = kargs.get(rt)
+        if ka is None:
+            ka = kargs[rt] = self.kernel_args(s, rt)
+        ins = [empty if a is None else _flat(a, cplx, rt) for a in st]
         if inplace:
-            out = p
-            outs_state = [x for x in st]
-        else:
-            out = np.empty_like(g)
-            outs_state = [np.empty_like(g) if a else None for a in act]
-        self.kernel(flat(arrs[0]), flat(g), *ins, flat(out),
-                    *(flat(a) if a is not None else empty for a in outs_state),
-                    *self.kernel_args(s, rdt.type), bool(inplace))
-        return (out, *outs_state)
+            fp = _flat(p, cplx, rt)
+            self.kernel(fp, _flat(g, cplx, rt), *ins, fp, *ins, *ka, True)
+            return (p, *st)
+        out = np.empty_like(g)
+        new = [None if a is None else np.empty_like(g) for a in st]
+        self.kernel(_flat(p, cplx, rt), _flat(g, cplx, rt), *ins, _flat(out, cplx, rt),
+                    *[empty if a is None else _flat(a, cplx, rt) for a in new], *ka, False)
+        return (out, *new)
 
     def _composed(self, s, g, p, st, act, inplace):
         """The composition (the definition), on real leaves or on the real and imaginary

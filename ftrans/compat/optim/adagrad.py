@@ -28,6 +28,7 @@ class Adagrad(_FunctionalOptimizer):
 
     _keys = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps",
              "maximize")
+    _state_type = _fo.AdagradState
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
@@ -50,5 +51,5 @@ class Adagrad(_FunctionalOptimizer):
 
     def _state(self, p, group):
         state = self.state[p]
-        ts = (state["step"], state["sum"])
-        return _fo.AdagradState(*(t.detach().numpy() for t in ts)), ts
+        return (state["step"].item(), (state["sum"].numpy(force=True),), state["step"],
+                (state["sum"],))

@@ -34,6 +34,7 @@ class Adam(_FunctionalOptimizer):
 
     _keys = ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize",
              "decoupled_weight_decay")
+    _state_type = _fo.AdamState
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
@@ -67,9 +68,10 @@ class Adam(_FunctionalOptimizer):
             state["exp_avg_sq"] = F.zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = F.zeros_like(p)
-        ts = (state["step"], state["exp_avg"], state["exp_avg_sq"],
-              state.get("max_exp_avg_sq") if group["amsgrad"] else None)
-        return _fo.AdamState(*(None if t is None else t.detach().numpy() for t in ts)), ts
+        ts = (state["exp_avg"], state["exp_avg_sq"],
+              state["max_exp_avg_sq"] if group["amsgrad"] else None)
+        return (state["step"].item(), tuple(None if t is None else t.numpy(force=True)
+                                            for t in ts), state["step"], ts)
 
 
 class AdamW(Adam):

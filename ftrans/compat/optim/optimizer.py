@@ -17,6 +17,8 @@ import copy
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
+import numpy as np
+
 from .. import _tensor as _T
 from .. import _dtype as D
 from .. import _factories as F
@@ -318,16 +320,18 @@ class _FunctionalOptimizer(Optimizer):
     """An optimizer whose update is an :mod:`ftrans.optim` transformation applied in place.
 
     Subclasses give ``_keys`` (the group options the transformation depends on),
-    ``_transformation(group, fused)`` (the ``ftrans.optim`` object) and ``_state(p,
-    group)`` (torch's per-parameter state of ``p``, created on first use, as the
-    transformation's state NamedTuple over the tensors' NumPy arrays, and the state
-    tensors the update writes).  :meth:`step` calls
-    ``update(grad, state, param, inplace=True)`` for every parameter with a gradient, so
-    parameter groups, ``state_dict`` and hooks stay PyTorch's while the formulas live
-    once, in ``ftrans.optim``.
+    ``_state_type`` (its state NamedTuple), ``_transformation(group, fused)`` (the
+    ``ftrans.optim`` object) and ``_state(p, group) -> (count, arrays, step, written)``:
+    torch's per-parameter state of ``p`` (created on first use) as the number of updates
+    made, the NumPy arrays of the state fields (None where inactive), the ``step`` tensor
+    to advance (or None) and the tensors the update writes.  :meth:`step` gathers the
+    parameters of a group that share a count and calls ``update(grads, state, params,
+    inplace=True)`` once for them, so parameter groups, ``state_dict`` and hooks stay
+    PyTorch's while the formulas live once, in ``ftrans.optim``.
     """
 
     _keys = ()
+    _state_type = None
 
     def _tx(self, group):
         fused = _use_fused(group)
@@ -343,11 +347,29 @@ class _FunctionalOptimizer(Optimizer):
         (evaluated with grad enabled before the update) or None."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            update = self._tx(group).update
+            batches = {}
             for p, grad in zip(*_params_with_grad(group)):
-                fstate, written = self._state(p, group)
-                update(grad.detach().numpy(), fstate, p.detach().numpy(), inplace=True)
-                _written(p, *written)
+                count, arrays, step_t, written = self._state(p, group)
+                b = batches.get(count)
+                if b is None:
+                    b = batches[count] = ([], [], [[] for _ in arrays], [])
+                b[0].append(grad.numpy(force=True))
+                b[1].append(p.numpy(force=True))
+                for lst, a in zip(b[2], arrays):
+                    lst.append(a)
+                b[3].append((p, step_t, written))
+            if not batches:
+                continue
+            update = self._tx(group).update
+            for count, (gs, ps, fields, done) in batches.items():
+                state = self._state_type(np.array(count), *(
+                    None if f[0] is None else f for f in fields))
+                update(gs, state, ps, inplace=True)
+                for p, step_t, written in done:
+                    if step_t is not None:
+                        a = step_t.numpy(force=True)
+                        a += 1
+                    _written(p, step_t, *written)
         return loss
 
 

@@ -31,6 +31,7 @@ class RMSprop(_FunctionalOptimizer):
     """
 
     _keys = ("lr", "alpha", "eps", "weight_decay", "momentum", "centered", "maximize")
+    _state_type = _fo.RmspropState
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
@@ -54,7 +55,7 @@ class RMSprop(_FunctionalOptimizer):
                 state["momentum_buffer"] = F.zeros_like(p)
             if group["centered"]:
                 state["grad_avg"] = F.zeros_like(p)
-        ts = (state["step"], state["square_avg"],
-              state["grad_avg"] if group["centered"] else None,
+        ts = (state["square_avg"], state["grad_avg"] if group["centered"] else None,
               state["momentum_buffer"] if group["momentum"] > 0 else None)
-        return _fo.RmspropState(*(None if t is None else t.detach().numpy() for t in ts)), ts
+        return (state["step"].item(), tuple(None if t is None else t.numpy(force=True)
+                                            for t in ts), state["step"], ts)

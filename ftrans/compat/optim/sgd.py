@@ -1,8 +1,6 @@
 """``SGD``: stochastic gradient descent with momentum (PyTorch's ``torch.optim.SGD``)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ... import optim as _fo
 from .. import _factories as F
 from .optimizer import required, _FunctionalOptimizer, _float
@@ -38,6 +36,7 @@ class SGD(_FunctionalOptimizer):
     """
 
     _keys = ("lr", "momentum", "dampening", "nesterov", "weight_decay", "maximize")
+    _state_type = _fo.SgdState
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
@@ -54,11 +53,10 @@ class SGD(_FunctionalOptimizer):
 
     def _state(self, p, group):
         if group["momentum"] == 0:
-            return _fo.SgdState(np.ones((), np.int32), None), ()
+            return 1.0, (None,), None, ()
         state = self.state[p]
         buf = state.get("momentum_buffer")
-        first = buf is None
-        if first:
+        if buf is None:                         # torch's first step: the buffer is g
             buf = state["momentum_buffer"] = F.empty_like(p)
-        count = np.zeros((), np.int32) if first else np.ones((), np.int32)
-        return _fo.SgdState(count, buf.detach().numpy()), (() if first else (buf,))
+            return 0.0, (buf.numpy(force=True),), None, ()
+        return 1.0, (buf.numpy(force=True),), None, (buf,)
