@@ -9,10 +9,11 @@ do, and ``fastmath`` stays off), so the two agree to the last bit on the CPU whi
 reads and writes each array once instead of once per operation (PyTorch's ``fused=True``).
 
 Calling convention: inputs ``p, g, <state...>`` and outputs ``out, <state_out...>``, all
-1-d C-contiguous arrays of one dtype.  ``apply=False``: ``out`` receives the update ``u``
-and the state outputs the new state (the inputs are only read); ``apply=True``: the step
-is made in place -- ``p`` receives ``p + u`` and the state inputs the new state (the
-output arguments are not used).  An unused state array is an empty array.  numba is
+1-d C-contiguous arrays of one dtype, or None.  With ``out`` an array, ``out`` receives
+the update ``u`` and the state outputs the new state (the inputs are only read); with
+``out`` None (and the state outputs None) the step is made in place: ``p`` receives
+``p + u`` and the state inputs the new state.  A state that is off (no ``amsgrad``, no
+momentum, not centered) is None in and out.  numba is
 imported and the kernels compiled on first use (``cache=True``: later processes load them
 from disk).  Nothing here knows about tensors or tracers.
 """
@@ -31,10 +32,11 @@ _K = {}
 def _build():
     from numba import njit
     jit = dict(cache=True, fastmath=False, error_model="numpy")
-    # each kernel: the element's formula once (inlined), then two loops -- in place and
-    # out of place -- so that LLVM sees no overlap between the arrays a loop reads and
-    # writes (its run-time alias checks pass) and vectorizes both.  An unused state
-    # array's element is replaced by another array's (same dtype, value ignored).
+    # Each kernel: the element's formula once (inlined), then the loop.  An array that a
+    # call does not use is None -- ``out is None``: the step is made in place; a state
+    # array None: that state is off (amsgrad, momentum, centered) -- so numba compiles a
+    # variant without it (its ``is None`` branches are pruned) and LLVM sees no possible
+    # overlap between the arrays a loop reads and writes: every loop vectorizes.
 
     @njit(inline="always", **jit)
     def adam_el(pi, gi, mi, vi, vmi, b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step, bc2_sqrt,
@@ -57,25 +59,22 @@ def _build():
 
     @njit(**jit)
     def adam(p, g, m, v, vmax, out, m_out, v_out, vmax_out, b1c, b2, b2c, eps, wd,
-             neg_lr_wd, neg_step, bc2_sqrt, amsgrad, maximize, decoupled, coupled, apply):
-        if apply:
-            for i in range(g.size):
-                u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i], vmax[i] if amsgrad else v[i],
-                                         b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step,
-                                         bc2_sqrt, amsgrad, maximize, decoupled, coupled)
+             neg_lr_wd, neg_step, bc2_sqrt, maximize, decoupled, coupled):
+        for i in range(g.size):
+            u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i],
+                                     vmax[i] if vmax is not None else v[i], b1c, b2, b2c,
+                                     eps, wd, neg_lr_wd, neg_step, bc2_sqrt,
+                                     vmax is not None, maximize, decoupled, coupled)
+            if out is None:
                 m[i] = mi
                 v[i] = vi
-                if amsgrad:
+                if vmax is not None:
                     vmax[i] = vmi
                 p[i] = p[i] + u
-        else:
-            for i in range(g.size):
-                u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i], vmax[i] if amsgrad else v[i],
-                                         b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step,
-                                         bc2_sqrt, amsgrad, maximize, decoupled, coupled)
+            else:
                 m_out[i] = mi
                 v_out[i] = vi
-                if amsgrad:
+                if vmax_out is not None:
                     vmax_out[i] = vmi
                 out[i] = u
 
@@ -96,20 +95,16 @@ def _build():
 
     @njit(**jit)
     def sgd(p, g, buf, out, buf_out, neg_lr, momentum, damp_c, wd, use_wd, first, nesterov,
-            maximize, apply):
-        use_mom = buf.size > 0
-        if apply:
-            for i in range(g.size):
-                u, b = sgd_el(p[i], g[i], buf[i] if use_mom else g[i], neg_lr, momentum, damp_c,
-                              wd, use_wd, use_mom, first, nesterov, maximize)
-                if use_mom:
+            maximize):
+        for i in range(g.size):
+            u, b = sgd_el(p[i], g[i], buf[i] if buf is not None else g[i], neg_lr, momentum,
+                          damp_c, wd, use_wd, buf is not None, first, nesterov, maximize)
+            if out is None:
+                if buf is not None:
                     buf[i] = b
                 p[i] = p[i] + u
-        else:
-            for i in range(g.size):
-                u, b = sgd_el(p[i], g[i], buf[i] if use_mom else g[i], neg_lr, momentum, damp_c,
-                              wd, use_wd, use_mom, first, nesterov, maximize)
-                if use_mom:
+            else:
+                if buf_out is not None:
                     buf_out[i] = b
                 out[i] = u
 
@@ -135,29 +130,24 @@ def _build():
 
     @njit(**jit)
     def rmsprop(p, g, sq, gavg, buf, out, sq_out, gavg_out, buf_out, neg_lr, alpha, alpha_c,
-                eps, wd, use_wd, centered, use_mom, momentum, maximize, apply):
-        if apply:
-            for i in range(g.size):
-                u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if centered else sq[i],
-                                        buf[i] if use_mom else sq[i], neg_lr, alpha, alpha_c,
-                                        eps, wd, use_wd, centered, use_mom, momentum,
-                                        maximize)
+                eps, wd, use_wd, momentum, maximize):
+        for i in range(g.size):
+            u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if gavg is not None else sq[i],
+                                    buf[i] if buf is not None else sq[i], neg_lr, alpha,
+                                    alpha_c, eps, wd, use_wd, gavg is not None,
+                                    buf is not None, momentum, maximize)
+            if out is None:
                 sq[i] = s
-                if centered:
+                if gavg is not None:
                     gavg[i] = a
-                if use_mom:
+                if buf is not None:
                     buf[i] = b
                 p[i] = p[i] + u
-        else:
-            for i in range(g.size):
-                u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if centered else sq[i],
-                                        buf[i] if use_mom else sq[i], neg_lr, alpha, alpha_c,
-                                        eps, wd, use_wd, centered, use_mom, momentum,
-                                        maximize)
+            else:
                 sq_out[i] = s
-                if centered:
+                if gavg_out is not None:
                     gavg_out[i] = a
-                if use_mom:
+                if buf_out is not None:
                     buf_out[i] = b
                 out[i] = u
 
@@ -171,15 +161,13 @@ def _build():
         return neg_clr * (gi / (np.sqrt(s) + eps)), s
 
     @njit(**jit)
-    def adagrad(p, g, ssum, out, ssum_out, neg_clr, eps, wd, use_wd, maximize, apply):
-        if apply:
-            for i in range(g.size):
-                u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+    def adagrad(p, g, ssum, out, ssum_out, neg_clr, eps, wd, use_wd, maximize):
+        for i in range(g.size):
+            u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+            if out is None:
                 ssum[i] = s
                 p[i] = p[i] + u
-        else:
-            for i in range(g.size):
-                u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+            else:
                 ssum_out[i] = s
                 out[i] = u
 
@@ -198,28 +186,28 @@ def _kernel(name):
 
 
 def adam(*args):
-    """``out[i]`` = Adam's update (or new parameter) of element ``i``; arguments as in the
-    module docstring, then the scalars ``1 - b1, b2, 1 - b2, eps, wd, -lr*wd, -lr/(1 -
-    b1^t), sqrt(1 - b2^t)`` (the arrays' dtype) and the flags ``amsgrad, maximize,
-    decoupled, coupled, apply``: ``ftrans.optim.adam``'s formula."""
+    """Adam's update: ``p, g, m, v, vmax, out, m_out, v_out, vmax_out`` as in the module
+    docstring, then the scalars ``1 - b1, b2, 1 - b2, eps, wd, -lr*wd, -lr/(1 - b1^t),
+    sqrt(1 - b2^t)`` (the arrays' dtype) and the flags ``maximize, decoupled, coupled``:
+    ``ftrans.optim.adam``'s formula (AMSGrad when ``vmax`` is an array)."""
     _kernel("adam")(*args)
 
 
 def sgd(*args):
     """SGD's update: ``p, g, buf, out, buf_out`` then ``-lr, momentum, 1 - dampening, wd``
-    and the flags ``use_wd, first, nesterov, maximize, apply``: ``ftrans.optim.sgd``'s
-    formula (``buf`` empty without momentum)."""
+    and the flags ``use_wd, first, nesterov, maximize``: ``ftrans.optim.sgd``'s formula
+    (``buf`` None without momentum)."""
     _kernel("sgd")(*args)
 
 
 def rmsprop(*args):
     """RMSprop's update: ``p, g, square_avg, grad_avg, buf`` and their outputs, then ``-lr,
-    alpha, 1 - alpha, eps, wd`` and ``use_wd, centered, use_mom, momentum, maximize,
-    apply``: ``ftrans.optim.rmsprop``'s formula."""
+    alpha, 1 - alpha, eps, wd, use_wd, momentum, maximize``: ``ftrans.optim.rmsprop``'s
+    formula (centered when ``grad_avg`` is an array, momentum when ``buf`` is)."""
     _kernel("rmsprop")(*args)
 
 
 def adagrad(*args):
-    """Adagrad's update: ``p, g, sum, out, sum_out``, then ``-clr, eps, wd`` and ``use_wd,
-    maximize, apply``: ``ftrans.optim.adagrad``'s formula."""
+    """Adagrad's update: ``p, g, sum, out, sum_out``, then ``-clr, eps, wd, use_wd,
+    maximize``: ``ftrans.optim.adagrad``'s formula."""
     _kernel("adagrad")(*args)

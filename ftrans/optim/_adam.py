@@ -67,8 +67,7 @@ class _Adam(_Rule):
         wd = self.wd != 0
         return (t(1 - self.b1), t(self.b2), t(1 - self.b2), t(self.eps),
                 t(0.0 if self.decoupled else self.wd), t(neg_lr_wd), t(neg_step),
-                t(bc2_sqrt), self.amsgrad, self.maximize, self.decoupled and wd,
-                not self.decoupled and wd)
+                t(bc2_sqrt), self.maximize, self.decoupled and wd, not self.decoupled and wd)
 
 
 def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0, amsgrad=False,

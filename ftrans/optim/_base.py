@@ -120,8 +120,8 @@ def _cast(dtype):
     return c
 
 
-#: dtype -> (the kernels' scalar type, complex?, an empty array of the real dtype)
-_KINDS = {np.dtype(c): (np.dtype(r).type, c != r, np.empty(0, r))
+#: dtype -> (the kernels' scalar type, complex?)
+_KINDS = {np.dtype(c): (np.dtype(r).type, c != r)
           for c, r in (("f4", "f4"), ("f8", "f8"), ("c8", "f4"), ("c16", "f8"))}
 
 
@@ -163,6 +163,7 @@ class _Rule:
 
     def transformation(self):
         self._act = self.active()
+        self._nones = (None,) * len(self.slots)
         return GradientTransformation(self.init, self.update)
 
     # subclass interface ---------------------------------------------------------
@@ -277,19 +278,18 @@ class _Rule:
         if type(p) is not np.ndarray or p.dtype != dt or p.shape != shape \
                 or not p.flags.c_contiguous:
             return None
-        rt, cplx, empty = kind
+        rt, cplx = kind
         ka = kargs.get(rt)
         if ka is None:
             ka = kargs[rt] = self.kernel_args(s, rt)
-        ins = [empty if a is None else _flat(a, cplx, rt) for a in st]
+        ins = [None if a is None else _flat(a, cplx, rt) for a in st]
         if inplace:
-            fp = _flat(p, cplx, rt)
-            self.kernel(fp, _flat(g, cplx, rt), *ins, fp, *ins, *ka, True)
+            self.kernel(_flat(p, cplx, rt), _flat(g, cplx, rt), *ins, None, *self._nones, *ka)
             return (p, *st)
         out = np.empty_like(g)
         new = [None if a is None else np.empty_like(g) for a in st]
         self.kernel(_flat(p, cplx, rt), _flat(g, cplx, rt), *ins, _flat(out, cplx, rt),
-                    *[empty if a is None else _flat(a, cplx, rt) for a in new], *ka, False)
+                    *[None if a is None else _flat(a, cplx, rt) for a in new], *ka)
         return (out, *new)
 
     def _composed(self, s, g, p, st, act, inplace):

@@ -63,8 +63,7 @@ class _Rmsprop(_Rule):
 
     def kernel_args(self, s, t):
         return (t(s[0]), t(self.alpha), t(1 - self.alpha), t(self.eps), t(self.wd),
-                self.wd != 0, self.centered, self.momentum > 0, t(self.momentum),
-                self.maximize)
+                self.wd != 0, t(self.momentum), self.maximize)
 
 
 def rmsprop(learning_rate=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
