@@ -7,7 +7,8 @@ The public API (DESIGN.md): ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``ja
 ``jacrev``/``jacobian``, ``hessian``, ``jit``, ``make_ir``, ``disable_jit``,
 ``stop_gradient``, ``tree_util``, ``float0``,
 ``testing.check_grads``, ``config`` (``config.update("debug_nans", True)``) and
-``debug_nans`` (its context manager).  ``ftrans.numpy`` is imported lazily on first attribute
+``debug_nans`` (its context manager), ``nn`` (functional neural-network operations,
+imported on first access).  ``ftrans.numpy`` is imported lazily on first attribute
 access so that ``import ftrans`` stays fast.
 """
 from . import tree_util
@@ -27,13 +28,15 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
-           "TracerArrayConversionError", "numpy", "testing", "lax", "config", "debug_nans"]
+           "TracerArrayConversionError", "numpy", "testing", "random", "nn", "lax", "config",
+           "debug_nans"]
 
 
 def __getattr__(name):
     # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,
-    # ``dask`` the Dask library
-    if name in ("testing", "dask"):
+    # ``dask`` the Dask library, ``random`` the PRNG keys and samplers, ``nn`` the
+    # neural-network functions (their numba kernels load on first use)
+    if name in ("testing", "dask", "random", "nn"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ftrans' has no attribute {name!r}")

@@ -20,6 +20,7 @@ from .scan import cumsum, argsort
 from .dot import dot_general
 from . import linalg  # noqa: F401  (solve, cholesky, eigh, svd, qr, det ...: P.linalg.<op>)
 from . import special, fft  # noqa: F401  (erf, gammaln, polygamma ...; the fft primitive)
+from .prng import threefry2x32
 from ._rules import unbroadcast, fit
 from .conv import conv_general_dilated
 from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_argmax

@@ -57,7 +57,7 @@ from ._rules import fit, unbroadcast
 from .elementwise import add
 from .indexing import gather
 
-__all__ = ["conv_general_dilated", "conv_transpose_kernel"]
+__all__ = ["conv_general_dilated", "conv_transpose_kernel", "check_groups"]
 
 conv_general_dilated_p = Primitive("conv_general_dilated")
 
@@ -251,6 +251,16 @@ def _spec_perm(spec, canonical_first):
     return (spec.index(a), spec.index(b)) + tuple(spatial)
 
 
+def check_groups(name, lhs_shape, rhs_shape, groups):
+    """ValueError unless ``groups >= 1`` divides the output channels ``rhs_shape[0]`` and
+    the input has ``rhs_shape[1] * groups`` channels (``lhs_shape[1]``)."""
+    C, O, Cg = lhs_shape[1], rhs_shape[0], rhs_shape[1]
+    if groups < 1 or C != Cg * groups or O % groups:
+        raise ValueError(f"{name}: lhs has {C} channels, rhs {tuple(rhs_shape)} expects "
+                         f"{Cg} per group with groups={groups} and {O} outputs; need "
+                         f"C == rhs.shape[1] * groups and O divisible by groups")
+
+
 def conv_general_dilated(lhs, rhs, window_strides=None, padding="VALID", lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1):
     """N-d convolution (cross-correlation), JAX's ``lax.conv_general_dilated``.
@@ -294,11 +304,7 @@ def conv_general_dilated(lhs, rhs, window_strides=None, padding="VALID", lhs_dil
                          f"{tuple(lhs.shape)} and {tuple(rhs.shape)}")
     nsp = lnd - 2
     G = int(feature_group_count)
-    C, O, Cg = lhs.shape[1], rhs.shape[0], rhs.shape[1]
-    if G < 1 or C != Cg * G or O % G:
-        raise ValueError(f"conv_general_dilated: lhs has {C} channels, rhs expects "
-                         f"{Cg} per group with feature_group_count={G} and {O} outputs; "
-                         f"need C == rhs.shape[1] * G and O divisible by G")
+    check_groups("conv_general_dilated", lhs.shape, rhs.shape, G)
 
     def tup(v, name):
         v = (1,) * nsp if v is None else tuple(int(a) for a in v)

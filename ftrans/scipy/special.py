@@ -13,11 +13,11 @@ Compositions of ftrans operations, written so that no gradient is NaN where the
 mathematics has a finite one (the double-``where`` idiom, see
 :mod:`ftrans.primitives.select`):
 
-* ``expit(x)``: ``1/(1 + e)`` for ``x >= 0`` and ``e/(1 + e)`` for ``x < 0`` with
-  ``e = exp(-|x|)`` (never overflows; derivative ``expit(x) (1 - expit(x))``);
-  ``log_expit(x) = -logaddexp(0, -x)``; ``softplus(x) = logaddexp(0, x)``;
-  ``logit(p) = log(p) - log1p(-p)``.
-* ``logsumexp`` (implemented in ``ftrans.numpy._reductions``, re-exported): shifted by
+* ``expit(x) = exp(-logaddexp(0, -x))`` and ``log_expit(x) = -logaddexp(0, -x)``
+  (:mod:`ftrans.nn`'s sigmoid and log_sigmoid; never overflow);
+  ``softplus(x) = logaddexp(0, x)``; ``logit(p) = log(p) - log1p(-p)``.
+* ``logsumexp``, ``softmax``, ``log_softmax``: :mod:`ftrans.nn`'s (``logsumexp``'s
+  implementation is ``ftrans.numpy``'s): shifted by
   the (non-differentiated) maximum, so huge entries do not overflow and ``-inf`` entries
   get gradient 0; ``softmax``/``log_softmax`` likewise.
 * ``xlogy(x, y)`` / ``xlog1py(x, y)``: 0 where ``x == 0`` (SciPy); the derivative in
@@ -44,6 +44,7 @@ import numpy as np
 from ..core import Tracer, result_type
 from .. import primitives as P
 from ..primitives import special as _ps
+from ..nn import activations as _nn
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "gamma",
            "beta", "betaln", "multigammaln", "expit", "log_expit", "logit", "softplus",
@@ -193,22 +194,14 @@ def multigammaln(a, d):
 # logistic family
 # ---------------------------------------------------------------------------------
 def expit(x):
-    """Logistic sigmoid ``1 / (1 + exp(-x))``; real only.
-
-    Computed from ``e = exp(-|x|) <= 1`` on both branches (no overflow, no NaN
-    gradient at large ``|x|``).
-    """
-    x = _float(x, name="expit")
-    pos = P.ge(x, 0.0)
-    e = P.exp(P.where(pos, P.neg(x), x))     # exp(-|x|), derivative defined on each side
-    d = P.add(1.0, e)
-    return P.where(pos, P.div(1.0, d), P.div(e, d))
+    """Logistic sigmoid ``1 / (1 + exp(-x))``; real only.  :func:`ftrans.nn.sigmoid`
+    (``exp(-logaddexp(0, -x))``: no overflow, no NaN gradient at large ``|x|``)."""
+    return _nn.sigmoid(_float(x, name="expit"))
 
 
 def log_expit(x):
-    """``log(expit(x)) = -logaddexp(0, -x)``; real only."""
-    x = _float(x, name="log_expit")
-    return P.neg(P.logaddexp(0.0, P.neg(x)))
+    """``log(expit(x)) = -logaddexp(0, -x)``; real only.  :func:`ftrans.nn.log_sigmoid`."""
+    return _nn.log_sigmoid(_float(x, name="log_expit"))
 
 
 def softplus(x):
@@ -280,49 +273,20 @@ def kl_div(x, y):
 
 
 # ---------------------------------------------------------------------------------
-# softmax family
+# softmax family: defined once, in ftrans.nn (SciPy's default axis=None: all axes)
 # ---------------------------------------------------------------------------------
-def _axes_of(axis, ndim):
-    """``None`` -> every axis; an int or a sequence -> sorted non-negative axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    seq = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = []
-    for a in seq:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"duplicate value in 'axis': {axis!r}")
-    return tuple(sorted(out))
-
-
-def _shift(a, axes):
-    """The (non-differentiated) max over ``axes`` in keepdims shape, 0 where not finite."""
-    keep = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
-    m = P.reshape(P.reduce_max(_sg(a), axes), keep) if axes else _sg(a)
-    m = _sg(P.where(P.isfinite(m), m, 0.0))
-    return m
-
-
-# logsumexp: ftrans.numpy._reductions implements SciPy's full signature (weights ``b``,
-# ``return_sign``, complex ``a``); it is re-exported here as scipy.special.logsumexp.
-from ..numpy._reductions import logsumexp  # noqa: E402
-
-
 def softmax(x, axis=None):
     """``exp(x) / sum(exp(x), axis)`` (shifted by the max; SciPy's default ``axis=None``
-    normalizes over all elements); real only."""
-    x = _float(x, name="softmax")
-    axes = _axes_of(axis, x.ndim)
-    e = P.exp(P.sub(x, _shift(x, axes)))
-    keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
-    s = P.reshape(P.reduce_sum(e, axes), keep) if axes else e
-    return P.div(e, s)
+    normalizes over all elements); real only.  :func:`ftrans.nn.softmax`."""
+    return _nn.softmax(_float(x, name="softmax"), axis=axis)
 
 
 def log_softmax(x, axis=None):
-    """``x - logsumexp(x, axis, keepdims=True)``; real only."""
-    x = _float(x, name="log_softmax")
-    return P.sub(x, logsumexp(x, axis=axis, keepdims=True))
+    """``x - logsumexp(x, axis, keepdims=True)``; real only.  :func:`ftrans.nn.log_softmax`."""
+    return _nn.log_softmax(_float(x, name="log_softmax"), axis=axis)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``scipy.special.logsumexp``: ``log(sum(b * exp(a), axis))`` computed stably, with
+    SciPy's weights ``b`` and ``return_sign``; :func:`ftrans.nn.logsumexp`."""
+    return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=return_sign)

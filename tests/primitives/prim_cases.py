@@ -940,6 +940,42 @@ case("reduce_window_argmax", lambda x: PW.reduce_window_argmax(x, *_W2),
      differentiable=False, variant="pool2d_ties")
 
 # ---------------------------------------------------------------------------------
+# threefry2x32 (ftrans.random): the reference is a scalar Python-int implementation of
+# Salmon et al. 2011's Threefry-2x32-20 (known answers: tests/random/test_threefry.py)
+def _threefry_scalar(k0, k1, x0, x1):
+    m = 0xFFFFFFFF
+    ks = (k0, k1, k0 ^ k1 ^ 0x1BD11BDA)
+    x0, x1 = (x0 + ks[0]) & m, (x1 + ks[1]) & m
+    for g in range(5):
+        for r in ((13, 15, 26, 6), (17, 29, 16, 24))[g % 2]:
+            x0 = (x0 + x1) & m
+            x1 = (((x1 << r) | (x1 >> (32 - r))) & m) ^ x0
+        x0 = (x0 + ks[(g + 1) % 3]) & m
+        x1 = (x1 + ks[(g + 2) % 3] + g + 1) & m
+    return x0, x1
+
+
+def _threefry_ref(*args):
+    args = np.broadcast_arrays(*args)
+    pairs = [_threefry_scalar(*map(int, t)) for t in zip(*(a.reshape(-1) for a in args))]
+    return np.concatenate([np.array([p[i] for p in pairs], np.uint32).reshape(args[0].shape)
+                           for i in (0, 1)], 0)
+
+
+def _u32(rng, shape, dtype):
+    return rng.integers(0, 2 ** 32, shape, dtype=np.uint64).astype(np.uint32)
+
+
+case("threefry2x32", lambda *a: P.concatenate(P.threefry2x32(*a), 0), _threefry_ref,
+     Arg((4,), _u32, "int"), Arg((4,), _u32, "int"), Arg((3, 4), _u32, "int"),
+     Arg((3, 4), _u32, "int"), differentiable=False, dtypes=(F64,), variants=(
+         Variant("0d_key", (Arg((), _u32, "int"), Arg((), _u32, "int"),
+                            Arg((2,), _u32, "int"), Arg((2,), _u32, "int"))),
+         Variant("empty", (Arg((), _u32, "int"), Arg((), _u32, "int"),
+                           Arg((0,), _u32, "int"), Arg((0,), _u32, "int"))),
+     ))
+
+# ---------------------------------------------------------------------------------
 NONDIFFERENTIABLE = {c.name for c in CASES if not c.differentiable}
 BINARY_ELEMENTWISE = [c for c in CASES if c.kind == "binary" and not c.variant]
 TERNARY_ELEMENTWISE = [c for c in CASES if c.kind == "ternary"]

@@ -18,7 +18,7 @@ Semantics: the gradcheck notes (spec ``gradcheck-mechanics.md``: forward mode co
 ``J_f u``; for complex functions the same real-linear map the backward pass transposes)
 and PyTorch 2.13's observable behaviour, messages included.
 
-Cost: outside a dual level an operation pays one module-global check (``_ops._fw_on``).
+Cost: outside a dual level an operation pays one module-global check (``_opbase._fw_on``).
 Inside one, an operation with a dual operand runs its primitive's JVP rule (which
 computes the primal output again) or, for a composite, traces its backward formula once
 with ``ftrans.vjp``: a few microseconds per primitive operation, tens for a composite.
@@ -80,7 +80,9 @@ from ...primitives import indexing as I
 from ...transforms.vjp import vjp_unchecked as vjp  # (cotangents cast, as torch does)
 from .. import _tensor as T
 from .. import _ops as O
+from .. import _opbase as OB
 from . import graph as G
+from ._composite import CompositeNode
 from .grad_mode import _DecoratorContextManager, _tls
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -112,7 +114,7 @@ def enter_dual_level():
     global _gen
     _gen += 1
     _current_level = 0
-    O._fw_on = True
+    OB._fw_on = True
     return _current_level
 
 
@@ -131,7 +133,7 @@ def exit_dual_level(*, level=None):
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     global _gen
-    O._fw_on = False
+    OB._fw_on = False
     _current_level = level - 1
     _gen += 1          # every record of the level is stale now ...
     reg = _registry[:]  # ... and its tangents are freed at once
@@ -162,11 +164,11 @@ class _suspended:
     """See the module docstring (``with _suspended(): ...``)."""
 
     def __enter__(self):
-        self.prev = O._fw_on
-        O._fw_on = False
+        self.prev = OB._fw_on
+        OB._fw_on = False
 
     def __exit__(self, *exc):
-        O._fw_on = self.prev and _current_level >= 0
+        OB._fw_on = self.prev and _current_level >= 0
         return False
 
 
@@ -371,6 +373,8 @@ def _jvp(cls, prim, params, datas, out, tans):
     tangents = [zero if tn is None else _as_tangent(tn, datas[i]) for i, tn in enumerate(tans)]
     if prim is not None and cls._bwd is G.OpNode._bwd:
         tout = prim.jvp(list(datas), tangents, **params)[1]
+    elif issubclass(cls, CompositeNode):   # prim: the composition itself
+        tout = cls.tangent(prim, params, list(datas), tangents)
     else:
         tout = _transpose_formula(cls, prim, params, datas, out, tangents)
     if tout is zero:
@@ -487,4 +491,4 @@ def _repr_tangent(t):
 
 # _tensor and _ops call this module back (tangents of their operations) but are below it:
 # it hands itself to them instead of being imported by them (see _tensor._fwad)
-T._fwad = O._fwad = sys.modules[__name__]
+T._fwad = OB._fwad = sys.modules[__name__]

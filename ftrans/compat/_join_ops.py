@@ -1,0 +1,272 @@
+"""compat operations: cat/stack, matrix products and dtype/device conversions."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtype as D
+from . import cuda
+from ._tensor import (Tensor, _dim, check_device, device as _dev_cls)
+from .autograd.graph import node_class
+from .autograd._composite import composite_class
+from .. import primitives as P
+from ..primitives import structural as S
+from ..primitives.dot import dot_general_p
+from ..core.trace import Tracer as _Tracer
+
+from ._opbase import (SAVE_NONE, _EMPTY, _compose, _convert, _ctype, _kk, _promote_datas,
+    _record, _save_cross, _tensorize, _tname)
+from ._pointwise import (mul)
+from ._shape_ops import (expand, reshape, unsqueeze)
+# cat / stack ---------------------------------------------------------------------------
+_CatBackward0 = node_class("CatBackward0", (), params={"dim": lambda n: n._params["axis"]})
+
+
+def cat(tensors, dim=0):
+    """Concatenate along ``dim`` (dtypes promoted as in PyTorch)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    r = _promote_datas(tensors)
+    datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in tensors]
+    nd = datas[0].ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    ax = _dim(dim, nd)
+    try:
+        out = S.concatenate_p.bind(*datas, axis=ax)
+    except ValueError as e:
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: {e}") from None
+    return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
+                   SAVE_NONE, casts=_list_casts(tensors, r))
+
+
+def _list_casts(tensors, r):
+    """``casts`` of an operation on a list of tensors promoted to the dtype ``r``: the
+    original floating/complex dtype of each converted tensor (its gradient is converted
+    back: the real part for a real tensor promoted to complex), or None if none was."""
+    casts = tuple(t._data.dtype if t._data.dtype != r and t._data.dtype.kind in "fc" else None
+                  for t in tensors)
+    return casts if builtins.any(c is not None for c in casts) else None
+
+
+concat = concatenate = cat
+
+
+def _stack_fn(*xs, axis):
+    shape = xs[0].shape
+    new = shape[:axis] + (1,) + shape[axis:]
+    return S.concatenate_p.bind(*[P.reshape(x, new) for x in xs], axis=axis)
+
+
+_StackBackward0 = composite_class("StackBackward0", (),
+                                  params={"dim": lambda n: n._params["axis"]})
+
+
+def stack(tensors, dim=0):
+    """Stack tensors of equal shape along a new dimension ``dim``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    r = _promote_datas(tensors)
+    datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in tensors]
+    shape0 = datas[0].shape
+    for i, dd in enumerate(datas):
+        if dd.shape != shape0:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shape0)} at entry 0 and {list(dd.shape)} at entry {i}")
+    ax = _dim(dim, len(shape0) + 1)
+    return _compose(_StackBackward0, _stack_fn, tensors, datas, {"axis": ax}, mask=0,
+                    casts=_list_casts(tensors, r))
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t) for t in tensors]
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def atleast_1d(t):
+    return reshape(t, (1,)) if t._data.ndim == 0 else t
+
+
+def atleast_2d(t):
+    n = t._data.ndim
+    return reshape(t, (1,) * (2 - n) + t._data.shape) if n < 2 else t
+
+
+# matmul --------------------------------------------------------------------------------
+_MmBackward0 = node_class("MmBackward0", ("self", "mat2"))
+_MvBackward0 = node_class("MvBackward0", ("self", "vec"))
+_DotBackward0 = node_class("DotBackward0", ("self", "tensor"))
+_BmmBackward0 = node_class("BmmBackward0", ("self", "mat2"))
+
+
+def _dot(cls, a, b, dn, ad=None, bd=None):
+    ad = a._data if ad is None else ad
+    bd = b._data if bd is None else bd
+    params = {"dimension_numbers": dn}
+    out = _kk(dot_general_p, ad, bd)(ad, bd, **params)
+    return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
+
+
+def matmul(input, other):  # noqa: A002
+    """Matrix product with NumPy/PyTorch broadcasting rules."""
+    if not isinstance(other, Tensor):
+        other = _tensorize(other)
+    if not isinstance(input, Tensor):
+        input = _tensorize(input)
+    ad, bd = input._data, other._data
+    if ad.dtype != bd.dtype:
+        if ad.ndim == 1 and bd.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_tname(ad.dtype)} and {_tname(bd.dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_ctype(ad.dtype)} != {_ctype(bd.dtype)}")
+    na, nb = ad.ndim, bd.ndim
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{na}D and {nb}D")
+    ka = ad.shape[-1]
+    kb = bd.shape[0] if nb == 1 else bd.shape[-2]
+    if ka != kb:
+        if na == 1 and nb == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] "
+                               f"to have the same number of elements, but got {ka} and {kb} "
+                               "elements respectively")
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, ad.shape[-2:] if na > 1 else (1, ka)))} and "
+                           f"{'x'.join(map(str, bd.shape[-2:] if nb > 1 else (kb, 1)))})")
+    if na == 1 and nb == 1:
+        return _dot(_DotBackward0, input, other, (((0,), (0,)), ((), ())))
+    if na == 2 and nb == 1:
+        return _dot(_MvBackward0, input, other, (((1,), (0,)), ((), ())))
+    if na == 1:
+        return _dot(_MmBackward0, input, other, (((0,), (nb - 2,)), ((), ())))
+    if nb <= 2:
+        return _dot(_MmBackward0, input, other, (((na - 1,), (0,)), ((), ())))
+    batch = np.broadcast_shapes(ad.shape[:-2], bd.shape[:-2])
+    a = input if ad.shape[:-2] == batch else expand(input, batch + ad.shape[-2:])
+    b = other if bd.shape[:-2] == batch else expand(other, batch + bd.shape[-2:])
+    nbt = len(batch)
+    bdims = tuple(range(nbt))
+    return _dot(_BmmBackward0, a, b, (((nbt + 1,), (nbt,)), (bdims, bdims)))
+
+
+def mm(input, mat2):  # noqa: A002
+    if input._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"mm: expected 2D tensors, got {input._data.ndim}D and "
+                           f"{mat2._data.ndim}D")
+    return matmul(input, mat2)
+
+
+def mv(input, vec):  # noqa: A002
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"{input._data.ndim}, {vec._data.ndim}")
+    return matmul(input, vec)
+
+
+def dot(input, other):  # noqa: A002
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
+                           f"{other._data.ndim}D tensors")
+    return matmul(input, other)
+
+
+inner = dot
+
+
+def bmm(input, mat2):  # noqa: A002
+    if input._data.ndim != 3 or mat2._data.ndim != 3:
+        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    return matmul(input, mat2)
+
+
+def outer(input, vec2):  # noqa: A002
+    return mul(unsqueeze(input, 1), vec2)
+
+
+ger = outer
+
+
+# =============================================================================== conversions
+_CloneBackward0 = composite_class("CloneBackward0", ("self",))
+
+
+def _identity_fn(x):
+    return x
+
+
+def clone(input, *, memory_format=None):  # noqa: A002
+    """A copy (with the same history: ``CloneBackward0``)."""
+    d = input._data
+    out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
+    return _compose(_CloneBackward0, _identity_fn, [input], [d], mask=0, out=out)
+
+
+def contiguous(input, memory_format=None):  # noqa: A002
+    d = input._data
+    return input if isinstance(d, _Tracer) or d.flags.c_contiguous else clone(input)
+
+
+def to(input, *args, **kwargs):  # noqa: A002
+    """Convert dtype (and/or device: only 'cpu'); ``to(other)`` takes other's dtype."""
+    dt = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, D.dtype):
+            dt = a
+        elif isinstance(a, Tensor):
+            dt = a.dtype
+        elif isinstance(a, (str,)) or type(a).__name__ == "device":
+            dev = a
+        elif isinstance(a, bool):
+            pass
+        else:
+            dt = a
+    check_device(dev)
+    out = input if dt is None else _convert(input, D.to_np(dt))
+    if dev is not None:
+        out = _to_device(out, dev)
+    if copy and out is input:
+        out = clone(input)
+    return out
+
+
+def _to_host_bwd(node, ct, primals, ans, needs):
+    """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
+    return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
+
+
+def _to_gpu_bwd(node, ct, primals, ans, needs):
+    """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
+    return [cuda._lazy_init().asarray(ct)]
+
+
+_ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
+_ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
+
+
+def _to_device(x, dev):
+    """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
+    (the gradient goes back to the source device)."""
+    d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))
+    src = x.device
+    if src.type == d.type and (d.index is None or src.index == d.index):
+        return x
+    data = x._data
+    out = cuda.to_device_array(data, d)
+    cls = _ToCopyFromHost if src.type == "cpu" else _ToCopyFromGpu
+    return _record(cls, None, _EMPTY, [x], [data], out, SAVE_NONE)
+
+

@@ -1,0 +1,484 @@
+"""compat operations, part 1: recording a graph node, operands and PyTorch's type promotion,
+and the builders of elementwise operations (unary, binary, composite).
+
+The torch functions themselves are gathered in :mod:`ftrans.compat._ops`.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import (Tensor, _make, _make_plain, _edge, _requires_grad)
+from .autograd.grad_mode import _tls
+from .autograd import graph as G
+from .autograd import anomaly_mode as _AM
+from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
+from .autograd._composite import run as _run_composite, run_with_residuals, Static
+from .. import primitives as P
+from ..primitives import elementwise as E
+from ..primitives.convert import convert_element_type_p
+from ..core.trace import Tracer as _Tracer
+
+_pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
+    builtins.sum, builtins.round
+_EMPTY = {}
+_T1 = (True,)
+_fw_on = False   # a forward AD level is active (set by autograd.forward_ad)
+_fwad = None     # the autograd.forward_ad module: it is above this one and sets this name
+
+
+# =============================================================================== recording
+def _record(cls, prim, params, args, datas, out, save, casts=None, _fw=True):
+    """The output tensor of an operation, with a node when recording applies.
+
+    ``args``: the operands as given (Tensors or raw values: Python scalars, index arrays);
+    ``datas``: the values handed to the primitive; ``out``: its result; ``save``:
+    ``(mask, save_out)`` or a function of the per-operand ``needs`` returning one --
+    bit ``i`` of ``mask`` saves operand ``i``.  Inside a forward AD level the output also
+    gets a tangent (:mod:`.autograd.forward_ad`, whose own call passes ``_fw=False``).
+    """
+    if _fw_on and _fw:
+        return _fwad._record(cls, prim, params, args, datas, out, save, casts)
+    if not _tls.grad:
+        return _make_plain(out)
+    nxt = []
+    needs = []
+    anyrg = False
+    for a in args:
+        if isinstance(a, Tensor):
+            e = _edge(a)
+            n = e[0] is not None
+            anyrg = anyrg or n
+            nxt.append(e)
+            needs.append(n)
+        else:
+            nxt.append(NO_EDGE)
+            needs.append(False)
+    if not anyrg:
+        return _make(out)
+    mask, so = save(needs) if callable(save) else save
+    saved = []
+    for i, a in enumerate(args):
+        d = datas[i]
+        if isinstance(a, Tensor):
+            saved.append(G.save(a, d) if (mask >> i) & 1 else _meta(d))
+        else:
+            saved.append(d)
+    t = _make(out)
+    node = new_node(cls, prim, params, tuple(nxt), saved, mask, None, tuple(needs))
+    if casts is not None:
+        node._casts = casts
+    t._grad_fn = node
+    if so:  # after t._grad_fn: a pack hook gets the output itself
+        node._outsv = G.save_out(t)
+    return t
+
+
+def _save_all(needs):
+    return (-1, True)
+
+
+SAVE_NONE = (0, False)
+SAVE_X = (1, False)
+SAVE_OUT = (0, True)
+SAVE_X_OUT = (1, True)
+
+
+def _save_cross(needs):
+    """mul: each operand's formula reads the other operand."""
+    return ((2 if needs[0] else 0) | (1 if needs[1] else 0), False)
+
+
+def _save_div(needs):
+    return (2, needs[1])
+
+
+def _save_pow(needs):
+    return (3, needs[1])
+
+
+def _save_both(needs):
+    return (3, False)
+
+
+_new_obj = object.__new__
+_next_seq = G._seq.__next__
+_save_in = G.save
+_save_out = G.save_out
+
+
+# =============================================================================== operands
+def _k(prim, d):
+    """``prim``'s kernel for a concrete NumPy array ``d``, its ``bind`` otherwise (a Tracer
+    of an ftrans transform under ``compat.func``; CuPy arrays also take ``bind``, which
+    goes straight to the kernel outside transforms)."""
+    return prim.impl if type(d) is np.ndarray else prim.bind
+
+
+def _kk(prim, *datas):
+    """:func:`_k` for several operands: ``bind`` when any of them is a Tracer."""
+    return prim.bind if _any_traced(*datas) else prim.impl
+
+
+def _any_traced(*datas):
+    """True when a value is a Tracer of an ftrans transform (``compat.func``'s traced
+    path): the operation must then compute with primitives' ``bind``, not NumPy."""
+    for d in datas:
+        if isinstance(d, _Tracer):
+            return True
+    return False
+
+
+def _tensorize(v):
+    """A Tensor for array-likes that are not Python scalars (NumPy arrays, lists)."""
+    if isinstance(v, Tensor):
+        return v
+    return _make(np.asarray(v))
+
+
+def _scalar(v):
+    t = type(v)
+    if t is float or t is int or t is bool or t is complex:
+        return v
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (int, float, complex)):
+        return v
+    return None
+
+
+def _default_float():
+    return D.get_default_dtype().np
+
+
+def _promote_datas(items):
+    """PyTorch's result dtype for ``items`` (Tensors and Python scalars)."""
+    dim, zero, sc = [], [], []
+    for v in items:
+        if isinstance(v, Tensor):
+            d = v._data
+            (dim if d.ndim else zero).append(d.dtype)
+        else:
+            sc.append(D.scalar_np_dtype(v))
+    return D.result_type(tuple(dim), tuple(zero), tuple(sc))
+
+
+def _operands(a, b):
+    """``(a_data, b_data, casts)`` for a binary operation: arrays converted to PyTorch's
+    result dtype (Python scalars stay weak), ``casts`` the original dtypes of converted
+    operands (or None).  None for an operand that is neither a tensor, a number nor a
+    NumPy array (the operator then returns NotImplemented)."""
+    if isinstance(a, Tensor):
+        ad = a._data
+        if isinstance(b, Tensor):
+            bd = b._data
+            if ad.dtype == bd.dtype:
+                return ad, bd, None
+        else:
+            bd = _scalar(b)
+            if bd is None:
+                if not isinstance(b, np.ndarray):
+                    return None
+                return _operands(a, _tensorize(b))
+            k = ad.dtype.kind
+            tb = type(bd)
+            if k == "f" or k == "c":
+                return ad, bd, None
+            if tb is int and k in "iu" or tb is bool or (tb is int and k == "b"):
+                return ad, bd, None
+    else:
+        ad = _scalar(a)
+        if ad is None:
+            if not isinstance(a, np.ndarray):
+                return None
+            return _operands(_tensorize(a), b)
+        if not isinstance(b, Tensor):
+            b = _tensorize(b)
+        bd = b._data
+        k = bd.dtype.kind
+        ta = type(ad)
+        if k == "f" or k == "c":
+            return ad, bd, None
+        if ta is int and k in "iu" or ta is bool or (ta is int and k == "b"):
+            return ad, bd, None
+    r = _promote_datas((a, b))
+    return _cast_operand(a, ad, r), _cast_operand(b, bd, r), (
+        _orig_dtype(a, r), _orig_dtype(b, r))
+
+
+def _cast_operand(v, d, r):
+    if isinstance(v, Tensor) and d.dtype != r:
+        return d.astype(r)
+    if not isinstance(v, Tensor) and r.kind in "fc" and type(d) is int and r.kind == "f":
+        return float(d)
+    return d
+
+
+def _orig_dtype(v, r):
+    if isinstance(v, Tensor) and v._data.dtype != r and v._data.dtype.kind in "fc":
+        return v._data.dtype
+    return None
+
+
+def _as_float(d):
+    """Integer/bool data converted to the default float dtype (for float-only functions)."""
+    if d.dtype.kind in "fc":
+        return d
+    return d.astype(_default_float())
+
+
+# ------------------------------------------------------------------ operations without complex
+def _has_complex(*vals) -> bool:
+    """True if an operand is a complex tensor, array or number."""
+    for v in vals:
+        if isinstance(v, Tensor):
+            if v._data.dtype.kind == "c":
+                return True
+        elif isinstance(v, (complex, np.complexfloating)) or (
+                isinstance(v, np.ndarray) and v.dtype.kind == "c"):
+            return True
+    return False
+
+
+def _refuse_complex(*vals, kernel=None, msg=None, exc=NotImplementedError):
+    """Raise as PyTorch 2.13 does when an operation has no complex implementation.
+
+    PyTorch refuses complex operands of orderings (``lt``, ``maximum``, ``clamp``, ``max``
+    ...), roundings (``floor`` ...), ``atan2``, ``remainder``, ``softmax`` ... -- mostly
+    with ``NotImplementedError('"<kernel>" not implemented for 'ComplexFloat'')``
+    (``kernel``), some with their own message (``msg``) or exception type (``exc``).
+    Nothing happens when no operand in ``vals`` is complex.
+    """
+    if not _has_complex(*vals):
+        return
+    if msg is None:
+        items = [_tensorize(v) if isinstance(v, np.ndarray) else v for v in vals
+                 if isinstance(v, (Tensor, np.ndarray)) or _scalar(v) is not None]
+        msg = f'"{kernel}" not implemented for \'{_tname(_promote_datas(items))}\''
+    raise exc(msg)
+
+
+def _real_only(fn, kernel=None, msg=None, exc=NotImplementedError):
+    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`)."""
+    def f(*args, **kwargs):
+        if _has_complex(*args):
+            _refuse_complex(*args, kernel=kernel, msg=msg, exc=exc)
+        return fn(*args, **kwargs)
+    f.__name__ = fn.__name__
+    f.__doc__ = fn.__doc__
+    return f
+
+
+def _tname(npdt):
+    return D.from_np(npdt)._tname[:-6]
+
+
+def _ctype(npdt):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
+            "int32": "int", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(str(npdt), str(npdt))
+
+
+_ToCopyBackward0 = node_class("ToCopyBackward0", ("self",))
+
+def _convert(x, npdt):
+    d = x._data
+    if d.dtype == npdt:
+        return x
+    if d.dtype.kind == "c" and npdt.kind != "c":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+    params = {"new_dtype": npdt}
+    out = _k(convert_element_type_p, d)(d, **params)
+    if npdt.kind not in "fc":
+        return _make_plain(out)
+    return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)
+
+
+def _unary(prim, name, save, float_only=True):
+    """A unary elementwise operation recorded as one primitive node saving its input
+    ("x"), its result ("out") or both ("x_out")."""
+    cls = node_class(name, ("self",))
+    impl, bind = prim.impl, prim.bind
+    mask = 1 if save in ("x", "x_out") else 0
+    so = save in ("out", "x_out")
+
+    def op(x):
+        d = x._data
+        if float_only and d.dtype.kind not in "fc":
+            d = d.astype(_default_float())
+        out = impl(d) if type(d) is np.ndarray else bind(d)   # bind: a Tracer (compat.func)
+        if _fw_on:   # forward AD: the generic path computes the tangent
+            return _record(cls, prim, _EMPTY, [x], [d], out, (mask, so))
+        if _tls.grad and (x._grad_fn is not None or x._rg or (x._x is not None
+                                                               and _requires_grad(x))):
+            t = _make(out)
+            n = _new_obj(cls)
+            n._next = (_edge(x),)
+            n._seq = _next_seq()
+            n._hk = None
+            n._prim = prim
+            n._params = _EMPTY
+            n._saved = [_save_in(x, d) if mask else _meta(d)]
+            n._smask = mask
+            n._outsv = None
+            n._needs = _T1
+            n._released = False
+            n._casts = None
+            n._tsv = mask
+            t._grad_fn = n
+            if so:  # after t._grad_fn: a pack hook gets the output itself
+                n._outsv = _save_out(t)
+            if _AM._enabled:
+                _AM.record(n)
+            return t
+        return _make_plain(out)
+    op.__name__ = prim.name
+    return op
+
+
+def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None):
+    """The result of the composition ``fn(*datas, **params)`` (ftrans operations: NumPy
+    arrays run eagerly, Tracers under ``compat.func`` are traced), recorded as one
+    composite node of class ``cls`` whose backward is ``ftrans.vjp(fn)``
+    (:mod:`.autograd._composite`).  ``mask``: bit ``i`` saves tensor operand ``i`` (the
+    operands the derivative reads; the others are kept as shape and dtype only).  ``out``:
+    the value when NumPy computes it more exactly than the composition (``inf`` parts of
+    ``torch.complex``); the derivative is still the composition's."""
+    if out is None:
+        out = _run_composite(fn, params, datas)
+    return _record(cls, fn, params, args, datas, out, mask if callable(mask) else (mask, False),
+                   casts)
+
+
+def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
+    """The output of the ``ftrans.custom_vjp`` function ``f(*datas)`` (``ftrans.nn``'s fused
+    kernels), recorded as one node of the residual class ``cls``
+    (:func:`.autograd._composite.residual_class`): when a node is recorded, the forward is
+    ``f``'s ``fwd`` and the node keeps its residuals for ``bwd``; otherwise ``f``'s plain
+    function runs.  ``post``: the node's output is result ``post`` of several, or
+    (``"sum"``) the sum of the result; ``params``: the node's ``_saved_<name>``
+    attributes (not passed to ``f``).  Returns ``(tensor, result)``."""
+    if _fw_on or (_tls.grad and _any_requires_grad(args)):
+        full, out, res = run_with_residuals(f, datas, post)
+        kept = [Static(d) if type(d) is tuple else d for d in datas]
+        return _record(cls, f, params, list(args) + [None], kept + [res], out,
+                       (-1, False), casts), full
+    full = f.fun(*datas) if not _any_traced(*datas) else f(*datas)
+    out = full if post is None else full[post] if post != "sum" else \
+        P.reduce_sum(full, tuple(range(len(full.shape))))
+    return _make_plain(out), full
+
+
+def _any_requires_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and _edge(a)[0] is not None:
+            return True
+    return False
+
+
+def _cj(v):
+    return E.conj_op(v) if v.dtype.kind == "c" else v
+
+
+def _broadcast_error(ad, bd):
+    sa = getattr(ad, "shape", ())
+    sb = getattr(bd, "shape", ())
+    n = _pymax(len(sa), len(sb))
+    sa2 = (1,) * (n - len(sa)) + tuple(sa)
+    sb2 = (1,) * (n - len(sb)) + tuple(sb)
+    for i in range(n - 1, -1, -1):
+        if sa2[i] != sb2[i] and sa2[i] != 1 and sb2[i] != 1:
+            return RuntimeError(f"The size of tensor a ({sa2[i]}) must match the size of tensor b "
+                                f"({sb2[i]}) at non-singleton dimension {i}")
+    return RuntimeError(f"operands with shapes {list(sa)} and {list(sb)} cannot be broadcast")
+
+
+
+
+
+def _binary(prim, name, names, save, rname=None, edge_idx=None):
+    """A binary elementwise operation recorded as one primitive node.  ``save``: (mask,
+    save_out) or a function of (needs_a, needs_b) returning one (tabulated here);
+    ``edge_idx``: the operands shown in ``next_functions`` (all by default)."""
+    cls = node_class(name, names, edge_idx=edge_idx)
+    rcls = node_class(rname, names) if rname else cls
+    impl, bind = prim.impl, prim.bind
+    table = {}
+    for k in ((True, True), (True, False), (False, True)):
+        mask_so = save(k) if callable(save) else save
+        table[k[0] * 2 + k[1]] = (k,) + tuple(mask_so)
+
+    def op(a, b):
+        r = _operands(a, b)
+        if r is None:
+            return NotImplemented
+        ad, bd, casts = r
+        try:
+            out = (bind if isinstance(ad, _Tracer) or isinstance(bd, _Tracer) else impl)(ad, bd)
+        except ValueError:
+            raise _broadcast_error(ad, bd) from None
+        if _fw_on:   # forward AD: the generic path computes the tangent
+            return _record(cls if isinstance(a, Tensor) else rcls, prim, _EMPTY, [a, b],
+                           [ad, bd], out, save, casts)
+        if _tls.grad:
+            ta = isinstance(a, Tensor)
+            tb = isinstance(b, Tensor)
+            ea = _edge(a) if ta else NO_EDGE
+            eb = _edge(b) if tb else NO_EDGE
+            n0 = ea[0] is not None
+            n1 = eb[0] is not None
+            if n0 or n1:
+                needs, mask, so = table[n0 * 2 + n1]
+                if ta:
+                    sa = _save_in(a, ad) if mask & 1 else _meta(ad)
+                else:
+                    sa = ad
+                if tb:
+                    sb = _save_in(b, bd) if mask & 2 else _meta(bd)
+                else:
+                    sb = bd
+                t = _make(out)
+                n = _new_obj(cls if ta else rcls)
+                n._next = (ea, eb)
+                n._seq = _next_seq()
+                n._hk = None
+                n._prim = prim
+                n._params = _EMPTY
+                n._saved = [sa, sb]
+                n._smask = mask
+                n._outsv = None
+                n._needs = needs
+                n._released = False
+                n._casts = casts
+                n._tsv = (ta and mask & 1) or (tb and mask & 2)
+                t._grad_fn = n
+                if so:  # after t._grad_fn: a pack hook gets the output itself
+                    n._outsv = _save_out(t)
+                if _AM._enabled:
+                    _AM.record(n)
+                return t
+            return _make(out)
+        return _make_plain(out)
+    op.__name__ = prim.name
+    return op
+
+
+def _checked(op):
+    """The function form of an operator: an unsupported operand is a TypeError (the
+    operator itself returns NotImplemented so that Python tries the reflected one)."""
+    def f(a, b):
+        r = op(a, b)
+        if r is NotImplemented:
+            bad = b if isinstance(a, Tensor) else a
+            raise TypeError(f"{op.__name__}(): expected a Tensor or a number, got "
+                            f"{type(bad).__name__}")
+        return r
+    f.__name__ = op.__name__
+    f.__doc__ = op.__doc__
+    return f
+
+

@@ -1,0 +1,360 @@
+"""compat operations: reductions (sum, mean, prod, max/min, norm, var/std, logsumexp,
+softmax)."""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import (Tensor, _make_plain, _dim)
+from .autograd import graph as G
+from .autograd.graph import node_class
+from .autograd._composite import composite_class, residual_class
+from ..nn import FUSED as _FUSED
+from .. import primitives as P
+from ..primitives import structural as S
+from ..primitives import reductions as R
+from ..primitives import indexing as I
+from ..numpy import linalg as _fla
+
+from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _as_float, _compose, _custom, _k, _pymax,
+    _record, _refuse_complex, _tname)
+from ._pointwise import (ROW_FUNCTIONS, conj, div, isnan, maximum, minimum, mul, sub, where)
+# =============================================================================== reductions
+def _dims(dim, ndim):
+    """Sorted tuple of non-negative axes for ``dim`` (None: all)."""
+    if ndim == 0:
+        if dim is not None:
+            for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+                _dim(d, 0)
+        return ()
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        axes = sorted({_dim(d, ndim) for d in dim})
+        if len(axes) != len(dim):
+            raise RuntimeError("dim appears multiple times in the list of dims")
+        return tuple(axes)
+    return (_dim(dim, ndim),)
+
+
+def _keep_shape(shape, axes):
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def _red_shape(shape, axes):
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _sum_fn(x, axes, keepdim):
+    out = P.reduce_sum(x, axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
+
+
+def _mean_fn(x, axes, keepdim, n):
+    return P.div(_sum_fn(x, axes, keepdim), x.dtype.type(n) if x.dtype.kind == "f" else n)
+
+
+def _self_sizes(n):
+    if n._saved is None:
+        raise G.freed_error()
+    return tuple(n._saved[0].shape)
+
+
+_size_attr = {"self_sym_sizes": _self_sizes}
+_dim_attrs = {"self_sym_sizes": _self_sizes,
+              "dim": lambda n: n._params["axes"], "keepdim": lambda n: n._params["keepdim"]}
+_SumBackward0 = node_class("SumBackward0", ("self",), params=_size_attr)
+_SumBackward1 = composite_class("SumBackward1", ("self",), params=_dim_attrs)
+_MeanBackward0 = composite_class("MeanBackward0", ("self",), params=_size_attr)
+_MeanBackward1 = composite_class("MeanBackward1", ("self",), params=_dim_attrs)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    """Sum over ``dim`` (all dimensions by default)."""
+    x = input if dtype is None else input.to(dtype)
+    d = x._data
+    if d.dtype.kind in "biu":
+        axes = _dims(dim, d.ndim)
+        return _make_plain(np.asarray(np.sum(d, axis=axes, keepdims=keepdim, dtype=np.int64)))
+    if dim is None and not keepdim:
+        axes = tuple(range(d.ndim))
+        out = _k(S.reduce_sum_p, d)(d, axes=axes)
+        return _record(_SumBackward0, S.reduce_sum_p, {"axes": axes}, [x], [d], out, SAVE_NONE)
+    return _compose(_SumBackward1, _sum_fn, [x], [d],
+                    {"axes": _dims(dim, d.ndim), "keepdim": keepdim}, mask=0)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    _refuse_complex(input, msg="nansum on CPU does not support complex inputs", exc=RuntimeError)
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """Mean over ``dim`` (all dimensions by default); floating/complex tensors only."""
+    x = input if dtype is None else input.to(dtype)
+    d = x._data
+    if d.dtype.kind not in "fc":
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: "
+                           f"{D.from_np(d.dtype)._tname[:-6]}")
+    axes = _dims(dim, d.ndim)
+    n = 1
+    for a in axes:
+        n *= d.shape[a]
+    cls = _MeanBackward0 if dim is None and not keepdim else _MeanBackward1
+    return _compose(cls, _mean_fn, [x], [d], {"axes": axes, "keepdim": keepdim, "n": n}, mask=0)
+
+
+def _prod_fn(x, axes, keepdim):
+    out = R.reduce_prod_p.bind(x, axes=axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
+
+
+_ProdBackward0 = node_class("ProdBackward0", ("self",))
+_ProdBackward1 = composite_class("ProdBackward1", ("self",))
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    x = input if dtype is None else input.to(dtype)
+    d = x._data
+    if d.dtype.kind in "biu":
+        return _make_plain(np.asarray(np.prod(d, axis=_dims(dim, d.ndim), keepdims=keepdim,
+                                              dtype=np.int64)))
+    if dim is None and not keepdim:
+        axes = tuple(range(d.ndim))
+        out = _k(R.reduce_prod_p, d)(d, axes=axes)
+        return _record(_ProdBackward0, R.reduce_prod_p, {"axes": axes}, [x], [d], out, SAVE_X)
+    return _compose(_ProdBackward1, _prod_fn, [x], [d],
+                    {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
+
+
+def _amax_fn(x, prim, axes, keepdim):
+    out = prim.bind(x, axes=axes)
+    return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
+
+
+def _take_fn(x, *arrays, axis, keepdim):
+    """``x`` at the index ``arrays`` (an argmax along ``axis``), as ``max(dim)`` gives it."""
+    out = I.gather_p.bind(x, *arrays, template=tuple(I._Slot(k) for k in range(len(arrays))))
+    return P.expand_dims(out, (axis,)) if keepdim else out
+
+
+_AmaxBackward0 = composite_class("AmaxBackward0", ("self",))
+_AminBackward0 = composite_class("AminBackward0", ("self",))
+_MaxBackward1 = node_class("MaxBackward1", ("self",))
+_MinBackward1 = node_class("MinBackward1", ("self",))
+_MaxBackward0 = composite_class("MaxBackward0", ("self", "indices"), edge_idx=(0,))
+_MinBackward0 = composite_class("MinBackward0", ("self", "indices"), edge_idx=(0,))
+_max_ret = namedtuple("max", ["values", "indices"])
+_min_ret = namedtuple("min", ["values", "indices"])
+
+
+def _extremum(which):
+    prim = R.reduce_max_p if which == "max" else R.reduce_min_p
+    full_cls = _MaxBackward1 if which == "max" else _MinBackward1
+    dim_cls = _MaxBackward0 if which == "max" else _MinBackward0
+    argf = np.argmax if which == "max" else np.argmin
+    ret = _max_ret if which == "max" else _min_ret
+    pair = maximum if which == "max" else minimum
+
+    def op(input, dim=None, keepdim=False):  # noqa: A002
+        if isinstance(dim, Tensor):
+            return pair(input, dim)
+        d = input._data
+        if d.dtype.kind == "c":
+            if dim is None:
+                raise NotImplementedError(f'"{which}_all" not implemented for '
+                                          f"'{_tname(d.dtype)}'")
+            raise RuntimeError(f"{which}(): does not support complex input")
+        if dim is None:
+            if d.size == 0:
+                raise RuntimeError(f"{which}(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0. Specify the reduction dim with the "
+                                   "'dim' argument.")
+            axes = tuple(range(d.ndim))
+            out = _k(prim, d)(d, axes=axes)
+            if d.dtype.kind not in "fc":
+                return _make_plain(out)
+            return _record(full_cls, prim, {"axes": axes}, [input], [d], out, SAVE_X_OUT)
+        ax = _dim(dim, d.ndim)
+        if d.ndim == 0:
+            return ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        idx = argf(d, axis=ax)
+        grids = list(np.indices(idx.shape, sparse=True)) if idx.ndim else []
+        full = tuple(grids[:ax] + [idx] + grids[ax:])
+        vals = d[full]
+        if keepdim:
+            vals = np.expand_dims(vals, ax)
+            idx_out = np.expand_dims(idx, ax)
+        else:
+            idx_out = idx
+        indices = _make_plain(np.asarray(idx_out, dtype=np.int64))
+        if d.dtype.kind not in "fc":
+            return ret(_make_plain(vals), indices)
+        values = _compose(dim_cls, _take_fn, [input, *full], [d, *full],
+                          {"axis": ax, "keepdim": keepdim}, mask=0, out=vals)
+        return ret(values, indices)
+    op.__name__ = which
+    return op
+
+
+max = _extremum("max")  # noqa: A001
+min = _extremum("min")  # noqa: A001
+
+
+def _amax_like(prim, cls, npf):
+    kernel = f"{npf.__name__}_values_cpu"
+
+    def op(input, dim=(), keepdim=False):  # noqa: A002
+        d = input._data
+        _refuse_complex(input, kernel=kernel)
+        params = {"prim": prim, "axes": _dims(dim if dim != () else None, d.ndim),
+                  "keepdim": keepdim}
+        if d.dtype.kind not in "fc":
+            return _make_plain(_amax_fn(d, **params))
+        return _compose(cls, _amax_fn, [input], [d], params)
+    return op
+
+
+amax = _amax_like(R.reduce_max_p, _AmaxBackward0, np.max)
+amin = _amax_like(R.reduce_min_p, _AminBackward0, np.min)
+
+
+_ARG_COMPLEX = "{}(): does not support complex input"
+
+
+def _arg_extremum(npf, name):
+    """``argmax``/``argmin``: int64 indices (of the flattened tensor when ``dim`` is None);
+    complex tensors are refused as in PyTorch."""
+    def f(input, dim=None, keepdim=False):  # noqa: A002
+        _refuse_complex(input, msg=_ARG_COMPLEX.format(name), exc=RuntimeError)
+        d = input._data
+        if dim is None:
+            r = npf(d)
+            return _make_plain(np.asarray(r, np.int64).reshape((1,) * d.ndim if keepdim
+                                                                else ()))
+        r = npf(d, axis=_dim(dim, d.ndim), keepdims=keepdim)
+        return _make_plain(np.asarray(r, np.int64))
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+argmax = _arg_extremum(np.argmax, "argmax")
+argmin = _arg_extremum(np.argmin, "argmin")
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    d = input._data
+    return _make_plain(np.asarray(np.any(d, axis=None if dim is None else _dims(dim, d.ndim),
+                                         keepdims=keepdim)))
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    d = input._data
+    return _make_plain(np.asarray(np.all(d, axis=None if dim is None else _dims(dim, d.ndim),
+                                         keepdims=keepdim)))
+
+
+def _norm2_fn(x, axes, keepdim):
+    return _fla.vector_norm(x, axis=axes, keepdims=keepdim)   # derivative 0 at 0
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
+    """Vector norm (p = 2/'fro' by default, also 1, inf, -inf and other numbers)."""
+    x = input if dtype is None else input.to(dtype)
+    if p in ("fro", 2, 2.0, None):
+        d = x._data
+        return _compose(composite_class("LinalgVectorNormBackward0", ("self",)), _norm2_fn,
+                        [x], [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
+    if p in (math.inf, float("inf")):
+        return amax(abs(x), dim=() if dim is None else dim, keepdim=keepdim)
+    if p in (-math.inf, float("-inf")):
+        return amin(abs(x), dim=() if dim is None else dim, keepdim=keepdim)
+    if p == 1:
+        return sum(abs(x), dim, keepdim)
+    return pow(sum(pow(abs(x), p), dim, keepdim), 1.0 / p)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """Variance (Bessel's correction by default)."""
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    d = input._data
+    axes = _dims(dim, d.ndim)
+    n = 1
+    for a in axes:
+        n *= d.shape[a]
+    c = sub(input, mean(input, dim=axes, keepdim=True))
+    sq = mul(c, conj(c)) if d.dtype.kind == "c" else mul(c, c)
+    s = sum(sq.real if d.dtype.kind == "c" else sq, dim=axes, keepdim=keepdim)
+    return div(s, float(_pymax(n - correction, 0)))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    return ROW_FUNCTIONS["sqrt"](var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def _shift(x, axes):
+    """The constant ``max(real(x))`` over ``axes`` (kept dims; 0 where it is not finite):
+    subtracting it keeps ``exp`` from overflowing and changes no derivative."""
+    if not x.size:
+        return np.zeros(_keep_shape(x.shape, axes), np.finfo(x.dtype).dtype)
+    r = P.real(x) if x.dtype.kind == "c" else x
+    m = P.stop_gradient(P.reshape(P.reduce_max(r, axes), _keep_shape(x.shape, axes)))
+    return P.where(P.isfinite(m), m, r.dtype.type(0))
+
+
+def _sum_keep(e, axes):
+    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
+
+
+def _logsumexp_fn(x, axes, keepdim):
+    m = _shift(x, axes)
+    out = P.add(P.log(_sum_keep(P.exp(P.sub(x, m)), axes)), m)
+    return out if keepdim else P.reshape(out, _red_shape(x.shape, axes))
+
+
+def logsumexp(input, dim, keepdim=False):  # noqa: A002
+    """``log(sum(exp(x), dim))`` computed stably.  For complex ``x`` the shift is the
+    largest real part, as in PyTorch, so the imaginary part is the principal argument of
+    the sum; the gradient is ``grad * conj(exp(x - result))``."""
+    d = _as_float(input._data)
+    return _compose(composite_class("LogsumexpBackward0", ("self",)), _logsumexp_fn, [input],
+                    [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
+
+
+_sm_attrs = {"dim": lambda n: n._params["axes"][0]}
+_SoftmaxBackward0 = residual_class("SoftmaxBackward0", ("_axes", "self"), params=_sm_attrs,
+                                   edge_idx=(1,))
+_LogSoftmaxBackward0 = residual_class("LogSoftmaxBackward0", ("_axes", "self"),
+                                      params=_sm_attrs, edge_idx=(1,))
+
+
+def _softmax(f, cls, name):
+    """torch's ``softmax``/``log_softmax``: ``ftrans.nn``'s fused function ``f`` (the
+    result is its residual)."""
+    def op(input, dim=None, dtype=None):  # noqa: A002
+        x = input if dtype is None else input.to(dtype)
+        d = _as_float(x._data)
+        if dim is None:
+            dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
+        axes = _dims(dim, d.ndim)
+        if d.dtype.kind == "c":
+            last = "_lastdim" if d.ndim == 0 or axes[0] == d.ndim - 1 else ""
+            _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
+        return _custom(cls, f, [axes, x], [axes, d], params={"axes": axes})[0]
+    op.__name__ = name
+    return op
+
+
+softmax = _softmax(_FUSED["softmax"], _SoftmaxBackward0, "softmax")
+softmax.__doc__ = """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
+log_softmax = _softmax(_FUSED["log_softmax"], _LogSoftmaxBackward0, "log_softmax")
+log_softmax.__doc__ = """``x - logsumexp(x, dim)`` (computed stably)."""
+
+

@@ -1,0 +1,366 @@
+"""``torch.nn.functional``'s losses and attention on compat Tensors (see
+:mod:`ftrans.compat.nn.functional`)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+import ftrans.compat as torch
+from ftrans.compat import _ops as _K
+from ftrans.compat._tensor import _concrete
+
+from ._functional_layers import (dropout, linear, logsigmoid)
+
+# ============================================================================== losses
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_sizes(input, target, fname):  # noqa: A002
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``(input - target)^2``, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_sizes(input, target, "mse_loss")
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``|input - target|``, reduced (derivative 0 where they are equal)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_sizes(input, target, "l1_loss")
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+                   beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_sizes(input, target, "smooth_l1_loss")
+    d = input - target
+    z = d.abs()
+    if beta == 0.0:
+        return _reduce(z, reduction)
+    loss = torch.where(z < beta, d * d * (0.5 / beta), z - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_sizes(input, target, "huber_loss")
+    d = input - target
+    z = d.abs()
+    loss = torch.where(z < delta, d * d * 0.5, (z - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_view(t, ndim):
+    """A ``(C,)`` tensor shaped to broadcast along axis 1 of an ``ndim``-d input."""
+    return t.reshape((1, -1) + (1,) * (ndim - 2)) if ndim >= 2 else t
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """``-weight[y] * input[y]`` for log-probabilities ``input (N, C, ...)`` or ``(C,)``
+    and class indices ``target (N, ...)``; 'mean' divides by the total weight of the
+    targets that are not ``ignore_index``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.is_floating_point():
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    unbatched = input.dim() == 1
+    if unbatched:
+        input = input.unsqueeze(0)
+        target = target.unsqueeze(0)
+    if input.shape[0] != target.shape[0] or tuple(input.shape[2:]) != tuple(target.shape[1:]):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    C = input.shape[1]
+    valid = target != ignore_index
+    safe = torch.where(valid, target, 0)
+    tc = _concrete(target._data)   # also under compat.func's traces (None under jit)
+    tv = tc[tc != ignore_index] if tc is not None else np.zeros(0, np.int64)
+    if tv.size and (tv.min() < 0 or tv.max() >= C):
+        raise IndexError(f"Target {int(tv.max() if tv.max() >= C else tv.min())} is out of "
+                         f"bounds.")
+    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = valid.to(input.dtype)
+    if weight is not None:
+        w = w * weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+    loss = -(picked * w)
+    if reduction == "none":
+        return loss.squeeze(0) if unbatched else loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits ``input (N, C, ...)`` or ``(C,)``.
+
+    ``target`` holds class indices (int64, ``(N, ...)``; ``ignore_index`` skipped,
+    ``weight`` per class) or class probabilities (float, ``input``'s shape).
+    ``label_smoothing`` mixes the target with the uniform distribution: PyTorch's
+    ``(1 - eps) * nll + eps / C * sum_c(-w_c log p_c)``, normalized like ``nll``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    if (weight is None and label_smoothing <= 0 and reduction in ("mean", "sum")
+            and input.dim() == 2 and target.dim() == 1 and target.dtype == torch.int64
+            and input.dtype in (torch.float32, torch.float64)
+            and target.shape[0] == input.shape[0]):
+        r = _K.cross_entropy_indices(input, target, ignore_index, reduction)  # one node
+        if r is not None:
+            return r
+    cdim = 0 if input.dim() == 1 else 1
+    logp = torch.log_softmax(input, cdim)
+    C = input.shape[cdim]
+    if target.is_floating_point():
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got "
+                               f"{list(target.shape)}")
+        t = target
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / C
+        prod = logp * t
+        if weight is not None:
+            prod = prod * _class_view(weight, input.dim())
+        if reduction == "none":
+            return -prod.sum(cdim)
+        if reduction == "sum":
+            return -prod.sum()
+        if reduction == "mean":
+            n = input.numel() // C if C else 0
+            return -prod.sum() / n if n else prod.sum() * float("nan")
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, input.dim())).sum(cdim)
+    else:
+        smooth = -logp.sum(cdim)
+    valid = target != ignore_index
+    smooth = torch.where(valid, smooth, 0.0)
+    if reduction == "none":
+        ret = smooth
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        if weight is not None:
+            safe = torch.where(valid, target, 0)
+            wsum = (weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+                    * valid.to(weight.dtype)).sum()
+            ret = smooth.sum() / wsum
+        else:
+            ret = smooth.sum() / valid.sum()
+    return nll * (1 - label_smoothing) + ret * (label_smoothing / C)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x``, each log clamped at
+    -100 as in PyTorch.  Raises RuntimeError for ``x`` outside [0, 1]."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the "
+                         f"input size ({input.shape}) is deprecated. Please ensure they have "
+                         "the same size.")
+    xd = input.numpy(force=True)
+    if xd.size and (np.nanmin(xd) < 0 or np.nanmax(xd) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):       # log(0) = -inf is clamped, as in PyTorch
+        lx = torch.log(input).clamp(min=-100.0)
+        l1x = torch.log(1.0 - input).clamp(min=-100.0)
+    loss = -(target * lx + (1.0 - target) * l1x)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """``-w (pos_weight t log s(x) + (1 - t) log(1 - s(x)))`` with ``s`` the sigmoid,
+    computed as PyTorch does: ``(1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x)``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    ls = logsigmoid(input)
+    if pos_weight is not None and pos_weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                           "differentiable with respect to argument 'pos_weight'. This input "
+                           "cannot have requires_grad True.")
+    if pos_weight is not None:
+        lw = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input - lw * ls
+    else:
+        loss = (1.0 - target) * input - ls
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Pointwise ``target (log target - input)`` (0 where ``target == 0``) for
+    log-probabilities ``input``; ``reduction='batchmean'`` divides the sum by the batch
+    size (the mathematically correct KL divergence)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = torch.exp(target) * (target - input)
+    else:
+        pos = target > 0
+        loss = torch.where(pos, target * torch.log(torch.where(pos, target, 1.0)), 0.0) \
+            - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.dim() else 1)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    return _reduce(loss, reduction)
+
+
+# ============================================================================== attention
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """``softmax(Q K^T * scale + mask) V`` over the last two axes (PyTorch's reference
+    implementation: a boolean mask keeps True positions, a float mask is added)."""
+    L, S = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = query.matmul(key.transpose(-2, -1)) * scale
+    if is_causal:
+        causal = torch.ones(L, S, dtype=torch.bool, device=query.device).tril()
+        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = torch.softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return attn.matmul(value)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Multi-head attention on ``(L, N, E)`` query and ``(S, N, E)`` key/value (or
+    unbatched ``(L, E)``), PyTorch's ``F.multi_head_attention_forward``.  Returns
+    ``(output, weights)``; weights are averaged over heads when
+    ``average_attn_weights``, None unless ``need_weights``."""
+    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None \
+            or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, "
+                                  "add_zero_attn and static_k/static_v are not supported by "
+                                  "ftrans.compat")
+    unbatched = query.dim() == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    S = key.shape[0]
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {E}")
+    H = num_heads
+    hd = E // H
+    if hd * H != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {H}")
+    if not use_separate_proj_weight:
+        wq, wk, wv = in_proj_weight.chunk(3)
+    else:
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+    bq = bk = bv = None
+    if in_proj_bias is not None:
+        bq, bk, bv = in_proj_bias.chunk(3)
+    q = linear(query, wq, bq)
+    k = linear(key, wk, bk)
+    v = linear(value, wv, bv)
+    # (L, N, E) -> (N, H, L, hd)
+    q = q.reshape(L, N * H, hd).transpose(0, 1).reshape(N, H, L, hd)
+    k = k.reshape(S, N * H, hd).transpose(0, 1).reshape(N, H, S, hd)
+    v = v.reshape(S, N * H, hd).transpose(0, 1).reshape(N, H, S, hd)
+    scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+    if is_causal and attn_mask is None:
+        attn_mask = torch.ones(L, S, dtype=torch.bool, device=query.device).tril().logical_not()
+    if attn_mask is not None:
+        m = attn_mask
+        if m.dim() == 3:
+            m = m.reshape(N, H, L, S)
+        if m.dtype == torch.bool:
+            scores = scores.masked_fill(m, float("-inf"))
+        else:
+            scores = scores + m
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(N, 1, 1, S)
+        if kpm.dtype == torch.bool:
+            scores = scores.masked_fill(kpm, float("-inf"))
+        else:
+            scores = scores + kpm
+    attn = torch.softmax(scores, -1)
+    if dropout_p > 0.0 and training:
+        attn = dropout(attn, dropout_p, True)
+    out = attn.matmul(v)                                    # (N, H, L, hd)
+    out = out.permute(2, 0, 1, 3).reshape(L * N, E)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+    weights = None
+    if need_weights:
+        weights = attn.mean(dim=1) if average_attn_weights else attn
+        if unbatched:
+            weights = weights.squeeze(0)
+    if unbatched:
+        out = out.squeeze(1)
+    return out, weights
