@@ -45,7 +45,8 @@ def param_sets():
 def rows_for(name, kw, params):
     grads = {k: v * 0.1 for k, v in params.items()} if isinstance(params, dict) \
         else [v * 0.1 for v in params]
-    fused, composed = getattr(optim, name)(**kw), getattr(optim, name)(fused=False, **kw)
+    fused = getattr(optim, name)(fused=True, **kw)
+    composed = getattr(optim, name)(fused=False, **kw)
     s1, s2 = fused.init(params), composed.init(params)
     p3 = {k: v.copy() for k, v in params.items()} if isinstance(params, dict) \
         else [v.copy() for v in params]

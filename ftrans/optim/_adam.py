@@ -91,8 +91,10 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0, amsgr
         weight_decay: L2 penalty added to the gradient (coupled, as ``torch.optim.Adam``;
             see :func:`adamw` for the decoupled form).
         amsgrad: use the running maximum of ``nu``.  maximize: ascend instead.
-        fused: None (default) uses the fused one-pass kernel for concrete float NumPy
-            leaves; False always runs the composition of ``ftrans.numpy`` operations.
+        fused: None (default) and True use the fused one-pass kernel for concrete float
+            NumPy leaves (C-contiguous, one dtype), False always runs the composition of
+            ``ftrans.numpy`` operations (the definition; the kernel computes the same
+            operations in the same order, so the two agree to the last bit).
 
     Leaves of any shape and a float or complex dtype (complex ones updated as pairs of
     reals, as PyTorch does); state in :class:`AdamState`.  ``update`` needs ``params``

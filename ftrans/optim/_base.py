@@ -154,12 +154,15 @@ class _Rule:
     slots = ()
     kernel = None
     needs_params = False
+    #: the smallest leaf for which ``fused=None`` calls the kernel out of place (where it
+    #: measures faster than the composition; ``benchmarks/bench_optim.py``)
+    fused_min_size = 0
 
     def __init__(self, learning_rate, fused):
         self.lr = check_lr(learning_rate)
         if fused not in (None, True, False):
             raise TypeError(f"fused must be None, True or False; given {fused!r}")
-        self.fused = fused is not False
+        self.fused = fused
 
     def transformation(self):
         self._act = self.active()
@@ -232,7 +235,7 @@ class _Rule:
         if inplace:
             self._check_writable(pl, sl, count)
         outs, new_state = [], [[None] * n for _ in self.slots]
-        fuse = self.fused and concrete
+        fuse = self.fused is not False and concrete
         kargs = {}
         for i in range(n):
             st = [x[i] for x in sl]
@@ -266,7 +269,8 @@ class _Rule:
         if type(g) is not np.ndarray:
             return None
         kind = _KINDS.get(g.dtype)
-        if kind is None or not g.flags.c_contiguous:
+        if kind is None or not g.flags.c_contiguous or (
+                self.fused is None and not inplace and g.size < self.fused_min_size):
             return None
         dt, shape = g.dtype, g.shape
         if p is None:

@@ -103,7 +103,7 @@ def theirs(cls, kwargs, dtype, steps=8):
 @pytest.mark.parametrize("mode", ["eager", "composed", "jit", "inplace"])
 @pytest.mark.parametrize("name,kw,cls,tkw", CASES, ids=IDS)
 def test_trajectory_matches_torch(name, kw, cls, tkw, mode, dtype):
-    fused = False if mode == "composed" else None
+    fused = False if mode == "composed" else True
     got, _ = ours(name, kw, dtype, mode="eager" if mode == "composed" else mode, fused=fused)
     ref, _ = theirs(cls, tkw, dtype)
     np.testing.assert_allclose(got, ref, **TOL[dtype])
@@ -195,7 +195,7 @@ HAND = [
 
 
 @pytest.mark.parametrize("count", [0, 4])
-@pytest.mark.parametrize("fused", [None, False])
+@pytest.mark.parametrize("fused", [True, False])
 @pytest.mark.parametrize("name,hyper", HAND, ids=[f"{h[0]}-{i}" for i, h in enumerate(HAND)])
 def test_one_step_against_the_documented_formula(name, hyper, fused, count):
     """From a state with nonzero entries (step ``count`` + 1), one update against the
@@ -245,7 +245,7 @@ def test_fused_kernel_equals_composition(name, kw, dtype):
             else a.astype(dtype)
     p0 = arr()
     res = []
-    for fused in (None, False):
+    for fused in (True, False):
         opt = getattr(optim, name)(fused=fused, **kw)
         p, state = p0, opt.init(p0)
         r = np.random.default_rng(3)
@@ -277,6 +277,27 @@ def test_eager_numpy_calls_the_kernel_and_transforms_do_not(monkeypatch):
     optim.adam(0.1, fused=False).update(p, opt.init(p), p)
     opt.update(np.ones(3, np.int64), opt.init(np.ones(3, np.int64)))   # not a float dtype
     opt.update(np.ones((3, 2)).T, opt.init(np.ones((2, 3))))            # not C-contiguous
+    assert len(calls) == 1
+
+
+def test_small_plain_sgd_prefers_numpy_unless_fused_true(monkeypatch):
+    """fused=None calls the kernel where it measures faster: not for plain SGD out of
+    place (one NumPy pass), always in place; fused=True wherever it applies."""
+    from ftrans.optim import _sgd as sgd_mod
+    calls = []
+    kernel = sgd_mod._Sgd.kernel
+    monkeypatch.setattr(sgd_mod._Sgd, "kernel",
+                        staticmethod(lambda *a: (calls.append(1), kernel(*a))[1]))
+    p = np.ones(8)
+    for fused, inplace, want in ((None, False, 0), (None, True, 1), (True, False, 1)):
+        calls.clear()
+        opt = optim.sgd(0.1, fused=fused)
+        opt.update(p, opt.init(p), p.copy(), inplace=inplace)
+        assert len(calls) == want, (fused, inplace)
+    calls.clear()
+    big = np.ones(5000)
+    opt = optim.sgd(0.1, momentum=0.9)
+    opt.update(big, opt.init(big), big)
     assert len(calls) == 1
 
 
