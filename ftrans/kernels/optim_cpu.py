@@ -13,9 +13,9 @@ Calling convention: inputs ``p, g, <state...>`` and outputs ``out, <state_out...
 the update ``u`` and the state outputs the new state (the inputs are only read); with
 ``out`` None (and the state outputs None) the step is made in place: ``p`` receives
 ``p + u`` and the state inputs the new state.  A state that is off (no ``amsgrad``, no
-momentum, not centered) is None in and out.  numba is
-imported and the kernels compiled on first use (``cache=True``: later processes load them
-from disk).  Nothing here knows about tensors or tracers.
+momentum, not centered) is None in and out.  numba is imported and the kernels compiled
+on first use (``cache=True``: later processes load them from disk), one variant per
+pattern of None arguments.  Nothing here knows about tensors or tracers.
 """
 from __future__ import annotations
 
