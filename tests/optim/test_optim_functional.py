@@ -506,3 +506,20 @@ def test_bad_update_calls():
     with pytest.raises(TypeError, match="writable NumPy arrays"):
         ftrans.jit(lambda g, s, q: optim.sgd(0.1).update(g, s, q, inplace=True))(
             np.ones(3), optim.sgd(0.1).init(np.ones(3)), np.ones(3))
+
+
+@pytest.mark.parametrize("name,kw", ALL, ids=ALL_IDS)
+def test_complex_leaves_under_jit_and_as_real_pairs(name, kw):
+    """A complex leaf is updated as the pair of its real and imaginary parts (PyTorch's
+    convention): the same numbers as the real leaf of shape (..., 2), eagerly and under
+    jit."""
+    rng = np.random.default_rng(8)
+    r = rng.standard_normal((3, 2))
+    gr = rng.standard_normal((3, 2))
+    z, gz = r[:, 0] + 1j * r[:, 1], gr[:, 0] + 1j * gr[:, 1]
+    opt = getattr(optim, name)(**kw)
+    ur, _ = opt.update(gr, opt.init(r), r)
+    uz, _ = opt.update(gz, opt.init(z), z)
+    ju, _ = ftrans.jit(opt.update)(gz, opt.init(z), z)
+    np.testing.assert_allclose(np.stack([uz.real, uz.imag], -1), ur, rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(ju, uz, rtol=1e-13, atol=1e-16)
