@@ -512,13 +512,16 @@ def test_bad_update_calls():
 def test_complex_leaves_under_jit_and_as_real_pairs(name, kw):
     """A complex leaf is updated as the pair of its real and imaginary parts (PyTorch's
     convention): the same numbers as the real leaf of shape (..., 2), eagerly and under
-    jit."""
+    jit (the real state made from the complex one: Adagrad's initial accumulator is
+    ``initial_accumulator_value + 0j``, as ``torch.full_like`` makes it)."""
     rng = np.random.default_rng(8)
     r = rng.standard_normal((3, 2))
     gr = rng.standard_normal((3, 2))
     z, gz = r[:, 0] + 1j * r[:, 1], gr[:, 0] + 1j * gr[:, 1]
     opt = getattr(optim, name)(**kw)
-    ur, _ = opt.update(gr, opt.init(r), r)
+    sr = ftrans.tree_util.tree_map(
+        lambda x: np.stack([x.real, x.imag], -1) if np.iscomplexobj(x) else x, opt.init(z))
+    ur, _ = opt.update(gr, sr, r)
     uz, _ = opt.update(gz, opt.init(z), z)
     ju, _ = ftrans.jit(opt.update)(gz, opt.init(z), z)
     np.testing.assert_allclose(np.stack([uz.real, uz.imag], -1), ur, rtol=1e-14, atol=1e-16)
