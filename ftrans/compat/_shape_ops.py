@@ -13,6 +13,7 @@ from .. import primitives as P
 from ..primitives import structural as S
 from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
+from . import _tracer_values as _TV
 
 from ._opbase import (SAVE_NONE, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
     _pymin, _pysum, _record, _refuse_complex, _scalar)
@@ -393,7 +394,7 @@ def _convert_index1(i):
     if isinstance(i, Tensor):
         d = i._data
         if d.dtype.kind == "b":
-            return d
+            return _TV.concrete(d, "mask") if isinstance(d, _Tracer) else d
         if d.dtype.kind not in "iu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if d.ndim == 0:

@@ -20,7 +20,9 @@ import numpy as np
 
 from . import _dtype as D
 from . import cuda
-from ..core.trace import Tracer
+from ..core.trace import PrimalTracer, Tracer
+from .. import primitives as _P
+from . import _tracer_values as _TV
 from .autograd.grad_mode import _tls
 from .autograd._node import AccumulateGrad, Meta, NO_EDGE, RemovableHandle
 
@@ -382,8 +384,15 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's storage and version counter, detached from the
-        graph (never requires grad)."""
-        t = _make(self._data)
+        graph (never requires grad).  Under a ``compat.func`` transform (a traced value)
+        it also stops the transform's derivative, as ``torch.func``'s does."""
+        d = self._data
+        if isinstance(d, Tracer):   # the primal below the derivative layers (vmap's stays)
+            while isinstance(d, PrimalTracer):
+                d = d.primal
+            if isinstance(d, Tracer):
+                d = _P.stop_gradient(d)
+        t = _make(d)
         t._vc = self._vc
         x = self._x
         if x is not None and x.inference:
@@ -435,23 +444,30 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return self._data
+        return self._host("numpy")
 
     def item(self):
         """The single value as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
-        return self._data.reshape(()).item()
+        return self._host("item").reshape(()).item()
 
     def tolist(self):
-        return self._data.tolist()
+        return self._host("tolist").tolist()
+
+    def _host(self, what):
+        """The concrete array (a traced value's primal; torch.func's errors where there
+        is none, see :mod:`._tracer_values`)."""
+        d = self._data
+        return _TV.concrete(d, what) if isinstance(d, Tracer) else d
 
     def __array__(self, dtype=None, copy=None):
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return self._data if dtype is None else self._data.astype(dtype)
+        d = self._host("numpy")
+        return d if dtype is None else d.astype(dtype)
 
     def __float__(self):
         return float(_real_scalar(self._scalar("float"), "double"))
@@ -471,13 +487,13 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(()))
+        return bool(self._host("bool").reshape(()))
 
     def _scalar(self, what):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
-        return self._data.reshape(()).item()
+        return self._host("item").reshape(()).item()
 
     def __len__(self):
         if self._data.ndim == 0:

@@ -1,4 +1,4 @@
-"""``torch.autograd.functional`` on the compat graph: ``jacobian``, ``hessian``, ``vjp``,
+"""``torch.autograd.functional`` on ``compat.func``: ``jacobian``, ``hessian``, ``vjp``,
 ``jvp``, ``vhp``, ``hvp``.
 
 The functions follow the specification ("Functional higher level API",
@@ -7,36 +7,38 @@ argument by argument: the same signatures, the same return structures (a Tensor 
 ``inputs``/the outputs of ``func`` were given as a Tensor, a tuple where given as a tuple,
 a tuple of tuples for ``jacobian``/``hessian`` when both are tuples), the same errors
 (type and message) for bad arguments, and the same ``create_graph``/``strict``
-semantics:
+semantics.  The derivatives come from ``compat.func`` -- that is, from ftrans's
+transforms, never from a second Jacobian implementation:
 
-* every input is replaced by a fresh tensor before ``func`` sees it (``x.detach()``
-  requiring grad, or ``x.view_as(x)`` when ``create_graph`` and ``x`` requires grad, so
-  that the result stays differentiable with respect to ``x``);
-* ``create_graph=False``: results (and ``func``'s outputs) are detached;
-  ``create_graph=True``: they are computed in a differentiable way and can be
-  differentiated again;
-* ``strict=False``: an input that the outputs do not depend on gets a zero result of
-  the right shape and dtype; ``strict=True``: ``RuntimeError`` instead (PyTorch's
-  messages).
-
-``jvp`` and ``hvp`` use the double-backward trick, as PyTorch does (the note under
-``jvp`` in the spec): the VJP ``u -> J^H u`` is linear in ``u``, and backpropagating
-``v`` through it gives ``J v``.
-
-``vectorize=True`` computes all rows of a Jacobian with one call of
-``autograd.grad(..., is_grads_batched=True)``, which runs the compat engine once under
-``ftrans.vmap`` (see :mod:`._batched`; graphs that cannot run batched, e.g. with
-``create_graph=True`` or hooks, fall back to one backward per row with the same values).
+* ``vjp`` is ``compat.func.vjp``; ``jvp`` is ``compat.func.jvp`` (forward mode, where
+  PyTorch uses the double-backward trick: same values); ``jacobian`` is
+  ``compat.func.jacrev`` (``strategy="reverse-mode"``) or ``jacfwd``
+  (``"forward-mode"``) -- one batched pass over the basis whatever ``vectorize`` says
+  (``vectorize`` keeps its argument checks); ``hessian`` is ``jacrev``/``jacfwd`` of
+  ``jacrev``; ``vhp`` is the VJP of the gradient, ``hvp`` its JVP (forward over reverse).
+* Inputs are replaced as PyTorch does: ``create_graph=True`` keeps an input that requires
+  grad (the results are then differentiable with respect to it, through one compat node
+  whose backward is ``ftrans.vjp`` of the computation) and makes the others fresh leaves
+  requiring grad; ``create_graph=False`` detaches them and the results.
+* ``strict=False``: an input the outputs do not depend on gets zeros of the right shape
+  and dtype; ``strict=True``: PyTorch's ``RuntimeError`` messages.  Dependence is
+  structural, as PyTorch's graph: ``func`` (or the gradient it leads to) is run once per
+  input with that input traced by ``ftrans.vjp``, and an output depends on it when the
+  output is a tracer of that trace (strict mode only).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
+from ... import numpy as _fnp
+from ... import transforms as _TR
+from .. import func as _func
+from .._func_core import call_transformed
+from .._tensor import Tensor, _make_plain
+from ...core.trace import Tracer
+from ...transforms.vjp import vjp_unchecked
 from .. import _factories as F
-from .. import _ops as O
-from .._tensor import Tensor
-from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
+from .grad_mode import no_grad, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -68,26 +70,6 @@ def _tuple_postprocess(res, to_unpack):
     return res
 
 
-def _grad_preprocess(inputs, create_graph, need_graph):
-    """Fresh tensors for ``inputs``: a differentiable alias (``view_as``) when
-    ``create_graph`` and the input requires grad, else a detached copy requiring grad
-    when ``need_graph``."""
-    res = []
-    for inp in inputs:
-        if create_graph and inp.requires_grad:
-            res.append(inp.view_as(inp))
-        else:
-            res.append(inp.detach().requires_grad_(need_graph))
-    return tuple(res)
-
-
-def _grad_postprocess(inputs, create_graph):
-    """Detach (nested tuples of) results unless ``create_graph``."""
-    if isinstance(inputs[0], Tensor):
-        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
-    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
-
-
 def _validate_v(v, other, is_other_tuple):
     """``RuntimeError`` unless ``v`` has one tensor per entry of ``other``, of its size."""
     if len(other) != len(v):
@@ -103,84 +85,23 @@ def _validate_v(v, other, is_other_tuple):
 
 
 _STRICT_MESSAGES = {
-    "hessian": ("The hessian of the user-provided function with respect to input {i} is "
-                "independent of the input. This is not allowed in strict mode. You should "
-                "ensure that your function is thrice differentiable and that the hessian "
-                "depends on the inputs."),
     "jacobian": ("While computing the hessian, found that the jacobian of the user-provided "
                  "function with respect to input {i} is independent of the input. This is not "
                  "allowed in strict mode. You should ensure that your function is twice "
                  "differentiable and that the jacobian depends on the inputs (this would be "
                  "violated by a linear function for example)."),
-    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of "
-                    "the user-provided function. This is not allowed in strict mode."),
     "outputs": ("Output {i} of the user-provided function does not require gradients. The "
                 "outputs must be computed in a differentiable manner from the input when "
                 "running in strict mode."),
 }
 
 
-def _check_requires_grad(tensors, input_type, strict):
-    """In strict mode, ``RuntimeError`` for a missing or non-differentiable tensor."""
-    if not strict:
-        return
-    for i, t in enumerate(tensors):
-        if t is None:  # only for grad_inputs
-            raise RuntimeError(f"The output of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode.")
-        if not t.requires_grad:
-            raise RuntimeError(_STRICT_MESSAGES[input_type].format(i=i))
-
-
-def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
-                   is_grads_batched=False):
-    """``autograd.grad`` over the outputs that require grad (``allow_unused``); all None
-    when none does."""
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    new_outputs, new_grad_outputs = [], []
-    for out, g in zip(outputs, grad_outputs):
-        if out is not None and out.requires_grad:
-            new_outputs.append(out)
-            new_grad_outputs.append(g)
-    if not new_outputs:
-        return (None,) * len(inputs)
-    return autograd.grad(tuple(new_outputs), inputs, tuple(new_grad_outputs), allow_unused=True,
-                create_graph=create_graph, retain_graph=retain_graph,
-                is_grads_batched=is_grads_batched)
-
-
 _FILL_MESSAGES = {
     "back": ("The output of the user-provided function is independent of input {i}. This is "
              "not allowed in strict mode."),
-    "back_trick": ("The gradient with respect to the input is independent of entry {i} in "
-                   "the grad_outputs when using the double backward trick to compute forward "
-                   "mode gradients. This is not allowed in strict mode."),
     "double_back": ("The jacobian of the user-provided function is independent of input {i}. "
                     "This is not allowed in strict mode."),
-    "double_back_trick": ("The hessian of the user-provided function is independent of entry "
-                          "{i} in the grad_jacobian. This is not allowed in strict mode as it "
-                          "prevents from using the double backward trick to replace forward "
-                          "mode AD."),
 }
-
-
-def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    """Zeros like ``refs[i]`` where ``grads[i]`` is None (``RuntimeError`` in strict mode,
-    also for a gradient that does not require grad when ``create_graph``)."""
-    res = []
-    for i, g in enumerate(grads):
-        if g is None:
-            if strict:
-                raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            g = F.zeros_like(refs[i])
-        elif strict and create_graph and not g.requires_grad:
-            what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode when "
-                               "create_graph=True.")
-        res.append(g)
-    return tuple(res)
 
 
 def _v_or_default(v, refs, is_refs_tuple, create_graph, fn_name, none_msg):
@@ -208,14 +129,97 @@ _V_NONE_INPUT = ("The vector v can only be None if the input to the user-provide
                  "is a single Tensor with a single element.")
 
 
-# ------------------------------------------------------------------------------ vjp / jvp
-def _call(func, inputs, strict, fn_name):
-    """``func(*inputs)`` as ``(is_tuple, outputs)``, the outputs checked (Tensors, and in
-    strict mode requiring grad)."""
-    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
-                                          "function", fn_name)
-    _check_requires_grad(outputs, "outputs", strict=strict)
-    return is_outputs_tuple, outputs
+
+
+def _preprocess(inputs, create_graph):
+    """PyTorch's ``_grad_preprocess``: with ``create_graph`` an input that requires grad
+    is kept (``view_as``: the results stay differentiable with respect to it) and the
+    others become fresh leaves requiring grad; without, detached copies."""
+    res = []
+    for inp in inputs:
+        if create_graph and inp.requires_grad:
+            res.append(inp.view_as(inp))
+        else:
+            res.append(inp.detach().requires_grad_(create_graph))
+    return tuple(res)
+
+
+def _grad_preprocess(inputs, create_graph, need_graph):
+    """PyTorch's preprocessing of ``v`` (never made to require grad)."""
+    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach()
+                 for inp in inputs)
+
+
+def _grad_postprocess(inputs, create_graph):
+    """Detach (nested tuples of) results unless ``create_graph``."""
+    if isinstance(inputs[0], Tensor):
+        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
+    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _tuple_fn(func, fn_name, arg_name, box):
+    """``func`` returning a tuple of Tensors (``TypeError`` for anything else, PyTorch's
+    message); whether ``func`` returned a tuple goes to ``box``."""
+    def g(*ins):
+        is_tuple, outs = _as_tuple(func(*ins), arg_name, fn_name)
+        box.append((is_tuple, [o.dtype for o in outs if o.is_complex() and o.numel() > 0]))
+        return outs
+    return g
+
+
+def _depends(fn, inputs):
+    """``dep[i][j]``: output ``i`` of ``fn(*inputs)`` (a tuple of Tensors) is computed from
+    input ``j`` -- structurally, as PyTorch's graph records it: ``fn`` runs once per input
+    with that input traced by ``ftrans.vjp``; the output depends on it when it is a
+    tracer of that trace."""
+    cols = []
+    for j, x in enumerate(inputs):
+        rec = []
+
+        def f(d, j=j, rec=rec):
+            ins = list(inputs)
+            ins[j] = _make_plain(d)
+            outs = fn(*ins)
+            rec[:] = [isinstance(o._data, Tracer) and o._data._trace is d._trace for o in outs]
+            return [o._data for o in outs]
+        with no_grad():
+            vjp_unchecked(f, x._data)
+        cols.append(rec)
+    return [[cols[j][i] for j in range(len(inputs))] for i in range(len(cols[0]))]
+
+
+def _strict_outputs(dep):
+    """PyTorch's strict check of ``func``'s outputs ("does not require gradients")."""
+    for i, row in enumerate(dep):
+        if not any(row):
+            raise RuntimeError(_STRICT_MESSAGES["outputs"].format(i=i))
+
+
+def _strict_used(dep, message):
+    """Strict: ``RuntimeError(message)`` for the first input no output depends on."""
+    for j in range(len(dep[0]) if dep else 0):
+        if not any(row[j] for row in dep):
+            raise RuntimeError(message.format(i=j))
+
+
+def _strict_graph(res, what):
+    """Strict with ``create_graph``: every result must depend on the inputs."""
+    for i, r in enumerate(res):
+        if not r.requires_grad:
+            raise RuntimeError(f"The {what} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
+
+
+def _zeros_where(res, used):
+    """Results with fresh zeros (no graph) where ``used`` is False: what PyTorch returns
+    for a derivative no path reaches (ftrans computes zeros of the input's value, which
+    would look differentiable)."""
+    return tuple(r if u else F.zeros_like(r.detach()) for r, u in zip(res, used))
+
+
+def _ones(refs):
+    return tuple(F.ones_like(r) for r in refs)
 
 
 def _result(outputs, is_outputs_tuple, res, is_res_tuple, create_graph):
@@ -225,8 +229,13 @@ def _result(outputs, is_outputs_tuple, res, is_res_tuple, create_graph):
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_res_tuple))
 
 
+_OUTS = "outputs of the user-provided function"
+
+
+# ------------------------------------------------------------------------------ vjp / jvp
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), v^H J)``: the vector-Jacobian product at ``inputs``.
+    """``(func(inputs), v^H J)``: the vector-Jacobian product at ``inputs``
+    (``compat.func.vjp``).
 
     Parameters
     ----------
@@ -256,33 +265,34 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         strict mode an output that does not require grad or an input the outputs do not
         depend on.
     """
-    with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
-        v = _v_or_default(v, outputs, is_outputs_tuple, create_graph, "vjp",
-                          "The vector v can only be None if the user-provided function "
-                          "returns a single Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+    inputs = _preprocess(inputs, create_graph)
+    box = []
+    g = _tuple_fn(func, "vjp", _OUTS, box)
+    with set_grad_enabled(create_graph):
+        outputs, vjp_fn = _func.vjp(g, *inputs)
+    is_outputs_tuple = box[-1][0]
+    dep = _depends(g, inputs) if strict or create_graph else None
+    if strict:
+        _strict_outputs(dep)
+    v = _v_or_default(v, outputs, is_outputs_tuple, create_graph, "vjp",
+                      "The vector v can only be None if the user-provided function "
+                      "returns a single Tensor with a single element.")
+    if strict:
+        _strict_used(dep, _FILL_MESSAGES["back"])
+    with set_grad_enabled(create_graph):
+        res = vjp_fn(_ones(outputs) if v is None else tuple(v))
+    if create_graph:
+        res = _zeros_where(res, [any(row[j] for row in dep) for j in range(len(inputs))])
+    if strict and create_graph:
+        _strict_graph(res, "jacobian")
     return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
-def _double_back_trick(outputs, inputs, strict):
-    """``(u, J^H u)`` with ``u`` zero tensors requiring grad, one per output: backpropagating
-    ``v`` from ``J^H u`` to ``u`` gives ``J v``.  ``J^H u`` is recorded
-    (``create_graph=True``); it is linear in ``u``, so the value of ``u`` does not matter."""
-    zeros_like = F.zeros_like
-    u = tuple(zeros_like(out, requires_grad=True) for out in outputs)
-    gi = _autograd_grad(outputs, inputs, u, create_graph=True)
-    _check_requires_grad(gi, "grad_inputs", strict=strict)
-    return u, gi
-
-
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs``, computed with the
-    double-backward trick (spec note under ``jvp``; PyTorch does the same).
+    """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs``, by forward mode
+    (``compat.func.jvp``; PyTorch computes the same values with the double-backward
+    trick, the note under ``jvp`` in the spec).
 
     Parameters
     ----------
@@ -310,76 +320,120 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         strict mode an output that does not require grad or an input the outputs do not
         depend on.
     """
-    with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, "jvp",
-                          "The vector v can only be None if the input to the user-provided "
-                          "function is a single Tensor with a single element.")
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
-        grad_outputs, grad_inputs = _double_back_trick(outputs, inputs, strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+    inputs = _preprocess(inputs, create_graph)
+    v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_INPUT)
+    box = []
+    g = _tuple_fn(func, "jvp", _OUTS, box)
+    with set_grad_enabled(create_graph):
+        outputs, res = _func.jvp(g, inputs, _ones(inputs) if v is None else tuple(v))
+    is_outputs_tuple = box[-1][0]
+    if create_graph:
+        res = _zeros_where(res, [any(row) for row in _depends(g, inputs)])
+    if strict:
+        dep = _depends(g, inputs)
+        _strict_outputs(dep)
+        _strict_used(dep, _FILL_MESSAGES["back"])
+        if create_graph:
+            _strict_graph(res, "jacobian")
     return _result(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
 
 
 # ------------------------------------------------------------------------------ jacobian
-def _standard_basis(tensors, numels):
-    """The identity of size ``N = sum(numels)`` split by columns: one ``(N, numel_i)``
-    chunk per tensor, of its dtype (the batched grad_outputs/tangents of a vectorized
-    Jacobian)."""
-    total = sum(numels)
-    chunks, start = [], 0
-    for t, n in zip(tensors, numels):
-        chunks.append(F.from_numpy(np.eye(total, n, k=-start, dtype=t._data.dtype)))
-        start += n
-    return tuple(chunks)
+_FWD_STRICT = ("torch.autograd.functional.jacobian: `strict=True` and "
+               '`strategy="forward-mode"` are not supported together (yet). '
+               'Please either set `strict=False` or `strategy="reverse-mode"`.')
+_FWD_VECTORIZE = ("Computing Jacobian using forward-AD or forward-over-reverse "
+                  "Hessian is only implemented for `vectorize=True`.")
+_STRICT_VECTORIZE = ("torch.autograd.functional.jacobian: `strict=True` and "
+                     "`vectorized=True` are not supported together. Please "
+                     "either set `strict=False` or `vectorize=False`.")
 
 
-def _jacfwd(func, inputs, strict, vectorize):
-    """``strategy="forward-mode"``: one column of the Jacobian per input element, all at
-    once -- the double-backward trick batched over the standard basis of the inputs
-    (``autograd.grad(..., is_grads_batched=True)``, one vmapped engine pass), in place of
-    PyTorch's forward-mode AD.  Each block has the dtype of its *output*, as in PyTorch."""
+def _check_forward_mode(create_graph, strict):
+    """PyTorch's refusals for ``strategy="forward-mode"``."""
+    if create_graph:
+        raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
+                                  'and `strategy="forward-mode"` are not supported '
+                                  "together (yet). Please either set `create_graph=False` "
+                                  'or `strategy="reverse-mode"`.')
     if strict:
-        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
-                           '`strategy="forward-mode"` are not supported together (yet). '
-                           'Please either set `strict=False` or `strategy="reverse-mode"`.')
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-    if not vectorize:
-        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
-                                  "Hessian is only implemented for `vectorize=True`.")
-    with enable_grad():
-        inputs = _grad_preprocess(inputs, create_graph=False, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs", "jacobian")
-        u, gi = _double_back_trick(outputs, inputs, False)
-    in_numels = tuple(inp.numel() for inp in inputs)
-    total = sum(in_numels)
-    tangents = _standard_basis(inputs, in_numels)
-    used = [j for j, g in enumerate(gi) if g is not None]
-    cols = (None,) * len(outputs)
-    if used:
-        # (J^H u)_j as a function of u, flattened, with the basis rows of input j as the
-        # batched cotangents: row k of the result for output i is J_i e_k
-        cols = _autograd_grad(tuple(gi[j].reshape(-1) for j in used), u,
-                              tuple(tangents[j] for j in used), is_grads_batched=True)
-    jac = []
-    for out, col in zip(outputs, cols):
-        if col is None:
-            col = F.zeros((total,) + tuple(out.shape), dtype=out.dtype)
-        row = []
-        for block, inp in zip(col.split(in_numels, dim=0), inputs):
-            # the batch dimension runs over the input's elements: move it last
-            block = block.permute(*range(1, block.ndim), 0)
-            row.append(block.reshape(tuple(out.shape) + tuple(inp.shape)).detach())
-        jac.append(tuple(row))
-    return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
+        raise RuntimeError(_FWD_STRICT)
+
+
+def _basis(refs):
+    """The identity of size ``N = sum of the numels`` split by columns: one
+    ``(N, *ref.shape)`` chunk per reference array, of its dtype (the batched
+    cotangents/tangents of a Jacobian, as PyTorch's ``_construct_standard_basis_for``)."""
+    total = sum(int(np.prod(r.shape)) for r in refs)
+    chunks, start = [], 0
+    for r in refs:
+        n = int(np.prod(r.shape))
+        chunks.append(np.eye(total, n, k=-start, dtype=r.dtype).reshape((total,) + r.shape))
+        start += n
+    return chunks, total
+
+
+def _jacobian_blocks(g, inputs, forward):
+    """``J[i][j]`` (shape ``output_i.shape + input_j.shape``) of ``g`` (inputs -> tuple of
+    Tensors) at ``inputs``: ``ftrans.vmap`` of ``ftrans.vjp`` over the output basis
+    (reverse mode, blocks of the inputs' dtypes) or of ``ftrans.jvp`` over the input basis
+    (forward mode, blocks of the outputs' dtypes), through ``call_transformed`` (one
+    compat node when an input requires grad).  Complex values follow PyTorch's
+    conventions (``autograd.grad`` with one-hot real cotangents; ``f'`` forward)."""
+    def body(plain):
+        datas = [x._data for x in plain]
+
+        def f(*ds):
+            return tuple(o._data for o in g(*[_make_plain(d) for d in ds]))
+        if forward:
+            outs, basis = f(*datas), _basis(datas)
+            cols = _TR.vmap(lambda *ts: _TR.jvp(f, tuple(datas), ts)[1])(*basis[0]) \
+                if basis[1] else [np.zeros((0,) + o.shape, o.dtype) for o in outs]
+            blocks, start = [], 0
+            per_in = []
+            for x in datas:
+                n = int(np.prod(x.shape))
+                per_in.append((start, start + n, x.shape))
+                start += n
+            for c, o in zip(cols, outs):
+                blocks.append(tuple(_fnp.moveaxis(c[a:b], 0, -1).reshape(o.shape + shape)
+                                    for a, b, shape in per_in))
+            return tuple(blocks)
+        outs, back = vjp_unchecked(f, *datas)
+        basis, total = _basis(outs)
+        rows = _TR.vmap(lambda *us: back(tuple(us)))(*basis) if total else \
+            [np.zeros((0,) + x.shape, x.dtype) for x in datas]
+        blocks, start = [], 0
+        for o in outs:
+            n = int(np.prod(o.shape))
+            blocks.append(tuple(r[start:start + n].reshape(o.shape + x.shape)
+                                for r, x in zip(rows, datas)))
+            start += n
+        return tuple(blocks)
+    return call_transformed((inputs,), lambda p: body(p[0]))
+
+
+def _check_jacobian(dep, jac, create_graph):
+    """PyTorch's strict checks of a reverse-mode Jacobian, in its order (output ``i``,
+    input ``j``)."""
+    for i, row in enumerate(dep):
+        for j, d in enumerate(row):
+            if d and create_graph and not jac[i][j].requires_grad:
+                # (PyTorch names the output's index here)
+                raise RuntimeError(f"The jacobian of the user-provided function is "
+                                   f"independent of input {i}. This is not allowed in "
+                                   "strict mode when create_graph=True.")
+            if not d:
+                raise RuntimeError(f"Output {i} of the user-provided function is "
+                                   f"independent of input {j}. This is not allowed in "
+                                   "strict mode.")
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """The Jacobian of ``func`` at ``inputs``.
+    """The Jacobian of ``func`` at ``inputs``: ``compat.func.jacrev`` (reverse mode) or
+    ``jacfwd`` (forward mode) -- one batched pass over the basis.
 
     Parameters
     ----------
@@ -390,15 +444,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         See the module docstring.  ``strict=True`` is not supported together with
         ``vectorize=True`` nor with ``strategy="forward-mode"`` (as in PyTorch).
     vectorize : bool
-        False: one ``autograd.grad`` per output element (row).  True: all rows in one
-        ``autograd.grad(..., is_grads_batched=True)`` call -- one backward pass under
-        ``ftrans.vmap`` (a loop over rows only where the graph cannot run batched,
-        e.g. ``create_graph=True``; see :mod:`._batched`).
+        PyTorch's performance flag; the Jacobian is computed by one batched pass either
+        way.  Its argument rules stay PyTorch's (see Raises).
     strategy : {"reverse-mode", "forward-mode"}
         ``"forward-mode"`` requires ``vectorize=True`` and ``create_graph=False`` (as in
-        PyTorch).  It is computed with the double-backward trick batched over the
-        standard basis of the inputs: one vmapped backward through the recorded VJP
-        (``ftrans.compat`` has no forward-mode AD of its own yet).
+        PyTorch).
 
     Returns
     -------
@@ -429,70 +479,69 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                              '"reverse-mode". Hint: If your function has more outputs than '
                              'inputs, "forward-mode" tends to be more performant. Otherwise, '
                              'prefer to use "reverse-mode".')
-    if strategy == "forward-mode":
-        if create_graph:
-            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
-                                      'and `strategy="forward-mode"` are not supported '
-                                      "together (yet). Please either set `create_graph=False` "
-                                      'or `strategy="reverse-mode"`.')
-        return _jacfwd(func, inputs, strict, vectorize)
-    with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
+    forward = strategy == "forward-mode"
+    if forward:
+        _check_forward_mode(create_graph, strict)
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if forward and not vectorize:
+        raise NotImplementedError(_FWD_VECTORIZE)
+    inputs = _preprocess(inputs, create_graph)
+    box = []
+    g = _tuple_fn(func, "jacobian", "outputs" if forward else _OUTS, box)
+    dep = _depends(g, inputs) if strict or create_graph else None
+    if strict:
+        _strict_outputs(dep)
         if vectorize:
-            if strict:
-                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
-                                   "`vectorized=True` are not supported together. Please "
-                                   "either set `strict=False` or `vectorize=False`.")
-            out_numels = tuple(out.numel() for out in outputs)
-            total = sum(out_numels)
-            # row k of the stacked flat outputs is reached by the k-th basis vector
-            vj = list(_autograd_grad(tuple(out.reshape(-1) for out in outputs), inputs,
-                                     _standard_basis(outputs, out_numels),
-                                     create_graph=create_graph, is_grads_batched=True))
-            for j, g in enumerate(vj):
-                if g is None:
-                    vj[j] = F.zeros_like(inputs[j]).expand((total,) + tuple(inputs[j].shape))
-            jac = tuple(
-                tuple(block.view(tuple(out.shape) + tuple(inp.shape))
-                      for block, out in zip(g.split(out_numels, dim=0), outputs))
-                for g, inp in zip(vj, inputs))
-            jac = tuple(zip(*jac))  # [input][output] -> [output][input]
-            jac = _grad_postprocess(jac, create_graph)
-            return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
-        jac = []
-        for i, out in enumerate(outputs):
-            rows = tuple([] for _ in inputs)
-            flat = out.reshape(-1)
-            for k in range(out.nelement()):
-                vj = _autograd_grad((flat[k],), inputs, retain_graph=True,
-                                    create_graph=create_graph)
-                for j, (g, inp) in enumerate(zip(vj, inputs)):
-                    if g is not None:
-                        if strict and create_graph and not g.requires_grad:
-                            # (PyTorch names the output's index here)
-                            raise RuntimeError(f"The jacobian of the user-provided function "
-                                               f"is independent of input {i}. This is not "
-                                               "allowed in strict mode when create_graph=True.")
-                        rows[j].append(g)
-                    else:
-                        if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is "
-                                               f"independent of input {j}. This is not "
-                                               "allowed in strict mode.")
-                        rows[j].append(F.zeros_like(inp))
-            jac.append(tuple(O.stack(r, dim=0).view(tuple(out.shape) + tuple(inp.shape))
-                             for r, inp in zip(rows, inputs)))
-        jac = _grad_postprocess(tuple(jac), create_graph)
-        return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+            raise RuntimeError(_STRICT_VECTORIZE)
+    with set_grad_enabled(create_graph):
+        jac = _jacobian_blocks(g, inputs, forward)
+    if not forward and not vectorize:
+        if box[-1][1]:
+            raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                               f"but got {box[-1][1][0]}")
+        if any(o.numel() == 0 for row in jac for o in row[:1]):
+            raise RuntimeError("stack expects a non-empty TensorList")
+    if create_graph:   # a block no path reaches: fresh zeros (a column, vectorized:
+        # PyTorch's batched pass reaches input j through any output)
+        column = [any(row[j] for row in dep) for j in range(len(inputs))]
+        jac = tuple(_zeros_where(r, column if vectorize else d) for r, d in zip(jac, dep))
+    if strict:
+        _check_jacobian(dep, jac, create_graph)
+    jac = _grad_postprocess(tuple(jac), create_graph)
+    return _tuple_postprocess(jac, (box[-1][0], is_inputs_tuple))
+
+
+# ------------------------------------------------------------------------------ hessian
+def _scalar_fn(func, fn_name):
+    """``func`` checked to return one single-element Tensor, as a 0-d Tensor."""
+    def h(*inp):
+        is_out_tuple, t_out = _as_tuple(func(*inp), _OUTS, fn_name)
+        _single_output(t_out, is_out_tuple, fn_name)
+        return t_out[0].reshape(())
+    return h
+
+
+def _grad_depends(h, inputs, argnums):
+    """``dep[i][j]``: component ``i`` of the gradient of ``h`` depends on input ``j``."""
+    return _depends(lambda *x: tuple(_func.grad(h, argnums)(*x)), inputs)
+
+
+def _strict_hessian_prelude(h, inputs, argnums):
+    """PyTorch's strict checks before a second derivative: the output must depend on the
+    inputs, and so must each component of its gradient."""
+    _strict_outputs(_depends(lambda *x: (h(*x),), inputs))
+    jdep = _grad_depends(h, inputs, argnums)
+    for i, row in enumerate(jdep):
+        if not any(row):
+            raise RuntimeError(_STRICT_MESSAGES["jacobian"].format(i=i))
+    return jdep
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of the scalar function ``func`` at ``inputs``: the Jacobian (outer,
-    with ``vectorize`` and ``outer_jacobian_strategy``) of its gradient (inner,
-    reverse mode, recorded).
+    """The Hessian of the scalar function ``func`` at ``inputs``: ``compat.func.jacrev``
+    (``outer_jacobian_strategy="reverse-mode"``) or ``jacfwd`` (forward over reverse) of
+    its gradient ``compat.func.jacrev``.
 
     Parameters
     ----------
@@ -524,38 +573,64 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-
-    def ensure_single_output_function(*inp):
-        out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, "outputs", strict=strict)
-        _single_output(t_out, is_out_tuple, "hessian")
-        return out.squeeze()
-
-    def jac_func(*inp):
-        if outer_jacobian_strategy == "forward-mode":
-            inp = tuple(t.requires_grad_(True) for t in inp)
-        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
-        return jac
-
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
-                   vectorize=vectorize, strategy=outer_jacobian_strategy)
-    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+    forward = outer_jacobian_strategy == "forward-mode"
+    if forward:
+        _check_forward_mode(create_graph, strict)
+        if not vectorize:
+            raise NotImplementedError(_FWD_VECTORIZE)
+    inputs = _preprocess(inputs, create_graph)
+    h = _scalar_fn(func, "hessian")
+    argnums = tuple(range(len(inputs)))
+    if strict:
+        jdep = _strict_hessian_prelude(h, inputs, argnums)
+        if vectorize:
+            raise RuntimeError(_STRICT_VECTORIZE)
+    elif create_graph:
+        jdep = _grad_depends(h, inputs, argnums)
+    outer = _func.jacfwd if forward else _func.jacrev
+    with set_grad_enabled(create_graph):
+        H = outer(_func.jacrev(h, argnums), argnums)(*inputs)
+    if create_graph:
+        H = tuple(_zeros_where(row, d) for row, d in zip(H, jdep))
+    if strict:
+        _check_jacobian(jdep, H, create_graph)   # H[i][j]: gradient i depends on input j
+    H = _grad_postprocess(tuple(tuple(r) for r in H), create_graph)
+    return _tuple_postprocess(H, (is_inputs_tuple, is_inputs_tuple))
 
 
 # ------------------------------------------------------------------------------ vhp / hvp
-def _hessian_prelude(func, inputs, v, create_graph, strict, fn_name):
-    """Shared start of vhp/hvp: preprocessed inputs, ``v``, ``func``'s output and its
-    recorded gradient ``jac``."""
+def _hessian_product(func, inputs, v, create_graph, strict, fn_name):
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    inputs = _preprocess(inputs, create_graph)
     v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_INPUT)
-    is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
-    _single_output(outputs, is_outputs_tuple, fn_name)
-    jac = _autograd_grad(outputs, inputs, create_graph=True)
-    _check_requires_grad(jac, "jacobian", strict=strict)
-    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
+    v = _ones(inputs) if v is None else tuple(v)
+    h = _scalar_fn(func, fn_name)
+    argnums = tuple(range(len(inputs)))
+    if strict:
+        jdep = _strict_hessian_prelude(h, inputs, argnums)
+    elif create_graph:
+        jdep = _grad_depends(h, inputs, argnums)
+    grad_and_value = _func.grad_and_value(h, argnums)
+
+    def grad_fn(*x):
+        g, value = grad_and_value(*x)
+        return tuple(g), value
+    with set_grad_enabled(create_graph):
+        if fn_name == "vhp":
+            _, back, out = _func.vjp(grad_fn, *inputs, has_aux=True)
+            res = back(v)
+        else:
+            _, res, out = _func.jvp(grad_fn, inputs, v, has_aux=True)
+    if create_graph:
+        n = len(inputs)
+        res = _zeros_where(res, [any(jdep[i][j] for i in range(n)) if fn_name == "vhp"
+                                 else any(jdep[j]) for j in range(n)])
+    if strict:
+        if fn_name == "vhp":
+            _strict_used(jdep, _FILL_MESSAGES["double_back"])
+        if create_graph:
+            _strict_graph(res, "hessian")
+    return _result((out,), False, tuple(res), is_inputs_tuple, create_graph)
 
 
 _HP_DOC = """
@@ -590,35 +665,19 @@ _HP_DOC = """
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    with enable_grad():
-        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_prelude(
-            func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+    return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
 
 
 vhp.__doc__ = ("``(func(inputs), v^H H)``: the vector-Hessian product of the scalar function "
-               "``func`` at ``inputs`` (backward of its recorded gradient)." +
-               _HP_DOC.format(name="vhp"))
+               "``func`` at ``inputs``: the VJP of its gradient (``compat.func.vjp`` of "
+               "``compat.func.grad``)." + _HP_DOC.format(name="vhp"))
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    with enable_grad():
-        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_prelude(
-            func, inputs, v, create_graph, strict, "hvp")
-        # double-backward trick: grad_jac -> H grad_jac is linear; backpropagate v through it
-        grad_jac = tuple(F.zeros_like(inp, requires_grad=True) for inp in inputs)
-        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
-        _check_requires_grad(jac, "hessian", strict=strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+    return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
 
 
 hvp.__doc__ = ("``(func(inputs), H v)``: the Hessian-vector product of the scalar function "
-               "``func`` at ``inputs``, with the double-backward trick (spec note under "
-               "``hvp``: equal to ``vhp`` for twice continuously differentiable functions, "
-               "and slower)." + _HP_DOC.format(name="hvp"))
+               "``func`` at ``inputs``: the JVP of its gradient, forward over reverse "
+               "(``compat.func.jvp`` of ``compat.func.grad``); equal to ``vhp`` for twice "
+               "continuously differentiable functions." + _HP_DOC.format(name="hvp"))

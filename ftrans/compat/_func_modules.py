@@ -1,0 +1,137 @@
+"""``compat.func``'s module helpers: ``functional_call`` and ``stack_module_state``
+(``torch.func``'s).  They use only the duck-typed module interface
+(``named_parameters()``, ``named_buffers()``, attribute paths ``"a.b.weight"``), so they
+work with ``compat.nn.Module`` and any object providing it."""
+from __future__ import annotations
+
+from . import _ops as O
+
+__all__ = ["functional_call", "stack_module_state"]
+
+def _named(module, what):
+    fn = getattr(module, what)
+    try:
+        return list(fn(remove_duplicate=False))
+    except TypeError:
+        return list(fn())
+
+
+def _resolve(module, path):
+    *mods, leaf = path.split(".")
+    m = module
+    for p in mods:
+        m = getattr(m, p)
+    return m, leaf
+
+
+_MISSING = object()
+
+
+def _swap(module, path, value):
+    """Set ``module.<path>`` to ``value``; returns the old value (``_MISSING`` if none)."""
+    m, name = _resolve(module, path)
+    for store in ("_parameters", "_buffers"):
+        d = getattr(m, store, None)
+        if isinstance(d, dict) and name in d:
+            old = d[name]
+            d[name] = value
+            return old
+    old = getattr(m, name, _MISSING)
+    if value is _MISSING:
+        object.__delattr__(m, name) if name in getattr(m, "__dict__", {}) else delattr(m, name)
+    else:
+        try:
+            setattr(m, name, value)
+        except (TypeError, KeyError, AttributeError):
+            object.__setattr__(m, name, value)
+    return old
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """Call ``module(*args, **kwargs)`` with its parameters and buffers replaced by the
+    tensors of ``parameter_and_buffer_dicts`` (a dict ``{"a.b.weight": tensor}`` or a
+    tuple of dicts), restoring the originals afterwards, even on error
+    (``torch.func.functional_call``).  With ``tie_weights`` a tensor given for one of
+    several names sharing one parameter replaces all of them; ``strict=True`` requires
+    exactly the module's parameter and buffer names (``RuntimeError`` listing the missing
+    and unexpected keys).  ``ValueError`` for a key given in two dicts."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        merged = dict(parameter_and_buffer_dicts)
+    elif isinstance(parameter_and_buffer_dicts, (tuple, list)):
+        merged = {}
+        for d in parameter_and_buffer_dicts:
+            dup = set(merged) & set(d)
+            if dup:
+                raise ValueError(f"{sorted(dup)} appeared in multiple dictionaries; behavior of "
+                                 "functional call is ambiguous")
+            merged.update(d)
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple "
+                         f"of dicts, but got {type(parameter_and_buffer_dicts)}")
+    named = _named(module, "named_parameters") + _named(module, "named_buffers")
+    known = [n for n, _ in named]
+    if strict:
+        missing = [k for k in known if k not in merged]
+        unexpected = [k for k in merged if k not in known]
+        if missing or unexpected:
+            msgs = []
+            if unexpected:
+                msgs.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
+            if missing:
+                msgs.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               + "\n\t".join(msgs))
+    if tie_weights:
+        groups = {}
+        for n, t in named:
+            groups.setdefault(id(t), []).append(n)
+        for names in groups.values():
+            given = [n for n in names if n in merged]
+            if given and len(names) > 1:
+                vals = {id(merged[n]) for n in given}
+                if len(vals) > 1:
+                    raise ValueError(f"functional_call got multiple values for keys {given}, "
+                                     "which are tied. Consider using tie_weights=False")
+                for n in names:
+                    merged.setdefault(n, merged[given[0]])
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    saved = []
+    try:
+        for k, v in merged.items():
+            saved.append((k, _swap(module, k, v)))
+        return module(*args, **(kwargs or {}))
+    finally:
+        for k, old in reversed(saved):
+            _swap(module, k, old)
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: dicts mapping each parameter (buffer) name of the models --
+    instances of one class -- to the stack of their tensors along a new dimension 0, for
+    ensembling with ``vmap(functional_call ...)`` (``torch.func.stack_module_state``).
+    Stacked parameters are new leaves requiring grad (when the models' do).
+    ``RuntimeError`` for an empty list, mixed classes or mixed training modes."""
+    models = list(models)
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)) \
+            if all(hasattr(m, "training") for m in models) else False:
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    if len({type(m) for m in models}) != 1:
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stack(what, leaf):
+        out = {}
+        for name, _ in getattr(models[0], what)():
+            ts = [dict(getattr(m, what)())[name] for m in models]
+            s = O.stack([t.detach() for t in ts], 0)
+            if leaf and all(t.requires_grad for t in ts):
+                s.requires_grad_(True)
+            out[name] = s
+        return out
+    return stack("named_parameters", True), stack("named_buffers", False)
