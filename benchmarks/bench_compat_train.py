@@ -9,9 +9,9 @@ float32, the mean softmax cross-entropy of one-hot labels written as
 ``-(Y * log_softmax(logits, 1)).sum() / B``, then ``zero_grad()``, ``backward()`` and
 ``Adam(lr=1e-3).step()``.  The same function runs with ``T = ftrans.compat`` and
 ``T = torch`` on plain tensors (the ``nn.Module`` version of this step is the ``compat.nn``
-benchmark's).  Rows: compat with the default Adam (its fused one-pass kernel), compat
-with ``Adam(fused=False)`` (the op-by-op update, PyTorch's single-tensor formulas as
-compat operations), and PyTorch eager (its CPU default, the single-tensor Adam).
+benchmark's).  Rows: compat with the default Adam (``ftrans.optim.adam``'s fused one-pass
+kernel), compat with ``Adam(fused=False)`` (its composition of ``ftrans.numpy``
+operations), and PyTorch eager (its CPU default, the single-tensor Adam).
 
 Before timing, one step from the same parameters must give the same loss and updated
 parameters in both libraries (max relative difference printed; float32).  Each row is
@@ -120,7 +120,7 @@ def main(argv=None):
         torch.set_num_threads(args.torch_threads)
     params, X, Y = data()
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy "
-          f"{np.__version__}, compat Adam: fused kernel by default")
+          f"{np.__version__}, compat Adam: ftrans.optim's fused kernel by default")
     for name, (lerr, perr) in check(params, X, Y).items():
         print(f"check {name:20s}: loss rel. diff {lerr:.1e}, parameters after one step "
               f"max rel. diff {perr:.1e} (float32)")

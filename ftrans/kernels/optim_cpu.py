@@ -1,14 +1,21 @@
 """Fused CPU kernels of the optimizers' update rules (one pass over each parameter).
 
-``ftrans.compat.optim`` writes each update as PyTorch's documentation does -- a chain of
-in-place tensor operations -- and that chain is the reference; for plain C-contiguous
-float32/float64 NumPy arrays the optimizers call these kernels instead, which compute
-the same formulas element by element in one loop (the scalars are converted to the
-arrays' dtype first, as PyTorch's CPU kernels do, and ``fastmath`` stays off), so the
-trajectories agree to rounding while a step reads and writes each array once instead
-of once per operation (PyTorch's ``fused=True`` idea).  numba is imported and the
-kernels compiled on first use (``cache=True``: later processes load them from disk).
-Nothing here knows about tensors or tracers: arguments are 1-d arrays and scalars.
+``ftrans.optim`` writes each update once, as a composition of primitives following the
+pseudo-code of PyTorch's documentation; for concrete float32/float64 NumPy arrays (complex
+ones as their real views) it calls these kernels as the implementation of that composition.
+Each kernel evaluates the same operations in the same order, element by element in one
+loop (the scalars are converted to the arrays' dtype by the caller, as PyTorch's CPU kernels
+do, and ``fastmath`` stays off), so the two agree to the last bit on the CPU while a step
+reads and writes each array once instead of once per operation (PyTorch's ``fused=True``).
+
+Calling convention: inputs ``p, g, <state...>`` and outputs ``out, <state_out...>``, all
+1-d C-contiguous arrays of one dtype, or None.  With ``out`` an array, ``out`` receives
+the update ``u`` and the state outputs the new state (the inputs are only read); with
+``out`` None (and the state outputs None) the step is made in place: ``p`` receives
+``p + u`` and the state inputs the new state.  A state that is off (no ``amsgrad``, no
+momentum, not centered) is None in and out.  numba is imported and the kernels compiled
+on first use (``cache=True``: later processes load them from disk), one variant per
+pattern of None arguments.  Nothing here knows about tensors or tracers.
 """
 from __future__ import annotations
 
@@ -16,95 +23,153 @@ import threading
 
 import numpy as np
 
-__all__ = ["adam_update", "sgd_update", "rmsprop_update", "adagrad_update", "eligible"]
+__all__ = ["adam", "sgd", "rmsprop", "adagrad"]
 
 _LOCK = threading.Lock()
 _K = {}
 
 
-def eligible(*arrays):
-    """True when every array is a C-contiguous float32/float64 ndarray of one dtype."""
-    dt = arrays[0].dtype
-    if dt != np.float32 and dt != np.float64:
-        return False
-    for a in arrays:
-        if type(a) is not np.ndarray or a.dtype != dt or not a.flags.c_contiguous \
-                or not a.flags.writeable:
-            return False
-    return True
-
-
 def _build():
     from numba import njit
     jit = dict(cache=True, fastmath=False, error_model="numpy")
+    # Each kernel: the element's formula once (inlined), then the loop.  An array that a
+    # call does not use is None -- ``out is None``: the step is made in place; a state
+    # array None: that state is off (amsgrad, momentum, centered) -- so numba compiles a
+    # variant without it (its ``is None`` branches are pruned) and LLVM sees no possible
+    # overlap between the arrays a loop reads and writes: every loop vectorizes.
+
+    @njit(inline="always", **jit)
+    def adam_el(pi, gi, mi, vi, vmi, b1c, b2, b2c, eps, wd, neg_lr_wd, neg_step, bc2_sqrt,
+                amsgrad, maximize, decoupled, coupled):
+        if maximize:
+            gi = -gi
+        if coupled:
+            gi = gi + wd * pi
+        mi = mi + b1c * (gi - mi)
+        vi = vi * b2 + b2c * (gi * gi)
+        v = vi
+        if amsgrad:
+            if vi > vmi or vi != vi:             # maximum: NaN propagates
+                vmi = vi
+            v = vmi
+        u = neg_step * (mi / (np.sqrt(v) / bc2_sqrt + eps))
+        if decoupled:
+            u = neg_lr_wd * pi + u
+        return u, mi, vi, vmi
 
     @njit(**jit)
-    def adam(p, g, m, v, vmax, b1c, b2, b2c, eps, wd, decay, step_size, bc2_sqrt,
-             amsgrad, maximize, decoupled, coupled):
-        for i in range(p.size):
-            gi = -g[i] if maximize else g[i]
-            pi = p[i]
-            if decoupled:
-                pi = pi * decay
-            elif coupled:
-                gi = gi + wd * pi
-            mi = m[i] + b1c * (gi - m[i])
-            vi = v[i] * b2 + b2c * (gi * gi)
-            m[i] = mi
-            v[i] = vi
-            if amsgrad:
-                if vi > vmax[i] or vi != vi:      # torch.maximum: NaN propagates
-                    vmax[i] = vi
-                vi = vmax[i]
-            denom = np.sqrt(vi) / bc2_sqrt + eps
-            p[i] = pi - step_size * (mi / denom)
-
-    @njit(**jit)
-    def sgd(p, g, buf, lr, momentum, damp_c, wd, use_wd, first, nesterov, maximize):
-        for i in range(p.size):
-            gi = -g[i] if maximize else g[i]
-            if use_wd:
-                gi = gi + wd * p[i]
-            if buf.size:
-                if first:
-                    b = gi
-                else:
-                    b = buf[i] * momentum + damp_c * gi
-                buf[i] = b
-                gi = gi + momentum * b if nesterov else b
-            p[i] = p[i] - lr * gi
-
-    @njit(**jit)
-    def rmsprop(p, g, sq, gavg, buf, lr, alpha, alpha_c, eps, wd, use_wd, centered,
-                use_mom, momentum, maximize):
-        for i in range(p.size):
-            gi = -g[i] if maximize else g[i]
-            if use_wd:
-                gi = gi + wd * p[i]
-            s = sq[i] * alpha + alpha_c * (gi * gi)
-            sq[i] = s
-            if centered:
-                a = gavg[i] + alpha_c * (gi - gavg[i])
-                gavg[i] = a
-                avg = np.sqrt(s - a * a) + eps
+    def adam(p, g, m, v, vmax, out, m_out, v_out, vmax_out, b1c, b2, b2c, eps, wd,
+             neg_lr_wd, neg_step, bc2_sqrt, maximize, decoupled, coupled):
+        for i in range(g.size):
+            u, mi, vi, vmi = adam_el(p[i], g[i], m[i], v[i],
+                                     vmax[i] if vmax is not None else v[i], b1c, b2, b2c,
+                                     eps, wd, neg_lr_wd, neg_step, bc2_sqrt,
+                                     vmax is not None, maximize, decoupled, coupled)
+            if out is None:
+                m[i] = mi
+                v[i] = vi
+                if vmax is not None:
+                    vmax[i] = vmi
+                p[i] = p[i] + u
             else:
-                avg = np.sqrt(s) + eps
-            if use_mom:
-                b = buf[i] * momentum + gi / avg
-                buf[i] = b
-                p[i] = p[i] - lr * b
+                m_out[i] = mi
+                v_out[i] = vi
+                if vmax_out is not None:
+                    vmax_out[i] = vmi
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def sgd_el(pi, gi, bi, neg_lr, momentum, damp_c, wd, use_wd, use_mom, first, nesterov,
+               maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        if use_mom:
+            if first:
+                bi = gi
             else:
-                p[i] = p[i] - lr * (gi / avg)
+                bi = bi * momentum + damp_c * gi
+            gi = gi + momentum * bi if nesterov else bi
+        return neg_lr * gi, bi
 
     @njit(**jit)
-    def adagrad(p, g, ssum, clr, eps, wd, use_wd, maximize):
-        for i in range(p.size):
-            gi = -g[i] if maximize else g[i]
-            if use_wd:
-                gi = gi + wd * p[i]
-            s = ssum[i] + gi * gi
-            ssum[i] = s
-            p[i] = p[i] - clr * (gi / (np.sqrt(s) + eps))
+    def sgd(p, g, buf, out, buf_out, neg_lr, momentum, damp_c, wd, use_wd, first, nesterov,
+            maximize):
+        for i in range(g.size):
+            u, b = sgd_el(p[i], g[i], buf[i] if buf is not None else g[i], neg_lr, momentum,
+                          damp_c, wd, use_wd, buf is not None, first, nesterov, maximize)
+            if out is None:
+                if buf is not None:
+                    buf[i] = b
+                p[i] = p[i] + u
+            else:
+                if buf_out is not None:
+                    buf_out[i] = b
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def rmsprop_el(pi, gi, s, a, b, neg_lr, alpha, alpha_c, eps, wd, use_wd, centered,
+                   use_mom, momentum, maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        s = s * alpha + alpha_c * (gi * gi)
+        if centered:
+            a = a + alpha_c * (gi - a)
+            avg = np.sqrt(s - a * a) + eps
+        else:
+            avg = np.sqrt(s) + eps
+        if use_mom:
+            b = b * momentum + gi / avg
+            u = neg_lr * b
+        else:
+            u = neg_lr * (gi / avg)
+        return u, s, a, b
+
+    @njit(**jit)
+    def rmsprop(p, g, sq, gavg, buf, out, sq_out, gavg_out, buf_out, neg_lr, alpha, alpha_c,
+                eps, wd, use_wd, momentum, maximize):
+        for i in range(g.size):
+            u, s, a, b = rmsprop_el(p[i], g[i], sq[i], gavg[i] if gavg is not None else sq[i],
+                                    buf[i] if buf is not None else sq[i], neg_lr, alpha,
+                                    alpha_c, eps, wd, use_wd, gavg is not None,
+                                    buf is not None, momentum, maximize)
+            if out is None:
+                sq[i] = s
+                if gavg is not None:
+                    gavg[i] = a
+                if buf is not None:
+                    buf[i] = b
+                p[i] = p[i] + u
+            else:
+                sq_out[i] = s
+                if gavg_out is not None:
+                    gavg_out[i] = a
+                if buf_out is not None:
+                    buf_out[i] = b
+                out[i] = u
+
+    @njit(inline="always", **jit)
+    def adagrad_el(pi, gi, s, neg_clr, eps, wd, use_wd, maximize):
+        if maximize:
+            gi = -gi
+        if use_wd:
+            gi = gi + wd * pi
+        s = s + gi * gi
+        return neg_clr * (gi / (np.sqrt(s) + eps)), s
+
+    @njit(**jit)
+    def adagrad(p, g, ssum, out, ssum_out, neg_clr, eps, wd, use_wd, maximize):
+        for i in range(g.size):
+            u, s = adagrad_el(p[i], g[i], ssum[i], neg_clr, eps, wd, use_wd, maximize)
+            if out is None:
+                ssum[i] = s
+                p[i] = p[i] + u
+            else:
+                ssum_out[i] = s
+                out[i] = u
 
     _K["adam"], _K["sgd"] = adam, sgd
     _K["rmsprop"], _K["adagrad"] = rmsprop, adagrad
@@ -120,43 +185,29 @@ def _kernel(name):
     return k
 
 
-def adam_update(p, g, m, v, vmax, *, lr, beta1, beta2, eps, weight_decay, step,
-                amsgrad, maximize, decoupled):
-    """One Adam/AdamW step on 1-d arrays, in place (``p``, ``m``, ``v`` and ``vmax`` when
-    ``amsgrad``; ``vmax`` may be an empty array otherwise), ``step`` the new step count:
-    ``torch.optim.Adam``'s formulas (see :class:`ftrans.compat.optim.Adam`)."""
-    t = p.dtype.type
-    bc1 = 1 - beta1 ** step
-    bc2 = 1 - beta2 ** step
-    wd = weight_decay
-    _kernel("adam")(p, g, m, v, vmax, t(1 - beta1), t(beta2), t(1 - beta2), t(eps),
-                    t(0.0 if decoupled else wd), t(1 - lr * wd), t(lr / bc1),
-                    t(bc2 ** 0.5), bool(amsgrad), bool(maximize),
-                    bool(decoupled and wd != 0), bool(not decoupled and wd != 0))
+def adam(*args):
+    """Adam's update: ``p, g, m, v, vmax, out, m_out, v_out, vmax_out`` as in the module
+    docstring, then the scalars ``1 - b1, b2, 1 - b2, eps, wd, -lr*wd, -lr/(1 - b1^t),
+    sqrt(1 - b2^t)`` (the arrays' dtype) and the flags ``maximize, decoupled, coupled``:
+    ``ftrans.optim.adam``'s formula (AMSGrad when ``vmax`` is an array)."""
+    _kernel("adam")(*args)
 
 
-def sgd_update(p, g, buf, *, lr, momentum, dampening, weight_decay, first, nesterov,
-               maximize):
-    """One SGD step on 1-d arrays, in place (``p``; ``buf``, the momentum buffer, when
-    ``momentum != 0``, else an empty array); ``first``: the buffer is being created."""
-    t = p.dtype.type
-    _kernel("sgd")(p, g, buf, t(lr), t(momentum), t(1 - dampening), t(weight_decay),
-                   bool(weight_decay != 0), bool(first), bool(nesterov), bool(maximize))
+def sgd(*args):
+    """SGD's update: ``p, g, buf, out, buf_out`` then ``-lr, momentum, 1 - dampening, wd``
+    and the flags ``use_wd, first, nesterov, maximize``: ``ftrans.optim.sgd``'s formula
+    (``buf`` None without momentum)."""
+    _kernel("sgd")(*args)
 
 
-def rmsprop_update(p, g, square_avg, grad_avg, buf, *, lr, alpha, eps, weight_decay,
-                   centered, momentum, maximize):
-    """One RMSprop step on 1-d arrays, in place (``grad_avg``/``buf`` empty arrays when
-    not ``centered``/``momentum == 0``): ``torch.optim.RMSprop``'s formulas."""
-    t = p.dtype.type
-    _kernel("rmsprop")(p, g, square_avg, grad_avg, buf, t(lr), t(alpha), t(1 - alpha), t(eps),
-                       t(weight_decay), bool(weight_decay != 0), bool(centered),
-                       bool(momentum > 0), t(momentum), bool(maximize))
+def rmsprop(*args):
+    """RMSprop's update: ``p, g, square_avg, grad_avg, buf`` and their outputs, then ``-lr,
+    alpha, 1 - alpha, eps, wd, use_wd, momentum, maximize``: ``ftrans.optim.rmsprop``'s
+    formula (centered when ``grad_avg`` is an array, momentum when ``buf`` is)."""
+    _kernel("rmsprop")(*args)
 
 
-def adagrad_update(p, g, state_sum, *, clr, eps, weight_decay, maximize):
-    """One Adagrad step on 1-d arrays, in place, ``clr`` the decayed learning rate:
-    ``torch.optim.Adagrad``'s formulas."""
-    t = p.dtype.type
-    _kernel("adagrad")(p, g, state_sum, t(clr), t(eps), t(weight_decay),
-                       bool(weight_decay != 0), bool(maximize))
+def adagrad(*args):
+    """Adagrad's update: ``p, g, sum, out, sum_out``, then ``-clr, eps, wd, use_wd,
+    maximize``: ``ftrans.optim.adagrad``'s formula."""
+    _kernel("adagrad")(*args)

@@ -1,9 +1,9 @@
 """``ftrans.compat.optim``: PyTorch's optimizers and learning-rate schedulers.
 
 Optimizers take an iterable of leaf compat Tensors (or parameter-group dicts) -- no
-``nn.Module`` is needed -- and update them in place, under ``no_grad``, with the public
-compat operations, following the pseudo-code of PyTorch's documentation so that
-parameter trajectories match ``torch.optim``'s (single-tensor implementations).
+``nn.Module`` is needed -- and update them in place, under ``no_grad``, with
+:mod:`ftrans.optim`'s transformations, which follow the pseudo-code of PyTorch's
+documentation so that parameter trajectories match ``torch.optim``'s.
 """
 from .optimizer import Optimizer
 from .sgd import SGD

@@ -6,8 +6,10 @@ needed), given as an iterable of Tensors or of dicts (parameter groups: ``{"para
 maps each parameter to a dict of per-parameter state.  ``state_dict()`` has PyTorch's
 format -- ``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``,
 indices numbering the parameters across groups in order -- so a state dict saved by
-PyTorch loads here and back.  Updates run in ``no_grad`` mode with in-place operations of
-the public compat API, as PyTorch's single-tensor (``foreach=False``) implementations do.
+PyTorch loads here and back.  The updates of SGD, Adam(W), RMSprop and Adagrad are
+:mod:`ftrans.optim`'s transformations (PyTorch's formulas, written once there), applied
+in place to the tensors' arrays in ``no_grad`` mode, with the version counters bumped as
+in-place tensor operations bump them; LBFGS runs on compat operations.
 """
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ import numpy as np
 from .. import _tensor as _T
 from .. import _dtype as D
 from .. import _factories as F
-from .._ops import view_as_real
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.graph import RemovableHandle
 
@@ -290,41 +291,86 @@ def _params_with_grad(group):
     return ps, gs
 
 
-def _flat(t):
-    """The 1-d NumPy array of ``t``'s elements, sharing memory, when a fused kernel can
-    update it in place (C-contiguous float32/float64 on the CPU); else None."""
-    a = t.detach().numpy()
-    if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.flags.writeable \
-            or a.dtype not in (np.float32, np.float64):
-        return None
-    return a.reshape(-1)
-
-
 def _written(*tensors):
-    """Record an in-place update made by a fused kernel: bump the version counters, as
+    """Record an in-place update of the tensors' arrays: bump the version counters, as
     every in-place tensor operation does (autograd then detects stale saved values)."""
     for t in tensors:
         if t is not None:
             t._vc[0] += 1
 
 
-#: Set to False to run every optimizer op by op (the reference path; tests compare the two).
+#: Set to False to run every optimizer on its composition of ``ftrans.numpy`` operations
+#: (``ftrans.optim``'s ``fused=False``; tests compare it with the fused one-pass path).
 USE_FUSED_KERNELS = True
 
 
 def _use_fused(group):
-    """Fused kernels unless switched off (:data:`USE_FUSED_KERNELS`) or the group asks for
-    the op-by-op path (``fused=False`` or ``differentiable=True``)."""
+    """The fused one-pass updates unless switched off (:data:`USE_FUSED_KERNELS`) or the group asks for
+    the composition (``fused=False`` or ``differentiable=True``)."""
     return (USE_FUSED_KERNELS and group.get("fused") is not False
             and not group.get("differentiable"))
 
 
-def _real_view(t):
-    """A complex tensor as its real view ``(..., 2)`` (PyTorch's optimizers update complex
-    parameters as pairs of reals); real tensors unchanged."""
-    if t is not None and t.is_complex():
-        return view_as_real(t)
-    return t
+def _float(x):
+    """A hyper-parameter as a Python number (a 0-d Tensor's value)."""
+    return x.item() if isinstance(x, _T.Tensor) else x
+
+
+class _FunctionalOptimizer(Optimizer):
+    """An optimizer whose update is an :mod:`ftrans.optim` transformation applied in place.
+
+    Subclasses give ``_keys`` (the group options the transformation depends on),
+    ``_state_type`` (its state NamedTuple), ``_transformation(group, fused)`` (the
+    ``ftrans.optim`` object) and ``_state(p, group) -> (count, arrays, step, written)``:
+    torch's per-parameter state of ``p`` (created on first use) as the number of updates
+    made, the NumPy arrays of the state fields (None where inactive), the ``step`` tensor
+    to advance (or None) and the tensors the update writes.  :meth:`step` gathers the
+    parameters of a group that share a count and calls ``update(grads, state, params,
+    inplace=True)`` once for them, so parameter groups, ``state_dict`` and hooks stay
+    PyTorch's while the formulas live once, in ``ftrans.optim``.
+    """
+
+    _keys = ()
+    _state_type = None
+
+    def _tx(self, group):
+        fused = _use_fused(group)
+        key = (fused,) + tuple(_float(group[k]) for k in self._keys)
+        cache = self.__dict__.setdefault("_tx_cache", {})
+        hit = cache.get(id(group))
+        if hit is None or hit[0] != key:
+            hit = cache[id(group)] = (key, self._transformation(group, fused))
+        return hit[1]
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss
+        (evaluated with grad enabled before the update) or None."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            batches = {}
+            for p, grad in zip(*_params_with_grad(group)):
+                count, arrays, step_t, written = self._state(p, group)
+                b = batches.get(count)
+                if b is None:
+                    b = batches[count] = ([], [], [[] for _ in arrays], [])
+                b[0].append(grad.numpy(force=True))
+                b[1].append(p.numpy(force=True))
+                for lst, a in zip(b[2], arrays):
+                    lst.append(a)
+                b[3].append((p, step_t, written))
+            if not batches:
+                continue
+            update = self._tx(group).update
+            for count, (gs, ps, fields, done) in batches.items():
+                state = self._state_type(np.array(count), *(
+                    None if f[0] is None else f for f in fields))
+                update(gs, state, ps, inplace=True)
+                for p, step_t, written in done:
+                    if step_t is not None:
+                        a = step_t.numpy(force=True)
+                        a += 1
+                    _written(p, step_t, *written)
+        return loss
 
 
 def _step_tensor(dtype=None):
