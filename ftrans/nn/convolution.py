@@ -72,7 +72,7 @@ def _conv_fun(params, x, w, b):
     out = _conv_p.bind(x, w, **_conv_params(params))   # (its impl: the im2col kernel)
     if b is None:
         return out
-    return P.add(out, P.reshape(b, (-1,) + (1,) * (len(x.shape) - 2)))
+    return P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(x.shape) - 2)))
 
 
 def _conv_fwd(params, x, w, b):
