@@ -297,13 +297,7 @@ def clip(a, a_min=None, a_max=None):
     return a
 
 
-__all__ = [
-    "add", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum",
-    "negative", "absolute", "abs", "fabs", "sign", "conjugate", "conj", "real", "imag",
-    "floor", "ceil", "isfinite", "isnan", "isinf", "logical_not", "equal", "not_equal",
-    "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-    "logical_xor", "positive", "power", "pow", "square", "reciprocal", "cbrt", "exp2",
-    "log2", "log10", "logaddexp2", "arcsinh", "arccosh", "arctanh", "float_power", "hypot",
-    "deg2rad", "rad2deg", "radians", "degrees", "angle", "sinc", "round", "around",
-    "floor_divide", "divmod", "where", "clip",
-] + sorted(ROW_FUNCTIONS)  # the rows' names are generated
+#: every function this module made (the operation table's rows included): what
+#: ``ftrans.numpy._funcs`` re-exports
+__all__ = sorted(_n for _n, _v in globals().items()
+                 if not _n.startswith("_") and getattr(_v, "__module__", None) == __name__)
