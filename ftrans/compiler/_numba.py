@@ -560,5 +560,3 @@ def generate(seg, fname, parallel_min=None):
     body = cg.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
     out.extend("    " + ln for ln in body)
     return "\n".join(out) + "\n", cg.parallel
-
-

@@ -120,7 +120,6 @@ _VJP = _generated.VJP
 _VJP_USES_ANS = _generated.VJP_USES_ANS
 
 
-
 def _lookup(table, name, family):
     """``table[name]``, or ValueError naming the valid names."""
     fn = table.get(name) if type(name) is str else None
@@ -587,4 +586,3 @@ def _scatter_rows_numba(z, rows, updates):
         raise IndexError(
             f"index {flat_rows[bad]} is out of bounds for axis 0 with size {n}")
     return True
-

@@ -18,7 +18,6 @@ __all__ = ["jit_p"]
 jit_p = Primitive("jit", multiple_results=True)
 
 
-
 @jit_p.def_impl
 def _jit_impl(*args, ir, name):
     return _run(ir, args)

@@ -161,12 +161,6 @@ class disable_jit:
         return False
 
 
-
-
-
-
-
-
 # ---------------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------------
@@ -362,8 +356,6 @@ def _nan_checked_call(fun, who, slow_call, args, kwargs):
     debug.raise_nan(f"the output of {who} (compiled), but not when it ran again eagerly "
                     "under ftrans.disable_jit() (a difference of the compiled arithmetic)",
                     "jit")
-
-
 
 
 def _check_donate(donate_argnums, static_nums, who):

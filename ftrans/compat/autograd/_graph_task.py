@@ -9,7 +9,6 @@ import threading
 import weakref
 from typing import NamedTuple, Optional
 
-
 from .._tensor import _edge
 from ._node import _lock, Meta, meta, RemovableHandle, Node, AccumulateGrad
 from ._saved import _Packed

@@ -8,7 +8,6 @@ import contextlib
 import threading
 import weakref
 
-
 from .._dtype import from_np
 from .._tensor import Tensor, _make, _edge, _extra, _grad_fn_of
 from . import anomaly_mode as _AM
