@@ -10,7 +10,7 @@ import numpy as np
 from .. import _tensor as T
 from .. import _ops as O
 from .grad_mode import _tls
-from . import anomaly_mode as _AM
+from . import _events
 from . import forward_ad as _FW
 from . import graph as G
 from ._function_ctx import FunctionMeta, _NULL
@@ -44,8 +44,8 @@ def _new_ctx(cls):
     ctx.dirty_tensors = ()
     ctx.non_differentiable = ()
     ctx.materialize_grads = True
-    if _AM._enabled:
-        _AM.record(ctx)
+    if _events.node_created:
+        _events.created(ctx)
     return ctx
 
 

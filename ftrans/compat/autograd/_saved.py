@@ -10,7 +10,7 @@ import weakref
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make, _edge, _extra, _grad_fn_of
-from . import anomaly_mode as _AM
+from . import _events
 from .grad_mode import _tls
 from ._node import FREED, NO_EDGE, freed_error, AccumulateGrad
 
@@ -63,7 +63,7 @@ def version_error(sv, node):
                 nm = nm[: -len(suffix)]
                 break
         desc += f", which is output {nr} of {nm},"
-    if _AM._enabled:
+    if _events.node_created:  # forward tracebacks are being recorded (anomaly mode)
         hint = ("Hint: the backtrace further above shows the operation that failed to compute "
                 "its gradient. The variable in question was changed in there or anywhere later. "
                 "Good luck!")

@@ -44,7 +44,7 @@ import numpy as np
 from ... import primitives as P
 from .. import _tensor
 from .._tensor import _make
-from . import anomaly_mode as _AM
+from . import _events
 from ._node import (_seq, _acc_seq, _lock, FREED, NO_EDGE, freed_error, Meta,  # noqa: F401
                     meta, RemovableHandle, Node, AccumulateGrad)
 from ._graph_task import (  # noqa: F401  (graph's names: the engine and torch.autograd.graph)
@@ -401,8 +401,8 @@ def new_node(cls, prim, params, nxt, saved, smask, outsv, needs):
     n._released = False
     n._casts = None
     n._tsv = any(type(v) is tuple or type(v) is _Packed for v in saved)
-    if _AM._enabled:
-        _AM.record(n)
+    if _events.node_created:
+        _events.created(n)
     return n
 
 

@@ -33,8 +33,8 @@ Events PyTorch records inside its kernels (``aten::to``, ``aten::empty_strided``
 NumPy arrays.  Operations modelled one-to-one (``pow``, ``sin``, ``mul``, ``sum`` ... and
 their backward nodes) give the same names and counts as PyTorch.
 
-Cost: none when no profiler runs (no hook is installed; the engine reads one module
-flag, ``_engine._profiling``, per backward call).  While one runs, ``sys.setprofile`` (current
+Cost: none when no profiler runs (no hook is installed; the engine tests one empty tuple
+of ``node_run`` subscribers, :mod:`._events`, per backward call).  While one runs, ``sys.setprofile`` (current
 thread only, chained to any profile function already set, restored on exit even when
 the block raises) turns the ``call``/``return`` events of the compat operations' code
 objects into ranges, and the engine takes its general path (``_run_node``/``_run_acc``),
@@ -63,7 +63,7 @@ import threading
 import time
 import warnings
 
-from . import _engine
+from . import _events
 from .profiler_util import (  # noqa: F401  (torch.autograd.profiler's names)
     DeviceType, EventList, FunctionEvent, FunctionEventAvg, Interval, Kernel,
     _format_time, _format_time_share, parse_nvprof_trace,
@@ -77,10 +77,9 @@ __all__ = ["profile", "record_function", "emit_nvtx", "load_nvprof", "parse_nvpr
            "EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "Kernel",
            "DeviceType"]
 
-# ``_engine._profiling``: the number of profiling sessions running (all threads).  Read by
-# the engine (``_engine._run``): while it is non-zero every node goes through ``_run_node``,
-# whose calls the profiler records.  Written only under ``_state_lock``.
-_state_lock = threading.Lock()
+# Each running session subscribes a pass-through to the engine's ``node_run`` event
+# (:mod:`._events`): while one is subscribed every node goes through ``_engine._run_node``/
+# ``_run_acc``, whose calls the profile function records.
 
 _clock = time.perf_counter_ns
 
@@ -252,6 +251,12 @@ class _Session:
         return events
 
 
+def _pass_through(node, run, args, outputs):
+    """The ``node_run`` subscriber of a running session: the node runs unchanged (each
+    :class:`profile` subscribes it on entry and removes one subscription on exit)."""
+    return run(*args)
+
+
 def _make_hook(sess, old):
     """The ``sys.setprofile`` function of ``sess`` (chained to ``old``)."""
     get = sess.table.get
@@ -367,8 +372,7 @@ class profile:
         sess = self._session = _Session(self.record_shapes, self.with_stack)
         self._old_hook = old = sys.getprofile()
         self._hook = _make_hook(sess, old)
-        with _state_lock:
-            _engine._profiling += 1
+        self._through = _events.subscribe("node_run", _pass_through)
         _tls.sessions.append(sess)
         sess.t0 = _clock()
         sys.setprofile(self._hook)
@@ -381,8 +385,7 @@ class profile:
         if sess is None:
             return False
         sys.setprofile(self._old_hook)
-        with _state_lock:
-            _engine._profiling -= 1
+        _events.unsubscribe("node_run", self._through)
         sessions = _tls.sessions
         for i in range(len(sessions) - 1, -1, -1):
             if sessions[i] is sess:
