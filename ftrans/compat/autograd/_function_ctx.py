@@ -1,4 +1,4 @@
-"""A custom ``autograd.Function`"`"`s ctx and node (:mod:`ftrans.compat.autograd.function`):
+"""A custom ``autograd.Function``'s ctx and node (:mod:`ftrans.compat.autograd.function`):
 :class:`FunctionCtx` (``save_for_backward``, ``mark_dirty`` ...), :class:`BackwardCFunction`
 (the ``<Name>Backward`` node that runs ``backward`` and checks its gradients) and the
 metaclass that makes one node class per Function."""
