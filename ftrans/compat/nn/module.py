@@ -25,7 +25,7 @@ from ._module_hooks import (  # noqa: F401  (nn.module's names)
     RemovableHandle, _HookDict, _HookMixin, register_module_forward_hook,
     register_module_forward_pre_hook,
 )
-from ._module_state import _IncompatibleKeys, _StateDictMixin  # noqa: F401
+from ._module_state import _StateDictMixin
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
            "register_module_forward_hook"]
