@@ -30,7 +30,7 @@ def best_us(fn, number=N):
 
 
 def main():
-    jit_module = sys.modules["ftrans.transforms.jit"]
+    jit_module = sys.modules["ftrans.transforms._jit_run"]
     x = np.ones(3)
     y = np.ones((2, 3), np.float32)
     base = best_us(lambda: None)

@@ -1,5 +1,9 @@
 """CPU code generation: one numba ``@njit`` function per segment (see the package docstring).
 
+This file is the code generator; which equations lower and how dtypes are spelled is in
+``_numba_dtypes.py``, and the generated modules' files and import in ``_numba_modules.py``
+(both re-exported here).
+
 A segment's equations are emitted in order into the body of one function:
 
 * elementwise equations (lowering kind ``"elementwise"``) join the *pending group* of
@@ -25,25 +29,22 @@ Values of shape ``()`` are scalars in the generated code.
 """
 from __future__ import annotations
 
-import atexit
-import hashlib
-import importlib.util
 import os
 import re
-import shutil
-import sys
-import tempfile
-import threading
-import warnings
 from math import prod
 
 import numpy as np
 
 from ..core.ir import Var, Literal
-from ._errors import CacheIntegrityWarning
+from ._numba_dtypes import (
+    _cast, _casts, _lit, _result, _tyname, int_operand_range, integer_exact, lowerable,
+    writes_new_memory,
+)
+from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
 __all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
-           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE"]
+           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE", "cache_dir",
+           "module_source"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -54,185 +55,10 @@ __all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_mem
 #: overrides the value.
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
-_SUPPORTED_KINDS = set("biufc")
 #: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
 #: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
 #: does not cover, which doubles numba's compile time for that loop.
 _FAST_MIN_SIZE = 512
-
-
-def _dtype_ok(dt, allow_complex):
-    dt = np.dtype(dt)
-    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16 or dt.name == "float16":
-        return False
-    if dt.kind == "f" and dt.itemsize not in (4, 8):
-        return False
-    if dt.kind == "c" and (dt.itemsize not in (8, 16) or not allow_complex):
-        return False
-    return True
-
-
-def lowerable(eqn) -> bool:
-    """Whether the numba backend can compile ``eqn`` (else it graph-breaks)."""
-    low = eqn.prim.lowering
-    if low is None or eqn.prim.multiple_results:
-        return False
-    kind = low.get("kind")
-    allow_c = bool(low.get("complex", False))
-    avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
-    if kind == "elementwise":
-        if "numba" not in low or low["numba"] is None:
-            return False
-        return all(_dtype_ok(a.dtype, allow_c) for a in avals) and integer_exact(eqn)
-    if kind in ("reshape", "transpose", "broadcast_to", "concatenate"):
-        return all(_dtype_ok(a.dtype, True) for a in avals)
-    if kind == "reduce":
-        x = eqn.inputs[0].aval.dtype
-        out = eqn.outputs[0].aval.dtype
-        if x != out or not _dtype_ok(x, False):
-            return False
-        if low["monoid"] in ("sum", "prod") and (x.kind == "b" or (x.kind in "iu" and x.itemsize < 8)):
-            return False  # NumPy promotes small integers to the default int
-        return True
-    if kind == "dot_general":
-        return all(np.dtype(a.dtype).kind in "fc" and _dtype_ok(a.dtype, True) for a in avals)
-    return False
-
-
-def integer_exact(eqn) -> bool:
-    """Whether a generated scalar expression for the elementwise ``eqn`` computes what
-    NumPy does on integers (both backends; False: the equation graph-breaks to its impl,
-    which gives NumPy's result or error).  Not for
-
-    * a Python int literal outside the range of the integer dtype it meets
-      (:func:`int_operand_range`): NumPy compares exact values or raises
-      ``OverflowError`` where the converted literal would wrap;
-    * integer ``pow``: an array exponent may be negative (NumPy raises ``ValueError``),
-      and C's and numba's ``pow`` go through float64;
-    * integer ``integer_pow`` with a negative exponent (NumPy raises ``ValueError``);
-    * integer ``floor_divide``: numba gives 0 for int8 ``-128 // -1`` (NumPy: -128).
-    """
-    for k, a in enumerate(eqn.inputs):
-        if type(a) is Literal and type(a.val) is int:
-            lo, hi = int_operand_range(eqn, k)
-            if not lo <= a.val <= hi:
-                return False
-    if eqn.outputs[0].aval.dtype.kind in "iub":
-        name = eqn.prim.name
-        if name in ("pow", "floor_divide") or (name == "integer_pow" and eqn.params["n"] < 0):
-            return False
-    return True
-
-
-def writes_new_memory(eqn) -> bool:
-    """Whether the generated code always writes ``eqn``'s output to a new array (a fused
-    loop's store, ``np.dot``, a concatenation), never returning a view of an operand."""
-    return lowerable(eqn) and eqn.prim.lowering["kind"] in ("elementwise", "dot_general",
-                                                             "concatenate")
-
-
-# ---------------------------------------------------------------------------------
-# literals and casts
-# ---------------------------------------------------------------------------------
-def _tyname(dt):
-    dt = np.dtype(dt)
-    return "np.bool_" if dt.kind == "b" else f"np.{dt.name}"
-
-
-def _float_lit(x):
-    x = float(x)
-    if x != x:
-        return "np.nan"
-    if x in (float("inf"), float("-inf")):
-        return "np.inf" if x > 0 else "(-np.inf)"
-    return repr(x)
-
-
-def _lit(val, dt):
-    """Source of the Python scalar ``val`` converted to dtype ``dt`` (NumPy's cast)."""
-    dt = np.dtype(dt)
-    v = np.array(val).astype(dt)[()]
-    if dt.kind == "b":
-        return "True" if v else "False"
-    if dt.kind == "f":
-        s = _float_lit(v)
-        return s if dt.itemsize == 8 else f"np.float32({s})"
-    if dt.kind in "iu":
-        return str(int(v)) if dt == np.int64 else f"{_tyname(dt)}({int(v)})"
-    s = f"complex({_float_lit(v.real)}, {_float_lit(v.imag)})"
-    return s if dt.itemsize == 16 else f"np.complex64({s})"
-
-
-def _cast(expr, src, dst):
-    src, dst = np.dtype(src), np.dtype(dst)
-    if src == dst:
-        return expr
-    if dst.kind == "b":
-        return f"({expr} != 0)"
-    if src.kind == "c" and dst.kind != "c":
-        expr = f"({expr}).real"
-        src = np.dtype(f"f{src.itemsize // 2}")
-        if src == dst:
-            return expr
-    return f"{_tyname(dst)}({expr})"
-
-
-def _result(expr, dt):
-    """Force the scalar ``expr`` to dtype ``dt`` (numba computes small ints in int64 and
-    mixes float32 with Python literals as float64)."""
-    dt = np.dtype(dt)
-    if dt in (np.dtype(np.float64), np.dtype(np.bool_), np.dtype(np.complex128)):
-        return expr
-    return f"{_tyname(dt)}({expr})"
-
-
-def _weak_type(a):
-    """The operand's type for promotion: a literal's Python type (weak, NEP 50)."""
-    if type(a) is Literal:
-        return a.val
-    if a.aval.weak_type:
-        return a.aval.dtype.type(0).item()
-    return a.aval.dtype
-
-
-def _casts(eqn, low):
-    """The dtype each operand of an elementwise equation is converted to (None: none)."""
-    out = eqn.outputs[0].aval.dtype
-    spec = low.get("cast", "out")
-    n = len(eqn.inputs)
-    if spec == "out":
-        return [out] * n
-    if spec == "none":
-        return [None] * n
-    if spec == "bool":
-        return [np.dtype(bool)] * n
-    if spec == "promote":
-        return [np.result_type(*[_weak_type(a) for a in eqn.inputs])] * n
-    return [None if s == "none" else np.dtype(bool) if s == "bool" else out for s in spec]
-
-
-_I64 = (-2 ** 63, 2 ** 63 - 1)
-
-
-def int_operand_range(eqn, k):
-    """``(lo, hi)``: the Python ints that operand ``k`` (a literal or a weakly typed
-    input) of a lowerable equation may be for the generated code to compute what NumPy
-    does -- within int64 (how numba takes it) and the range of the integer dtypes it
-    meets (the operands' NEP 50 common dtype, its cast).  Outside it NumPy raises
-    ``OverflowError`` (arithmetic) or compares the exact values (``uint8_array < 256`` is
-    all True), where a converted literal would wrap: such an equation graph-breaks (a
-    literal) or the program runs its impls for that call (an argument)."""
-    lo, hi = _I64
-    low = eqn.prim.lowering
-    if low.get("kind") != "elementwise":
-        return lo, hi
-    dts = [np.result_type(*[0 if type(a) is Literal and type(a.val) is int else
-                            _weak_type(a) for a in eqn.inputs]), _casts(eqn, low)[k]]
-    for dt in dts:
-        if dt is not None and dt.kind in "iu":
-            info = np.iinfo(dt)
-            lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
-    return lo, hi
 
 
 # ---------------------------------------------------------------------------------
@@ -734,136 +560,3 @@ def generate(seg, fname, parallel_min=None):
     body = cg.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
     out.extend("    " + ln for ln in body)
     return "\n".join(out) + "\n", cg.parallel
-
-
-# ---------------------------------------------------------------------------------
-# modules: source -> file in the cache directory -> import (numba cache=True beside it)
-# ---------------------------------------------------------------------------------
-_HEADER = '''"""Generated by ftrans.compiler from an IR; do not edit (support {version})."""
-import numpy as np
-from numba import njit, prange
-from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
-    _sin_fast, _cos_fast, _trig_bad)
-
-'''
-
-_LOCK = threading.Lock()
-_MODULES = {}
-_PRIVATE_DIR = []  # the process's temporary directory when the cache is unwritable
-
-
-def cache_dir():
-    """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``."""
-    d = os.environ.get("FTRANS_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                           "ftrans")
-    return d
-
-
-def module_source(functions):
-    from ._numba_support import SUPPORT_VERSION  # deferred: it imports numba (~0.5 s)
-    return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
-
-
-def _private_dir():
-    """One temporary directory per process for an unwritable cache, removed at exit."""
-    if not _PRIVATE_DIR:
-        d = tempfile.mkdtemp(prefix="ftrans_jit_")
-        atexit.register(shutil.rmtree, d, True)
-        _PRIVATE_DIR.append(d)
-    return _PRIVATE_DIR[0]
-
-
-def _read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _write(d, path, source):
-    """Write ``source`` to ``path`` atomically (a temporary file in ``d``, then rename)."""
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ftrans_jit_", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(source)
-        os.replace(tmp, path)  # atomic: concurrent processes write the same text
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _module_file(modname, source):
-    """The path of a file holding exactly ``source``: the cache directory's entry,
-    verified against ``source`` (an entry with other text -- empty, truncated, edited --
-    is replaced, with a :class:`CacheIntegrityWarning`), else a file in the process's
-    private temporary directory."""
-    d = cache_dir()
-    path = os.path.join(d, modname + ".py")
-    try:
-        text = _read(path)
-        if text == source:
-            return path
-        os.makedirs(d, exist_ok=True)
-        if text is not None or os.path.lexists(path):
-            warnings.warn(f"ftrans.compiler: the cached module {path} does not hold the text "
-                          "its name is the hash of (damaged or edited); discarding and "
-                          "regenerating it", CacheIntegrityWarning, stacklevel=4)
-            purge_numba_cache(path)
-        _write(d, path, source)
-        if _read(path) == source:
-            return path
-    except OSError:
-        pass
-    d = _private_dir()  # unwritable (or unreliable) cache directory
-    path = os.path.join(d, modname + ".py")
-    if _read(path) != source:
-        _write(d, path, source)
-    return path
-
-
-def purge_numba_cache(module_path):
-    """Remove numba's cache files (index ``.nbi``, data ``.nbc``) of the functions of the
-    generated module at ``module_path``; returns the paths removed."""
-    d, base = os.path.split(module_path)
-    stem = os.path.splitext(base)[0] + "."
-    removed = []
-    for cdir in (os.path.join(d, "__pycache__"), d):
-        try:
-            names = os.listdir(cdir)
-        except OSError:
-            continue
-        for n in names:
-            if n.startswith(stem) and n.endswith((".nbi", ".nbc")):
-                p = os.path.join(cdir, n)
-                try:
-                    os.unlink(p)
-                    removed.append(p)
-                except OSError:
-                    pass
-    return removed
-
-
-def load(source):
-    """Import the module whose text is ``source`` (written once to the cache directory,
-    verified on every load; see :func:`_module_file`).  The module executes ``source``
-    itself, never the file's text."""
-    key = hashlib.sha256(source.encode()).hexdigest()[:24]
-    mod = _MODULES.get(key)
-    if mod is not None:
-        return mod
-    with _LOCK:
-        mod = _MODULES.get(key)
-        if mod is not None:
-            return mod
-        modname = f"ftrans_jit_{key}"
-        path = _module_file(modname, source)
-        spec = importlib.util.spec_from_file_location(modname, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = mod
-        exec(compile(source, path, "exec"), mod.__dict__)
-        _MODULES[key] = mod
-        return mod

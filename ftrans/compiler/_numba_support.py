@@ -1,7 +1,7 @@
 """Scalar helpers that generated numba programs call (imported by the generated modules).
 
 ``_sin``/``_cos``: float64 uses the kernels' faithfully rounded polynomial
-(``ftrans.kernels.cpu._trig_sincos``, the values of eager ftrans's numba path for arrays of
+(``ftrans.kernels._trig64._trig_sincos``, the values of eager ftrans's numba path for arrays of
 ``NUMBA_UNARY[("sin", float64)]`` elements or more), with libm for ``|x| >= 2**20``, inf and
 nan; other dtypes call ``np.sin``/``np.cos``.  ``_ipow(x, n)``: ``np.power(x, n)`` with the
 exponent in ``x``'s dtype (what NumPy computes for ``np.power(array, python_int)``).
@@ -18,19 +18,19 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ..kernels import cpu as _cpu
+from ..kernels import _numba_build, _trig64, cpu as _cpu
 
-with _cpu._BUILD_LOCK:  # registers the trig helpers with numba (register_jitable)
-    if not _cpu._FACTORIES:
-        _cpu._build_factories()
+with _numba_build._BUILD_LOCK:  # registers the trig helpers with numba (register_jitable)
+    if not _numba_build._FACTORIES:
+        _numba_build._build_factories()
 
-_trig_sincos = _cpu._trig_sincos
-_LIM = _cpu._TRIG_LIMIT
+_trig_sincos = _trig64._trig_sincos
+_LIM = _trig64._TRIG_LIMIT
 
 
 def _src_hash():
     h = hashlib.sha256()
-    for f in (__file__, _cpu.__file__):
+    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__):
         with open(f, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:16]

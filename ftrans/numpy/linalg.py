@@ -50,6 +50,7 @@ from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
+from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
 from . import _funcs as F
 from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis, matmul, tensordot
@@ -134,7 +135,7 @@ def _bcast_batch(a, b):
 
 
 def _mT(x):
-    return _L._mT(x)
+    return _LC._mT(x)
 
 
 def _concrete(x):
@@ -184,7 +185,7 @@ def inv(a):
     derivative ``-a^{-1} da a^{-1}``."""
     (a,) = _common(a)
     _assert_stacked_square(a)
-    return _L.solve(a, _L._eye_like(a))
+    return _L.solve(a, _LC._eye_like(a))
 
 
 def det(a):
@@ -214,7 +215,7 @@ def matrix_power(a, n):
     except TypeError as e:
         raise TypeError("exponent must be an integer") from e
     if n == 0:
-        eye = _L._const(np.eye(a.shape[-1], dtype=a.dtype), a)
+        eye = _LC._const(np.eye(a.shape[-1], dtype=a.dtype), a)
         out = P.broadcast_to(eye, tuple(a.shape))
         return out.copy() if not isinstance(out, Tracer) else out  # a writable array
     if n < 0:
@@ -279,7 +280,7 @@ def cholesky(a, /, *, upper=False):
     (a,) = _common(a)
     _assert_stacked_square(a)
     if upper:
-        return _L._H(_L.cholesky(_L._H(a)))
+        return _LC._H(_L.cholesky(_LC._H(a)))
     return _L.cholesky(a)
 
 
@@ -317,7 +318,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     _assert_stacked_2d(a)
     if hermitian:
         _assert_stacked_square(a)
-        a = _L._hermitian_part(a, True)
+        a = _LC._hermitian_part(a, True)
     if not compute_uv:
         return _L.svd(a, False)[1]
     m, n = a.shape[-2:]

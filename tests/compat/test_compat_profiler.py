@@ -489,7 +489,7 @@ def test_nothing_recorded_after_exit_and_while_disabled():
     x * 2
     (x * 2).sum().backward()
     assert len(prof.function_events) == n == 1
-    assert P._engine._profiling == 0 and P._tls.sessions == []
+    assert P._events.node_run == () and P._tls.sessions == []
     with P.profile(enabled=False) as pd:
         x * 2
     assert pd is None
@@ -537,7 +537,7 @@ def test_profile_function_restored_and_chained(raise_in_block):
     with pytest.raises(ZeroDivisionError):
         with P.profile():
             1 / 0
-    assert sys.getprofile() is None and P._engine._profiling == 0
+    assert sys.getprofile() is None and P._events.node_run == ()
 
 
 def test_exception_inside_operation_closes_its_event():

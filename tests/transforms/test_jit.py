@@ -430,7 +430,7 @@ def test_jit_inside_jit():
 # ---------------------------------------------------------------------------------
 def _recording_backends(monkeypatch):
     import sys
-    mod = sys.modules["ftrans.transforms.jit"]
+    mod = sys.modules["ftrans.transforms._jit_run"]
     seen = []
     real = mod.compile_ir
 

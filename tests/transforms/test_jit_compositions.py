@@ -22,7 +22,7 @@ import ftrans.numpy as fnp
 from ftrans import grad, jvp, vjp, vmap, jacfwd, jacrev, hessian, linearize, jit
 from ftrans.testing import check_grads
 
-JIT_MODULE = sys.modules["ftrans.transforms.jit"]
+JIT_MODULE = sys.modules["ftrans.transforms._jit_run"]
 
 
 def _x(*shape, seed=0, dtype=np.float64):

@@ -38,12 +38,9 @@ from .. import _ops as O
 from .grad_mode import _tls
 from . import _node
 from . import graph as G
-from . import anomaly_mode as _AM
+from . import _events
 
 __all__ = ["run_backward", "call_node"]
-
-_profiling = 0   # autograd.profiler profiles running (it sets this): no inline fast path
-
 
 # ------------------------------------------------------------------ create_graph tracing
 class _GTracer(PrimalTracer):
@@ -346,8 +343,8 @@ def _run(roots, grads, keep, cg, capture, execute):
     Packed = G._Packed
     lock = G._lock
     heappush, heappop = heapq.heappush, heapq.heappop
-    # anomaly mode: nodes are checked; profiler: _run_node/_run_acc calls are recorded
-    fast_ok = cap is None and not cg and not _AM._enabled and not _profiling
+    # a node_run subscriber (anomaly mode, the profiler) sees every node: no inline path
+    fast_ok = cap is None and not cg and not _events.node_run
     prim_bwd = G.OpNode._bwd
     # ``single``: the only ready node, kept out of the heap (a chain never touches it)
     single = heappop(heap)[1] if len(heap) == 1 else None
@@ -455,8 +452,8 @@ def _hook_result(fn, r, n):
 
 
 def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
-    if _AM._enabled and not checked:  # warn on errors, check for NaN (anomaly_mode)
-        return _AM.run_checked(n, _run_node, (n, buf, keep, cg, cap, results, run_set, True))
+    if _events.node_run and not checked:  # the subscribers wrap the node's run
+        return _events.run_node(n, _run_node, (n, buf, keep, cg, cap, results, run_set, True))
     nnext = len(n._next)
     if buf is None:
         buf = [None] * n._nout
@@ -520,8 +517,8 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
 
 
 def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
-    if _AM._enabled and not checked:  # warn on errors (anomaly_mode)
-        return _AM.run_checked(n, _run_acc, (n, buf, cg, cap, results, run_set, True), False)
+    if _events.node_run and not checked:  # the subscribers wrap the node's run
+        return _events.run_node(n, _run_acc, (n, buf, cg, cap, results, run_set, True), False)
     g = None if buf is None else buf[0]
     var = n.variable
     x = var._x

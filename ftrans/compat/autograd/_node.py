@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import threading
 
-from . import anomaly_mode as _AM
+from . import _events
 
 # ``grad_fn(*grads)`` runs the engine, which is above this module: autograd._engine sets
 # this to its ``call_node`` when it is imported (an import here would close a circle).
@@ -197,8 +197,8 @@ class AccumulateGrad(Node):
         self._next = ()
         self._seq = next(_acc_seq)
         self._hk = None
-        if _AM._enabled:
-            _AM.record(self)
+        if _events.node_created:
+            _events.created(self)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"

@@ -20,8 +20,11 @@ observable behaviour:
   'XBackward0' returned nan values in its {i}th output.")``, ``i`` indexing the node's
   ``next_functions``.
 
-When the mode is off, graph recording pays one module-attribute test per node
-(``_enabled``) and the engine's inline path is untouched.
+The graph and the engine do not import this module: they publish events
+(:mod:`ftrans.compat.autograd._events`), and switching the mode on subscribes
+:func:`record` to ``node_created`` and :func:`run_checked` to ``node_run``.  When the mode
+is off, graph recording pays one truth test per node (an empty subscriber tuple) and the
+engine's inline path is untouched.
 """
 from __future__ import annotations
 
@@ -33,12 +36,15 @@ import warnings
 
 import numpy as np
 
+from . import _events
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
-# the state (read directly by the node creation sites: ``if anomaly_mode._enabled``)
+# the state (compat._ops's node creation sites still read ``_enabled`` directly)
 _enabled = False
 _check_nan = True
+_switch_lock = threading.Lock()
 
 # the ftrans package directory: frames inside it are internal
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
@@ -69,8 +75,16 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     backward node returns NaN.
     """
     global _enabled, _check_nan
-    _enabled = bool(enabled)
-    _check_nan = bool(check_nan)
+    on = bool(enabled)
+    with _switch_lock:
+        if on and not _enabled:  # the graph and the engine publish; the mode listens
+            _events.subscribe("node_created", record)
+            _events.subscribe("node_run", run_checked)
+        elif _enabled and not on:
+            _events.unsubscribe("node_created", record)
+            _events.unsubscribe("node_run", run_checked)
+        _enabled = on
+        _check_nan = bool(check_nan)
 
 
 class detect_anomaly:
@@ -125,7 +139,7 @@ def _user_frames(f):
 
 def record(node) -> None:
     """Store the forward traceback (and the running node, if any) in ``node.metadata``.
-    Called by the node creation sites when ``_enabled``."""
+    Subscribed to the ``node_created`` event (:mod:`._events`) while the mode is on."""
     md = node.metadata
     md["traceback_"] = _user_frames(sys._getframe(1))
     parent = _running.node
@@ -195,7 +209,8 @@ def check_nan(node, outs) -> None:
 
 
 def run_checked(node, fn, args, outputs=True):
-    """``fn(*args)`` -- the engine running ``node`` -- with anomaly checks: ``node`` is
+    """``fn(*args)`` -- the engine running ``node`` -- with anomaly checks (subscribed to
+    the ``node_run`` event of :mod:`._events` while the mode is on): ``node`` is
     the running node meanwhile (the parent of nodes it creates); an exception gets
     :func:`warn_error` and is re-raised; with ``outputs`` and ``check_nan``, NaN outputs
     raise (with the same warning)."""

@@ -10,65 +10,25 @@ unexpected_keys)``.  Calling a module runs the forward pre-hooks, ``forward``, t
 forward hooks and, when ``register_full_backward_hook`` was used, wraps inputs and
 outputs in identity ``autograd.Function``s so the hooks see the gradients with respect
 to the module's inputs and outputs (PyTorch's ``BackwardHook``).
+
+The hook methods are in ``_module_hooks.py`` and the state-dict methods in
+``_module_state.py``, each a base class of :class:`Module`.
 """
 from __future__ import annotations
 
-import itertools
-import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 from .parameter import Parameter, Buffer, typename
+from ._module_hooks import (  # noqa: F401  (nn.module's names)
+    RemovableHandle, _HookDict, _HookMixin, register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
+from ._module_state import _StateDictMixin
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
            "register_module_forward_hook"]
-
-
-class RemovableHandle:
-    """Handle returned by the ``register_*_hook`` methods: ``remove()`` unregisters the
-    hook (also usable as a context manager)."""
-
-    _ids = itertools.count()
-
-    def __init__(self, *dicts):
-        self._dicts = [weakref.ref(d) if _weakrefable(d) else (lambda d=d: d) for d in dicts]
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self):
-        for r in self._dicts:
-            d = r()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(OrderedDict):
-    """An ordered dict that a weak reference can point to."""
-
-
-def _weakrefable(d):
-    try:
-        weakref.ref(d)
-        return True
-    except TypeError:
-        return False
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s, n):
@@ -79,39 +39,7 @@ def _addindent(s, n):
     return first + "\n" + "\n".join(" " * n + line for line in lines)
 
 
-class _BackwardHookFn(torch.autograd.Function):
-    """Identity on tensors whose backward hands the incoming gradients to ``fn``."""
-
-    @staticmethod
-    def forward(ctx, fn, *xs):
-        ctx.fn = fn
-        return tuple(x.clone() for x in xs)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return (None,) + tuple(ctx.fn(grads))
-
-
-_global_forward_pre_hooks = _HookDict()
-_global_forward_hooks = _HookDict()
-
-
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
-    module's own pre-hooks)."""
-    h = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[h.id] = hook
-    return h
-
-
-def register_module_forward_hook(hook):
-    """A forward hook ``hook(module, args, output)`` common to all modules."""
-    h = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[h.id] = hook
-    return h
-
-
-class Module:
+class Module(_StateDictMixin, _HookMixin):
     """Base class of all neural-network modules (``torch.nn.Module``).
 
     Subclasses call ``super().__init__()`` first, assign Parameters, buffers and
@@ -529,289 +457,6 @@ class Module:
 
     def share_memory(self):
         return self
-
-    # ------------------------------------------------------------------ state dict
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
-
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Ordered dict of parameters and persistent buffers by dotted name (detached
-        tensors sharing storage unless ``keep_vars``)."""
-        if args:
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
-        if destination is None:
-            destination = OrderedDict()
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, m in self._modules.items():
-            if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".",
-                             keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            r = hook(self, destination, prefix, {})
-            if r is not None:
-                destination = r
-        return destination
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items())
-                 if v is not None}
-        for name, param in local.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            ip = state_dict[key]
-            if not isinstance(ip, Tensor):
-                if hasattr(ip, "shape") and hasattr(ip, "dtype"):   # a NumPy array
-                    ip = torch.as_tensor(ip)
-                else:
-                    error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                      f"torch.Tensor or Tensor-like object from checkpoint but "
-                                      f"received {type(ip)}")
-                    continue
-            if tuple(ip.shape) != tuple(param.shape):
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{ip.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
-                continue
-            if local_metadata.get("assign_to_params_buffers", False):
-                if isinstance(param, Parameter):
-                    if not isinstance(ip, Parameter):
-                        ip = Parameter(ip, requires_grad=param.requires_grad)
-                    else:
-                        ip.requires_grad_(param.requires_grad)
-                setattr(self, name, ip)
-                continue
-            try:
-                with torch.no_grad():
-                    param.copy_(ip)
-            except Exception as ex:  # noqa: BLE001  (reported like PyTorch, then raised)
-                error_msgs.append(f'While copying the parameter named "{key}", whose '
-                                  f"dimensions in the model are {param.shape} and whose "
-                                  f"dimensions in the checkpoint are {ip.shape}, an exception "
-                                  f"occurred : {ex.args}.")
-        if strict:
-            for key in state_dict.keys():
-                if key.startswith(prefix):
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy parameters and buffers from ``state_dict`` (values are copied in place,
-        converted to each parameter's dtype; ``assign=True`` puts the given tensors in
-        place of the module's instead, keeping each parameter's ``requires_grad``).
-
-        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.  Raises
-        RuntimeError listing missing/unexpected keys (``strict=True``) and size
-        mismatches, with PyTorch's messages."""
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-        state_dict = OrderedDict(state_dict)
-
-        def load(module, prefix=""):
-            meta = {"assign_to_params_buffers": True} if assign else {}
-            module._load_from_state_dict(state_dict, prefix, meta, True, missing, unexpected,
-                                         errors)
-            for name, child in module._modules.items():
-                if child is not None:
-                    load(child, prefix + name + ".")
-        load(self)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
-
-    def register_state_dict_pre_hook(self, hook):
-        raise NotImplementedError("register_state_dict_pre_hook is not supported by "
-                                  "ftrans.compat yet")
-
-    def _register_state_dict_hook(self, hook):
-        h = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[h.id] = hook
-        return h
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        h = RemovableHandle(self._load_state_dict_pre_hooks)
-        if with_module:
-            def wrapped(*args, _h=hook):
-                return _h(self, *args)
-            self._load_state_dict_pre_hooks[h.id] = wrapped
-        else:
-            self._load_state_dict_pre_hooks[h.id] = hook
-        return h
-
-    # ------------------------------------------------------------------ hooks
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
-        before ``forward``; it may return new args (a tuple, or one value that is
-        wrapped in a tuple; with kwargs: an ``(args, kwargs)`` pair)."""
-        h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[h.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[h.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(h.id, last=False)
-        return h
-
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
-        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
-        output)``) runs after ``forward``; a non-None result replaces the output."""
-        h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
-                            self._forward_hooks_always_called)
-        self._forward_hooks[h.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[h.id] = True
-        if always_call:
-            self._forward_hooks_always_called[h.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(h.id, last=False)
-        return h
-
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect
-        to the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
-        tuples (None where an input does not require grad).  A non-None result replaces
-        ``grad_input``.  Raises RuntimeError when mixed with ``register_backward_hook``."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
-        h = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[h.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(h.id, last=False)
-        return h
-
-    def register_backward_hook(self, hook):
-        raise NotImplementedError("register_backward_hook is deprecated in PyTorch and not "
-                                  "provided by ftrans.compat; use register_full_backward_hook")
-
-    # ------------------------------------------------------------------ call
-    def _call_impl(self, *args, **kwargs):
-        pre = self._forward_pre_hooks
-        fwd = self._forward_hooks
-        bwd = self._backward_hooks
-        if not (pre or fwd or bwd or _global_forward_pre_hooks or _global_forward_hooks):
-            return self.forward(*args, **kwargs)
-        for hid, hook in itertools.chain(_global_forward_pre_hooks.items(), pre.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                r = hook(self, args, kwargs)
-                if r is not None:
-                    if not (isinstance(r, tuple) and len(r) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {r}.")
-                    args, kwargs = r
-            else:
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        state = None
-        if bwd and torch.is_grad_enabled():
-            args, state = self._wrap_inputs(args)
-        result = self.forward(*args, **kwargs)
-        for hid, hook in itertools.chain(_global_forward_hooks.items(), fwd.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                r = hook(self, args, kwargs, result)
-            else:
-                r = hook(self, args, result)
-            if r is not None:
-                result = r
-        if state is not None:
-            result = self._wrap_outputs(result, state)
-        return result
-
-    __call__ = _call_impl
-
-    def _run_backward_hooks(self, grad_input, grad_output):
-        for hook in list(self._backward_hooks.values()):
-            r = hook(self, grad_input, grad_output)
-            if r is not None:
-                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                if len(r) != len(grad_input):
-                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, "
-                                       f"got {len(r)}, but expected {len(grad_input)}")
-                grad_input = r
-        return grad_input
-
-    def _wrap_inputs(self, args):
-        pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        state = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
-        rg = [i for i in pos if args[i].requires_grad]
-        if not rg:
-            return args, state
-        state["inputs_rg"] = True
-
-        others = {i: (tuple(args[i].shape), args[i].dtype, args[i].device) for i in pos
-                  if i not in rg}
-
-        def on_inputs(grads):
-            # tensor inputs that do not require grad get zeros, as in PyTorch
-            gi = [None] * len(pos)
-            for i, (shape, dt, dev) in others.items():
-                gi[pos.index(i)] = torch.zeros(shape, dtype=dt, device=dev)
-            for k, i in enumerate(rg):
-                gi[pos.index(i)] = grads[k]
-            go = state["grad_output"] or ()
-            gi = self._run_backward_hooks(tuple(gi), go)
-            return tuple(gi[pos.index(i)] for i in rg)
-        new = _BackwardHookFn.apply(on_inputs, *[args[i] for i in rg])
-        args = list(args)
-        for k, i in enumerate(rg):
-            args[i] = new[k]
-        return tuple(args), state
-
-    def _wrap_outputs(self, result, state):
-        single = isinstance(result, Tensor)
-        outs = (result,) if single else result
-        if not isinstance(outs, tuple):
-            return result
-        idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
-        if not idx:
-            return result
-
-        def on_outputs(grads):
-            state["grad_output"] = tuple(grads)
-            if not state["inputs_rg"]:
-                import warnings
-                warnings.warn("Full backward hook is firing when gradients are computed with "
-                              "respect to module outputs since no inputs require gradients. "
-                              "See https://docs.pytorch.org/docs/main/generated/torch.nn.Module"
-                              ".html#torch.nn.Module.register_full_backward_hook for more "
-                              "details.", UserWarning, stacklevel=2)
-                self._run_backward_hooks((None,), tuple(grads))
-            return grads
-        new = _BackwardHookFn.apply(on_outputs, *[outs[i] for i in idx])
-        outs = list(outs)
-        for k, i in enumerate(idx):
-            outs[i] = new[k]
-        return outs[0] if single else tuple(outs)
 
     # ------------------------------------------------------------------ repr
     def extra_repr(self) -> str:
