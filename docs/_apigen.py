@@ -217,7 +217,7 @@ def _compat_tensor_page():
 def _compat_autograd_page():
     parts = [_module_page("ftrans.compat.autograd",
                           "``torch.autograd``: gradients of the dynamic graph.")]
-    for sub in ("functional", "forward_ad", "graph", "profiler", "anomaly_mode"):
+    for sub in ("functional", "forward_ad", "graph", "profiler", "profiler_util", "anomaly_mode"):
         modname = f"ftrans.compat.autograd.{sub}"
         page = _module_page(modname, "")
         # demote the submodule's title to a section of this page
@@ -301,6 +301,13 @@ def generate(outdir: Path):
                               "``import ftrans.scipy.special as fss``: differentiable "
                               "counterparts of :mod:`scipy.special` functions."),
         "testing": _module_page("ftrans.testing", "Check derivatives with finite differences."),
+        "nn": _module_page("ftrans.nn", "Functional neural-network operations (``jax.nn`` and "
+                           "``torch.nn.functional``): each written once as a composition of "
+                           "primitives, fused kernels as ``custom_vjp`` implementations."),
+        "optim": _module_page("ftrans.optim", "Functional optimizers over pytrees in optax's "
+                              "``init``/``update`` style, with PyTorch's update formulas."),
+        "random": _module_page("ftrans.random", "Explicit, splittable PRNG keys (JAX's model, "
+                               "Threefry-2x32): reproducible under ``vmap`` and ``jit``."),
         "compat": _compat_page(),
         "compat_tensor": _compat_tensor_page(),
         "compat_autograd": _compat_autograd_page(),

@@ -28,7 +28,7 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "linearize", "custom_jvp", "custom_vjp",
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
-           "TracerArrayConversionError", "numpy", "testing", "random", "nn", "lax", "config",
+           "TracerArrayConversionError", "numpy", "testing", "random", "nn", "optim", "lax", "config",
            "debug_nans"]
 
 
@@ -36,7 +36,7 @@ def __getattr__(name):
     # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,
     # ``dask`` the Dask library, ``random`` the PRNG keys and samplers, ``nn`` the
     # neural-network functions (their numba kernels load on first use)
-    if name in ("testing", "dask", "random", "nn"):
+    if name in ("testing", "dask", "random", "nn", "optim"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ftrans' has no attribute {name!r}")

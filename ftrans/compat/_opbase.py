@@ -13,7 +13,7 @@ from . import _dtype as D
 from ._tensor import (Tensor, _make, _make_plain, _edge, _requires_grad)
 from .autograd.grad_mode import _tls
 from .autograd import graph as G
-from .autograd import anomaly_mode as _AM
+from .autograd import _events
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .autograd._composite import run as _run_composite, run_with_residuals, Static
 from .. import primitives as P
@@ -332,8 +332,8 @@ def _unary(prim, name, save, float_only=True):
             t._grad_fn = n
             if so:  # after t._grad_fn: a pack hook gets the output itself
                 n._outsv = _save_out(t)
-            if _AM._enabled:
-                _AM.record(n)
+            if _events.node_created:
+                _events.created(n)
             return t
         return _make_plain(out)
     op.__name__ = prim.name
@@ -458,8 +458,8 @@ def _binary(prim, name, names, save, rname=None, edge_idx=None):
                 t._grad_fn = n
                 if so:  # after t._grad_fn: a pack hook gets the output itself
                     n._outsv = _save_out(t)
-                if _AM._enabled:
-                    _AM.record(n)
+                if _events.node_created:
+                    _events.created(n)
                 return t
             return _make(out)
         return _make_plain(out)

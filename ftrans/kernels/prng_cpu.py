@@ -36,22 +36,24 @@ _kernel = []
 
 def threefry2x32_xp(xp, k0, k1, x0, x1):
     """``(y0, y1)``: Threefry-2x32-20 of the broadcast ``uint32`` arrays, with ``xp``'s
-    whole-array operations (``uint32`` arithmetic wraps modulo ``2**32``)."""
+    whole-array operations.  The words are carried in ``int64`` and masked to 32 bits
+    after every addition and rotation (PyTorch and other array libraries have no
+    ``uint32`` arithmetic); the results are converted back to ``uint32``."""
     k0, k1, x0, x1 = xp.broadcast_arrays(k0, k1, x0, x1)
     shape = x0.shape
-    # 1-d: NumPy wraps uint32 array arithmetic silently (0-d scalars would warn)
-    k0, k1, x0, x1 = (xp.reshape(v, (-1,)) for v in (k0, k1, x0, x1))
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(PARITY))
-    x0 = x0 + ks[0]
-    x1 = x1 + ks[1]
+    m = 0xFFFFFFFF
+    k0, k1, x0, x1 = (xp.asarray(xp.reshape(v, (-1,)), dtype=np.int64) for v in (k0, k1, x0, x1))
+    ks = (k0, k1, k0 ^ k1 ^ PARITY)
+    x0 = (x0 + ks[0]) & m
+    x1 = (x1 + ks[1]) & m
     for g in range(5):
         for r in ROTATIONS[g % 2]:
-            x0 = x0 + x1
-            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
-            x1 = x1 ^ x0
-        x0 = x0 + ks[(g + 1) % 3]
-        x1 = x1 + ks[(g + 2) % 3] + np.uint32(g + 1)
-    return xp.reshape(x0, shape), xp.reshape(x1, shape)
+            x0 = (x0 + x1) & m
+            x1 = (((x1 << r) & m) | (x1 >> (32 - r))) ^ x0
+        x0 = (x0 + ks[(g + 1) % 3]) & m
+        x1 = (x1 + ks[(g + 2) % 3] + (g + 1)) & m
+    return (xp.reshape(xp.asarray(x0, dtype=np.uint32), shape),
+            xp.reshape(xp.asarray(x1, dtype=np.uint32), shape))
 
 
 def _build():

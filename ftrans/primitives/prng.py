@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
+from ..core.dtypes import as_numpy_dtype
 from ..kernels import backend_for, cpu, prng_cpu
 from ._rules import batch_size, move_to_front
 from .structural import reshape
@@ -44,9 +45,9 @@ threefry2x32_p = Primitive("threefry2x32", differentiable=False, multiple_result
 
 def _check_dtypes(avals):
     for i, a in enumerate(avals):
-        if np.dtype(a.dtype) != np.uint32:
+        if as_numpy_dtype(a.dtype) != np.uint32:
             raise TypeError(f"threefry2x32: operand {i} must have dtype uint32, got "
-                            f"{np.dtype(a.dtype)}; convert keys and counters with "
+                            f"{a.dtype}; convert keys and counters with "
                             "astype(np.uint32)")
 
 
