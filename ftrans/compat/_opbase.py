@@ -367,7 +367,7 @@ def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
         kept = [Static(d) if type(d) is tuple else d for d in datas]
         return _record(cls, f, params, list(args) + [None], kept + [res], out,
                        (-1, False), casts), full
-    full = f.fun(*datas) if not _any_traced(*datas) else f(*datas)
+    full = f.fun(*datas)   # (traced: the composition; no custom rule to carry)
     out = full if post is None else full[post] if post != "sum" else \
         P.reduce_sum(full, tuple(range(len(full.shape))))
     return _make_plain(out), full
