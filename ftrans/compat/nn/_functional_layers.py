@@ -1,14 +1,7 @@
-"""``torch.nn.functional`` on compat Tensors.
-
-Everything here is written with compat Tensor operations (so autograd, ``create_graph``
-and the functional transforms see ordinary primitives), except convolution and pooling,
-which are single primitives (``conv_general_dilated``, ``reduce_window_sum``/``_max``;
-see :mod:`ftrans.primitives.conv` and :mod:`ftrans.primitives.window`).  Formulas,
-argument names, defaults and error messages follow PyTorch 2.x's documentation of each
-function (``torch.nn.functional``); where PyTorch's documented formula leaves a choice
-(the derivative at a kink) the choice is PyTorch's: ``relu'(0) = 0``,
-``leaky_relu'(0) = negative_slope``, ``max_pool`` routes the gradient to the first
-maximum of each window.
+"""``torch.nn.functional``'s layers and activations on compat Tensors (the public
+namespace, its conventions and sources: :mod:`ftrans.compat.nn.functional`).  The heavy
+operations -- convolution, pooling, batch norm, softmax -- are compat's adapters of
+``ftrans.nn``'s fused functions (:mod:`ftrans.compat._nn_ops`).
 """
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 :mod:`._functional_layers`, losses and attention in :mod:`._functional_losses`).
 
 Everything here is written with compat Tensor operations (so autograd, ``create_graph``
-and the functional transforms see ordinary primitives), except convolution and pooling,
-which are single primitives (``conv_general_dilated``, ``reduce_window_sum``/``_max``;
-see :mod:`ftrans.primitives.conv` and :mod:`ftrans.primitives.window`).  Formulas,
+and the functional transforms see ordinary primitives); convolution, max pooling, batch
+norm, relu, softmax/log_softmax and cross entropy with class indices are ``ftrans.nn``'s
+fused functions, one graph node each (:mod:`ftrans.compat._nn_ops`).  Formulas,
 argument names, defaults and error messages follow PyTorch 2.x's documentation of each
 function (``torch.nn.functional``); where PyTorch's documented formula leaves a choice
 (the derivative at a kink) the choice is PyTorch's: ``relu'(0) = 0``,
