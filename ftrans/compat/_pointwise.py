@@ -330,18 +330,14 @@ def view_as_complex(input):  # noqa: A002
 
 # composite unary functions -------------------------------------------------------------
 def _sigmoid_fn(x):
-    return P.div(1.0, P.add(1.0, P.exp(P.neg(x))))
-
-
-_sigmoid_real = _unary(E.expit_p, "SigmoidBackward0", "out")
+    if x.dtype.kind == "c":
+        return P.div(1.0, P.add(1.0, P.exp(P.neg(x))))
+    return P.exp(P.neg(P.logaddexp(x.dtype.type(0), P.neg(x))))   # no overflow
 
 
 def sigmoid(x):
-    """Logistic function ``1/(1+exp(-x))``: the table's ``expit`` row for real tensors
-    (saves its result, as PyTorch), a composite for complex ones."""
+    """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
     d = _as_float(x._data)
-    if d.dtype.kind != "c":
-        return _sigmoid_real(x)
     return _compose(composite_class("SigmoidBackward0", ("self",)), _sigmoid_fn, [x], [d])
 
 

@@ -22,13 +22,12 @@ def d_arcsin(g, x, y, one): return g / (np.sqrt((one - (x * x))))
 def d_arccos(g, x, y, one): return -g / (np.sqrt((one - (x * x))))
 def d_arctan(g, x, y, one): return g / (one + (x * x))
 def d_sqrt(g, x, y, one): return g / (y + y)
-def d_expit(g, x, y, one): return g * (y * (one - y))
 
 
 #: name -> fused NumPy/numba derivative product
-VJP = {"exp": d_exp, "log": d_log, "log1p": d_log1p, "expm1": d_expm1, "sin": d_sin, "cos": d_cos, "tan": d_tan, "tanh": d_tanh, "sinh": d_sinh, "cosh": d_cosh, "arcsin": d_arcsin, "arccos": d_arccos, "arctan": d_arctan, "sqrt": d_sqrt, "expit": d_expit}
+VJP = {"exp": d_exp, "log": d_log, "log1p": d_log1p, "expm1": d_expm1, "sin": d_sin, "cos": d_cos, "tan": d_tan, "tanh": d_tanh, "sinh": d_sinh, "cosh": d_cosh, "arcsin": d_arcsin, "arccos": d_arccos, "arctan": d_arctan, "sqrt": d_sqrt}
 #: formulas that read the primal output ``ans``
-VJP_USES_ANS = frozenset({"exp", "expm1", "tan", "tanh", "sqrt", "expit"})
+VJP_USES_ANS = frozenset({"exp", "expm1", "tan", "tanh", "sqrt"})
 #: the same products in an array-API namespace ``s``
 VJP_STD = {
     "exp": lambda s, g, x, y: g * (y),
@@ -45,7 +44,6 @@ VJP_STD = {
     "arccos": lambda s, g, x, y: -g / (s.sqrt((1 - (x * x)))),
     "arctan": lambda s, g, x, y: g / (1 + (x * x)),
     "sqrt": lambda s, g, x, y: g / (y + y),
-    "expit": lambda s, g, x, y: g * (y * (1 - y)),
 }
 #: the same products as CUDA expressions in g, x, y of one type T;
 #: "{c}" is "conj" for complex T and "" for real T
@@ -64,14 +62,13 @@ VJP_CUDA = {
     "arccos": "-g / {c}(sqrt((T(1) - (x * x))))",
     "arctan": "g / {c}(T(1) + (x * x))",
     "sqrt": "g / {c}(y + y)",
-    "expit": "g * {c}(y * (T(1) - y))",
 }
 
 #: primitive name -> NumPy function (the CPU kernels' operation tables)
 UNARY = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan, "sqrt": np.sqrt, "trunc": np.trunc, "rint": np.rint, "spacing": np.spacing, "signbit": np.signbit, "isneginf": np.isneginf, "isposinf": np.isposinf, "frexp": np.frexp, "modf": np.modf}
 BINARY = {"arctan2": np.arctan2, "logaddexp": np.logaddexp, "copysign": np.copysign, "heaviside": np.heaviside, "fmax": np.fmax, "fmin": np.fmin, "fmod": np.fmod, "remainder": np.remainder, "ldexp": np.ldexp, "nextafter": np.nextafter}
 #: primitive name -> scipy.special function name (SciPy-backed rows)
-SPECIAL = {"i0": "i0", "i1": "i1", "i0e": "i0e", "i1e": "i1e", "expit": "expit"}
+SPECIAL = {"i0": "i0", "i1": "i1", "i0e": "i0e", "i1e": "i1e"}
 #: primitive name -> array-API standard name (1 operand(s))
 UNARY_STD = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sqrt": "sqrt", "trunc": "trunc", "rint": "round", "signbit": "signbit"}
 #: primitive name -> array-API standard name (2 operand(s))

@@ -120,12 +120,6 @@ _VJP = _generated.VJP
 _VJP_USES_ANS = _generated.VJP_USES_ANS
 
 
-def _special_forward(name, x):
-    """The forward value of a SciPy-backed row (``_generated.SPECIAL``: ``expit`` ...)."""
-    import scipy.special as sc  # deferred: SciPy is optional, and costs ~0.1 s to import
-    return getattr(sc, _lookup(_generated.SPECIAL, name, "unary"))(x)
-
-
 def _lookup(table, name, family):
     """``table[name]``, or ValueError naming the valid names."""
     fn = table.get(name) if type(name) is str else None
@@ -225,7 +219,7 @@ def unary_vjp(name, g, x, ans=None):
     """
     d = _VJP.get(name) or _lookup(_VJP, name, "unary_vjp")
     if ans is None and name in _VJP_USES_ANS:
-        ans = unary(name, x) if name in _UNARY else _special_forward(name, x)
+        ans = unary(name, x)
     if type(x) is np.ndarray:
         if x.size >= _NUMBA_MIN_SIZE and x.size >= NUMBA_VJP.get((name, x.dtype), _NEVER):
             out = _vjp_numba(name, g, x, ans)

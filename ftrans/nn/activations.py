@@ -92,10 +92,10 @@ def relu6(x):
 
 
 def sigmoid(x):
-    """Logistic function ``1 / (1 + exp(-x))``: the operation table's ``expit`` row
-    (SciPy's ``expit`` kernel: no overflow; derivative ``sigmoid (1 - sigmoid)`` from the
-    result, one fused pass in reverse mode)."""
-    return P.expit(as_float(x))
+    """Logistic function ``1 / (1 + exp(-x))`` as ``exp(-logaddexp(0, -x))``: no
+    overflow, full relative precision in both tails."""
+    x = as_float(x)
+    return P.exp(P.neg(P.logaddexp(0.0, P.neg(x))))
 
 
 def log_sigmoid(x):

@@ -300,10 +300,6 @@ ROWS: tuple = (
        numpy=None, torch=None, kernel="scipy.special.i1e", array_api=None, cuda=None,
        numba=None, domain=(("away", 0.2, 3),),
        doc="Exponentially scaled ``i1``: ``exp(-abs(x)) * i1(x)``."),
-    # -- the logistic sigmoid (scipy.special.expit; torch.sigmoid, ftrans.nn.sigmoid) ---
-    _r("expit", 1, ("ans*(1 - ans)",), numpy=None, torch=None, kernel="scipy.special.expit",
-       array_api=None, cuda=None, numba="(1.0 / (1.0 + np.exp(-{0})))", fuse=True,
-       domain=(("U", -4, 4),), doc="Logistic sigmoid ``1 / (1 + exp(-x))``."),
 )
 
 #: The elementwise primitives whose rules are written by hand in their own files (their
