@@ -15,9 +15,7 @@ from .autograd.grad_mode import _tls
 from .autograd import graph as G
 from .autograd import _events
 from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
-from .autograd._composite import run as _run_composite, run_with_residuals, Static
-from .. import primitives as P
-from ..primitives import elementwise as E
+from .autograd._composite import run as _run_composite, run_with_residuals, Residuals, Static
 from ..primitives.convert import convert_element_type_p
 from ..core.trace import Tracer as _Tracer
 
@@ -368,9 +366,7 @@ def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
         return _record(cls, f, params, list(args) + [None], kept + [res], out,
                        (-1, False), casts), full
     full = f.fun(*datas)   # (traced: the composition; no custom rule to carry)
-    out = full if post is None else full[post] if post != "sum" else \
-        P.reduce_sum(full, tuple(range(len(full.shape))))
-    return _make_plain(out), full
+    return _make_plain(Residuals(None, post).apply(full)), full
 
 
 def _any_requires_grad(args):
@@ -378,10 +374,6 @@ def _any_requires_grad(args):
         if isinstance(a, Tensor) and _edge(a)[0] is not None:
             return True
     return False
-
-
-def _cj(v):
-    return E.conj_op(v) if v.dtype.kind == "c" else v
 
 
 def _broadcast_error(ad, bd):

@@ -13,6 +13,7 @@ from .autograd import graph as G
 from .autograd.graph import node_class
 from .autograd._composite import composite_class, residual_class
 from ..nn import FUSED as _FUSED
+from .. import nn as _fnn
 from .. import numpy as _fnp
 from .. import primitives as P
 from ..primitives import structural as S
@@ -45,10 +46,6 @@ def _dims(dim, ndim):
 
 def _keep_shape(shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
-
-
-def _red_shape(shape, axes):
-    return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
 def _sum_fn(x, axes, keepdim):
@@ -306,24 +303,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # n
     return ROW_FUNCTIONS["sqrt"](var(input, dim, unbiased, keepdim, correction=correction))
 
 
-def _shift(x, axes):
-    """The constant ``max(real(x))`` over ``axes`` (kept dims; 0 where it is not finite):
-    subtracting it keeps ``exp`` from overflowing and changes no derivative."""
-    if not x.size:
-        return np.zeros(_keep_shape(x.shape, axes), np.finfo(x.dtype).dtype)
-    r = P.real(x) if x.dtype.kind == "c" else x
-    m = P.stop_gradient(P.reshape(P.reduce_max(r, axes), _keep_shape(x.shape, axes)))
-    return P.where(P.isfinite(m), m, r.dtype.type(0))
-
-
-def _sum_keep(e, axes):
-    return P.reshape(P.reduce_sum(e, axes), _keep_shape(e.shape, axes))
-
-
 def _logsumexp_fn(x, axes, keepdim):
-    m = _shift(x, axes)
-    out = P.add(P.log(_sum_keep(P.exp(P.sub(x, m)), axes)), m)
-    return out if keepdim else P.reshape(out, _red_shape(x.shape, axes))
+    return _fnn.logsumexp(x, axis=axes, keepdims=keepdim)   # (complex too: shift by max real)
 
 
 def logsumexp(input, dim, keepdim=False):  # noqa: A002

@@ -46,7 +46,7 @@ from .graph import OpNode, node_class
 __all__ = ["CompositeNode", "ResidualNode", "composite_class", "residual_class",
            "composite_vjp", "composite_jvp", "run", "run_with_residuals"]
 
-_STAGED: dict = {}   # staging key -> (IR, output positions) of a backward or forward
+_STAGED: dict = {}   # staging key -> the staged IR of a backward or forward
 _MAX_STAGED = 4096   # programs kept (the cache is cleared when it is full)
 
 
@@ -62,8 +62,8 @@ def _key(fn, params, values, extra):
             sig.append((v.shape, v.dtype.str))
         else:
             return None
-    try:
-        k = (fn, tuple(sorted(params.items())), tuple(sig), extra)
+    try:   # (one call site passes its parameters in one order: no sort needed)
+        k = (fn, tuple(params.items()), tuple(sig), extra)
         hash(k)
     except TypeError:
         return None
@@ -73,15 +73,16 @@ def _key(fn, params, values, extra):
 def _staged(key, build, values):
     """``build`` (a function of the non-None ``values``) staged once per ``key`` and run
     by the reference executor on ``values``; returns its outputs (a list)."""
+    present = [v for v in values if v is not None]
     hit = _STAGED.get(key)
     if hit is None:
-        ir, lifted = stage(build, [v for v in values if v is not None], name="compat")
+        ir, lifted = stage(build, present, name="compat")
         if lifted:   # closes over a tracer: cannot happen with no transform active
             return None
         if len(_STAGED) >= _MAX_STAGED:
             _STAGED.clear()
         hit = _STAGED[key] = dce(ir)
-    return eval_ir(hit, *[v for v in values if v is not None])
+    return eval_ir(hit, *present)
 
 
 def _rebuild(values, flat):
@@ -100,6 +101,16 @@ def run(fn, params, datas):
         if out is not None:
             return out[0]
     return fn(*datas, **params)
+
+
+def _of(fn, params, args, idx):
+    """``fn(*args, **params)`` as a function of the operands at positions ``idx``."""
+    def f(*diff):
+        full = list(args)
+        for i, v in zip(idx, diff):
+            full[i] = v
+        return fn(*full, **params)
+    return f
 
 
 def _filled(primals):
@@ -127,14 +138,7 @@ def composite_vjp(fn, params, primals, needs, ct):
                 for i, g in zip(idx, out):
                     res[i] = g
                 return res
-
-    def f(*diff):
-        full = list(args)
-        for i, v in zip(idx, diff):
-            full[i] = v
-        return fn(*full, **params)
-
-    _, pullback = vjp_unchecked(f, *[args[i] for i in idx])
+    _, pullback = vjp_unchecked(_of(fn, params, args, idx), *[args[i] for i in idx])
     for i, g in zip(idx, pullback(ct)):
         res[i] = g
     return res
@@ -144,15 +148,8 @@ def composite_jvp(fn, params, primals, tangents):
     """The output tangent of ``fn(*primals, **params)`` for ``tangents`` (``zero`` where an
     operand has none), by ``ftrans.jvp``."""
     idx = [i for i, t in enumerate(tangents) if t is not zero]
-    args = list(primals)
-
-    def f(*diff):
-        full = list(args)
-        for i, v in zip(idx, diff):
-            full[i] = v
-        return fn(*full, **params)
-
-    return jvp(f, tuple(args[i] for i in idx), tuple(tangents[i] for i in idx))[1]
+    return jvp(_of(fn, params, primals, idx), tuple(primals[i] for i in idx),
+               tuple(tangents[i] for i in idx))[1]
 
 
 class CompositeNode(OpNode):
