@@ -23,7 +23,7 @@ from ._funcs import (array, asarray, zeros, ones, empty, full, zeros_like, ones_
                      moveaxis, squeeze, expand_dims, broadcast_to, atleast_1d, atleast_2d,
                      concatenate, stack, vstack, hstack, matmul, dot, tensordot, inner, outer,
                      vdot, trace, astype)
-from ._indexing import take, take_along_axis, put_along_axis  # noqa: F401
+from ._indexing import take, take_along_axis, put_along_axis, at  # noqa: F401
 from ._shape import (atleast_1d, atleast_2d, atleast_3d, dstack, column_stack,  # noqa: F401
                      broadcast_arrays, meshgrid, pad, tile, repeat, flip, fliplr, flipud, roll,
                      rot90, split, array_split, hsplit, vsplit, dsplit, unstack, tril, triu,
