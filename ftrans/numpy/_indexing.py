@@ -332,7 +332,11 @@ def _update(x, idx, values, op):
     if op == "add":
         return P.add(x, P.scatter_add(v, idx, x.shape))
     # target[p]: the flat position of x that position p of the indexed region addresses
-    target = P.gather(np.arange(size, dtype=np.int64).reshape(x.shape), idx)
+    # (computed by NumPy when the index holds no traced arrays, so that the grouping of
+    # repeated indices stays concrete under jit too)
+    positions = np.arange(size, dtype=np.int64).reshape(x.shape)
+    target = P.gather(positions, idx) if any(isinstance(a, Tracer) for a in
+                                             split_index(idx)[1]) else positions[idx]
     repeats = _may_repeat(idx)
     concrete = not isinstance(target, Tracer)
     if concrete:
