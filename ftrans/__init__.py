@@ -23,7 +23,7 @@ from .config import debug_nans
 from . import numpy  # noqa: F401  (installs the Tracer operators)
 from . import lax  # noqa: F401  (control-flow primitives: cond, while, scan)
 # JAX's names (issue 25, items 5-7): make_jaxpr, checkpoint policies and names
-from .transforms._stages import make_jaxpr
+from .transforms import make_jaxpr
 from . import checkpoint_policies, ad_checkpoint
 
 __version__ = "0.1.0"
