@@ -22,9 +22,6 @@ from . import config
 from .config import debug_nans
 from . import numpy  # noqa: F401  (installs the Tracer operators)
 from . import lax  # noqa: F401  (control-flow primitives: cond, while, scan)
-# JAX's names (issue 25, items 5-7): make_jaxpr, checkpoint policies and names
-from .transforms import make_jaxpr
-from . import checkpoint_policies, ad_checkpoint
 
 __version__ = "0.1.0"
 
@@ -32,7 +29,12 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
            "TracerArrayConversionError", "numpy", "testing", "random", "nn", "optim", "lax", "config",
-           "debug_nans", "make_jaxpr", "checkpoint_policies", "ad_checkpoint"]
+           "debug_nans"]
+
+# JAX's names (issue 25, items 5-7): make_jaxpr, checkpoint policies and names
+from .transforms import make_jaxpr  # noqa: E402
+from . import checkpoint_policies, ad_checkpoint  # noqa: E402
+__all__ += ["make_jaxpr", "checkpoint_policies", "ad_checkpoint"]
 
 
 def __getattr__(name):
