@@ -46,12 +46,12 @@ class _Stage:
 
     @property
     def jaxpr(self):
-        """The staged program (:class:`ftrans.core.ir.IR`; ``str()`` lists it)."""
+        """The staged program (``ftrans.core.ir.IR``; ``str()`` lists it)."""
         return self._staged.ir
 
     @property
     def out_info(self):
-        """The outputs' pytree of :class:`~ftrans.core.ShapedArray` (shape, dtype)."""
+        """The outputs' pytree of ``ShapedArray`` (shape, dtype)."""
         return _out_info(self._staged)
 
     def as_text(self):
@@ -123,7 +123,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         Accepted for JAX compatibility; named axes are not supported (``ValueError``
         otherwise).
     return_shape : bool
-        Also return the outputs' pytree of :class:`~ftrans.core.ShapedArray`.
+        Also return the outputs' pytree of ``ShapedArray``.
 
     Returns
     -------
