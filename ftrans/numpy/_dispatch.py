@@ -102,6 +102,11 @@ def out_error(name: str) -> TypeError:
         "value: y = f(x).")
 
 
+def _no_out(out) -> bool:
+    """True when NumPy's ``out`` argument asks for no output array (None, or all None)."""
+    return out is None or (isinstance(out, tuple) and all(o is None for o in out))
+
+
 def _default(p):
     return p.default if p is not None and p.default is not inspect.Parameter.empty else _NoValue
 
@@ -140,7 +145,7 @@ class _Adapter:
 
     def __call__(self, args, kwargs):
         if self.np_sig is None or self.ft_sig is None:
-            if kwargs.get("out") is not None:
+            if not _no_out(kwargs.get("out")):
                 raise out_error(self.name)
             kwargs = {k: v for k, v in kwargs.items() if k != "out" and v is not _NoValue}
             return self.target(*args, **kwargs)
@@ -174,7 +179,7 @@ class _Adapter:
 
     def _keyword(self, key, val, p, kw):
         if key == "out":
-            if val is not None and val != (None,):
+            if not _no_out(val):
                 raise out_error(self.name)
             return
         if val is _NoValue:

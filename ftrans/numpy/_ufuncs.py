@@ -29,7 +29,7 @@ from ..core import Tracer
 from ..core.trace import register_numpy_protocol
 from . import _funcs as F
 from ._args import _axes, _axis, _ndarray
-from ._dispatch import _NoValue, _package, array_function, out_error, uncovered_error
+from ._dispatch import _NoValue, _no_out, _package, array_function, out_error, uncovered_error
 from ._indexing import at as _at, take as _take
 from ._reductions import all as _all, any as _any, cumprod, cumsum
 
@@ -60,8 +60,12 @@ def ufunc_function(ufunc):
 
 
 def _check_out(name, out):
-    if out is not None and any(o is not None for o in (out if isinstance(out, tuple) else (out,))):
+    if not _no_out(out):
         raise out_error(name)
+
+
+def _same(value, default) -> bool:
+    return value is default or (type(value) is type(default) and value == default)
 
 
 def _call_dtype(name, kwargs):
@@ -73,7 +77,7 @@ def _call_dtype(name, kwargs):
             _check_out(name, v)
         elif k == "dtype":
             dtype = v
-        elif k not in _CALL_DEFAULTS or not (v is _CALL_DEFAULTS[k] or v == _CALL_DEFAULTS[k]):
+        elif k not in _CALL_DEFAULTS or not _same(v, _CALL_DEFAULTS[k]):
             raise TypeError(f"{name}(..., {k}={v!r}) is not supported on traced values; drop "
                             f"it (NumPy's default is {_CALL_DEFAULTS.get(k, 'unset')!r}).")
     return dtype
