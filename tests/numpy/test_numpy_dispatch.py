@@ -445,3 +445,35 @@ def test_signatures_of_numpy_functions_readable():
     for qname, npf, _ in DISPATCHED:
         if not isinstance(npf, np.ufunc):
             inspect.signature(npf)
+
+
+# ---------------------------------------------------------------------------------
+# unmodified library code: numpy.polynomial's evaluators (Clenshaw's and Horner's
+# recurrences, Numerical Recipes 3rd ed. sections 5.3 and 5.8) differentiated in x
+# ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind, prefix", [("polynomial", "poly"), ("chebyshev", "cheb"),
+                                          ("legendre", "leg"), ("hermite", "herm")])
+def test_numpy_polynomial_evaluators_unmodified(kind, prefix):
+    mod = getattr(np.polynomial, kind)
+    val, der = getattr(mod, prefix + "val"), getattr(mod, prefix + "der")
+    c = np.array([1.0, -0.5, 0.25, 2.0, -1.0])
+    x = np.linspace(-0.9, 0.9, 7)
+    d1 = ftrans.vmap(ftrans.grad(lambda t: val(t, c)))(x)
+    np.testing.assert_allclose(d1, val(x, der(c)), rtol=1e-13, atol=1e-13)  # NumPy's own der
+    d2 = ftrans.vmap(ftrans.hessian(lambda t: val(t, c)))(x)
+    np.testing.assert_allclose(d2, val(x, der(c, 2)), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(ftrans.jit(lambda t: val(t, c))(x), val(x, c), rtol=1e-14)
+    # the coefficients go through np.array(c, ndmin=1): a clear conversion error
+    with pytest.raises(ftrans.TracerArrayConversionError):
+        ftrans.grad(lambda cc: np.sum(val(x, cc)))(c)
+
+
+def test_user_guide_page_runs():
+    """The code blocks of docs/guide/plain_numpy.md run (their asserts hold)."""
+    import re
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[2] / "docs" / "guide" / "plain_numpy.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+    assert len(blocks) >= 4
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})
