@@ -227,14 +227,36 @@ _SPECIAL = {np.result_type: _result_type, np.can_cast: _can_cast,
 
 
 def array_function(tracer, func, types, args, kwargs):
-    """``Tracer.__array_function__``: run ``func`` (a NumPy function) as the ftrans.numpy
-    function of its name.
+    """``Tracer.__array_function__`` (NEP 18): run ``func`` as the ftrans.numpy function of
+    its name.
+
+    Parameters
+    ----------
+    tracer : Tracer
+        The traced value NumPy found among the arguments (named in error messages).
+    func : callable
+        The public NumPy function called (``numpy.sum``, ``numpy.linalg.solve`` ...).
+    types : collection of type
+        The argument types that implement ``__array_function__`` (unused: ftrans.numpy's
+        functions accept NumPy arrays and tracers alike).
+    args, kwargs : tuple, dict
+        The arguments as the user passed them to ``func``.
+
+    Returns
+    -------
+    The result of the ftrans.numpy function: tracers where it depends on traced values.
 
     Raises
     ------
     TypeError
         ``func`` is not covered by ftrans.numpy; ``out=`` was given; an argument
-        ftrans's function lacks was given a non-default value.
+        ftrans's function lacks was given a value other than NumPy's default.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans
+    >>> float(ftrans.grad(lambda x: np.sum(np.square(x)))(np.array([1.0, 2.0]))[1])
+    4.0
     """
     fn = numpy_function(func)
     if fn is None:

@@ -217,7 +217,24 @@ def _at_error(name, ufunc):
 
 
 def array_ufunc(tracer, ufunc, method, inputs, kwargs):
-    """``Tracer.__array_ufunc__``: ``ufunc`` (its ``method``) as ftrans.numpy functions.
+    """``Tracer.__array_ufunc__`` (NEP 13): ``ufunc`` (its ``method``) as ftrans.numpy
+    functions.
+
+    Parameters
+    ----------
+    tracer : Tracer
+        The traced value among the operands (named in error messages).
+    ufunc : numpy.ufunc
+        The ufunc called (``numpy.sin``, ``numpy.add`` ...).
+    method : str
+        ``"__call__"``, ``"reduce"``, ``"accumulate"``, ``"outer"``, ``"reduceat"`` or
+        ``"at"``.
+    inputs, kwargs : tuple, dict
+        The operands and keyword arguments as NumPy normalized them (``out`` a tuple).
+
+    Returns
+    -------
+    The result, as NumPy's method defines it (module docstring).
 
     Raises
     ------
@@ -226,6 +243,12 @@ def array_ufunc(tracer, ufunc, method, inputs, kwargs):
         ``out=`` was given.
     ValueError
         ``reduce``/``accumulate``/``outer``/``reduceat`` of a ufunc that is not binary.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans
+    >>> ftrans.grad(lambda x: np.maximum.accumulate(x)[-1])(np.array([1.0, 3.0, 2.0]))
+    array([0., 1., 0.])
     """
     name = (f"numpy.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc
             else f"the ufunc {ufunc.__name__!r}")
