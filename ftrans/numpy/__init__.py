@@ -36,6 +36,7 @@ from ._reductions import (cumsum, cumprod, cumulative_sum, cumulative_prod,  # n
                           nanmean, nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
                           count_nonzero)
 from . import _methods  # noqa: F401  (installs Tracer operators and methods)
+from . import _ufuncs  # noqa: F401  (installs NumPy's dispatch protocols, NEP 13/18, on tracers)
 from ._contract import einsum, kron, cross  # noqa: F401
 from . import linalg  # noqa: F401  (fnp.linalg: differentiable numpy.linalg)
 from ._misc import nan_to_num  # noqa: F401
