@@ -343,6 +343,15 @@ def put(a, ind, v, mode="raise", *, inplace=True):
                      tuple(a.shape))
 
 
+def _mask_of(name, a, mask):
+    """``a`` and the boolean ``mask`` reshaped to it (NumPy: the same size)."""
+    a, m = _nd(a), _nd(mask)
+    if a.size != m.size:
+        raise ValueError(f"{name}: mask and data must be the same size, got {m.size} "
+                         f"and {a.size} elements")
+    return a, P.reshape(_cast(m, np.dtype(bool)), tuple(a.shape))
+
+
 def place(arr, mask, vals, *, inplace=True):
     """``numpy.place``: the elements of ``arr`` where ``mask`` is true get the first
     values of ``vals``, in order (repeated cyclically).  In place on an ndarray; with
@@ -350,10 +359,7 @@ def place(arr, mask, vals, *, inplace=True):
     be traced."""
     if _inplace("place", inplace, arr, mask, vals):
         return np.place(arr, mask, vals)
-    a, m = _nd(arr), _nd(mask)
-    if a.size != m.size:
-        raise ValueError("place: mask and data must be the same size")
-    m = P.reshape(_cast(m, np.dtype(bool)), tuple(a.shape))
+    a, m = _mask_of("place", arr, mask)
     vf = F.ravel(_cast(vals, a.dtype))
     L = vf.shape[0]
     if L == 0:
@@ -372,10 +378,7 @@ def putmask(a, /, mask, values, *, inplace=True):
     array, differentiable in ``a`` and ``values``."""
     if _inplace("putmask", inplace, a, mask, values):
         return np.putmask(a, mask, values)
-    a, m = _nd(a), _nd(mask)
-    if a.size != m.size:
-        raise ValueError("putmask: mask and data must be the same size")
-    m = P.reshape(_cast(m, np.dtype(bool)), tuple(a.shape))
+    a, m = _mask_of("putmask", a, mask)
     if _nd(values).size == 0:
         return a
     return P.where(m, F.reshape(_cycled(values, a.size, a.dtype), tuple(a.shape)), a)
