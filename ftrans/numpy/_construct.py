@@ -105,7 +105,14 @@ def broadcast_shapes(*args):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``numpy.isclose``: ``|a - b| <= atol + rtol * |b|`` elementwise (NumPy 2's
     formula: infinities close only to themselves, NaN to NaN when ``equal_nan``).
-    Boolean, runs under every transform."""
+    Boolean, runs under every transform.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> fnp.isclose(np.array([1., np.inf, np.nan]), np.array([1. + 1e-9, np.inf, np.nan]))
+    array([ True,  True, False])
+"""
     x, y = F._arr(a), F._arr(b)
     if isinstance(y, int) and not isinstance(y, bool):
         y = float(y)

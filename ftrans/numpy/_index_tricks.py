@@ -50,6 +50,17 @@ class AxisConcatenator:
     ``'axis'``, ``'axis,ndmin'`` or ``'axis,ndmin,trans1d'`` overrides them.  NumPy's
     matrix directives ``'r'``/``'c'`` (``numpy.matrix`` results) are not supported.
     Array pieces may be traced: the result is differentiable in them.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> fnp.r_[np.array([1., 2.]), 0:2, 5.]
+    array([1., 2., 0., 1., 5.])
+    >>> fnp.c_[np.array([1., 2.]), np.array([3., 4.])]
+    array([[1., 3.],
+           [2., 4.]])
+    >>> ftrans.grad(lambda x: fnp.sum(fnp.r_["0,2", x, x] ** 2))(np.array([1., 2.]))
+    array([4., 8.])
     """
 
     def __init__(self, axis=0, ndmin=1, trans1d=-1):
@@ -220,7 +231,14 @@ def mask_indices(n, mask_func, k=0):
 def unravel_index(indices, shape, order="C"):
     """``numpy.unravel_index``: a tuple of coordinate arrays for flat ``indices`` into
     ``shape`` (``order`` ``'C'`` or ``'F'``).  Traced indices allowed (no bounds check
-    then; concrete ones are checked as NumPy does)."""
+    then; concrete ones are checked as NumPy does).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.jit(lambda i: fnp.unravel_index(i, (3, 4)))(np.array([5, 11]))
+    (array([1, 2]), array([1, 3]))
+"""
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else \

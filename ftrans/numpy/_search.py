@@ -26,7 +26,6 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
@@ -94,6 +93,8 @@ def nonzero(a, *, size=None, fill_value=None):
     ConcretizationError
         Abstract ``a`` (inside ``jit``/``vmap``) without ``size``.
 
+    Examples
+    --------
     >>> import ftrans.numpy as fnp
     >>> fnp.nonzero(fnp.array([[0, 3], [4, 0]]))
     (array([0, 1]), array([1, 0]))
@@ -184,6 +185,8 @@ def searchsorted(a, v, side="left", sorter=None):
     ValueError
         ``a`` not 1-d or ``side`` not ``'left'``/``'right'``.
 
+    Examples
+    --------
     >>> import ftrans.numpy as fnp
     >>> fnp.searchsorted(fnp.array([1., 2., 3.]), fnp.array([2., 2.5]))
     array([1, 2])
@@ -417,6 +420,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     The counts are piecewise constant in ``a`` (derivative 0).  The last bin is closed,
     the others half-open (NumPy's convention).  Runs under every transform.
 
+    Examples
+    --------
     >>> import ftrans.numpy as fnp
     >>> fnp.histogram(fnp.array([0., 1., 1., 3.]), bins=3)
     (array([1, 2, 1]), array([0., 1., 2., 3.]))

@@ -55,6 +55,12 @@ def choose(a, choices, out=None, mode="raise"):
 
     ``mode``: ``'raise'`` (out-of-range selectors raise ``ValueError``; checked on
     concrete ``a``), ``'wrap'`` (modulo) or ``'clip'``.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> fnp.choose(np.array([0, 1, 0]), [np.array([1., 2., 3.]), np.array([10., 20., 30.])])
+    array([ 1., 20.,  3.])
     """
     if out is not None:
         raise ValueError("choose: out= is not supported (ftrans.numpy is functional)")
@@ -94,6 +100,13 @@ def select(condlist, choicelist, default=0):
         ``condlist`` and ``choicelist`` of different lengths, or empty.
     TypeError
         A condition that is not boolean.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> x = np.arange(4.)
+    >>> fnp.select([x < 1, x < 3], [x, -x], default=9.)
+    array([ 0., -1., -2.,  9.])
     """
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
@@ -123,6 +136,13 @@ def piecewise(x, condlist, funclist, *args, **kw):
     negatives) is harmless.  Under ``jit``/``vmap`` each function is evaluated on all of
     ``x`` and the results selected with ``where`` (``jax.numpy``'s rule); its derivative
     is then NaN-free only where the function is finite everywhere.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> f = lambda x: fnp.sum(fnp.piecewise(x, [x < 0], [lambda v: fnp.log(-v), lambda v: v]))
+    >>> ftrans.grad(f)(np.array([-2., 3.]))
+    array([-0.5,  1. ])
     """
     x = _nd(x)
     if isinstance(condlist, (np.ndarray, Tracer)):
@@ -177,6 +197,12 @@ def insert(arr, obj, values, axis=None):
 
     The layout is NumPy's own: ``numpy.insert`` is run on integer tags of the elements,
     and the result gathered by them.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> fnp.insert(np.array([1., 2., 3.]), [1, 3], np.array([7., 8.]))
+    array([1., 7., 2., 3., 8.])
     """
     if isinstance(obj, Tracer):
         raise TypeError("insert: `obj` must be concrete (the result shape depends on it)")
@@ -317,7 +343,17 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     """``numpy.put``: ``a.flat[ind] = v`` (``v`` repeated cyclically; the last write wins
     for repeated indices; ``mode`` ``'raise'``/``'wrap'``/``'clip'``).  In place on an
     ndarray (returns None); ``inplace=False``: the new array, differentiable in ``a`` and
-    ``v``."""
+    ``v``.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> a = np.zeros(4)
+    >>> fnp.put(a, [0, 2], [5., 6.], inplace=False)
+    array([5., 0., 6., 0.])
+    >>> ftrans.grad(lambda v: fnp.sum(fnp.put(a, [1], v, inplace=False) ** 2))(np.array([3.]))
+    array([6.])
+"""
     if _inplace("put", inplace, a, ind, v):
         return np.put(a, ind, v, mode=mode)
     if mode not in ("raise", "wrap", "clip"):

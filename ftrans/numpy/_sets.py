@@ -81,6 +81,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ConcretizationError
         Abstract ``ar`` (inside ``jit``/``vmap``) without ``size``, or with ``axis``.
 
+    Examples
+    --------
     >>> import ftrans.numpy as fnp
     >>> fnp.unique(fnp.array([3., 1., 3.]), return_counts=True)
     (array([1., 3.]), array([1, 2]))
