@@ -532,3 +532,14 @@ def test_complex_predicates_and_conversions():
     c = np.ones(2)
     fnp.copy(c)[0] = 5.0
     assert c[0] == 1.0
+
+
+def test_tracer_methods():
+    x = np.array([0.0, 1.0, 2.0])
+    g = ftrans.grad(lambda x: fnp.sum(x[x.nonzero()] ** 2) + fnp.sum(x.copy()))(x)
+    np.testing.assert_allclose(g, [1.0, 3.0, 5.0])
+    _eq(ftrans.vmap(lambda v: v.searchsorted(1.5))(np.array([[0.0, 1.0, 2.0], [2.0, 3.0, 4.0]])),
+        np.array([2, 0]))
+    c = [np.array([1.0, 2.0]), np.array([10.0, 20.0])]
+    _eq(ftrans.vmap(lambda i: i.choose(c))(np.array([[0, 1], [1, 1]])),
+        np.array([[1.0, 20.0], [10.0, 20.0]]))
