@@ -73,8 +73,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     going to its first occurrence.  ``size``/``fill_value``: ``jax.numpy``'s static result
     length, required under ``jit``/``vmap`` (``axis=None`` only there); fewer unique values
     than ``size``: the tail is ``fill_value`` (default: the smallest value; index 0 for the
-    indices, count 0); more: the smallest ``size`` are kept.  ``sorted`` must be True
-    (NumPy's other order is unspecified).
+    indices, count 0); more: the smallest ``size`` are kept.  The result is sorted
+    also for ``sorted=False`` (for which NumPy leaves the order unspecified).
 
     Raises
     ------
