@@ -41,6 +41,23 @@ from ._contract import einsum, kron, cross  # noqa: F401
 from . import linalg  # noqa: F401  (fnp.linalg: differentiable numpy.linalg)
 from ._misc import nan_to_num  # noqa: F401
 from . import fft  # noqa: F401  (fnp.fft: differentiable numpy.fft)
+# --- issue 19 (h-np1): searching/counting, sets, choosing/placing, index tricks, conversion ---
+from ._search import (nonzero, argwhere, flatnonzero, searchsorted, digitize,  # noqa: F401
+                      lexsort, bincount, histogram, histogram_bin_edges, histogram2d,
+                      histogramdd)
+from ._sets import (unique, unique_all, unique_counts, unique_inverse,  # noqa: F401
+                    unique_values, intersect1d, union1d, setdiff1d, setxor1d, isin)
+from ._select import (choose, select, piecewise, insert, resize, trim_zeros,  # noqa: F401
+                      rollaxis, block, put, place, putmask, fill_diagonal, copyto)
+from ._index_tricks import (r_, c_, ix_, indices, tril_indices,  # noqa: F401
+                            tril_indices_from, triu_indices, triu_indices_from, diag_indices,
+                            diag_indices_from, mask_indices, unravel_index, ravel_multi_index,
+                            tri, fromfunction, fromiter)
+from ._construct import (copy, asanyarray, asarray_chkfinite,  # noqa: F401
+                         ascontiguousarray, asfortranarray, require, broadcast_shapes,
+                         isclose, allclose, array_equal, array_equiv, iscomplex, isreal,
+                         iscomplexobj, isrealobj, real_if_close)
+# --- end h-np1 ---
 
 # the star import above also brought _funcs' own imports (np, P, Tracer, builtins ...):
 # they are not NumPy API, and fnp.np.<name> would be a silent non-differentiable path

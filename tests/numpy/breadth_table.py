@@ -1010,3 +1010,9 @@ def _optable_rows():
 
 
 add_rows(*_optable_rows())
+
+
+# --- h-np1 (issue 19): searching, sets, choosing/placing, index tricks ---
+# rows in breadth_rows_np1.py (imported here, after Row and add_rows exist)
+from breadth_rows_np1 import ROWS_NP1  # noqa: E402
+add_rows(*ROWS_NP1)
