@@ -10,11 +10,20 @@ from __future__ import annotations
 import numpy as np
 
 from . import numpy as fnp
-from .core import result_type
+from .core import result_type, is_inexact
 from .core.abstract import dtype_of
 from .core.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["ravel_pytree"]
+
+
+def _promote(dtypes):
+    """JAX's promotion of the leaves' dtypes (its lattice puts every integer below
+    every inexact dtype; see the docstring of :func:`ravel_pytree`)."""
+    if not dtypes:
+        return np.dtype(np.float64)
+    inexact = [d for d in dtypes if is_inexact(d)]
+    return result_type(*(inexact or dtypes))
 
 
 def ravel_pytree(pytree):
@@ -29,9 +38,12 @@ def ravel_pytree(pytree):
     -------
     flat : ndarray, shape (n,)
         The leaves raveled in C order and concatenated in flattening order, of the dtype
-        that promotes all the leaves' dtypes (as JAX, by dtype: a Python float counts as
-        float64, ftrans's default; promotion follows NumPy's table, ftrans's rule).  An
-        empty pytree gives an empty float64 vector (JAX: float32, its default).
+        that promotes the leaves' dtypes as JAX does (by dtype: a Python float counts as
+        float64, ftrans's default): integer and boolean leaves join the floating or
+        complex leaves' dtype (float32 and int32 leaves give float32, where NumPy would
+        give float64), inexact dtypes promote among themselves, integers alone by
+        NumPy's table.  An empty pytree gives an empty float64 vector (JAX: float32,
+        its default).
     unravel : callable
         ``unravel(v)`` maps a vector of shape ``(n,)`` back to a pytree of the original
         structure, each leaf reshaped and cast back to its own dtype.  When all leaves
@@ -57,7 +69,7 @@ def ravel_pytree(pytree):
     shapes = [tuple(np.shape(x)) for x in leaves]
     sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
     from_dtypes = [dtype_of(x) for x in leaves]
-    to_dtype = result_type(*from_dtypes) if leaves else np.dtype(np.float64)
+    to_dtype = _promote(from_dtypes)
     single = all(d == to_dtype for d in from_dtypes)
     n = sum(sizes)
     if leaves:
