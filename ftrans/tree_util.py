@@ -1,7 +1,7 @@
 """Pytree utilities (``from ftrans.tree_util import tree_map`` works as in JAX).
 
 See :mod:`ftrans.core.pytree` for the container types and the flattening order, and
-:mod:`ftrans.core.pytree_keys` for key paths.  The names and signatures are JAX's
+``ftrans.core.pytree_keys`` for key paths.  The names and signatures are JAX's
 ``jax.tree_util`` (https://docs.jax.dev/en/latest/jax.tree_util.html); the shorter
 ``ftrans.tree`` namespace (``ftrans.tree.map``, ...) gives the same functions.
 

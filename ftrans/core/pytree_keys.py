@@ -5,7 +5,7 @@ its leaves: :class:`SequenceKey` for the items of tuples and lists, :class:`Dict
 dict's entries (in sorted-key order, the flattening order), :class:`GetAttrKey` for
 namedtuple fields and the fields of classes registered with :func:`register_dataclass`,
 and :class:`FlattenedIndexKey` for the children of a class registered without keys
-(:func:`~ftrans.core.pytree.register_pytree_node`).  Classes registered with
+(``register_pytree_node``).  Classes registered with
 :func:`register_pytree_with_keys` name their children themselves.  The entries, their
 ``str``/``repr`` and :func:`keystr` print as JAX's do.
 """
@@ -142,7 +142,7 @@ def tree_flatten_with_path(tree, is_leaf=None):
     Returns
     -------
     (path_leaves, treedef) : (list of (tuple, leaf), PyTreeDef)
-        The leaves in :func:`~ftrans.core.pytree.tree_flatten`'s order, each with its
+        The leaves in ``tree_flatten``'s order, each with its
         key path, and the same structure that ``tree_flatten`` returns.
 
     >>> tree_flatten_with_path({"b": [1.0], "a": 2.0})[0]
