@@ -208,13 +208,19 @@ def tree_map(f, tree, *rest, is_leaf=None):
         If a tree in ``rest`` has a different structure (both are named).
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = []
-    for r in rest:
+    others = _leaves_like(treedef, rest, is_leaf, "tree_map")
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def _leaves_like(treedef, trees, is_leaf, name):
+    """The leaves of each of ``trees``, which must have the structure ``treedef``."""
+    out = []
+    for r in trees:
         rl, rd = tree_flatten(r, is_leaf)
         if rd != treedef:
-            raise ValueError(f"tree_map: tree structures differ: {treedef} vs {rd}")
-        others.append(rl)
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+            raise ValueError(f"{name}: tree structures differ: {treedef} vs {rd}")
+        out.append(rl)
+    return out
 
 
 

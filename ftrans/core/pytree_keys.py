@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .pytree import (PyTreeDef, _LEAF, _node_of, _registry, register_pytree_node, tree_flatten,
+from .pytree import (PyTreeDef, _LEAF, _leaves_like, _node_of, _registry, register_pytree_node,
                      tree_unflatten)
 
 __all__ = ["SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
@@ -185,12 +185,7 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None):
     {'a': ["['a'][0]", "['a'][1]"]}
     """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
-    others = []
-    for r in rest:
-        leaves, td = tree_flatten(r, is_leaf)
-        if td != treedef:
-            raise ValueError(f"tree_map_with_path: tree structures differ: {treedef} vs {td}")
-        others.append(leaves)
+    others = _leaves_like(treedef, rest, is_leaf, "tree_map_with_path")
     return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
