@@ -56,6 +56,11 @@ def test_jvp_and_vmap_with_python_float_arguments(make):
     f = make()
     out, t = ftrans.jvp(f, (X, Y), (1.0, 0.0))
     np.testing.assert_allclose([out, t], [np.sin(X) * Y, DX], rtol=1e-14)
+    _, pull = ftrans.vjp(f, X, Y)
+    np.testing.assert_allclose(pull(1.0), [DX, DY], rtol=1e-14)
+    _, lin = ftrans.linearize(f, X, Y)
+    np.testing.assert_allclose(lin(1.0, 0.0), DX, rtol=1e-14)
+    np.testing.assert_allclose(ftrans.jacfwd(f, (0, 1))(X, Y), [DX, DY], rtol=1e-14)
     xs = np.linspace(0.1, 1.0, 4)
     np.testing.assert_allclose(ftrans.vmap(ftrans.grad(f), (0, None))(xs, Y), np.cos(xs) * Y,
                                rtol=1e-14)
