@@ -22,6 +22,9 @@ from . import config
 from .config import debug_nans
 from . import numpy  # noqa: F401  (installs the Tracer operators)
 from . import lax  # noqa: F401  (control-flow primitives: cond, while, scan)
+# JAX's names for JAX users' code (issue 25): jax.tree, flatten_util, test_util, ...
+from . import tree, flatten_util, test_util  # noqa: F401
+from ._runtime import block_until_ready, typeof
 
 __version__ = "0.1.0"
 
@@ -29,7 +32,8 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "
            "checkpoint", "remat", "jit", "make_ir", "disable_jit", "ConcretizationError",
            "stop_gradient", "tree_util", "float0", "EscapedTracerError",
            "TracerArrayConversionError", "numpy", "testing", "random", "nn", "optim", "lax", "config",
-           "debug_nans"]
+           "debug_nans",
+           "tree", "flatten_util", "test_util", "block_until_ready", "typeof"]
 
 # JAX's names (issue 25, items 5-7): make_jaxpr, checkpoint policies and names
 from .transforms import make_jaxpr  # noqa: E402

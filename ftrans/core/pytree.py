@@ -6,7 +6,7 @@ Containers are tuples, lists, dicts (flattened in sorted-key order), ``None``
 """
 from __future__ import annotations
 
-
+import numpy as np
 
 __all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure",
            "register_pytree_node", "PyTreeDef"]
@@ -67,10 +67,14 @@ class PyTreeDef:
 
     def __eq__(self, other):
         return (isinstance(other, PyTreeDef) and self.kind is other.kind
-                and self.aux == other.aux and self.children == other.children)
+                and _aux_equal(self.aux, other.aux) and self.children == other.children)
 
     def __hash__(self):
-        return hash((self.kind, self.aux, tuple(self.children)))
+        return hash((self.kind, _aux_hash(self.aux), tuple(self.children)))
+
+    def unflatten(self, leaves):
+        """The pytree of this structure with ``leaves`` (JAX's ``treedef.unflatten``)."""
+        return tree_unflatten(self, leaves)
 
     def __repr__(self):
         if self.kind is None:
@@ -78,6 +82,44 @@ class PyTreeDef:
         inner = ", ".join(map(repr, self.children))
         name = self.kind.__name__
         return f"{name}({inner})" if self.aux is None else f"{name}[{self.aux}]({inner})"
+
+
+def _canonical(x):
+    """A hashable stand-in for auxiliary data that is not hashable (JAX lets a registered
+    class keep a dict there): dicts, lists and sets by their items (a dict's order-free),
+    arrays by shape, dtype and bytes; another unhashable object by its type only (the
+    hash must agree with equality, which :func:`_aux_equal` then decides)."""
+    if isinstance(x, dict):
+        return ("dict", frozenset((_canonical(k), _canonical(v)) for k, v in x.items()))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_canonical(v) for v in x))
+    if isinstance(x, (set, frozenset)):
+        return frozenset(_canonical(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return ("ndarray", x.shape, x.dtype.str, x.tobytes())
+    try:
+        hash(x)
+    except TypeError:
+        return ("unhashable", type(x).__qualname__)
+    return x
+
+
+def _aux_hash(aux):
+    try:
+        return hash(aux)
+    except TypeError:
+        return hash(_canonical(aux))
+
+
+def _aux_equal(a, b):
+    """Equality of auxiliary data; where ``==`` gives no single truth value (a dict of
+    arrays), their canonical forms are compared."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return type(a) is type(b) and _canonical(a) == _canonical(b)
 
 
 _LEAF = PyTreeDef(None, None, ())
@@ -166,13 +208,19 @@ def tree_map(f, tree, *rest, is_leaf=None):
         If a tree in ``rest`` has a different structure (both are named).
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = []
-    for r in rest:
+    others = _leaves_like(treedef, rest, is_leaf, "tree_map")
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def _leaves_like(treedef, trees, is_leaf, name):
+    """The leaves of each of ``trees``, which must have the structure ``treedef``."""
+    out = []
+    for r in trees:
         rl, rd = tree_flatten(r, is_leaf)
         if rd != treedef:
-            raise ValueError(f"tree_map: tree structures differ: {treedef} vs {rd}")
-        others.append(rl)
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+            raise ValueError(f"{name}: tree structures differ: {treedef} vs {rd}")
+        out.append(rl)
+    return out
 
 
 

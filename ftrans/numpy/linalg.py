@@ -12,7 +12,11 @@ Where derivatives exist
   ``matrix_power`` (negative powers), ``cond`` (``p`` not in ``None, 2, -2``):
   nonsingular matrices (the rules use ``a^{-1}``).
 * ``cholesky``: positive definite matrices; only the lower (``upper=True``: upper)
-  triangle is read, as in NumPy, and the derivative is that of this function.
+  triangle is read, as in NumPy.
+* The functions that read one triangle of a Hermitian input (``cholesky``, ``eigh``,
+  ``eigvalsh``, ``svd``/``pinv``/``matrix_rank`` with ``hermitian=True``) are
+  differentiated as ``a -> f((a + a^H) / 2)``, as JAX and PyTorch do: the gradient of a
+  Hermitian input is Hermitian, and a tangent is projected on its Hermitian part.
 * ``eigh``/``eigvalsh``: eigenvalues everywhere (also repeated); eigenvectors for
   distinct eigenvalues, for losses invariant to each eigenvector's sign/phase.
 * ``svd``: singular values everywhere; singular vectors for distinct nonzero singular
@@ -276,7 +280,8 @@ def tensorsolve(a, b, axes=None):
 # ---------------------------------------------------------------------------------
 def cholesky(a, /, *, upper=False):
     """``numpy.linalg.cholesky``: lower ``L`` with ``a = L L^H`` (``upper=True``: upper
-    ``U = L^H``).  Reads only that triangle of ``a``; derivative: Murray 2016."""
+    ``U = L^H``).  Reads only that triangle of ``a``; derivative: Murray 2016, of
+    ``a -> cholesky((a + a^H) / 2)`` (Hermitian gradients, as JAX and PyTorch)."""
     (a,) = _common(a)
     _assert_stacked_square(a)
     if upper:

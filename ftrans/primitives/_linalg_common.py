@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Tracer, zero
+from ..core import Primitive, ShapedArray, Tracer, zero
 from ..core.dtypes import kind_of, as_numpy_dtype
 from ..kernels import backend_for
 from .structural import transpose, broadcast_to, reduce_sum, expand_dims
@@ -123,26 +123,15 @@ def _i_imag_diag(x):
     return mul(_cast(_diag_embed(imag(_diag_part(x))), x.dtype), 1j)
 
 
-def _hermitian_part(t, lower):
-    """The Hermitian matrix LAPACK reads from one triangle of ``t``:
-    ``tril(t, -1) + tril(t, -1)^H + Re diag(t)`` (``lower``), or the upper analogue."""
-    n = t.shape[-1]
-    off = where(_tri_mask(n, n, lower, -1 if lower else 1, t), t, 0.0)
-    d = where(_eye_mask(n, t), t, 0.0)
-    if kind_of(t) == "c":
-        d = _cast(real(d), t.dtype)
-    return add(add(off, _H(off)), d)
+def _sym(t):
+    """``(t + t^H) / 2``, the Hermitian part of ``t`` (self-adjoint for ``Re<a, b>``).
 
-
-def _hermitian_part_T(g, lower):
-    """Adjoint (for ``Re<a, b>``) of :func:`_hermitian_part`: ``tril(g + g^H, -1) +
-    Re diag(g)`` (``lower``), or the upper analogue."""
-    n = g.shape[-1]
-    off = where(_tri_mask(n, n, lower, -1 if lower else 1, g), add(g, _H(g)), 0.0)
-    d = where(_eye_mask(n, g), g, 0.0)
-    if kind_of(g) == "c":
-        d = _cast(real(d), g.dtype)
-    return add(off, d)
+    The derivative convention of every function that reads one triangle of a Hermitian
+    input (cholesky, eigh, Hermitian svd/pinv), JAX's and PyTorch's: the function is
+    differentiated as ``a -> f((a + a^H) / 2)``, which agrees with ``f`` on Hermitian
+    inputs; so tangents are projected by ``_sym`` and gradients come out Hermitian (not
+    lower triangular with doubled off-diagonals)."""
+    return mul(add(t, _H(t)), 0.5)
 
 
 def _safe_recip_diff(v):
@@ -176,3 +165,33 @@ def _check_square(a, name):
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name}: expected a (stack of) square matrices (..., n, n), got "
                          f"shape {tuple(a.shape)}")
+
+
+# ---------------------------------------------------------------------------------
+# the Hermitian matrix read from one triangle (a primitive: its derivative is _sym's)
+# ---------------------------------------------------------------------------------
+hermitian_part_p = _batch_front(Primitive("hermitian_part"))
+
+
+@hermitian_part_p.def_impl
+def _hermitian_part_impl(a, *, lower):
+    xp = backend_for(a).xp
+    n = a.shape[-1]
+    off = xp.tril(a, -1) if lower else xp.triu(a, 1)
+    d = xp.real(xp.diagonal(a, axis1=-2, axis2=-1)) if kind_of(a) == "c" else \
+        xp.diagonal(a, axis1=-2, axis2=-1)
+    return off + xp.conj(xp.swapaxes(off, -1, -2)) + d[..., None] * xp.eye(n, dtype=a.dtype)
+
+
+hermitian_part_p.def_abstract_eval(lambda a, *, lower: ShapedArray(a.shape, a.dtype))
+hermitian_part_p.def_jvp(lambda primals, tangents, *, lower: (
+    hermitian_part_p.bind(primals[0], lower=lower),
+    zero if tangents[0] is zero else _sym(tangents[0])))
+hermitian_part_p.def_vjp(lambda ct, ans, primals, needs, *, lower: [_sym(ct)])
+
+
+def _hermitian_part(t, lower):
+    """The Hermitian matrix LAPACK reads from one triangle of ``t``:
+    ``tril(t, -1) + tril(t, -1)^H + Re diag(t)`` (``lower``), or the upper analogue;
+    differentiated as :func:`_sym` (the one-triangle convention)."""
+    return hermitian_part_p.bind(t, lower=bool(lower))

@@ -10,8 +10,8 @@ from .convert import real
 from .select import where
 from .indexing import gather
 from ._linalg_common import (
-    _H, _batch_front, _cast, _diag_embed, _diag_part, _eye_mask, _hermitian_part,
-    _hermitian_part_T, _i_imag_diag, _mT, _mm, _safe_recip, _safe_recip_diff, _tri
+    _H, _batch_front, _cast, _diag_embed, _diag_part, _eye_mask, _sym, _i_imag_diag, _mT,
+    _mm, _safe_recip, _safe_recip_diff, _tri
 )
 from ._linalg_solve import triangular_solve
 
@@ -41,7 +41,7 @@ def _eigh_jvp(primals, tangents, *, lower):
     w, v = eigh_p.bind(a, lower=lower)
     if ta is zero:
         return (w, v), (zero, zero)
-    h = _cast(_hermitian_part(ta, lower), v.dtype)
+    h = _cast(_sym(ta), v.dtype)  # (the one-triangle convention: _sym's docstring)
     x = _mm(_H(v), _mm(h, v))                                # V^H dA V
     dw = _cast(real(_diag_part(x)) if kind_of(x) == "c" else _diag_part(x), w.dtype)
     dv = _mm(v, mul(_safe_recip_diff(w), x))                 # V (F ∘ X)
@@ -55,7 +55,7 @@ def _eigh_vjp(cts, ans, primals, needs, *, lower):
     w, v = ans
     xbar = add(_diag_embed(gw), mul(_safe_recip_diff(w), _mm(_H(v), gv)))
     g = _mm(v, _mm(_cast(xbar, v.dtype), _H(v)))
-    return [_cast(_hermitian_part_T(g, lower), a.dtype)]
+    return [_cast(_sym(g), a.dtype)]
 
 
 def eigh(a, lower=True):

@@ -9,7 +9,7 @@ from ..kernels import backend_for
 from .elementwise import add, sub, mul, neg
 from .select import where
 from ._linalg_common import (
-    _H, _batch_front, _cast, _eye_mask, _hermitian_part, _hermitian_part_T, _mm, _tri,
+    _H, _batch_front, _cast, _eye_mask, _sym, _mm, _tri,
     _tri_mask
 )
 
@@ -156,7 +156,7 @@ def _chol_jvp(primals, tangents):
     L = cholesky_p.bind(a)
     if ta is zero:
         return L, zero
-    h = _cast(_hermitian_part(ta, True), L.dtype)
+    h = _cast(_sym(ta), L.dtype)  # (the one-triangle convention: _sym's docstring)
     tmp = triangular_solve(L, h, True)                      # L^{-1} dA
     x = _H(triangular_solve(L, _H(tmp), True))               # L^{-1} dA L^{-H}
     return L, _mm(L, _phi(x))
@@ -168,7 +168,7 @@ def _chol_vjp(ct, L, primals, needs):
     m = _phi(_mm(_H(L), ct))                                 # Φ(L^H L̄)
     tmp = triangular_solve(_H(L), m, False)                  # L^{-H} M
     y = _H(triangular_solve(_H(L), _H(tmp), False))          # L^{-H} M L^{-1}
-    return [_cast(_hermitian_part_T(y, True), a.dtype)]
+    return [_cast(_sym(y), a.dtype)]
 
 
 def cholesky(a):

@@ -17,11 +17,14 @@ batching rule is "move the batch axis to the front and bind again".
 ``cholesky(a)``
     lower ``L`` with ``a = L L^H``, reading the lower triangle of ``a`` (as NumPy).
     ``dL = L Φ(L^{-1} dA L^{-H})``, ``Φ`` = strict lower part + half the diagonal;
-    VJP ``Ā = L^{-H} Φ(L^H L̄) L^{-1}`` folded on the lower triangle (Murray 2016,
-    "Differentiation of the Cholesky decomposition").
+    VJP ``Ā = L^{-H} Φ(L^H L̄) L^{-1}`` made Hermitian (Murray 2016,
+    "Differentiation of the Cholesky decomposition").  Like ``eigh`` and
+    ``pinv(hermitian=True)`` it is differentiated as ``a -> f((a + a^H)/2)`` (JAX's and
+    PyTorch's convention): tangents and cotangents pass through ``(t + t^H)/2``.
 ``eigh(a, lower)``
     ``(w, v)``: ascending eigenvalues and unit eigenvectors of the Hermitian matrix
-    given by one triangle.  With ``X = V^H dA V``: ``dw = Re diag(X)``,
+    given by one triangle (derivative: of ``a -> eigh((a + a^H)/2)``, as cholesky).
+    With ``X = V^H dA V``: ``dw = Re diag(X)``,
     ``dV = V (F ∘ X)``, ``F_ij = 1/(w_j - w_i)``; VJP ``Ā = V (diag(w̄) + F ∘ V^H V̄)
     V^H`` (Giles 2008, 3.1; Seeger et al. 2017, "Auto-differentiating linear algebra").
 ``svd(a, full_matrices)``
@@ -88,7 +91,8 @@ from .elementwise import add, sub, mul, neg
 from .convert import real, imag
 from ._rules import conj
 from ._linalg_common import (
-    _H, _batch_front, _cast, _eye_like, _hermitian_part, _hermitian_part_T, _mm, _trace
+    _H, _batch_front, _cast, _eye_like, _hermitian_part, _hermitian_part_impl, _sym, _mm,
+    _trace
 )
 from ._linalg_decomp import eigh, qr, svd
 from ._linalg_solve import cholesky, solve, triangular_solve
@@ -194,16 +198,9 @@ def _pinv_impl(a, *, rcond, hermitian):
     be = backend_for(a)
     if be.xp is not np:  # CuPy, Dask, array-API arrays
         if hermitian:
-            a = be.xp.asarray(_hermitian_dense(a))
+            a = _hermitian_part_impl(a, lower=True)
         return be.xp.linalg.pinv(a, rcond=rcond)
     return np.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
-
-
-def _hermitian_dense(a):  # CuPy, Dask, array-API arrays
-    xp = backend_for(a).xp
-    low = xp.tril(a, -1)
-    d = xp.real(xp.diagonal(a, axis1=-2, axis2=-1))
-    return low + xp.conj(xp.swapaxes(low, -1, -2)) + d[..., None] * xp.eye(a.shape[-1])
 
 
 @pinv_p.def_abstract_eval
@@ -219,7 +216,7 @@ def _pinv_jvp(primals, tangents, *, rcond, hermitian):
         return x, zero
     ta = _cast(ta, a.dtype)
     if hermitian:
-        ta = _hermitian_part(ta, True)
+        ta = _sym(ta)
         a = _hermitian_part(a, True)
     dah = _H(ta)
     t1 = neg(_mm(x, _mm(ta, x)))
@@ -240,7 +237,7 @@ def _pinv_vjp(ct, x, primals, needs, *, rcond, hermitian):
     g3 = _mm(_mm(xh, x), sub(cth, _mm(cth, _mm(x, a))))
     g = add(add(g1, g2), g3)
     if hermitian:
-        g = _hermitian_part_T(g, True)
+        g = _sym(g)
     return [_cast(g, a.dtype)]
 
 

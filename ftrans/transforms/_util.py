@@ -54,6 +54,8 @@ def zeros_like_leaf(p):
             return np.zeros(p.shape, float0)
         return np.zeros(p.shape, p.dtype)
     dt = dtype_of(p)
+    if isinstance(p, (bool, int, float, complex)):  # a weakly typed Python scalar
+        return np.zeros((), dt if is_inexact(dt) else float0)
     if not is_inexact(dt):
         return np.zeros(p.shape, float0)
     return backend_for(p).xp.zeros(p.shape, dt)

@@ -80,8 +80,16 @@ def _abstract_eval_by_running(fun):
     return abstract_eval
 
 
+def _zero_tangent(p):
+    """Zeros for the tangent of ``p``: a Python scalar's is the weakly typed Python zero of
+    its kind (so that it does not promote a float32 computation, JAX's weak-type rule)."""
+    if _is_python_scalar(p) and not isinstance(p, (bool, int)):
+        return type(p)(0)
+    return zeros_like_leaf(p)
+
+
 def _materialize(tangents, primals):
-    return [zeros_like_leaf(p) if t is zero else t for t, p in zip(tangents, primals)]
+    return [_zero_tangent(p) if t is zero else t for t, p in zip(tangents, primals)]
 
 
 def _closed_over_differentiated(kind, name):
@@ -101,6 +109,42 @@ def _check_closed(flags, n_closed, kind, name):
 def _batched_args(vals, dims):
     size = batch_size(vals, dims)
     return [batched_front(v, d, size) for v, d in zip(vals, dims)]
+
+
+class _Baked:
+    """Unbatched Python scalar operands of a custom rule under ``vmap``, kept out of the
+    batched operands (broadcasting one would make it a float64 array and lose its weak
+    type): the callables are rewritten to take the remaining operands.  Such an operand
+    is a constant at this level (a differentiated one would be a tracer)."""
+
+    def __init__(self, vals, dims, n_closed):
+        k = len(vals) - n_closed
+        self.pos = {i: v for i, (v, d) in enumerate(zip(vals, dims))
+                    if i < k and d is None and _is_python_scalar(v)}
+        self.n = len(vals)
+        self.vals = [v for i, v in enumerate(vals) if i not in self.pos]
+        self.dims = [d for i, d in enumerate(dims) if i not in self.pos]
+
+    def merge(self, xs, fill=None):
+        it = iter(xs)
+        return [(self.pos[i] if fill is None else fill(self.pos[i])) if i in self.pos
+                else next(it) for i in range(self.n)]
+
+    def fun(self, fun):
+        return fun if not self.pos else (lambda *xs: fun(*self.merge(xs)))
+
+    def jvp(self, jvp):
+        if not self.pos:
+            return jvp
+        return lambda ps, ts: jvp(tuple(self.merge(ps)), tuple(self.merge(ts, _zero_tangent)))
+
+    def bwd(self, bwd):
+        if not self.pos:
+            return bwd
+
+        def baked_bwd(res, cts, closed):
+            return [c for i, c in enumerate(bwd(res, cts, closed)) if i not in self.pos]
+        return baked_bwd
 
 
 # custom_jvp ------------------------------------------------------------------------
@@ -131,6 +175,13 @@ def _is_python_scalar(x):
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
+def _flatten_out(out):
+    """The output leaves of a user's function or rule; a Python scalar leaf becomes a 0-d
+    array of its default dtype, as any transformed function's Python scalar output does."""
+    leaves, tree = tree_flatten(out)
+    return [np.asarray(o) if _is_python_scalar(o) else o for o in leaves], tree
+
+
 def _check_rule_tangent(o, t, k, rule, name):
     """The tangent output leaf ``t`` of a custom_jvp rule for the primal output leaf
     ``o`` (number ``k``), checked as JAX does: the same shape, and the same dtype for an
@@ -157,11 +208,11 @@ def _check_rule_tangent(o, t, k, rule, name):
 @custom_jvp_call_p.def_vjp
 def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
     _check_closed(needs, n_closed, "custom_jvp", name)
-    diff = [i for i, p in enumerate(primals) if is_inexact(p.dtype)]
-    out_diff = [k for k, a in enumerate(ans) if is_inexact(a.dtype)]
+    diff = [i for i, p in enumerate(primals) if needs[i] and is_inexact(_dtype(p))]
+    out_diff = [k for k, a in enumerate(ans) if is_inexact(_dtype(a))]
 
     def tangent_map(*ts):
-        tangents = [zeros_like_leaf(p) for p in primals]
+        tangents = [_zero_tangent(p) for p in primals]
         for i, t in zip(diff, ts):
             tangents[i] = t
         t_outs = jvp(tuple(primals), tuple(tangents))[1]
@@ -177,9 +228,9 @@ def _cjvp_vjp(ct, ans, primals, needs, *, fun, jvp, n_closed, name):
 
 @custom_jvp_call_p.def_batch
 def _cjvp_batch(vals, dims, *, fun, jvp, n_closed, name):
-    vals = _batched_args(vals, dims)
-    outs = custom_jvp_call_p.bind(*vals, fun=vmap(fun), jvp=vmap(jvp), n_closed=n_closed,
-                                  name=name)
+    b = _Baked(vals, dims, n_closed)
+    outs = custom_jvp_call_p.bind(*_batched_args(b.vals, b.dims), fun=vmap(b.fun(fun)),
+                                  jvp=vmap(b.jvp(jvp)), n_closed=n_closed, name=name)
     return outs, [0] * len(outs)
 
 
@@ -253,14 +304,14 @@ class custom_jvp:
         def flat_fun(*xs):
             fun = re_fun(xs[n:n + nf])
             out = fun(*_merge(nondiff, tree_unflatten(in_tree, xs[:n]), self.nondiff_argnums))
-            out_leaves, store.tree = tree_flatten(out)
+            out_leaves, store.tree = _flatten_out(out)
             return tuple(out_leaves)
 
         def flat_jvp(primals, tangents):
             rule = re_jvp(primals[n + nf:])
             out, t_out = rule(*nondiff, tree_unflatten(in_tree, primals[:n]),
                               tree_unflatten(in_tree, tangents[:n]))
-            out_leaves, out_tree = tree_flatten(out)
+            out_leaves, out_tree = _flatten_out(out)
             t_leaves, t_tree = tree_flatten(t_out)
             rule_name = getattr(self.jvp, "__name__", "jvp")
             if t_tree != out_tree:
@@ -318,7 +369,7 @@ def _cvjp_fwd(*primals, fun, fwd, bwd, n_closed, name):
     check ``bwd``'s output) and the closed-over operands (``bwd`` may close over them)."""
     outs, res = fwd(*primals)
     k = len(primals) - n_closed
-    return tuple(outs), (res, tuple((tuple(p.shape), p.dtype) for p in primals[:k]),
+    return tuple(outs), (res, tuple((tuple(np.shape(p)), _dtype(p)) for p in primals[:k]),
                          tuple(primals[k:]))
 
 
@@ -335,6 +386,8 @@ def _cvjp_vjp(ct, ans, residuals, needs, *, fun, fwd, bwd, n_closed, name):
         if c is None or not need or not is_inexact(dtype):
             out.append(None)
             continue
+        if _is_python_scalar(c):  # weakly typed: takes its input's dtype
+            c = np.asarray(c, dtype)
         if tuple(c.shape) != shape:
             # (ftrans.custom_vjp's bwd is checked to return the inputs' shapes; this is
             # compat's autograd.Function, whose gradients PyTorch sums to fit)
@@ -350,8 +403,9 @@ def _cvjp_vjp(ct, ans, residuals, needs, *, fun, fwd, bwd, n_closed, name):
 
 @custom_vjp_call_p.def_batch
 def _cvjp_batch(vals, dims, *, fun, fwd, bwd, n_closed, name):
-    vals = _batched_args(vals, dims)
-    outs = custom_vjp_call_p.bind(*vals, fun=vmap(fun), fwd=vmap(fwd), bwd=vmap(bwd),
+    b = _Baked(vals, dims, n_closed)
+    outs = custom_vjp_call_p.bind(*_batched_args(b.vals, b.dims), fun=vmap(b.fun(fun)),
+                                  fwd=vmap(b.fun(fwd)), bwd=vmap(b.bwd(bwd)),
                                   n_closed=n_closed, name=name)
     return outs, [0] * len(outs)
 
@@ -413,7 +467,7 @@ class custom_vjp:
         def flat_fun(*xs):
             out = re_fun(xs[n:n + n1])(*_merge(nondiff, tree_unflatten(in_tree, xs[:n]),
                                                 self.nondiff_argnums))
-            out_leaves, store.tree = tree_flatten(out)
+            out_leaves, store.tree = _flatten_out(out)
             return tuple(out_leaves)
 
         def flat_fwd(*xs):
@@ -427,7 +481,7 @@ class custom_vjp:
                     f"(output, residuals): the output of {name!r} and the values bwd needs, "
                     f"got a {got}; return e.g. `return out, (x,)` (residuals may be None)")
             out, res = pair
-            out_leaves, store.tree = tree_flatten(out)
+            out_leaves, store.tree = _flatten_out(out)
             return tuple(out_leaves), res
 
         def flat_bwd(res, cts, closed):

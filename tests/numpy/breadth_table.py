@@ -137,6 +137,10 @@ class Row:
     tol: Optional[dict] = None
     check_dtype: bool = True
     note: str = ""
+    # the function reads one triangle of a Hermitian first argument and is differentiated
+    # as a -> f((a + a^H)/2) (JAX's and PyTorch's convention): test_grads checks it through
+    # that symmetrization (finite differences in arbitrary directions)
+    hermitian_input: bool = False
 
     def all_dtypes(self):
         d = tuple(self.dtypes)
@@ -229,8 +233,10 @@ def add_rows(*rows):
 # distinct singular values in [1, 3], SPD matrices for cholesky.  Eigen- and singular
 # vectors are defined up to a sign (complex: a phase), so the rows for eigh/svd check
 # gauge-invariant functions of them (V diag(c) V^H, U diag(c) Vh with fixed c) --
-# values, derivatives and vmap alike; the JAX rows symmetrize the input first because
-# JAX's eigh/cholesky differentiate (A + A^H)/2 where NumPy and ftrans read one triangle.
+# values, derivatives and vmap alike.  The functions that read one triangle (cholesky,
+# eigh, eigvalsh, hermitian svd/pinv) are differentiated as a -> f((a + a^H)/2), as JAX and
+# PyTorch do (hermitian_input=True: the gradient rows check them through that
+# symmetrization); the JAX rows symmetrize the input first because JAX's primal does too.
 def _la():
     import ftrans.numpy as fnp
     return fnp.linalg
@@ -382,21 +388,21 @@ add_rows(
         jax_fn=_jla("slogdet"), note="plain tuples: JAX's result type is its own"),
     Row("linalg.slogdet", args=[((3, 3), "well")], complex=True),
     Row("linalg.slogdet", args=[((2, 3, 3), "well")], complex=True),
-    Row("linalg.cholesky", args=[((3, 3), "spd")], complex=True,
+    Row("linalg.cholesky", args=[((3, 3), "spd")], complex=True, hermitian_input=True,
         kwargs=[{}, {"upper": True}], note="reads one triangle, as NumPy"),
-    Row("linalg.cholesky", args=[((2, 3, 3), "spd")], complex=True),
+    Row("linalg.cholesky", args=[((2, 3, 3), "spd")], complex=True, hermitian_input=True),
     Row("linalg.cholesky", fn=_sym_then("ft", "cholesky"), ref=_sym_then("np", "cholesky"),
         args=[((3, 3), "spd")], complex=True, jax_fn=_sym_then("jx", "cholesky")),
     Row("linalg.eigh", fn=_eigh_fn("ft"), ref=_eigh_fn("np"), args=[((4, 4), herm_distinct)],
-        complex=True, kwargs=[{}, {"UPLO": "U"}], tol=_F32_LOOSE),
+        complex=True, kwargs=[{}, {"UPLO": "U"}], tol=_F32_LOOSE, hermitian_input=True),
     Row("linalg.eigh", fn=_eigh_fn("ft"), ref=_eigh_fn("np"),
-        args=[((2, 3, 3), herm_distinct)], complex=True, tol=_F32_LOOSE),
+        args=[((2, 3, 3), herm_distinct)], complex=True, tol=_F32_LOOSE, hermitian_input=True),
     Row("linalg.eigh", fn=_eigh_fn("ft"), ref=_eigh_fn("np"), args=[((3, 3), herm_distinct)],
         complex=True, kwargs=[{"sym": True}], jax_fn=_eigh_fn("jx"), tol=_F32_LOOSE),
-    Row("linalg.eigh", args=[((3, 3), herm_distinct)], tol=_F32_LOOSE,
+    Row("linalg.eigh", args=[((3, 3), herm_distinct)], tol=_F32_LOOSE, hermitian_input=True,
         note="raw eigenvectors (real: their sign is locally constant)"),
     Row("linalg.eigvalsh", args=[((4, 4), herm_distinct)], complex=True,
-        kwargs=[{}, {"UPLO": "U"}], tol=_F32_LOOSE),
+        kwargs=[{}, {"UPLO": "U"}], tol=_F32_LOOSE, hermitian_input=True),
     Row("linalg.eigvalsh", fn=_sym_then("ft", "eigvalsh"), ref=_sym_then("np", "eigvalsh"),
         args=[((3, 3), herm_distinct)], complex=True, jax_fn=_sym_then("jx", "eigvalsh"),
         tol=_F32_LOOSE),
@@ -416,7 +422,7 @@ add_rows(
     Row("linalg.svdvals", args=[((3, 4), sv_distinct)], complex=True, tol=_F32_LOOSE),
     Row("linalg.svd", args=[((4, 4), herm_distinct)],
         kwargs=[{"hermitian": True, "compute_uv": False}], complex=True, tol=_F32_LOOSE,
-        note="hermitian=True reads the lower triangle (as NumPy's eigh-based path)"),
+        hermitian_input=True, note="hermitian=True reads the lower triangle (as NumPy's eigh-based path)"),
     Row("linalg.qr", args=[((4, 3), sv_distinct)], complex=True, kwargs=[{}, {"mode": "r"}],
         tol=_F32_LOOSE),
     Row("linalg.qr", fn=lambda a: tuple(_la().qr(a)), ref=lambda a: tuple(np.linalg.qr(a)),
@@ -451,7 +457,7 @@ add_rows(
         tol=_F32_LOOSE),
     Row("linalg.pinv", args=[((2, 3, 4), sv_distinct)], complex=True, tol=_F32_LOOSE),
     Row("linalg.pinv", args=[((3, 3), herm_distinct)], complex=True,
-        kwargs=[{"hermitian": True}], tol=_F32_LOOSE),
+        kwargs=[{"hermitian": True}], tol=_F32_LOOSE, hermitian_input=True),
     Row("linalg.lstsq", fn=lambda a, b: _la().lstsq(a, b)[:2] + _la().lstsq(a, b)[3:],
         ref=lambda a, b: np.linalg.lstsq(a, b)[:2] + np.linalg.lstsq(a, b)[3:],
         args=[((5, 3), sv_distinct), ((5, 2), "real")], complex=True, tol=_F32_LOOSE,

@@ -671,17 +671,30 @@ for _lower in (True, False):
          LA((2, 5, 5), _la_well), Arg((2, 5, 2)), complex=True,
          variant="lower" if _lower else "upper",
          variants=(Variant("empty", (Arg((0, 0)), Arg((0, 2)))),))
-case("cholesky", PL.cholesky, np.linalg.cholesky, LA((5, 5), _la_spd), complex=True,
+
+
+def _sym_in(fn, ref):
+    """The functions that read one triangle of a Hermitian input are differentiated as
+    ``a -> f((a + a^H) / 2)`` (JAX's and PyTorch's convention; ``_sym`` in
+    primitives/_linalg_common.py): finite differences in arbitrary directions check them
+    through that symmetrization, which leaves a Hermitian input unchanged."""
+    return (lambda a: fn(P.mul(P.add(a, PL._H(a)), 0.5)),
+            lambda a: ref((a + np.conj(np.swapaxes(a, -1, -2))) / 2))
+
+
+case("cholesky", *_sym_in(PL.cholesky, np.linalg.cholesky), LA((5, 5), _la_spd), complex=True,
      variants=(Variant("empty_batch", (LA((0, 5, 5), _la_spd),)),))
-case("cholesky", PL.cholesky, np.linalg.cholesky, LA((2, 6, 6), _la_spd), complex=True,
-     variant="batched")
+case("cholesky", *_sym_in(PL.cholesky, np.linalg.cholesky), LA((2, 6, 6), _la_spd),
+     complex=True, variant="batched")
 for _lower in (True, False):
-    _fn, _ref = _eigh_row(_lower)
-    case("eigh", _fn, _ref, LA((5, 5), _la_herm), complex=True,
+    case("eigh", *_sym_in(*_eigh_row(_lower)), LA((5, 5), _la_herm), complex=True,
          variant="lower" if _lower else "upper")
-_fn, _ref = _eigh_row(True)
-case("eigh", _fn, _ref, LA((2, 5, 5), _la_herm), complex=True, variant="batched")
-case("eigh", lambda a: PL.eigh(a)[0], lambda a: np.linalg.eigh(a)[0],
+    case("hermitian_part", *_sym_in((lambda lo: lambda a: PL._hermitian_part(a, lo))(_lower),
+                                    lambda a: a), LA((2, 4, 4), _la_herm), complex=True,
+         variant="lower" if _lower else "upper")
+case("eigh", *_sym_in(*_eigh_row(True)), LA((2, 5, 5), _la_herm), complex=True,
+     variant="batched")
+case("eigh", *_sym_in(lambda a: PL.eigh(a)[0], lambda a: np.linalg.eigh(a)[0]),
      LA((5, 5), _la_herm), complex=True, variant="eigenvalues")
 for _shape in ((5, 5), (6, 2), (2, 5), (2, 5, 2)):
     _fn, _ref = _svd_row(False)
@@ -709,7 +722,8 @@ case("pinv", lambda a: PL.pinv(a), np.linalg.pinv, LA((6, 5), _la_sv), complex=T
      variant="tall")
 case("pinv", lambda a: PL.pinv(a), np.linalg.pinv, LA((2, 2, 5), _la_sv), complex=True,
      variant="wide_batched")
-case("pinv", lambda a: PL.pinv(a, hermitian=True), lambda a: np.linalg.pinv(a, hermitian=True),
+case("pinv", *_sym_in(lambda a: PL.pinv(a, hermitian=True),
+                     lambda a: np.linalg.pinv(a, hermitian=True)),
      LA((5, 5), _la_herm), complex=True, variant="hermitian")
 
 

@@ -129,6 +129,10 @@ def _while(x):
                           (0, x))[1]
 
 
+def _herm(a):
+    return (a + fnp.conj(fnp.swapaxes(a, -1, -2))) / 2
+
+
 # (id, primitive, rule, mutation, f, args); "whole": the mutation maps the rule's list
 CASES = [
     # elementwise unary
@@ -167,8 +171,10 @@ CASES = [
     # linear algebra
     ("solve-vjp-transposed", "solve", "vjp", _swapaxes, fnp.linalg.solve, (A, B)),
     ("det-vjp-conj", "det", "vjp", _conj, fnp.linalg.det, (A + 1j * B,)),
-    ("eigh-jvp-sign", "eigh", "jvp", _sign, lambda a: fnp.linalg.eigh(a)[0], (SPD,)),
-    ("cholesky-vjp-factor", "cholesky", "vjp", _factor, fnp.linalg.cholesky, (SPD,)),
+    # (differentiated as a -> f((a + a^H)/2): finite differences see it through _herm)
+    ("eigh-jvp-sign", "eigh", "jvp", _sign, lambda a: fnp.linalg.eigh(_herm(a))[0], (SPD,)),
+    ("cholesky-vjp-factor", "cholesky", "vjp", _factor,
+     lambda a: fnp.linalg.cholesky(_herm(a)), (SPD,)),
     # fft
     ("fft-vjp-conj", "fft", "vjp", _conj, fnp.fft.fft, (Z,)),
     ("rfft-jvp-factor", "fft", "jvp", _factor, fnp.fft.rfft, (X,)),
