@@ -117,14 +117,16 @@ def _ftrans_page():
         "Jacobians and Hessians": ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"],
         "Custom derivative rules": ["custom_jvp", "custom_vjp"],
         "Checkpointing and gradient control": ["checkpoint", "remat", "stop_gradient"],
-        "Staging and compilation": ["jit", "make_ir", "disable_jit"],
-        "Debugging": ["debug_nans"],
+        "Staging and compilation": ["jit", "make_ir", "make_jaxpr", "disable_jit"],
+        "Debugging": ["debug_nans", "typeof", "block_until_ready"],
         "Values and errors": ["float0", "EscapedTracerError", "TracerArrayConversionError",
                               "ConcretizationError"],
     }
     intro = ("The functional transforms.  ``ftrans.numpy`` is documented in "
              ":doc:`numpy`, ``ftrans.lax`` in :doc:`lax`, ``ftrans.testing`` in "
-             ":doc:`testing`, ``ftrans.tree_util`` in :doc:`tree_util` and "
+             ":doc:`testing`, ``ftrans.tree_util`` in :doc:`tree_util` (``ftrans.tree`` "
+             "and ``ftrans.flatten_util`` in :doc:`tree` and :doc:`flatten_util`), "
+             "checkpoint policies in :doc:`checkpoint_policies` and "
              "``ftrans.dask`` in :doc:`dask`.  ``ftrans.config.update(name, value)`` sets "
              "the options (``\"debug_nans\"``, as JAX's ``jax.config``).")
     return _module_page("ftrans", intro, sections)
@@ -230,11 +232,21 @@ def _lax_page():
     intro = ("Structured control flow as primitives, with JAX's ``jax.lax`` signatures: "
              "branches and loops that stage inside :func:`ftrans.jit` and work under every "
              "transform.  The user guide's :doc:`../../guide/jit` explains when to use "
-             "them.")
+             "them.  The elementwise, structural and reduction operations are strict "
+             "front ends of ftrans's primitives with ``jax.lax``'s dtype and shape rules.")
     sections = {
         "Control flow": ["cond", "switch", "select", "while_loop", "fori_loop", "scan", "map"],
         "Convolution and windowed reductions": [
             "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max"],
+        "Elementwise operations (no promotion, no rank broadcasting)": [
+            "add", "sub", "mul", "div", "neg", "exp", "log", "sin", "cos", "tanh", "max",
+            "min", "pow", "integer_pow", "sqrt", "rsqrt", "abs", "sign", "floor", "ceil",
+            "round", "RoundingMethod", "erf", "clamp", "select_n", "convert_element_type",
+            "stop_gradient"],
+        "Contractions": ["dot", "dot_general"],
+        "Structural operations": ["broadcast_in_dim", "reshape", "transpose", "slice",
+                                  "concatenate", "pad"],
+        "Reductions": ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"],
         "Primitives": ["cond_p", "while_p", "scan_p"],
     }
     return _module_page("ftrans.lax", intro, sections)
