@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
+from ..core.dtypes import as_numpy_dtype
 from ..kernels import backend_for
 from ._rules import batch_elementwise, elementwise_abstract_eval, zero_samples
 
@@ -66,9 +67,10 @@ def integer_elementwise(fn, *args):
         raise ValueError(f"{fn} takes {INTEGER_FUNCTIONS[fn]} operand(s), got {len(args)}")
     for a in args:
         dt = np.dtype(type(a)) if isinstance(a, (bool, int)) else getattr(a, "dtype", None)
-        if dt is None or np.dtype(dt).kind not in "biu" or (
-                np.dtype(dt).kind == "b" and fn in ("left_shift", "right_shift", "gcd", "lcm")):
-            got = type(a).__name__ if dt is None else str(np.dtype(dt))
+        dt = None if dt is None else as_numpy_dtype(dt)
+        if dt is None or dt.kind not in "biu" or (
+                dt.kind == "b" and fn in ("left_shift", "right_shift", "gcd", "lcm")):
+            got = type(a).__name__ if dt is None else str(dt)
             raise TypeError(
                 f"{fn}: expected integer{'' if fn in ('gcd', 'lcm') or 'shift' in fn else ' or boolean'}"
                 f" operands (NumPy defines {fn} for integers only), got {got}; convert with "
