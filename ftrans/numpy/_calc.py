@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ._args import _ndarray, _axis, _axes
@@ -81,8 +81,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if m < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
-        d = _ndarray(d)
-        if d.ndim == 0:
+        d = d if isinstance(d, (int, float)) else _ndarray(d)  # (Python scalars stay weak)
+        if np.ndim(d) == 0:
             outs.append(_grad_uniform(f, d, ax, edge_order))
             continue
         if d.ndim != 1:
@@ -93,6 +93,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if _kind_of(d) not in "fc":
             d = P.convert_element_type(d, np.dtype(np.float64))
         outs.append(_grad_coords(f, diff(d), ax, edge_order))
+    # NumPy's result has f's (inexact) dtype whatever the spacings' dtypes
+    outs = [o if o.dtype == f.dtype else P.convert_element_type(o, f.dtype) for o in outs]
     return outs[0] if n == 1 else tuple(outs)
 
 
@@ -170,10 +172,13 @@ def _traced(*xs):
 def _lin(start, stop, num, endpoint, axis):
     """``linspace`` of traced endpoints: ``start + k * (stop - start) / div``."""
     start, stop = _ndarray(start), _ndarray(stop)
+    dt = result_type(start, stop)
+    dt = dt if np.dtype(dt).kind in "fc" else np.dtype(np.float64)
     div = (num - 1) if endpoint else num
     t = np.arange(num, dtype=np.float64) / div if div > 0 else np.zeros(num)
     if endpoint and num > 1:
         t[-1] = 1.0
+    t = t.astype(np.finfo(dt).dtype)
     shape = np.broadcast_shapes(tuple(start.shape), tuple(stop.shape))
     t = t.reshape((num,) + (1,) * len(shape))
     y = F.add(start, F.multiply(t, F.subtract(stop, start)))
@@ -193,8 +198,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     if not _traced(start, stop, base):
         return np.logspace(start, stop, num, endpoint, base, dtype, axis)
     y = _lin(start, stop, num, endpoint, 0)
-    base = _ndarray(base)
-    if base.ndim:
+    base = base if isinstance(base, (int, float)) else _ndarray(base)
+    if np.ndim(base):
         base = F.expand_dims(base, 0)
     out = F.power(base, y)
     out = F.moveaxis(out, 0, axis) if axis != 0 else out
@@ -218,6 +223,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if _kind_of(start) == "c" or _kind_of(stop) == "c":
         raise TypeError("geomspace: traced complex endpoints are not supported; pass "
                         "real endpoints")
+    # NumPy computes in at least float64 (``result_type(start, stop, zeros((), None))``)
+    start, stop = (P.convert_element_type(v, np.dtype(np.float64))
+                   if v.dtype != np.float64 else v for v in (start, stop))
     sign = F.sign(start)
     y = F.exp(_lin(F.log(F.abs(start)), F.log(F.abs(stop)), num, endpoint, 0))
     y = F.multiply(sign, y)

@@ -143,15 +143,14 @@ def polydiv(u, v):
             r[k + j] = F.subtract(r[k + j], F.multiply(d, v[j]))
     dt = F.add(u[0], v[0]).dtype
     qa = F.stack(q) if q else np.zeros((1,), dt)
-    r = r[max(m - n + 1, 0):] if m >= n else r
-    ra = F.stack(r) if r else np.zeros((1,), dt)
+    ra = F.stack(r)
     rc = _concrete(ra)
-    if rc is not None:  # NumPy's trim of leading (near-)zero remainder coefficients
+    if rc is not None:  # NumPy's trim of the leading (near-)zero remainder coefficients
         s = 0
         while s < rc.shape[0] - 1 and np.allclose(rc[s], 0, rtol=1e-14):
             s += 1
-        ra = ra[s:]
-    return qa, ra
+        return qa, ra[s:]
+    return qa, ra[max(m - n + 1, 0):] if m >= n else ra  # (structural: len(v) - 1)
 
 
 def vander(x, N=None, increasing=False):
@@ -159,6 +158,9 @@ def vander(x, N=None, increasing=False):
     x = _ndarray(x)
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
+    dt = np.promote_types(x.dtype, int)  # NumPy's result dtype (float32 -> float64)
+    if x.dtype != dt:
+        x = P.convert_element_type(x, dt)
     N = x.shape[0] if N is None else operator.index(N)
     pows = range(N) if increasing else range(N - 1, -1, -1)
     if N == 0:
@@ -218,7 +220,9 @@ def poly(seq_of_zeros):
         return np.array(1.0)
     else:
         raise ValueError("input must be 1d or non-empty square 2d array.")
-    a = np.ones((1,))
+    if _kind_of(z) not in "fc":  # (NumPy: mintypecode -> float64)
+        z = P.convert_element_type(z, np.dtype(np.float64))
+    a = np.ones((1,), z.dtype)
     for k in range(z.shape[0]):
         a = convolve(a, F.stack([F.ones_like(z[k]), F.negative(z[k])]), mode="full")
     if _kind_of(a) == "c":
