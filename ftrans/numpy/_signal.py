@@ -179,7 +179,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         x0, x1, f0, f1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
         slope = F.divide(F.subtract(f1, f0), F.subtract(x1, x0))
         y = F.add(f0, F.multiply(slope, F.subtract(x, x0)))
-        y = F.where(P.eq(x, x1), f1, y)  # exact at the right end of a segment (NumPy)
+        # exact at the right end of a segment (NumPy's value; the slope stays)
+        y = F.where(P.eq(x, x1), F.add(f1, F.multiply(slope, F.subtract(x, x1))), y)
     lo = fp[0] if left is None else left
     hi = fp[-1] if right is None else right
     y = F.where(P.lt(x, xp[0]), lo, y)
