@@ -69,7 +69,7 @@ def gcd(x1, x2, /):
     """``numpy.gcd``: the greatest common divisor of ``|x1|`` and ``|x2|`` (integers).
 
     >>> gcd(12, 20)
-    4
+    np.int64(4)
     """
     return _ie("gcd", _arr(x1), _arr(x2))
 

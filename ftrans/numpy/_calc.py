@@ -148,7 +148,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     ``axis``, with spacings ``diff(x)`` (``x`` 1-d or broadcastable to ``y``) or ``dx``.
 
     >>> trapezoid([1.0, 2.0, 3.0], x=[0.0, 1.0, 3.0])
-    array(6.5)
+    np.float64(6.5)
     """
     y = _ndarray(y)
     nd = y.ndim

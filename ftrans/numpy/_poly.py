@@ -56,7 +56,7 @@ def polyval(p, x):
     """``numpy.polyval``: ``p[0]*x**(N-1) + ... + p[N-1]`` by Horner's scheme.
 
     >>> polyval([3.0, 0.0, 1.0], 5.0)
-    array(76.)
+    np.float64(76.0)
     """
     p, x = _ndarray(p), _ndarray(x)
     y = F.zeros_like(x)

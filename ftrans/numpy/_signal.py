@@ -202,7 +202,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     Raises ValueError (AxisError) for a bad ``axis``; TypeError for complex ``p``.
 
     >>> unwrap([0.0, 3.0, 6.5])
-    array([ 0.        ,  3.        ,  0.21681469])
+    array([0.        , 3.        , 0.21681469])
     """
     p = _ndarray(p)
     if _kind_of(p) == "c":
