@@ -16,6 +16,7 @@ from .. import primitives as P
 from ._args import _ndarray, _axis, _axes
 from . import _funcs as F
 from ._reductions import diff
+from .linalg import _concrete
 
 __all__ = ["gradient", "trapezoid", "logspace", "geomspace", "matvec", "vecmat",
            "apply_along_axis", "apply_over_axes"]
@@ -223,6 +224,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if _kind_of(start) == "c" or _kind_of(stop) == "c":
         raise TypeError("geomspace: traced complex endpoints are not supported; pass "
                         "real endpoints")
+    for v in (start, stop):
+        vc = _concrete(v)
+        if vc is not None and np.any(vc == 0):
+            raise ValueError("Geometric sequence cannot include zero")
     # NumPy computes in at least float64 (``result_type(start, stop, zeros((), None))``)
     start, stop = (P.convert_element_type(v, np.dtype(np.float64))
                    if v.dtype != np.float64 else v for v in (start, stop))

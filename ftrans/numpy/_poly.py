@@ -30,18 +30,10 @@ from . import _funcs as F
 from ._shape import atleast_1d
 from ._signal import convolve
 from . import linalg as _la
+from .linalg import _concrete  # (a tracer's value where available: not in jit/vmap)
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyval", "polyfit", "roots", "vander"]
-
-
-def _concrete(x):
-    """``x``'s value as a NumPy array where available (not inside jit/vmap), else None."""
-    while isinstance(x, Tracer):
-        x = getattr(x, "primal", None)
-        if x is None:
-            return None
-    return np.asarray(x)
 
 
 def _coef(p, name):

@@ -167,6 +167,8 @@ def test_sequences_and_axis_helpers():
         fnp.apply_over_axes(lambda x, axis: fnp.sum(x), np.ones((2, 3)), [0])
     with pytest.raises(ValueError, match="matvec"):
         fnp.matvec(np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match="cannot include zero"):
+        ftrans.grad(lambda s: fnp.sum(fnp.geomspace(s, 2.0, 3)))(0.0)
     with pytest.raises(ValueError, match="vecmat"):
         fnp.vecmat(np.ones(2), np.ones((3, 2)))
     np.testing.assert_allclose(fnp.trapezoid(np.ones((2, 3)), x=np.ones((2, 3)) * [0, 1, 3]),
