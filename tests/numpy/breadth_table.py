@@ -967,10 +967,6 @@ add_rows(
 
 
 
-# --- issue 19 (h-np2): signal, polynomials, statistics, calculus, eig (a sibling table) ---
-import breadth_table_np2  # noqa: E402,F401  (adds its rows with add_rows)
-
-
 # --- the operation table's rows (ftrans/primitives/optable.py), from their own domains ---
 def _optable_gen(spec):
     kind, *a = spec
@@ -1014,3 +1010,8 @@ def _optable_rows():
 
 
 add_rows(*_optable_rows())
+
+
+# --- issue 19 (h-np2): signal, polynomials, statistics, calculus, eig (a sibling table;
+# appended last so the rows above keep their indices, hence their random inputs) ---
+import breadth_table_np2  # noqa: E402,F401  (adds its rows with add_rows)

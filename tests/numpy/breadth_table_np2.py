@@ -49,6 +49,15 @@ def _eig_gauge_free(w, v, xp):
     return xp.concatenate([xp.real(w), xp.imag(w), xp.real(xp.conj(v) * v).reshape(-1)])
 
 
+def _jax_eig_gauge_free(a):
+    """The same through JAX's eig, with its opt-in eigenvector derivatives (JAX's rule is
+    the one ftrans follows: ``eig_jvp_rule``, unit-norm eigenvectors)."""
+    import jax
+    import jax.numpy as jnp
+    w, v = jax.lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return _eig_gauge_free(w, v, jnp)
+
+
 def _poly_roots(rng, shape, dtype):
     """Coefficients with a leading coefficient away from 0 (distinct roots)."""
     return away(0.5, 2.0)(rng, shape, dtype)
@@ -137,7 +146,7 @@ add_rows(
     # --- eig: gauge-invariant functions of the eigenvectors ---
     Row("linalg.eig", fn=lambda a: _eig_gauge_free(*_fnp().linalg.eig(a), _fnp()),
         ref=lambda a: _eig_gauge_free(*np.linalg.eig(a), np),
-        args=[((4, 4), _eig_matrix)], complex=True, batch=True,
+        args=[((4, 4), _eig_matrix)], complex=True, batch=True, jax_fn=_jax_eig_gauge_free,
         note="distinct eigenvalues (a complex pair); |v_ij|^2 is phase invariant"),
     Row("linalg.eigvals", fn=lambda a: _fnp().linalg.eigvals(a),
         ref=lambda a: np.linalg.eigvals(a).astype(np.result_type(a.dtype, np.complex64)),
