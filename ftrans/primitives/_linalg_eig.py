@@ -128,6 +128,8 @@ def _eig_vjp(cts, ans, primals, needs):
     (a,) = primals
     gw, gv = cts
     w, v = ans
+    if gw is zero and gv is zero:
+        return [None]
     _check_distinct(w)
     if gv is zero:
         inner = _diag_embed(_cast(gw, v.dtype))
