@@ -31,6 +31,11 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "
            "TracerArrayConversionError", "numpy", "testing", "random", "nn", "optim", "lax", "config",
            "debug_nans"]
 
+# JAX's names (issue 25, items 5-7): make_jaxpr, checkpoint policies and names
+from .transforms import make_jaxpr  # noqa: E402
+from . import checkpoint_policies, ad_checkpoint  # noqa: E402
+__all__ += ["make_jaxpr", "checkpoint_policies", "ad_checkpoint"]
+
 
 def __getattr__(name):
     # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,

@@ -27,7 +27,7 @@ from . import debug
 __all__ = [
     "Trace", "EvalTrace", "EVAL", "Tracer", "PrimalTracer", "current_trace", "set_current_trace",
     "new_trace", "EscapedTracerError", "TracerArrayConversionError", "no_active_trace",
-    "ForeignArrayFunctionError",
+    "ForeignArrayFunctionError", "register_numpy_protocol",
 ]
 
 
@@ -171,6 +171,8 @@ class Tracer:
     __array_priority__ = 1000
     # consulted by Tracer.__array_ufunc__: maps a NumPy ufunc to the ftrans function
     _ufuncs: dict = {}
+    # the handler of NumPy's dispatch protocols (see __array_function__)
+    _numpy_protocol = None
 
     # --- abstract-value attributes -------------------------------------------------
     @property
@@ -253,14 +255,16 @@ class Tracer:
     def _array(self):
         raise self._foreign_error("_array")
 
+    # NumPy's dispatch protocols (NEP 13 and NEP 18): ``numpy.sin(x)``, ``numpy.add.reduce(x)``
+    # and ``numpy.sum(x)`` on a tracer run the ftrans.numpy function.  Core knows no NumPy
+    # function: ftrans.numpy installs the handler (register_numpy_protocol) when imported.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        fn = Tracer._ufuncs.get(ufunc) if method == "__call__" and not kwargs else None
-        if fn is None:
-            raise TypeError(
-                f"numpy.{ufunc.__name__}.{method} cannot be applied to a traced value of the "
-                f"{self._trace.name!r} transform; use the function of the same name in "
-                "ftrans.numpy instead.")
-        return fn(*inputs)
+        return _protocol(self, f"numpy.{ufunc.__name__}.{method}").array_ufunc(
+            self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = f"{getattr(func, '__module__', 'numpy')}.{getattr(func, '__name__', func)}"
+        return _protocol(self, name).array_function(self, func, types, args, kwargs)
 
     __hash__ = None  # arrays are unhashable
 
@@ -281,6 +285,24 @@ class PrimalTracer(Tracer):
 
     def __repr__(self):
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"
+
+
+def _protocol(tracer: Tracer, what: str):
+    handler = Tracer._numpy_protocol
+    if handler is None:
+        raise TypeError(
+            f"{what} was applied to a traced value of the {tracer._trace.name!r} transform, "
+            "but ftrans.numpy, which runs NumPy functions on traced values, is not imported: "
+            "import ftrans.numpy (or use its functions directly).")
+    return handler
+
+
+def register_numpy_protocol(handler) -> None:
+    """Install the handler of NumPy's dispatch protocols on tracers (called by
+    ftrans.numpy).  ``handler.array_function(tracer, func, types, args, kwargs)`` answers
+    ``__array_function__`` (NEP 18) and ``handler.array_ufunc(tracer, ufunc, method,
+    inputs, kwargs)`` answers ``__array_ufunc__`` (NEP 13)."""
+    Tracer._numpy_protocol = handler
 
 
 def register_tracer_methods(methods: dict, ufuncs: dict | None = None) -> None:

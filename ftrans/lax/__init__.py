@@ -58,6 +58,11 @@ Files: ``_programs.py`` (staging user functions, the program transformations the
 are made of), ``_cond.py`` (``cond``, ``switch``, ``select``), ``_loops.py``
 (``while_loop``, ``fori_loop``), ``_scan.py`` (``scan``, ``map``).
 
+The elementwise and structural operations JAX code calls directly (``add``, ``mul``,
+``exp``, ``dot_general``, ``broadcast_in_dim``, ``pad``, ``select_n``, ``clamp`` ...,
+:mod:`ftrans.lax._ops`) are the existing primitives with ``jax.lax``'s strict contract:
+no dtype promotion and no rank broadcasting (``TypeError``, as JAX).
+
 ``conv_general_dilated`` and ``reduce_window`` (``"sum"``, ``"max"``, ``"avg"``) are
 re-exported here from :mod:`ftrans.primitives` for users, as in ``jax.lax``.
 
@@ -80,7 +85,9 @@ from ._scan import scan, map, scan_p
 # the structural primitives users call directly (defined with their rules in primitives/)
 from ..primitives.conv import conv_general_dilated
 from ..primitives.window import reduce_window, reduce_window_sum, reduce_window_max
+from . import _ops
+from ._ops import *  # noqa: F401,F403  (jax.lax's elementwise/structural operations)
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "cond_p", "while_p", "scan_p", "conv_general_dilated", "reduce_window",
-           "reduce_window_sum", "reduce_window_max"]
+           "reduce_window_sum", "reduce_window_max", *_ops.__all__]

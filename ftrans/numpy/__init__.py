@@ -23,7 +23,7 @@ from ._funcs import (array, asarray, zeros, ones, empty, full, zeros_like, ones_
                      moveaxis, squeeze, expand_dims, broadcast_to, atleast_1d, atleast_2d,
                      concatenate, stack, vstack, hstack, matmul, dot, tensordot, inner, outer,
                      vdot, trace, astype)
-from ._indexing import take, take_along_axis, put_along_axis  # noqa: F401
+from ._indexing import take, take_along_axis, put_along_axis, at  # noqa: F401
 from ._shape import (atleast_1d, atleast_2d, atleast_3d, dstack, column_stack,  # noqa: F401
                      broadcast_arrays, meshgrid, pad, tile, repeat, flip, fliplr, flipud, roll,
                      rot90, split, array_split, hsplit, vsplit, dsplit, unstack, tril, triu,
@@ -36,10 +36,28 @@ from ._reductions import (cumsum, cumprod, cumulative_sum, cumulative_prod,  # n
                           nanmean, nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
                           count_nonzero)
 from . import _methods  # noqa: F401  (installs Tracer operators and methods)
+from . import _ufuncs  # noqa: F401  (installs NumPy's dispatch protocols, NEP 13/18, on tracers)
 from ._contract import einsum, kron, cross  # noqa: F401
 from . import linalg  # noqa: F401  (fnp.linalg: differentiable numpy.linalg)
 from ._misc import nan_to_num  # noqa: F401
 from . import fft  # noqa: F401  (fnp.fft: differentiable numpy.fft)
+# --- issue 19 (h-np1): searching/counting, sets, choosing/placing, index tricks, conversion ---
+from ._search import (nonzero, argwhere, flatnonzero, searchsorted, digitize,  # noqa: F401
+                      lexsort, bincount, histogram, histogram_bin_edges, histogram2d,
+                      histogramdd)
+from ._sets import (unique, unique_all, unique_counts, unique_inverse,  # noqa: F401
+                    unique_values, intersect1d, union1d, setdiff1d, setxor1d, isin)
+from ._select import (choose, select, piecewise, insert, resize, trim_zeros,  # noqa: F401
+                      rollaxis, block, put, place, putmask, fill_diagonal, copyto)
+from ._index_tricks import (r_, c_, ix_, indices, tril_indices,  # noqa: F401
+                            tril_indices_from, triu_indices, triu_indices_from, diag_indices,
+                            diag_indices_from, mask_indices, unravel_index, ravel_multi_index,
+                            tri, fromfunction, fromiter)
+from ._construct import (copy, asanyarray, asarray_chkfinite,  # noqa: F401
+                         ascontiguousarray, asfortranarray, require, broadcast_shapes,
+                         isclose, allclose, array_equal, array_equiv, iscomplex, isreal,
+                         iscomplexobj, isrealobj, real_if_close)
+# --- end h-np1 ---
 # -- issue 19 (h-np2): signal, polynomials, statistics, calculus, integer functions --
 from ._signal import (convolve, correlate, interp, unwrap, bartlett, blackman,  # noqa: F401
                       hamming, hanning, kaiser)

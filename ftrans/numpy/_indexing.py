@@ -10,8 +10,16 @@ Index expressions are NumPy's: ints, slices, ``None``, ``Ellipsis``, integer arr
 tracer is ``gather``).  Traced values cannot be assigned to (``x[idx] = v`` raises
 ``TypeError``); write ``x = x.at[idx].set(v)`` instead, which returns a new array.
 
-``x.at[idx]`` semantics (``x`` a traced array; NumPy arrays have no ``.at``: use
-``ftrans.numpy.put_along_axis(..., inplace=False)`` or trace the array):
+``x.at[idx]`` semantics (``x`` a traced array); ``ftrans.numpy.at(x)[idx]`` is the same
+for any array, traced or concrete (a concrete ``x`` gives a new NumPy array; ``x`` is
+never modified).
+
+Why a plain ``numpy.ndarray`` cannot carry ``.at``: ftrans's arrays *are* NumPy's
+(results are ``numpy.ndarray``, never a wrapper), and ``numpy.ndarray`` is a C extension
+type whose attributes cannot be added to (``numpy.ndarray.at = ...`` raises
+``TypeError``); a subclass would leak into every result and change NumPy semantics.  So
+``.at`` exists on tracers (inside ``grad``/``jit``/``vmap``, where JAX code uses it) and
+``ftrans.numpy.at(x)`` spells it for code that also runs on concrete arrays.
 
 ``.get()``
     ``x[idx]``.
@@ -49,7 +57,7 @@ from ..primitives.indexing import split_index, _Slot, _expand_bool0, _gather_abs
 from ..primitives.structural import _expand_shape
 from . import _funcs as F
 
-__all__ = ["take", "take_along_axis", "put_along_axis"]
+__all__ = ["take", "take_along_axis", "put_along_axis", "at"]
 
 _MODES = ("raise", "wrap", "clip")
 
@@ -250,7 +258,32 @@ class _IndexUpdateRef:
 
 
 def at(x):
-    """The ``.at`` helper of ``x`` (the ``at`` property of traced arrays)."""
+    """``x.at`` for any array: ``at(x)[idx].set(v)`` (``.add``, ``.subtract``,
+    ``.multiply``, ``.divide``, ``.min``, ``.max``, ``.get``) is JAX's functional indexed
+    update (see the module docstring); it is also the ``at`` property of traced arrays.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    helper
+        Indexed with any NumPy index (ints, slices, integer arrays, boolean masks,
+        tuples of them) it gives the updater; each update returns a new array and
+        leaves ``x`` unchanged.  Repeated indices accumulate for ``add``/``multiply``/
+        ``min``/``max`` (``numpy.add.at`` semantics, as JAX's scatter-add); ``set``
+        keeps the last write.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> x = np.zeros(4)
+    >>> fnp.at(x)[np.array([0, 0, 2])].add(1.0)
+    array([2., 0., 1., 0.])
+    >>> x
+    array([0., 0., 0., 0.])
+    """
     return _IndexUpdateHelper(x)
 
 
@@ -299,7 +332,11 @@ def _update(x, idx, values, op):
     if op == "add":
         return P.add(x, P.scatter_add(v, idx, x.shape))
     # target[p]: the flat position of x that position p of the indexed region addresses
-    target = P.gather(np.arange(size, dtype=np.int64).reshape(x.shape), idx)
+    # (computed by NumPy when the index holds no traced arrays, so that the grouping of
+    # repeated indices stays concrete under jit too)
+    positions = np.arange(size, dtype=np.int64).reshape(x.shape)
+    target = P.gather(positions, idx) if any(isinstance(a, Tracer) for a in
+                                             split_index(idx)[1]) else positions[idx]
     repeats = _may_repeat(idx)
     concrete = not isinstance(target, Tracer)
     if concrete:

@@ -102,6 +102,13 @@ METHODS.update({
     "argsort": _method(_R.argsort), "all": _method(_R.all), "any": _method(_R.any),
 })
 
+# NumPy's ndarray methods of issue 19's functions (h-np1)
+from . import _search as _Se, _select as _Sl, _construct as _Co  # noqa: E402
+METHODS.update({
+    "nonzero": _method(_Se.nonzero), "searchsorted": _method(_Se.searchsorted),
+    "choose": _method(_Sl.choose), "copy": _method(_Co.copy),
+})
+
 # integer operands: NumPy's bitwise operators and ufuncs (ftrans/numpy/_bitwise.py)
 from . import _bitwise as _B  # noqa: E402
 

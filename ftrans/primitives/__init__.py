@@ -18,6 +18,7 @@ from .reductions import reduce_max, reduce_min, reduce_prod, argmax, argmin
 from .indexing import gather, scatter_add
 from .scan import cumsum, argsort
 from .dot import dot_general
+from .name import checkpoint_name
 from . import linalg  # noqa: F401  (solve, cholesky, eigh, svd, qr, det ...: P.linalg.<op>)
 from . import special, fft  # noqa: F401  (erf, gammaln, polygamma ...; the fft primitive)
 from . import bitwise  # noqa: F401  (integer_elementwise: bitwise, shifts, gcd, lcm)

@@ -7,3 +7,4 @@ from .linearize import linearize
 from .custom import custom_jvp, custom_vjp
 from .checkpoint import checkpoint, remat
 from .jit import jit, make_ir, disable_jit
+from ._stages import make_jaxpr, Traced, Lowered, Compiled

@@ -1,6 +1,8 @@
 """Argument handling shared by the transforms: inputs, tangents, outputs, argnums, aux."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import Tracer, zero, float0, is_inexact
@@ -170,3 +172,22 @@ def normalize_argnums(argnums, nargs, name):
     if len(set(out)) != len(out):
         raise ValueError(f"{name}: argnums={argnums!r} names an argument twice")
     return tuple(out), single
+
+
+_NO_FUN = object()
+
+
+def decorator_factory(transform):
+    """``transform`` that, called without a function (only keyword options), returns
+    the decorator ``lambda f: transform(f, **options)``.
+
+    JAX's ``jit`` accepts this form (``@jax.jit(static_argnames=...)``); its ``grad``,
+    ``vmap`` and ``checkpoint`` need ``functools.partial(jax.grad, argnums=1)``, which
+    works here too.  ftrans accepts the keyword-only form for all of them.
+    """
+    @functools.wraps(transform)
+    def wrapper(fun=_NO_FUN, *args, **kwargs):
+        if fun is _NO_FUN:
+            return functools.partial(transform, **kwargs)
+        return transform(fun, *args, **kwargs)
+    return wrapper

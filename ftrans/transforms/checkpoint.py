@@ -19,6 +19,8 @@ from .custom import _OutTree, _abstract_eval_by_running, _materialize, _batched_
 from .jvp import jvp
 from .vjp import vjp_unchecked
 from .vmap import vmap
+from ._util import decorator_factory
+from . import _remat
 
 __all__ = ["checkpoint", "remat"]
 
@@ -26,7 +28,7 @@ checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
 
 @checkpoint_p.def_impl
-def _ckpt_impl(*args, fun):
+def _ckpt_impl(*args, fun, policy=None):
     with set_current_trace(EVAL):
         return fun(*args)
 
@@ -35,13 +37,18 @@ checkpoint_p.def_abstract_eval(_abstract_eval_by_running("fun"))
 
 
 @checkpoint_p.def_jvp
-def _ckpt_jvp(primals, tangents, *, fun):
+def _ckpt_jvp(primals, tangents, *, fun, policy=None):
     outs, t_outs = jvp(fun, tuple(primals), tuple(_materialize(tangents, primals)))
     return tuple(outs), tuple(t if is_inexact(_dtype(o)) else zero for o, t in zip(outs, t_outs))
 
 
-def _ckpt_fwd(*primals, fun):
-    """Run ``fun`` on the enclosing trace and save only its inputs."""
+def _ckpt_fwd(*primals, fun, policy=None):
+    """Run ``fun`` on the enclosing trace and save only its inputs (with a policy, also
+    the values it lets save: :mod:`._remat`)."""
+    if policy is not None and policy is not _remat.nothing_saveable:
+        res = _remat.policy_fwd(fun, policy, primals)
+        if res is not None:
+            return res
     return tuple(fun(*primals)), primals
 
 
@@ -49,26 +56,43 @@ checkpoint_p.vjp_fwd = _ckpt_fwd
 
 
 @checkpoint_p.def_vjp
-def _ckpt_vjp(ct, ans, primals, needs, *, fun):
-    _, pull = vjp_unchecked(fun, *primals)  # recompute the residuals now
-    cts = pull(tuple(ct))
+def _ckpt_vjp(ct, ans, residuals, needs, *, fun, policy=None):
+    primals = residuals[:len(needs)]
+    if len(residuals) > len(needs):  # a policy saved some values: recompute the rest
+        cts = _remat.policy_vjp(fun, policy, ct, residuals, len(needs))
+    else:
+        _, pull = vjp_unchecked(fun, *primals)  # recompute the residuals now
+        cts = pull(tuple(ct))
     return [c if need and is_inexact(p.dtype) else None
             for c, p, need in zip(cts, primals, needs)]
 
 
 @checkpoint_p.def_batch
-def _ckpt_batch(vals, dims, *, fun):
-    outs = checkpoint_p.bind(*_batched_args(vals, dims), fun=vmap(fun))
+def _ckpt_batch(vals, dims, *, fun, policy=None):
+    outs = checkpoint_p.bind(*_batched_args(vals, dims), fun=vmap(fun), policy=policy)
     return outs, [0] * len(outs)
 
 
-def checkpoint(fun):
+@decorator_factory
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """``fun`` with its reverse-mode residuals recomputed instead of stored.
 
     Parameters
     ----------
     fun : callable
         Function of positional pytree arguments returning a pytree of arrays.
+    prevent_cse : bool
+        Accepted for JAX compatibility; ftrans does no common-subexpression elimination
+        across the checkpoint, so it has no effect.
+    policy : callable, optional
+        ``policy(prim, *avals, **params) -> bool``: which intermediate values may be
+        saved rather than recomputed (``ftrans.checkpoint_policies``: ``dots_saveable``,
+        ``save_only_these_names`` with ``ftrans.ad_checkpoint.checkpoint_name`` ...).
+        ``fun`` is then staged on abstract values, so it must be traceable (no Python
+        control flow on traced values); None / ``nothing_saveable``: save only the
+        inputs.
+    static_argnums : int or tuple of int
+        Positional arguments passed as Python values (not traced, not differentiated).
 
     Returns
     -------
@@ -85,22 +109,44 @@ def checkpoint(fun):
     >>> block = ftrans.checkpoint(lambda x: fnp.sin(x) * x)
     >>> ftrans.grad(lambda x: fnp.sum(block(x)))(np.zeros(2))
     array([0., 0.])
+    >>> layer = ftrans.checkpoint(lambda w, x: fnp.tanh(w @ x),
+    ...                           policy=ftrans.checkpoint_policies.dots_saveable)
     """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    static_argnums = tuple(static_argnums)
+
     @functools.wraps(fun)
     def wrapped(*args):
-        rebuild, consts = closure_convert(fun)
-        leaves, in_tree = tree_flatten(args)
-        n = len(leaves)
-        store = _OutTree()
+        if static_argnums:
+            n = len(args)
+            nums = {i % n for i in static_argnums if -n <= i < n}
+            static = {i: args[i] for i in nums}
+            inner = fun
 
-        def flat_fun(*xs):
-            f = rebuild(xs[n:])
-            out_leaves, store.tree = tree_flatten(f(*tree_unflatten(in_tree, xs[:n])))
-            return tuple(out_leaves)
-
-        outs = checkpoint_p.bind(*leaves, *consts, fun=flat_fun)
-        return tree_unflatten(store.tree, outs)
+            def fun_dyn(*dyn):
+                it = iter(dyn)
+                return inner(*[static[i] if i in static else next(it) for i in range(n)])
+            return _checkpointed(fun_dyn, policy, [a for i, a in enumerate(args)
+                                                   if i not in nums])
+        return _checkpointed(fun, policy, args)
     return wrapped
+
+
+def _checkpointed(fun, policy, args):
+    """Bind the checkpoint primitive for ``fun(*args)`` (closure-converted, flat)."""
+    rebuild, consts = closure_convert(fun)
+    leaves, in_tree = tree_flatten(args)
+    n = len(leaves)
+    store = _OutTree()
+
+    def flat_fun(*xs):
+        f = rebuild(xs[n:])
+        out_leaves, store.tree = tree_flatten(f(*tree_unflatten(in_tree, xs[:n])))
+        return tuple(out_leaves)
+
+    outs = checkpoint_p.bind(*leaves, *consts, fun=flat_fun, policy=policy)
+    return tree_unflatten(store.tree, outs)
 
 
 remat = checkpoint

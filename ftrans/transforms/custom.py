@@ -44,6 +44,8 @@ from ..primitives._rules import batch_size, batched_front
 from .jvp import jvp
 from .vjp import vjp_unchecked
 from .vmap import vmap
+from ..core.pytree import tree_map
+from ..primitives import add
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -218,6 +220,23 @@ class custom_jvp:
         self.jvp = jvp
         return jvp
 
+    def defjvps(self, *jvps):
+        """Set the rule from one JVP per positional argument (JAX's ``defjvps``).
+
+        ``jvps[i](t_i, ans, *primals)`` is the output tangent contributed by argument
+        ``i``'s tangent ``t_i`` (None: argument ``i`` is not differentiated, it
+        contributes nothing); the output tangent is their sum.
+
+        Raises
+        ------
+        TypeError
+            With ``nondiff_argnums`` (as JAX), or not one rule per argument when called.
+        """
+        if self.nondiff_argnums:
+            raise TypeError("Can't use defjvps with nondiff_argnums; use defjvp instead")
+        self.defjvp(functools.partial(_jvp_from_jvps, self, jvps))
+        return jvps
+
     def __call__(self, *args):
         if self.jvp is None:
             raise TypeError(f"custom_jvp function {self.__name__!r} has no JVP rule; define "
@@ -257,6 +276,19 @@ class custom_jvp:
         outs = custom_jvp_call_p.bind(*leaves, *consts, fun=flat_fun, jvp=flat_jvp,
                                       n_closed=len(consts), name=self.__name__)
         return tree_unflatten(store.tree, outs)
+
+
+def _jvp_from_jvps(f, jvps, primals, tangents):
+    """The JVP rule that ``custom_jvp.defjvps`` sets: the sum of the per-argument rules."""
+    if len(jvps) != len(primals):
+        raise TypeError(f"custom_jvp function {f.__name__!r} takes {len(primals)} "
+                        f"argument(s) but defjvps was given {len(jvps)} rule(s); pass one "
+                        "per argument (None for an argument that is not differentiated)")
+    ans = f(*primals)
+    parts = [rule(t, ans, *primals) for rule, t in zip(jvps, tangents) if rule is not None]
+    if not parts:
+        return ans, tree_map(lambda o: np.zeros(np.shape(o), _dtype(o)), ans)
+    return ans, functools.reduce(lambda a, b: tree_map(add, a, b), parts)
 
 
 # custom_vjp ------------------------------------------------------------------------

@@ -101,6 +101,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ._jit_args import _normalize_static, _split, _stage_call
 from ._jit_primitive import jit_p
 from ._jit_run import _fast_key, _fast_runner, _run
+from ._stages import decorator_factory, stages_of
 
 __all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled"]
 
@@ -219,6 +220,7 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
     return make
 
 
+@decorator_factory
 def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     """Stage ``fun`` to an IR once per argument signature, compile it, and cache it.
 
@@ -272,6 +274,14 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     >>> float(f(np.zeros(3))), f._trace_count()
     (0.0, 1)
     >>> g = ftrans.jit(ftrans.grad(f))   # compiled forward and backward
+    >>> @ftrans.jit(static_argnames="n")  # only options: a decorator (as JAX's jit)
+    ... def power(x, n):
+    ...     return x ** n
+    >>> print(power.lower(np.ones(2), n=3).as_text())  # the staged program (JAX's AOT API)
+    ir(a:f64[2]) {
+      b:f64[2] = integer_pow[n=3] a
+      return b
+    }
     """
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
@@ -332,6 +342,7 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     jitted._trace_count = lambda: counter[0]
     jitted._clear_cache = lambda: (cache.clear(), fast.clear())
     jitted._cached_irs = lambda: [s.ir for s in cache.values()]
+    jitted.trace, jitted.lower = stages_of(fun, who, nums, names)  # JAX's AOT stages
     return jitted
 
 

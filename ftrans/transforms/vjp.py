@@ -25,6 +25,7 @@ from ..core import Trace, PrimalTracer, zero, set_current_trace, is_inexact, flo
 from ..core.trace import _ctx
 from ..core import debug
 from ..core.abstract import dtype_of
+from ._util import decorator_factory
 from ._util import (check_input, as_output, check_output_leaf, split_aux, normalize_argnums,
                     tree_flatten, tree_unflatten, zeros_like_leaf)
 from ..kernels import backend_for
@@ -391,6 +392,7 @@ def _seed(seeds, p, c):
         seeds[p] = c
 
 
+@decorator_factory
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Function returning ``(fun(*args), gradient)`` of a scalar-valued ``fun``.
 
@@ -509,6 +511,7 @@ def _check_grad_output(value, holomorphic):
         raise TypeError(f"grad requires a floating-point output, got dtype {value.dtype}")
 
 
+@decorator_factory
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Gradient of a scalar-valued function; see :func:`value_and_grad` for the arguments.
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..core import Trace, Tracer, set_current_trace
 from ..core.trace import _ctx, _escaped
 from ..core.pytree import tree_flatten, tree_unflatten, PyTreeDef, _node_of
-from ._util import as_output, check_output_leaf
+from ._util import as_output, check_output_leaf, decorator_factory
 from ..primitives import broadcast_to, concatenate, expand_dims, gather, transpose
 
 __all__ = ["vmap", "BatchTrace", "BatchTracer"]
@@ -144,6 +144,7 @@ def _leaf_desc(i, path_hint):
     return f"argument {i}" + (f" (leaf {path_hint})" if path_hint is not None else "")
 
 
+@decorator_factory
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
     """Vectorize ``fun`` over a mapped axis of its arguments.
 

@@ -333,6 +333,8 @@ case("imag", P.imag, np.imag, Arg(S), complex=True, kind="unary")
 # stop_gradient: the identity whose derivative is 0 *by definition* (not the FD one).
 case("stop_gradient", P.stop_gradient, lambda x: x, Arg(S), complex=True, fd=False,
      kind="unary")
+# checkpoint_name: the identity (a tag for checkpoint policies)
+case("name", lambda x: P.checkpoint_name(x, "h"), lambda x: x, Arg(S), complex=True)
 
 # ---------------------------------------------------------------------------------
 # structural (linear) primitives

@@ -1,0 +1,320 @@
+"""Index construction: ``r_``/``c_``, ``ix_``, ``indices``, the ``tril``/``triu``/``diag``
+index families, ``mask_indices``, ``unravel_index``/``ravel_multi_index``, ``tri``,
+``fromfunction`` and ``fromiter``.
+
+Index arrays are integers (non-differentiable).  ``r_``/``c_`` concatenate their array
+pieces with :func:`ftrans.numpy.concatenate`, so traced pieces stay differentiable;
+``fromfunction``/``fromiter`` build from whatever the function or iterator gives (traced
+values included).  ``unravel_index``/``ravel_multi_index`` accept traced index arrays
+(they are integer arithmetic); the ``*_from`` functions read only the shape.
+"""
+from __future__ import annotations
+
+import builtins
+import itertools
+import operator
+
+import numpy as np
+
+from ..core import Tracer
+from .. import primitives as P
+from ..core.dtypes import kind_of as _kind_of
+from . import _funcs as F
+from ._search import _values, nonzero as _nonzero
+
+__all__ = ["r_", "c_", "ix_", "indices", "tril_indices", "tril_indices_from",
+           "triu_indices", "triu_indices_from", "diag_indices", "diag_indices_from",
+           "mask_indices", "unravel_index", "ravel_multi_index", "tri", "fromfunction",
+           "fromiter"]
+
+_nd = F._ndarray
+_INT = np.dtype(np.int64)
+
+
+# ---------------------------------------------------------------------------------
+# r_ and c_
+# ---------------------------------------------------------------------------------
+def _ndmin(x, ndmin):
+    """``numpy.array(x, copy=None, ndmin=ndmin)``: leading unit axes up to ``ndmin``."""
+    x = _nd(x)
+    return F.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape)) if x.ndim < ndmin else x
+
+
+class AxisConcatenator:
+    """``r_``/``c_``: translate slice objects to concatenation along an axis.
+
+    NumPy's ``numpy.lib.index_tricks.AxisConcatenator`` (NumPy 2 source, same rules):
+    ``start:stop:step`` is ``arange`` (a complex step ``Nj``: ``linspace`` with ``N``
+    points), scalars and arrays are concatenated along ``axis`` after promotion to
+    ``ndmin`` dimensions (1-d pieces placed by ``trans1d``), and a leading string
+    ``'axis'``, ``'axis,ndmin'`` or ``'axis,ndmin,trans1d'`` overrides them.  NumPy's
+    matrix directives ``'r'``/``'c'`` (``numpy.matrix`` results) are not supported.
+    Array pieces may be traced: the result is differentiable in them.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> fnp.r_[np.array([1., 2.]), 0:2, 5.]
+    array([1., 2., 0., 1., 5.])
+    >>> fnp.c_[np.array([1., 2.]), np.array([3., 4.])]
+    array([[1., 3.],
+           [2., 4.]])
+    >>> ftrans.grad(lambda x: fnp.sum(fnp.r_["0,2", x, x] ** 2))(np.array([1., 2.]))
+    array([4., 8.])
+    """
+
+    def __init__(self, axis=0, ndmin=1, trans1d=-1):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            raise ValueError("ftrans.numpy r_/c_: NumPy's matrix string syntax is not "
+                             "supported; pass arrays")
+        if not isinstance(key, tuple):
+            key = (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        objs, types = [], []
+        for k, item in enumerate(key):
+            scalar = False
+            if isinstance(item, slice):
+                start = 0 if item.start is None else item.start
+                step = 1 if item.step is None else item.step
+                if isinstance(step, (complex, np.complexfloating)):
+                    new = np.linspace(start, item.stop, num=int(abs(step)))
+                else:
+                    new = np.arange(start, item.stop, step)
+                if ndmin > 1:
+                    new = np.array(new, copy=None, ndmin=ndmin)
+                    if trans1d != -1:
+                        new = new.swapaxes(-1, trans1d)
+            elif isinstance(item, str):
+                if k != 0:
+                    raise ValueError("special directives must be the first entry.")
+                if item in ("r", "c"):
+                    raise ValueError("ftrans.numpy r_/c_: the matrix directives 'r'/'c' "
+                                     "(numpy.matrix results) are not supported")
+                try:
+                    vec = [int(v) for v in item.split(",")]
+                except ValueError as e:
+                    raise ValueError(f"unknown special directive {item!r}") from e
+                if len(vec) > 3:
+                    raise ValueError(f"unknown special directive {item!r}")
+                axis = vec[0]
+                if len(vec) > 1:
+                    ndmin = vec[1]
+                if len(vec) > 2:
+                    trans1d = vec[2]
+                continue
+            elif isinstance(item, (bool, int, float, complex, np.generic)):
+                scalar = True
+                new = item
+            else:
+                item_ndim = np.ndim(item) if not isinstance(item, Tracer) else item.ndim
+                new = _ndmin(item, ndmin)
+                if trans1d != -1 and item_ndim < ndmin:
+                    k2 = ndmin - item_ndim
+                    k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+                    d = list(range(ndmin))
+                    new = F.transpose(new, d[:k1] + d[k2:] + d[k1:k2])
+            objs.append(new)
+            types.append(item if scalar else np.dtype(new.dtype))
+        if not objs:
+            raise ValueError("need at least one array to concatenate")
+        dt = np.result_type(*types)
+        objs = [_ndmin(o, ndmin) for o in objs]
+        objs = [o if np.dtype(o.dtype) == dt else P.convert_element_type(o, dt)
+                for o in objs]
+        return F.concatenate(objs, axis=axis)
+
+    def __len__(self):
+        return 0
+
+
+r_ = AxisConcatenator(0)
+r_.__doc__ = """``numpy.r_``: concatenation along the first axis by index syntax
+(``fnp.r_[x, 0:3, [7., 8.]]``); see :class:`AxisConcatenator`."""
+c_ = AxisConcatenator(-1, ndmin=2, trans1d=0)
+c_.__doc__ = """``numpy.c_``: 1-d pieces become columns, concatenated along the last axis
+(``fnp.c_[x, y]`` is ``column_stack``); see :class:`AxisConcatenator`."""
+
+
+# ---------------------------------------------------------------------------------
+# index arrays
+# ---------------------------------------------------------------------------------
+def ix_(*args):
+    """``numpy.ix_``: open mesh index arrays from 1-d sequences (``k``-th of shape
+    ``(1, .., n_k, .., 1)``); boolean sequences become their nonzero indices (concrete
+    ones only).  Traced integer sequences stay traced."""
+    out = []
+    n = len(args)
+    for k, a in enumerate(args):
+        a = _nd(a) if isinstance(a, Tracer) or hasattr(a, "dtype") else \
+            np.asarray(a, dtype=None if len(a) else np.intp)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if _kind_of(a) == "b":
+            a = _nonzero(a)[0]
+        elif _kind_of(a) not in "iu" and not isinstance(a, Tracer):
+            raise TypeError(f"ix_: index arrays must be integer or boolean, got {a.dtype}")
+        shape = (1,) * k + (a.shape[0],) + (1,) * (n - k - 1)
+        out.append(F.reshape(a, shape))
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """``numpy.indices``: the grid of index values (integer constants)."""
+    return np.indices(dimensions, dtype=dtype, sparse=sparse)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    """``numpy.tri``: ones at and below the ``k``-th diagonal (a constant)."""
+    del like
+    return np.tri(N, M, k, dtype)
+
+
+def tril_indices(n, k=0, m=None):
+    """``numpy.tril_indices``: row and column indices of the lower triangle."""
+    return np.tril_indices(n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+    """``numpy.triu_indices``: row and column indices of the upper triangle."""
+    return np.triu_indices(n, k, m)
+
+
+def _shape2(arr, name):
+    shape = tuple(_nd(arr).shape)
+    if len(shape) != 2:
+        raise ValueError(f"{name}: input array must be 2-d, got shape {shape}")
+    return shape
+
+
+def tril_indices_from(arr, k=0):
+    """``numpy.tril_indices_from``: :func:`tril_indices` for the 2-d ``arr``'s shape
+    (traced ``arr`` allowed: only its shape is read)."""
+    r, c = _shape2(arr, "tril_indices_from")
+    return np.tril_indices(r, k, c)
+
+
+def triu_indices_from(arr, k=0):
+    """``numpy.triu_indices_from``: :func:`triu_indices` for the 2-d ``arr``'s shape."""
+    r, c = _shape2(arr, "triu_indices_from")
+    return np.triu_indices(r, k, c)
+
+
+def diag_indices(n, ndim=2):
+    """``numpy.diag_indices``: ``ndim`` copies of ``arange(n)``."""
+    return np.diag_indices(n, ndim)
+
+
+def diag_indices_from(arr):
+    """``numpy.diag_indices_from``: the main-diagonal indices of ``arr`` (at least 2-d,
+    all sides equal; only its shape is read)."""
+    shape = tuple(_nd(arr).shape)
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if builtins.any(d != shape[0] for d in shape):
+        raise ValueError("All dimensions of input must be of equal length")
+    return np.diag_indices(shape[0], len(shape))
+
+
+def mask_indices(n, mask_func, k=0):
+    """``numpy.mask_indices``: the indices where ``mask_func(ones((n, n)), k)`` (e.g.
+    ``fnp.triu``) is nonzero."""
+    m = mask_func(np.ones((n, n), int), k)
+    vals = _values(m)
+    if vals is None:
+        raise TypeError("mask_indices: mask_func must return a concrete array")
+    return np.nonzero(vals[0] != 0)
+
+
+def unravel_index(indices, shape, order="C"):
+    """``numpy.unravel_index``: a tuple of coordinate arrays for flat ``indices`` into
+    ``shape`` (``order`` ``'C'`` or ``'F'``).  Traced indices allowed (no bounds check
+    then; concrete ones are checked as NumPy does).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> ftrans.jit(lambda i: fnp.unravel_index(i, (3, 4)))(np.array([5, 11]))
+    (array([1, 2]), array([1, 3]))
+"""
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
+        tuple(operator.index(d) for d in shape)
+    i = _nd(indices)
+    vals = _values(i)
+    if vals is not None:
+        return np.unravel_index(vals[0], shape, order)
+    if _kind_of(i) not in "iu":
+        raise TypeError(f"only int indices permitted, got {i.dtype}")
+    i = P.convert_element_type(i, _INT) if i.dtype != _INT else i
+    dims = list(enumerate(shape))
+    out = [None] * len(shape)
+    for d, n in (reversed(dims) if order == "C" else dims):
+        out[d] = P.remainder(i, builtins.max(n, 1))
+        i = P.floor_divide(i, builtins.max(n, 1))
+    return tuple(out)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """``numpy.ravel_multi_index``: flat indices of coordinate arrays into ``dims``.
+    ``mode``: ``'raise'``, ``'wrap'``, ``'clip'`` (one, or one per dimension).  Traced
+    coordinates need ``'wrap'`` or ``'clip'`` (bounds cannot be checked on them)."""
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    dims = tuple(operator.index(d) for d in dims)
+    idx = [_nd(m) for m in multi_index]
+    if len(idx) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    vals = _values(*idx)
+    if vals is not None:
+        return np.ravel_multi_index(tuple(vals), dims, mode, order)
+    modes = [mode] * len(dims) if isinstance(mode, str) else list(mode)
+    if "raise" in modes:
+        raise TypeError("ravel_multi_index: traced coordinates cannot be bounds-checked; "
+                        "pass mode='wrap' or mode='clip'")
+    strides = np.cumprod((1,) + dims[::-1][:-1])[::-1] if order == "C" else \
+        np.cumprod((1,) + dims[:-1])
+    out = None
+    for m, n, s, md in zip(idx, dims, strides, modes):
+        m = P.convert_element_type(m, _INT) if m.dtype != _INT else m
+        m = P.remainder(m, n) if md == "wrap" else P.minimum(P.maximum(m, 0), n - 1)
+        t = P.mul(m, np.int64(s))
+        out = t if out is None else P.add(out, t)
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# fromfunction, fromiter
+# ---------------------------------------------------------------------------------
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``numpy.fromfunction``: ``function(*indices(shape, dtype), **kwargs)`` -- the
+    function is called once with the coordinate arrays (it may close over traced
+    values, and the result is then differentiable in them)."""
+    del like
+    return function(*np.indices(shape, dtype=dtype), **kwargs)
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):
+    """``numpy.fromiter``: a 1-d array of the (first ``count``) items of ``iter``; traced
+    items are stacked (differentiable in them).
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``count`` items.
+    """
+    del like
+    count = operator.index(count)
+    items = list(itertools.islice(iter, count) if count >= 0 else iter)
+    if count >= 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only "
+                         f"{len(items)} items.")
+    if not builtins.any(isinstance(x, Tracer) for x in items):
+        return np.fromiter(items, dtype, len(items))
+    dt = np.dtype(dtype)
+    items = [_nd(x) for x in items]
+    return F.stack([P.convert_element_type(x, dt) if np.dtype(x.dtype) != dt else x
+                    for x in items], 0)
