@@ -23,6 +23,7 @@ from . import _funcs as F
 from ._reductions import cumsum, argsort, diff
 from ._indexing import take
 from ._shape import flip
+from ._search import searchsorted
 
 __all__ = ["convolve", "correlate", "interp", "unwrap", "bartlett", "blackman", "hamming",
            "hanning", "kaiser"]
@@ -132,8 +133,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     -------
     array of ``x``'s shape.  Derivatives: in ``x`` the slope of the segment (right-sided
     at sample points, 0 outside ``[xp[0], xp[-1]]``), in ``fp`` and ``xp`` those of the
-    linear blend.  Cost ``O(len(x) * len(xp))`` comparisons (a traceable bracket
-    search).
+    linear blend.  The bracket search is :func:`searchsorted` (NumPy's binary search
+    on concrete values; ``O(len(x) * len(xp))`` comparisons inside ``jit``/``vmap``).
 
     Raises
     ------
@@ -174,8 +175,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         y = F.broadcast_to(fp[0], x.shape) if x.ndim else fp[0]
     else:
         # index of the bracketing segment: #(xp <= x) - 1, clipped to [0, n - 2]
-        cnt = F.sum(P.le(xp, P.expand_dims(x, (x.ndim,))), axis=-1)
-        i = F.clip(F.subtract(cnt, 1), 0, n - 2)
+        i = F.clip(F.subtract(searchsorted(xp, x, side="right"), 1), 0, n - 2)
         x0, x1, f0, f1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
         slope = F.divide(F.subtract(f1, f0), F.subtract(x1, x0))
         y = F.add(f0, F.multiply(slope, F.subtract(x, x0)))
