@@ -139,6 +139,8 @@ _STANDARD_NAMES = {  # NumPy name -> array API standard name
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "absolute": "abs",
     "conjugate": "conj", "cumsum": "cumulative_sum", "cumprod": "cumulative_prod",
     "transpose": "permute_dims", "bitwise_not": "bitwise_invert",
+    "invert": "bitwise_invert", "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
 }
 
 

@@ -275,6 +275,7 @@ _LINALG_SIGS = {
     "solve": "(m,m),(m,n)->(m,n)", "cholesky": "(m,m)->(m,m)", "inv": "(m,m)->(m,m)",
     "eigh": "(m,m)->(m),(m,m)", "eigvalsh": "(m,m)->(m)", "det": "(m,m)->()",
     "slogdet": "(m,m)->(),()", "pinv": "(m,n)->(n,m)", "svd": _svd_sig, "qr": _qr_sig,
+    "eig": "(m,m)->(m),(m,m)",
 }
 
 
@@ -328,6 +329,8 @@ class _DaskLinalg:
             outs = fn(*samples, **kwargs)
             multi = isinstance(outs, tuple)
             dts = [np.asarray(o).dtype for o in (outs if multi else (outs,))]
+            if name == "eig":  # complex unless every eigenvalue is real: always complex
+                dts = [np.result_type(d, np.complex64) for d in dts]
             sizes = {}
             if "k" in s:
                 m, n = args[0].shape[-2:]

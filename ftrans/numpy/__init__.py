@@ -58,6 +58,18 @@ from ._construct import (copy, asanyarray, asarray_chkfinite,  # noqa: F401
                          isclose, allclose, array_equal, array_equiv, iscomplex, isreal,
                          iscomplexobj, isrealobj, real_if_close)
 # --- end h-np1 ---
+# -- issue 19 (h-np2): signal, polynomials, statistics, calculus, integer functions --
+from ._signal import (convolve, correlate, interp, unwrap, bartlett, blackman,  # noqa: F401
+                      hamming, hanning, kaiser)
+from ._poly import (poly, polyadd, polysub, polymul, polydiv, polyder, polyint,  # noqa: F401
+                    polyval, polyfit, roots, vander)
+from ._stats import cov, corrcoef  # noqa: F401
+from ._calc import (gradient, trapezoid, logspace, geomspace, matvec, vecmat,  # noqa: F401
+                    apply_along_axis, apply_over_axes)
+from .linalg import vecdot  # noqa: F401  (numpy.vecdot: numpy.linalg.vecdot's gufunc)
+from ._bitwise import (bitwise_and, bitwise_or, bitwise_xor, bitwise_not,  # noqa: F401
+                       bitwise_invert, invert, bitwise_count, bitwise_left_shift,
+                       bitwise_right_shift, left_shift, right_shift, gcd, lcm)
 
 # the star import above also brought _funcs' own imports (np, P, Tracer, builtins ...):
 # they are not NumPy API, and fnp.np.<name> would be a silent non-differentiable path

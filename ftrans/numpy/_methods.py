@@ -109,4 +109,31 @@ METHODS.update({
     "choose": _method(_Sl.choose), "copy": _method(_Co.copy),
 })
 
+# integer operands: NumPy's bitwise operators and ufuncs (ftrans/numpy/_bitwise.py)
+from . import _bitwise as _B  # noqa: E402
+
+
+def _int_or_logical(bitwise, logical):
+    def op(a, b):
+        kinds = {_kind_of(v) for v in (a, b) if hasattr(v, "dtype")}
+        return logical(a, b) if kinds <= {"b"} and not any(
+            type(v) is int for v in (a, b)) else bitwise(a, b)
+    return op
+
+
+METHODS.update({
+    "__and__": _int_or_logical(_B.bitwise_and, F.logical_and),
+    "__or__": _int_or_logical(_B.bitwise_or, F.logical_or),
+    "__xor__": _int_or_logical(_B.bitwise_xor, F.logical_xor),
+    "__rand__": _swap(_int_or_logical(_B.bitwise_and, F.logical_and)),
+    "__ror__": _swap(_int_or_logical(_B.bitwise_or, F.logical_or)),
+    "__rxor__": _swap(_int_or_logical(_B.bitwise_xor, F.logical_xor)),
+    "__invert__": lambda self: _invert(self) if _kind_of(self) not in "iu" else _B.invert(self),
+    "__lshift__": _B.left_shift, "__rlshift__": _swap(_B.left_shift),
+    "__rshift__": _B.right_shift, "__rrshift__": _swap(_B.right_shift),
+})
+UFUNCS.update({getattr(np, n): getattr(_B, n) for n in (
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift", "gcd",
+    "lcm", "bitwise_count")})
+
 register_tracer_methods(METHODS, UFUNCS)

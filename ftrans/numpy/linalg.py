@@ -66,7 +66,7 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "sv
            "matrix_rank", "multi_dot", "trace", "cond", "tensorinv", "tensorsolve",
            "matmul", "tensordot", "vecdot", "outer", "cross", "diagonal",
            "matrix_transpose", "LinAlgError", "SlogdetResult", "EighResult", "SVDResult",
-           "QRResult"]
+           "QRResult", "eig", "eigvals", "EigResult"]
 
 
 class SlogdetResult(NamedTuple):
@@ -75,6 +75,11 @@ class SlogdetResult(NamedTuple):
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EigResult(NamedTuple):
     eigenvalues: Any
     eigenvectors: Any
 
@@ -308,6 +313,26 @@ def eigvalsh(a, UPLO="L"):
     """``numpy.linalg.eigvalsh``: ascending eigenvalues (gradient ``V diag(ḡ) V^H``,
     valid also for repeated eigenvalues)."""
     return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """``numpy.linalg.eig`` -> ``EigResult(eigenvalues, eigenvectors)``, always complex
+    (JAX's convention; NumPy returns a real dtype when all imaginary parts are 0).  Unit
+    eigenvectors; derivative rules, phase convention and the repeated-eigenvalue policy
+    in :mod:`ftrans.primitives._linalg_eig` (JAX's ``eig_jvp_rule``, Giles 2008, 3.1).
+
+    >>> import numpy as np
+    >>> eig(np.diag([1.0, 2.0])).eigenvalues
+    array([1.+0.j, 2.+0.j])
+    """
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return EigResult(*_L.eig(a))
+
+
+def eigvals(a):
+    """``numpy.linalg.eigvals``: the eigenvalues of :func:`eig` (complex)."""
+    return eig(a).eigenvalues
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):

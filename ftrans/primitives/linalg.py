@@ -75,7 +75,8 @@ Conventions and limits
 * ``qr``: differentiable for ``m >= n`` (reduced) and ``m < n``, full rank.
 
 The primitives live one family per file: ``_linalg_solve.py`` (solve, triangular_solve,
-cholesky), ``_linalg_decomp.py`` (eigh, svd, qr), this file (det, slogdet, pinv), and the
+cholesky), ``_linalg_decomp.py`` (eigh, svd, qr), ``_linalg_eig.py`` (eig: general
+eigendecomposition, complex results), this file (det, slogdet, pinv), and the
 helpers they share in ``_linalg_common.py``.
 """
 from __future__ import annotations
@@ -96,9 +97,10 @@ from ._linalg_common import (
 )
 from ._linalg_decomp import eigh, qr, svd
 from ._linalg_solve import cholesky, solve, triangular_solve
+from ._linalg_eig import eig
 
-__all__ = ["solve", "triangular_solve", "cholesky", "eigh", "svd", "qr", "det", "slogdet",
-           "pinv"]
+__all__ = ["solve", "triangular_solve", "cholesky", "eigh", "eig", "svd", "qr", "det",
+           "slogdet", "pinv"]
 
 
 # ---------------------------------------------------------------------------------

@@ -96,7 +96,9 @@ NOT_PORTABLE = {"array_api_strict": _NOT_PORTABLE, "torch": _NOT_PORTABLE}
 # primitive -> error type, per library: what happens outside the library's namespace
 # (the message names the primitive and the array type).  Dask: every primitive has a
 # lazy implementation (convolution and window pooling as one task on the whole operands).  array_api_strict: the standard has no special functions.
-_DASK_OUTSIDE = {}
+_DASK_OUTSIDE = {  # (dask.array has no gcd, lcm, bitwise_count)
+    "integer_elementwise[gcd]": NotImplementedError, "integer_elementwise[lcm]": NotImplementedError,
+    "integer_elementwise[bitwise_count]": NotImplementedError}
 # (PyTorch through array_api_compat: the same as array_api_strict)
 _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
@@ -107,8 +109,13 @@ _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     # kernels written with NumPy stride tricks and in-place writes (on Dask: one task)
     "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
     "reduce_window_argmax",
+    # the standard has no general eig, gcd, lcm or bitwise_count
+    "eig", "integer_elementwise[gcd]", "integer_elementwise[lcm]",
+    "integer_elementwise[bitwise_count]",
     # the operation table's rows whose function the standard does not have
     *(op.name for op in optable.ROWS if op.array_api is None))}
+_TORCH_OUTSIDE = {k: v for k, v in _TORCH_OUTSIDE.items()  # (torch has gcd and lcm)
+                  if k not in ("integer_elementwise[gcd]", "integer_elementwise[lcm]")}
 OUTSIDE = {"dask": _DASK_OUTSIDE, "array_api_strict": _STRICT_OUTSIDE,
            "torch": _TORCH_OUTSIDE, "cupy": {}}
 

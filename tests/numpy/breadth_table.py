@@ -1022,3 +1022,8 @@ add_rows(*_optable_rows())
 # rows in breadth_rows_np1.py (imported here, after Row and add_rows exist)
 from breadth_rows_np1 import ROWS_NP1  # noqa: E402
 add_rows(*ROWS_NP1)
+
+
+# --- issue 19 (h-np2): signal, polynomials, statistics, calculus, eig (a sibling table;
+# appended last so the rows above keep their indices, hence their random inputs) ---
+import breadth_table_np2  # noqa: E402,F401  (adds its rows with add_rows)

@@ -22,6 +22,7 @@ import numpy as np
 
 import ftrans  # noqa: F401  (registers every primitive)
 import ftrans.primitives as P
+import ftrans.primitives.bitwise  # noqa: F401  (P.bitwise: the integer functions)
 
 F64, F32, C128, C64 = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.complex128),
                        np.dtype(np.complex64))
@@ -990,6 +991,45 @@ case("threefry2x32", lambda *a: P.concatenate(P.threefry2x32(*a), 0), _threefry_
          Variant("empty", (Arg((), _u32, "int"), Arg((), _u32, "int"),
                            Arg((0,), _u32, "int"), Arg((0,), _u32, "int"))),
      ))
+
+# -- issue 19 (h-np2): the general eigendecomposition and the integer functions ------------
+def _la_eig(rng, shape, dtype):
+    """``Q D Q^{-1}`` with ``Q = 2I + 0.3 noise`` and ``D`` holding the complex pair
+    ``1.5 +- 0.8i`` (a real 2x2 rotation block) and real eigenvalues spread over [2.5, 4]:
+    distinct, well separated eigenvalues."""
+    n = shape[-1]
+    q = np.asarray(U(-1, 1)(rng, shape, dtype) * 0.3 + 2 * np.eye(n), dtype)
+    d = np.zeros(shape, np.result_type(dtype, np.float64))
+    d[..., range(n), range(n)] = np.linspace(2.5, 4.0, n)
+    d[..., 0, 0] = d[..., 1, 1] = 1.5
+    d[..., 0, 1], d[..., 1, 0] = 0.8, -0.8
+    return np.asarray(q @ d @ np.linalg.inv(q), dtype)
+
+
+def _eig_fn(a):
+    """Gauge-invariant: eigenvalues (re, im) and the squared moduli of the unit
+    eigenvectors' entries, concatenated (real)."""
+    w, v = PL.eig(a)
+    nd = len(a.shape)
+    av = P.real(P.mul(P.conj(v), v))
+    return _flat_cat([P.real(w), P.imag(w), av], nd - 2)
+
+
+def _eig_ref(a):
+    w, v = np.linalg.eig(a)
+    return _np_flat_cat([w.real, w.imag, np.abs(v) ** 2], a.ndim - 2)
+
+
+case("eig", _eig_fn, _eig_ref, LA((4, 4), _la_eig), complex=True)
+case("eig", _eig_fn, _eig_ref, LA((2, 4, 4), _la_eig), complex=True, variant="batched")
+case("eig", lambda a: P.real(PL.eig(a)[0]), lambda a: np.linalg.eig(a)[0].real,
+     LA((4, 4), _la_eig), complex=True, variant="eigenvalues")
+for _fn_name, _nargs in P.bitwise.INTEGER_FUNCTIONS.items():
+    case("integer_elementwise",
+         (lambda n: lambda *a: P.bitwise.integer_elementwise(n, *a))(_fn_name),
+         getattr(np, _fn_name), *([Arg(S, Ints(-20, 21) if "shift" not in _fn_name
+                                       else Ints(0, 5), "int")] * _nargs),
+         differentiable=False, dtypes=(F64,), keeps_precision=False, variant=_fn_name)
 
 # ---------------------------------------------------------------------------------
 NONDIFFERENTIABLE = {c.name for c in CASES if not c.differentiable}

@@ -89,7 +89,7 @@ def test_differentiable_flag_matches_table(name):
     expected_nondiff = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                         "logical_xor", "logical_not", "isfinite", "isnan", "isinf",
                         "argmax", "argmin", "argsort", "reduce_window_argmax",
-                        "threefry2x32"}
+                        "threefry2x32", "integer_elementwise"}
     # and the operation table's predicates (boolean results: signbit, isposinf ...)
     expected_nondiff |= {op.name for op in optable.ROWS if op.dtype == "bool"}
     if name in expected_nondiff:

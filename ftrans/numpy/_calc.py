@@ -1,0 +1,322 @@
+"""Finite differences, quadrature, sequences, products and axis-wise application:
+``gradient``, ``trapezoid``, ``logspace``, ``geomspace``, ``matvec``, ``vecmat``,
+``apply_along_axis`` and ``apply_over_axes`` (NumPy 2 semantics), as compositions of
+ftrans primitives (differentiable in every inexact argument, spacings and sample points
+included).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import Tracer, result_type
+from ..core.dtypes import kind_of as _kind_of
+from .. import primitives as P
+from ._args import _ndarray, _axis, _axes
+from . import _funcs as F
+from ._reductions import diff
+from .linalg import _concrete
+
+__all__ = ["gradient", "trapezoid", "logspace", "geomspace", "matvec", "vecmat",
+           "apply_along_axis", "apply_over_axes"]
+
+
+def _sl(nd, ax, s):
+    return (slice(None),) * ax + (s,)
+
+
+def _bshape(v, nd, ax):
+    """A 1-d array along axis ``ax`` of an ``nd``-d array (size-1 elsewhere)."""
+    return F.reshape(v, (1,) * ax + (-1,) + (1,) * (nd - ax - 1))
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """``numpy.gradient``: second-order central differences inside, first- or
+    second-order (``edge_order``) one-sided differences at the boundaries, for uniform
+    spacings (scalars) or sample coordinates (1-d arrays), NumPy's formulas (Fornberg
+    1988, as cited by NumPy).
+
+    Parameters
+    ----------
+    f : array_like, N-d (integers are computed in float64)
+    *varargs : none (spacing 1), one scalar for all axes, or one scalar or 1-d
+        coordinate array (length ``f.shape[axis]``) per axis
+    axis : None, int or tuple of ints
+    edge_order : {1, 2}
+
+    Returns
+    -------
+    One array (a single axis) or a tuple of arrays, one per axis.
+
+    Raises
+    ------
+    ValueError: an axis shorter than ``edge_order + 1``, a bad ``edge_order``, the wrong
+        number of spacings, coordinates of the wrong length or rank.
+
+    >>> gradient([1.0, 2.0, 4.0, 7.0])
+    array([1. , 1.5, 2.5, 3. ])
+    """
+    f = _ndarray(f)
+    nd = f.ndim
+    axes = _axes(axis, nd) if not isinstance(axis, (tuple, list)) else \
+        tuple(_axis(a, nd) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis!r}")
+    n = len(axes)
+    if len(varargs) == 0:
+        dx = [1.0] * n
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        dx = list(varargs) * n
+    elif len(varargs) == n:
+        dx = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2 or edge_order < 1:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    if _kind_of(f) not in "fc":
+        f = P.convert_element_type(f, np.dtype(np.float64))
+    outs = []
+    for ax, d in zip(axes, dx):
+        m = f.shape[ax]
+        if m < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+        d = d if isinstance(d, (int, float)) else _ndarray(d)  # (Python scalars stay weak)
+        if np.ndim(d) == 0:
+            outs.append(_grad_uniform(f, d, ax, edge_order))
+            continue
+        if d.ndim != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if d.shape[0] != m:
+            raise ValueError("when 1d, distances must match the length of the "
+                             "corresponding dimension")
+        if _kind_of(d) not in "fc":
+            d = P.convert_element_type(d, np.dtype(np.float64))
+        outs.append(_grad_coords(f, diff(d), ax, edge_order))
+    # NumPy's result has f's (inexact) dtype whatever the spacings' dtypes
+    outs = [o if o.dtype == f.dtype else P.convert_element_type(o, f.dtype) for o in outs]
+    return outs[0] if n == 1 else tuple(outs)
+
+
+def _grad_uniform(f, h, ax, edge_order):
+    nd = f.ndim
+    g = lambda s: f[_sl(nd, ax, s)]  # noqa: E731
+    mid = F.divide(F.subtract(g(slice(2, None)), g(slice(None, -2))), F.multiply(2.0, h))
+    if edge_order == 1:
+        a = F.divide(F.subtract(g(slice(1, 2)), g(slice(0, 1))), h)
+        b = F.divide(F.subtract(g(slice(-1, None)), g(slice(-2, -1))), h)
+    else:
+        a = F.divide(F.add(F.add(F.multiply(-1.5, g(slice(0, 1))), F.multiply(2.0, g(slice(1, 2)))),
+                           F.multiply(-0.5, g(slice(2, 3)))), h)
+        b = F.divide(F.add(F.add(F.multiply(0.5, g(slice(-3, -2))),
+                                 F.multiply(-2.0, g(slice(-2, -1)))),
+                           F.multiply(1.5, g(slice(-1, None)))), h)
+    return F.concatenate([a, mid, b], axis=ax)
+
+
+def _grad_coords(f, dx, ax, edge_order):
+    nd = f.ndim
+    g = lambda s: f[_sl(nd, ax, s)]  # noqa: E731
+    b_ = lambda v: _bshape(v, nd, ax)  # noqa: E731
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = F.divide(F.negative(dx2), F.multiply(dx1, F.add(dx1, dx2)))
+    b = F.divide(F.subtract(dx2, dx1), F.multiply(dx1, dx2))
+    c = F.divide(dx1, F.multiply(dx2, F.add(dx1, dx2)))
+    mid = F.add(F.add(F.multiply(b_(a), g(slice(None, -2))), F.multiply(b_(b), g(slice(1, -1)))),
+                F.multiply(b_(c), g(slice(2, None))))
+    if edge_order == 1:
+        lo = F.divide(F.subtract(g(slice(1, 2)), g(slice(0, 1))), dx[0])
+        hi = F.divide(F.subtract(g(slice(-1, None)), g(slice(-2, -1))), dx[-1])
+    else:
+        d1, d2 = dx[0], dx[1]
+        a = F.negative(F.divide(F.add(F.multiply(2.0, d1), d2), F.multiply(d1, F.add(d1, d2))))
+        b = F.divide(F.add(d1, d2), F.multiply(d1, d2))
+        c = F.negative(F.divide(d1, F.multiply(d2, F.add(d1, d2))))
+        lo = F.add(F.add(F.multiply(a, g(slice(0, 1))), F.multiply(b, g(slice(1, 2)))),
+                   F.multiply(c, g(slice(2, 3))))
+        d1, d2 = dx[-2], dx[-1]
+        a = F.divide(d2, F.multiply(d1, F.add(d1, d2)))
+        b = F.negative(F.divide(F.add(d2, d1), F.multiply(d1, d2)))
+        c = F.divide(F.add(F.multiply(2.0, d2), d1), F.multiply(d2, F.add(d1, d2)))
+        hi = F.add(F.add(F.multiply(a, g(slice(-3, -2))), F.multiply(b, g(slice(-2, -1)))),
+                   F.multiply(c, g(slice(-1, None))))
+    return F.concatenate([lo, mid, hi], axis=ax)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``numpy.trapezoid``: the trapezoidal rule ``sum(d * (y[1:] + y[:-1]) / 2)`` along
+    ``axis``, with spacings ``diff(x)`` (``x`` 1-d or broadcastable to ``y``) or ``dx``.
+
+    >>> trapezoid([1.0, 2.0, 3.0], x=[0.0, 1.0, 3.0])
+    np.float64(6.5)
+    """
+    y = _ndarray(y)
+    nd = y.ndim
+    ax = _axis(axis, nd)
+    if x is None:
+        d = dx
+    else:
+        x = _ndarray(x)
+        if x.ndim == 1:
+            d = _bshape(diff(x), nd, ax)
+        else:
+            d = diff(x, axis=ax)
+    lo, hi = y[_sl(nd, ax, slice(None, -1))], y[_sl(nd, ax, slice(1, None))]
+    return F.sum(F.divide(F.multiply(d, F.add(hi, lo)), 2.0), axis=ax)
+
+
+def _traced(*xs):
+    return any(isinstance(x, Tracer) for x in xs)
+
+
+def _lin(start, stop, num, endpoint, axis):
+    """``linspace`` of traced endpoints: ``start + k * (stop - start) / div``."""
+    start, stop = _ndarray(start), _ndarray(stop)
+    dt = result_type(start, stop)
+    dt = dt if np.dtype(dt).kind in "fc" else np.dtype(np.float64)
+    div = (num - 1) if endpoint else num
+    t = np.arange(num, dtype=np.float64) / div if div > 0 else np.zeros(num)
+    if endpoint and num > 1:
+        t[-1] = 1.0
+    t = t.astype(np.finfo(dt).dtype)
+    shape = np.broadcast_shapes(tuple(start.shape), tuple(stop.shape))
+    t = t.reshape((num,) + (1,) * len(shape))
+    y = F.add(start, F.multiply(t, F.subtract(stop, start)))
+    return F.moveaxis(y, 0, axis) if axis != 0 else y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``numpy.logspace``: ``base ** linspace(start, stop, num)``; differentiable in
+    ``start``, ``stop`` and ``base``.
+
+    >>> logspace(0.0, 2.0, 3)
+    array([  1.,  10., 100.])
+    """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if not _traced(start, stop, base):
+        return np.logspace(start, stop, num, endpoint, base, dtype, axis)
+    y = _lin(start, stop, num, endpoint, 0)
+    base = base if isinstance(base, (int, float)) else _ndarray(base)
+    if np.ndim(base):
+        base = F.expand_dims(base, 0)
+    out = F.power(base, y)
+    out = F.moveaxis(out, 0, axis) if axis != 0 else out
+    return out if dtype is None else F.astype(out, dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``numpy.geomspace``: a geometric sequence from ``start`` to ``stop`` (the endpoints
+    exact, as NumPy); differentiable in ``start`` and ``stop`` (real, nonzero, the same
+    sign; complex endpoints are computed by NumPy as constants only).
+
+    Raises ValueError for a zero endpoint.
+
+    >>> geomspace(1.0, 1000.0, 4)
+    array([   1.,   10.,  100., 1000.])
+    """
+    num = operator.index(num)
+    if not _traced(start, stop):
+        return np.geomspace(start, stop, num, endpoint, dtype, axis)
+    start, stop = _ndarray(start), _ndarray(stop)
+    if _kind_of(start) == "c" or _kind_of(stop) == "c":
+        raise TypeError("geomspace: traced complex endpoints are not supported; pass "
+                        "real endpoints")
+    for v in (start, stop):
+        vc = _concrete(v)
+        if vc is not None and np.any(vc == 0):
+            raise ValueError("Geometric sequence cannot include zero")
+    # NumPy computes in at least float64 (``result_type(start, stop, zeros((), None))``)
+    start, stop = (P.convert_element_type(v, np.dtype(np.float64))
+                   if v.dtype != np.float64 else v for v in (start, stop))
+    sign = F.sign(start)
+    y = F.exp(_lin(F.log(F.abs(start)), F.log(F.abs(stop)), num, endpoint, 0))
+    y = F.multiply(sign, y)
+    if num > 0:  # exact endpoints
+        y = F.concatenate([F.expand_dims(F.multiply(start, 1.0), 0), y[1:]], axis=0)
+        if endpoint and num > 1:
+            y = F.concatenate([y[:-1], F.expand_dims(F.multiply(stop, 1.0), 0)], axis=0)
+    y = F.moveaxis(y, 0, axis) if axis != 0 else y
+    return y if dtype is None else F.astype(y, dtype)
+
+
+def matvec(x1, x2, /):
+    """``numpy.matvec`` (NumPy 2.2 gufunc ``(m,n),(n)->(m)``): ``x1 @ x2`` per batch, no
+    conjugation, batch axes broadcast.
+
+    Raises ValueError for mismatched core dimensions or a rank below the signature's.
+    """
+    x1, x2 = _ndarray(x1), _ndarray(x2)
+    if x1.ndim < 2 or x2.ndim < 1 or x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"matvec: expected (..., m, n) and (..., n) operands, got shapes "
+                         f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    return F.matmul(x1, F.expand_dims(x2, -1))[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """``numpy.vecmat`` (NumPy 2.2 gufunc ``(n),(n,m)->(m)``): ``conj(x1) @ x2`` per
+    batch (NumPy conjugates the vector), batch axes broadcast.
+
+    Raises ValueError for mismatched core dimensions.
+    """
+    x1, x2 = _ndarray(x1), _ndarray(x2)
+    if x1.ndim < 1 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-2]:
+        raise ValueError(f"vecmat: expected (..., n) and (..., n, m) operands, got shapes "
+                         f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    if _kind_of(x1) == "c":
+        x1 = P.conj(x1)
+    return F.matmul(F.expand_dims(x1, -2), x2)[..., 0, :]
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``numpy.apply_along_axis``: ``func1d`` on every 1-d slice along ``axis`` (a Python
+    loop, as NumPy's; each call may be differentiated, vmapped, jitted).  The results
+    (all of one shape) replace the axis.
+
+    Raises ValueError when an iteration axis has size 0.
+
+    >>> apply_along_axis(lambda r: r[0] + r[-1], 1, np.arange(6.0).reshape(2, 3))
+    array([2., 8.])
+    """
+    arr = _ndarray(arr)
+    ax = _axis(axis, arr.ndim)
+    moved = F.moveaxis(arr, ax, -1)
+    outer = tuple(moved.shape[:-1])
+    if any(s == 0 for s in outer):
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    flat = F.reshape(moved, (-1, moved.shape[-1]))
+    res = [_ndarray(func1d(flat[i], *args, **kwargs)) for i in range(flat.shape[0])]
+    out = F.reshape(F.stack(res), outer + tuple(res[0].shape))
+    k = res[0].ndim
+    # NumPy: the result's axes go where ``axis`` was
+    perm = list(range(ax)) + list(range(len(outer), len(outer) + k)) + \
+        list(range(ax, len(outer)))
+    return F.transpose(out, perm)
+
+
+def apply_over_axes(func, a, axes):
+    """``numpy.apply_over_axes``: ``a = func(a, axis)`` for each axis in turn, keeping the
+    rank (a reduced axis is re-inserted with size 1).
+
+    Raises ValueError when ``func`` changes the rank by more than one.
+
+    >>> apply_over_axes(lambda x, axis: x.sum(axis), np.ones((2, 3)), [0, 1])
+    array([[6.]])
+    """
+    val = _ndarray(a)
+    nd = val.ndim
+    if np.ndim(axes) == 0:
+        axes = (axes,)
+    for axis in axes:
+        axis = axis + nd if axis < 0 else axis
+        res = _ndarray(func(val, axis))
+        if res.ndim == val.ndim:
+            val = res
+        else:
+            res = F.expand_dims(res, axis)
+            if res.ndim != val.ndim:
+                raise ValueError("function is not returning an array of the correct shape")
+            val = res
+    return val

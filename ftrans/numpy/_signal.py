@@ -1,0 +1,286 @@
+"""NumPy's 1-d signal functions: ``convolve``, ``correlate``, ``interp``, ``unwrap`` and
+the window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``, ``kaiser``).
+
+``convolve``/``correlate`` go through the convolution primitive
+(:func:`ftrans.primitives.conv_general_dilated`, a cross-correlation): every transform
+and both operands are differentiable, complex included.  ``interp`` is a gather of the
+bracketing samples and a linear blend: differentiable in ``x`` (the piecewise slope; at a
+sample point the slope of the segment to its right, the last segment at ``xp[-1]``), in
+``fp`` and in ``xp``.  Window functions of an integer length are constants (NumPy's own
+arrays); ``kaiser`` is differentiable in ``beta``.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import Tracer, result_type
+from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype as _np_dtype
+from .. import primitives as P
+from ._args import _ndarray, _axis
+from . import _funcs as F
+from ._reductions import cumsum, argsort, diff
+from ._indexing import take
+from ._shape import flip
+from ._search import searchsorted
+
+__all__ = ["convolve", "correlate", "interp", "unwrap", "bartlett", "blackman", "hamming",
+           "hanning", "kaiser"]
+
+
+def _vec(x, what):
+    x = _ndarray(x)
+    if x.ndim == 0:
+        x = P.reshape(x, (1,))
+    if x.ndim != 1:
+        raise ValueError(f"{what}: object too deep for desired array (expected a 1-d array, "
+                         f"got shape {tuple(x.shape)})")
+    return x
+
+
+def _xcorr_full(a, w):
+    """``out[j] = sum_n a[j + n - (M - 1)] * w[n]`` for ``j`` in ``[0, N + M - 1)`` (no
+    conjugation), through the convolution primitive."""
+    dt = result_type(a, w)
+    a = a if _np_dtype(a.dtype) == dt else P.convert_element_type(a, dt)
+    w = w if _np_dtype(w.dtype) == dt else P.convert_element_type(w, dt)
+    m = w.shape[0]
+    out = P.conv_general_dilated(P.reshape(a, (1, 1, a.shape[0])), P.reshape(w, (1, 1, m)),
+                                 (1,), [(m - 1, m - 1)])
+    return P.reshape(out, (a.shape[0] + m - 1,))
+
+
+def _mode_slice(full, n, m, mode):
+    """NumPy's ``same``/``valid`` part of a full correlation of lengths ``n`` and ``m``."""
+    if mode == "full":
+        return full
+    lo, hi = min(n, m), max(n, m)
+    if mode == "valid":
+        start, length = lo - 1, hi - lo + 1
+    elif mode == "same":
+        start, length = ((m - 1) // 2 if n >= m else (n - 1) - (n - 1) // 2), hi
+    else:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    return full[start:start + length]
+
+
+def _check(a, v, name):
+    a, v = _vec(a, name), _vec(v, name)
+    if a.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    return a, v
+
+
+def correlate(a, v, mode="valid"):
+    """``numpy.correlate``: ``c[k] = sum_n a[n + k] * conj(v[n])`` of 1-d sequences.
+
+    Parameters
+    ----------
+    a, v : array_like, 1-d (any dtype; complex ``v`` is conjugated, NumPy's definition)
+    mode : {"valid", "same", "full"}
+        Output lengths ``max(M, N) - min(M, N) + 1``, ``max(M, N)``, ``M + N - 1``.
+
+    Returns
+    -------
+    1-d array of the promoted dtype.  Differentiable in both operands.
+
+    Raises
+    ------
+    ValueError: an empty operand, an operand of rank > 1, an unknown ``mode``.
+
+    >>> correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    array([3.5])
+    """
+    a, v = _check(a, v, "correlate")
+    if _kind_of(v) == "c":
+        v = P.conj(v)
+    return _mode_slice(_xcorr_full(a, v), a.shape[0], v.shape[0], mode)
+
+
+def convolve(a, v, mode="full"):
+    """``numpy.convolve``: ``(a * v)[n] = sum_m a[m] v[n - m]`` of 1-d sequences.
+
+    Parameters and raises as :func:`correlate` (default ``mode="full"``; no conjugation).
+    The shorter operand is the kernel, as in NumPy.
+
+    >>> convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    array([0. , 1. , 2.5, 4. , 1.5])
+    """
+    a, v = _check(a, v, "convolve")
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a
+    return _mode_slice(_xcorr_full(a, flip(v, 0)), a.shape[0], v.shape[0], mode)
+
+
+# ---------------------------------------------------------------------------------
+# interp
+# ---------------------------------------------------------------------------------
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``numpy.interp``: piecewise-linear interpolation of the samples ``(xp, fp)`` at ``x``.
+
+    Parameters
+    ----------
+    x : array_like (real), any shape
+    xp : 1-d real, increasing (not checked, as in NumPy), or any order with ``period``
+    fp : 1-d real or complex, the same length as ``xp``
+    left, right : values for ``x < xp[0]`` / ``x > xp[-1]`` (default ``fp[0]``/``fp[-1]``)
+    period : the period of ``x``/``xp`` (``left``/``right`` are then ignored)
+
+    Returns
+    -------
+    array of ``x``'s shape.  Derivatives: in ``x`` the slope of the segment (right-sided
+    at sample points, 0 outside ``[xp[0], xp[-1]]``), in ``fp`` and ``xp`` those of the
+    linear blend.  The bracket search is :func:`searchsorted` (NumPy's binary search
+    on concrete values; ``O(len(x) * len(xp))`` comparisons inside ``jit``/``vmap``).
+
+    Raises
+    ------
+    ValueError: empty ``xp``, ``xp``/``fp`` not 1-d or of different lengths,
+        ``period == 0``.  TypeError: complex ``x`` or ``xp``.
+
+    >>> interp([0.5, 2.5, 9.0], [0.0, 1.0, 3.0], [0.0, 2.0, 6.0])
+    array([1., 5., 6.])
+    """
+    x, xp, fp = _ndarray(x), _ndarray(xp), _ndarray(fp)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"interp: xp and fp must be 1-d sequences, got shapes "
+                         f"{tuple(xp.shape)} and {tuple(fp.shape)}")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError(f"fp and xp are not of the same length ({fp.shape[0]} and "
+                         f"{xp.shape[0]})")
+    if xp.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if _kind_of(x) == "c" or _kind_of(xp) == "c":
+        raise TypeError("interp: x and xp must be real (only fp may be complex)")
+    cplx = _kind_of(fp) == "c"
+    fdt = np.dtype(np.complex128) if cplx else np.dtype(np.float64)
+    x, xp = (P.convert_element_type(t, np.dtype(np.float64))
+             if _np_dtype(t.dtype) != np.float64 else t for t in (x, xp))
+    fp = fp if _np_dtype(fp.dtype) == fdt else P.convert_element_type(fp, fdt)
+    if period is not None:
+        if not isinstance(period, Tracer) and period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = F.abs(period)
+        x, xp = F.remainder(x, period), F.remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = F.concatenate([F.subtract(xp[-1:], period), xp, F.add(xp[0:1], period)])
+        fp = F.concatenate([fp[-1:], fp, fp[0:1]])
+        left = right = None
+    n = xp.shape[0]
+    if n == 1:
+        y = F.broadcast_to(fp[0], x.shape) if x.ndim else fp[0]
+    else:
+        # index of the bracketing segment: #(xp <= x) - 1, clipped to [0, n - 2]
+        i = F.clip(F.subtract(searchsorted(xp, x, side="right"), 1), 0, n - 2)
+        x0, x1, f0, f1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
+        slope = F.divide(F.subtract(f1, f0), F.subtract(x1, x0))
+        y = F.add(f0, F.multiply(slope, F.subtract(x, x0)))
+        # exact at the right end of a segment (NumPy's value; the slope stays)
+        y = F.where(P.eq(x, x1), F.add(f1, F.multiply(slope, F.subtract(x, x1))), y)
+    lo = fp[0] if left is None else left
+    hi = fp[-1] if right is None else right
+    y = F.where(P.lt(x, xp[0]), lo, y)
+    y = F.where(P.gt(x, xp[-1]), hi, y)
+    if n > 1:
+        y = F.where(F.isnan(x), np.nan, y)  # (NumPy: a NaN x gives NaN, not left/right)
+    return y if _np_dtype(y.dtype) == fdt else P.convert_element_type(y, fdt)
+
+
+# ---------------------------------------------------------------------------------
+# unwrap
+# ---------------------------------------------------------------------------------
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """``numpy.unwrap``: remove jumps larger than ``discont`` (default ``period / 2``)
+    along ``axis`` by adding multiples of ``period`` (NumPy's algorithm, boundary ties
+    resolved as NumPy for floats).  The added multiples are piecewise constant: the
+    derivative in ``p`` is the identity (they enter through ``stop_gradient``).
+
+    Raises ValueError (AxisError) for a bad ``axis``; TypeError for complex ``p``.
+
+    >>> unwrap([0.0, 3.0, 6.5])
+    array([0.        , 3.        , 0.21681469])
+    """
+    p = _ndarray(p)
+    if _kind_of(p) == "c":
+        raise TypeError("unwrap: p must be real (phases), got a complex array")
+    if _kind_of(p) not in "f":
+        p = P.convert_element_type(p, np.dtype(np.float64))
+    ax = _axis(axis, p.ndim)
+    n = p.shape[ax]
+    if n < 2:
+        return p
+    dd = P.stop_gradient(diff(p, axis=ax))
+    if discont is None:
+        discont = period / 2
+    hi = period / 2
+    lo = -hi
+    ddmod = F.add(F.remainder(F.subtract(dd, lo), period), lo)
+    ddmod = F.where(P.logical_and(P.eq(ddmod, lo), P.gt(dd, 0)), hi, ddmod)
+    corr = F.where(P.lt(F.abs(dd), discont), 0.0, F.subtract(ddmod, dd))
+    corr = P.stop_gradient(cumsum(corr, axis=ax))
+    head, tail = _split1(p, ax)
+    tail = F.add(tail, corr)
+    return F.concatenate([head, P.convert_element_type(tail, _np_dtype(p.dtype))
+                          if _np_dtype(tail.dtype) != _np_dtype(p.dtype) else tail], axis=ax)
+
+
+def _split1(p, ax):
+    idx0 = (slice(None),) * ax + (slice(0, 1),)
+    idx1 = (slice(None),) * ax + (slice(1, None),)
+    return p[idx0], p[idx1]
+
+
+# ---------------------------------------------------------------------------------
+# windows
+# ---------------------------------------------------------------------------------
+def _length(M, name):
+    if isinstance(M, Tracer):
+        raise TypeError(f"{name}: the window length M must be a concrete integer, not a "
+                        "traced value (pass it as a static argument)")
+    return operator.index(M) if not isinstance(M, float) else int(M)
+
+
+def bartlett(M):
+    """``numpy.bartlett``: the triangular window of length ``M`` (a constant array)."""
+    return np.bartlett(_length(M, "bartlett"))
+
+
+def blackman(M):
+    """``numpy.blackman``: the Blackman window of length ``M`` (a constant array)."""
+    return np.blackman(_length(M, "blackman"))
+
+
+def hamming(M):
+    """``numpy.hamming``: the Hamming window of length ``M`` (a constant array)."""
+    return np.hamming(_length(M, "hamming"))
+
+
+def hanning(M):
+    """``numpy.hanning``: the Hann window of length ``M`` (a constant array)."""
+    return np.hanning(_length(M, "hanning"))
+
+
+def kaiser(M, beta):
+    """``numpy.kaiser``: ``I0(beta * sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta)``, ``n`` in
+    ``[0, M)`` (Kaiser & Schafer 1980, NumPy's formula); differentiable in ``beta``
+    (``I0' = I1``, DLMF 10.29.3).
+
+    >>> kaiser(3, 0.0)
+    array([1., 1., 1.])
+    """
+    M = _length(M, "kaiser")
+    if not isinstance(beta, Tracer):
+        return np.kaiser(M, beta)
+    if M < 1:
+        return np.array([], np.float64)
+    if M == 1:
+        return np.ones(1, np.float64)
+    n = np.arange(0, M)
+    alpha = (M - 1) / 2.0
+    r = np.sqrt(1 - ((n - alpha) / alpha) ** 2.0)
+    return F.divide(F.i0(F.multiply(beta, r)), F.i0(F.astype(beta, np.float64)
+                                                     if _kind_of(beta) != "f" else beta))
