@@ -281,7 +281,7 @@ def test_operators_keep_float32():
 def test_no_internal_names_leak_into_the_namespace():
     """Only NumPy names (and fnp's own additions) are public: e.g. ``fnp.np`` would be
     plain NumPy, a silent non-differentiable path."""
-    extras = {"stop_gradient"}
+    extras = {"stop_gradient", "at"}   # fnp.at(x)[idx]: JAX's functional updates on arrays
     leaked = [n for n in dir(fnp) if not n.startswith("_") and not hasattr(np, n)
               and n not in extras]
     assert not leaked, leaked
