@@ -10,7 +10,7 @@ import numpy as _np
 
 from ._funcs import *  # noqa: F401,F403
 from ._funcs import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like, empty_like,
-                     full_like, arange, linspace, eye, identity, add, subtract, multiply, divide,
+                     full_like, arange, eye, identity, add, subtract, multiply, divide,
                      true_divide, maximum, minimum, arctan2, logaddexp, negative, positive, exp,
                      log, log1p, expm1, sin, cos, tan, tanh, sinh, cosh, arcsin, arccos, arctan,
                      sqrt, absolute, abs, fabs, sign, conjugate, conj, real, imag, floor, ceil,
@@ -64,7 +64,7 @@ from ._signal import (convolve, correlate, interp, unwrap, bartlett, blackman,  
 from ._poly import (poly, polyadd, polysub, polymul, polydiv, polyder, polyint,  # noqa: F401
                     polyval, polyfit, roots, vander)
 from ._stats import cov, corrcoef  # noqa: F401
-from ._calc import (gradient, trapezoid, logspace, geomspace, matvec, vecmat,  # noqa: F401
+from ._calc import (gradient, trapezoid, linspace, logspace, geomspace, matvec, vecmat,  # noqa: F401
                     apply_along_axis, apply_over_axes)
 from .linalg import vecdot  # noqa: F401  (numpy.vecdot: numpy.linalg.vecdot's gufunc)
 from ._bitwise import (bitwise_and, bitwise_or, bitwise_xor, bitwise_not,  # noqa: F401
@@ -76,6 +76,7 @@ from ._bitwise import (bitwise_and, bitwise_or, bitwise_xor, bitwise_not,  # noq
 for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS"):
     globals().pop(_name, None)
 from ..primitives import stop_gradient  # noqa: F401
+from ._refused import refusal as _refusal
 
 pi = _np.pi
 e = _np.e
@@ -94,6 +95,9 @@ finfo, iinfo = _np.finfo, _np.iinfo
 
 
 def __getattr__(name):
+    refused = _refusal("ftrans.numpy", name)
+    if refused is not None:
+        raise refused
     if hasattr(_np, name):
         raise AttributeError(
             f"ftrans.numpy has no attribute {name!r}: numpy.{name} is not implemented in "

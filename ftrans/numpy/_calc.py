@@ -18,7 +18,7 @@ from . import _funcs as F
 from ._reductions import diff
 from .linalg import _concrete
 
-__all__ = ["gradient", "trapezoid", "logspace", "geomspace", "matvec", "vecmat",
+__all__ = ["gradient", "trapezoid", "linspace", "logspace", "geomspace", "matvec", "vecmat",
            "apply_along_axis", "apply_over_axes"]
 
 
@@ -184,6 +184,36 @@ def _lin(start, stop, num, endpoint, axis):
     t = t.reshape((num,) + (1,) * len(shape))
     y = F.add(start, F.multiply(t, F.subtract(stop, start)))
     return F.moveaxis(y, 0, axis) if axis != 0 else y
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``numpy.linspace``: ``num`` evenly spaced samples from ``start`` to ``stop``;
+    differentiable in ``start`` and ``stop`` (arrays broadcast as NumPy's).
+
+    Concrete endpoints run NumPy's own ``linspace`` (exact values); traced endpoints give
+    ``start + t * (stop - start)`` with ``t = arange(num) / div`` (``div = num - 1`` with
+    ``endpoint``, else ``num``) and the last sample exactly ``stop``.  Integer ``dtype``
+    truncates as NumPy (and then has a zero derivative).
+
+    Raises ValueError for a negative ``num``.
+
+    >>> linspace(0.0, 1.0, 5)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if not _traced(start, stop):
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    y = _lin(start, stop, num, endpoint, axis)
+    if dtype is not None:
+        y = F.astype(y, dtype)
+    if not retstep:
+        return y
+    div = (num - 1) if endpoint else num
+    step = (F.divide(F.subtract(_ndarray(stop), _ndarray(start)), div) if div > 0
+            else np.nan)
+    return y, step
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

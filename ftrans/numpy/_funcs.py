@@ -116,7 +116,6 @@ def full_like(a, fill_value, dtype=None, shape=None):
 
 
 arange = np.arange
-linspace = np.linspace
 eye = np.eye
 identity = np.identity
 

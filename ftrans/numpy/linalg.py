@@ -55,6 +55,7 @@ from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ..primitives import linalg as _L
 from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
+from ._refused import refusal as _refusal
 from . import _funcs as F
 from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis, matmul, tensordot
@@ -763,6 +764,8 @@ def cross(x1, x2, /, *, axis=-1):
 
 
 def __getattr__(name):
+    if name == "test":   # NumPy's test runner (ftrans.numpy._refused)
+        raise _refusal("ftrans.numpy.linalg", name)
     if hasattr(np.linalg, name):
         raise AttributeError(
             f"ftrans.numpy.linalg has no attribute {name!r}: numpy.linalg.{name} is not "

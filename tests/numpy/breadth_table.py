@@ -1027,3 +1027,8 @@ add_rows(*ROWS_NP1)
 # --- issue 19 (h-np2): signal, polynomials, statistics, calculus, eig (a sibling table;
 # appended last so the rows above keep their indices, hence their random inputs) ---
 import breadth_table_np2  # noqa: E402,F401  (adds its rows with add_rows)
+
+
+# --- issue 19: the differentiable names of numpy_names.py that had no row ---
+from breadth_rows_names import ROWS_NAMES  # noqa: E402
+add_rows(*ROWS_NAMES)
