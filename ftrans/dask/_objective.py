@@ -208,29 +208,52 @@ class Objective:
         return len(self.rows)
 
     # --- the cluster side ------------------------------------------------------------
+    #: parameters (and tangents) up to this many bytes times the number of chunks travel
+    #: inside the chunk tasks; larger ones are one key of the graph that the tasks share
+    inline_bytes = 4 << 20
+    #: chunk results up to this many bytes in all are added on the client (one hop less);
+    #: larger ones by a reduction tree on the cluster
+    gather_bytes = 16 << 20
+
     def _run(self, what, x, v=None):
-        """One graph: ``what`` on every chunk at the flat ``x``, tree-reduced."""
+        """One graph: ``what`` on every chunk at the flat ``x``, then the chunks' results
+        added in chunk order (on the client, or by a tree on the cluster when large).
+
+        Every task depends only on its chunk's persisted blocks and on the kernel future
+        (already on the workers after the first evaluation), so the tasks start at once:
+        the parameters travel inside the tasks when small (no worker-to-worker fetch of a
+        parameter key first), else as one key of the graph, sent once."""
         tok = uuid.uuid4().hex
-        xk, sk, vk = f"ftrans-x-{tok}", f"ftrans-spec-{tok}", f"ftrans-v-{tok}"
-        dsk = {xk: x, sk: self._spec}
-        if v is not None:
-            dsk[vk] = v
+        nb = len(self.rows)
+        dsk = {}
+        xs, vs, spec = x, v, self._spec
+        if nb * (x.nbytes + (0 if v is None else v.nbytes)) > self.inline_bytes:
+            xs, vs, spec = f"ftrans-x-{tok}", f"ftrans-v-{tok}", f"ftrans-spec-{tok}"
+            dsk[xs], dsk[spec] = x, self._spec
+            if v is not None:
+                dsk[vs] = v
+            else:
+                vs = None
         parts = []
         for b, rows in enumerate(self.rows):
             key = (f"ftrans-chunk-{tok}", b)
-            dsk[key] = (run_chunk, self._kernel, what, sk, xk, vk if v is not None else None,
+            dsk[key] = (run_chunk, self._kernel, what, spec, xs, vs,
                         self._X[b], self._y[b], self._w[b], b, rows)
             parts.append(key)
-        level = 0
-        while len(parts) > 1:
-            nxt = []
-            for j, k in enumerate(range(0, len(parts), self.split_every)):
-                key = (f"ftrans-sum-{tok}-{level}", j)
-                dsk[key] = (sum_parts,) + tuple(parts[k:k + self.split_every])
-                nxt.append(key)
-            parts, level = nxt, level + 1
         t0 = time.perf_counter()
-        out = self.client.get(dsk, parts[0], sync=True)
+        n_out = 2 if what == "value_and_grad" else 1
+        if nb * n_out * x.nbytes <= self.gather_bytes:
+            out = sum_parts(*self.client.get(dsk, parts, sync=True))
+        else:
+            level = 0
+            while len(parts) > 1:
+                nxt = []
+                for j, k in enumerate(range(0, len(parts), self.split_every)):
+                    key = (f"ftrans-sum-{tok}-{level}", j)
+                    dsk[key] = (sum_parts,) + tuple(parts[k:k + self.split_every])
+                    nxt.append(key)
+                parts, level = nxt, level + 1
+            out = self.client.get(dsk, parts[0], sync=True)
         self.seconds += time.perf_counter() - t0
         self.evaluations += 1
         return out
@@ -265,6 +288,8 @@ class Objective:
                 "or use per='example' and return one loss per row")
 
     def _flat(self, what, x, v=None):
+        if self._spec is None:  # flat parameters straight from SciPy
+            self._spec = Spec(np.asarray(x, dtype=np.float64))
         x = np.asarray(x, dtype=self._spec.dtype)
         if not self._checked:
             self._check_additive(x)

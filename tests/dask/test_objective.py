@@ -84,6 +84,14 @@ def test_per_chunk_form_and_flat_parameters(client):
     v_ref, g_ref, _ = _ref({"w": w0, "b": 0.0}, Xn, sn, wn, "mean", 0.0)
     np.testing.assert_allclose(v, v_ref, rtol=1e-12)
     np.testing.assert_allclose(g, g_ref["w"], rtol=1e-12, atol=1e-14)
+    # large parameters: one parameter key shared by the tasks, a reduction tree
+    obj.inline_bytes = obj.gather_bytes = 0
+    obj.split_every = 3
+    obj._cache = None
+    v3, g3 = obj.value_and_grad(w0)
+    assert obj.evaluations == 2
+    np.testing.assert_allclose(v3, v_ref, rtol=1e-12)
+    np.testing.assert_allclose(g3, g_ref["w"], rtol=1e-12, atol=1e-14)
 
 
 def test_mean_instead_of_sum_is_refused(client):
