@@ -6,6 +6,8 @@ import time
 
 import numpy as np
 
+from ._objective import Objective
+
 __all__ = ["minimize"]
 
 #: SciPy methods that take ``hessp`` (a Hessian-vector product)
@@ -95,7 +97,6 @@ def minimize(objective, x0, method="L-BFGS-B", *, bounds=None, constraints=(), t
     >>> client.close()
     """
     import scipy.optimize
-    from ._objective import Objective
     if not isinstance(objective, Objective):
         raise TypeError(f"ftrans.dask.minimize: objective must be an ftrans.dask.Objective; "
                         f"got {type(objective).__name__}")
