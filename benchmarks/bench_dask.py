@@ -320,8 +320,10 @@ def main(argv=None):
             for name, (t, res) in fits.items():
                 if hasattr(res, "coef_"):
                     coef, nfev = np.append(res.coef_.ravel(), res.intercept_), "?"
-                else:
+                elif "params" in res:
                     coef, nfev = np.append(res.params["w"], res.params["b"]), res.nfev
+                else:
+                    coef, nfev = np.asarray(res.x), res.nfev
                 diff = "" if bx is None else f"{np.abs(coef - bx.x).max():.1e}"
                 print(f"{name:30s}{_fmt(t):>14s}{nfev!s:>8s}{diff:>22s}")
         results[n] = {k: {nw: t for nw, (t, _) in v.items()} for k, v in rows.items()}
