@@ -4,6 +4,7 @@ against scikit-learn."""
 import numpy as np
 import pytest
 
+import ftrans
 import ftrans.dask
 import ftrans.numpy as fnp
 
@@ -190,3 +191,23 @@ def test_minimize_reaches_scikit_learns_solution(client, method, capsys):
     res2 = ftrans.dask.minimize(obj, p0, method=method, tol=1e-12, progress=False)
     assert capsys.readouterr().err == ""
     np.testing.assert_array_equal(res2.x, res.x)
+
+
+def test_penalties_against_numpy_and_check_grads():
+    from ftrans.testing import check_grads
+    p = {"w": np.array([1.5, -0.2, 0.0, 3e-4]), "b": np.array(-2.0)}
+    l2 = ftrans.dask.l2(0.3, select=lambda p: p["w"])
+    sl1 = ftrans.dask.smooth_l1(0.7, eps=1e-3)
+    np.testing.assert_allclose(l2(p), 0.15 * np.sum(p["w"] ** 2), rtol=1e-15)
+    flat = np.append(p["w"], p["b"])
+    np.testing.assert_allclose(sl1(p), 0.7 * np.sum(np.sqrt(flat ** 2 + 1e-6) - 1e-3),
+                               rtol=1e-14)
+    # smooth L1 is within strength * eps of the L1 norm per entry
+    assert abs(sl1(p) - 0.7 * np.abs(flat).sum()) <= 0.7 * 1e-3 * flat.size
+    for pen in (l2, sl1):
+        check_grads(pen, (p,), order=2, modes=("fwd", "rev"))
+        np.testing.assert_allclose(ftrans.jit(pen)(p), pen(p), rtol=1e-15)
+    with pytest.raises(ValueError, match="strength must be >= 0"):
+        ftrans.dask.l2(-1.0)
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        ftrans.dask.smooth_l1(1.0, eps=0.0)
