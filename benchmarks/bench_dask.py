@@ -48,6 +48,7 @@ when NumPy does not fit) to float64 rounding.
 
     PYTHONPATH=. python benchmarks/bench_dask.py                   # ~5 minutes
     PYTHONPATH=. python benchmarks/bench_dask.py --workers 2 --skip graph hand
+    PYTHONPATH=. python benchmarks/bench_dask.py --tiny           # the fixed cost alone
     PYTHONPATH=. python benchmarks/bench_dask.py --rows 1e6 1e7 1e8 --generate
 
 Timings depend on the machine's load; on a shared machine compare columns of one run.
@@ -154,6 +155,36 @@ def _overhead(client, fn, repeats, prefixes):
     return statistics.median(out)
 
 
+def _tiny(args):
+    """The fixed cost alone: 4 chunks of 2,500 rows (microseconds of work per task) on 2
+    workers, against Dask's own round trip (one trivial task)."""
+    import distributed
+    import ftrans.dask
+
+    def t(f):
+        f()
+        ts = []
+        for _ in range(args.repeats * 3):
+            t0 = time.perf_counter()
+            f()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        X, s = client.persist(list(_data(10_000, args.features, 2_500)))
+        w = np.linspace(-0.5, 0.5, args.features)
+        obj = ftrans.dask.Objective(per_row, X, s, reduction="sum", client=client)
+        vg = ftrans.dask.value_and_grad(chunk_loss, compute=False)
+        print("\n=== fixed cost per call: 10,000 rows in 4 chunks, 2 workers (median)")
+        print(f"{'Dask round trip (one trivial task)':40s}"
+              f"{_fmt(t(lambda: client.submit(abs, -1.0, pure=False).result()))}")
+        print(f"{'ftrans.dask.value_and_grad (delayed)':40s}"
+              f"{_fmt(t(lambda: client.compute(vg(w, X, s)).result()))}")
+        print(f"{'ftrans.dask Objective':40s}"
+              f"{_fmt(t(lambda: obj._run('value_and_grad', w)))}")
+
+
 def _fmt(t):
     return f"{t * 1e3:9.1f} ms" if t < 10 else f"{t:9.2f} s "
 
@@ -170,6 +201,8 @@ def main(argv=None):
                    choices=["graph", "hand", "chunks", "fit", "dask-ml"],
                    help="leave out variants: graph (op by op), hand (Dask by hand), chunks "
                         "(ftrans.dask.value_and_grad), fit (the per-fit table), dask-ml")
+    p.add_argument("--tiny", action="store_true",
+                   help="only the fixed cost per call on tiny data (seconds)")
     p.add_argument("--generate", action="store_true",
                    help="regenerate the data in every evaluation (no persist)")
     p.add_argument("--numpy-max-bytes", type=float, default=4e9)
@@ -193,6 +226,8 @@ def main(argv=None):
         import dask_ml
         print(f"dask-ml {dask_ml.__version__} (LogisticRegression(solver='lbfgs'), "
               f"dask_glm's Logistic family)")
+    if args.tiny:
+        return _tiny(args)
     d = args.features
     w = np.linspace(-0.5, 0.5, d)
     results = {}

@@ -223,6 +223,8 @@ class Objective:
         (already on the workers after the first evaluation), so the tasks start at once:
         the parameters travel inside the tasks when small (no worker-to-worker fetch of a
         parameter key first), else as one key of the graph, sent once."""
+        if self._spec is None:  # flat parameters straight from SciPy
+            self._spec = Spec(np.asarray(x, dtype=np.float64))
         tok = uuid.uuid4().hex
         nb = len(self.rows)
         dsk = {}
@@ -288,9 +290,7 @@ class Objective:
                 "or use per='example' and return one loss per row")
 
     def _flat(self, what, x, v=None):
-        if self._spec is None:  # flat parameters straight from SciPy
-            self._spec = Spec(np.asarray(x, dtype=np.float64))
-        x = np.asarray(x, dtype=self._spec.dtype)
+        x = np.asarray(x, dtype=np.float64)
         if not self._checked:
             self._check_additive(x)
         return self._run(what, x, v)
