@@ -262,9 +262,9 @@ class Objective:
 
     def _check_additive(self, x):
         """A per-chunk loss must be a sum over rows: f(rows) == f(first half) + f(rest)."""
-        self._checked = True
         m = min(16, self.rows[0][1])
         if m < 2:
+            self._checked = True
             return
         got = self.client.gather([self.client.submit(head, bl[0], m, pure=False)
                                   for bl in (self._X, self._y, self._w) if bl[0] is not None])
@@ -288,6 +288,7 @@ class Objective:
                 ". Return the chunk's sum (the Objective divides by the number of rows for "
                 "reduction='mean'), move terms that do not depend on the rows to penalty=, "
                 "or use per='example' and return one loss per row")
+        self._checked = True
 
     def _flat(self, what, x, v=None):
         x = np.asarray(x, dtype=np.float64)
