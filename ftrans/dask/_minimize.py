@@ -86,6 +86,8 @@ def minimize(objective, x0, method="L-BFGS-B", *, bounds=None, constraints=(), t
         A method that needs no gradient (Nelder-Mead, Powell, COBYLA): it would evaluate
         the loss on the cluster many times without using the gradient it gets.
 
+    Examples
+    --------
     >>> import numpy as np, dask.array as da, distributed, ftrans.dask
     >>> client = distributed.Client(processes=False, n_workers=1, dashboard_address=":0")
     >>> X = da.from_array(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), chunks=(2, 2))

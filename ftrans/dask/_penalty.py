@@ -58,6 +58,8 @@ def l2(strength, select=None):
     ValueError
         A negative ``strength``.
 
+    Examples
+    --------
     >>> import numpy as np, ftrans.dask
     >>> float(ftrans.dask.l2(0.5)({"w": np.array([1.0, 2.0]), "b": np.array(3.0)}))
     3.5
@@ -92,6 +94,8 @@ def smooth_l1(strength, eps=1e-6, select=None):
     ValueError
         A negative ``strength`` or a non-positive ``eps``.
 
+    Examples
+    --------
     >>> import numpy as np, ftrans.dask
     >>> round(float(ftrans.dask.smooth_l1(1.0, eps=1e-3)(np.array([-2.0, 0.5]))), 6)
     2.498001
