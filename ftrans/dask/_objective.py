@@ -83,6 +83,19 @@ class Objective:
     split_every : int
         Fan-in of the reduction tree (>= 2).
 
+    Attributes
+    ----------
+    n_rows, n_chunks : int
+    rows : list of (start, stop)
+        The rows of each chunk.
+    normalizer : float
+        What the summed loss is divided by: ``N`` or the sum of the weights for
+        ``"mean"``, 1 for ``"sum"``.
+    evaluations : int
+        Graphs run so far (value and gradient, or Hessian-vector product).
+    seconds : float
+        Wall time spent in them.
+
     Raises
     ------
     ValueError
@@ -105,6 +118,14 @@ class Objective:
     evaluation: the loss on the first rows of chunk 0 must equal the sum of the losses on
     their two halves, which a mean (or a constant term such as a penalty inside the loss)
     fails; the error says so.
+
+    Each evaluation: one task per chunk, depending only on the chunk's persisted blocks
+    and on the kernel (the user's functions, sent to the cluster once as a future).  The
+    parameters travel inside the tasks when ``n_chunks * nbytes <= inline_bytes`` (4 MiB),
+    else as one key of the graph; the chunks' results are added on the client in chunk
+    order when they total at most ``gather_bytes`` (16 MiB), else by a reduction tree
+    (``split_every``) on the cluster.  Either way the order of the additions is fixed, so
+    a recomputed chunk (a lost worker) gives the same bits.
 
     Examples
     --------
