@@ -331,18 +331,21 @@ def main(argv=None):
                 np.testing.assert_allclose(float(v), float(base[0]), rtol=1e-11)
                 np.testing.assert_allclose(np.asarray(g), np.asarray(base[1]), rtol=1e-10,
                                            atol=1e-9 * max(1.0, np.abs(base[1]).max()))
+        cols = args.workers if 1 in args.workers else [1] + args.workers
         head = "".join(f"{f'{nw} worker' + ('s' if nw > 1 else ''):>14s}"
-                       for nw in args.workers)
+                       if nw in args.workers else f"{'1 process':>14s}" for nw in cols)
         print(f"{'time per gradient':30s}{head}   rows/s (best)   scaling {args.workers[-1]}/"
               f"{args.workers[0]}")
         for name, per in rows.items():
             cells = "".join(f"{_fmt(per[nw][0]):>14s}" if nw in per else f"{'':>14s}"
-                            for nw in args.workers)
+                            for nw in cols)
             best = min(t for t, _ in per.values())
             sc = ""
             if args.workers[0] in per and args.workers[-1] in per and len(args.workers) > 1:
                 sc = f"{per[args.workers[0]][0] / per[args.workers[-1]][0]:.2f}x"
             print(f"{name:30s}{cells}   {n / best / 1e6:8.1f} M      {sc:>8s}")
+        head = "".join(f"{f'{nw} worker' + ('s' if nw > 1 else ''):>14s}"
+                       for nw in args.workers)
         print(f"{'fixed cost per call':30s}{head}   (wall - busiest worker's compute)")
         for name, per in overhead.items():
             cells = "".join(f"{_fmt(per[nw]):>14s}" if nw in per else f"{'':>14s}"
