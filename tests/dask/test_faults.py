@@ -115,3 +115,42 @@ def test_memory_limit_spills_chunks_instead_of_failing(tmp_path):
     v_ref, g_ref = _numpy_grad(w, Xn, sn)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(v, v_ref, rtol=1e-13)
+
+
+def _slow_per_row(w, X, s):
+    """softplus(-s x.w) per row, after a pause (the chunk tasks are running when the
+    test kills a worker)."""
+    time.sleep(0.05)
+    return fnp.logaddexp(0.0, -s * (X @ w))
+
+
+def test_worker_killed_mid_fit_gives_the_fault_free_fit(process_client):
+    """ftrans.dask.minimize with a worker killed during an evaluation in the middle of
+    the fit: the persisted chunks and the cluster-side kernel it held are recomputed,
+    and the fit is bitwise the fault-free one."""
+    import threading
+    client = process_client
+    X, s = _data(seed=2)
+    obj = ftrans.dask.Objective(_slow_per_row, X, s, penalty=ftrans.dask.l2(1e-2))
+    opts = {"maxiter": 6}
+    ref = ftrans.dask.minimize(obj, np.zeros(D), options=opts, progress=False)
+    pids = client.run(os.getpid)
+    killed = []
+
+    def killer():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            busy = [a for a, t in client.processing().items() if t]
+            if obj.evaluations >= ref.nfev + 3 and len(busy) == 2:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+                return
+            time.sleep(0.01)
+    t = threading.Thread(target=killer)
+    t.start()
+    res = ftrans.dask.minimize(obj, np.zeros(D), options=opts, progress=False)
+    t.join()
+    assert killed, "no evaluation was in flight on both workers"
+    assert killed[0] not in client.scheduler_info()["workers"]
+    np.testing.assert_array_equal(res.x, ref.x)
+    assert res.fun == ref.fun and res.nfev == ref.nfev

@@ -1,32 +1,12 @@
-"""Losses over chunked Dask arrays: per-chunk value and gradient on the workers.
-
-Two ways to differentiate a function of ``dask.array`` inputs:
-
-* **Operation by operation** -- call :func:`ftrans.grad` (``value_and_grad``, ``vjp``,
-  ``jvp``, ``hvp``, ``vmap``) on the function directly.  Every primitive on a Dask
-  array adds lazy tasks to a Dask graph (the kernel seam, ``ftrans.kernels.xp``), so
-  the result is a lazy ``dask.array.Array``; ``.compute()`` runs it on the active
-  scheduler.  This works for any function built from primitives Dask supports, but
-  the graph has a few tasks per primitive per chunk, and every transform call builds
-  a new graph.
-* **Per chunk** -- :func:`value_and_grad` here, for a loss that is a *sum over the
-  rows* of its chunked arguments, ``L(w) = sum_b f(w, X_b, y_b)``: one task per chunk
-  runs ``ftrans.value_and_grad(f)`` on NumPy blocks (numba kernels, no graph per
-  operation), and a tree reduction adds the per-chunk values and gradients.  The
-  graph has ``n_chunks + n_chunks / (split_every - 1)`` tasks whatever ``f`` does,
-  which makes it much cheaper to schedule (see ``benchmarks/bench_dask.py``); use it
-  for data-parallel losses (empirical risk, log-likelihoods of independent rows).
-
-Dask is the distributed engine: whatever scheduler is active (threads, processes, a
-``distributed`` cluster) runs the graph.  ftrans writes no cluster code of its own.
-"""
+"""Per-chunk value and gradient of a sum over rows: ``ftrans.dask.value_and_grad`` and
+``ftrans.dask.grad`` (one task per row block, tree reduction of the results)."""
 from __future__ import annotations
 
 import functools
 
-from . import tree_util as _tu
-from .transforms import value_and_grad as _value_and_grad
-from .transforms._util import normalize_argnums as _normalize_argnums
+from .. import tree_util as _tu
+from ..transforms import value_and_grad as _value_and_grad
+from ..transforms._util import normalize_argnums as _normalize_argnums
 
 __all__ = ["value_and_grad", "grad"]
 
