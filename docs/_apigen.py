@@ -253,11 +253,14 @@ def _lax_page():
 
 
 def _dask_page():
-    intro = ("Per-chunk value and gradient of a sum over the rows of chunked "
-             "``dask.array`` inputs.  The transforms of :doc:`ftrans` also work on Dask "
-             "arrays directly (operation by operation, lazily); :doc:`../../guide/dask` "
-             "compares the two.")
-    return _module_page("ftrans.dask", intro)
+    intro = ("Fitting on chunked ``dask.array`` data in one call: :class:`Objective` (a "
+             "per-row or per-chunk loss, reduced by the library, with a penalty; value, "
+             "gradient and Hessian-vector products as NumPy arrays) and :func:`minimize` "
+             "(SciPy's optimizers on it); and the per-chunk value and gradient of a sum "
+             "over rows.  The transforms of :doc:`ftrans` also work on Dask arrays "
+             "directly (operation by operation, lazily); :doc:`../../guide/dask` compares "
+             "the two.")
+    return _module_page("ftrans.dask", intro, members_of=("Objective",))
 
 
 def _compiler_page():
