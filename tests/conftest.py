@@ -41,3 +41,14 @@ def ftrans_cache_dir(request, tmp_path_factory):
         os.environ.pop("FTRANS_CACHE_DIR", None)
     else:
         os.environ["FTRANS_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="module")
+def jax_x64():
+    """The ``jax`` module with 64-bit types on (float64/int64 defaults, as ftrans's) for
+    the tests of one module, restored afterwards; skips when JAX is not installed."""
+    jax = pytest.importorskip("jax", reason="JAX not installed: the comparison needs it")
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", old)

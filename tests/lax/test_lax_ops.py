@@ -14,13 +14,8 @@ V = rng.normal(size=4)
 
 
 @pytest.fixture(scope="module")
-def jlax():
-    jax = pytest.importorskip("jax", reason="JAX not installed: the comparison needs it")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)  # float64/int64 defaults, as ftrans's
-    from jax import lax as jl
-    yield jl
-    jax.config.update("jax_enable_x64", old)
+def jlax(jax_x64):
+    return jax_x64.lax
 
 
 UNARY = ["neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "sign", "erf"]

@@ -28,13 +28,8 @@ OPS = ["set", "add", "multiply", "divide", "min", "max", "get"]
 
 
 @pytest.fixture(scope="module")
-def jnp():
-    jax = pytest.importorskip("jax", reason="JAX not installed: the comparison needs it")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-    yield jnp
-    jax.config.update("jax_enable_x64", old)
+def jnp(jax_x64):
+    return jax_x64.numpy
 
 
 def _has_repeats(idx):

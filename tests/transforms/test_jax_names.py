@@ -17,12 +17,8 @@ rng = np.random.default_rng(0)
 
 
 @pytest.fixture(scope="module")
-def jax():
-    jax = pytest.importorskip("jax", reason="JAX not installed: the comparison needs it")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
+def jax(jax_x64):
+    return jax_x64
 
 
 # ---------------------------------------------------------------------------------
