@@ -49,3 +49,8 @@ def __getattr__(name):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ftrans' has no attribute {name!r}")
+
+# issue 20: host functions under transforms; SciPy's integrate/optimize (ftrans.scipy)
+from .primitives import pure_callback, ShapeDtypeStruct  # noqa: E402
+from .transforms import custom_root  # noqa: E402
+__all__ += ["pure_callback", "ShapeDtypeStruct", "custom_root"]

@@ -30,3 +30,4 @@ from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_
 # The rows of the operation table (optable.py): every row's op is ``primitives.<name>``
 # (exp, log, sin ... arctan2, logaddexp, copysign, trunc, i0 ...).
 globals().update(ROW_OPS)
+from .callback import pure_callback, ShapeDtypeStruct  # noqa: E402,F401  (host functions)

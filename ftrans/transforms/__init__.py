@@ -8,3 +8,4 @@ from .custom import custom_jvp, custom_vjp
 from .checkpoint import checkpoint, remat
 from .jit import jit, make_ir, disable_jit
 from ._stages import make_jaxpr, Traced, Lowered, Compiled
+from ._implicit import custom_root

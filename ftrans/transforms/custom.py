@@ -36,6 +36,7 @@ import numpy as np
 from ..core import (Primitive, ShapedArray, zero, is_inexact, set_current_trace, EVAL,
                     EscapedTracerError)
 from ..core.dtypes import as_numpy_dtype
+from ..core.ir import stage, ConcretizationError
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._closure import closure_convert
 from ._util import zeros_like_leaf
@@ -73,9 +74,20 @@ def _merge(nondiff, diff, nondiff_argnums):
 
 
 def _abstract_eval_by_running(fun):
+    """Output shapes and dtypes: staged on abstract values (no numerics run, so a solver
+    inside -- ``custom_root``, ``odeint`` -- is not run on made-up operands); a function
+    that needs concrete values (Python control flow) is run on zeros instead."""
     def abstract_eval(*avals, **params):
+        ins = [a if isinstance(a, ShapedArray) else
+               ShapedArray((), np.asarray(a).dtype, weak_type=True) for a in avals]
+        try:
+            with set_current_trace(EVAL):
+                ir, _ = stage(params[fun], ins, name="custom rule's function")
+            return tuple(ShapedArray(v.aval.shape, v.aval.dtype) for v in ir.out_vars)
+        except ConcretizationError:
+            pass
         with set_current_trace(EVAL):
-            outs = params[fun](*[np.zeros(a.shape, a.dtype) for a in avals])
+            outs = params[fun](*[np.zeros(a.shape, a.dtype) for a in ins])
         return tuple(ShapedArray(np.shape(o), np.asarray(o).dtype) for o in outs)
     return abstract_eval
 

@@ -754,6 +754,27 @@ _sin_times.defvjp(lambda x, y: (P.mul(P.sin(x), y), (x, y)),
 
 case("custom_jvp_call", _softplus, lambda x: np.log1p(np.exp(x)), Arg(S))
 case("custom_vjp_call", _sin_times, lambda x, y: np.sin(x) * y, Arg(S), Arg(S))
+# pure_callback: a host function (np.sin) in its recommended use, inside a custom_jvp that
+# supplies the derivative (the primitive alone refuses differentiation: test_callback.py)
+@ftrans.custom_jvp
+def _host_sin(x):
+    return ftrans.pure_callback(np.sin, ftrans.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+
+@_host_sin.defjvp
+def _host_sin_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _host_sin(x), P.mul(t, P.cos(x))
+
+
+def _host_sin_plus_zero(x):
+    # plus a direct bind on a constant operand (which must not refuse)
+    z = ftrans.pure_callback(np.sin, ftrans.ShapeDtypeStruct(x.shape, x.dtype),
+                             np.zeros(x.shape, x.dtype))
+    return P.add(_host_sin(x), z)
+
+
+case("pure_callback", _host_sin_plus_zero, np.sin, Arg(S))
 case("checkpoint", ftrans.checkpoint(lambda x, y: P.tanh(P.mul(x, y))),
      lambda x, y: np.tanh(x * y), Arg(S), Arg(S))
 # jit: a staged program applied through the jit primitive (its rules transform the IR)

@@ -1,0 +1,112 @@
+"""``custom_root``: differentiate the root of a function by the implicit function
+theorem (JAX's ``jax.lax.custom_root``; Blondel et al. 2022, "Efficient and Modular
+Implicit Differentiation", NeurIPS).
+
+At a root ``x*(theta)`` of ``f(x, theta) = 0`` the derivative of the solution is
+``dx* = -(d_x f)^{-1} (d_theta f) dtheta`` (forward mode) and its transpose
+``theta_bar = -(d_theta f)^T lambda`` with ``(d_x f)^T lambda = x_bar`` (reverse mode).
+The solver itself is never differentiated, so it may be anything (a SciPy routine
+behind ``pure_callback``, a Python loop).
+
+Design: forward and reverse mode each get their own rule.  ``custom_vjp`` supplies
+the reverse rule; its forward mode differentiates its function, which is a
+``custom_jvp`` function carrying the forward rule.  Both rules are written with
+ftrans's own ``jvp``/``vjp`` and the user's ``tangent_solve``, so they differentiate
+again (second derivatives, ``grad`` of ``jvp``) and batch under ``vmap``.
+"""
+from __future__ import annotations
+
+from ..core.pytree import tree_map
+from ..primitives import stop_gradient, neg
+from ._closure import closure_convert
+from ._util import zeros_like_leaf
+from .custom import custom_jvp, custom_vjp
+from .jvp import jvp
+from .vjp import vjp
+
+__all__ = ["custom_root"]
+
+
+def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+    """The root of ``f`` found by ``solve``, differentiable by the implicit function
+    theorem (JAX's ``jax.lax.custom_root``).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x) -> residual`` of the structure of ``x``; the parameters it is
+        differentiated with respect to are the (traced) values it closes over.
+    initial_guess : pytree of arrays
+        Starting point handed to ``solve``; its gradient is zero.
+    solve : callable
+        ``solve(f, initial_guess) -> x`` with ``f(x) == 0`` (not differentiated).
+    tangent_solve : callable
+        ``tangent_solve(g, y) -> x`` solving the *linear* system ``g(x) = y``; ``g`` is
+        ``v -> (d_x f) v`` in forward mode and ``u -> (d_x f)^T u`` in reverse mode.
+        For a small array root: ``lambda g, y: fnp.linalg.solve(ftrans.jacfwd(g)(y), y)``.
+    has_aux : bool
+        Not supported (raises ``NotImplementedError``).
+
+    Returns
+    -------
+    pytree of arrays : the root, with the structure of ``initial_guess``.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``has_aux=True``.
+
+    Examples
+    --------
+    >>> import ftrans, ftrans.numpy as fnp
+    >>> def sqrt(a):   # the root of x**2 - a, by Newton's method
+    ...     def solve(f, x):
+    ...         for _ in range(30):
+    ...             x = x - f(x) / (2 * x)
+    ...         return x
+    ...     return ftrans.custom_root(lambda x: x ** 2 - a, fnp.array(1.0), solve,
+    ...                               lambda g, y: y / g(1.0))
+    >>> float(ftrans.grad(sqrt)(4.0))   # 1 / (2 sqrt(4))
+    0.25
+    """
+    if has_aux:
+        raise NotImplementedError("custom_root(has_aux=True) is not supported; return the "
+                                  "auxiliary data from a separate call")
+    re_f, consts = closure_convert(f)
+    consts = tuple(consts)
+
+    def f_at(x, cs):
+        return re_f(cs)(x)
+
+    @custom_jvp
+    def root(x0, cs):
+        return solve(re_f(tuple(stop_gradient(c) for c in cs)), stop_gradient(x0))
+
+    @root.defjvp
+    def root_jvp(primals, tangents):
+        x0, cs = primals
+        dcs = tangents[1]
+        x = root(x0, cs)
+        _, rhs = jvp(lambda c: f_at(x, c), (cs,), (dcs,))
+        dx = tangent_solve(lambda v: jvp(lambda y: f_at(y, cs), (x,), (v,))[1],
+                           tree_map(neg, rhs))
+        return x, dx
+
+    @custom_vjp
+    def root_rev(x0, cs):
+        return root(x0, cs)
+
+    def root_fwd(x0, cs):
+        x = root(x0, cs)
+        return x, (x, x0, cs)
+
+    def root_bwd(res, x_bar):
+        x, x0, cs = res
+        _, pull_x = vjp(lambda y: f_at(y, cs), x)
+        lam = tangent_solve(lambda u: pull_x(u)[0], x_bar)
+        _, pull_c = vjp(lambda c: f_at(x, c), cs)
+        (cs_bar,) = pull_c(tree_map(neg, lam))
+        return tree_map(zeros_like_leaf, x0), cs_bar
+
+    root_rev.defvjp(root_fwd, root_bwd)
+    return root_rev(initial_guess, consts)
