@@ -24,7 +24,7 @@ from .custom import custom_jvp, custom_vjp
 from .jvp import jvp
 from .vjp import vjp
 
-__all__ = ["custom_root"]
+__all__ = ["custom_root", "implicit_root"]
 
 
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
@@ -73,22 +73,27 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         raise NotImplementedError("custom_root(has_aux=True) is not supported; return the "
                                   "auxiliary data from a separate call")
     re_f, consts = closure_convert(f)
-    consts = tuple(consts)
+    return implicit_root(lambda x, cs: re_f(cs)(x), initial_guess, tuple(consts),
+                         lambda x0, cs: solve(re_f(cs), x0), tangent_solve)
 
-    def f_at(x, cs):
-        return re_f(cs)(x)
 
+def implicit_root(f, initial_guess, params, solve, tangent_solve):
+    """:func:`custom_root` with the parameters explicit: the root ``x`` of ``f(x, params)
+    = 0`` found by ``solve(initial_guess, params)`` (both called with parameters whose
+    derivatives are stopped), differentiable in ``params`` (a tuple of arrays) by the
+    implicit function theorem.  For solvers that must see the parameters' values (a
+    SciPy routine behind ``pure_callback``)."""
     @custom_jvp
     def root(x0, cs):
-        return solve(re_f(tuple(stop_gradient(c) for c in cs)), stop_gradient(x0))
+        return solve(stop_gradient(x0), tuple(stop_gradient(c) for c in cs))
 
     @root.defjvp
     def root_jvp(primals, tangents):
         x0, cs = primals
         dcs = tangents[1]
         x = root(x0, cs)
-        _, rhs = jvp(lambda c: f_at(x, c), (cs,), (dcs,))
-        dx = tangent_solve(lambda v: jvp(lambda y: f_at(y, cs), (x,), (v,))[1],
+        _, rhs = jvp(lambda c: f(x, c), (cs,), (dcs,))
+        dx = tangent_solve(lambda v: jvp(lambda y: f(y, cs), (x,), (v,))[1],
                            tree_map(neg, rhs))
         return x, dx
 
@@ -102,11 +107,11 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
 
     def root_bwd(res, x_bar):
         x, x0, cs = res
-        _, pull_x = vjp(lambda y: f_at(y, cs), x)
+        _, pull_x = vjp(lambda y: f(y, cs), x)
         lam = tangent_solve(lambda u: pull_x(u)[0], x_bar)
-        _, pull_c = vjp(lambda c: f_at(x, c), cs)
+        _, pull_c = vjp(lambda c: f(x, c), cs)
         (cs_bar,) = pull_c(tree_map(neg, lam))
         return tree_map(zeros_like_leaf, x0), cs_bar
 
     root_rev.defvjp(root_fwd, root_bwd)
-    return root_rev(initial_guess, consts)
+    return root_rev(initial_guess, tuple(params))
