@@ -142,3 +142,13 @@ def test_jax_comparison(jax_x64):
     got = ftrans.grad(loss, argnums=(0, 1))(Y0, TH)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, np.asarray(b), rtol=1e-7)
+
+
+def test_compiled_augmented_rhs(monkeypatch):
+    # the augmented right-hand sides compiled from the first evaluation: same numbers
+    import ftrans.scipy.integrate._ode as ode
+    loss = lambda th: fnp.sum(odeint(lotka_volterra, Y0, TS, th, **TOL) ** 2)
+    want = ftrans.grad(loss)(TH)
+    monkeypatch.setattr(ode, "COMPILE_AFTER", 0)
+    np.testing.assert_allclose(ftrans.grad(loss)(TH), want, rtol=1e-9)
+

@@ -30,12 +30,44 @@ import scipy.integrate
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...flatten_util import ravel_pytree
 from ...primitives import pure_callback, ShapeDtypeStruct
-from ...transforms import custom_jvp, custom_vjp, jvp, vjp, vmap
+from ...core import TracerArrayConversionError
+from ...core.ir import ConcretizationError
+from ...transforms import custom_jvp, custom_vjp, jvp, vjp, vmap, jit
 from ... import numpy as fnp
 
 __all__ = ["odeint", "solve_ivp", "OdeResult"]
 
 _METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
+
+#: augmented right-hand-side evaluations after which they are compiled (see _compiled)
+COMPILE_AFTER = 2000
+_aug_evals = [0]
+
+
+def _compiled(func):
+    """``func`` compiled by ``ftrans.jit`` once this process has evaluated more than
+    ``COMPILE_AFTER`` augmented right-hand sides (they differentiate the user's function
+    at every step: compiled, an evaluation costs ~5x less, but compiling costs about a
+    second, which only repeated solves repay); ``func`` itself before that, and where it
+    cannot be staged (Python control flow on values, NumPy calls on arrays)."""
+    state = {"fun": None}
+
+    def call(*args):
+        _aug_evals[0] += 1
+        fun = state["fun"]
+        if fun is None:
+            if _aug_evals[0] <= COMPILE_AFTER:
+                return func(*args)
+            fun = state["fun"] = jit(func)
+        try:
+            return fun(*args)
+        except (ConcretizationError, TracerArrayConversionError):
+            if fun is func:
+                raise
+            state["fun"] = func
+            return func(*args)
+    return call
 
 
 def _host_solver(func, method, rtol, atol, mxstep, n_state):
@@ -71,12 +103,14 @@ def _host_solver(func, method, rtol, atol, mxstep, n_state):
     return host
 
 
-def _make_solver(func, method, rtol, atol, mxstep):
+def _make_solver(func, method, rtol, atol, mxstep, compile_rhs=False):
     """``solve(y0, t, args) -> ys`` for a flat state ``y0`` (1-D) and a tuple of array
-    ``args``; differentiable in all three (module docstring)."""
+    ``args``; differentiable in all three (module docstring).  ``compile_rhs``: the host
+    evaluates ``func`` compiled (:func:`_compiled`)."""
+    host_func = _compiled(func) if compile_rhs else func
 
     def primal(y0, t, args):
-        host = _host_solver(func, method, rtol, atol, mxstep, y0.shape[0])
+        host = _host_solver(host_func, method, rtol, atol, mxstep, y0.shape[0])
         spec = (ShapeDtypeStruct((t.shape[0], y0.shape[0]), y0.dtype),)
         return pure_callback(host, spec, y0, t, *args)[0]
 
@@ -95,7 +129,7 @@ def _make_solver(func, method, rtol, atol, mxstep):
             return fnp.concatenate([fy, dfy])
 
         z0 = fnp.concatenate([y0, dy0 - func(y0, t[0], *args) * dt[0]])
-        dys = _make_solver(sens, method, rtol, atol, mxstep)(z0, t, tuple(args) + tuple(dargs))
+        dys = _make_solver(sens, method, rtol, atol, mxstep, True)(z0, t, tuple(args) + tuple(dargs))
         f_out = vmap(lambda y, s: func(y, s, *args))(ys, t)
         return ys, dys[:, n:] + f_out * dt[:, None]
 
@@ -118,7 +152,7 @@ def _make_solver(func, method, rtol, atol, mxstep):
             return -fnp.concatenate([-fy, a_y, fnp.reshape(a_t, (1,)),
                                      ravel_pytree(tuple(a_args))[0]])
 
-        aug = _make_solver(adjoint, method, rtol, atol, mxstep)
+        aug = _make_solver(adjoint, method, rtol, atol, mxstep, True)
         y_bar, t0_bar = g[-1], fnp.zeros((), ys.dtype)
         args_bar = fnp.zeros_like(args_flat)
         t_bars = []
