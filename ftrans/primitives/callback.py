@@ -26,8 +26,8 @@ __all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p"]
 _VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
 
 
-class ShapeDtypeStruct:
-    """A declared shape and dtype (JAX's ``jax.ShapeDtypeStruct``).
+class ShapeDtypeStruct(ShapedArray):
+    """A declared shape and dtype (JAX's ``jax.ShapeDtypeStruct``): a ShapedArray.
 
     Parameters
     ----------
@@ -38,22 +38,10 @@ class ShapeDtypeStruct:
     ShapeDtypeStruct(shape=(3,), dtype=float64)
     """
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ()
 
     def __init__(self, shape, dtype):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = as_numpy_dtype(dtype)
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
+        super().__init__(shape, as_numpy_dtype(dtype))
 
     def __repr__(self):
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"

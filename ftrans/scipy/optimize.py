@@ -51,6 +51,16 @@ def _dense_solve(g, y):
     return fnp.linalg.solve(jacfwd(g)(y), y)
 
 
+def _check(name, method, methods, x0):
+    """The lower-cased method name and ``x0`` as an array, both checked."""
+    m = str(method).lower()
+    if m not in methods:
+        kind = "unconstrained methods" if name == "minimize" else "methods"
+        raise ValueError(f"{name}: method must be one of SciPy's {kind} {sorted(methods)}, "
+                         f"got {method!r}")
+    return m, _check_x0(name, x0)
+
+
 def _check_x0(name, x0):
     x0 = fnp.asarray(x0)
     if x0.ndim != 1 or x0.dtype.kind != "f":
@@ -133,11 +143,7 @@ def minimize(fun, x0, args=(), method=None, tol=None, options=None):
     >>> bool(fnp.allclose(g(fnp.array([1.0, 2.0])), fnp.eye(2)))
     True
     """
-    m = "bfgs" if method is None else str(method).lower()
-    if m not in _MIN_METHODS:
-        raise ValueError(f"minimize: method must be one of SciPy's unconstrained methods "
-                         f"{sorted(_MIN_METHODS)}, got {method!r}")
-    x0 = _check_x0("minimize", x0)
+    m, x0 = _check("minimize", "BFGS" if method is None else method, _MIN_METHODS, x0)
 
     def host_solve(f, x0, args):
         kw = {}
@@ -174,12 +180,13 @@ def root(fun, x0, args=(), method="hybr", tol=None, options=None):
 
     Returns
     -------
-    OptimizeResult : ``x`` and ``fun`` differentiable; SciPy's status fields.
+    OptimizeResult : the root ``x`` and the residual ``fun`` (both differentiable), and
+    SciPy's ``success``/``status``/``message``/``nfev``.
 
     Raises
     ------
     ValueError
-        For an unknown method or a bad ``x0``.
+        For a method SciPy's ``root`` lacks, or an ``x0`` that is not 1-D floating point.
 
     Examples
     --------
@@ -188,11 +195,7 @@ def root(fun, x0, args=(), method="hybr", tol=None, options=None):
     >>> float(ftrans.grad(lambda a: root(f, fnp.ones(1), args=(a,)).x[0])(8.0))  # 1/(3*4)
     0.0833333333333...
     """
-    m = str(method).lower()
-    if m not in _ROOT_METHODS:
-        raise ValueError(f"root: method must be one of SciPy's {sorted(_ROOT_METHODS)}, got "
-                         f"{method!r}")
-    x0 = _check_x0("root", x0)
+    m, x0 = _check("root", method, _ROOT_METHODS, x0)
 
     def host_solve(f, x0, args):
         kw = {}
