@@ -152,3 +152,15 @@ def test_compiled_augmented_rhs(monkeypatch):
     monkeypatch.setattr(ode, "COMPILE_AFTER", 0)
     np.testing.assert_allclose(ftrans.grad(loss)(TH), want, rtol=1e-9)
 
+
+
+def test_float32_stays_float32():
+    f = lambda y, t, k: -k * y
+    y0, ts, k = np.array([1.0], np.float32), np.array([0.0, 1.0], np.float32), np.float32(2.0)
+    ys = odeint(f, y0, ts, k)
+    assert ys.dtype == np.float32
+    g = ftrans.grad(lambda k: odeint(f, y0, ts, k)[1, 0])(k)
+    _, t = ftrans.jvp(lambda k: odeint(f, y0, ts, k)[1, 0], (k,), (np.float32(1.0),))
+    for d in (g, t):
+        assert np.asarray(d).dtype == np.float32
+        np.testing.assert_allclose(d, -np.exp(-2.0), rtol=1e-5)   # d/dk e^{-k}
