@@ -36,7 +36,7 @@ import numpy as np
 from ..core import (Primitive, ShapedArray, zero, is_inexact, set_current_trace, EVAL,
                     EscapedTracerError)
 from ..core.dtypes import as_numpy_dtype
-from ..core.ir import stage, ConcretizationError
+from ..core.ir import stage
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._closure import closure_convert
 from ._util import zeros_like_leaf
@@ -76,7 +76,8 @@ def _merge(nondiff, diff, nondiff_argnums):
 def _abstract_eval_by_running(fun):
     """Output shapes and dtypes: staged on abstract values (no numerics run, so a solver
     inside -- ``custom_root``, ``odeint`` -- is not run on made-up operands); a function
-    that needs concrete values (Python control flow) is run on zeros instead."""
+    that cannot be staged (Python control flow on values, NumPy calls on its arrays) is
+    run on zeros instead."""
     def abstract_eval(*avals, **params):
         ins = [a if isinstance(a, ShapedArray) else
                ShapedArray((), np.asarray(a).dtype, weak_type=True) for a in avals]
@@ -84,8 +85,8 @@ def _abstract_eval_by_running(fun):
             with set_current_trace(EVAL):
                 ir, _ = stage(params[fun], ins, name="custom rule's function")
             return tuple(ShapedArray(v.aval.shape, v.aval.dtype) for v in ir.out_vars)
-        except ConcretizationError:
-            pass
+        except Exception:  # noqa: BLE001  (needs values: Python control flow, NumPy calls
+            pass           # on arrays ...; running on zeros below re-raises real errors)
         with set_current_trace(EVAL):
             outs = params[fun](*[np.zeros(a.shape, a.dtype) for a in ins])
         return tuple(ShapedArray(np.shape(o), np.asarray(o).dtype) for o in outs)
