@@ -1,0 +1,21 @@
+"""``scipy.stats.beta``: the beta distribution on ``[loc, loc + scale]``.
+
+Differentiable in ``x``, ``loc``, ``scale`` and ``a, b`` (compositions of ftrans.numpy /
+ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
+
+>>> import ftrans.scipy.stats as fst
+>>> float(fst.beta.pdf(0.5, 1.0, 1.0))
+1.0
+"""
+from __future__ import annotations
+
+from . import _shapes as S
+from ._util import continuous, exp_of
+
+__all__ = ["logpdf", "pdf"]
+
+_SHAPES = ('a', 'b')
+
+logpdf = continuous("beta", "logpdf", _SHAPES, S.beta_logpdf, S.positive,
+                    formula=S.beta_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
+pdf = exp_of(logpdf, "pdf")
