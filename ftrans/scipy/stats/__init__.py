@@ -28,7 +28,9 @@ not promote (float32 data stays float32); integer data gives float64.
 1.0
 """
 from . import (norm, t, chi2, gamma, beta, expon, laplace, logistic, cauchy,  # noqa: F401
-               lognorm, uniform)
+               lognorm, uniform, poisson, binom, nbinom, bernoulli, multivariate_normal,
+               dirichlet)
 
 __all__ = ["norm", "t", "chi2", "gamma", "beta", "expon", "laplace", "logistic", "cauchy",
-           "lognorm", "uniform"]
+           "lognorm", "uniform", "poisson", "binom", "nbinom", "bernoulli",
+           "multivariate_normal", "dirichlet"]

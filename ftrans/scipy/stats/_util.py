@@ -201,3 +201,27 @@ def log_of(cf, method):
     f.__doc__ = cf.__doc__.replace(_WHAT[cf.__name__], _WHAT[method], 1).replace(
         "\n\n", f"\n\n``log({cf.__name__})``:  ", 1)
     return f
+
+
+def discrete_method(dist, method, shapes, std, valid, fixed=(), formula=""):
+    """``scipy.stats.<dist>.<method>(k, *shapes, loc=0)`` from ``std(k - loc, *shapes)``.
+
+    ``k`` (for ``ppf``: ``q``, which is continuous) and the parameters named in ``fixed``
+    (integer-valued, as ``binom``'s ``n``) are held fixed under differentiation; the rest
+    are differentiable.  ``valid(*shapes)``: the parameter domain (``nan`` outside it);
+    for ``ppf`` also ``q`` outside [0, 1]."""
+    name = f"{dist}.{method}"
+
+    def f(k, *args, **kw):
+        vals = promote(name, k, *_split(name, shapes, args, kw, ("loc",)))
+        k, sh, loc = vals[0], list(vals[1:-1]), discrete(vals[-1])
+        sh = [discrete(v) if p in fixed else v for p, v in zip(shapes, sh)]
+        bad = fnp.logical_not(valid(*sh))
+        if method == "ppf":
+            bad = bad | fnp.logical_not((k >= 0) & (k <= 1))
+            return nan_if(bad, std(k, *sh) + loc)
+        return nan_if(bad, std(discrete(k) - loc, *sh))
+    f.__name__ = f.__qualname__ = method
+    f.__module__ = f"ftrans.scipy.stats.{dist}"
+    params = "\n".join(filter(None, [_shape_doc(shapes, fixed), LOC]))
+    return doc(dist, params, formula, discrete_data=True)(f)

@@ -1,0 +1,26 @@
+"""``scipy.stats.nbinom``: the negative binomial distribution (failures before the ``n``-th success; ``n > 0`` real).
+
+Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
+Formulas in :mod:`._discrete` and each method's docstring.
+
+>>> import ftrans.scipy.stats as fst
+>>> float(fst.nbinom.pmf(0, 2.0, 0.5))
+0.25
+"""
+from __future__ import annotations
+
+from . import _discrete as D
+from ._util import discrete_method, exp_of
+
+__all__ = ["logpmf", "pmf"]
+
+_SHAPES = ('n', 'p')
+
+
+def _valid(n, p):
+    return (n > 0) & (p > 0) & (p <= 1)
+
+
+logpmf = discrete_method("nbinom", "logpmf", _SHAPES, D.nbinom_logpmf, _valid, fixed=(),
+                         formula=D.nbinom_logpmf.__doc__ or "See :mod:`._discrete`.")
+pmf = exp_of(logpmf, "pmf")
