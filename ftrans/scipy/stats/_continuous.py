@@ -73,10 +73,18 @@ def cauchy_cdf(z):
     return fnp.arctan2(1.0, -z) / math.pi
 
 
+def cauchy_sf(z):
+    return cauchy_cdf(-z)
+
+
 def cauchy_ppf(q):
+    """``tan(pi (q - 1/2))`` as ``-1/tan(pi q)`` below 1/2 and ``1/tan(pi (1 - q))`` above
+    (``1 - q`` is exact there): no cancellation in the tails; +-inf at 1 and 0."""
     inner = (q > 0) & (q < 1)
-    t = fnp.tan(math.pi * (fnp.where(inner, q, 0.5) - 0.5))
-    return fnp.where(inner, t, fnp.where(q > 0.5, INF, -INF))
+    low = q < 0.5
+    r = fnp.where(inner, fnp.where(low, q, 1.0 - q), 0.25)
+    t = 1.0 / fnp.tan(math.pi * r)
+    return fnp.where(inner, fnp.where(low, -t, t), fnp.where(q > 0.5, INF, -INF))
 
 
 # uniform on [0, 1] ------------------------------------------------------------------
@@ -87,6 +95,10 @@ def uniform_logpdf(z):
 
 def uniform_cdf(z):
     return fnp.clip(z, 0.0, 1.0)
+
+
+def uniform_sf(z):
+    return fnp.clip(1.0 - z, 0.0, 1.0)
 
 
 def uniform_ppf(q):
@@ -119,3 +131,17 @@ def lognorm_sf(z, s):
 
 def lognorm_ppf(q, s):
     return fnp.exp(s * _norm._ppf(q))
+
+
+# log of a cdf / sf from both tails (no log(1 - tiny) cancellation) ---------------------
+def log_tail(main, other):
+    """``z -> log(main(z))``, computed as ``log1p(-other(z))`` where ``main(z) >= 1/2``
+    (``main``/``other``: a cdf and its sf, or the reverse).  Double ``where``: the
+    untaken logarithm sees a safe argument, so no derivative is ``nan``."""
+    def f(z, *shape):
+        m = main(z, *shape)
+        small = m < 0.5
+        o = other(z, *shape)
+        return fnp.where(small, fnp.log(fnp.where(small, m, 1.0)),
+                         fnp.log1p(-fnp.where(small, 0.0, o)))
+    return f

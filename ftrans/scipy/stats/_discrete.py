@@ -57,7 +57,7 @@ def bernoulli_sf(k, p):
 
 def bernoulli_ppf(q, p):
     """SciPy's discrete ppf: the least ``k`` with ``cdf(k) >= q`` (``-1`` at ``q == 0``)."""
-    return fnp.where(q == 0, -1.0, fnp.where(q <= 1.0 - p, 0.0, 1.0)) + 0.0 * q
+    return fnp.where(q == 0, -1.0, fnp.where((q <= 1.0 - p) & (q < 1), 0.0, 1.0)) + 0.0 * q
 
 
 def prob(p):

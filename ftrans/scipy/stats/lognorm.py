@@ -10,7 +10,7 @@ ftrans.scipy.special; formulas in each method's docstring, from SciPy's document
 from __future__ import annotations
 
 from . import _continuous as C
-from ._util import continuous, exp_of, log_of
+from ._util import continuous, exp_of
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -27,9 +27,11 @@ logpdf = continuous("lognorm", "logpdf", _S, C.lognorm_logpdf, _valid,
 pdf = exp_of(logpdf, "pdf")
 cdf = continuous("lognorm", "cdf", _S, C.lognorm_cdf, _valid,
                  formula="``norm.cdf(log(y) / s)`` (0 for y <= 0).")
-logcdf = log_of(cdf, "logcdf")
+logcdf = continuous("lognorm", "logcdf", _S, C.log_tail(C.lognorm_cdf, C.lognorm_sf), _valid,
+                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
 sf = continuous("lognorm", "sf", _S, C.lognorm_sf, _valid,
                 formula="``norm.sf(log(y) / s)`` (1 for y <= 0).")
-logsf = log_of(sf, "logsf")
+logsf = continuous("lognorm", "logsf", _S, C.log_tail(C.lognorm_sf, C.lognorm_cdf), _valid,
+                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
 ppf = continuous("lognorm", "ppf", _S, C.lognorm_ppf, _valid,
                  formula="``loc + scale exp(s norm.ppf(q))``.")
