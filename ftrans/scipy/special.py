@@ -290,3 +290,12 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a), axis))`` computed stably, with
     SciPy's weights ``b`` and ``return_sign``; :func:`ftrans.nn.logsumexp`."""
     return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=return_sign)
+
+
+# ---------------------------------------------------------------------------------
+# incomplete gamma/beta, normal distribution, zeta, Bessel: ftrans/scipy/_special_more.py
+# ---------------------------------------------------------------------------------
+from ._special_more import *  # noqa: E402,F401,F403
+from ._special_more import __all__ as _more_all  # noqa: E402
+
+__all__ += _more_all
