@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..primitives import special_scipy as _pss
-from .special import _float, _floats
+from ._args import _float, _floats
 
 __all__ = ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
            "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
