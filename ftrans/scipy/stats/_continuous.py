@@ -8,7 +8,6 @@ import math
 from ... import numpy as fnp
 from .. import special as sc
 from ._util import INF, log1mexp
-from . import norm as _norm
 
 LOG2 = math.log(2.0)
 LOGPI = math.log(math.pi)
@@ -78,13 +77,17 @@ def cauchy_sf(z):
 
 
 def cauchy_ppf(q):
-    """``tan(pi (q - 1/2))`` as ``-1/tan(pi q)`` below 1/2 and ``1/tan(pi (1 - q))`` above
-    (``1 - q`` is exact there): no cancellation in the tails; +-inf at 1 and 0."""
+    """``tan(pi (q - 1/2))``: directly on [1/4, 3/4] (``q - 1/2`` exact there), as
+    ``-1/tan(pi q)`` below and ``1/tan(pi (1 - q))`` above (no cancellation in the
+    tails); +-inf at 1 and 0."""
     inner = (q > 0) & (q < 1)
+    mid = (q >= 0.25) & (q <= 0.75)
     low = q < 0.5
-    r = fnp.where(inner, fnp.where(low, q, 1.0 - q), 0.25)
+    r = fnp.where(inner & ~mid, fnp.where(low, q, 1.0 - q), 0.25)
     t = 1.0 / fnp.tan(math.pi * r)
-    return fnp.where(inner, fnp.where(low, -t, t), fnp.where(q > 0.5, INF, -INF))
+    centre = fnp.tan(math.pi * (fnp.where(mid, q, 0.5) - 0.5))
+    tails = fnp.where(inner, fnp.where(low, -t, t), fnp.where(q > 0.5, INF, -INF))
+    return fnp.where(mid, centre, tails)
 
 
 # uniform on [0, 1] ------------------------------------------------------------------
@@ -121,27 +124,24 @@ def _lognorm_arg(z, s):
 
 def lognorm_cdf(z, s):
     pos, w = _lognorm_arg(z, s)
-    return fnp.where(pos, _norm._cdf(w), 0.0)
+    return fnp.where(pos, sc.ndtr(w), 0.0)
 
 
 def lognorm_sf(z, s):
     pos, w = _lognorm_arg(z, s)
-    return fnp.where(pos, _norm._cdf(-w), 1.0)
+    return fnp.where(pos, sc.ndtr(-w), 1.0)
+
+
+def lognorm_logcdf(z, s):
+    pos, w = _lognorm_arg(z, s)
+    return fnp.where(pos, sc.log_ndtr(w), -INF)
+
+
+def lognorm_logsf(z, s):
+    pos, w = _lognorm_arg(z, s)
+    return fnp.where(pos, sc.log_ndtr(-w), 0.0)
 
 
 def lognorm_ppf(q, s):
-    return fnp.exp(s * _norm._ppf(q))
+    return fnp.exp(s * sc.ndtri(q))
 
-
-# log of a cdf / sf from both tails (no log(1 - tiny) cancellation) ---------------------
-def log_tail(main, other):
-    """``z -> log(main(z))``, computed as ``log1p(-other(z))`` where ``main(z) >= 1/2``
-    (``main``/``other``: a cdf and its sf, or the reverse).  Double ``where``: the
-    untaken logarithm sees a safe argument, so no derivative is ``nan``."""
-    def f(z, *shape):
-        m = main(z, *shape)
-        small = m < 0.5
-        o = other(z, *shape)
-        return fnp.where(small, fnp.log(fnp.where(small, m, 1.0)),
-                         fnp.log1p(-fnp.where(small, 0.0, o)))
-    return f

@@ -47,6 +47,56 @@ def bernoulli_logpmf(k, p):
     return _on((k == 0) | (k == 1), k, lambda k: sc.xlogy(k, p) + sc.xlog1py(1.0 - k, -p))
 
 
+def _cdf_by(k, lo, hi, inner_fn, below, above):
+    """Piecewise cdf/sf of integer-support data: ``below`` for ``k < lo``, ``above`` for
+    ``k >= hi``, ``inner_fn(floor(k))`` between (``floor(k)`` replaced by ``lo`` outside, so
+    the untaken branch is finite and has finite derivatives)."""
+    fk = fnp.floor(k)
+    inner = (fk >= lo) & (fk < hi)
+    val = inner_fn(fnp.where(inner, fk, lo), inner)
+    return fnp.where(inner, val, fnp.where(fk < lo, below, above))
+
+
+def poisson_cdf(k, mu):
+    """``gammaincc(floor(k) + 1, mu)`` for ``k >= 0``, else 0."""
+    return _cdf_by(k, 0.0, INF, lambda fk, _: sc.gammaincc(fk + 1.0, mu), 0.0, 1.0)
+
+
+def poisson_sf(k, mu):
+    """``gammainc(floor(k) + 1, mu)`` for ``k >= 0``, else 1."""
+    return _cdf_by(k, 0.0, INF, lambda fk, _: sc.gammainc(fk + 1.0, mu), 1.0, 0.0)
+
+
+def _binom_ab(fk, inner, n):
+    return fnp.where(inner, n - fk, 1.0), fk + 1.0
+
+
+def binom_cdf(k, n, p):
+    """``betainc(n - floor(k), floor(k) + 1, 1 - p)`` for ``0 <= k < n``; 0 below, 1 above."""
+    def f(fk, inner):
+        a, b = _binom_ab(fk, inner, n)
+        return sc.betainc(a, b, 1.0 - p)
+    return _cdf_by(k, 0.0, n, f, 0.0, 1.0)
+
+
+def binom_sf(k, n, p):
+    """``betainc(floor(k) + 1, n - floor(k), p)`` for ``0 <= k < n``; 1 below, 0 above."""
+    def f(fk, inner):
+        a, b = _binom_ab(fk, inner, n)
+        return sc.betainc(b, a, p)
+    return _cdf_by(k, 0.0, n, f, 1.0, 0.0)
+
+
+def nbinom_cdf(k, n, p):
+    """``betainc(n, floor(k) + 1, p)`` for ``k >= 0``, else 0."""
+    return _cdf_by(k, 0.0, INF, lambda fk, _: sc.betainc(n, fk + 1.0, p), 0.0, 1.0)
+
+
+def nbinom_sf(k, n, p):
+    """``betainc(floor(k) + 1, n, 1 - p)`` for ``k >= 0``, else 1."""
+    return _cdf_by(k, 0.0, INF, lambda fk, _: sc.betainc(fk + 1.0, n, 1.0 - p), 1.0, 0.0)
+
+
 def bernoulli_cdf(k, p):
     return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
 

@@ -47,6 +47,48 @@ def t_logpdf(z, df):
             - h * fnp.log1p(z * z / df))
 
 
+def gamma_cdf(z, a):
+    """``gammainc(a, z)`` (0 for z <= 0)."""
+    return sc.gammainc(a, fnp.maximum(z, 0.0))
+
+
+def gamma_sf(z, a):
+    """``gammaincc(a, z)`` (1 for z <= 0)."""
+    return sc.gammaincc(a, fnp.maximum(z, 0.0))
+
+
+def chi2_cdf(z, df):
+    """``gammainc(df/2, z/2)``."""
+    return gamma_cdf(0.5 * z, 0.5 * df)
+
+
+def chi2_sf(z, df):
+    """``gammaincc(df/2, z/2)``."""
+    return gamma_sf(0.5 * z, 0.5 * df)
+
+
+def beta_cdf(z, a, b):
+    """``betainc(a, b, z)`` (z clipped to [0, 1])."""
+    return sc.betainc(a, b, fnp.clip(z, 0.0, 1.0))
+
+
+def beta_sf(z, a, b):
+    """``betainc(b, a, 1 - z)`` (z clipped to [0, 1]; no ``1 - cdf`` cancellation)."""
+    return sc.betainc(b, a, 1.0 - fnp.clip(z, 0.0, 1.0))
+
+
+def t_cdf(z, df):
+    """``betainc(df/2, 1/2, df/(df + z**2)) / 2`` below 0 and one minus it above (the
+    t-to-beta relation, Abramowitz and Stegun 26.7.1)."""
+    tail = 0.5 * sc.betainc(0.5 * df, 0.5, df / (df + z * z))
+    return fnp.where(z < 0, tail, 1.0 - tail)
+
+
+def t_sf(z, df):
+    """``t_cdf(-z)``."""
+    return t_cdf(-z, df)
+
+
 def positive(*ps):
     """All shape parameters > 0 (``nan`` elsewhere)."""
     ok = ps[0] > 0

@@ -225,3 +225,17 @@ def discrete_method(dist, method, shapes, std, valid, fixed=(), formula=""):
     f.__module__ = f"ftrans.scipy.stats.{dist}"
     params = "\n".join(filter(None, [_shape_doc(shapes, fixed), LOC]))
     return doc(dist, params, formula, discrete_data=True)(f)
+
+
+# log of a cdf / sf from both tails (no log(1 - tiny) cancellation) ---------------------
+def log_tail(main, other):
+    """``z -> log(main(z))``, computed as ``log1p(-other(z))`` where ``main(z) >= 1/2``
+    (``main``/``other``: a cdf and its sf, or the reverse).  Double ``where``: the
+    untaken logarithm sees a safe argument, so no derivative is ``nan``."""
+    def f(z, *shape):
+        m = main(z, *shape)
+        small = m < 0.5
+        o = other(z, *shape)
+        return fnp.where(small, fnp.log(fnp.where(small, m, 1.0)),
+                         fnp.log1p(-fnp.where(small, 0.0, o)))
+    return f

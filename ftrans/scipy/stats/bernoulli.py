@@ -22,7 +22,7 @@ def _valid(p):
 
 
 logpmf = discrete_method("bernoulli", "logpmf", _SHAPES, D.bernoulli_logpmf, _valid, fixed=(),
-                         formula=D.bernoulli_logpmf.__doc__ or "See :mod:`._discrete`.")
+                         formula=D.bernoulli_logpmf.__doc__)
 pmf = exp_of(logpmf, "pmf")
 cdf = discrete_method("bernoulli", "cdf", _SHAPES, D.bernoulli_cdf, _valid,
                       formula="0 below 0, ``1 - p`` on [0, 1), 1 from 1 on.")

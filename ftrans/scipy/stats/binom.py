@@ -2,6 +2,7 @@
 
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
 Formulas in :mod:`._discrete` and each method's docstring.
+``ppf`` is not provided.
 
 >>> import ftrans.scipy.stats as fst
 >>> float(fst.binom.pmf(1, 2, 0.5))
@@ -10,10 +11,11 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
-from ._util import discrete_method, exp_of, is_int
+from ._util import discrete_method, exp_of, log_tail, is_int
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
 
+_FIXED = ("n",)
 _SHAPES = ('n', 'p')
 
 
@@ -21,6 +23,15 @@ def _valid(n, p):
     return (n >= 0) & is_int(n) & D.prob(p)
 
 
-logpmf = discrete_method("binom", "logpmf", _SHAPES, D.binom_logpmf, _valid, fixed=("n",),
-                         formula=D.binom_logpmf.__doc__ or "See :mod:`._discrete`.")
+logpmf = discrete_method("binom", "logpmf", _SHAPES, D.binom_logpmf, _valid,
+                         fixed=_FIXED,
+                         formula=D.binom_logpmf.__doc__)
 pmf = exp_of(logpmf, "pmf")
+cdf = discrete_method("binom", "cdf", _SHAPES, D.binom_cdf, _valid, fixed=_FIXED,
+                      formula=D.binom_cdf.__doc__)
+sf = discrete_method("binom", "sf", _SHAPES, D.binom_sf, _valid, fixed=_FIXED,
+                     formula=D.binom_sf.__doc__)
+logcdf = discrete_method("binom", "logcdf", _SHAPES, log_tail(D.binom_cdf, D.binom_sf), _valid,
+                         fixed=_FIXED, formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = discrete_method("binom", "logsf", _SHAPES, log_tail(D.binom_sf, D.binom_cdf), _valid,
+                        fixed=_FIXED, formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

@@ -2,6 +2,7 @@
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``df`` (compositions of ftrans.numpy /
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
+``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.chi2.pdf(2.0, 2.0)), 12)
@@ -10,12 +11,18 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of
+from ._util import continuous, exp_of, log_tail
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('df',)
 
 logpdf = continuous("chi2", "logpdf", _SHAPES, S.chi2_logpdf, S.positive,
                     formula=S.chi2_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
 pdf = exp_of(logpdf, "pdf")
+cdf = continuous("chi2", "cdf", _SHAPES, S.chi2_cdf, S.positive, formula=S.chi2_cdf.__doc__)
+sf = continuous("chi2", "sf", _SHAPES, S.chi2_sf, S.positive, formula=S.chi2_sf.__doc__)
+logcdf = continuous("chi2", "logcdf", _SHAPES, log_tail(S.chi2_cdf, S.chi2_sf), S.positive,
+                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = continuous("chi2", "logsf", _SHAPES, log_tail(S.chi2_sf, S.chi2_cdf), S.positive,
+                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

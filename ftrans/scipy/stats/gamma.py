@@ -2,6 +2,7 @@
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``a`` (compositions of ftrans.numpy /
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
+``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.gamma.pdf(1.0, 1.0)), 12)
@@ -10,12 +11,18 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of
+from ._util import continuous, exp_of, log_tail
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('a',)
 
 logpdf = continuous("gamma", "logpdf", _SHAPES, S.gamma_logpdf, S.positive,
                     formula=S.gamma_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
 pdf = exp_of(logpdf, "pdf")
+cdf = continuous("gamma", "cdf", _SHAPES, S.gamma_cdf, S.positive, formula=S.gamma_cdf.__doc__)
+sf = continuous("gamma", "sf", _SHAPES, S.gamma_sf, S.positive, formula=S.gamma_sf.__doc__)
+logcdf = continuous("gamma", "logcdf", _SHAPES, log_tail(S.gamma_cdf, S.gamma_sf), S.positive,
+                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = continuous("gamma", "logsf", _SHAPES, log_tail(S.gamma_sf, S.gamma_cdf), S.positive,
+                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

@@ -27,11 +27,11 @@ logpdf = continuous("lognorm", "logpdf", _S, C.lognorm_logpdf, _valid,
 pdf = exp_of(logpdf, "pdf")
 cdf = continuous("lognorm", "cdf", _S, C.lognorm_cdf, _valid,
                  formula="``norm.cdf(log(y) / s)`` (0 for y <= 0).")
-logcdf = continuous("lognorm", "logcdf", _S, C.log_tail(C.lognorm_cdf, C.lognorm_sf), _valid,
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logcdf = continuous("lognorm", "logcdf", _S, C.lognorm_logcdf, _valid,
+                    formula="``log_ndtr(log(y) / s)`` (-inf for y <= 0).")
 sf = continuous("lognorm", "sf", _S, C.lognorm_sf, _valid,
                 formula="``norm.sf(log(y) / s)`` (1 for y <= 0).")
-logsf = continuous("lognorm", "logsf", _S, C.log_tail(C.lognorm_sf, C.lognorm_cdf), _valid,
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+logsf = continuous("lognorm", "logsf", _S, C.lognorm_logsf, _valid,
+                   formula="``log_ndtr(-log(y) / s)`` (0 for y <= 0).")
 ppf = continuous("lognorm", "ppf", _S, C.lognorm_ppf, _valid,
                  formula="``loc + scale exp(s norm.ppf(q))``.")
