@@ -1,7 +1,8 @@
 """``ftrans.scipy``: differentiable counterparts of SciPy functions.
 
-``import ftrans.scipy.special as fss`` (or ``from ftrans.scipy import special``).
+``import ftrans.scipy.special as fss`` (or ``from ftrans.scipy import special``);
+``import ftrans.scipy.stats as fst`` (distributions: ``fst.norm.logpdf(x, loc, scale)``).
 """
-from . import special  # noqa: F401
+from . import special, stats  # noqa: F401
 
-__all__ = ["special"]
+__all__ = ["special", "stats"]

@@ -3,8 +3,10 @@
 * :func:`promote`: the arguments as arrays of one inexact dtype (JAX's
   ``promote_args_inexact``): Python scalars are weak (``norm.logpdf(x32, 0, 1)`` stays
   float32), integer/bool arrays become float64, complex input raises ``TypeError``.
-* :func:`safe`: the double-``where`` idiom -- an operand replaced by a harmless value where
+* the double-``where`` idiom throughout: an operand is replaced by a harmless value where
   a branch is not taken, so the untaken branch's derivative is never ``0 * inf = nan``.
+* :func:`continuous` / :func:`discrete_method`: SciPy's methods (argument order, ``loc``,
+  ``scale``, invalid parameters) from the standardized function of each distribution.
 * :func:`nan_if`: SciPy's convention for invalid parameters (``scale <= 0``, ``p > 1``,
   ...): the result is ``nan`` there, no exception (as ``scipy.stats`` and
   ``jax.scipy.stats``; parameters may be tracers, whose values are unknown when traced).
@@ -50,21 +52,9 @@ def discrete(x):
     return P.stop_gradient(x)
 
 
-def safe(cond, x, fill):
-    """``x`` where ``cond``, else ``fill`` (feed the result to the taken branch only)."""
-    return fnp.where(cond, x, fill)
-
-
 def nan_if(bad, out):
     """``nan`` where ``bad`` (invalid parameters), ``out`` elsewhere."""
     return fnp.where(bad, NAN, out)
-
-
-def standardize(x, loc, scale):
-    """``((x - loc) / s, s)`` with ``s`` a safe (positive) scale, and ``bad = scale <= 0``."""
-    bad = fnp.logical_not(scale > 0)
-    s = fnp.where(bad, 1.0, scale)
-    return (x - loc) / s, s, bad
 
 
 def is_int(k):

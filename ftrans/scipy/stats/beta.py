@@ -1,8 +1,9 @@
 """``scipy.stats.beta``: the beta distribution on ``[loc, loc + scale]``.
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``a, b`` (compositions of ftrans.numpy /
-ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).  ``cdf``/``sf`` are not differentiable in ``a``, ``b``
-(``betainc`` raises ``NotImplementedError`` there).
+ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
+``cdf``/``sf`` are not differentiable in ``a``, ``b`` (``betainc`` raises
+``NotImplementedError`` there).
 ``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
 
 >>> import ftrans.scipy.stats as fst

@@ -31,7 +31,9 @@ cdf = discrete_method("binom", "cdf", _SHAPES, D.binom_cdf, _valid, fixed=_FIXED
                       formula=D.binom_cdf.__doc__)
 sf = discrete_method("binom", "sf", _SHAPES, D.binom_sf, _valid, fixed=_FIXED,
                      formula=D.binom_sf.__doc__)
-logcdf = discrete_method("binom", "logcdf", _SHAPES, log_tail(D.binom_cdf, D.binom_sf), _valid,
-                         fixed=_FIXED, formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("binom", "logsf", _SHAPES, log_tail(D.binom_sf, D.binom_cdf), _valid,
-                        fixed=_FIXED, formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+logcdf = discrete_method("binom", "logcdf", _SHAPES, log_tail(D.binom_cdf, D.binom_sf),
+                         _valid, fixed=_FIXED,
+                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = discrete_method("binom", "logsf", _SHAPES, log_tail(D.binom_sf, D.binom_cdf),
+                        _valid, fixed=_FIXED,
+                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

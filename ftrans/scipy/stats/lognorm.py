@@ -1,7 +1,9 @@
-"""``scipy.stats.lognorm``: the log-normal distribution with shape ``s`` (``log((x - loc)/scale) ~ N(0, s)``).
+"""``scipy.stats.lognorm``: the log-normal distribution with shape ``s``
+(``log((x - loc)/scale) ~ N(0, s)``).
 
-Differentiable in ``x``/``q``, ``loc``, ``scale`` and the shape ``s`` (compositions of ftrans.numpy /
-ftrans.scipy.special; formulas in each method's docstring, from SciPy's documentation).
+Differentiable in ``x``/``q``, ``loc``, ``scale`` and the shape ``s`` (compositions of
+ftrans.numpy / ftrans.scipy.special; formulas in each method's docstring, from SciPy's
+documentation).
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.lognorm.cdf(1.0, 0.5)), 12)

@@ -1,8 +1,9 @@
-"""``scipy.stats.nbinom``: the negative binomial distribution (failures before the ``n``-th success; ``n > 0`` real).
+"""``scipy.stats.nbinom``: the negative binomial distribution (failures before the
+``n``-th success; ``n > 0`` real).
 
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
-Formulas in :mod:`._discrete` and each method's docstring.  ``cdf``/``sf`` are not differentiable in ``n`` (``betainc``
-raises ``NotImplementedError`` there).
+Formulas in :mod:`._discrete` and each method's docstring.  ``cdf``/``sf`` are not
+differentiable in ``n`` (``betainc`` raises ``NotImplementedError`` there).
 ``ppf`` is not provided.
 
 >>> import ftrans.scipy.stats as fst
@@ -32,7 +33,9 @@ cdf = discrete_method("nbinom", "cdf", _SHAPES, D.nbinom_cdf, _valid, fixed=_FIX
                       formula=D.nbinom_cdf.__doc__)
 sf = discrete_method("nbinom", "sf", _SHAPES, D.nbinom_sf, _valid, fixed=_FIXED,
                      formula=D.nbinom_sf.__doc__)
-logcdf = discrete_method("nbinom", "logcdf", _SHAPES, log_tail(D.nbinom_cdf, D.nbinom_sf), _valid,
-                         fixed=_FIXED, formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("nbinom", "logsf", _SHAPES, log_tail(D.nbinom_sf, D.nbinom_cdf), _valid,
-                        fixed=_FIXED, formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+logcdf = discrete_method("nbinom", "logcdf", _SHAPES, log_tail(D.nbinom_cdf, D.nbinom_sf),
+                         _valid, fixed=_FIXED,
+                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = discrete_method("nbinom", "logsf", _SHAPES, log_tail(D.nbinom_sf, D.nbinom_cdf),
+                        _valid, fixed=_FIXED,
+                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

@@ -31,7 +31,9 @@ cdf = discrete_method("poisson", "cdf", _SHAPES, D.poisson_cdf, _valid, fixed=_F
                       formula=D.poisson_cdf.__doc__)
 sf = discrete_method("poisson", "sf", _SHAPES, D.poisson_sf, _valid, fixed=_FIXED,
                      formula=D.poisson_sf.__doc__)
-logcdf = discrete_method("poisson", "logcdf", _SHAPES, log_tail(D.poisson_cdf, D.poisson_sf), _valid,
-                         fixed=_FIXED, formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("poisson", "logsf", _SHAPES, log_tail(D.poisson_sf, D.poisson_cdf), _valid,
-                        fixed=_FIXED, formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+logcdf = discrete_method("poisson", "logcdf", _SHAPES, log_tail(D.poisson_cdf, D.poisson_sf),
+                         _valid, fixed=_FIXED,
+                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
+logsf = discrete_method("poisson", "logsf", _SHAPES, log_tail(D.poisson_sf, D.poisson_cdf),
+                        _valid, fixed=_FIXED,
+                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")

@@ -1,8 +1,9 @@
 """``scipy.stats.t``: Student's t distribution with ``df`` degrees of freedom.
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``df`` (compositions of ftrans.numpy /
-ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).  ``cdf``/``sf`` are not differentiable in ``df`` (``betainc``
-raises ``NotImplementedError`` there).
+ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
+``cdf``/``sf`` are not differentiable in ``df`` (``betainc`` raises
+``NotImplementedError`` there).
 ``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
 
 >>> import ftrans.scipy.stats as fst
