@@ -219,6 +219,7 @@ _JAX = ["norm", "t", "chi2", "gamma", "beta", "expon", "laplace", "logistic", "c
 
 @pytest.mark.parametrize("dist", _JAX)
 def test_against_jax(dist, jax_x64):
+    """Values of every method JAX has; gradients (each argument) of logpdf and cdf."""
     jst = pytest.importorskip("jax.scipy.stats")
     jmod = getattr(jst, dist)
     shapes, _, zin = CONT[dist]
@@ -231,13 +232,64 @@ def test_against_jax(dist, jax_x64):
         f = getattr(getattr(fst, dist), m)
         jf = getattr(jmod, m)
         _close(f(*arg), jf(*arg), 1e-10)
-        for i in range(len(arg)):
-            if (dist, m) in NO_SHAPE_GRAD and 0 < i <= len(shapes):
-                continue
-            g = ftrans.grad(lambda v: f(*arg[:i], v, *arg[i + 1:]).sum())(arg[i])
-            jg = jax_x64.grad(lambda v: jf(*arg[:i], v, *arg[i + 1:]).sum())(
-                np.asarray(arg[i], float))
+        if m not in ("logpdf", "cdf"):
+            continue
+        nums = tuple(i for i in range(len(arg))
+                     if not ((dist, m) in NO_SHAPE_GRAD and 0 < i <= len(shapes)))
+        fa = [np.asarray(a, float) for a in arg]
+        gs = ftrans.grad(lambda *a: f(*a).sum(), argnums=nums)(*fa)
+        jgs = jax_x64.grad(lambda *a: jf(*a).sum(), argnums=nums)(*fa)
+        for g, jg in zip(gs, jgs):
             _close(g, jg, 1e-8)
+
+
+# HIPS autograd's scipy.stats: (distribution, methods, shapes); gradients in every
+# argument where autograd defines them (its cdfs: in x only)
+_AG = [("norm", ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"), ()),
+       ("t", ("logpdf", "pdf", "cdf", "logcdf"), (2.7,)),
+       ("gamma", ("logpdf", "pdf", "cdf"), (2.2,)),
+       ("beta", ("logpdf", "pdf", "cdf"), (2.3, 1.7)),
+       ("chi2", ("logpdf", "pdf", "cdf"), (3.0,))]   # autograd: integer df, x only
+
+
+@pytest.mark.parametrize("dist,methods,shapes", _AG)
+def test_against_hips_autograd(dist, methods, shapes):
+    ag = pytest.importorskip("autograd", reason="HIPS autograd not installed")
+    ags = pytest.importorskip("autograd.scipy.stats")
+    x = LOC + SCALE * np.array(CONT[dist][2])
+    for m in methods:
+        f, af = getattr(getattr(fst, dist), m), getattr(getattr(ags, dist), m)
+        # autograd's gamma/beta/chi2 take no loc/scale (its rules are for (x, shapes))
+        z = np.array(CONT[dist][2])
+        args = (z, *shapes) if dist in ("gamma", "beta", "chi2") else (x, *shapes, LOC, SCALE)
+        _close(f(*args), af(*args), 1e-10)
+        for i in ([0] if m not in ("logpdf", "pdf") or dist == "chi2" else range(len(args))):
+            g = ftrans.grad(lambda v: f(*args[:i], v, *args[i + 1:]).sum())(args[i])
+            ag_g = ag.grad(lambda v: af(*args[:i], v, *args[i + 1:]).sum())(
+                np.asarray(args[i], float))
+            _close(g, ag_g, 1e-8)
+
+
+def test_against_hips_autograd_other():
+    ag = pytest.importorskip("autograd", reason="HIPS autograd not installed")
+    ags = pytest.importorskip("autograd.scipy.stats")
+    k = np.array([0.0, 1.0, 4.0])
+    _close(ftrans.grad(lambda mu: fst.poisson.logpmf(k, mu).sum())(2.3),
+           ag.grad(lambda mu: ags.poisson.logpmf(k, mu).sum())(2.3), 1e-10)
+    _close(ftrans.grad(lambda mu: fst.poisson.cdf(k, mu).sum())(2.3),
+           ag.grad(lambda mu: ags.poisson.cdf(k, mu).sum())(2.3), 1e-10)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 3))
+    cov, mean, x = a @ a.T + np.eye(3), rng.standard_normal(3), rng.standard_normal((2, 3))
+    for i in range(3):
+        args = (x, mean, cov)
+        _close(ftrans.grad(lambda v: fst.multivariate_normal.logpdf(
+                   *args[:i], v, *args[i + 1:]).sum())(args[i]),
+               ag.grad(lambda v: ags.multivariate_normal.logpdf(
+                   *args[:i], v, *args[i + 1:]).sum())(args[i]), 1e-9)
+    xd, alpha = np.array([0.2, 0.5, 0.3]), np.array([1.5, 0.7, 3.0])
+    _close(ftrans.grad(lambda al: fst.dirichlet.logpdf(xd, al))(alpha),
+           ag.grad(lambda al: ags.dirichlet.logpdf(xd, al))(alpha), 1e-10)
 
 
 def test_against_jax_multivariate(jax_x64):
@@ -245,12 +297,11 @@ def test_against_jax_multivariate(jax_x64):
     rng = np.random.default_rng(2)
     a = rng.standard_normal((3, 3))
     cov, mean, x = a @ a.T + np.eye(3), rng.standard_normal(3), rng.standard_normal((2, 3))
-    for i, args in ((0, (x, mean, cov)), (1, (x, mean, cov)), (2, (x, mean, cov))):
-        g = ftrans.grad(lambda v: fst.multivariate_normal.logpdf(
-            *args[:i], v, *args[i + 1:]).sum())(args[i])
-        jg = jax_x64.grad(lambda v: jst.multivariate_normal.logpdf(
-            *args[:i], v, *args[i + 1:]).sum())(args[i])
-        _close(g, jg, 1e-9)
+    _close(fst.multivariate_normal.logpdf(x, mean, cov),
+           jst.multivariate_normal.logpdf(x, mean, cov), 1e-12)
+    g = ftrans.grad(lambda c: fst.multivariate_normal.logpdf(x, mean, c).sum())(cov)
+    jg = jax_x64.grad(lambda c: jst.multivariate_normal.logpdf(x, mean, c).sum())(cov)
+    _close(g, jg, 1e-9)
     xd, alpha = np.array([0.2, 0.5, 0.3]), np.array([1.5, 0.7, 3.0])
     _close(ftrans.grad(lambda al: fst.dirichlet.logpdf(xd, al))(alpha),
            jax_x64.grad(lambda al: jst.dirichlet.logpdf(xd, al))(alpha), 1e-10)
