@@ -165,6 +165,29 @@ def test_continuous_grads_float32(dist):
     _close(out, getattr(ss, dist).logpdf(x.astype(float), *shapes, LOC, SCALE), 1e-5)
 
 
+def test_float32_stays_float32():
+    """Every method of every distribution: float32 in, float32 out, values within 1e-4 of
+    SciPy's (float64)."""
+    f32 = np.float32
+    for dist, (shapes, _, zin) in CONT.items():
+        x = (LOC + SCALE * np.array(zin)).astype(f32)
+        for m in _methods(dist, METHODS_C):
+            arg = np.array([0.15, 0.45, 0.8], f32) if m == "ppf" else x
+            out = getattr(getattr(fst, dist), m)(arg, *[f32(s) for s in shapes], f32(LOC),
+                                                 f32(SCALE))
+            assert out.dtype == np.float32, (dist, m, out.dtype)
+            want = getattr(getattr(ss, dist), m)(arg.astype(float), *shapes, LOC, SCALE)
+            _close(out, want, 1e-4)
+    for dist, (shapes, _, cont, kin) in DISC.items():
+        sh = [f32(s) if i in cont else s for i, s in enumerate(shapes)]
+        for m in _methods(dist, METHODS_D):
+            arg = np.array([0.15, 0.45, 0.8], f32) if m == "ppf" else np.array(kin, f32)
+            out = getattr(getattr(fst, dist), m)(arg, *sh)
+            assert out.dtype == np.float32, (dist, m, out.dtype)
+            _close(out, getattr(ss, dist).__getattribute__(m)(arg.astype(float), *shapes),
+                   1e-4)
+
+
 @pytest.mark.parametrize("dist", list(DISC))
 def test_discrete_grads(dist):
     shapes, _, cont, kin = DISC[dist]

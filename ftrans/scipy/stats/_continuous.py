@@ -7,7 +7,7 @@ import math
 
 from ... import numpy as fnp
 from .. import special as sc
-from ._util import INF, log1mexp
+from ._util import INF, log1mexp, const
 
 LOG2 = math.log(2.0)
 LOGPI = math.log(math.pi)
@@ -86,7 +86,7 @@ def cauchy_ppf(q):
     r = fnp.where(inner & ~mid, fnp.where(low, q, 1.0 - q), 0.25)
     t = 1.0 / fnp.tan(math.pi * r)
     centre = fnp.tan(math.pi * (fnp.where(mid, q, 0.5) - 0.5))
-    tails = fnp.where(inner, fnp.where(low, -t, t), fnp.where(q > 0.5, INF, -INF))
+    tails = fnp.where(inner, fnp.where(low, -t, t), const(fnp.where(q > 0.5, INF, -INF), q))
     return fnp.where(mid, centre, tails)
 
 

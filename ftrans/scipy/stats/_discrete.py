@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ... import numpy as fnp
 from .. import special as sc
-from ._util import INF, is_int
+from ._util import INF, is_int, const
 
 
 def _on(ok, k, val_fn):
@@ -54,7 +54,7 @@ def _cdf_by(k, lo, hi, inner_fn, below, above):
     fk = fnp.floor(k)
     inner = (fk >= lo) & (fk < hi)
     val = inner_fn(fnp.where(inner, fk, lo), inner)
-    return fnp.where(inner, val, fnp.where(fk < lo, below, above))
+    return fnp.where(inner, val, const(fnp.where(fk < lo, below, above), val))
 
 
 def poisson_cdf(k, mu):
@@ -98,16 +98,16 @@ def nbinom_sf(k, n, p):
 
 
 def bernoulli_cdf(k, p):
-    return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
+    return fnp.where(k < 0, const(0.0, p), fnp.where(k < 1, 1.0 - p, const(1.0, p)))
 
 
 def bernoulli_sf(k, p):
-    return fnp.where(k < 0, 1.0, fnp.where(k < 1, p, 0.0))
+    return fnp.where(k < 0, const(1.0, p), fnp.where(k < 1, p, const(0.0, p)))
 
 
 def bernoulli_ppf(q, p):
     """SciPy's discrete ppf: the least ``k`` with ``cdf(k) >= q`` (``-1`` at ``q == 0``)."""
-    return fnp.where(q == 0, -1.0, fnp.where((q <= 1.0 - p) & (q < 1), 0.0, 1.0)) + 0.0 * q
+    return const(fnp.where(q == 0, -1.0, fnp.where((q <= 1.0 - p) & (q < 1), 0.0, 1.0)), q)
 
 
 def prob(p):

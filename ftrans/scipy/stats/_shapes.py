@@ -12,7 +12,7 @@ import math
 
 from ... import numpy as fnp
 from .. import special as sc
-from ._util import INF
+from ._util import INF, const
 
 LOG2 = math.log(2.0)
 
@@ -80,7 +80,7 @@ def beta_sf(z, a, b):
 def t_cdf(z, df):
     """``betainc(df/2, 1/2, df/(df + z**2)) / 2`` below 0 and one minus it above (the
     t-to-beta relation, Abramowitz and Stegun 26.7.1)."""
-    tail = 0.5 * sc.betainc(0.5 * df, 0.5, df / (df + z * z))
+    tail = 0.5 * sc.betainc(0.5 * df, const(0.5, df), df / (df + z * z))
     return fnp.where(z < 0, tail, 1.0 - tail)
 
 

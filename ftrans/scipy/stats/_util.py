@@ -52,6 +52,12 @@ def discrete(x):
     return P.stop_gradient(x)
 
 
+def const(v, like):
+    """The Python number (or a ``where`` of Python numbers) ``v`` in ``like``'s dtype (so a
+    float32 computation stays float32)."""
+    return P.convert_element_type(fnp.asarray(v), like.dtype)
+
+
 def nan_if(bad, out):
     """``nan`` where ``bad`` (invalid parameters), ``out`` elsewhere."""
     return fnp.where(bad, NAN, out)
