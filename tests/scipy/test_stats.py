@@ -350,6 +350,12 @@ def test_jit_vmap_discrete_multivariate():
     ps = np.array([0.2, 0.5])
     got = ftrans.vmap(lambda p: fst.binom.logpmf(k, 6, p))(ps)
     _close(got, np.stack([ss.binom.logpmf(k, 6, p) for p in ps]), 1e-12)
+    # the discrete ppf (a bisection in lax.fori_loop): jit, vmap, and no derivative
+    q = np.array([0.1, 0.5, 0.95])
+    _close(ftrans.jit(lambda p: fst.binom.ppf(q, 7, p))(0.35), ss.binom.ppf(q, 7, 0.35), 0)
+    _close(ftrans.vmap(lambda mu: fst.poisson.ppf(q, mu))(np.array([1.0, 2.3])),
+           np.stack([ss.poisson.ppf(q, mu) for mu in (1.0, 2.3)]), 0)
+    assert float(ftrans.grad(lambda p: fst.nbinom.ppf(q, 2.5, p).sum())(0.4)) == 0.0
     x = np.random.default_rng(3).standard_normal((4, 2))
     f = ftrans.jit(lambda x: fst.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2)))
     _close(f(x), ss.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2)), 1e-12)

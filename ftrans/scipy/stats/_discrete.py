@@ -8,9 +8,10 @@ above ``n``) gives -inf; it is replaced by a safe value before the logarithms.
 """
 from __future__ import annotations
 
+from ... import lax
 from ... import numpy as fnp
 from .. import special as sc
-from ._util import INF, is_int, const
+from ._util import INF, is_int, const, discrete
 
 
 def _on(ok, k, val_fn):
@@ -112,3 +113,56 @@ def bernoulli_ppf(q, p):
 
 def prob(p):
     return (p >= 0) & (p <= 1)
+
+
+# ppf: the least integer k with cdf(k) >= q (SciPy's definition), by bisection -----------
+_STEPS = 64
+
+
+def _ppf_bisect(cdf, q, hi, top, *params):
+    """Least integer ``k`` in ``[0, hi]`` with ``cdf(k, *params) >= q`` (``cdf(hi) >= q``
+    must hold), ``-1`` at ``q == 0`` and ``top`` (the upper end of the support) at
+    ``q == 1``.  Piecewise constant in ``q`` and the parameters: no derivative (all held
+    fixed).  Bisection on the integers, 64 halvings (``hi < 2**63``) in a
+    ``lax.fori_loop`` (one loop under ``jit``)."""
+    q, hi = discrete(q), discrete(hi)
+    params = [discrete(p) for p in params]
+    inner = (q > 0) & (q < 1)
+    qs = fnp.where(inner, q, const(0.5, q))
+    lo = fnp.zeros_like(qs) - 1.0                  # cdf(-1) = 0 < q
+    hi = fnp.where(inner, fnp.ceil(hi), const(0.0, q))
+
+    def step(carry):
+        lo, hi = carry
+        mid = fnp.floor(0.5 * (lo + hi))
+        ok = cdf(mid, *params) >= qs
+        return fnp.where(ok, lo, mid), fnp.where(ok, mid, hi)
+
+    # a fixed count (not while_loop): reverse mode passes through a scan, and once an
+    # interval has closed (hi = lo + 1) a step leaves it unchanged (cdf(lo) < q)
+    _, hi = lax.fori_loop(0, _STEPS, lambda i, c: step(c), (lo, hi))
+    return fnp.where(inner, hi, fnp.where(q == 0, const(-1.0, q), top + 0.0 * q))
+
+
+def _cantelli(q, mean, var):
+    """An integer ``k`` with ``cdf(k) >= q`` for ``q < 1``: Cantelli's inequality
+    ``P(X > mean + t sd) <= 1/(1 + t**2)`` with ``t = sqrt(q / (1 - q))``."""
+    qs = fnp.where(q < 1, q, const(0.5, q))
+    return fnp.ceil(mean + fnp.sqrt(var * qs / (1.0 - qs))) + 1.0
+
+
+def poisson_ppf(q, mu):
+    """Least integer ``k`` with ``cdf(k) >= q`` (bisection; Cantelli's bound)."""
+    return _ppf_bisect(poisson_cdf, q, _cantelli(q, mu, mu), const(INF, q), mu)
+
+
+def binom_ppf(q, n, p):
+    """Least integer ``k`` with ``cdf(k) >= q`` in ``[0, n]`` (bisection)."""
+    return _ppf_bisect(binom_cdf, q, n + 0.0 * q, n + 0.0 * q, n, p)
+
+
+def nbinom_ppf(q, n, p):
+    """Least integer ``k`` with ``cdf(k) >= q`` (bisection; Cantelli's bound with SciPy's
+    mean ``n (1-p)/p`` and variance ``n (1-p)/p**2``)."""
+    mean = n * (1.0 - p) / p
+    return _ppf_bisect(nbinom_cdf, q, _cantelli(q, mean, mean / p), const(INF, q), n, p)

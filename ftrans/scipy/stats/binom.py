@@ -2,7 +2,7 @@
 
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
 Formulas in :mod:`._discrete` and each method's docstring.
-``ppf`` is not provided.
+``ppf`` (integer-valued) has no derivative.
 
 >>> import ftrans.scipy.stats as fst
 >>> float(fst.binom.pmf(1, 2, 0.5))
@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import _discrete as D
 from ._util import discrete_method, exp_of, log_tail, is_int
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 _FIXED = ("n",)
 _SHAPES = ('n', 'p')
@@ -37,3 +37,5 @@ logcdf = discrete_method("binom", "logcdf", _SHAPES, log_tail(D.binom_cdf, D.bin
 logsf = discrete_method("binom", "logsf", _SHAPES, log_tail(D.binom_sf, D.binom_cdf),
                         _valid, fixed=_FIXED,
                         formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+ppf = discrete_method("binom", "ppf", _SHAPES, D.binom_ppf, _valid, fixed=_FIXED,
+                      formula=D.binom_ppf.__doc__)

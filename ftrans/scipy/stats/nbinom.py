@@ -4,7 +4,7 @@
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
 Formulas in :mod:`._discrete` and each method's docstring.  ``cdf``/``sf`` are not
 differentiable in ``n`` (``betainc`` raises ``NotImplementedError`` there).
-``ppf`` is not provided.
+``ppf`` (integer-valued) has no derivative.
 
 >>> import ftrans.scipy.stats as fst
 >>> float(fst.nbinom.pmf(0, 2.0, 0.5))
@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import _discrete as D
 from ._util import discrete_method, exp_of, log_tail
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 _FIXED = ()
 _SHAPES = ('n', 'p')
@@ -39,3 +39,5 @@ logcdf = discrete_method("nbinom", "logcdf", _SHAPES, log_tail(D.nbinom_cdf, D.n
 logsf = discrete_method("nbinom", "logsf", _SHAPES, log_tail(D.nbinom_sf, D.nbinom_cdf),
                         _valid, fixed=_FIXED,
                         formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+ppf = discrete_method("nbinom", "ppf", _SHAPES, D.nbinom_ppf, _valid, fixed=_FIXED,
+                      formula=D.nbinom_ppf.__doc__)

@@ -2,7 +2,7 @@
 
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
 Formulas in :mod:`._discrete` and each method's docstring.
-``ppf`` is not provided.
+``ppf`` (integer-valued) has no derivative.
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.poisson.pmf(2, 1.0)), 12)
@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import _discrete as D
 from ._util import discrete_method, exp_of, log_tail
 
-__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 _FIXED = ()
 _SHAPES = ('mu',)
@@ -37,3 +37,5 @@ logcdf = discrete_method("poisson", "logcdf", _SHAPES, log_tail(D.poisson_cdf, D
 logsf = discrete_method("poisson", "logsf", _SHAPES, log_tail(D.poisson_sf, D.poisson_cdf),
                         _valid, fixed=_FIXED,
                         formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+ppf = discrete_method("poisson", "ppf", _SHAPES, D.poisson_ppf, _valid, fixed=_FIXED,
+                      formula=D.poisson_ppf.__doc__)
