@@ -69,10 +69,12 @@ def cauchy_logpdf(z):
 
 
 def cauchy_cdf(z):
+    """``arctan2(1, -z) / pi`` (= 1/2 + arctan(z)/pi, accurate in both tails)."""
     return fnp.arctan2(1.0, -z) / math.pi
 
 
 def cauchy_sf(z):
+    """``arctan2(1, z) / pi``."""
     return cauchy_cdf(-z)
 
 
@@ -97,10 +99,12 @@ def uniform_logpdf(z):
 
 
 def uniform_cdf(z):
+    """``clip(z, 0, 1)``."""
     return fnp.clip(z, 0.0, 1.0)
 
 
 def uniform_sf(z):
+    """``clip(1 - z, 0, 1)``."""
     return fnp.clip(1.0 - z, 0.0, 1.0)
 
 

@@ -235,3 +235,19 @@ def log_tail(main, other):
         return fnp.where(small, fnp.log(fnp.where(small, m, 1.0)),
                          fnp.log1p(-fnp.where(small, 0.0, o)))
     return f
+
+
+def tail_methods(dist, shapes, cdf, sf, valid=None, fixed=None):
+    """``(cdf, sf, logcdf, logsf)`` of ``scipy.stats.<dist>`` from the standardized ``cdf``
+    and ``sf`` (their docstrings give the formulas); the logs from both tails
+    (:func:`log_tail`).  ``fixed`` not ``None``: a discrete distribution
+    (:func:`discrete_method`, those parameters held fixed)."""
+    def make(method, fn, formula):
+        if fixed is None:
+            return continuous(dist, method, shapes, fn, valid, formula)
+        return discrete_method(dist, method, shapes, fn, valid, fixed, formula)
+    return (make("cdf", cdf, cdf.__doc__), make("sf", sf, sf.__doc__),
+            make("logcdf", log_tail(cdf, sf), "``log(cdf)``, as ``log1p(-sf)`` where "
+                 "cdf >= 1/2."),
+            make("logsf", log_tail(sf, cdf), "``log(sf)``, as ``log1p(-cdf)`` where "
+                 "sf >= 1/2."))

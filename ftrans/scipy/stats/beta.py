@@ -13,18 +13,13 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of, log_tail
+from ._util import continuous, exp_of, tail_methods
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('a', 'b')
 
 logpdf = continuous("beta", "logpdf", _SHAPES, S.beta_logpdf, S.positive,
-                    formula=S.beta_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
+                    formula=S.beta_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
-cdf = continuous("beta", "cdf", _SHAPES, S.beta_cdf, S.positive, formula=S.beta_cdf.__doc__)
-sf = continuous("beta", "sf", _SHAPES, S.beta_sf, S.positive, formula=S.beta_sf.__doc__)
-logcdf = continuous("beta", "logcdf", _SHAPES, log_tail(S.beta_cdf, S.beta_sf), S.positive,
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = continuous("beta", "logsf", _SHAPES, log_tail(S.beta_sf, S.beta_cdf), S.positive,
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("beta", _SHAPES, S.beta_cdf, S.beta_sf, S.positive)

@@ -11,7 +11,7 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
-from ._util import discrete_method, exp_of, log_tail, is_int
+from ._util import discrete_method, exp_of, tail_methods, is_int
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -27,15 +27,7 @@ logpmf = discrete_method("binom", "logpmf", _SHAPES, D.binom_logpmf, _valid,
                          fixed=_FIXED,
                          formula=D.binom_logpmf.__doc__)
 pmf = exp_of(logpmf, "pmf")
-cdf = discrete_method("binom", "cdf", _SHAPES, D.binom_cdf, _valid, fixed=_FIXED,
-                      formula=D.binom_cdf.__doc__)
-sf = discrete_method("binom", "sf", _SHAPES, D.binom_sf, _valid, fixed=_FIXED,
-                     formula=D.binom_sf.__doc__)
-logcdf = discrete_method("binom", "logcdf", _SHAPES, log_tail(D.binom_cdf, D.binom_sf),
-                         _valid, fixed=_FIXED,
-                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("binom", "logsf", _SHAPES, log_tail(D.binom_sf, D.binom_cdf),
-                        _valid, fixed=_FIXED,
-                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("binom", _SHAPES, D.binom_cdf, D.binom_sf, _valid,
+                                      fixed=_FIXED)
 ppf = discrete_method("binom", "ppf", _SHAPES, D.binom_ppf, _valid, fixed=_FIXED,
                       formula=D.binom_ppf.__doc__)

@@ -11,18 +11,13 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of, log_tail
+from ._util import continuous, exp_of, tail_methods
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('df',)
 
 logpdf = continuous("chi2", "logpdf", _SHAPES, S.chi2_logpdf, S.positive,
-                    formula=S.chi2_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
+                    formula=S.chi2_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
-cdf = continuous("chi2", "cdf", _SHAPES, S.chi2_cdf, S.positive, formula=S.chi2_cdf.__doc__)
-sf = continuous("chi2", "sf", _SHAPES, S.chi2_sf, S.positive, formula=S.chi2_sf.__doc__)
-logcdf = continuous("chi2", "logcdf", _SHAPES, log_tail(S.chi2_cdf, S.chi2_sf), S.positive,
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = continuous("chi2", "logsf", _SHAPES, log_tail(S.chi2_sf, S.chi2_cdf), S.positive,
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("chi2", _SHAPES, S.chi2_cdf, S.chi2_sf, S.positive)

@@ -11,18 +11,13 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of, log_tail
+from ._util import continuous, exp_of, tail_methods
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('a',)
 
 logpdf = continuous("gamma", "logpdf", _SHAPES, S.gamma_logpdf, S.positive,
-                    formula=S.gamma_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
+                    formula=S.gamma_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
-cdf = continuous("gamma", "cdf", _SHAPES, S.gamma_cdf, S.positive, formula=S.gamma_cdf.__doc__)
-sf = continuous("gamma", "sf", _SHAPES, S.gamma_sf, S.positive, formula=S.gamma_sf.__doc__)
-logcdf = continuous("gamma", "logcdf", _SHAPES, log_tail(S.gamma_cdf, S.gamma_sf), S.positive,
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = continuous("gamma", "logsf", _SHAPES, log_tail(S.gamma_sf, S.gamma_cdf), S.positive,
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("gamma", _SHAPES, S.gamma_cdf, S.gamma_sf, S.positive)

@@ -13,7 +13,7 @@ differentiable in ``n`` (``betainc`` raises ``NotImplementedError`` there).
 from __future__ import annotations
 
 from . import _discrete as D
-from ._util import discrete_method, exp_of, log_tail
+from ._util import discrete_method, exp_of, tail_methods
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -29,15 +29,7 @@ logpmf = discrete_method("nbinom", "logpmf", _SHAPES, D.nbinom_logpmf, _valid,
                          fixed=_FIXED,
                          formula=D.nbinom_logpmf.__doc__)
 pmf = exp_of(logpmf, "pmf")
-cdf = discrete_method("nbinom", "cdf", _SHAPES, D.nbinom_cdf, _valid, fixed=_FIXED,
-                      formula=D.nbinom_cdf.__doc__)
-sf = discrete_method("nbinom", "sf", _SHAPES, D.nbinom_sf, _valid, fixed=_FIXED,
-                     formula=D.nbinom_sf.__doc__)
-logcdf = discrete_method("nbinom", "logcdf", _SHAPES, log_tail(D.nbinom_cdf, D.nbinom_sf),
-                         _valid, fixed=_FIXED,
-                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("nbinom", "logsf", _SHAPES, log_tail(D.nbinom_sf, D.nbinom_cdf),
-                        _valid, fixed=_FIXED,
-                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("nbinom", _SHAPES, D.nbinom_cdf, D.nbinom_sf, _valid,
+                                      fixed=_FIXED)
 ppf = discrete_method("nbinom", "ppf", _SHAPES, D.nbinom_ppf, _valid, fixed=_FIXED,
                       formula=D.nbinom_ppf.__doc__)

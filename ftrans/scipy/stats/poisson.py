@@ -11,7 +11,7 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
-from ._util import discrete_method, exp_of, log_tail
+from ._util import discrete_method, exp_of, tail_methods
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -27,15 +27,7 @@ logpmf = discrete_method("poisson", "logpmf", _SHAPES, D.poisson_logpmf, _valid,
                          fixed=_FIXED,
                          formula=D.poisson_logpmf.__doc__)
 pmf = exp_of(logpmf, "pmf")
-cdf = discrete_method("poisson", "cdf", _SHAPES, D.poisson_cdf, _valid, fixed=_FIXED,
-                      formula=D.poisson_cdf.__doc__)
-sf = discrete_method("poisson", "sf", _SHAPES, D.poisson_sf, _valid, fixed=_FIXED,
-                     formula=D.poisson_sf.__doc__)
-logcdf = discrete_method("poisson", "logcdf", _SHAPES, log_tail(D.poisson_cdf, D.poisson_sf),
-                         _valid, fixed=_FIXED,
-                         formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = discrete_method("poisson", "logsf", _SHAPES, log_tail(D.poisson_sf, D.poisson_cdf),
-                        _valid, fixed=_FIXED,
-                        formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("poisson", _SHAPES, D.poisson_cdf, D.poisson_sf, _valid,
+                                      fixed=_FIXED)
 ppf = discrete_method("poisson", "ppf", _SHAPES, D.poisson_ppf, _valid, fixed=_FIXED,
                       formula=D.poisson_ppf.__doc__)

@@ -13,18 +13,13 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
-from ._util import continuous, exp_of, log_tail
+from ._util import continuous, exp_of, tail_methods
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _SHAPES = ('df',)
 
 logpdf = continuous("t", "logpdf", _SHAPES, S.t_logpdf, S.positive,
-                    formula=S.t_logpdf.__doc__ or "See :mod:`ftrans.scipy.stats._shapes`.")
+                    formula=S.t_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
-cdf = continuous("t", "cdf", _SHAPES, S.t_cdf, S.positive, formula=S.t_cdf.__doc__)
-sf = continuous("t", "sf", _SHAPES, S.t_sf, S.positive, formula=S.t_sf.__doc__)
-logcdf = continuous("t", "logcdf", _SHAPES, log_tail(S.t_cdf, S.t_sf), S.positive,
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-logsf = continuous("t", "logsf", _SHAPES, log_tail(S.t_sf, S.t_cdf), S.positive,
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
+cdf, sf, logcdf, logsf = tail_methods("t", _SHAPES, S.t_cdf, S.t_sf, S.positive)

@@ -10,18 +10,12 @@ ftrans.scipy.special; formulas in each method's docstring, from SciPy's document
 from __future__ import annotations
 
 from . import _continuous as C
-from ._util import continuous, exp_of, log_tail
+from ._util import continuous, exp_of, tail_methods
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 logpdf = continuous("uniform", "logpdf", (), C.uniform_logpdf,
                     formula="``-log(scale)`` on ``[loc, loc + scale]``, -inf outside.")
 pdf = exp_of(logpdf, "pdf")
-cdf = continuous("uniform", "cdf", (), C.uniform_cdf, formula="``clip(z, 0, 1)``.")
-logcdf = continuous("uniform", "logcdf", (), log_tail(C.uniform_cdf, C.uniform_sf),
-                    formula="``log(cdf)``, as ``log1p(-sf)`` where cdf >= 1/2.")
-sf = continuous("uniform", "sf", (), C.uniform_sf,
-                formula="``clip(1 - z, 0, 1)``.")
-logsf = continuous("uniform", "logsf", (), log_tail(C.uniform_sf, C.uniform_cdf),
-                   formula="``log(sf)``, as ``log1p(-cdf)`` where sf >= 1/2.")
 ppf = continuous("uniform", "ppf", (), C.uniform_ppf, formula="``loc + scale q``.")
+cdf, sf, logcdf, logsf = tail_methods("uniform", (), C.uniform_cdf, C.uniform_sf)
