@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ...core import Tracer, result_type
@@ -93,6 +95,8 @@ def doc(dist, params, formula, discrete_data=False):
 
     ``params``: the parameter lines after the data argument (``"loc : array_like ..."``);
     ``formula``: how the value is computed (the composition, its source)."""
+    formula = textwrap.fill(" ".join((formula or "").split()), 88)
+
     def deco(f):
         m = f.__name__
         first = _FIRST.get(m) or ("k : array_like\n    Integer-valued data (held fixed: "
@@ -184,7 +188,7 @@ def exp_of(logf, method):
     f.__name__ = f.__qualname__ = method
     f.__module__ = logf.__module__
     f.__doc__ = logf.__doc__.replace(_WHAT["log" + method], _WHAT[method], 1).replace(
-        "\n\n", f"\n\n``exp({logf.__name__})``:  ", 1)
+        "\n\n", f"\n\n``exp({logf.__name__})`` with the log-{'density' if method == 'pdf' else 'mass'}\n", 1)
     return f
 
 
