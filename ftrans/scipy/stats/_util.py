@@ -187,8 +187,9 @@ def exp_of(logf, method):
         return fnp.exp(logf(*args, **kw))
     f.__name__ = f.__qualname__ = method
     f.__module__ = logf.__module__
+    what = "density" if method == "pdf" else "mass"
     f.__doc__ = logf.__doc__.replace(_WHAT["log" + method], _WHAT[method], 1).replace(
-        "\n\n", f"\n\n``exp({logf.__name__})`` with the log-{'density' if method == 'pdf' else 'mass'}\n", 1)
+        "\n\n", f"\n\n``exp({logf.__name__})`` with the log-{what}\n", 1)
     return f
 
 
