@@ -108,8 +108,8 @@ def _refuse(name, arg, why):
     def rule(*_, **__):
         raise NotImplementedError(
             f"{name}: the derivative with respect to {arg} is not implemented ({why}); "
-            f"differentiate with respect to the other arguments only, or wrap {arg} in "
-            f"ftrans.stop_gradient")
+            f"differentiate with respect to the other arguments only, with {arg} a "
+            f"constant (not computed from a differentiated input)")
     return rule
 
 

@@ -193,8 +193,9 @@ _RAISES = """
     ------
     NotImplementedError
         When differentiated with respect to the order ``v`` (no SciPy kernel for the
-        derivative in the order); wrap ``v`` in ``ftrans.stop_gradient`` or differentiate
-        in ``x`` only.  ``TypeError`` for complex input."""
+        derivative in the order); differentiate in ``x`` only, with ``v`` a constant
+        (reverse mode also refuses an order computed from a differentiated input behind
+        ``stop_gradient``).  ``TypeError`` for complex input."""
 
 
 def _bessel1(name, summary, deriv, dlmf):
