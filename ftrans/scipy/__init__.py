@@ -1,8 +1,9 @@
 """``ftrans.scipy``: differentiable counterparts of SciPy functions.
 
-``import ftrans.scipy.special as fss`` (or ``from ftrans.scipy import special``).
+``import ftrans.scipy.special as fss`` (or ``from ftrans.scipy import special``);
+``import ftrans.scipy.stats as fst`` (distributions: ``fst.norm.logpdf(x, loc, scale)``).
 """
-from . import special  # noqa: F401
-from . import integrate  # noqa: F401  (issue 20: quadrature, odeint/solve_ivp)
+from . import special, stats  # noqa: F401
+from . import integrate  # noqa: F401  (quadrature, odeint/solve_ivp)
 
-__all__ = ["special", "integrate"]
+__all__ = ["special", "stats", "integrate"]

@@ -29,6 +29,10 @@ mathematics has a finite one (the double-``where`` idiom, see
   (the mathematical limit).
 * ``gamma = gammasgn * exp(gammaln)``, ``beta``, ``betaln``, ``multigammaln``.
 
+Incomplete gamma and beta functions, ``ndtr``/``ndtri``/``log_ndtr``, ``erfcx``,
+``erfcinv``, ``rgamma``, ``gammasgn``, ``zeta`` and the Bessel functions (``j0`` ... ``kve``)
+are documented in :mod:`ftrans.scipy._special_more` and re-exported here.
+
 dtypes: float32 stays float32 (also where SciPy returns float64: ``polygamma``,
 ``multigammaln``); integer and bool inputs become float64.  Complex inputs: ``erf``,
 ``erfc`` and ``logsumexp`` only (SciPy defines the others for real inputs only, or not as
@@ -41,10 +45,11 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer, result_type
+from ..core import Tracer
 from .. import primitives as P
 from ..primitives import special as _ps
 from ..nn import activations as _nn
+from ._args import _float, _floats
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "gamma",
            "beta", "betaln", "multigammaln", "expit", "log_expit", "logit", "softplus",
@@ -55,26 +60,6 @@ __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "g
 # ---------------------------------------------------------------------------------
 # argument normalization
 # ---------------------------------------------------------------------------------
-def _float(x, complex_ok=False, name=""):
-    """``x`` as an inexact array or tracer: ints/bools -> float64, lists -> arrays."""
-    if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__"):
-        x = np.asarray(x)
-    kind = x.dtype.kind
-    if kind == "c" and not complex_ok:
-        raise TypeError(f"scipy.special.{name} is defined for real inputs only; got dtype "
-                        f"{x.dtype}")
-    if kind not in "fc":
-        x = P.convert_element_type(x, np.float64)
-    return x
-
-
-def _floats(*xs, name=""):
-    """Real operands converted to their common (NumPy-promoted) float dtype."""
-    xs = [_float(x, name=name) for x in xs]
-    dt = result_type(*xs)
-    return [P.convert_element_type(x, dt) for x in xs]
-
-
 def _sg(x):
     return P.stop_gradient(x)
 
@@ -290,3 +275,15 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a), axis))`` computed stably, with
     SciPy's weights ``b`` and ``return_sign``; :func:`ftrans.nn.logsumexp`."""
     return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=return_sign)
+
+
+# ---------------------------------------------------------------------------------
+# incomplete gamma/beta, normal distribution, zeta, Bessel: ftrans/scipy/_special_more.py
+# ---------------------------------------------------------------------------------
+from ._special_more import (  # noqa: E402
+    gammainc, gammaincc, betainc, gammasgn, rgamma, erfcx, erfcinv, ndtr, ndtri, log_ndtr,
+    zeta, j0, j1, jv, y0, y1, yv, i0, i0e, i1, i1e, iv, ive, kv, kve)
+
+__all__ += ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
+            "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
+            "i0e", "i1", "i1e", "iv", "ive", "kv", "kve"]

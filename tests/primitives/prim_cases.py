@@ -845,6 +845,51 @@ for _n in (0, 1, 2, 3):
          (lambda n: lambda x: _sc.polygamma(n, x).astype(x.dtype))(_n), Arg(S, U(0.5, 4.0)),
          kind="unary", variant=f"n={_n}")
 
+# ftrans.primitives.special_scipy (issue 20): the order of a Bessel function, the exponent
+# of zeta and betainc's a, b are held fixed (their derivatives raise NotImplementedError:
+# tests/scipy/test_special_more.py)
+import ftrans.primitives.special_scipy as PSS  # noqa: E402
+
+
+def _sc_ref(name, *fixed):
+    return lambda *xs: np.asarray(getattr(_sc, name)(*fixed, *xs)).astype(xs[0].dtype)
+
+
+case("gammainc", PSS.gammainc, _sc_ref("gammainc"), Arg(S, U(0.5, 3.0)), Arg(S, U(0.2, 4.0)),
+     kind="binary")
+case("gammaincc", PSS.gammaincc, _sc_ref("gammaincc"), Arg(S, U(0.5, 3.0)),
+     Arg(S, U(0.2, 4.0)), kind="binary")
+
+
+def _mp_igamma_da(a, x):
+    """d/da gammainc(a, x) by mpmath (30 digits): independent of the series/fraction."""
+    import mpmath
+    with mpmath.workdps(30):
+        f = np.vectorize(otypes=[np.float64], pyfunc=lambda a, x: float(mpmath.diff(
+            lambda s: mpmath.gammainc(s, 0, x, regularized=True), a)))
+        return np.asarray(f(a.astype(np.float64), x.astype(np.float64)), np.float64)
+
+
+case("igamma_da", lambda a, x: PSS.igamma_da(a, x, 1),
+     lambda a, x: _mp_igamma_da(a, x).astype(np.result_type(a, x)),
+     Arg(S, U(0.5, 3.0)), Arg(S, U(0.2, 4.0)), kind="binary")
+case("betainc", lambda x: PSS.betainc(1.5, 2.5, x), _sc_ref("betainc", 1.5, 2.5),
+     Arg(S, U(0.1, 0.9)), kind="unary")
+case("zeta", lambda q: PSS.zeta(3.0, q), _sc_ref("zeta", 3.0), Arg(S, U(0.5, 3.0)),
+     kind="unary")
+# (its only input, the exponent, is not differentiable: here a constant factor)
+case("riemann_zeta", lambda x: P.mul(x, PSS.riemann_zeta(np.asarray(-2.5, x.dtype))),
+     lambda x: x * _sc.zeta(np.asarray(-2.5, x.dtype)), Arg(S, U(-3.0, 4.0)), kind="unary")
+case("gammasgn", PSS.gammasgn, _sc_ref("gammasgn"), Arg(S, OffInteger()), kind="unary")
+for _name, _dom in (("ndtr", U(-3, 3)), ("log_ndtr", U(-3, 3)), ("erfcx", U(-2, 3)),
+                    ("ndtri", U(0.05, 0.95)), ("erfcinv", U(0.1, 1.9)),
+                    ("rgamma", U(-2.8, 3.0)), ("j0", U(0.2, 4)), ("j1", U(0.2, 4)),
+                    ("y0", U(0.3, 4)), ("y1", U(0.3, 4))):
+    case(_name, getattr(PSS, _name), _sc_ref(_name), Arg(S, _dom), kind="unary")
+for _name in ("jv", "yv", "iv", "ive", "kv", "kve"):
+    case(_name, (lambda f: lambda x: f(1.5, x))(getattr(PSS, _name)), _sc_ref(_name, 1.5),
+         Arg(S, U(0.3, 3.0)), kind="unary")
+
 # ---------------------------------------------------------------------------------
 # fft (ftrans.primitives.fft; references from numpy.fft)
 # ---------------------------------------------------------------------------------

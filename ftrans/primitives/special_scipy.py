@@ -1,0 +1,366 @@
+"""More SciPy-backed special-function primitives: incomplete gamma and beta functions,
+the normal distribution's functions, ``erfcx``/``erfcinv``, ``rgamma``/``gammasgn``,
+the Hurwitz zeta function and the Bessel functions.
+
+Each is elementwise (NumPy broadcasting, batched by the elementwise rule) with SciPy's
+ufunc (``cupyx.scipy.special`` on the GPU, chunk-wise on Dask) as its kernel; the
+derivative with respect to each input is a formula in ftrans operations (so every order
+differentiates again), a refusal, or none:
+
+================  ===========================================================  ============
+primitive         derivative                                                   source
+================  ===========================================================  ============
+gammainc(a, x)    a: igamma_da(a, x, 1); x: x^(a-1) e^-x / Gamma(a)            DLMF 8.8.13
+gammaincc(a, x)   minus those of gammainc                                      DLMF 8.2.3
+igamma_da(a,x,k)  a: igamma_da(a, x, k+1); x: d^k/da^k [x^(a-1) e^-x/Gamma(a)]  (this file)
+betainc(a, b, x)  x: x^(a-1) (1-x)^(b-1) / B(a, b); a, b: NotImplementedError  DLMF 8.17.7
+ndtr(x)           exp(-x^2/2) / sqrt(2 pi)                                     DLMF 7.2
+ndtri(p)          sqrt(2 pi) exp(ans^2 / 2)                                    inverse rule
+log_ndtr(x)       sqrt(2/pi) / erfcx(-x/sqrt 2)   (= pdf/cdf, no underflow)      DLMF 7.2.3
+erfcx(x)          2 x erfcx(x) - 2/sqrt(pi)                                    DLMF 7.10
+erfcinv(y)        -sqrt(pi)/2 exp(ans^2)                                       inverse rule
+rgamma(x)         -rgamma(x) digamma(x); (-1)^n n! at the zeros x = -n         DLMF 5.2.2
+gammasgn(x)       0 (piecewise constant)
+zeta(x, q)        q: -x zeta(x+1, q); x: NotImplementedError                   DLMF 25.11.17
+j0, j1, y0, y1    j0' = -j1, j1' = (j0 - jv(2, .))/2, likewise y               DLMF 10.6.2
+jv, yv (v, x)     x: (C(v-1, x) - C(v+1, x))/2                                 DLMF 10.6.1
+iv (v, x)         x: (iv(v-1, x) + iv(v+1, x))/2                               DLMF 10.29.1
+ive (v, x)        x: (ive(v-1, x) + ive(v+1, x))/2 - sign(x) ive(v, x)         (scaling)
+kv (v, x)         x: -(kv(v-1, x) + kv(v+1, x))/2                              DLMF 10.29.1
+kve (v, x)        x: -(kve(v-1, x) + kve(v+1, x))/2 + kve(v, x)                (scaling)
+================  ===========================================================  ============
+
+The order ``v`` of the Bessel functions and the exponent ``x`` of ``zeta`` are ordinary
+(broadcasting, batchable) inputs, but their derivatives raise ``NotImplementedError``
+naming the function and the argument (SciPy has no kernel for them); a derivative that
+is not requested is never computed, so ``grad`` in the other argument works.
+``igamma_da`` is the derivative ``d^k/da^k gammainc(a, x)`` (``k = 1``: JAX's
+``lax.igamma_grad_a``), computed by :mod:`ftrans.kernels._igamma`.
+
+dtypes: real floating inputs keep the promoted dtype (float32 stays float32, also where
+SciPy's kernel has no float32 loop); complex inputs raise ``TypeError``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import Primitive, ShapedArray
+from ..core.dtypes import kind_of
+from ..kernels import special_module, backend_for
+from ..kernels._igamma import igamma_da as _igamma_da_kernel
+from ._rules import def_elementwise, elementwise_abstract_eval
+from ._base import where, eq, gt, le, logical_and, sign, floor, sub, add, mul, div, neg
+from .elementwise import exp, log, cos  # noqa: F401  (ops of the operation table)
+from .special import gammaln, digamma, polygamma
+
+__all__ = ["gammainc", "gammaincc", "igamma_da", "betainc", "ndtr", "ndtri", "log_ndtr",
+           "erfcx", "erfcinv", "rgamma", "gammasgn", "zeta", "riemann_zeta", "j0", "j1",
+           "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "SCIPY_SPECIAL_PRIMITIVES"]
+
+SCIPY_SPECIAL_PRIMITIVES: dict = {}
+
+
+def _abstract(name):
+    def abstract_eval(*avals, **params):
+        a = elementwise_abstract_eval(*avals)
+        if kind_of(a) == "c":
+            raise TypeError(f"{name} is defined for real inputs only; got dtype {a.dtype}")
+        dt = a.dtype if kind_of(a) == "f" else np.dtype(np.float64)
+        return ShapedArray(a.shape, dt)
+    return abstract_eval
+
+
+def _out_dtype(args):
+    dt = np.result_type(*[a if hasattr(a, "dtype") else type(a)(0) for a in args])
+    if dt.kind == "c":
+        raise TypeError(f"complex dtype {dt}: these special functions are real-only")
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+def _first_array(args):
+    for a in args:
+        if hasattr(a, "shape"):
+            return a
+    return np.asarray(args[0])
+
+
+def _scipy_impl(name, sc_name, kernel=None):
+    def impl(*args, **params):
+        dt = _out_dtype(args)
+        if kernel is not None:
+            # NumPy-only kernel: other arrays (CuPy, Dask) are brought to the host
+            host = [np.asarray(a.get() if hasattr(a, "get") else a) for a in args]
+            out = kernel(*host, sc=special_module(np.zeros(())), **params)
+            be = backend_for(*args)
+            out = be.xp.asarray(out) if be.xp is not np else out
+        else:
+            out = getattr(special_module(_first_array(args)), sc_name)(*args)
+        if out.dtype != dt:
+            out = out.astype(dt)
+        return out
+    impl.__name__ = f"{name}_impl"
+    return impl
+
+
+def _refuse(name, arg, why):
+    def rule(*_, **__):
+        raise NotImplementedError(
+            f"{name}: the derivative with respect to {arg} is not implemented ({why}); "
+            f"differentiate with respect to the other arguments only, with {arg} a "
+            f"constant (not computed from a differentiated input)")
+    return rule
+
+
+def _define(name, sc_name, derivs, kernel=None):
+    """An elementwise primitive; ``derivs[i]`` is ``d(ans, *args, **params)`` (ftrans
+    ops), a ``("refuse", arg, why)`` triple, or None (no derivative)."""
+    p = Primitive(name)
+    jvps, vjps = [], []
+    for d in derivs:
+        if d is None:
+            jvps.append(None)
+            vjps.append(None)
+        elif isinstance(d, tuple):
+            jvps.append(_refuse(name, d[1], d[2]))
+            vjps.append(_refuse(name, d[1], d[2]))
+        else:
+            jvps.append(lambda t, ans, *xs, _d=d, **kw: mul(t, _d(ans, *xs, **kw)))
+            vjps.append(lambda ct, ans, *xs, _d=d, **kw: mul(ct, _d(ans, *xs, **kw)))
+    def_elementwise(p, _scipy_impl(name, sc_name, kernel), jvps, vjps,
+                    abstract_eval=_abstract(name))
+    SCIPY_SPECIAL_PRIMITIVES[name] = p
+    return p
+
+
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_NOKERNEL = "SciPy has no kernel for it"
+
+
+# -- incomplete gamma ----------------------------------------------------------------
+def _log_pos(x):
+    """``(log x, x > 0)`` with log's argument guarded (no NaN in the unused branch)."""
+    pos = gt(x, 0.0)
+    return log(where(pos, x, 1.0)), pos
+
+
+def _gamma_pdf_log(a, x):
+    """``log(x^(a-1) e^-x / Gamma(a))``: at ``x == 0`` -inf (a > 1), 0 (a == 1) or inf."""
+    lx, pos = _log_pos(x)
+    at0 = where(gt(a, 1.0), -np.inf, where(eq(a, 1.0), 0.0, np.inf))
+    return where(pos, sub(sub(mul(sub(a, 1.0), lx), x), gammaln(a)), at0)
+
+
+def _gamma_pdf_da(a, x, k):
+    """``d^k/da^k [x^(a-1) e^-x / Gamma(a)]`` (Faa di Bruno for ``exp(g)``:
+    ``g' = log x - digamma(a)``, ``g^(m) = -polygamma(m-1, a)``)."""
+    lx, _ = _log_pos(x)
+    g = [None, sub(lx, digamma(a))] + [neg(polygamma(m - 1, a)) for m in range(2, k + 1)]
+    f = [exp(_gamma_pdf_log(a, x))]
+    for n in range(1, k + 1):
+        s = None
+        for j in range(n):
+            term = mul(float(math.comb(n - 1, j)), mul(g[j + 1], f[n - 1 - j]))
+            s = term if s is None else add(s, term)
+        f.append(s)
+    return f[k]
+
+
+gammainc_p = _define("gammainc", "gammainc", [
+    lambda ans, a, x: igamma_da(a, x, 1),
+    lambda ans, a, x: exp(_gamma_pdf_log(a, x))])
+gammaincc_p = _define("gammaincc", "gammaincc", [
+    lambda ans, a, x: neg(igamma_da(a, x, 1)),
+    lambda ans, a, x: neg(exp(_gamma_pdf_log(a, x)))])
+igamma_da_p = _define("igamma_da", None, [
+    lambda ans, a, x, *, k: igamma_da(a, x, k + 1),
+    lambda ans, a, x, *, k: _gamma_pdf_da(a, x, k)], kernel=_igamma_da_kernel)
+
+
+# -- incomplete beta -------------------------------------------------------------------
+def _beta_pdf(a, b, x):
+    """``x^(a-1) (1-x)^(b-1) / B(a, b)`` with the endpoint limits (0 or inf, 1 when
+    the exponent is 0)."""
+    inside = logical_and(gt(x, 0.0), gt(1.0, x))
+    xs = where(inside, x, 0.5)
+    lbeta = sub(add(gammaln(a), gammaln(b)), gammaln(add(a, b)))
+    lg = sub(add(mul(sub(a, 1.0), log(xs)), mul(sub(b, 1.0), log(sub(1.0, xs)))), lbeta)
+    e = where(le(x, 0.0), sub(a, 1.0), sub(b, 1.0))  # the exponent that matters at the end
+    at_end = where(gt(e, 0.0), 0.0, where(eq(e, 0.0), exp(neg(lbeta)), np.inf))
+    return where(inside, exp(lg), at_end)
+
+
+betainc_p = _define("betainc", "betainc", [
+    ("refuse", "a", _NOKERNEL), ("refuse", "b", _NOKERNEL),
+    lambda ans, a, b, x: _beta_pdf(a, b, x)])
+
+
+# -- normal distribution, erfcx, erfcinv ---------------------------------------------
+def _npdf(x):
+    return div(exp(mul(-0.5, mul(x, x))), _SQRT_2PI)
+
+
+ndtr_p = _define("ndtr", "ndtr", [lambda ans, x: _npdf(x)])
+ndtri_p = _define("ndtri", "ndtri", [lambda ans, p: mul(_SQRT_2PI, exp(mul(0.5, mul(ans, ans))))])
+erfcx_p = _define("erfcx", "erfcx", [
+    lambda ans, x: sub(mul(mul(2.0, x), ans), _TWO_OVER_SQRT_PI)])
+log_ndtr_p = _define("log_ndtr", "log_ndtr", [
+    lambda ans, x: div(_SQRT_2_OVER_PI, erfcx(mul(x, -1.0 / math.sqrt(2.0))))])
+erfcinv_p = _define("erfcinv", "erfcinv", [
+    lambda ans, y: mul(-_SQRT_PI_OVER_2, exp(mul(ans, ans)))])
+
+
+# -- rgamma, gammasgn ------------------------------------------------------------------
+def _rgamma_deriv(ans, x):
+    """``-rgamma(x) digamma(x)``; at the zeros ``x = -n`` (n = 0, 1, ...) the limit
+    ``(-1)^n n! = cos(pi x) Gamma(1 - x)``."""
+    pole = logical_and(eq(ans, 0.0), le(x, 0.0))
+    pole = logical_and(pole, eq(x, floor(x)))
+    xs = where(pole, 1.0, x)
+    at_pole = mul(cos(mul(math.pi, x)), exp(gammaln(sub(1.0, where(pole, x, 0.0)))))
+    return where(pole, at_pole, neg(mul(ans, digamma(xs))))
+
+
+rgamma_p = _define("rgamma", "rgamma", [_rgamma_deriv])
+gammasgn_p = _define("gammasgn", "gammasgn", [None])
+
+
+# -- zeta ------------------------------------------------------------------------------
+zeta_p = _define("zeta", "zeta", [
+    ("refuse", "the exponent x", _NOKERNEL),
+    lambda ans, x, q: neg(mul(x, zeta(add(x, 1.0), q)))])
+riemann_zeta_p = _define("riemann_zeta", "zeta", [("refuse", "the exponent x", _NOKERNEL)])
+
+
+# -- Bessel functions --------------------------------------------------------------------
+_ORDER = ("refuse", "the order v", _NOKERNEL)
+
+j0_p = _define("j0", "j0", [lambda ans, x: neg(j1(x))])
+j1_p = _define("j1", "j1", [lambda ans, x: mul(0.5, sub(j0(x), jv(2.0, x)))])
+y0_p = _define("y0", "y0", [lambda ans, x: neg(y1(x))])
+y1_p = _define("y1", "y1", [lambda ans, x: mul(0.5, sub(y0(x), yv(2.0, x)))])
+jv_p = _define("jv", "jv", [_ORDER, lambda ans, v, x: mul(0.5, sub(jv(sub(v, 1.0), x),
+                                                                    jv(add(v, 1.0), x)))])
+yv_p = _define("yv", "yv", [_ORDER, lambda ans, v, x: mul(0.5, sub(yv(sub(v, 1.0), x),
+                                                                    yv(add(v, 1.0), x)))])
+iv_p = _define("iv", "iv", [_ORDER, lambda ans, v, x: mul(0.5, add(iv(sub(v, 1.0), x),
+                                                                    iv(add(v, 1.0), x)))])
+ive_p = _define("ive", "ive", [_ORDER, lambda ans, v, x: sub(
+    mul(0.5, add(ive(sub(v, 1.0), x), ive(add(v, 1.0), x))), mul(sign(x), ans))])
+kv_p = _define("kv", "kv", [_ORDER, lambda ans, v, x: mul(-0.5, add(kv(sub(v, 1.0), x),
+                                                                     kv(add(v, 1.0), x)))])
+kve_p = _define("kve", "kve", [_ORDER, lambda ans, v, x: add(
+    mul(-0.5, add(kve(sub(v, 1.0), x), kve(add(v, 1.0), x))), ans)])
+
+
+# ops ---------------------------------------------------------------------------------
+def gammainc(a, x):
+    """Regularized lower incomplete gamma function ``P(a, x)``."""
+    return gammainc_p.bind(a, x)
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return gammaincc_p.bind(a, x)
+
+
+def igamma_da(a, x, k=1):
+    """``d^k/da^k gammainc(a, x)`` for a static int ``k >= 1``."""
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"igamma_da: the order k must be a positive integer, got {k}")
+    return igamma_da_p.bind(a, x, k=k)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function ``I_x(a, b)``."""
+    return betainc_p.bind(a, b, x)
+
+
+def ndtr(x):
+    """Standard normal CDF."""
+    return ndtr_p.bind(x)
+
+
+def ndtri(p):
+    """Inverse of ``ndtr``."""
+    return ndtri_p.bind(p)
+
+
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in both tails."""
+    return log_ndtr_p.bind(x)
+
+
+def erfcx(x):
+    """Scaled complementary error function ``exp(x^2) erfc(x)``."""
+    return erfcx_p.bind(x)
+
+
+def erfcinv(y):
+    """Inverse of ``erfc`` on [0, 2]."""
+    return erfcinv_p.bind(y)
+
+
+def rgamma(x):
+    """``1 / Gamma(x)`` (0 at the poles of Gamma)."""
+    return rgamma_p.bind(x)
+
+
+def gammasgn(x):
+    """Sign of ``Gamma(x)``."""
+    return gammasgn_p.bind(x)
+
+
+def zeta(x, q):
+    """Hurwitz zeta function ``sum_{n>=0} (n + q)^-x``."""
+    return zeta_p.bind(x, q)
+
+
+def riemann_zeta(x):
+    """Riemann zeta function (SciPy's ``zeta(x)``: analytic continuation for x < 1)."""
+    return riemann_zeta_p.bind(x)
+
+
+def j0(x):
+    return j0_p.bind(x)
+
+
+def j1(x):
+    return j1_p.bind(x)
+
+
+def y0(x):
+    return y0_p.bind(x)
+
+
+def y1(x):
+    return y1_p.bind(x)
+
+
+def jv(v, x):
+    return jv_p.bind(v, x)
+
+
+def yv(v, x):
+    return yv_p.bind(v, x)
+
+
+def iv(v, x):
+    return iv_p.bind(v, x)
+
+
+def ive(v, x):
+    return ive_p.bind(v, x)
+
+
+def kv(v, x):
+    return kv_p.bind(v, x)
+
+
+def kve(v, x):
+    return kve_p.bind(v, x)

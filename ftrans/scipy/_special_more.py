@@ -1,0 +1,251 @@
+"""``ftrans.scipy.special``, part 2: incomplete gamma and beta functions, the normal
+distribution's ``ndtr``/``ndtri``/``log_ndtr``, ``erfcx``/``erfcinv``, ``rgamma``,
+``gammasgn``, the Hurwitz zeta function and the Bessel functions.
+
+Values are SciPy's kernels (:mod:`ftrans.primitives.special_scipy`, where the derivative
+formulas and their sources are listed); this module normalizes the arguments as
+:mod:`ftrans.scipy.special` does (integer/bool inputs become float64, float32 stays
+float32, complex inputs raise ``TypeError``) and documents the public functions.
+
+Derivatives that SciPy gives no kernel for raise ``NotImplementedError`` naming the
+argument (the Bessel order ``v``, the exponent of ``zeta``, ``betainc``'s ``a`` and
+``b``); only a requested derivative raises, so ``grad`` in the other argument works.
+"""
+from __future__ import annotations
+
+from .. import primitives as P
+from ..primitives import special_scipy as _pss
+from ._args import _float, _floats
+
+__all__ = ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
+           "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
+           "i0e", "i1", "i1e", "iv", "ive", "kv", "kve"]
+
+
+def gammainc(a, x):
+    """Regularized lower incomplete gamma function ``P(a, x)`` (``scipy.special.gammainc``).
+
+    Parameters
+    ----------
+    a : array_like, real, ``a > 0``
+        Shape parameter (broadcasts against ``x``).
+    x : array_like, real, ``x >= 0``
+
+    Returns
+    -------
+    Array of the broadcast shape, floating dtype of the inputs (ints -> float64).
+
+    Derivatives: in ``x``, ``x^(a-1) e^(-x) / Gamma(a)`` (DLMF 8.8.13); in ``a``, JAX's
+    ``igamma_grad_a`` (series / continued fraction carried out in Taylor arithmetic in
+    ``a``, any order).  Raises ``TypeError`` for complex input.
+
+    >>> import ftrans, ftrans.scipy.special as fss
+    >>> round(float(fss.gammainc(1.0, 2.0)), 6)   # 1 - exp(-2)
+    0.864665
+    >>> round(float(ftrans.grad(fss.gammainc, argnums=1)(1.0, 2.0)), 6)   # exp(-2)
+    0.135335
+    """
+    a, x = _floats(a, x, name="gammainc")
+    return _pss.gammainc(a, x)
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``
+    (``scipy.special.gammaincc``, accurate where ``Q`` is tiny).  Parameters, dtypes and
+    derivatives as :func:`gammainc` (negated)."""
+    a, x = _floats(a, x, name="gammaincc")
+    return _pss.gammaincc(a, x)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function ``I_x(a, b)`` (``scipy.special.betainc``).
+
+    Parameters
+    ----------
+    a, b : array_like, real, positive
+    x : array_like, real, in [0, 1]
+
+    Returns
+    -------
+    Array of the broadcast shape, the inputs' floating dtype.
+
+    Raises
+    ------
+    NotImplementedError
+        When differentiated with respect to ``a`` or ``b`` (no SciPy kernel; as in JAX
+        before its series derivative).  The derivative in ``x`` is the beta density
+        ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF 8.17.7).
+
+    >>> import ftrans, ftrans.scipy.special as fss
+    >>> round(float(ftrans.grad(fss.betainc, argnums=2)(2.0, 3.0, 0.5)), 6)  # 12 x (1-x)^2
+    1.5
+    """
+    a, b, x = _floats(a, b, x, name="betainc")
+    return _pss.betainc(a, b, x)
+
+
+def gammasgn(x):
+    """Sign of the gamma function (``scipy.special.gammasgn``: 1, -1, NaN at the poles);
+    derivative 0 (piecewise constant)."""
+    return _pss.gammasgn(_float(x, name="gammasgn"))
+
+
+def rgamma(x):
+    """``1 / Gamma(x)`` (``scipy.special.rgamma``; entire, 0 at ``x = 0, -1, -2, ...``).
+
+    Derivative ``-rgamma(x) digamma(x)`` (DLMF 5.2.2), and its limit ``(-1)^n n!`` at the
+    zeros ``x = -n``."""
+    return _pss.rgamma(_float(x, name="rgamma"))
+
+
+def erfcx(x):
+    """Scaled complementary error function ``exp(x^2) erfc(x)`` (``scipy.special.erfcx``);
+    derivative ``2 x erfcx(x) - 2/sqrt(pi)`` (DLMF 7.10)."""
+    return _pss.erfcx(_float(x, name="erfcx"))
+
+
+def erfcinv(y):
+    """Inverse of ``erfc`` on [0, 2] (``scipy.special.erfcinv``: +-inf at 0 and 2, accurate
+    for tiny ``y``); derivative ``-sqrt(pi)/2 exp(erfcinv(y)^2)``."""
+    return _pss.erfcinv(_float(y, name="erfcinv"))
+
+
+def ndtr(x):
+    """Standard normal CDF ``(1 + erf(x/sqrt(2)))/2`` (``scipy.special.ndtr``); derivative
+    the standard normal density.
+
+    >>> import ftrans.scipy.special as fss
+    >>> float(fss.ndtr(0.0))
+    0.5
+    """
+    return _pss.ndtr(_float(x, name="ndtr"))
+
+
+def ndtri(p):
+    """Inverse of :func:`ndtr` on [0, 1] (``scipy.special.ndtri``: +-inf at 1 and 0);
+    derivative ``sqrt(2 pi) exp(ndtri(p)^2 / 2)``."""
+    return _pss.ndtri(_float(p, name="ndtri"))
+
+
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in both tails (``scipy.special.log_ndtr``).
+
+    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``:
+    finite for every finite ``x`` (about ``-x`` in the far left tail, 0 to the right)
+    where the quotient of the density and the CDF would underflow to 0/0.
+
+    >>> import ftrans, ftrans.scipy.special as fss
+    >>> round(float(ftrans.grad(fss.log_ndtr)(-40.0)), 3)
+    40.025
+    """
+    return _pss.log_ndtr(_float(x, name="log_ndtr"))
+
+
+def zeta(x, q=None):
+    """Riemann (``q=None``) or Hurwitz zeta function ``sum_{n>=0} (n + q)^(-x)``
+    (``scipy.special.zeta``).
+
+    Parameters
+    ----------
+    x : array_like, real
+        The exponent (``x > 1`` for the Hurwitz series; the Riemann function is
+        continued analytically to ``x < 1`` as in SciPy).
+    q : array_like, real, ``q > 0``, or None
+
+    Raises
+    ------
+    NotImplementedError
+        When differentiated with respect to ``x`` (no SciPy kernel).  The derivative in
+        ``q`` is ``-x zeta(x + 1, q)`` (DLMF 25.11.17).
+    """
+    if q is None:
+        return _pss.riemann_zeta(_float(x, name="zeta"))
+    x, q = _floats(x, q, name="zeta")
+    return _pss.zeta(x, q)
+
+
+def _order_and_arg(v, x, name):
+    """The Bessel order ``v`` (kept as given when it is an integer/Python number, so the
+    order never changes the dtype) and the argument ``x`` as floats."""
+    x = _float(x, name=name)
+    if isinstance(v, (int, float)):
+        return float(v), x
+    v, x = _floats(v, x, name=name)
+    return v, x
+
+
+_BESSEL_DOC = """{summary} (``scipy.special.{name}``).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    Array of the broadcast shape, the floating dtype of the inputs (ints -> float64,
+    float32 stays float32).
+
+    Derivative in ``x``: {deriv} (DLMF {dlmf}).{raises}
+"""
+_RAISES = """
+
+    Raises
+    ------
+    NotImplementedError
+        When differentiated with respect to the order ``v`` (no SciPy kernel for the
+        derivative in the order); differentiate in ``x`` only, with ``v`` a constant
+        (reverse mode also refuses an order computed from a differentiated input behind
+        ``stop_gradient``).  ``TypeError`` for complex input."""
+
+
+def _bessel1(name, summary, deriv, dlmf):
+    fn = getattr(_pss, name) if hasattr(_pss, name) else getattr(P, name)
+
+    def f(x):
+        return fn(_float(x, name=name))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = _BESSEL_DOC.format(summary=summary, name=name, params="x : array_like, real",
+                                   deriv=deriv, dlmf=dlmf, raises="")
+    return f
+
+
+def _bessel2(name, summary, deriv, dlmf):
+    fn = getattr(_pss, name)
+
+    def f(v, x):
+        v, x = _order_and_arg(v, x, name)
+        return fn(v, x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = _BESSEL_DOC.format(
+        summary=summary, name=name, deriv=deriv, dlmf=dlmf, raises=_RAISES,
+        params="v : array_like, real\n        The order (not differentiable).\n"
+               "    x : array_like, real\n        The argument (broadcasts against v).")
+    return f
+
+
+j0 = _bessel1("j0", "Bessel function of the first kind of order 0", "``-j1(x)``", "10.6.2")
+j1 = _bessel1("j1", "Bessel function of the first kind of order 1",
+              "``(j0(x) - jv(2, x))/2``", "10.6.1")
+y0 = _bessel1("y0", "Bessel function of the second kind of order 0", "``-y1(x)``", "10.6.2")
+y1 = _bessel1("y1", "Bessel function of the second kind of order 1",
+              "``(y0(x) - yv(2, x))/2``", "10.6.1")
+i0 = _bessel1("i0", "Modified Bessel function of the first kind of order 0", "``i1(x)``",
+              "10.29.3")
+i1 = _bessel1("i1", "Modified Bessel function of the first kind of order 1",
+              "``i0(x) - i1(x)/x`` (1/2 at 0)", "10.29.2")
+i0e = _bessel1("i0e", "Exponentially scaled ``i0``: ``exp(-|x|) i0(x)``",
+               "``i1e(x) - sign(x) i0e(x)``", "10.29.3")
+i1e = _bessel1("i1e", "Exponentially scaled ``i1``: ``exp(-|x|) i1(x)``",
+               "``i0e(x) - (sign(x) + 1/x) i1e(x)`` (1/2 at 0)", "10.29.2")
+jv = _bessel2("jv", "Bessel function of the first kind of real order ``v``",
+              "``(jv(v-1, x) - jv(v+1, x))/2``", "10.6.1")
+yv = _bessel2("yv", "Bessel function of the second kind of real order ``v``",
+              "``(yv(v-1, x) - yv(v+1, x))/2``", "10.6.1")
+iv = _bessel2("iv", "Modified Bessel function of the first kind of real order ``v``",
+              "``(iv(v-1, x) + iv(v+1, x))/2``", "10.29.1")
+ive = _bessel2("ive", "Exponentially scaled ``iv``: ``exp(-|x|) iv(v, x)``",
+               "``(ive(v-1, x) + ive(v+1, x))/2 - sign(x) ive(v, x)``", "10.29.1")
+kv = _bessel2("kv", "Modified Bessel function of the second kind of real order ``v``",
+              "``-(kv(v-1, x) + kv(v+1, x))/2``", "10.29.1")
+kve = _bessel2("kve", "Exponentially scaled ``kv``: ``exp(x) kv(v, x)``",
+               "``-(kve(v-1, x) + kve(v+1, x))/2 + kve(v, x)``", "10.29.1")
