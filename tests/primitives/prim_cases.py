@@ -1031,6 +1031,28 @@ for _fn_name, _nargs in P.bitwise.INTEGER_FUNCTIONS.items():
                                        else Ints(0, 5), "int")] * _nargs),
          differentiable=False, dtypes=(F64,), keeps_precision=False, variant=_fn_name)
 
+# -- issue 20 (h-sp3): the all-pole filter of scipy.signal.lfilter -----------------------
+import ftrans.primitives.iir as PIIR  # noqa: E402
+
+
+def _iir_a(rng, shape, dtype):
+    """Denominators ``[2, u1, ...]`` with ``|u_k| <= 0.4``: stable, ``a[0]`` away from 0."""
+    a = U(-0.4, 0.4)(rng, shape, dtype)
+    a[..., 0] = 2.0
+    return np.asarray(a, dtype)
+
+
+def _iir_ref(a, v):
+    import scipy.signal as ss
+    if a.ndim == 1:
+        return ss.lfilter(np.ones(1, a.dtype), a, v, axis=-1)
+    return np.stack([_iir_ref(a[i], v[i]) for i in range(a.shape[0])])
+
+
+case("iir_filter", PIIR.iir_filter, _iir_ref, LA((2,), _iir_a), Arg((5, 6)), complex=True)
+case("iir_filter", PIIR.iir_filter, _iir_ref, LA((5, 2), _iir_a), Arg((5, 2, 6)),
+     complex=True, variant="per_row_filters")
+
 # ---------------------------------------------------------------------------------
 NONDIFFERENTIABLE = {c.name for c in CASES if not c.differentiable}
 BINARY_ELEMENTWISE = [c for c in CASES if c.kind == "binary" and not c.variant]
