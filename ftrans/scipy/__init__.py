@@ -2,6 +2,6 @@
 
 ``import ftrans.scipy.special as fss`` (or ``from ftrans.scipy import special``).
 """
-from . import special, signal  # noqa: F401
+from . import special, signal, linalg  # noqa: F401
 
-__all__ = ["special", "signal"]
+__all__ = ["special", "signal", "linalg"]
