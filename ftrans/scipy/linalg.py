@@ -39,6 +39,7 @@ from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _comm
                             _assert_stacked_square)
 from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
+from ..numpy._indexing import take as _take
 
 __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
            "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
@@ -368,7 +369,7 @@ def _perm_from_piv(piv, n):
     idx = np.arange(n)
     for i in range(n):
         k = piv[i]
-        pi, pk = perm[i], F.take(perm, k)
+        pi, pk = perm[i], _take(perm, k)
         perm = P.where(idx == i, pk, P.where(P.eq(idx, k), pi, perm))
     return perm
 
