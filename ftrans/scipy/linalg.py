@@ -76,8 +76,11 @@ def expm(A):
     return _L.matfun(_square(A, "expm"), "expm")
 
 
-def _with_err(x, err, disp):
-    return x if disp else (x, err)
+def _matfun(A, fn, disp, err):
+    """``fn(A)`` and, unless ``disp``, SciPy's error estimate ``err(A, fn(A))``."""
+    A = _square(A, fn)
+    X = _L.matfun(A, fn)
+    return X if disp else (X, err(A, X))
 
 
 def logm(A, disp=True):
@@ -97,11 +100,8 @@ def logm(A, disp=True):
     array([[1., 0.],
            [0., 1.]])
     """
-    A = _square(A, "logm")
-    L = _L.matfun(A, "logm")
-    if disp:
-        return L
-    return L, F.divide(norm(F.subtract(expm(L), A), 1), norm(A, 1))
+    return _matfun(A, "logm", disp,
+                   lambda A, L: F.divide(norm(F.subtract(expm(L), A), 1), norm(A, 1)))
 
 
 def sqrtm(A, disp=True):
@@ -121,12 +121,10 @@ def sqrtm(A, disp=True):
     array([[2., 0.],
            [0., 3.]])
     """
-    A = _square(A, "sqrtm")
-    S = _L.matfun(A, "sqrtm")
-    if disp:
-        return S
-    r = norm(F.subtract(F.matmul(S, S), A), "fro")
-    return S, F.divide(F.multiply(r, r), norm(A, "fro"))
+    def err(A, S):
+        r = norm(F.subtract(F.matmul(S, S), A), "fro")
+        return F.divide(F.multiply(r, r), norm(A, "fro"))
+    return _matfun(A, "sqrtm", disp, err)
 
 
 # ---------------------------------------------------------------------------------
