@@ -112,6 +112,11 @@ def test_lfilter_values_vs_scipy():
     np.testing.assert_allclose(fs.lfilter([3.0], [2.0], x), ss.lfilter([3.0], [2.0], x))
     ac = a + 0.1j * rng.standard_normal(a.shape)
     np.testing.assert_allclose(fs.lfilter(b, ac, x), ss.lfilter(b, ac, x), atol=1e-13)
+    # a long FIR part (> 16 taps: the convolution primitive instead of shifted sums)
+    bl, zl = rng.standard_normal(20), rng.standard_normal((4, 19))
+    for out, ref in zip(fs.lfilter(bl, a, x, zi=zl), ss.lfilter(bl, a, x, zi=zl)):
+        np.testing.assert_allclose(out, ref, atol=1e-12)
+    check_grads(lambda b, x: fs.lfilter(b, a, x), (bl, x[0]), order=1, modes=("fwd", "rev"))
     assert fs.lfilter(b.astype(np.float32), a.astype(np.float32),
                       x.astype(np.float32)).dtype == np.float32
 
