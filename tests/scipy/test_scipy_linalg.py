@@ -300,3 +300,28 @@ def test_vs_jax(jax_x64):
         lg = lambda x: jax.numpy.sum(jax.numpy.sin(g(x)))  # noqa: E731
         np.testing.assert_allclose(np.sum(ftrans.grad(lf)(a) * d), jax.jvp(lg, (a,), (d,))[1],
                                    rtol=1e-9)
+
+
+def test_vs_hips_autograd():
+    """Gradients against HIPS autograd's scipy.linalg rules (sqrtm, solve_triangular,
+    solve_sylvester; solve_banded's values only: autograd 1.9.1's gradient in ``ab`` has
+    the wrong shape, ``(l + u + 1, 2 n)``)."""
+    ag = pytest.importorskip("autograd", reason="HIPS autograd not installed")
+    import autograd.numpy as anp
+    import autograd.scipy.linalg as asl
+    rng = np.random.default_rng(13)
+    a = _m(rng, 4, scale=0.3, shift=2.0)
+    b, q = rng.standard_normal((4, 2)), rng.standard_normal((4, 4))
+    ab = rng.standard_normal((3, 4)) + np.array([[0.0], [4.0], [0.0]])
+    cases = [(lambda x: fl.sqrtm(x), lambda x: asl.sqrtm(x), a),
+             (lambda x: fl.solve_triangular(x, b, trans=1, lower=True),
+              lambda x: asl.solve_triangular(x, b, trans=1, lower=True), a),
+             (lambda x: fl.solve_sylvester(x, x.T, q), lambda x: asl.solve_sylvester(x, x.T, q),
+              a)]
+    np.testing.assert_allclose(fl.solve_banded((1, 1), ab, b), asl.solve_banded((1, 1), ab, b),
+                               rtol=1e-12)
+    for f, g, x in cases:
+        np.testing.assert_allclose(f(x), g(x), rtol=1e-10, atol=1e-12)
+        gf = ftrans.grad(lambda x: fnp.sum(fnp.sin(f(x))))(x)
+        gg = ag.grad(lambda x: anp.sum(anp.sin(g(x))))(x)
+        np.testing.assert_allclose(gf, gg, rtol=1e-9, atol=1e-12)

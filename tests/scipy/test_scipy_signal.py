@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ftrans
+import ftrans.numpy as fnp
 from ftrans.scipy import signal as fs
 from ftrans.testing import check_grads
 
@@ -189,3 +190,19 @@ def test_vs_jax(jax_x64):
                                        jax.grad(loss_g, argnums=i)(a, b), atol=1e-10)
     # jax.scipy.signal has no lfilter: the reverse mode is checked against the
     # backward filter above
+
+
+def test_vs_hips_autograd():
+    """Gradients against HIPS autograd's ``scipy.signal.convolve`` (its n-d rule)."""
+    ag = pytest.importorskip("autograd", reason="HIPS autograd not installed")
+    import autograd.numpy as anp
+    import autograd.scipy.signal as asig
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((5, 6)), rng.standard_normal((2, 3))
+    for mode in ("full", "valid"):
+        np.testing.assert_allclose(fs.convolve(a, b, mode), asig.convolve(a, b, mode=mode),
+                                   atol=1e-12)
+        for i in (0, 1):
+            gf = ftrans.grad(lambda x, y: fnp.sum(fnp.sin(fs.convolve(x, y, mode))), argnums=i)(a, b)
+            gg = ag.grad(lambda x, y: anp.sum(anp.sin(asig.convolve(x, y, mode=mode))), i)(a, b)
+            np.testing.assert_allclose(gf, gg, atol=1e-11)
