@@ -33,10 +33,13 @@ the primitives behind :mod:`ftrans.scipy.linalg`).
     ``C`` of ``lu`` (the adjoint, term by term).  Differentiable where the pivot order is
     locally constant (no ties) and ``U`` is nonsingular.
 
-Impl: SciPy (one call per matrix of a stack); ``jit`` runs them eagerly (no lowering),
+Impl: SciPy (one call per matrix of a stack; Dask: lazily, one task; array-API arrays:
+``NotImplementedError``); ``jit`` runs them eagerly (no lowering),
 as the other linear-algebra primitives.
 """
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
@@ -50,6 +53,7 @@ from .logic import eq
 from .indexing import gather
 from ._linalg_common import _H, _batch_front, _cast, _eye_like, _mm, _tri, _const
 from ._linalg_solve import triangular_solve
+from ._rules import numpy_kernel_impl
 
 __all__ = ["sylvester", "matfun", "lu", "MATFUNS"]
 
@@ -78,7 +82,7 @@ def _per_matrix(fn, dtype, out_shape, *arrays):
 sylvester_p = _batch_front(Primitive("sylvester"))
 
 
-@sylvester_p.def_impl
+@numpy_kernel_impl(sylvester_p)
 def _sylvester_impl(a, b, q):
     from scipy.linalg import solve_sylvester  # deferred: SciPy is optional (impl only)
     dt = np.result_type(a.dtype, b.dtype, q.dtype)
@@ -150,7 +154,7 @@ def _real_result(fn, r, a):
     return r
 
 
-@matfun_p.def_impl
+@numpy_kernel_impl(matfun_p)
 def _matfun_impl(a, *, fn):
     f = _scipy_fn(fn)
     dt = as_numpy_dtype(a.dtype)
@@ -221,7 +225,6 @@ def _lu_one(m):
     return lu_, piv, perm
 
 
-@lu_p.def_impl
 def _lu_impl(a):
     xp = backend_for(a).xp
     h = _host(a)
@@ -232,6 +235,18 @@ def _lu_impl(a):
     for idx in np.ndindex(*batch):
         lu_[idx], piv[idx], perm[idx] = _lu_one(h[idx])
     return tuple(r if xp is np else xp.asarray(r) for r in (lu_, piv, perm))
+
+
+@lu_p.def_impl
+def _lu_impl_any(a):
+    """NumPy/CuPy: :func:`_lu_impl`; Dask: one lazy task per output; array-API arrays:
+    ``NotImplementedError`` (the backend's ``on_numpy``)."""
+    be = backend_for(a)
+    if isinstance(be, types.ModuleType):  # the cpu and gpu backends are modules
+        return _lu_impl(a)
+    avals = _lu_abstract(ShapedArray(tuple(a.shape), a.dtype))
+    return tuple(be.on_numpy("lu", (lambda i: lambda m: _lu_impl(m)[i])(i), av, a)
+                 for i, av in enumerate(avals))
 
 
 @lu_p.def_abstract_eval

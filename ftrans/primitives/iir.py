@@ -14,7 +14,8 @@ the VJP is ``v̄ = flip(iir(conj(a), flip(ȳ)))`` and ``ā[k] = -sum_n v̄[n] co
 (the adjoint of the JVP for ``Re<., .>``, DESIGN.md's complex convention; the same
 derivation as ``solve``'s ``b̄ = a^{-H} x̄``, ``ā = -b̄ x^H``, Giles 2008, 2.2.3).  Every
 rule binds ``iir_filter`` again or ftrans ops, so derivatives of any order exist.
-Impl: ``scipy.signal.lfilter`` (one call per filter); no ``lowering``: ``jit`` runs the
+Impl: ``scipy.signal.lfilter`` (one call per filter; Dask: one lazy task; array-API
+arrays: ``NotImplementedError``, :func:`ftrans.primitives._rules.numpy_kernel_impl`); no ``lowering``: ``jit`` runs the
 impl eagerly, as the linear-algebra primitives do.
 """
 from __future__ import annotations
@@ -26,14 +27,14 @@ from ..kernels import backend_for
 from .structural import concatenate, reduce_sum, reshape, zeros_of
 from .elementwise import add, sub, mul, neg
 from .indexing import gather
-from ._rules import conj, batched_front, batch_size, move_to_front
+from ._rules import conj, batched_front, batch_size, move_to_front, numpy_kernel_impl
 
 __all__ = ["iir_filter"]
 
 iir_filter_p = Primitive("iir_filter")
 
 
-@iir_filter_p.def_impl
+@numpy_kernel_impl(iir_filter_p)
 def _iir_impl(a, v):
     be = backend_for(a, v)
     xp = be.xp
