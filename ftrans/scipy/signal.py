@@ -110,7 +110,11 @@ def convolve(in1, in2, mode="full", method="auto"):
     if in1.ndim == 0:
         return F.multiply(in1, in2)
     if method == "fft":
-        return fftconvolve(in1, in2, mode)
+        out = fftconvolve(in1, in2, mode)
+        rt = _np_dtype(result_type(in1, in2))
+        if rt.kind in "uib":  # (SciPy: integer operands give the rounded integer result)
+            out = P.convert_element_type(F.around(out), rt)
+        return out
     full = _xcorr_full(in1, flip(in2))
     return _crop(full, s1, s2, mode, range(in1.ndim))
 

@@ -56,8 +56,11 @@ def test_methods_and_errors():
     with pytest.raises(ValueError, match="dimensionality"):
         fs.convolve(a, b[0])
     # integers: SciPy's direct method keeps the integer dtype
-    np.testing.assert_array_equal(fs.convolve(np.arange(4), np.arange(3)),
-                                  ss.convolve(np.arange(4), np.arange(3)))
+    for m in ("direct", "fft"):
+        out = fs.convolve(np.arange(4), np.arange(3), method=m)
+        ref = ss.convolve(np.arange(4), np.arange(3), method=m)
+        assert out.dtype == ref.dtype
+        np.testing.assert_array_equal(out, ref)
 
 
 def test_fftconvolve_axes():
