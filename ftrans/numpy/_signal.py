@@ -40,15 +40,16 @@ def _vec(x, what):
 
 
 def _xcorr_full(a, w):
-    """``out[j] = sum_n a[j + n - (M - 1)] * w[n]`` for ``j`` in ``[0, N + M - 1)`` (no
-    conjugation), through the convolution primitive."""
+    """``out[j] = sum_n a[j + n - (M - 1)] * w[n]`` (per axis, ``j`` in ``[0, N + M - 1)``)
+    of two arrays of one rank (1-d here; n-d for :mod:`ftrans.scipy.signal`), no
+    conjugation, through the convolution primitive."""
     dt = result_type(a, w)
     a = a if _np_dtype(a.dtype) == dt else P.convert_element_type(a, dt)
     w = w if _np_dtype(w.dtype) == dt else P.convert_element_type(w, dt)
-    m = w.shape[0]
-    out = P.conv_general_dilated(P.reshape(a, (1, 1, a.shape[0])), P.reshape(w, (1, 1, m)),
-                                 (1,), [(m - 1, m - 1)])
-    return P.reshape(out, (a.shape[0] + m - 1,))
+    sa, sw = tuple(a.shape), tuple(w.shape)
+    out = P.conv_general_dilated(P.reshape(a, (1, 1) + sa), P.reshape(w, (1, 1) + sw),
+                                 (1,) * len(sa), [(m - 1, m - 1) for m in sw])
+    return P.reshape(out, tuple(n + m - 1 for n, m in zip(sa, sw)))
 
 
 def _mode_slice(full, n, m, mode):

@@ -22,6 +22,7 @@ from .name import checkpoint_name
 from . import linalg  # noqa: F401  (solve, cholesky, eigh, svd, qr, det ...: P.linalg.<op>)
 from . import special, fft  # noqa: F401  (erf, gammaln, polygamma ...; the fft primitive)
 from . import special_scipy  # noqa: F401  (gammainc, betainc, ndtr, zeta, Bessel jv ...)
+from . import iir  # noqa: F401  (iir_filter: scipy.signal.lfilter's recursion)
 from . import bitwise  # noqa: F401  (integer_elementwise: bitwise, shifts, gcd, lcm)
 from .prng import threefry2x32
 from ._rules import unbroadcast, fit

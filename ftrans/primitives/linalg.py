@@ -76,7 +76,8 @@ Conventions and limits
 
 The primitives live one family per file: ``_linalg_solve.py`` (solve, triangular_solve,
 cholesky), ``_linalg_decomp.py`` (eigh, svd, qr), ``_linalg_eig.py`` (eig: general
-eigendecomposition, complex results), this file (det, slogdet, pinv), and the
+eigendecomposition, complex results), ``_linalg_matfun.py`` (sylvester, the matrix
+functions expm/logm/sqrtm, the pivoted LU: SciPy's, for :mod:`ftrans.scipy.linalg`), this file (det, slogdet, pinv), and the
 helpers they share in ``_linalg_common.py``.
 """
 from __future__ import annotations
@@ -98,9 +99,10 @@ from ._linalg_common import (
 from ._linalg_decomp import eigh, qr, svd
 from ._linalg_solve import cholesky, solve, triangular_solve
 from ._linalg_eig import eig
+from ._linalg_matfun import sylvester, matfun, lu
 
 __all__ = ["solve", "triangular_solve", "cholesky", "eigh", "eig", "svd", "qr", "det",
-           "slogdet", "pinv"]
+           "slogdet", "pinv", "sylvester", "matfun", "lu"]
 
 
 # ---------------------------------------------------------------------------------

@@ -109,6 +109,8 @@ _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     # kernels written with NumPy stride tricks and in-place writes (on Dask: one task)
     "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
     "reduce_window_argmax",
+    # SciPy's kernels (lfilter, solve_sylvester, expm/logm/sqrtm, lu_factor)
+    "iir_filter", "sylvester", "matfun", "lu",
     # the standard has no general eig, gcd, lcm or bitwise_count
     "eig", "integer_elementwise[gcd]", "integer_elementwise[lcm]",
     "integer_elementwise[bitwise_count]",

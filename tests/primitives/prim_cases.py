@@ -1097,6 +1097,62 @@ for _fn_name, _nargs in P.bitwise.INTEGER_FUNCTIONS.items():
                                        else Ints(0, 5), "int")] * _nargs),
          differentiable=False, dtypes=(F64,), keeps_precision=False, variant=_fn_name)
 
+# -- issue 20 (h-sp3): the all-pole filter of scipy.signal.lfilter -----------------------
+import ftrans.primitives.iir as PIIR  # noqa: E402
+
+
+def _iir_a(rng, shape, dtype):
+    """Denominators ``[2, u1, ...]`` with ``|u_k| <= 0.4``: stable, ``a[0]`` away from 0."""
+    a = U(-0.4, 0.4)(rng, shape, dtype)
+    a[..., 0] = 2.0
+    return np.asarray(a, dtype)
+
+
+def _iir_ref(a, v):
+    import scipy.signal as ss
+    if a.ndim == 1:
+        return ss.lfilter(np.ones(1, a.dtype), a, v, axis=-1)
+    return np.stack([_iir_ref(a[i], v[i]) for i in range(a.shape[0])])
+
+
+case("iir_filter", PIIR.iir_filter, _iir_ref, LA((2,), _iir_a), Arg((5, 6)), complex=True)
+case("iir_filter", PIIR.iir_filter, _iir_ref, LA((5, 2), _iir_a), Arg((5, 2, 6)),
+     complex=True, variant="per_row_filters")
+
+# -- issue 20 (h-sp3): scipy.linalg's primitives (sylvester, matfun, lu) -----------------
+def _la_small(rng, shape, dtype):
+    """Entries on [-0.3, 0.3]: a moderate matrix exponential."""
+    return np.asarray(U(-0.3, 0.3)(rng, shape, dtype), dtype)
+
+
+def _per_mat(fn):
+    """A SciPy function of one matrix applied to each matrix of a stack, in the inputs'
+    dtype (SciPy returns float64 / complex for some float32 / real inputs)."""
+    def ref(*arrs):
+        batch = arrs[0].shape[:-2]
+        dt = np.result_type(*arrs)
+        outs = [np.asarray(fn(*(a[idx] for a in arrs))) for idx in np.ndindex(*batch)]
+        outs = [(o if dt.kind == "c" else o.real).astype(dt) for o in outs]
+        return np.stack(outs).reshape(batch + outs[0].shape) if batch else outs[0]
+    return ref
+
+
+def _sp(name):
+    import scipy.linalg as sl
+    return getattr(sl, name)
+
+
+case("sylvester", PL.sylvester, _per_mat(lambda a, b, q: _sp("solve_sylvester")(a, b, q)),
+     LA((5, 5), _la_well), LA((2, 2), _la_well), Arg((5, 2)), complex=True)
+case("matfun", lambda a: PL.matfun(a, "expm"), _per_mat(lambda a: _sp("expm")(a)),
+     LA((2, 2), _la_small), complex=True, variant="expm")
+# (logm shares expm's rules; its impl -- SciPy's logm, ~0.1 s a call -- is checked with
+# check_grads in tests/scipy/test_scipy_linalg.py, not by the whole row table)
+case("matfun", lambda a: PL.matfun(a, "sqrtm"), _per_mat(lambda a: _sp("sqrtm")(a)),
+     LA((2, 2), _la_well), complex=True, variant="sqrtm")
+case("lu", lambda a: PL.lu(a)[0], _per_mat(lambda a: _sp("lu_factor")(a)[0]),
+     LA((5, 5), U(-1, 1)), complex=True)  # (stacks: tests/transforms/test_vmap_rules.py)
+
 # ---------------------------------------------------------------------------------
 NONDIFFERENTIABLE = {c.name for c in CASES if not c.differentiable}
 BINARY_ELEMENTWISE = [c for c in CASES if c.kind == "binary" and not c.variant]

@@ -1,0 +1,468 @@
+"""``ftrans.scipy.linalg``: differentiable ``scipy.linalg`` functions.
+
+Names, signatures and results follow ``scipy.linalg`` (SciPy's reference, "Linear
+algebra"); every function is differentiable in its inexact array arguments (complex
+included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``jit``
+(SciPy-backed primitives run eagerly inside ``jit``, as NumPy's linalg does).
+
+* Matrix functions on the primitive ``matfun`` (:mod:`ftrans.primitives._linalg_matfun`,
+  values from SciPy): :func:`expm` (Al-Mohy & Higham 2009; Fréchet derivative by the
+  block-triangular identity ``expm([[A, E], [0, A]])``), :func:`logm` (the same identity),
+  :func:`sqrtm` (derivative: the Sylvester equation ``S dS + dS S = dA``).
+* Equations on the primitive ``sylvester``: :func:`solve_sylvester`,
+  :func:`solve_continuous_lyapunov` (derivatives: another Sylvester equation).
+* Triangular and factored solves on ``triangular_solve``: :func:`solve_triangular`,
+  :func:`cho_factor`/:func:`cho_solve`, :func:`lu_factor`/:func:`lu_solve` (the LU on the
+  primitive ``lu``: pivots are integers, not differentiable; ``lu_solve`` is
+  differentiable in ``b`` and in the packed factors it is given, so a composition
+  ``lu_solve(lu_factor(a), b)`` is differentiable in ``a`` too).
+* Compositions: :func:`solve_banded` (the band expanded to a dense matrix, then
+  :func:`solve`: ``O(n^3)``, not LAPACK's banded ``O(n (l + u)^2)``), :func:`block_diag`,
+  :func:`polar` (``p = sqrtm(a^H a)``, ``u = a p^{-1}``: full column rank).
+* From :mod:`ftrans.numpy.linalg`, the same function objects: ``solve``, ``inv``, ``det``,
+  ``eigh``, ``svd``, ``lstsq``, ``pinv``, ``norm`` (NumPy's signatures; SciPy-only
+  keywords such as ``assume_a`` are not accepted).  ``cholesky`` and ``qr`` are SciPy's
+  own here because their defaults differ from NumPy's (SciPy's ``cholesky`` returns the
+  upper factor, its ``qr`` the full ``Q``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Tracer
+from .. import primitives as P
+from ..primitives import linalg as _L
+from ..primitives import _linalg_common as _LC
+from ..primitives._linalg_matfun import perm_matrix as _perm_matrix
+from ..numpy import linalg as _nl
+from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _common,
+                            _assert_stacked_square)
+from ..numpy import _funcs as F
+from ..numpy._args import _ndarray
+from ..numpy._indexing import take as _take
+
+__all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
+           "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
+           "lu_solve", "block_diag", "polar", "cholesky", "qr", "solve", "inv", "det", "eigh",
+           "svd", "lstsq", "pinv", "norm"]
+
+
+def _square(a, name):
+    (a,) = _common(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected a square matrix (or a stack (..., n, n)), got "
+                         f"shape {tuple(a.shape)}")
+    return a
+
+
+# ---------------------------------------------------------------------------------
+# matrix functions
+# ---------------------------------------------------------------------------------
+def expm(A):
+    """``scipy.linalg.expm``: the matrix exponential of ``(..., n, n)`` matrices.
+
+    Values: SciPy's scaling and squaring with Padé approximants (Al-Mohy & Higham 2009).
+    Derivative: the Fréchet derivative ``L(A, E)``, the top-right block of
+    ``expm([[A, E], [0, A]])`` (Higham 2008, "Functions of Matrices", Thm 3.6); the VJP
+    is ``L(A^H, Ḡ)``.
+
+    Returns an array of ``A``'s dtype (integers give float64).  Raises ``ValueError``
+    for a non-square input.
+
+    >>> expm(np.zeros((2, 2)))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    return _L.matfun(_square(A, "expm"), "expm")
+
+
+def _matfun(A, fn, disp, err):
+    """``fn(A)`` and, unless ``disp``, SciPy's error estimate ``err(A, fn(A))``."""
+    A = _square(A, fn)
+    X = _L.matfun(A, fn)
+    return X if disp else (X, err(A, X))
+
+
+def logm(A, disp=True):
+    """``scipy.linalg.logm``: the principal matrix logarithm.
+
+    Parameters
+    ----------
+    A : (..., n, n) array_like, no eigenvalues on the closed negative real axis (a real
+        ``A`` must have a real logarithm, else ``ValueError``: pass a complex matrix)
+    disp : bool; ``False`` also returns SciPy's error estimate
+        ``||expm(logm(A)) - A||_1 / ||A||_1``
+
+    Derivative: the block-triangular identity, as :func:`expm` (``logm`` of a ``2n x
+    2n`` matrix).
+
+    >>> logm(np.eye(2) * np.e)
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    return _matfun(A, "logm", disp,
+                   lambda A, L: F.divide(norm(F.subtract(expm(L), A), 1), norm(A, 1)))
+
+
+def sqrtm(A, disp=True):
+    """``scipy.linalg.sqrtm``: the principal square root ``S`` (``S @ S = A``).
+
+    Parameters
+    ----------
+    A : (..., n, n) array_like (a real ``A`` with a negative real eigenvalue has no real
+        principal root: ``ValueError``; pass a complex matrix)
+    disp : bool; ``False`` also returns SciPy's error estimate
+        ``||S S - A||_F^2 / ||A||_F``
+
+    Derivative: ``dS`` solves ``S dS + dS S = dA`` (a Sylvester equation; Higham 2008,
+    (6.4)); the VJP solves ``S^H Ā + Ā S^H = S̄``.
+
+    >>> sqrtm([[4.0, 0.0], [0.0, 9.0]])
+    array([[2., 0.],
+           [0., 3.]])
+    """
+    def err(A, S):
+        r = norm(F.subtract(F.matmul(S, S), A), "fro")
+        return F.divide(F.multiply(r, r), norm(A, "fro"))
+    return _matfun(A, "sqrtm", disp, err)
+
+
+# ---------------------------------------------------------------------------------
+# Sylvester and Lyapunov equations
+# ---------------------------------------------------------------------------------
+def solve_sylvester(a, b, q):
+    """``scipy.linalg.solve_sylvester``: ``x`` with ``a x + x b = q``.
+
+    Parameters
+    ----------
+    a : (..., n, n), b : (..., m, m), q : (..., n, m) (batch axes broadcast)
+
+    Derivative: ``a dx + dx b = dq - da x - x db``; VJP ``q̄`` solves ``a^H q̄ + q̄ b^H =
+    x̄``, ``ā = -q̄ x^H``, ``b̄ = -x^H q̄``.  Unique solution when ``a`` and ``-b`` share
+    no eigenvalue.
+
+    Raises ``ValueError`` for mismatched shapes.
+
+    >>> solve_sylvester(np.eye(2), np.eye(2), np.ones((2, 2)))
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    """
+    a, b, q = _common(a, b, q)
+    if a.ndim < 2 or b.ndim < 2 or q.ndim < 2 or a.shape[-1] != a.shape[-2] or \
+            b.shape[-1] != b.shape[-2] or tuple(q.shape[-2:]) != (a.shape[-1], b.shape[-1]):
+        raise ValueError(f"solve_sylvester: expected a (n, n), b (m, m), q (n, m), got "
+                         f"shapes {tuple(a.shape)}, {tuple(b.shape)}, {tuple(q.shape)}")
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]), tuple(q.shape[:-2]))
+    a, b, q = (x if tuple(x.shape[:-2]) == batch else
+               P.broadcast_to(x, batch + tuple(x.shape[-2:])) for x in (a, b, q))
+    return _L.sylvester(a, b, q)
+
+
+def solve_continuous_lyapunov(a, q):
+    """``scipy.linalg.solve_continuous_lyapunov``: ``x`` with ``a x + x a^H = q``
+    (:func:`solve_sylvester` with ``b = a^H``).
+
+    >>> solve_continuous_lyapunov(-np.eye(2), -2 * np.eye(2))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    a = _ndarray(a)
+    return solve_sylvester(a, _LC._H(_common(a)[0]), q)
+
+
+# ---------------------------------------------------------------------------------
+# triangular, Cholesky and LU solves
+# ---------------------------------------------------------------------------------
+_TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
+
+
+def _rhs(a, b, name):
+    """``b`` as ``(..., n, k)`` (a vector gets a trailing axis) against ``a``."""
+    vec = b.ndim == a.ndim - 1
+    if vec:
+        b = P.expand_dims(b, (b.ndim,))
+    if b.ndim != a.ndim or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"{name}: shapes of a {tuple(a.shape)} and b {tuple(b.shape)} are "
+                         f"incompatible (expected b of shape (..., {a.shape[-1]}) or "
+                         f"(..., {a.shape[-1]}, k))")
+    a, b = _nl._bcast_batch(a, b)
+    return a, b, vec
+
+
+def _unrhs(x, vec):
+    return P.squeeze(x, (x.ndim - 1,)) if vec else x
+
+
+def _tri_solve(a, b, lower, trans):
+    """``op(a)^{-1} b`` with ``op`` = identity, transpose, conjugate transpose."""
+    if trans == 0:
+        return _L.triangular_solve(a, b, lower)
+    at = _LC._mT(a) if trans == 1 else _LC._H(a)
+    return _L.triangular_solve(at, b, not lower)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    """``scipy.linalg.solve_triangular``: ``x`` with ``op(a) x = b`` for triangular ``a``.
+
+    Parameters
+    ----------
+    a : (..., n, n); only the triangle named by ``lower`` is read (and differentiated)
+    b : (..., n) or (..., n, k)
+    trans : {0, 1, 2, "N", "T", "C"}: ``a``, ``a^T``, ``a^H``
+    lower : bool
+    unit_diagonal : bool; the diagonal of ``a`` is taken as ones (not read)
+    overwrite_b, check_finite : accepted and ignored (arrays are never modified)
+
+    Derivative: that of the ``triangular_solve`` primitive (``dx = -op(a)^{-1} d op(a) x
+    + op(a)^{-1} db``, the cotangent of ``a`` projected on the read triangle).
+
+    Raises ``ValueError`` for a bad ``trans`` or incompatible shapes.
+
+    >>> solve_triangular([[2.0, 0.0], [1.0, 1.0]], [2.0, 3.0], lower=True)
+    array([1., 2.])
+    """
+    if trans not in _TRANS:
+        raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
+                         f"{trans!r}")
+    a, b = _common(a, b)
+    _assert_stacked_square(a)
+    a, b, vec = _rhs(a, b, "solve_triangular")
+    if unit_diagonal:
+        a = P.where(_LC._eye_mask(a.shape[-1], a), 1.0, a)
+    return _unrhs(_tri_solve(a, b, bool(lower), _TRANS[trans]), vec)
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.solve_banded``: ``a x = b`` for ``a`` given in band storage
+    ``ab[u + i - j, j] == a[i, j]``.
+
+    Parameters
+    ----------
+    l_and_u : (int, int), the numbers of sub- and super-diagonals
+    ab : (l + u + 1, n), b : (n,) or (n, k)
+
+    The band is expanded to the dense ``a`` (a gather and a mask; entries of ``ab``
+    outside the band are not read, as in LAPACK) and solved by :func:`solve`:
+    differentiable in ``ab`` and ``b``, ``O(n^3)``.
+
+    Raises ``ValueError`` for inconsistent shapes.
+
+    >>> solve_banded((1, 0), [[1.0, 1.0], [1.0, 0.0]], [1.0, 2.0])
+    array([1., 1.])
+    """
+    lo, up = (int(v) for v in l_and_u)
+    ab, b = _common(ab, b)
+    if ab.ndim != 2 or ab.shape[0] != lo + up + 1:
+        raise ValueError(f"solve_banded: ab must have shape (l + u + 1, n) = "
+                         f"({lo + up + 1}, n), got {tuple(ab.shape)}")
+    n = ab.shape[1]
+    if b.ndim not in (1, 2) or b.shape[0] != n:
+        raise ValueError(f"solve_banded: shape of ab {tuple(ab.shape)} and b "
+                         f"{tuple(b.shape)} are incompatible (b must be (n,) or (n, k))")
+    i, j = np.indices((n, n))
+    d = up + i - j
+    inside = (d >= 0) & (d <= lo + up)
+    dense = P.where(inside, ab[np.clip(d, 0, lo + up), j], 0.0)
+    return solve(dense, b)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cho_factor``: ``(c, lower)`` with ``c`` the Cholesky factor of the
+    Hermitian positive definite ``a``, read from its upper (or ``lower``) triangle.
+
+    ``c`` is the upper ``U`` (``a = U^H U``) or the lower ``L`` (``a = L L^H``) with zeros
+    in the other triangle (SciPy leaves arbitrary values there; :func:`cho_solve` reads
+    only the factor's triangle either way).  Derivative: that of ``cholesky`` (Murray
+    2016; Hermitian gradients).
+
+    >>> cho_factor([[4.0, 2.0], [2.0, 5.0]])[0]
+    array([[2., 1.],
+           [0., 2.]])
+    """
+    return _nl.cholesky(a, upper=not lower), bool(lower)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve``: ``x`` with ``a x = b`` from ``cho_factor``'s ``(c,
+    lower)``: two triangular solves, differentiable in ``c`` (its triangle) and ``b``.
+
+    >>> cho_solve(cho_factor([[4.0, 2.0], [2.0, 5.0]]), [4.0, 2.0])
+    array([1., 0.])
+    """
+    c, lower = c_and_lower
+    c, b = _common(c, b)
+    _assert_stacked_square(c)
+    c, b, vec = _rhs(c, b, "cho_solve")
+    if lower:   # a = L L^H
+        y = _L.triangular_solve(c, b, True)
+        x = _tri_solve(c, y, True, 2)
+    else:       # a = U^H U
+        y = _tri_solve(c, b, False, 2)
+        x = _L.triangular_solve(c, y, False)
+    return _unrhs(x, vec)
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cholesky``: the upper factor ``U`` (``a = U^H U``, SciPy's default)
+    or the lower ``L``, read from that triangle; :func:`ftrans.numpy.linalg.cholesky`'s
+    derivative.
+
+    >>> cholesky([[4.0, 2.0], [2.0, 5.0]])
+    array([[2., 1.],
+           [0., 2.]])
+    """
+    return _nl.cholesky(a, upper=not lower)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """``scipy.linalg.qr`` for ``mode`` in ``"full"`` (SciPy's default: ``Q`` is ``(M,
+    M)``), ``"economic"``, ``"r"``; :func:`ftrans.numpy.linalg.qr`'s derivative
+    (``"full"`` with ``M > N`` is not differentiable: the extra columns are not unique).
+
+    Raises ``NotImplementedError`` for ``pivoting=True``, ``ValueError`` for another mode.
+
+    >>> qr([[3.0], [4.0]], mode="r")[0].round(12)
+    array([[-5.],
+           [ 0.]])
+    """
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True (QR with column pivoting) is not "
+                                  "supported; use pivoting=False")
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+    q, r = _nl.qr(a, "reduced" if mode == "economic" else "complete")
+    return (r,) if mode == "r" else (q, r)
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.lu_factor``: ``(lu, piv)``, the packed factors of ``P a = L U``
+    (``L`` unit lower, ``U`` upper) and LAPACK's row interchanges (row ``i`` swapped with
+    ``piv[i]``).
+
+    ``lu`` is differentiable in ``a`` (JAX's LU JVP rule; where the pivot order is
+    locally constant); ``piv`` (int32) is not.
+
+    Raises ``ValueError`` for a non-square ``a`` (SciPy also factors rectangular
+    matrices; :func:`lu_solve` needs square ones).
+
+    >>> lu_factor([[1.0, 2.0], [3.0, 4.0]])[1]
+    array([1, 1], dtype=int32)
+    """
+    a = _square(a, "lu_factor")
+    lu, piv, _ = _L.lu(a)
+    return lu, piv
+
+
+def _perm_from_piv(piv, n):
+    """The permutation ``perm`` with ``(P b)[i] = b[perm[i]]`` of LAPACK's interchanges
+    (NumPy on concrete pivots, ftrans ops on traced ones)."""
+    if not isinstance(piv, Tracer):
+        perm = np.arange(n)
+        p = np.asarray(piv)
+        for i in range(n):
+            perm[i], perm[p[i]] = perm[p[i]], perm[i]
+        return perm.astype(np.int32)
+    perm = F.arange(n, dtype=np.int32)
+    idx = np.arange(n)
+    for i in range(n):
+        k = piv[i]
+        pi, pk = perm[i], _take(perm, k)
+        perm = P.where(idx == i, pk, P.where(P.eq(idx, k), pi, perm))
+    return perm
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.lu_solve``: ``x`` with ``op(a) x = b`` from ``lu_factor``'s
+    ``(lu, piv)`` (``op``: ``trans`` 0/1/2 as :func:`solve_triangular`).
+
+    Differentiable in ``b`` and in the packed factors ``lu`` (two triangular solves and
+    a constant permutation): differentiating ``lu_solve(lu_factor(a), b)`` in ``a``
+    gives ``solve``'s derivative.  ``piv`` is not differentiable.
+
+    >>> lu_solve(lu_factor([[1.0, 2.0], [3.0, 4.0]]), [5.0, 11.0])
+    array([1., 2.])
+    """
+    if trans not in _TRANS:
+        raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    lu, piv = lu_and_piv
+    lu, b = _common(lu, b)
+    if lu.ndim != 2 or lu.shape[0] != lu.shape[1]:
+        raise ValueError(f"lu_solve: lu must be a square matrix, got {tuple(lu.shape)}")
+    n = lu.shape[0]
+    lu, b, vec = _rhs(lu, b, "lu_solve")
+    pm = _perm_matrix(_perm_from_piv(piv, n), lu.dtype, lu)     # P (a = P^T L U)
+    unit = P.where(_LC._eye_mask(n, lu), 1.0, lu)
+    t = _TRANS[trans]
+    if t == 0:
+        y = _L.triangular_solve(unit, F.matmul(pm, b), True)
+        x = _L.triangular_solve(lu, y, False)
+    else:   # op(a) = op(U) op(L) P
+        y = _tri_solve(lu, b, False, t)
+        x = F.matmul(_LC._mT(pm), _tri_solve(unit, y, True, t))
+    return _unrhs(x, vec)
+
+
+# ---------------------------------------------------------------------------------
+# block_diag, polar
+# ---------------------------------------------------------------------------------
+def block_diag(*arrs):
+    """``scipy.linalg.block_diag``: the block-diagonal matrix of the 2-d (0-d and 1-d are
+    promoted to ``(1, n)`` rows, as SciPy) arguments; no arguments give ``(1, 0)``.
+
+    Raises ``ValueError`` for an argument of rank > 2.
+
+    >>> block_diag([[1.0]], [[2.0, 3.0]])
+    array([[1., 0., 0.],
+           [0., 2., 3.]])
+    """
+    if not arrs:
+        return np.empty((1, 0))
+    mats = []
+    for k, x in enumerate(arrs):
+        x = _ndarray(x)
+        if x.ndim > 2:
+            raise ValueError(f"block_diag: arguments must have 2 or fewer dimensions, "
+                             f"argument {k} has shape {tuple(x.shape)}")
+        mats.append(P.reshape(x, (1, -1 if x.size else 0)) if x.ndim < 2 else x)
+    dt = np.result_type(*[np.dtype(m.dtype) for m in mats])
+    ncol = sum(m.shape[1] for m in mats)
+    rows, c0 = [], 0
+    for m in mats:
+        r, c = m.shape
+        m = m if np.dtype(m.dtype) == dt else P.convert_element_type(m, dt)
+        rows.append(F.concatenate([F.zeros((r, c0), dt), m,
+                                   F.zeros((r, ncol - c0 - c), dt)], axis=1))
+        c0 += c
+    return F.concatenate(rows, axis=0)
+
+
+def polar(a, side="right"):
+    """``scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (``side="right"``) or ``a = p
+    u`` (``"left"``), ``u`` with orthonormal columns (rows), ``p`` Hermitian positive
+    semidefinite.
+
+    Computed as ``p = sqrtm(a^H a)``, ``u = a p^{-1}`` (right; left: ``p = sqrtm(a
+    a^H)``, ``u = p^{-1} a``), so the derivative is :func:`sqrtm`'s and ``solve``'s:
+    defined for full column (row) rank ``a``; the accuracy is that of ``sqrtm`` of the
+    squared matrix (SciPy's values come from the SVD).
+
+    Raises ``ValueError`` for a bad ``side`` or a non-2-d ``a``.
+
+    >>> polar([[2.0, 0.0], [0.0, -3.0]])[1]
+    array([[2., 0.],
+           [0., 3.]])
+    """
+    if side not in ("right", "left"):
+        raise ValueError(f"polar: side must be 'right' or 'left', got {side!r}")
+    (a,) = _common(a)
+    if a.ndim != 2:
+        raise ValueError(f"polar: a must be a 2-d array, got shape {tuple(a.shape)}")
+    ah = _LC._H(a)
+    if side == "right":
+        p = sqrtm(F.matmul(ah, a))
+        u = _LC._H(solve(_LC._H(p), ah))        # a p^{-1} = (p^{-H} a^H)^H
+    else:
+        p = sqrtm(F.matmul(a, ah))
+        u = solve(p, a)
+    return u, p
