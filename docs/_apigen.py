@@ -115,7 +115,8 @@ def _ftrans_page():
         "Differentiation": ["grad", "value_and_grad", "vjp", "jvp", "linearize"],
         "Vectorization": ["vmap"],
         "Jacobians and Hessians": ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"],
-        "Custom derivative rules": ["custom_jvp", "custom_vjp"],
+        "Custom derivative rules": ["custom_jvp", "custom_vjp", "custom_root"],
+        "Host callbacks": ["pure_callback", "ShapeDtypeStruct"],
         "Checkpointing and gradient control": ["checkpoint", "remat", "stop_gradient"],
         "Staging and compilation": ["jit", "make_ir", "make_jaxpr", "disable_jit"],
         "Debugging": ["debug_nans", "typeof", "block_until_ready"],
@@ -315,6 +316,23 @@ def generate(outdir: Path):
         "scipy": _module_page("ftrans.scipy.special",
                               "``import ftrans.scipy.special as fss``: differentiable "
                               "counterparts of :mod:`scipy.special` functions."),
+        "scipy_stats": _subpages(
+            "ftrans.scipy.stats",
+            "``import ftrans.scipy.stats as fst``: probability distributions with SciPy's "
+            "argument order and ``loc``/``scale`` conventions (``fst.norm.logpdf(x, loc, "
+            "scale)``), differentiable in the data and every continuous parameter.",
+            tuple(importlib.import_module("ftrans.scipy.stats").__all__)),
+        "scipy_signal": _module_page("ftrans.scipy.signal", "Convolution and linear "
+                                     "filtering (``scipy.signal``), differentiable."),
+        "scipy_linalg": _module_page("ftrans.scipy.linalg", "``scipy.linalg``'s matrix "
+                                     "functions, equation solvers and factorizations, "
+                                     "differentiable."),
+        "scipy_integrate": _module_page("ftrans.scipy.integrate", "Quadrature, and ODE "
+                                        "solutions (SciPy's solvers) with gradients by the "
+                                        "adjoint method and forward mode by sensitivities."),
+        "scipy_optimize": _module_page("ftrans.scipy.optimize", "SciPy's ``minimize`` and "
+                                       "``root`` with solutions differentiable by the "
+                                       "implicit function theorem."),
         "testing": _module_page("ftrans.testing", "Check derivatives with finite differences."),
         "nn": _module_page("ftrans.nn", "Functional neural-network operations (``jax.nn`` and "
                            "``torch.nn.functional``): each written once as a composition of "

@@ -39,7 +39,8 @@ Q = np.array([0.0, 1e-300, 1e-12, 0.1, 0.5, 0.9, 1 - 1e-9, 1.0])
 # cdf-like methods built on betainc, which has no derivative in its a, b: these shape
 # parameters are held out of the gradient checks (and raise NotImplementedError)
 _CDFS = ("cdf", "sf", "logcdf", "logsf")
-NO_SHAPE_GRAD = {("beta", m) for m in _CDFS} | {("t", m) for m in _CDFS}
+NO_SHAPE_GRAD = ({("beta", m) for m in _CDFS + ("ppf",)}
+                 | {("t", m) for m in _CDFS + ("ppf",)})
 
 # discrete: shape parameters (integer ones as ints), k grid, which parameters are
 # continuous (differentiable), k for the gradient checks (0 < cdf < 1)
@@ -450,3 +451,30 @@ def test_errors_and_dtypes():
     assert np.asarray(fst.beta.pdf(2.0, 2.0, 2.0)) == 0.0
     g = ftrans.grad(lambda x: fst.expon.logpdf(x, 0.0, 2.0))(-1.0)   # outside: 0, not nan
     assert float(g) == 0.0
+
+
+def test_t_cdf_derivative_at_the_median_is_the_density():
+    """Regression: the t-to-beta relation's derivative is nan at z = 0 (betainc's
+    infinite x-derivative at x = 1 times dx/dz = 0); the series near 0 gives pdf(0)."""
+    for df in (1.0, 4.0, 30.0):
+        g = ftrans.grad(lambda x: fst.t.cdf(x, df))(0.0)
+        _close(g, ss.t.pdf(0.0, df), rtol=1e-12)
+        _close(fst.t.cdf(np.array([0.0, 9e-4, -9e-4]), df),
+               ss.t.cdf(np.array([0.0, 9e-4, -9e-4]), df), rtol=1e-14)
+    check_grads(lambda q: fst.t.ppf(q, 4.0), (np.array([0.2, 0.5, 0.7]),), order=2,
+                modes=("fwd", "rev"))
+
+
+def test_ppf_by_implicit_differentiation_under_jit_and_vmap():
+    q = np.array([0.1, 0.5, 0.9])
+    # d ppf / dq = 1 / pdf(ppf(q)): the inverse function's derivative
+    for dist, shapes in (("gamma", (2.5,)), ("chi2", (3.0,)), ("beta", (2.0, 3.0)),
+                         ("t", (3.0,))):
+        f = getattr(fst, dist).ppf
+        want = 1.0 / getattr(ss, dist).pdf(getattr(ss, dist).ppf(q, *shapes), *shapes)
+        got = ftrans.jit(ftrans.vmap(ftrans.grad(lambda p: f(p, *shapes))))(q)
+        _close(got, want, rtol=1e-9)
+    # d ppf / d a for gamma against central differences of SciPy's ppf
+    h = 1e-6
+    fd = (ss.gamma.ppf(q, 2.5 + h) - ss.gamma.ppf(q, 2.5 - h)) / (2 * h)
+    _close(ftrans.jacfwd(lambda a: fst.gamma.ppf(q, a))(2.5), fd, rtol=1e-6)

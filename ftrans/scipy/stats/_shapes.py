@@ -79,9 +79,20 @@ def beta_sf(z, a, b):
 
 def t_cdf(z, df):
     """``betainc(df/2, 1/2, df/(df + z**2)) / 2`` below 0 and one minus it above (the
-    t-to-beta relation, Abramowitz and Stegun 26.7.1)."""
-    tail = 0.5 * sc.betainc(0.5 * df, const(0.5, df), df / (df + z * z))
-    return fnp.where(z < 0, tail, 1.0 - tail)
+    t-to-beta relation, Abramowitz and Stegun 26.7.1).
+
+    For ``|z| < 1e-3`` the series ``1/2 + pdf(0) (z - (df + 1) z**3 / (6 df))`` (error
+    O(z**5), below 1e-15 there): betainc's derivative in ``x`` is infinite at ``x = 1``
+    and ``dx/dz = 0`` at ``z = 0``, so the relation's derivative is ``nan`` at the median;
+    the series has the right one, ``pdf(0)``."""
+    small = fnp.abs(z) < 1e-3
+    zs = fnp.where(small, 1.0, z)            # keeps the masked branch's derivative finite
+    tail = 0.5 * sc.betainc(0.5 * df, const(0.5, df), df / (df + zs * zs))
+    far = fnp.where(zs < 0, tail, 1.0 - tail)
+    pdf0 = fnp.exp(sc.gammaln(0.5 * (df + 1.0)) - sc.gammaln(0.5 * df)
+                   - 0.5 * fnp.log(math.pi * df))
+    near = 0.5 + pdf0 * (z - (df + 1.0) / (6.0 * df) * z ** 3)
+    return fnp.where(small, near, far)
 
 
 def t_sf(z, df):

@@ -2,7 +2,8 @@
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``df`` (compositions of ftrans.numpy /
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
-``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
+``ppf`` is SciPy's value with derivatives by the implicit function theorem
+(:mod:`._ppf`).
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.chi2.pdf(2.0, 2.0)), 12)
@@ -11,9 +12,10 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
+from ._ppf import inverse_cdf
 from ._util import continuous, exp_of, tail_methods
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 _SHAPES = ('df',)
 
@@ -21,3 +23,5 @@ logpdf = continuous("chi2", "logpdf", _SHAPES, S.chi2_logpdf, S.positive,
                     formula=S.chi2_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
 cdf, sf, logcdf, logsf = tail_methods("chi2", _SHAPES, S.chi2_cdf, S.chi2_sf, S.positive)
+ppf = continuous("chi2", "ppf", _SHAPES, inverse_cdf("chi2", S.chi2_cdf), S.positive,
+                 formula="SciPy's ``ppf``; derivatives by the implicit function theorem.")

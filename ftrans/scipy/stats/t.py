@@ -4,7 +4,8 @@ Differentiable in ``x``, ``loc``, ``scale`` and ``df`` (compositions of ftrans.n
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 ``cdf``/``sf`` are not differentiable in ``df`` (``betainc`` raises
 ``NotImplementedError`` there).
-``ppf`` is not provided (it needs the inverse incomplete gamma/beta functions).
+``ppf`` is SciPy's value with derivatives by the implicit function theorem
+(:mod:`._ppf`).
 
 >>> import ftrans.scipy.stats as fst
 >>> round(float(fst.t.pdf(0.0, 1.0)), 12)
@@ -13,9 +14,10 @@ ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
 from __future__ import annotations
 
 from . import _shapes as S
+from ._ppf import inverse_cdf
 from ._util import continuous, exp_of, tail_methods
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 _SHAPES = ('df',)
 
@@ -23,3 +25,5 @@ logpdf = continuous("t", "logpdf", _SHAPES, S.t_logpdf, S.positive,
                     formula=S.t_logpdf.__doc__)
 pdf = exp_of(logpdf, "pdf")
 cdf, sf, logcdf, logsf = tail_methods("t", _SHAPES, S.t_cdf, S.t_sf, S.positive)
+ppf = continuous("t", "ppf", _SHAPES, inverse_cdf("t", S.t_cdf), S.positive,
+                 formula="SciPy's ``ppf``; derivatives by the implicit function theorem.")
