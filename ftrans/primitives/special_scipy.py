@@ -16,7 +16,7 @@ igamma_da(a,x,k)  a: igamma_da(a, x, k+1); x: d^k/da^k [x^(a-1) e^-x/Gamma(a)]  
 betainc(a, b, x)  x: x^(a-1) (1-x)^(b-1) / B(a, b); a, b: NotImplementedError  DLMF 8.17.7
 ndtr(x)           exp(-x^2/2) / sqrt(2 pi)                                     DLMF 7.2
 ndtri(p)          sqrt(2 pi) exp(ans^2 / 2)                                    inverse rule
-log_ndtr(x)       sqrt(2/pi) / erfcx(-x/sqrt 2)   (= pdf/cdf, no underflow)      DLMF 7.2.3
+log_ndtr(x)       pdf/cdf: sqrt(2/pi)/erfcx(-x/sqrt 2) for x <= 0 (no 0/0)      DLMF 7.2.3
 erfcx(x)          2 x erfcx(x) - 2/sqrt(pi)                                    DLMF 7.10
 erfcinv(y)        -sqrt(pi)/2 exp(ans^2)                                       inverse rule
 rgamma(x)         -rgamma(x) digamma(x); (-1)^n n! at the zeros x = -n         DLMF 5.2.2
@@ -208,8 +208,21 @@ ndtr_p = _define("ndtr", "ndtr", [lambda ans, x: _npdf(x)])
 ndtri_p = _define("ndtri", "ndtri", [lambda ans, p: mul(_SQRT_2PI, exp(mul(0.5, mul(ans, ans))))])
 erfcx_p = _define("erfcx", "erfcx", [
     lambda ans, x: sub(mul(mul(2.0, x), ans), _TWO_OVER_SQRT_PI)])
-log_ndtr_p = _define("log_ndtr", "log_ndtr", [
-    lambda ans, x: div(_SQRT_2_OVER_PI, erfcx(mul(x, -1.0 / math.sqrt(2.0))))])
+
+
+def _log_ndtr_deriv(ans, x):
+    """``pdf(x)/cdf(x)``: ``sqrt(2/pi)/erfcx(-x/sqrt 2)`` for ``x <= 0`` (no 0/0 in the
+    left tail, erfcx <= 1 there) and ``exp(-x^2/2 - ans)/sqrt(2 pi)`` for ``x > 0`` (no
+    overflowing erfcx, so the next derivative is finite too)."""
+    neg_side = le(x, 0.0)
+    xl = where(neg_side, x, 0.0)
+    xr = where(neg_side, 0.0, x)
+    left = div(_SQRT_2_OVER_PI, erfcx(mul(xl, -1.0 / math.sqrt(2.0))))
+    right = div(exp(sub(mul(-0.5, mul(xr, xr)), where(neg_side, 0.0, ans))), _SQRT_2PI)
+    return where(neg_side, left, right)
+
+
+log_ndtr_p = _define("log_ndtr", "log_ndtr", [_log_ndtr_deriv])
 erfcinv_p = _define("erfcinv", "erfcinv", [
     lambda ans, y: mul(-_SQRT_PI_OVER_2, exp(mul(ans, ans)))])
 

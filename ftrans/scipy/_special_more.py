@@ -130,9 +130,10 @@ def ndtri(p):
 def log_ndtr(x):
     """``log(ndtr(x))``, accurate in both tails (``scipy.special.log_ndtr``).
 
-    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``:
-    finite for every finite ``x`` (about ``-x`` in the far left tail, 0 to the right)
-    where the quotient of the density and the CDF would underflow to 0/0.
+    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``
+    for ``x <= 0`` (about ``-x`` in the far left tail, where the quotient of the density
+    and the CDF would underflow to 0/0) and as ``exp(-x^2/2 - log_ndtr(x))/sqrt(2 pi)``
+    for ``x > 0``: finite, and with finite higher derivatives, for every finite ``x``.
 
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.log_ndtr)(-40.0)), 3)
