@@ -51,7 +51,7 @@ from ..core.dtypes import kind_of
 from ..kernels import special_module, backend_for
 from ..kernels._igamma import igamma_da as _igamma_da_kernel
 from ._rules import def_elementwise, elementwise_abstract_eval
-from ._base import where, eq, gt, le, logical_and, sign, floor, sub, add, mul, div, neg
+from ._base import where, eq, gt, le, logical_and, logical_or, sign, floor, sub, add, mul, div, neg
 from .elementwise import exp, log, cos  # noqa: F401  (ops of the operation table)
 from .special import gammaln, digamma, polygamma
 
@@ -191,7 +191,8 @@ def _beta_pdf(a, b, x):
     lg = sub(add(mul(sub(a, 1.0), log(xs)), mul(sub(b, 1.0), log(sub(1.0, xs)))), lbeta)
     e = where(le(x, 0.0), sub(a, 1.0), sub(b, 1.0))  # the exponent that matters at the end
     at_end = where(gt(e, 0.0), 0.0, where(eq(e, 0.0), exp(neg(lbeta)), np.inf))
-    return where(inside, exp(lg), at_end)
+    outside = logical_or(gt(x, 1.0), gt(0.0, x))
+    return where(inside, exp(lg), where(outside, np.nan, at_end))
 
 
 betainc_p = _define("betainc", "betainc", [
