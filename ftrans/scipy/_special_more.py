@@ -18,8 +18,8 @@ from ..primitives import special_scipy as _pss
 from ._args import _float, _floats
 
 __all__ = ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
-           "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
-           "i0e", "i1", "i1e", "iv", "ive", "kv", "kve"]
+           "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "iv",
+           "ive", "kv", "kve"]  # + the SciPy-backed rows of the operation table (below)
 
 
 def gammainc(a, x):
@@ -230,14 +230,20 @@ j1 = _bessel1("j1", "Bessel function of the first kind of order 1",
 y0 = _bessel1("y0", "Bessel function of the second kind of order 0", "``-y1(x)``", "10.6.2")
 y1 = _bessel1("y1", "Bessel function of the second kind of order 1",
               "``(y0(x) - yv(2, x))/2``", "10.6.1")
-i0 = _bessel1("i0", "Modified Bessel function of the first kind of order 0", "``i1(x)``",
-              "10.29.3")
-i1 = _bessel1("i1", "Modified Bessel function of the first kind of order 1",
-              "``i0(x) - i1(x)/x`` (1/2 at 0)", "10.29.2")
-i0e = _bessel1("i0e", "Exponentially scaled ``i0``: ``exp(-|x|) i0(x)``",
-               "``i1e(x) - sign(x) i0e(x)``", "10.29.3")
-i1e = _bessel1("i1e", "Exponentially scaled ``i1``: ``exp(-|x|) i1(x)``",
-               "``i0e(x) - (sign(x) + 1/x) i1e(x)`` (1/2 at 0)", "10.29.2")
+
+
+def _row_function(op):
+    """The public function of a SciPy-backed row of the operation table (``i0``, ``i1``,
+    ``i0e``, ``i1e``): its doc line and derivative come from the row."""
+    name = op.kernel.rpartition(".")[2]
+    return _bessel1(name, op.doc.rstrip("."), f"``{op.deriv[0]}``", "10.29")
+
+
+for _op in P.optable.ROWS:
+    if _op.kernel.startswith("scipy.special.") and _op.arity == 1:
+        _f = _row_function(_op)
+        globals()[_f.__name__] = _f
+        __all__.append(_f.__name__)
 jv = _bessel2("jv", "Bessel function of the first kind of real order ``v``",
               "``(jv(v-1, x) - jv(v+1, x))/2``", "10.6.1")
 yv = _bessel2("yv", "Bessel function of the second kind of real order ``v``",
