@@ -8,8 +8,9 @@ formulas and their sources are listed); this module normalizes the arguments as
 float32, complex inputs raise ``TypeError``) and documents the public functions.
 
 Derivatives that SciPy gives no kernel for raise ``NotImplementedError`` naming the
-argument (the Bessel order ``v``, the exponent of ``zeta``, ``betainc``'s ``a`` and
-``b``); only a requested derivative raises, so ``grad`` in the other argument works.
+argument (the Bessel order ``v``, the exponent of ``zeta``; ``betainc``'s fourth
+derivatives in ``a``, ``b``); only a requested derivative raises, so ``grad`` in the
+other argument works.
 """
 from __future__ import annotations
 
@@ -69,12 +70,16 @@ def betainc(a, b, x):
     -------
     Array of the broadcast shape, the inputs' floating dtype.
 
+    Derivatives: in ``x`` the beta density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF
+    8.17.7); in ``a`` and ``b`` (orders 1 to 3; JAX has none) the
+    continued fraction of DLMF 8.17.22 carried out in Taylor arithmetic along the
+    differentiated direction, mixed derivatives by polarization.
+
     Raises
     ------
     NotImplementedError
-        When differentiated with respect to ``a`` or ``b`` (no SciPy kernel; as in JAX
-        before its series derivative).  The derivative in ``x`` is the beta density
-        ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF 8.17.7).
+        For derivatives of order 4 or more in ``a``, ``b``.  ``TypeError`` for complex
+        input.
 
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.betainc, argnums=2)(2.0, 3.0, 0.5)), 6)  # 12 x (1-x)^2

@@ -4,7 +4,7 @@ gamma/beta, ndtr family, erfcx/erfcinv, rgamma/gammasgn, zeta, Bessel functions)
 Values against SciPy on sampled domains (several regimes per function: the series and
 continued-fraction sides of ``gammainc``, both tails of ``log_ndtr``, small and large
 Bessel arguments), ``check_grads`` order 2 in the differentiable arguments (orders of
-Bessel functions, ``zeta``'s exponent and ``betainc``'s ``a``, ``b`` are held fixed:
+Bessel functions and ``zeta``'s exponent are held fixed:
 their derivatives raise, tests/scipy/test_special_more.py), vmap, and JAX where
 ``jax.scipy.special`` has the function (``erfcinv``, ``rgamma`` and the Bessel functions
 of real order are absent from it: no JAX row).  Points exactly at edges (0, the ends of
@@ -42,10 +42,13 @@ ROWS_SCIPY_SPECIAL = [
     Row("scipy.special.gammaincc", args=[((2, 3), uniform(0.05, 0.5)),
                                          ((3,), uniform(0.01, 3.0))],
         note="small a (steep in x near 0; JAX: the row above)"),
-    # incomplete beta: derivative in x (a and b fixed: their derivatives raise)
+    # incomplete beta: derivatives in a, b and x (JAX: in x only)
     Row("scipy.special.betainc", args=[((3,), uniform(0.6, 4.0)), ((3,), uniform(0.6, 4.0)),
                                        ((2, 3), uniform(0.05, 0.95))], diff=(2,),
-        jax_fn=_jsp("betainc"), note="derivative in x only"),
+        jax_fn=_jsp("betainc"), note="derivative in x (JAX has none in a, b)"),
+    Row("scipy.special.betainc", args=[((3,), uniform(0.3, 6.0)), ((2, 3), uniform(0.3, 6.0)),
+                                       ((2, 3), uniform(0.02, 0.98))],
+        note="a, b and x (both sides of the fraction's switch x = (a+1)/(a+b+2))"),
     # normal distribution
     Row("scipy.special.ndtr", args=[((2, 3), uniform(-6.0, 6.0))], jax_fn=_jsp("ndtr")),
     Row("scipy.special.ndtri", args=[((2, 3), uniform(0.01, 0.99))], jax_fn=_jsp("ndtri")),

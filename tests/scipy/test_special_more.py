@@ -4,7 +4,8 @@ The sampled-domain checks (values vs SciPy, check_grads order 2, vmap, JAX) are 
 tests/numpy/breadth_rows_scipy_special.py; here: exact edge points (0, the ends of the
 support, poles, far tails, large arguments) against SciPy, derivatives there against
 closed forms or SciPy-only expressions, the NotImplementedError of the derivatives with no
-formula (Bessel orders, zeta's exponent, betainc's a and b) and dtype handling.
+formula (Bessel orders, zeta's exponent, betainc's fourth order in a, b), betainc's
+derivatives in a and b, and dtype handling.
 """
 import math
 
@@ -215,10 +216,33 @@ def test_zeta_and_betainc_refusals():
         ftrans.grad(fss.zeta)(3.0, 1.5)
     with pytest.raises(NotImplementedError, match="exponent x"):
         ftrans.grad(fss.zeta)(3.0)
-    for argnums, arg in ((0, "a"), (1, "b")):
-        with pytest.raises(NotImplementedError, match=f"betainc: the derivative with respect "
-                                                      f"to {arg}"):
-            ftrans.grad(fss.betainc, argnums=argnums)(2.0, 3.0, 0.4)
+    with pytest.raises(NotImplementedError, match="betainc: derivatives of order 4"):
+        ftrans.grad(ftrans.grad(ftrans.grad(ftrans.grad(fss.betainc, 1), 0), 1), 0)(
+            2.0, 3.0, 0.4)
+
+
+@pytest.mark.parametrize("a,b,x", [(2.0, 3.0, 0.4), (0.3, 0.5, 0.02), (20.0, 15.0, 0.6),
+                                   (4.0, 0.7, 0.97)])
+def test_betainc_derivatives_in_a_and_b(a, b, x):
+    # against 4th-order central differences of SciPy's betainc (h = 1e-3: error ~1e-10)
+    h = 1e-3
+
+    def fd(f, s):
+        return (8 * (f(s + h) - f(s - h)) - (f(s + 2 * h) - f(s - 2 * h))) / (12 * h)
+    ga, gb, gx = ftrans.grad(fss.betainc, argnums=(0, 1, 2))(a, b, x)
+    np.testing.assert_allclose(ga, fd(lambda s: sc.betainc(s, b, x), a), rtol=1e-7)
+    np.testing.assert_allclose(gb, fd(lambda s: sc.betainc(a, s, x), b), rtol=1e-7)
+    # second derivatives: mixed (polarization) and pure, against differences of the grads
+    hab = ftrans.grad(ftrans.grad(fss.betainc, 0), 1)(a, b, x)
+    np.testing.assert_allclose(hab, fd(lambda s: ftrans.grad(fss.betainc, 0)(a, s, x), b),
+                               rtol=1e-6)
+    hxa = ftrans.grad(ftrans.grad(fss.betainc, 2), 0)(a, b, x)
+    np.testing.assert_allclose(hxa, fd(lambda s: ftrans.grad(fss.betainc, 2)(s, b, x), a),
+                               rtol=1e-6)
+    # third order (polarization of directional third derivatives): d/db of I_aa
+    haa = ftrans.grad(ftrans.grad(fss.betainc, 0), 0)
+    taab = ftrans.grad(haa, 1)(a, b, x)
+    np.testing.assert_allclose(taab, fd(lambda s: haa(a, s, x), b), rtol=1e-5)
 
 
 # ---------------------------------------------------------------------------------
