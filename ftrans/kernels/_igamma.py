@@ -70,9 +70,12 @@ def _series(sc, a, x, k):
         inv = [(-1.0) ** m / (a + n) ** (m + 1) for m in range(k + 1)]  # 1/(a+n) in a
         term = _mul(term, [x * c for c in inv])
         total = [s + t for s, t in zip(total, term)]
-        if all(np.all(np.abs(t) <= _EPS * np.abs(s)) for s, t in zip(total, term)):
+        done = np.logical_and.reduce([np.abs(t) <= _EPS * np.abs(s)
+                                      for s, t in zip(total, term)])
+        if done.all():
             break
-    return _mul(_exp(_log_prefactor(sc, a, x, 1.0, k)), total)
+    out = _mul(_exp(_log_prefactor(sc, a, x, 1.0, k)), total)
+    return [np.where(done, c, np.nan) for c in out]  # NaN, not a wrong number, if unconverged
 
 
 def _const(c, like, k):
@@ -96,12 +99,12 @@ def _contfrac(sc, a, x, k):
         d = _div(_const(1.0, a, k), d)
         delta = _mul(c, d)
         h = _mul(h, delta)
-        if (np.all(np.abs(delta[0] - 1.0) <= _EPS)
-                and all(np.all(np.abs(t) <= _EPS * (1.0 + np.abs(s))) for s, t in
-                        zip(h[1:], delta[1:]))):
+        done = np.logical_and.reduce([np.abs(delta[0] - 1.0) <= _EPS] + [
+            np.abs(t) <= _EPS * (1.0 + np.abs(s)) for s, t in zip(h[1:], delta[1:])])
+        if done.all():
             break
     q = _mul(_exp(_log_prefactor(sc, a, x, 0.0, k)), h)
-    return [-t for t in q]
+    return [np.where(done, -t, np.nan) for t in q]  # NaN, not a wrong number, if unconverged
 
 
 def igamma_da(a, x, k=1, *, sc):
@@ -109,7 +112,8 @@ def igamma_da(a, x, k=1, *, sc):
     ``sc`` is ``scipy.special`` (the caller's: the kernels import no SciPy).
 
     0 where ``x == 0`` or ``x == inf``; NaN where ``a <= 0``, ``x < 0`` or an input is
-    NaN (where SciPy's ``gammainc`` is NaN or constant in ``a``)."""
+    NaN (where SciPy's ``gammainc`` is NaN or constant in ``a``), and where the series or
+    fraction has not converged in 5000 terms (``a`` beyond about 1e5 near ``x == a``)."""
     dtype = np.result_type(a, x, np.float32)
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     shape = a.shape

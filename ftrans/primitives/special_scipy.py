@@ -13,10 +13,12 @@ primitive         derivative                                                   s
 gammainc(a, x)    a: igamma_da(a, x, 1); x: x^(a-1) e^-x / Gamma(a)            DLMF 8.8.13
 gammaincc(a, x)   minus those of gammainc                                      DLMF 8.2.3
 igamma_da(a,x,k)  a: igamma_da(a, x, k+1); x: d^k/da^k [x^(a-1) e^-x/Gamma(a)]  (this file)
-betainc(a, b, x)  x: x^(a-1) (1-x)^(b-1) / B(a, b); a, b: NotImplementedError  DLMF 8.17.7
+betainc(a, b, x)  x: x^(a-1) (1-x)^(b-1) / B(a, b); a, b: ibeta_dir             DLMF 8.17.7
+ibeta_dir(..)     a, b: orders 2, 3 by polarization (order 4: refused);
+                  x: d^k/dt^k of the beta density along (ua, ub)               (this file)
 ndtr(x)           exp(-x^2/2) / sqrt(2 pi)                                     DLMF 7.2
 ndtri(p)          sqrt(2 pi) exp(ans^2 / 2)                                    inverse rule
-log_ndtr(x)       sqrt(2/pi) / erfcx(-x/sqrt 2)   (= pdf/cdf, no underflow)      DLMF 7.2.3
+log_ndtr(x)       pdf/cdf: sqrt(2/pi)/erfcx(-x/sqrt 2) for x <= 0 (no 0/0)      DLMF 7.2.3
 erfcx(x)          2 x erfcx(x) - 2/sqrt(pi)                                    DLMF 7.10
 erfcinv(y)        -sqrt(pi)/2 exp(ans^2)                                       inverse rule
 rgamma(x)         -rgamma(x) digamma(x); (-1)^n n! at the zeros x = -n         DLMF 5.2.2
@@ -32,10 +34,13 @@ kve (v, x)        x: -(kve(v-1, x) + kve(v+1, x))/2 + kve(v, x)                (
 
 The order ``v`` of the Bessel functions and the exponent ``x`` of ``zeta`` are ordinary
 (broadcasting, batchable) inputs, but their derivatives raise ``NotImplementedError``
-naming the function and the argument (SciPy has no kernel for them); a derivative that
+naming the function and the argument (SciPy has no kernel for them; betainc's fourth
+derivatives in ``a``, ``b`` likewise); a derivative that
 is not requested is never computed, so ``grad`` in the other argument works.
 ``igamma_da`` is the derivative ``d^k/da^k gammainc(a, x)`` (``k = 1``: JAX's
-``lax.igamma_grad_a``), computed by :mod:`ftrans.kernels._igamma`.
+``lax.igamma_grad_a``), computed by :mod:`ftrans.kernels._igamma`; ``ibeta_dir`` the
+directional derivative ``d^k/dt^k betainc(a + t ua, b + t ub, x)`` by
+:mod:`ftrans.kernels._ibeta`.
 
 dtypes: real floating inputs keep the promoted dtype (float32 stays float32, also where
 SciPy's kernel has no float32 loop); complex inputs raise ``TypeError``.
@@ -50,14 +55,15 @@ from ..core import Primitive, ShapedArray
 from ..core.dtypes import kind_of
 from ..kernels import special_module, backend_for
 from ..kernels._igamma import igamma_da as _igamma_da_kernel
+from ..kernels._ibeta import ibeta_dir as _ibeta_dir_kernel
 from ._rules import def_elementwise, elementwise_abstract_eval
-from ._base import where, eq, gt, le, logical_and, sign, floor, sub, add, mul, div, neg
+from ._base import where, eq, gt, le, logical_and, logical_or, sign, floor, sub, add, mul, div, neg
 from .elementwise import exp, log, cos  # noqa: F401  (ops of the operation table)
 from .special import gammaln, digamma, polygamma
 
-__all__ = ["gammainc", "gammaincc", "igamma_da", "betainc", "ndtr", "ndtri", "log_ndtr",
-           "erfcx", "erfcinv", "rgamma", "gammasgn", "zeta", "riemann_zeta", "j0", "j1",
-           "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "SCIPY_SPECIAL_PRIMITIVES"]
+__all__ = ["gammainc", "gammaincc", "igamma_da", "betainc", "ibeta_dir", "ndtr", "ndtri",
+           "log_ndtr", "erfcx", "erfcinv", "rgamma", "gammasgn", "zeta", "riemann_zeta", "j0",
+           "j1", "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "SCIPY_SPECIAL_PRIMITIVES"]
 
 SCIPY_SPECIAL_PRIMITIVES: dict = {}
 
@@ -191,12 +197,70 @@ def _beta_pdf(a, b, x):
     lg = sub(add(mul(sub(a, 1.0), log(xs)), mul(sub(b, 1.0), log(sub(1.0, xs)))), lbeta)
     e = where(le(x, 0.0), sub(a, 1.0), sub(b, 1.0))  # the exponent that matters at the end
     at_end = where(gt(e, 0.0), 0.0, where(eq(e, 0.0), exp(neg(lbeta)), np.inf))
-    return where(inside, exp(lg), at_end)
+    outside = logical_or(gt(x, 1.0), gt(0.0, x))
+    return where(inside, exp(lg), where(outside, np.nan, at_end))
+
+
+def _beta_pdf_dir(a, b, x, k, ua, ub):
+    """``d^k/dt^k`` of the beta density at ``(a + t ua, b + t ub)`` (Faa di Bruno for
+    ``exp(g)``: ``g' = ua (log x - psi(a) + psi(a+b)) + ub (log(1-x) - psi(b) + psi(a+b))``,
+    ``g^(m) = -ua^m psi_(m-1)(a) - ub^m psi_(m-1)(b) + (ua+ub)^m psi_(m-1)(a+b)``)."""
+    inside = logical_and(gt(x, 0.0), gt(1.0, x))
+    xs = where(inside, x, 0.5)
+    dab = digamma(add(a, b))
+    g = [None, add(mul(float(ua), sub(log(xs), sub(digamma(a), dab))),
+                   mul(float(ub), sub(log(sub(1.0, xs)), sub(digamma(b), dab))))]
+    for m in range(2, k + 1):
+        g.append(sub(mul(float((ua + ub) ** m), polygamma(m - 1, add(a, b))),
+                     add(mul(float(ua ** m), polygamma(m - 1, a)),
+                         mul(float(ub ** m), polygamma(m - 1, b)))))
+    f = [_beta_pdf(a, b, x)]
+    for n in range(1, k + 1):
+        s = None
+        for j in range(n):
+            term = mul(float(math.comb(n - 1, j)), mul(g[j + 1], f[n - 1 - j]))
+            s = term if s is None else add(s, term)
+        f.append(s)
+    return f[k]
+
+
+def _ibeta_hessian(a, b, x):
+    """``(I_aa, I_ab, I_bb)``: the mixed one by polarization along (1, 1)."""
+    haa = ibeta_dir(a, b, x, 2, 1, 0)
+    hbb = ibeta_dir(a, b, x, 2, 0, 1)
+    hab = mul(0.5, sub(ibeta_dir(a, b, x, 2, 1, 1), add(haa, hbb)))
+    return haa, hab, hbb
+
+
+def _ibeta_dir_dparam(which):
+    """The derivative of ``ibeta_dir(k, ua, ub)`` in ``a`` (which=0) or ``b`` (1): the
+    symmetric tensor ``T(u, .., u, e)`` of the next order, by polarization of directional
+    derivatives: k = 1 from the Hessian; k = 2 as
+    ``T(u, u, e) = (D3_{u+e} - D3_{u-e} - 2 D3_e) / 6``."""
+    def d(ans, a, b, x, *, k, ua, ub):
+        ea, eb = (1, 0) if which == 0 else (0, 1)
+        if k == 1:
+            haa, hab, hbb = _ibeta_hessian(a, b, x)
+            row = (haa, hab) if which == 0 else (hab, hbb)
+            return add(mul(float(ua), row[0]), mul(float(ub), row[1]))
+        if k == 2:
+            plus = ibeta_dir(a, b, x, 3, ua + ea, ub + eb)
+            minus = ibeta_dir(a, b, x, 3, ua - ea, ub - eb)
+            return div(sub(sub(plus, minus), mul(2.0, ibeta_dir(a, b, x, 3, ea, eb))), 6.0)
+        raise NotImplementedError(
+            "betainc: derivatives of order 4 and higher in a and b are not implemented "
+            "(orders 1 to 3 are); differentiate at most three times in a, b")
+    return d
 
 
 betainc_p = _define("betainc", "betainc", [
-    ("refuse", "a", _NOKERNEL), ("refuse", "b", _NOKERNEL),
+    lambda ans, a, b, x: ibeta_dir(a, b, x, 1, 1, 0),
+    lambda ans, a, b, x: ibeta_dir(a, b, x, 1, 0, 1),
     lambda ans, a, b, x: _beta_pdf(a, b, x)])
+ibeta_dir_p = _define("ibeta_dir", None, [
+    _ibeta_dir_dparam(0), _ibeta_dir_dparam(1),
+    lambda ans, a, b, x, *, k, ua, ub: _beta_pdf_dir(a, b, x, k, ua, ub)],
+    kernel=_ibeta_dir_kernel)
 
 
 # -- normal distribution, erfcx, erfcinv ---------------------------------------------
@@ -208,8 +272,21 @@ ndtr_p = _define("ndtr", "ndtr", [lambda ans, x: _npdf(x)])
 ndtri_p = _define("ndtri", "ndtri", [lambda ans, p: mul(_SQRT_2PI, exp(mul(0.5, mul(ans, ans))))])
 erfcx_p = _define("erfcx", "erfcx", [
     lambda ans, x: sub(mul(mul(2.0, x), ans), _TWO_OVER_SQRT_PI)])
-log_ndtr_p = _define("log_ndtr", "log_ndtr", [
-    lambda ans, x: div(_SQRT_2_OVER_PI, erfcx(mul(x, -1.0 / math.sqrt(2.0))))])
+
+
+def _log_ndtr_deriv(ans, x):
+    """``pdf(x)/cdf(x)``: ``sqrt(2/pi)/erfcx(-x/sqrt 2)`` for ``x <= 0`` (no 0/0 in the
+    left tail, erfcx <= 1 there) and ``exp(-x^2/2 - ans)/sqrt(2 pi)`` for ``x > 0`` (no
+    overflowing erfcx, so the next derivative is finite too)."""
+    neg_side = le(x, 0.0)
+    xl = where(neg_side, x, 0.0)
+    xr = where(neg_side, 0.0, x)
+    left = div(_SQRT_2_OVER_PI, erfcx(mul(xl, -1.0 / math.sqrt(2.0))))
+    right = div(exp(sub(mul(-0.5, mul(xr, xr)), where(neg_side, 0.0, ans))), _SQRT_2PI)
+    return where(neg_side, left, right)
+
+
+log_ndtr_p = _define("log_ndtr", "log_ndtr", [_log_ndtr_deriv])
 erfcinv_p = _define("erfcinv", "erfcinv", [
     lambda ans, y: mul(-_SQRT_PI_OVER_2, exp(mul(ans, ans)))])
 
@@ -279,6 +356,12 @@ def igamma_da(a, x, k=1):
 def betainc(a, b, x):
     """Regularized incomplete beta function ``I_x(a, b)``."""
     return betainc_p.bind(a, b, x)
+
+
+def ibeta_dir(a, b, x, k=1, ua=1, ub=0):
+    """``d^k/dt^k betainc(a + t ua, b + t ub, x)`` at ``t = 0`` (static ints ``k >= 1``,
+    ``ua``, ``ub``)."""
+    return ibeta_dir_p.bind(a, b, x, k=int(k), ua=int(ua), ub=int(ub))
 
 
 def ndtr(x):

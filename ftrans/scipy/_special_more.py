@@ -8,8 +8,9 @@ formulas and their sources are listed); this module normalizes the arguments as
 float32, complex inputs raise ``TypeError``) and documents the public functions.
 
 Derivatives that SciPy gives no kernel for raise ``NotImplementedError`` naming the
-argument (the Bessel order ``v``, the exponent of ``zeta``, ``betainc``'s ``a`` and
-``b``); only a requested derivative raises, so ``grad`` in the other argument works.
+argument (the Bessel order ``v``, the exponent of ``zeta``; ``betainc``'s fourth
+derivatives in ``a``, ``b``); only a requested derivative raises, so ``grad`` in the
+other argument works.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from ..primitives import special_scipy as _pss
 from ._args import _float, _floats
 
 __all__ = ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
-           "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
-           "i0e", "i1", "i1e", "iv", "ive", "kv", "kve"]
+           "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "iv",
+           "ive", "kv", "kve"]  # + the SciPy-backed rows of the operation table (below)
 
 
 def gammainc(a, x):
@@ -69,12 +70,16 @@ def betainc(a, b, x):
     -------
     Array of the broadcast shape, the inputs' floating dtype.
 
+    Derivatives: in ``x`` the beta density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF
+    8.17.7); in ``a`` and ``b`` (orders 1 to 3; JAX has none) the
+    continued fraction of DLMF 8.17.22 carried out in Taylor arithmetic along the
+    differentiated direction, mixed derivatives by polarization.
+
     Raises
     ------
     NotImplementedError
-        When differentiated with respect to ``a`` or ``b`` (no SciPy kernel; as in JAX
-        before its series derivative).  The derivative in ``x`` is the beta density
-        ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF 8.17.7).
+        For derivatives of order 4 or more in ``a``, ``b``.  ``TypeError`` for complex
+        input.
 
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.betainc, argnums=2)(2.0, 3.0, 0.5)), 6)  # 12 x (1-x)^2
@@ -130,9 +135,10 @@ def ndtri(p):
 def log_ndtr(x):
     """``log(ndtr(x))``, accurate in both tails (``scipy.special.log_ndtr``).
 
-    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``:
-    finite for every finite ``x`` (about ``-x`` in the far left tail, 0 to the right)
-    where the quotient of the density and the CDF would underflow to 0/0.
+    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``
+    for ``x <= 0`` (about ``-x`` in the far left tail, where the quotient of the density
+    and the CDF would underflow to 0/0) and as ``exp(-x^2/2 - log_ndtr(x))/sqrt(2 pi)``
+    for ``x > 0``: finite, and with finite higher derivatives, for every finite ``x``.
 
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.log_ndtr)(-40.0)), 3)
@@ -229,14 +235,20 @@ j1 = _bessel1("j1", "Bessel function of the first kind of order 1",
 y0 = _bessel1("y0", "Bessel function of the second kind of order 0", "``-y1(x)``", "10.6.2")
 y1 = _bessel1("y1", "Bessel function of the second kind of order 1",
               "``(y0(x) - yv(2, x))/2``", "10.6.1")
-i0 = _bessel1("i0", "Modified Bessel function of the first kind of order 0", "``i1(x)``",
-              "10.29.3")
-i1 = _bessel1("i1", "Modified Bessel function of the first kind of order 1",
-              "``i0(x) - i1(x)/x`` (1/2 at 0)", "10.29.2")
-i0e = _bessel1("i0e", "Exponentially scaled ``i0``: ``exp(-|x|) i0(x)``",
-               "``i1e(x) - sign(x) i0e(x)``", "10.29.3")
-i1e = _bessel1("i1e", "Exponentially scaled ``i1``: ``exp(-|x|) i1(x)``",
-               "``i0e(x) - (sign(x) + 1/x) i1e(x)`` (1/2 at 0)", "10.29.2")
+
+
+def _row_function(op):
+    """The public function of a SciPy-backed row of the operation table (``i0``, ``i1``,
+    ``i0e``, ``i1e``): its doc line and derivative come from the row."""
+    name = op.kernel.rpartition(".")[2]
+    return _bessel1(name, op.doc.rstrip("."), f"``{op.deriv[0]}``", "10.29")
+
+
+for _op in P.optable.ROWS:
+    if _op.kernel.startswith("scipy.special.") and _op.arity == 1:
+        _f = _row_function(_op)
+        globals()[_f.__name__] = _f
+        __all__.append(_f.__name__)
 jv = _bessel2("jv", "Bessel function of the first kind of real order ``v``",
               "``(jv(v-1, x) - jv(v+1, x))/2``", "10.6.1")
 yv = _bessel2("yv", "Bessel function of the second kind of real order ``v``",

@@ -280,10 +280,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 # ---------------------------------------------------------------------------------
 # incomplete gamma/beta, normal distribution, zeta, Bessel: ftrans/scipy/_special_more.py
 # ---------------------------------------------------------------------------------
-from ._special_more import (  # noqa: E402
-    gammainc, gammaincc, betainc, gammasgn, rgamma, erfcx, erfcinv, ndtr, ndtri, log_ndtr,
-    zeta, j0, j1, jv, y0, y1, yv, i0, i0e, i1, i1e, iv, ive, kv, kve)
+from . import _special_more  # noqa: E402
 
-__all__ += ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
-            "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "i0",
-            "i0e", "i1", "i1e", "iv", "ive", "kv", "kve"]
+globals().update({_n: getattr(_special_more, _n) for _n in _special_more.__all__})
+__all__ += _special_more.__all__

@@ -1032,3 +1032,8 @@ import breadth_table_np2  # noqa: E402,F401  (adds its rows with add_rows)
 # --- issue 19: the differentiable names of numpy_names.py that had no row ---
 from breadth_rows_names import ROWS_NAMES  # noqa: E402
 add_rows(*ROWS_NAMES)
+
+
+# --- issue 20 (h-sp1): scipy.special incomplete gamma/beta, ndtr family, zeta, Bessel ---
+from breadth_rows_scipy_special import ROWS_SCIPY_SPECIAL  # noqa: E402
+add_rows(*ROWS_SCIPY_SPECIAL)
