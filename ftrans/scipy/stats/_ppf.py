@@ -9,8 +9,8 @@ and ``vmap``); its derivatives come from :func:`ftrans.transforms.implicit_root`
     dx/dq = 1 / pdf(x),        dx/dθ = -(∂cdf/∂θ)(x) / pdf(x),
 
 with ``pdf = ∂cdf/∂x`` taken by differentiating this package's ``cdf``, so the
-derivatives are exactly as available as the cdf's (``beta`` and ``t``: in ``q`` only; in
-their shape parameters ``betainc`` raises ``NotImplementedError``).  At ``q`` = 0 or 1 the
+derivatives are exactly as available as the cdf's (``beta`` and ``t`` in their shape
+parameters to order 2: ``betainc``'s derivatives in ``a``, ``b`` stop at order 3).  At ``q`` = 0 or 1 the
 root is at the edge of the support, where ``pdf`` may vanish: the derivative is then
 infinite, as the inverse function's is.
 """

@@ -2,8 +2,8 @@
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``a, b`` (compositions of ftrans.numpy /
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
-``cdf``/``sf`` are not differentiable in ``a``, ``b`` (``betainc`` raises
-``NotImplementedError`` there).
+``cdf``/``sf`` are differentiable in ``a``, ``b`` to order 3 (``betainc``'s
+derivatives in ``a``, ``b``; the fourth raises ``NotImplementedError``).
 ``ppf`` is SciPy's value with derivatives by the implicit function theorem
 (:mod:`._ppf`).
 

@@ -2,8 +2,8 @@
 ``n``-th success; ``n > 0`` real).
 
 Differentiable in the continuous parameters; ``k`` (and integer parameters) held fixed.
-Formulas in :mod:`._discrete` and each method's docstring.  ``cdf``/``sf`` are not
-differentiable in ``n`` (``betainc`` raises ``NotImplementedError`` there).
+Formulas in :mod:`._discrete` and each method's docstring.  ``cdf``/``sf`` are
+differentiable in ``n`` to order 3 (``betainc``'s derivative in ``a``).
 ``ppf`` (integer-valued) has no derivative.
 
 >>> import ftrans.scipy.stats as fst

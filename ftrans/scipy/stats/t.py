@@ -2,8 +2,8 @@
 
 Differentiable in ``x``, ``loc``, ``scale`` and ``df`` (compositions of ftrans.numpy /
 ftrans.scipy.special; formulas in :mod:`._shapes` and each method's docstring).
-``cdf``/``sf`` are not differentiable in ``df`` (``betainc`` raises
-``NotImplementedError`` there).
+``cdf``/``sf`` are differentiable in ``df`` to order 3 (``betainc``'s
+derivative in ``a``; the fourth raises ``NotImplementedError``).
 ``ppf`` is SciPy's value with derivatives by the implicit function theorem
 (:mod:`._ppf`).
 
