@@ -13,11 +13,14 @@ says to wrap the call in ``custom_jvp``/``custom_vjp`` (as JAX does).
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, set_current_trace, EVAL, zero
 from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..kernels import backend_for
 from ._base import expand_dims
 from ._rules import batched_front, move_to_front
 
@@ -67,11 +70,28 @@ def _check_results(outs, avals, name):
     return tuple(res)
 
 
+def _host_call(args, callback, result_avals, name):
+    """The callback on NumPy arrays (CuPy operands copied to the host, as JAX's
+    callbacks copy device buffers), its results checked against the declaration."""
+    with set_current_trace(EVAL):
+        outs = callback(*[np.asarray(a.get() if hasattr(a, "get") else a) for a in args])
+    return _check_results(outs, result_avals, name)
+
+
 @pure_callback_p.def_impl
 def _impl(*args, callback, result_avals, vmap_method, name):
-    with set_current_trace(EVAL):
-        outs = callback(*[np.asarray(a) for a in args])
-    return _check_results(outs, result_avals, name)
+    be = backend_for(*args) if args else None
+    if be is None or type(be) is types.ModuleType:   # NumPy or CuPy operands
+        outs = _host_call(args, callback, result_avals, name)
+        if be is not None and be.xp is not np:       # CuPy: the results back on the device
+            outs = tuple(be.xp.asarray(o) for o in outs)
+        return outs
+    # Dask: one lazy task per result (the callback is pure); array-API arrays raise
+    # NotImplementedError naming the primitive (never a silent conversion to NumPy)
+    return tuple(be.on_numpy("pure_callback",
+                             (lambda k: lambda *a: _host_call(a, callback, result_avals,
+                                                              name)[k])(k), aval, *args)
+                 for k, aval in enumerate(result_avals))
 
 
 @pure_callback_p.def_abstract_eval

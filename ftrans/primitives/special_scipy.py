@@ -47,7 +47,9 @@ SciPy's kernel has no float32 loop); complex inputs raise ``TypeError``.
 """
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
 
@@ -94,15 +96,23 @@ def _first_array(args):
 
 def _scipy_impl(name, sc_name, kernel=None):
     def impl(*args, **params):
+        # array-API arrays (the standard has no special functions) raise here, naming
+        # the primitive and the array type, before anything reads their dtypes
+        sc = special_module(_first_array(args))
         dt = _out_dtype(args)
         if kernel is not None:
-            # NumPy-only kernel: other arrays (CuPy, Dask) are brought to the host
-            host = [np.asarray(a.get() if hasattr(a, "get") else a) for a in args]
-            out = kernel(*host, sc=special_module(np.zeros(())), **params)
             be = backend_for(*args)
+            fn = functools.partial(kernel, sc=special_module(np.zeros(())), **params)
+            if type(be) is not types.ModuleType:
+                # Dask: the NumPy kernel lazily, as one task on the whole operands
+                shape = np.broadcast_shapes(*[tuple(np.shape(a)) for a in args])
+                return be.on_numpy(name, fn, ShapedArray(shape, dt), *args)
+            # NumPy-only kernel: CuPy arrays are brought to the host and back
+            host = [np.asarray(a.get() if hasattr(a, "get") else a) for a in args]
+            out = fn(*host)
             out = be.xp.asarray(out) if be.xp is not np else out
         else:
-            out = getattr(special_module(_first_array(args)), sc_name)(*args)
+            out = getattr(sc, sc_name)(*args)
         if out.dtype != dt:
             out = out.astype(dt)
         return out

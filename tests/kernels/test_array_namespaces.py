@@ -25,6 +25,7 @@ import pytest
 
 import ftrans
 from ftrans.primitives import optable
+from ftrans.primitives.special_scipy import SCIPY_SPECIAL_PRIMITIVES
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "primitives"))
 from prim_cases import CASES  # noqa: E402
@@ -90,7 +91,8 @@ TYPE_NAMES = {"dask": "dask.array.Array", "array_api_strict": "array_api_strict.
 
 # rows whose test function builds NumPy constants (not the primitive's doing): their
 # primitives are tested on these libraries by the dedicated tests below
-_NOT_PORTABLE = {"eigh", "svd", "convert_element_type[swap_precision]"}
+_NOT_PORTABLE = {"eigh", "svd", "convert_element_type[swap_precision]", "pure_callback",
+                 "riemann_zeta"}
 NOT_PORTABLE = {"array_api_strict": _NOT_PORTABLE, "torch": _NOT_PORTABLE}
 
 # primitive -> error type, per library: what happens outside the library's namespace
@@ -109,8 +111,9 @@ _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     # kernels written with NumPy stride tricks and in-place writes (on Dask: one task)
     "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
     "reduce_window_argmax",
-    # SciPy's kernels (lfilter, solve_sylvester, expm/logm/sqrtm, lu_factor)
-    "iir_filter", "sylvester", "matfun", "lu",
+    # SciPy's kernels (lfilter, solve_sylvester, expm/logm/sqrtm, lu_factor, and the
+    # scipy.special functions of ftrans/primitives/special_scipy.py)
+    "iir_filter", "sylvester", "matfun", "lu", *SCIPY_SPECIAL_PRIMITIVES,
     # the standard has no general eig, gcd, lcm or bitwise_count
     "eig", "integer_elementwise[gcd]", "integer_elementwise[lcm]",
     "integer_elementwise[bitwise_count]",

@@ -852,7 +852,7 @@ import ftrans.primitives.special_scipy as PSS  # noqa: E402
 
 
 def _sc_ref(name, *fixed):
-    return lambda *xs: np.asarray(getattr(_sc, name)(*fixed, *xs)).astype(xs[0].dtype)
+    return lambda *xs: np.asarray(getattr(_sc, name)(*fixed, *xs)).astype(np.result_type(*xs))
 
 
 case("gammainc", PSS.gammainc, _sc_ref("gammainc"), Arg(S, U(0.5, 3.0)), Arg(S, U(0.2, 4.0)),
@@ -876,7 +876,7 @@ def _quad_igamma_da(a, x):
                      wvar=(0, 0), epsabs=0, epsrel=1e-13, limit=200)[0]
         return i / (a * _sc.gamma(a + 1)) - _sc.digamma(a) * _sc.gammainc(a, x)
     f = np.vectorize(one, otypes=[np.float64])
-    return f(a.astype(np.float64), x.astype(np.float64))
+    return f(np.asarray(a, np.float64), np.asarray(x, np.float64))
 
 
 case("igamma_da", lambda a, x: PSS.igamma_da(a, x, 1),
