@@ -38,7 +38,7 @@ def gammainc(a, x):
 
     Derivatives: in ``x``, ``x^(a-1) e^(-x) / Gamma(a)`` (DLMF 8.8.13); in ``a``, JAX's
     ``igamma_grad_a`` (series / continued fraction carried out in Taylor arithmetic in
-    ``a``, any order).  Raises ``TypeError`` for complex input.
+    ``a``, any order).  Complex input raises ``TypeError``.
 
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(fss.gammainc(1.0, 2.0)), 6)   # 1 - exp(-2)
@@ -81,6 +81,8 @@ def betainc(a, b, x):
         For derivatives of order 4 or more in ``a``, ``b``.  ``TypeError`` for complex
         input.
 
+    Examples
+    --------
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.betainc, argnums=2)(2.0, 3.0, 0.5)), 6)  # 12 x (1-x)^2
     1.5

@@ -88,14 +88,20 @@ def logm(A, disp=True):
 
     Parameters
     ----------
-    A : (..., n, n) array_like, no eigenvalues on the closed negative real axis (a real
-        ``A`` must have a real logarithm, else ``ValueError``: pass a complex matrix)
-    disp : bool; ``False`` also returns SciPy's error estimate
-        ``||expm(logm(A)) - A||_1 / ||A||_1``
+    A : (..., n, n) array_like
+        No eigenvalues on the closed negative real axis; a real ``A`` must have a real
+        logarithm, else ``ValueError`` (pass a complex matrix).
+    disp : bool
+        ``False`` also returns SciPy's error estimate
+        ``norm(expm(logm(A)) - A, 1) / norm(A, 1)``.
 
+    Notes
+    -----
     Derivative: the block-triangular identity, as :func:`expm` (``logm`` of a ``2n x
     2n`` matrix).
 
+    Examples
+    --------
     >>> logm(np.eye(2) * np.e)
     array([[1., 0.],
            [0., 1.]])
@@ -109,14 +115,20 @@ def sqrtm(A, disp=True):
 
     Parameters
     ----------
-    A : (..., n, n) array_like (a real ``A`` with a negative real eigenvalue has no real
-        principal root: ``ValueError``; pass a complex matrix)
-    disp : bool; ``False`` also returns SciPy's error estimate
-        ``||S S - A||_F^2 / ||A||_F``
+    A : (..., n, n) array_like
+        A real ``A`` with a negative real eigenvalue has no real principal root:
+        ``ValueError`` (pass a complex matrix).
+    disp : bool
+        ``False`` also returns SciPy's error estimate
+        ``norm(S @ S - A, "fro")**2 / norm(A, "fro")``.
 
+    Notes
+    -----
     Derivative: ``dS`` solves ``S dS + dS S = dA`` (a Sylvester equation; Higham 2008,
     (6.4)); the VJP solves ``S^H Ā + Ā S^H = S̄``.
 
+    Examples
+    --------
     >>> sqrtm([[4.0, 0.0], [0.0, 9.0]])
     array([[2., 0.],
            [0., 3.]])
@@ -135,14 +147,21 @@ def solve_sylvester(a, b, q):
 
     Parameters
     ----------
-    a : (..., n, n), b : (..., m, m), q : (..., n, m) (batch axes broadcast)
+    a : (..., n, n) array_like
+    b : (..., m, m) array_like
+    q : (..., n, m) array_like
+        The batch axes of the three broadcast.
 
+    Notes
+    -----
     Derivative: ``a dx + dx b = dq - da x - x db``; VJP ``q̄`` solves ``a^H q̄ + q̄ b^H =
     x̄``, ``ā = -q̄ x^H``, ``b̄ = -x^H q̄``.  Unique solution when ``a`` and ``-b`` share
     no eigenvalue.
 
     Raises ``ValueError`` for mismatched shapes.
 
+    Examples
+    --------
     >>> solve_sylvester(np.eye(2), np.eye(2), np.ones((2, 2)))
     array([[0.5, 0.5],
            [0.5, 0.5]])
@@ -207,18 +226,26 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
     Parameters
     ----------
-    a : (..., n, n); only the triangle named by ``lower`` is read (and differentiated)
-    b : (..., n) or (..., n, k)
-    trans : {0, 1, 2, "N", "T", "C"}: ``a``, ``a^T``, ``a^H``
+    a : (..., n, n) array_like
+        Only the triangle named by ``lower`` is read (and differentiated).
+    b : (..., n) or (..., n, k) array_like
+    trans : {0, 1, 2, "N", "T", "C"}
+        Solve with ``a``, ``a^T`` or ``a^H``.
     lower : bool
-    unit_diagonal : bool; the diagonal of ``a`` is taken as ones (not read)
-    overwrite_b, check_finite : accepted and ignored (arrays are never modified)
+    unit_diagonal : bool
+        The diagonal of ``a`` is taken as ones (not read).
+    overwrite_b, check_finite : bool
+        Accepted and ignored (arrays are never modified).
 
+    Notes
+    -----
     Derivative: that of the ``triangular_solve`` primitive (``dx = -op(a)^{-1} d op(a) x
     + op(a)^{-1} db``, the cotangent of ``a`` projected on the read triangle).
 
     Raises ``ValueError`` for a bad ``trans`` or incompatible shapes.
 
+    Examples
+    --------
     >>> solve_triangular([[2.0, 0.0], [1.0, 1.0]], [2.0, 3.0], lower=True)
     array([1., 2.])
     """
@@ -239,15 +266,21 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
 
     Parameters
     ----------
-    l_and_u : (int, int), the numbers of sub- and super-diagonals
-    ab : (l + u + 1, n), b : (n,) or (n, k)
+    l_and_u : (int, int)
+        The numbers of sub- and super-diagonals.
+    ab : (l + u + 1, n) array_like
+    b : (n,) or (n, k) array_like
 
+    Notes
+    -----
     The band is expanded to the dense ``a`` (a gather and a mask; entries of ``ab``
     outside the band are not read, as in LAPACK) and solved by :func:`solve`:
     differentiable in ``ab`` and ``b``, ``O(n^3)``.
 
     Raises ``ValueError`` for inconsistent shapes.
 
+    Examples
+    --------
     >>> solve_banded((1, 0), [[1.0, 1.0], [1.0, 0.0]], [1.0, 2.0])
     array([1., 1.])
     """
@@ -305,7 +338,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """``scipy.linalg.cholesky``: the upper factor ``U`` (``a = U^H U``, SciPy's default)
-    or the lower ``L``, read from that triangle; :func:`ftrans.numpy.linalg.cholesky`'s
+    or the lower ``L``, read from that triangle; ``ftrans.numpy.linalg.cholesky``'s
     derivative.
 
     >>> cholesky([[4.0, 2.0], [2.0, 5.0]])
@@ -317,7 +350,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
     """``scipy.linalg.qr`` for ``mode`` in ``"full"`` (SciPy's default: ``Q`` is ``(M,
-    M)``), ``"economic"``, ``"r"``; :func:`ftrans.numpy.linalg.qr`'s derivative
+    M)``), ``"economic"``, ``"r"``; ``ftrans.numpy.linalg.qr``'s derivative
     (``"full"`` with ``M > N`` is not differentiable: the extra columns are not unique).
 
     Raises ``NotImplementedError`` for ``pivoting=True``, ``ValueError`` for another mode.

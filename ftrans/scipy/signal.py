@@ -12,7 +12,7 @@ included: DESIGN.md's convention), works under ``vmap`` and ``jit``.
   (``rfftn``/``irfftn`` for real operands), all modes, ``axes``.
 * :func:`lfilter`: ``a * y = b * x`` (causal), with ``zi``/``zf`` (SciPy's transposed
   direct form II state).  ``b * x`` is a convolution; the recursion is the primitive
-  :mod:`ftrans.primitives.iir` whose reverse mode is the adjoint filter (the same
+  ``ftrans.primitives.iir`` whose reverse mode is the adjoint filter (the same
   filter run backwards in time), differentiable in ``b``, ``a``, ``x`` and ``zi``.
 """
 from __future__ import annotations
@@ -234,7 +234,7 @@ def lfilter(b, a, x, axis=-1, zi=None):
 
     Derivatives in ``b``, ``a``, ``x`` and ``zi`` (any order).  Reverse mode runs the
     adjoint filter: the transpose of the recursion is the same recursion backwards in
-    time (:mod:`ftrans.primitives.iir`).
+    time (``ftrans.primitives.iir``).
 
     Raises
     ------
