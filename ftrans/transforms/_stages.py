@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 
 from ..core import ShapedArray
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import tree_unflatten
 from ._jit_args import _normalize_static, _split, _stage_call
 from ._jit_run import _run, compile_ir
 from ._util import decorator_factory  # noqa: F401  (re-exported)
