@@ -56,6 +56,17 @@ from ._factories import (  # noqa: F401
 )
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
+# operator families and namespaces added as adapters (issue 23): each module's __all__ names
+# torch functions, its METHODS dict Tensor methods, a namespace's TOPLEVEL dict torch.* aliases
+from . import _sort_ops, _index_ops, _misc_ops, _special_ops  # noqa: E402
+from . import linalg, fft, special  # noqa: E402,F401
+for _m in (_sort_ops, _index_ops, _misc_ops, _special_ops, linalg, fft, special):
+    if _m in (_sort_ops, _index_ops, _misc_ops, _special_ops):
+        globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
+    globals().update(getattr(_m, "TOPLEVEL", {}))
+    for _n, _f in _m.METHODS.items():
+        setattr(Tensor, _n, _f)
+del _m
 from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import _out  # noqa: E402
@@ -108,3 +119,4 @@ def set_printoptions(**kwargs):
                             if k in ("precision", "threshold", "edgeitems", "linewidth")})
 
 from . import nn  # noqa: E402,F401  (torch.nn; written against the names above)
+from . import distributions  # noqa: E402,F401  (on nn's and the names above)
