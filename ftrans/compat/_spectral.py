@@ -114,8 +114,9 @@ def _f_stft(x, *w, n_fft, hop, win_length, pad, pad_mode, onesided, norm):
         x = _fnp.pad(x, ((0, 0),) * (x.ndim - 1) + ((pad, pad),), mode=pad_mode)
     n_frames = 1 + (x.shape[-1] - n_fft) // hop
     frames = _fnp.take(x, _frame_index(n_frames, n_fft, hop), axis=-1)
-    if w:
-        frames = frames * _full_window(w[0], n_fft, win_length, None)
+    if w or win_length < n_fft:   # (no window: ones on win_length samples)
+        frames = frames * _full_window(w[0] if w else None, n_fft, win_length,
+                                       np.ones(0, x.dtype).real.dtype)
     if onesided:
         out = _nfft.rfft(frames, axis=-1, norm=norm)
     else:
