@@ -6,12 +6,12 @@
 functions (padding, framing by ``take``, windowing, the ``fft`` primitive, overlap-add
 by ``at[...].add``): their gradients, for the input and for a window that requires
 grad, are ``ftrans.vjp`` of that composition.  Arguments, defaults and errors
-(``RuntimeError``) are PyTorch's; ``align_to_window=True`` is refused
-(``NotImplementedError``).
+(``RuntimeError``) are PyTorch's.
 """
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -110,8 +110,8 @@ def _frame_index(n_frames, n_fft, hop):
 
 
 def _f_stft(x, *w, n_fft, hop, win_length, pad, pad_mode, onesided, norm):
-    if pad:
-        x = _fnp.pad(x, ((0, 0),) * (x.ndim - 1) + ((pad, pad),), mode=pad_mode)
+    if pad[0] or pad[1]:
+        x = _fnp.pad(x, ((0, 0),) * (x.ndim - 1) + (pad,), mode=pad_mode)
     n_frames = 1 + (x.shape[-1] - n_fft) // hop
     frames = _fnp.take(x, _frame_index(n_frames, n_fft, hop), axis=-1)
     if w or win_length < n_fft:   # (no window: ones on win_length samples)
@@ -185,10 +185,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     """Short-time Fourier transform (``torch.stft``): frames of ``n_fft`` samples every
     ``hop_length`` (default ``n_fft // 4``), times ``window`` (zero-padded to ``n_fft``),
     transformed; the result is ``(..., freq, frames)`` (complex, or its real view when
-    ``return_complex=False``).  ``align_to_window=True`` raises NotImplementedError."""
-    if align_to_window:
-        raise NotImplementedError("stft(align_to_window=True) is not implemented in "
-                                  "ftrans.compat")
+    ``return_complex=False``); ``align_to_window=True`` (with ``center=False``) takes
+    frames of ``win_length`` samples, centered in ``n_fft``."""
+    if align_to_window is not None and center:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     d = input._data
     wd = None if window is None else window._data
     cplx = d.dtype.kind == "c" or (wd is not None and wd.dtype.kind == "c")
@@ -206,13 +206,18 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     n_fft, hop, win = _lengths(n_fft, hop_length, win_length, "stft")
     window = _window_arg(window, win, "stft")
     pad = n_fft // 2 if center else 0
-    if pad and pad_mode not in _PAD_MODES:
+    if center and pad_mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {pad_mode}")
-    if pad and pad_mode == "reflect" and pad >= d.shape[-1]:
+    if center and pad_mode == "reflect" and pad >= d.shape[-1]:
         raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
                            f"input dimension, but got: padding ({pad}, {pad}) at dimension "
                            f"{d.ndim} of input {[1] * (3 - d.ndim) + list(d.shape)}")
-    length = d.shape[-1] + 2 * pad
+    if align_to_window:   # frames of win_length samples, centered in n_fft
+        left = (n_fft - win) // 2
+        pad, pad_mode = (left, n_fft - win - left), "constant"
+    else:
+        pad = (pad, pad)
+    length = d.shape[-1] + pad[0] + pad[1]
     if not 0 < n_fft <= length:
         raise RuntimeError(f"stft: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if onesided is None:
@@ -222,6 +227,17 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     params = {"n_fft": n_fft, "hop": hop, "win_length": win, "pad": pad,
               "pad_mode": _PAD_MODES.get(pad_mode, "constant"), "onesided": bool(onesided),
               "norm": "ortho" if normalized else "backward"}
+    if window is None:
+        warnings.warn("A window was not provided. A rectangular window will be applied,which "
+                      "is known to cause spectral leakage. Other windows such as "
+                      "torch.hann_window or torch.hamming_window are recommended to reduce "
+                      "spectral leakage.To suppress this warning and use a rectangular window, "
+                      "explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                      UserWarning, stacklevel=2)
+    if not return_complex:
+        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch "
+                      "release, stft will return complex tensors for all inputs, and "
+                      "return_complex=False will raise an error.", UserWarning, stacklevel=2)
     args, datas = ([input], [d]) if window is None else ([input, window], [d, wd])
     out = _compose(_TRANSPOSE if d.ndim == 2 else _SQUEEZE4, _f_stft, args, datas, params)
     return out if return_complex else view_as_real(out)
@@ -276,6 +292,15 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
             raise RuntimeError(f"istft: window overlap add min: {env.min():.3g} (the squared "
                                "window must not sum to zero where frames overlap: NOLA)")
     tail = end - total if end > total else 0
+    if window is None:
+        warnings.warn("A window was not provided. A rectangular window will be applied.Please "
+                      "provide the same window used by stft to make the inversion lossless.To "
+                      "suppress this warning and use a rectangular window, explicitly set "
+                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
+    if tail:
+        warnings.warn("The length of signal is shorter than the length parameter. Result is "
+                      "being padded with zeros in the tail. Please check your center and "
+                      "hop_length settings.", UserWarning, stacklevel=2)
     params = {"n_fft": n_fft, "hop": hop, "win_length": win, "onesided": bool(onesided),
               "norm": "ortho" if normalized else "backward",
               "return_complex": bool(return_complex), "start": start, "end": end,

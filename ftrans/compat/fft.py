@@ -21,6 +21,7 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor, _make_plain
 from ._opbase import _compose, _default_float
+from ._out import with_out
 from .autograd._composite import composite_class
 from ..numpy import fft as _nfft
 from ..numpy import conj as _conj
@@ -143,7 +144,7 @@ _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 # ------------------------------------------------------------------------- 1-d transforms
 def _one_d(kind, real_in=False, c2r=False):
-    def op(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    def op(input, n=None, dim=-1, norm=None):  # noqa: A002
         d = _data(input, kind, real_in)
         ax = _dim(dim, d.ndim, kind)
         m = d.shape[ax]
@@ -191,7 +192,7 @@ def _n_d(kind, two=False):
     name = kind + ("2" if two else "n")
     fn = {"hfft": _f_hfftn, "ihfft": _f_ihfftn}.get(kind, _f_nd)
 
-    def op(input, s=None, dim=(-2, -1) if two else None, norm=None, *, out=None):  # noqa: A002
+    def op(input, s=None, dim=(-2, -1) if two else None, norm=None):  # noqa: A002
         d = _data(input, kind + "n" if real_in else name, real_in)
         dims, s = _dims_and_s(d, s, dim, name)
         if (real_in or c2r) and not dims:
@@ -266,7 +267,7 @@ ifftshift.__doc__ = """Inverse of ``fftshift``: a roll by ``-(n // 2)``
 
 
 def _freq(name, npf):
-    def op(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+    def op(n, d=1.0, *, dtype=None, layout=None, device=None,
            requires_grad=False):
         npdt = D.get_default_dtype().np if dtype is None else D.to_np(dtype)
         if npdt.kind not in "fc":
@@ -283,3 +284,9 @@ fftfreq.__doc__ = """Sample frequencies of ``fft`` of length ``n`` and spacing `
 rfftfreq = _freq("rfftfreq", np.fft.rfftfreq)
 rfftfreq.__doc__ = """Sample frequencies of ``rfft`` of length ``n`` and spacing ``d``
 (``torch.fft.rfftfreq``; a constant tensor)."""
+
+
+for _n in __all__:   # out= as in PyTorch (written after the computation; no gradient)
+    if _n not in ("fftshift", "ifftshift"):
+        globals()[_n] = with_out(globals()[_n], _n)
+del _n
