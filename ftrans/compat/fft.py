@@ -170,17 +170,17 @@ fft.__doc__ = """One-dimensional discrete Fourier transform (``torch.fft.fft``).
 ifft = _one_d("ifft")
 ifft.__doc__ = """One-dimensional inverse discrete Fourier transform (``torch.fft.ifft``)."""
 rfft = _one_d("rfft", real_in=True)
-rfft.__doc__ = """DFT of real input, the ``n // 2 + 1`` non-negative frequencies
-(``torch.fft.rfft``)."""
+rfft.__doc__ = """DFT of real input (``torch.fft.rfft``): the ``n // 2 + 1`` non-negative
+frequencies."""
 irfft = _one_d("irfft", c2r=True)
-irfft.__doc__ = """Inverse of ``rfft``: real output of length ``n`` (default ``2 (m - 1)``)
-(``torch.fft.irfft``)."""
+irfft.__doc__ = """Inverse of ``rfft`` (``torch.fft.irfft``): real output of length ``n``
+(default ``2 (m - 1)``)."""
 hfft = _one_d("hfft", c2r=True)
-hfft.__doc__ = """DFT of a Hermitian-symmetric signal given by its first half: real output
-of length ``n`` (default ``2 (m - 1)``) (``torch.fft.hfft``)."""
+hfft.__doc__ = """DFT of a Hermitian-symmetric signal given by its half (``torch.fft.hfft``):
+real output of length ``n`` (default ``2 (m - 1)``)."""
 ihfft = _one_d("ihfft", real_in=True)
-ihfft.__doc__ = """Inverse of ``hfft`` for real input: the ``n // 2 + 1`` non-negative
-frequencies (``torch.fft.ihfft``)."""
+ihfft.__doc__ = """Inverse of ``hfft`` for real input (``torch.fft.ihfft``): the ``n // 2 + 1``
+non-negative frequencies."""
 
 
 # ------------------------------------------------------------------------- n-d transforms
@@ -259,11 +259,11 @@ def _dim_or_scalar(a, ndim):
 
 
 fftshift = _shift(False)
-fftshift.__doc__ = """Move the zero frequency to the center: a roll by ``n // 2`` over
-``dim`` (default all dimensions) (``torch.fft.fftshift``)."""
+fftshift.__doc__ = """Zero frequency moved to the center (``torch.fft.fftshift``): a roll by
+``n // 2`` over ``dim`` (default all dimensions)."""
 ifftshift = _shift(True)
-ifftshift.__doc__ = """Inverse of ``fftshift``: a roll by ``-(n // 2)``
-(``torch.fft.ifftshift``)."""
+ifftshift.__doc__ = """Inverse of ``fftshift`` (``torch.fft.ifftshift``): a roll by
+``-(n // 2)``."""
 
 
 def _freq(name, npf):
@@ -272,6 +272,9 @@ def _freq(name, npf):
         npdt = D.get_default_dtype().np if dtype is None else D.to_np(dtype)
         if npdt.kind not in "fc":
             raise RuntimeError(f"{name} requires a floating point or complex dtype")
+        if npdt.kind == "c":   # (PyTorch's arange has no complex kernel)
+            raise NotImplementedError(f"\"arange_cpu\" not implemented for "
+                                      f"'{D.from_np(npdt)._tname[:-6]}'")
         n = _int(n, "n", name)
         return _spectral.finish(npf(n, float(d)).astype(npdt), requires_grad, device)
     op.__name__ = name
@@ -279,11 +282,11 @@ def _freq(name, npf):
 
 
 fftfreq = _freq("fftfreq", np.fft.fftfreq)
-fftfreq.__doc__ = """Sample frequencies of ``fft`` of length ``n`` and spacing ``d``
-(``torch.fft.fftfreq``; a constant tensor)."""
+fftfreq.__doc__ = """Sample frequencies of ``fft`` (``torch.fft.fftfreq``): length ``n``,
+spacing ``d``; a constant tensor."""
 rfftfreq = _freq("rfftfreq", np.fft.rfftfreq)
-rfftfreq.__doc__ = """Sample frequencies of ``rfft`` of length ``n`` and spacing ``d``
-(``torch.fft.rfftfreq``; a constant tensor)."""
+rfftfreq.__doc__ = """Sample frequencies of ``rfft`` (``torch.fft.rfftfreq``): length ``n``,
+spacing ``d``; a constant tensor."""
 
 
 for _n in __all__:   # out= as in PyTorch (written after the computation; no gradient)

@@ -66,8 +66,8 @@ def _out(values, npdt, device, requires_grad):
 
 def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None,
                 requires_grad=False):
-    """Exponential (Poisson) window ``exp(-|k - center| / tau)``
-    (``torch.signal.windows.exponential``)."""
+    """Exponential (Poisson) window (``torch.signal.windows.exponential``):
+    ``exp(-|k - center| / tau)``."""
     npdt = _check("exponential", M, dtype, layout)
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
@@ -89,8 +89,8 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
 
 def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None,
              requires_grad=False):
-    """Gaussian window ``exp(-(k - center)^2 / (2 std^2))``
-    (``torch.signal.windows.gaussian``)."""
+    """Gaussian window (``torch.signal.windows.gaussian``):
+    ``exp(-(k - center)^2 / (2 std^2))``."""
     npdt = _check("gaussian", M, dtype, layout)
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
@@ -123,8 +123,8 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None,
 
 def general_hamming(M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None,
                     requires_grad=False):
-    """Generalized Hamming window ``alpha - (1 - alpha) cos(...)``
-    (``torch.signal.windows.general_hamming``)."""
+    """Generalized Hamming window (``torch.signal.windows.general_hamming``):
+    ``alpha - (1 - alpha) cos(...)``."""
     return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout,
                           device=device, requires_grad=requires_grad)
 
@@ -149,8 +149,7 @@ def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
 
 
 def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
-    """Minimum 4-term Blackman-Harris window of Nuttall
-    (``torch.signal.windows.nuttall``)."""
+    """Nuttall's 4-term Blackman-Harris window (``torch.signal.windows.nuttall``)."""
     return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym,
                           dtype=dtype, layout=layout, device=device,
                           requires_grad=requires_grad)
