@@ -66,9 +66,21 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
                     lambda: cosine_sum(window_length, (0.5, 0.5), not periodic))
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+def _overload(name, given, *later):
+    """PyTorch's overloads: a parameter is accepted only after the ones before it."""
+    for i, v in enumerate(later):
+        if v is not None and given[i] is None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+
+
+def hamming_window(window_length, periodic=None, alpha=None, beta=None, *, dtype=None,
                    layout=None, device=None, pin_memory=False, requires_grad=False):
-    """Hamming window ``alpha - beta cos(2 pi k / (N - 1))`` (``torch.hamming_window``)."""
+    """Hamming window (``torch.hamming_window``): ``alpha - beta cos(2 pi k / (N - 1))``
+    (defaults: periodic, 0.54, 0.46)."""
+    _overload("hamming_window", (periodic, alpha), alpha, beta)
+    periodic = True if periodic is None else periodic
+    alpha = 0.54 if alpha is None else alpha
+    beta = 0.46 if beta is None else beta
     return _factory("hamming_window", window_length, dtype, layout, device, requires_grad,
                     lambda: cosine_sum(window_length, (alpha, beta), not periodic))
 
@@ -87,9 +99,12 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
                     lambda: triangle(window_length, not periodic))
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+def kaiser_window(window_length, periodic=None, beta=None, *, dtype=None, layout=None,
                   device=None, pin_memory=False, requires_grad=False):
-    """Kaiser window of shape ``beta`` (``torch.kaiser_window``)."""
+    """Kaiser window (``torch.kaiser_window``) of shape ``beta`` (defaults: periodic, 12)."""
+    _overload("kaiser_window", (periodic,), beta)
+    periodic = True if periodic is None else periodic
+    beta = 12.0 if beta is None else beta
     return _factory("kaiser_window", window_length, dtype, layout, device, requires_grad,
                     lambda: bessel_window(window_length, beta, not periodic))
 
