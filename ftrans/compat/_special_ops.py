@@ -77,7 +77,7 @@ def float_unary(name, node, fn, kernel=None, complex_ok=False, ints=True, doc=""
     return op
 
 
-def _binary_datas(name, a, b, scalars, kernel, ints=True):
+def _binary_datas(name, a, b, scalars, kernel, ints=True, complex_ok=False):
     """PyTorch's promotion of ``a``, ``b`` to one floating dtype; ``scalars``: which
     operands may be Python numbers."""
     for v, arg, pos, ok in ((a, "self", 1, scalars[0]), (b, "other", 2, scalars[1])):
@@ -86,7 +86,7 @@ def _binary_datas(name, a, b, scalars, kernel, ints=True):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor operand, got "
                         f"{type(a).__name__} and {type(b).__name__}")
-    if _has_complex(a, b):
+    if not complex_ok and _has_complex(a, b):
         _refuse_complex(a, b, kernel=kernel)
     r = _operands(a, b)
     if r is None:
@@ -106,7 +106,7 @@ def _binary_datas(name, a, b, scalars, kernel, ints=True):
 
 
 def float_binary(name, node, fn, scalars=(False, False), kernel=None, ints=True,
-                 scalar_nodes=None, doc=""):
+                 scalar_nodes=None, doc="", complex_ok=False):
     """``op(input, other)``: ``fn(a, b)`` after PyTorch's promotion (integers to the default
     float unless ``ints=False``), one ``node`` (``scalar_nodes``: the node names when the
     first/second operand is a Python number, e.g. ``XlogyBackward1``/``2``)."""
@@ -116,7 +116,7 @@ def float_binary(name, node, fn, scalars=(False, False), kernel=None, ints=True,
         else [cls, cls]
 
     def op(input, other):  # noqa: A002
-        ad, bd, casts = _binary_datas(name, input, other, scalars, kernel, ints)
+        ad, bd, casts = _binary_datas(name, input, other, scalars, kernel, ints, complex_ok)
         if cls is None:
             return _make_plain(fn(ad, bd))
         c = cls if isinstance(input, Tensor) and isinstance(other, Tensor) else \
@@ -133,6 +133,9 @@ def plain_binary(name, fn, kernel, kinds, scalars=(False, False)):
         for v, arg, pos, ok in ((input, "input", 1, scalars[0]), (other, "other", 2, scalars[1])):
             if not ok:
                 _need_tensor(v, name, arg, pos)
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): expected at least one Tensor operand, got "
+                            f"{type(input).__name__} and {type(other).__name__}")
         r = _operands(input, other)
         if r is None:
             raise TypeError(f"{name}(): expected a Tensor or a number")
@@ -175,7 +178,7 @@ _export("rad2deg", _angle_conv("rad2deg", "Rad2DegBackward0", _fnp.rad2deg))
 
 
 def _frac_fn(x):
-    return _fnp.modf(x)[0]
+    return _fnp.subtract(x, _fnp.trunc(x))
 
 
 _export("frac", float_unary("frac", "FracBackward0", _frac_fn, ints=False))
@@ -309,8 +312,8 @@ _FrexpBackward0 = composite_class("FrexpBackward0", ("self",))
 _frexp_ret = namedtuple("frexp", ["mantissa", "exponent"])
 
 
-def _mantissa(x):
-    return _fnp.frexp(x)[0]
+def _mantissa(x, scale):
+    return P.mul(x, scale)
 
 
 def frexp(input):  # noqa: A002
@@ -320,8 +323,10 @@ def frexp(input):  # noqa: A002
     d = input._data
     if d.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    m = _compose(_FrexpBackward0, _mantissa, [input], [d])
     e = _fnp.frexp(d)[1]
+    # mantissa = x * 2**-e, the exponent a constant (piecewise constant: derivative 0)
+    scale = _fnp.exp2(_fnp.negative(e).astype(d.dtype))
+    m = _compose(_FrexpBackward0, _mantissa, [input, None], [d, scale])
     return _frexp_ret(m, _make_plain(e.astype(np.int32)))
 
 
@@ -333,7 +338,32 @@ def _ldexp_fn(x, e):
     return P.mul(x, _fnp.exp2(e))
 
 
-_export("ldexp", float_binary("ldexp", "LdexpBackward0", _ldexp_fn))
+_export("ldexp", float_binary("ldexp", "LdexpBackward0", _ldexp_fn, complex_ok=True))
+
+
+def _logaddexp_complex(a, b):
+    """``max + log1p(exp(min - max))``, ``max`` the operand of larger real part (torch's
+    complex formula: the imaginary part is not reduced to the principal range)."""
+    first = _fnp.greater_equal(_fnp.real(a), _fnp.real(b))
+    hi, lo = _fnp.where(first, a, b), _fnp.where(first, b, a)
+    return _fnp.add(hi, _fnp.log1p(_fnp.exp(_fnp.subtract(lo, hi))))
+
+
+_logaddexp_c = float_binary("logaddexp", "LogaddexpBackward0", _logaddexp_complex,
+                            complex_ok=True)
+
+
+def logaddexp(input, other):  # noqa: A002
+    """``torch.logaddexp``: ``log(exp(input) + exp(other))``; real operands on the
+    operation table's ``logaddexp`` row, complex ones as torch computes them."""
+    _need_tensor(input, "logaddexp", "input", 1)
+    _need_tensor(other, "logaddexp", "other", 2)
+    if _has_complex(input, other):
+        return _logaddexp_c(input, other)
+    return _pw.logaddexp(input, other)
+
+
+_export("logaddexp", logaddexp, inplace=False)
 _export("hypot", float_binary("hypot", "HypotBackward0", _fnp.hypot, ints=False))
 _export("logaddexp2", float_binary("logaddexp2", "Logaddexp2Backward0", _fnp.logaddexp2,
                                    ints=False), inplace=False)
@@ -347,8 +377,18 @@ _export("bitwise_left_shift", plain_binary("bitwise_left_shift", _fnp.left_shift
                                            "iu", scalars=(True, True)))
 _export("bitwise_right_shift", plain_binary("bitwise_right_shift", _fnp.right_shift,
                                             "rshift_cpu", "iu", scalars=(True, True)))
+def _one_tensor(name, f):
+    def op(input, other):  # noqa: A002
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): expected at least one Tensor operand, got "
+                            f"{type(input).__name__} and {type(other).__name__}")
+        return f(input, other)
+    op.__doc__ = f"``torch.{name}``: elementwise on integer and bool tensors (no derivative)."
+    return op
+
+
 for _n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _export(_n, getattr(_pw, _n))
+    _export(_n, _one_tensor(_n, getattr(_pw, _n)))
 del _n
 
 
