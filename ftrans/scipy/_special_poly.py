@@ -14,9 +14,11 @@ recurrence runs to the largest order in ``n``: meant for moderate orders.
 
 ``airy_ai`` is the first result of ``scipy.special.airy`` (a primitive: its derivative
 is ``airy_aip``, whose derivative is ``x Ai(x)``, DLMF 9.2.1); ``spherical_jn`` supports
-the order 0 (``sin(z)/z``, 1 at 0).
+the order 0 (``sin(z)/z``; its Taylor series near 0).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -136,12 +138,18 @@ def airy_ai(x):
 
 def spherical_jn(n, z):
     """Spherical Bessel function of the first kind (``scipy.special.spherical_jn``), order
-    ``n = 0`` only: ``sin(z)/z``, 1 at ``z = 0`` (real ``z``).
+    ``n = 0`` only: ``sin(z)/z`` (real ``z``); for ``|z| < 0.5`` its Taylor series
+    ``sum_k (-z^2)^k / (2k+1)!`` (DLMF 10.53.1), so every derivative is right at 0 too.
 
     Raises ``NotImplementedError`` for other orders."""
     if not isinstance(n, (int, np.integer)) or n != 0:
         raise NotImplementedError(f"spherical_jn: only the order n=0 is implemented, got {n!r}")
     z = _float(z, name="spherical_jn")
-    zero = P.eq(z, 0.0)
-    safe = P.where(zero, 1.0, z)
-    return P.convert_element_type(P.where(zero, 1.0, P.div(P.sin(safe), safe)), z.dtype)
+    small = P.lt(P.abs(z), 0.5)
+    zs = P.where(small, z, 0.0)
+    zz = P.mul(zs, zs)
+    series = 0.0
+    for k in range(8, -1, -1):   # Horner in z^2; the next term is below 1e-20 for |z| < 0.5
+        series = P.add(P.mul(series, zz), (-1.0) ** k / math.factorial(2 * k + 1))
+    zl = P.where(small, 1.0, z)
+    return P.convert_element_type(P.where(small, series, P.div(P.sin(zl), zl)), z.dtype)
