@@ -21,7 +21,9 @@ from .autograd._composite import composite_class
 from ._opbase import (_as_float, _compose, _operands, _broadcast_error, _refuse_complex,
                       _has_complex, _tname, _promote_datas)
 from ._inplace import _inplace
+from .autograd.grad_mode import _tls
 from . import _pointwise as _pw
+from . import _ops as _O
 from .. import numpy as _fnp
 from .. import primitives as P
 from ..scipy import special as _fss
@@ -117,7 +119,9 @@ def float_binary(name, node, fn, scalars=(False, False), kernel=None, ints=True,
 
     def op(input, other):  # noqa: A002
         ad, bd, casts = _binary_datas(name, input, other, scalars, kernel, ints, complex_ok)
-        if cls is None:
+        if cls is None:   # (a Python number as a 0-d array of the result's dtype)
+            dt = _as_float(np.empty(0, _promote_datas([input, other]))).dtype
+            ad, bd = (v if hasattr(v, "dtype") else np.asarray(v, dt) for v in (ad, bd))
             return _make_plain(fn(ad, bd))
         c = cls if isinstance(input, Tensor) and isinstance(other, Tensor) else \
             scls[0] if not isinstance(input, Tensor) else scls[1]
@@ -266,6 +270,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
     d = input._data
     if d.dtype.kind not in "fc":
         return _make_plain(d.copy())
+    if d.dtype.kind == "c" and _tls.grad and input.requires_grad:
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     return _compose(_NanToNumBackward0, _fnp.nan_to_num, [input], [d],
                     {"nan": float(nan), "posinf": None if posinf is None else float(posinf),
                      "neginf": None if neginf is None else float(neginf)})
@@ -403,5 +410,5 @@ def bitwise_not(input):  # noqa: A002
 
 _export("bitwise_not", bitwise_not)
 # in-place forms of functions defined elsewhere (torch's erf_, exp2_)
-METHODS["erf_"] = lambda self: _inplace(self, _pw.erf)
-METHODS["exp2_"] = lambda self: _inplace(self, _pw.exp2)
+METHODS["erf_"] = lambda self: _inplace(self, _O.erf)
+METHODS["exp2_"] = lambda self: _inplace(self, _O.exp2)
