@@ -79,15 +79,28 @@ def float_unary(name, node, fn, kernel=None, complex_ok=False, ints=True, doc=""
     return op
 
 
-def _binary_datas(name, a, b, scalars, kernel, ints=True, complex_ok=False):
-    """PyTorch's promotion of ``a``, ``b`` to one floating dtype; ``scalars``: which
-    operands may be Python numbers."""
-    for v, arg, pos, ok in ((a, "self", 1, scalars[0]), (b, "other", 2, scalars[1])):
+def _check_operands(name, a, b, scalars):
+    """torch's argument checks of a binary function: operand ``i`` must be a Tensor unless
+    ``scalars[i]``, and not both may be Python numbers."""
+    for v, arg, pos, ok in ((a, "input", 1, scalars[0]), (b, "other", 2, scalars[1])):
         if not ok:
             _need_tensor(v, name, arg, pos)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor operand, got "
                         f"{type(a).__name__} and {type(b).__name__}")
+
+
+def _check_broadcast(ad, bd):
+    try:
+        np.broadcast_shapes(np.shape(ad), np.shape(bd))
+    except ValueError:
+        raise _broadcast_error(ad, bd) from None
+
+
+def _binary_datas(name, a, b, scalars, kernel, ints=True, complex_ok=False):
+    """PyTorch's promotion of ``a``, ``b`` to one floating dtype; ``scalars``: which
+    operands may be Python numbers."""
+    _check_operands(name, a, b, scalars)
     if not complex_ok and _has_complex(a, b):
         _refuse_complex(a, b, kernel=kernel)
     r = _operands(a, b)
@@ -100,10 +113,7 @@ def _binary_datas(name, a, b, scalars, kernel, ints=True, complex_ok=False):
         if not ints:
             raise _kernel_refusal(kernel, rt)
         ad, bd = (_as_float(v) if hasattr(v, "dtype") else v for v in (ad, bd))
-    try:
-        np.broadcast_shapes(np.shape(ad), np.shape(bd))
-    except ValueError:
-        raise _broadcast_error(ad, bd) from None
+    _check_broadcast(ad, bd)
     return ad, bd, casts
 
 
@@ -134,12 +144,7 @@ def float_binary(name, node, fn, scalars=(False, False), kernel=None, ints=True,
 def plain_binary(name, fn, kernel, kinds, scalars=(False, False)):
     """A binary operation on the integer/boolean dtypes ``kinds`` with no derivative."""
     def op(input, other):  # noqa: A002
-        for v, arg, pos, ok in ((input, "input", 1, scalars[0]), (other, "other", 2, scalars[1])):
-            if not ok:
-                _need_tensor(v, name, arg, pos)
-        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TypeError(f"{name}(): expected at least one Tensor operand, got "
-                            f"{type(input).__name__} and {type(other).__name__}")
+        _check_operands(name, input, other, scalars)
         r = _operands(input, other)
         if r is None:
             raise TypeError(f"{name}(): expected a Tensor or a number")
@@ -147,10 +152,7 @@ def plain_binary(name, fn, kernel, kinds, scalars=(False, False)):
         if rt.kind not in kinds:
             raise _kernel_refusal(kernel, rt)
         ad, bd, _ = r
-        try:
-            np.broadcast_shapes(np.shape(ad), np.shape(bd))
-        except ValueError:
-            raise _broadcast_error(ad, bd) from None
+        _check_broadcast(ad, bd)
         return _make_plain(fn(ad, bd))
     op.__name__ = name
     op.__doc__ = f"``torch.{name}``: elementwise on integer tensors (no derivative)."
@@ -386,9 +388,7 @@ _export("bitwise_right_shift", plain_binary("bitwise_right_shift", _fnp.right_sh
                                             "rshift_cpu", "iu", scalars=(True, True)))
 def _one_tensor(name, f):
     def op(input, other):  # noqa: A002
-        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TypeError(f"{name}(): expected at least one Tensor operand, got "
-                            f"{type(input).__name__} and {type(other).__name__}")
+        _check_operands(name, input, other, (True, True))
         return f(input, other)
     op.__doc__ = f"``torch.{name}``: elementwise on integer and bool tensors (no derivative)."
     return op
