@@ -91,25 +91,28 @@ def _family(name, doc, first, second, step, shift=False):
     return f
 
 
-_T2 = (lambda x: x)
-_U2 = (lambda x: P.add(x, x))
-_V2 = (lambda x: P.sub(P.add(x, x), 1.0))
-_W2 = (lambda x: P.add(P.add(x, x), 1.0))
-_CHEB = [("t", _T2, "Chebyshev polynomial of the first kind ``T_n(x)``", True),
-         ("u", _U2, "Chebyshev polynomial of the second kind ``U_n(x)``", True),
-         ("v", _V2, "Chebyshev polynomial of the third kind ``V_n(x)``", False),
-         ("w", _W2, "Chebyshev polynomial of the fourth kind ``W_n(x)``", False)]
-for _k, _second, _what, _in_scipy in _CHEB:
-    _n = "eval_cheby" + _k
-    globals()[_n] = _family(_n, _doc(_what, "18.9.1", _in_scipy).format(
-        _n if _in_scipy else "chebyshev_polynomial_" + _k), _one, _second, _cheb)
-    _n = "eval_sh_cheby" + _k
-    globals()[_n] = _family(_n, _doc("Shifted " + _what[0].lower() + _what[1:]
-                                     + " on [0, 1]: ``p_n(2x - 1)``", "18.9.1",
-                                     _in_scipy).format(
-        _n if _in_scipy else "shifted_chebyshev_polynomial_" + _k),
-        _one, _second, _cheb, shift=True)
-del _k, _second, _what, _in_scipy, _n
+def _chebyshev(kind, second, what, in_scipy, shift=False):
+    """The Chebyshev family ``kind`` (t, u, v, w: ``p_1 = second(x)``), shifted or not."""
+    name = ("eval_sh_cheby" if shift else "eval_cheby") + kind
+    torch_name = ("shifted_" if shift else "") + "chebyshev_polynomial_" + kind
+    if shift:
+        what = "Shifted " + what + " on [0, 1]: ``p_n(2x - 1)``"
+    doc = _doc(what, "18.9.1", in_scipy).format(name if in_scipy else torch_name)
+    return _family(name, doc, _one, second, _cheb, shift=shift)
+
+
+_T1 = "Chebyshev polynomial of the first kind ``T_n(x)``"
+_U1 = "Chebyshev polynomial of the second kind ``U_n(x)``"
+_V1 = "Chebyshev polynomial of the third kind ``V_n(x)``"
+_W1 = "Chebyshev polynomial of the fourth kind ``W_n(x)``"
+eval_chebyt = _chebyshev("t", lambda x: x, _T1, True)
+eval_chebyu = _chebyshev("u", lambda x: P.add(x, x), _U1, True)
+eval_chebyv = _chebyshev("v", lambda x: P.sub(P.add(x, x), 1.0), _V1, False)
+eval_chebyw = _chebyshev("w", lambda x: P.add(P.add(x, x), 1.0), _W1, False)
+eval_sh_chebyt = _chebyshev("t", lambda x: x, _T1, True, shift=True)
+eval_sh_chebyu = _chebyshev("u", lambda x: P.add(x, x), _U1, True, shift=True)
+eval_sh_chebyv = _chebyshev("v", lambda x: P.sub(P.add(x, x), 1.0), _V1, False, shift=True)
+eval_sh_chebyw = _chebyshev("w", lambda x: P.add(P.add(x, x), 1.0), _W1, False, shift=True)
 
 eval_hermite = _family(
     "eval_hermite", _doc("Physicists' Hermite polynomial ``H_n(x)``", "18.9.1")

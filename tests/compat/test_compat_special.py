@@ -9,7 +9,7 @@ polynomial orders, refusals.)
 import numpy as np
 import pytest
 
-from compat_diff import assert_same, needs_torch, torch
+from compat_diff import assert_same, needs_torch
 
 import ftrans.compat as fc
 
