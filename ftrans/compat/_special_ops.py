@@ -176,6 +176,7 @@ def _angle_conv(name, node, fn):
         if isinstance(input, Tensor) and input._data.dtype.kind == "c":
             raise RuntimeError(_DEG_MSG.format(name))
         return f(input)
+    op.__doc__ = f"``torch.{name}``: angle conversion (real tensors; ints -> default float)."
     return op
 
 

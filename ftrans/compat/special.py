@@ -35,8 +35,11 @@ def _def(name, fn):
 for _name, _node in (("i1", "SpecialI1Backward0"), ("i0e", "SpecialI0EBackward0"),
                      ("i1e", "SpecialI1EBackward0")):
     _row = P.optable.by_name(_name)
-    _def(_name, _real_only(_unary(getattr(_E, _name + "_p"), _node, _UNARY_SAVE[_row.saves]),
-                           kernel=f"{_name}_cpu"))
+    _f = _real_only(_unary(getattr(_E, _name + "_p"), _node, _UNARY_SAVE[_row.saves]),
+                    kernel=f"{_name}_cpu")
+    _f.__doc__ = (f"``torch.special.{_name}``: {_row.doc[0].lower()}{_row.doc[1:-1]} (the "
+                  f"operation table's ``{_name}`` row).")
+    _def(_name, _f)
 
 # -- differentiable compositions and SciPy-backed primitives -----------------------------
 for _name, _node, _fn in (("ndtr", "MulBackward1", _fss.ndtr),
