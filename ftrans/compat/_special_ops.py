@@ -200,12 +200,16 @@ _LogitBackward0 = composite_class("LogitBackward0", ("self",))
 def _logit_fn(x, eps=None):
     if eps is not None:
         x = _fnp.clip(x, eps, 1.0 - eps)
+    else:   # outside [0, 1]: NaN value and NaN gradient, as torch (``x + nan`` there)
+        out = _fnp.logical_or(_fnp.less(x, 0), _fnp.greater(x, 1))
+        x = _fnp.add(x, _fnp.where(out, np.nan, 0.0).astype(x.dtype))
     return _fss.logit(x)
 
 
 def logit(input, eps=None):  # noqa: A002
     """``torch.logit``: ``log(p / (1 - p))``; with ``eps``, ``p`` clamped to
-    ``[eps, 1 - eps]`` first (gradient 0 outside, as torch)."""
+    ``[eps, 1 - eps]`` first (gradient 0 outside, as torch); without ``eps`` the gradient
+    is NaN outside ``[0, 1]``, as torch's."""
     _need_tensor(input, "logit", "input", 1)
     if input._data.dtype.kind == "c":
         _refuse_complex(input, kernel="logit_cpu")

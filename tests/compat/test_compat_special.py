@@ -122,9 +122,10 @@ def test_scalar_operands_and_nodes():
     assert_same(lambda T: T.xlogy(T.tensor([1.0], dtype=T.float64), T.tensor([3.0])))
 
     def logit_eps(T):
-        x = T.tensor([0.01, 0.3, 0.5, 0.99], dtype=T.float64, requires_grad=True)
-        y = T.logit(x, eps=0.05)
-        return y, T.autograd.grad(y.sum(), x)[0]
+        x = T.tensor([-1.0, 0.0, 0.01, 0.3, 0.5, 0.99, 1.0, 2.0], dtype=T.float64,
+                     requires_grad=True)
+        ys = [T.logit(x, eps=0.05), T.logit(x)]   # without eps: NaN gradient outside [0, 1]
+        return ys, [T.autograd.grad(y.sum(), x)[0] for y in ys]
     assert_same(logit_eps, rtol=1e-10)
 
 
