@@ -188,7 +188,8 @@ def _frac_fn(x):
     return _fnp.subtract(x, _fnp.trunc(x))
 
 
-_export("frac", float_unary("frac", "FracBackward0", _frac_fn, ints=False))
+_export("frac", float_unary("frac", "FracBackward0", _frac_fn, ints=False,
+                            doc="``torch.frac``: ``x - trunc(x)`` (floating tensors only)."))
 _export("sinc", float_unary("sinc", "SincBackward0", _fnp.sinc, complex_ok=True))
 _export("lgamma", float_unary("lgamma", "LgammaBackward0", _fss.gammaln, kernel="lgamma_vml_cpu"))
 _export("digamma", float_unary("digamma", "DigammaBackward0", _fss.digamma, kernel="digamma"))
@@ -352,7 +353,8 @@ def _ldexp_fn(x, e):
     return P.mul(x, _fnp.exp2(e))
 
 
-_export("ldexp", float_binary("ldexp", "LdexpBackward0", _ldexp_fn, complex_ok=True))
+_export("ldexp", float_binary("ldexp", "LdexpBackward0", _ldexp_fn, complex_ok=True,
+                              doc="``torch.ldexp``: ``input * 2**other`` (float result)."))
 
 
 def _logaddexp_complex(a, b):

@@ -47,14 +47,20 @@ for _name, _node, _fn in (("ndtr", "MulBackward1", _fss.ndtr),
                           ("log_ndtr", "SpecialLogNdtrBackward0", _fss.log_ndtr),
                           ("erfcx", "SpecialErfcxBackward0", _fss.erfcx),
                           ("entr", "SpecialEntrBackward0", _fss.entr)):
-    _def(_name, float_unary(_name, _node, _fn, kernel=f"{_name}_cpu"))
+    _def(_name, float_unary(_name, _node, _fn, kernel=f"{_name}_cpu",
+                            doc=f"``torch.special.{_name}``: elementwise, "
+                                f"``ftrans.scipy.special.{_name}``."))
 _def("xlog1py", float_binary("special_xlog1py", "SpecialXlog1PyBackward0", _fss.xlog1py,
                              scalars=(True, True), kernel="xlog1py_cpu",
                              scalar_nodes=("SpecialXlog1PyBackward1",
-                                           "SpecialXlog1PyBackward2")))
+                                           "SpecialXlog1PyBackward2"),
+                             doc="``torch.special.xlog1py``: ``x * log1p(y)``, 0 where "
+                                 "``x == 0`` (``ftrans.scipy.special.xlog1py``)."))
 _def("zeta", float_binary("special_zeta", "SpecialZetaBackward0", _fss.zeta,
                           scalars=(True, True), kernel="zeta_cpu",
-                          scalar_nodes=("SpecialZetaBackward1", "SpecialZetaBackward2")))
+                          scalar_nodes=("SpecialZetaBackward1", "SpecialZetaBackward2"),
+                          doc="``torch.special.zeta``: the Hurwitz zeta function "
+                              "(``ftrans.scipy.special.zeta``; differentiable in ``other``)."))
 
 
 # -- functions torch does not differentiate: results outside the graph ----------------------
@@ -106,32 +112,32 @@ del _name, _f, _p, _op
 
 # -- aliases of torch.* functions -----------------------------------------------------------
 def multigammaln(input, p):  # noqa: A002
-    """``torch.special.multigammaln``: :func:`torch.mvlgamma`."""
+    """``torch.special.multigammaln``: ``torch.mvlgamma``."""
     return _S.mvlgamma(input, p)
 
 
 def polygamma(n, input):  # noqa: A002
-    """``torch.special.polygamma``: :func:`torch.polygamma`."""
+    """``torch.special.polygamma``: ``torch.polygamma``."""
     return _S.polygamma(n, input)
 
 
 def round(input, *, decimals=0):  # noqa: A001,A002
-    """``torch.special.round``: :func:`torch.round`."""
+    """``torch.special.round``: ``torch.round``."""
     return _O.round(input, decimals=decimals)
 
 
 def softmax(input, dim, *, dtype=None):  # noqa: A002
-    """``torch.special.softmax``: :func:`torch.softmax` (``dim`` required)."""
+    """``torch.special.softmax``: ``torch.softmax`` (``dim`` required)."""
     return _O.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):  # noqa: A002
-    """``torch.special.log_softmax``: :func:`torch.log_softmax` (``dim`` required)."""
+    """``torch.special.log_softmax``: ``torch.log_softmax`` (``dim`` required)."""
     return _O.log_softmax(input, dim, dtype=dtype)
 
 
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    """``torch.special.logsumexp``: :func:`torch.logsumexp`."""
+    """``torch.special.logsumexp``: ``torch.logsumexp``."""
     return _O.logsumexp(input, dim, keepdim)
 
 
