@@ -6,7 +6,7 @@ The functions torch differentiates (``ndtr``, ``log_ndtr``, ``ndtri``, ``erfcx``
 one node named as torch names it; the Bessel functions, the orthogonal polynomials and
 ``airy_ai``, which torch does not differentiate, return tensors outside the graph.  The
 polynomials truncate a floating order toward zero and give 0 for negative orders, as torch
-does (:mod:`ftrans.scipy._special_poly`).
+does (``ftrans.scipy._special_poly``).
 """
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ Incomplete gamma and beta functions, ``ndtr``/``ndtri``/``log_ndtr``, ``erfcx``,
 ``erfcinv``, ``rgamma``, ``gammasgn``, ``zeta`` and the Bessel functions (``j0`` ... ``kve``)
 are documented in :mod:`ftrans.scipy._special_more`; the orthogonal polynomials
 (``eval_chebyt`` ... ``eval_legendre``), ``airy_ai`` and ``spherical_jn`` in
-:mod:`ftrans.scipy._special_poly`; all are re-exported here.
+``ftrans.scipy._special_poly``; all are re-exported here.
 
 dtypes: float32 stays float32 (also where SciPy returns float64: ``polygamma``,
 ``multigammaln``); integer and bool inputs become float64.  Complex inputs: ``erf``,
