@@ -25,6 +25,7 @@ from ._opbase import _compose, _tname, _any_traced
 from ._inplace import _inplace
 from . import _sort_ops2 as _S2
 from ._sort_ops2 import *  # noqa: F401,F403  (re-exported: installed with this module's __all__)
+from ._sort_ops2 import _with_out
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
            "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"] + _S2.__all__
@@ -128,14 +129,12 @@ def _isnan(d):
 
 
 # =============================================================================== sorting
-def sort(input, dim=-1, descending=False, stable=None, *, out=None):  # noqa: A002
+def sort(input, dim=-1, descending=False, stable=None):  # noqa: A002
     """``torch.sort``: ``(values, indices)`` along ``dim`` (a stable sort: ties keep their
     order, NaN counts as the largest value)."""
     d = _data(input, "sort")
     _no_complex_sort(d)
     ax = _dim(dim, d.ndim)
-    if out is not None:
-        raise TypeError("sort(): out= is not supported by ftrans.compat")
     e = _as1d(d)
     idx = _sort_idx(e, ax, descending)
     cls = _SortBackward0 if stable is None else _SortBackward1
@@ -347,8 +346,21 @@ cumprod.__doc__ = """``torch.cumprod``: cumulative product along ``dim``; the gr
 exact (finite) where elements are zero."""
 
 
+def _clogaddexp(a, b):
+    """``log(exp(a) + exp(b))`` of complex ``a``, ``b``, shifted by the one with the larger
+    real part (PyTorch's convention)."""
+    m = _fnp.where(_fnp.real(a) >= _fnp.real(b), a, b)
+    return m + _fnp.log1p(_fnp.exp(a + b - m - m))
+
+
 def _logcumsumexp_fn(x, axis):
-    return _back(_scan(_fnp.logaddexp, _as1d(x), axis), x.ndim)
+    """A ``logaddexp`` scan; float32 accumulates in float64 (PyTorch's float32 kernel
+    is sequential, the log-step scan rounds more often)."""
+    e = _as1d(x)
+    if e.dtype == np.float32:
+        e = _fnp.asarray(e, dtype=np.float64)
+    r = _scan(_clogaddexp if e.dtype.kind == "c" else _fnp.logaddexp, e, axis)
+    return _back(_fnp.asarray(r, dtype=x.dtype) if r.dtype != x.dtype else r, x.ndim)
 
 
 def logcumsumexp(input, dim):  # noqa: A002
@@ -390,6 +402,8 @@ def _cum_extremum(which):
 
 cummax = _cum_extremum("cummax")
 cummin = _cum_extremum("cummin")
+sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin = (
+    _with_out(f) for f in (sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin))
 
 
 def _method(f):

@@ -55,6 +55,33 @@ def _concrete(d, name):
     return np.asarray(d)
 
 
+def _with_out(f):
+    """``f`` with torch's ``out=(values, indices)``: the results are written into the
+    given tensors (resized, their dtype kept where it matches); an ``out`` tensor that
+    shares memory with the input is refused, as PyTorch refuses it."""
+    def g(input, *args, out=None, **kwargs):  # noqa: A002
+        if out is None:
+            return f(input, *args, **kwargs)
+        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+            raise TypeError(f"{f.__name__}(): argument 'out' must be tuple of Tensors")
+        for o in out:
+            if isinstance(input, Tensor) and np.shares_memory(o._data, input._data):
+                raise RuntimeError("unsupported operation: some elements of the input tensor "
+                                   "and the written-to tensor refer to a single memory "
+                                   "location. Please clone() the tensor before performing the "
+                                   "operation.")
+        r = f(input, *args, **kwargs)
+        for o, v in zip(out, r):
+            if o._data.dtype != v._data.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {v.dtype}, but got "
+                                   f"{o.dtype} instead")
+            o.data = v.detach().clone()
+        return type(r)(*out)
+    g.__name__ = f.__name__
+    g.__doc__ = f.__doc__
+    return g
+
+
 # =============================================================================== quantiles
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -62,7 +89,8 @@ _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile_fn(x, q, qshape, axis, method, keepdims, nan):
     qa = q if qshape is None else np.asarray(q, np.dtype(x.dtype)).reshape(qshape)
     f = _fnp.nanquantile if nan else _fnp.quantile
-    return f(x, qa, axis=axis, method=method, keepdims=keepdims)
+    return f(x if x.ndim else _fnp.reshape(x, (1,)), qa, axis=axis, method=method,
+             keepdims=keepdims)
 
 
 def _quantile(name, cls, nan):
@@ -96,7 +124,7 @@ def _quantile(name, cls, nan):
                     if keepdim else tuple(s for i, s in enumerate(d.shape) if i != axis)
             if d.size == 0 or d.ndim:
                 return _make_plain(np.full(tuple(qd.shape) + kshape, np.nan, d.dtype))
-        x = d if d.ndim else d.reshape(1)
+        x = d
         params = {"q": qv, "qshape": qshape, "axis": axis if d.ndim else None,
                   "method": interpolation, "keepdims": keepdim, "nan": nan}
         if d.ndim == 0:
@@ -172,6 +200,9 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
     return _aminmax_ret(_R.amin(input, ax, keepdim), _R.amax(input, ax, keepdim))
 
 
+aminmax = _with_out(aminmax)
+
+
 def count_nonzero(input, dim=None):  # noqa: A002
     """``torch.count_nonzero``: int64 number of non-zero elements over ``dim``."""
     d = _data(input, "count_nonzero")
@@ -181,7 +212,7 @@ def count_nonzero(input, dim=None):  # noqa: A002
 
 # =============================================================================== cov
 def _cov_fn(x, fw, aw, correction):
-    return _fnp.cov(x, ddof=correction, fweights=fw, aweights=aw, dtype=np.dtype(x.dtype))
+    return _fnp.cov(x if x.ndim else _fnp.reshape(x, (1,)), ddof=correction, fweights=fw, aweights=aw, dtype=np.dtype(x.dtype))
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
@@ -217,14 +248,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
     xd = x._data
     if aw is not None and aw.dtype != xd.dtype and xd.dtype.kind == "f":
         aw = _fnp.asarray(aw, dtype=xd.dtype)
-    if xd.ndim == 0:
-        xd = xd.reshape(1)
     return _compose(_CovBackward0, _cov_fn, [x, None, aweights], [xd, fw, aw],
                     {"correction": correction})
 
 
 def _corrcoef_fn(x):
-    return _fnp.corrcoef(x, dtype=np.dtype(x.dtype))
+    return _fnp.corrcoef(x if x.ndim else _fnp.reshape(x, (1,)), dtype=np.dtype(x.dtype))
 
 
 def corrcoef(input):  # noqa: A002
@@ -235,7 +264,7 @@ def corrcoef(input):  # noqa: A002
                            f"got an input with {d.ndim} dimensions")
     x = input if d.dtype.kind in "fc" else input.to(D.from_np(_default_float()))
     xd = x._data
-    return _compose(_CorrcoefBackward0, _corrcoef_fn, [x], [xd if xd.ndim else xd.reshape(1)])
+    return _compose(_CorrcoefBackward0, _corrcoef_fn, [x], [xd])
 
 
 # =============================================================================== diff
@@ -437,8 +466,6 @@ def _edges(x, bins, rng, dtype, name):
         if e.ndim != 1 or e.size < 1:
             raise RuntimeError(f"torch.{name}: bins tensor should have one dimension and at "
                                "least 1 element")
-        if np.any(np.diff(e) < 0):
-            raise ValueError(f"torch.{name}: bins must increase monotonically")
         return e
     bins = int(bins)
     if bins <= 0:
