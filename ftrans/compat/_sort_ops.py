@@ -14,8 +14,6 @@ The statistics, histograms and set operations live in :mod:`._sort_ops2`.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from ._tensor import Tensor, _make_plain, _dim
@@ -25,17 +23,11 @@ from ._opbase import _compose, _tname, _any_traced
 from ._inplace import _inplace
 from . import _sort_ops2 as _S2
 from ._sort_ops2 import *  # noqa: F401,F403  (re-exported: installed with this module's __all__)
-from ._sort_ops2 import _with_out
+from ._sort_ops2 import _with_out, _method, _ret
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
            "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"] + _S2.__all__
 METHODS: dict = {}   # Tensor methods defined here (installed by ftrans.compat)
-
-
-def _ret(name, fields):
-    t = namedtuple(name, fields)
-    t.__module__ = "torch.return_types"
-    return t
 
 
 _sort_ret = _ret("sort", ["values", "indices"])
@@ -248,26 +240,25 @@ def _median_all(name, cls, input, d, ignore_nan):
                     out=v if isinstance(v, np.ndarray) else None)
 
 
-def median(input, dim=None, keepdim=False):  # noqa: A002
-    """``torch.median``: the LOWER of the two middle values for an even count (not their
-    mean); NaN when a slice has a NaN.  Without ``dim`` the gradient is spread over the
-    elements equal to the median; with ``dim`` it goes to the returned index."""
-    d = _data(input, "median")
-    _no_complex_sort(d)
-    if dim is None:
-        return _median_all("median", _MedianBackward0, input, d, False)
-    return _pick("median", _median_ret, _MedianBackward1, input, d, dim, keepdim,
-                 _median_k(False))
+def _median(name, ret, all_cls, dim_cls, ignore_nan):
+    def op(input, dim=None, keepdim=False):  # noqa: A002
+        d = _data(input, name)
+        _no_complex_sort(d)
+        if dim is None:
+            return _median_all(name, all_cls, input, d, ignore_nan)
+        return _pick(name, ret, dim_cls, input, d, dim, keepdim, _median_k(ignore_nan))
+    op.__name__ = name
+    return op
 
 
-def nanmedian(input, dim=None, keepdim=False):  # noqa: A002
-    """``torch.nanmedian``: :func:`median` ignoring NaNs (NaN for an all-NaN slice)."""
-    d = _data(input, "nanmedian")
-    _no_complex_sort(d)
-    if dim is None:
-        return _median_all("nanmedian", _NanmedianBackward0, input, d, True)
-    return _pick("nanmedian", _nanmedian_ret, _NanmedianBackward1, input, d, dim, keepdim,
-                 _median_k(True))
+median = _median("median", _median_ret, _MedianBackward0, _MedianBackward1, False)
+median.__doc__ = """``torch.median``: the LOWER of the two middle values for an even count (not
+their mean); NaN when a slice has a NaN.  Without ``dim`` the gradient is spread over the
+elements equal to the median; with ``dim`` it goes to the returned index."""
+nanmedian = _median("nanmedian", _nanmedian_ret, _NanmedianBackward0, _NanmedianBackward1,
+                    True)
+nanmedian.__doc__ = """``torch.nanmedian``: :func:`median` ignoring NaNs (NaN for an all-NaN
+slice)."""
 
 
 def _mode_idx(e, ax):
@@ -369,7 +360,7 @@ def logcumsumexp(input, dim):  # noqa: A002
     d = _data(input, "logcumsumexp")
     ax = _dim(dim, d.ndim)
     if d.dtype.kind not in "fc":
-        raise RuntimeError(f'"logcumsumexp_out_cpu" not implemented for \'{_tname(d.dtype)}\'')
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{_tname(d.dtype)}\'')
     return _compose(_LogcumsumexpBackward0, _logcumsumexp_fn, [input], [d], {"axis": ax})
 
 
@@ -404,14 +395,6 @@ cummax = _cum_extremum("cummax")
 cummin = _cum_extremum("cummin")
 sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin = (
     _with_out(f) for f in (sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin))
-
-
-def _method(f):
-    def m(self, *args, **kwargs):
-        return f(self, *args, **kwargs)
-    m.__name__ = f.__name__
-    m.__doc__ = f.__doc__
-    return m
 
 
 def _inplace_method(f):

@@ -26,11 +26,23 @@ __all__ = ["quantile", "nanquantile", "std_mean", "var_mean", "nanmean", "aminma
 METHODS: dict = {}
 
 _pyrange = builtins.range
-_aminmax_ret = namedtuple("aminmax", ["min", "max"])
-_hist_ret = namedtuple("histogram", ["hist", "bin_edges"])
-_histdd_ret = namedtuple("histogramdd", ["hist", "bin_edges"])
-for _t in (_aminmax_ret, _hist_ret, _histdd_ret):
-    _t.__module__ = "torch.return_types"
+
+
+def _ret(name, fields):
+    """A ``torch.return_types.<name>`` look-alike: a named tuple that is also built from one
+    sequence, as PyTorch's structseq (``type(r)(iterable)``)."""
+    base = namedtuple(name, fields)
+
+    def __new__(cls, *args):
+        return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
+    t = type(name, (base,), {"__slots__": (), "__new__": __new__})
+    t.__module__ = "torch.return_types"
+    return t
+
+
+_aminmax_ret = _ret("aminmax", ["min", "max"])
+_hist_ret = _ret("histogram", ["hist", "bin_edges"])
+_histdd_ret = _ret("histogramdd", ["hist", "bin_edges"])
 
 _QuantileBackward0 = composite_class("QuantileBackward0", ("self",))
 _NanquantileBackward0 = composite_class("NanquantileBackward0", ("self",))
@@ -76,7 +88,7 @@ def _with_out(f):
                 raise RuntimeError(f"Expected out tensor to have dtype {v.dtype}, but got "
                                    f"{o.dtype} instead")
             o.data = v.detach().clone()
-        return type(r)(*out)
+        return type(r)(out)
     g.__name__ = f.__name__
     g.__doc__ = f.__doc__
     return g
@@ -87,10 +99,43 @@ _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile_fn(x, q, qshape, axis, method, keepdims, nan):
-    qa = q if qshape is None else np.asarray(q, np.dtype(x.dtype)).reshape(qshape)
-    f = _fnp.nanquantile if nan else _fnp.quantile
-    return f(x if x.ndim else _fnp.reshape(x, (1,)), qa, axis=axis, method=method,
-             keepdims=keepdims)
+    """PyTorch's quantile: ranks ``q (n - 1)`` into the sorted slice (``nan``: ``q (count of
+    non-NaN - 1)``, 0 for an all-NaN slice; otherwise the last index, a NaN, for a slice with
+    a NaN), rounded for lower/higher/nearest, then ``lerp`` of the two neighbours -- so the
+    gradient of a NaN result goes to the NaN element, as in PyTorch."""
+    dt = np.dtype(x.dtype)
+    nd = x.ndim
+    s = _fnp.reshape(x, (-1,)) if axis is None else _fnp.moveaxis(x, axis, -1)
+    s = _fnp.sort(s, axis=-1)
+    n = s.shape[-1]
+    qa = np.asarray(q, dt).reshape(-1)                       # (nq,)
+    isn = _fnp.isnan(s)
+    if nan:
+        cnt = _fnp.asarray(_fnp.sum(~isn, axis=-1, keepdims=True), dtype=dt)
+        ranks = qa * (cnt - 1)
+        ranks = _fnp.where(ranks < 0, dt.type(0), ranks)
+    else:
+        ranks = _fnp.where(_fnp.any(isn, axis=-1, keepdims=True), dt.type(n - 1),
+                           qa * dt.type(n - 1))
+    if method == "lower":
+        ranks = _fnp.floor(ranks)
+    elif method == "higher":
+        ranks = _fnp.ceil(ranks)
+    elif method == "nearest":
+        ranks = _fnp.round(ranks)
+    below = _fnp.asarray(ranks, dtype=np.int64)
+    v = _fnp.take_along_axis(s, below, -1)
+    if method in ("linear", "midpoint"):
+        w = _fnp.full(ranks.shape, 0.5, dt) if method == "midpoint" else ranks - below
+        hi = _fnp.take_along_axis(s, _fnp.asarray(_fnp.ceil(ranks), dtype=np.int64), -1)
+        d = hi - v
+        v = _fnp.where(w < 0.5, v + w * d, hi - d * (1 - w))
+    v = _fnp.moveaxis(v, -1, 0)                                 # (nq,) + kept shape
+    if keepdims:
+        kd = (1,) * nd if axis is None else tuple(
+            1 if i == axis else x.shape[i] for i in _pyrange(nd))
+        v = _fnp.reshape(v, (v.shape[0],) + kd)
+    return _fnp.reshape(v, v.shape[1:]) if qshape is None or len(qshape) == 0 else v
 
 
 def _quantile(name, cls, nan):
@@ -104,7 +149,7 @@ def _quantile(name, cls, nan):
                 raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
             if qd.ndim > 1:
                 raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-            qv, qshape = tuple(float(v) for v in qd.reshape(-1)), qd.shape
+            qv, qshape = tuple(float(v) for v in qd.reshape(-1)), tuple(qd.shape)
         else:
             qd = np.asarray(float(q))
             qv, qshape = float(q), None
@@ -115,21 +160,12 @@ def _quantile(name, cls, nan):
                                f"midpoint or nearest. Got {interpolation}")
         if out is not None:
             raise TypeError(f"{name}(): out= is not supported by ftrans.compat")
-        axis = None if dim is None else _dim(dim, d.ndim)
-        if d.size == 0 or (axis is not None and d.ndim and d.shape[axis] == 0):
-            if d.ndim == 0 or axis is None:
-                kshape = (1,) * d.ndim if keepdim else ()
-            else:
-                kshape = tuple(1 if i == axis else s for i, s in enumerate(d.shape)) \
-                    if keepdim else tuple(s for i, s in enumerate(d.shape) if i != axis)
-            if d.size == 0 or d.ndim:
-                return _make_plain(np.full(tuple(qd.shape) + kshape, np.nan, d.dtype))
-        x = d
-        params = {"q": qv, "qshape": qshape, "axis": axis if d.ndim else None,
-                  "method": interpolation, "keepdims": keepdim, "nan": nan}
-        if d.ndim == 0:
-            params["keepdims"] = False
-        return _compose(cls, _quantile_fn, [input], [x], params)
+        if d.size == 0:
+            raise RuntimeError(f"{name}() input tensor must be non-empty")
+        axis = None if dim is None or d.ndim == 0 else _dim(dim, d.ndim)
+        params = {"q": qv, "qshape": qshape, "axis": axis, "method": interpolation,
+                  "keepdims": keepdim, "nan": nan}
+        return _compose(cls, _quantile_fn, [input], [d], params)
     op.__name__ = name
     op.__doc__ = (f"``torch.{name}``: quantiles ``q`` (a float, or a 0-d or 1-d tensor of "
                   "the input's dtype, whose axis comes first) along ``dim`` (all elements by "
@@ -430,7 +466,7 @@ def _bin_counts(x, edges, w):
 
 def _float_only(d, name):
     if d.dtype.kind != "f":
-        raise RuntimeError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002
