@@ -306,6 +306,16 @@ def _scan(f, a, ax):
     return a
 
 
+def _seq_scan(f, a, ax):
+    """Inclusive scan of ``f`` along ``ax``, one element after another (left to right)."""
+    acc = _fnp.take(a, 0, axis=ax)
+    outs = [acc]
+    for i in range(1, a.shape[ax]):
+        acc = f(acc, _fnp.take(a, i, axis=ax))
+        outs.append(acc)
+    return _fnp.stack(outs, ax)
+
+
 def _scan_fn(x, scan, axis, dtype=None):
     r = scan(_as1d(x), axis=axis, dtype=dtype)
     return _back(r, x.ndim)
@@ -350,7 +360,10 @@ def _logcumsumexp_fn(x, axis):
     e = _as1d(x)
     if e.dtype == np.float32:
         e = _fnp.asarray(e, dtype=np.float64)
-    r = _scan(_clogaddexp if e.dtype.kind == "c" else _fnp.logaddexp, e, axis)
+    if e.dtype.kind == "c":   # sequential: the imaginary part is not reduced mod 2 pi, so
+        r = _seq_scan(_clogaddexp, e, axis)   # the association must be PyTorch's
+    else:
+        r = _scan(_fnp.logaddexp, e, axis)
     return _back(_fnp.asarray(r, dtype=x.dtype) if r.dtype != x.dtype else r, x.ndim)
 
 

@@ -44,8 +44,8 @@ _aminmax_ret = _ret("aminmax", ["min", "max"])
 _hist_ret = _ret("histogram", ["hist", "bin_edges"])
 _histdd_ret = _ret("histogramdd", ["hist", "bin_edges"])
 
-_QuantileBackward0 = composite_class("QuantileBackward0", ("self",))
-_NanquantileBackward0 = composite_class("NanquantileBackward0", ("self",))
+_QuantileBackward0 = composite_class("QuantileBackward0", ("self", "q"))
+_NanquantileBackward0 = composite_class("NanquantileBackward0", ("self", "q"))
 _NanmeanBackward0 = composite_class("DivBackward0", ("self",))
 _CovBackward0 = composite_class("CovBackward0", ("self", "fweights", "aweights"),
                                 edge_idx=(0, 2))
@@ -98,7 +98,7 @@ def _with_out(f):
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile_fn(x, q, qshape, axis, method, keepdims, nan):
+def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
     """PyTorch's quantile: ranks ``q (n - 1)`` into the sorted slice (``nan``: ``q (count of
     non-NaN - 1)``, 0 for an all-NaN slice; otherwise the last index, a NaN, for a slice with
     a NaN), rounded for lower/higher/nearest, then ``lerp`` of the two neighbours -- so the
@@ -108,7 +108,7 @@ def _quantile_fn(x, q, qshape, axis, method, keepdims, nan):
     s = _fnp.reshape(x, (-1,)) if axis is None else _fnp.moveaxis(x, axis, -1)
     s = _fnp.sort(s, axis=-1)
     n = s.shape[-1]
-    qa = np.asarray(q, dt).reshape(-1)                       # (nq,)
+    qa = np.asarray(q, dt).reshape(-1) if qt is None else _fnp.reshape(qt, (-1,))  # (nq,)
     isn = _fnp.isnan(s)
     if nan:
         cnt = _fnp.asarray(_fnp.sum(~isn, axis=-1, keepdims=True), dtype=dt)
@@ -126,7 +126,8 @@ def _quantile_fn(x, q, qshape, axis, method, keepdims, nan):
     below = _fnp.asarray(ranks, dtype=np.int64)
     v = _fnp.take_along_axis(s, below, -1)
     if method in ("linear", "midpoint"):
-        w = _fnp.full(ranks.shape, 0.5, dt) if method == "midpoint" else ranks - below
+        w = _fnp.full(ranks.shape, 0.5, dt) if method == "midpoint" else \
+            ranks - _fnp.floor(ranks)
         hi = _fnp.take_along_axis(s, _fnp.asarray(_fnp.ceil(ranks), dtype=np.int64), -1)
         d = hi - v
         v = _fnp.where(w < 0.5, v + w * d, hi - d * (1 - w))
@@ -165,7 +166,11 @@ def _quantile(name, cls, nan):
         axis = None if dim is None or d.ndim == 0 else _dim(dim, d.ndim)
         params = {"q": qv, "qshape": qshape, "axis": axis, "method": interpolation,
                   "keepdims": keepdim, "nan": nan}
-        return _compose(cls, _quantile_fn, [input], [d], params)
+        qt = q._data if isinstance(q, Tensor) else None
+        if qt is not None:
+            params["q"] = None
+        return _compose(cls, _quantile_fn, [input, q if qt is not None else None], [d, qt],
+                        params)
     op.__name__ = name
     op.__doc__ = (f"``torch.{name}``: quantiles ``q`` (a float, or a 0-d or 1-d tensor of "
                   "the input's dtype, whose axis comes first) along ``dim`` (all elements by "
@@ -247,8 +252,38 @@ def count_nonzero(input, dim=None):  # noqa: A002
 
 
 # =============================================================================== cov
+def _real_dtype(v):
+    return np.dtype(v.dtype).type(0).real.dtype
+
+
 def _cov_fn(x, fw, aw, correction):
-    return _fnp.cov(x if x.ndim else _fnp.reshape(x, (1,)), ddof=correction, fweights=fw, aweights=aw, dtype=np.dtype(x.dtype))
+    """PyTorch's ``cov``: the weights ``fw * aw``, their sum and the normalization in the
+    weights' own dtype (0-d values divide without promoting, as PyTorch's 0-d tensors); a
+    normalization <= 0 becomes 0."""
+    x2 = _fnp.reshape(x, (1, -1)) if x.ndim < 2 else x
+    if fw is not None:   # (integer weights times floats keep the floats' dtype in PyTorch)
+        fw = _fnp.asarray(fw, dtype=_real_dtype(x2) if aw is None else np.dtype(aw.dtype))
+    w = fw if aw is None else (aw if fw is None else fw * aw)
+    xw = x2 if w is None else x2 * w
+    num = _fnp.sum(xw, axis=1)
+    rdt = _real_dtype(num)
+    if w is None:
+        w_sum = rdt.type(x2.shape[1])
+        nf = rdt.type(x2.shape[1] - correction)
+    else:
+        w_sum = _fnp.sum(w)
+        if aw is not None and correction != 0:
+            nf = w_sum - correction * _fnp.sum(w * aw) / w_sum
+        else:
+            nf = w_sum - correction
+        w_sum = _fnp.asarray(w_sum, dtype=rdt)
+    avg = num / w_sum
+    xc = x2 - avg[:, None]
+    xcw = xc if w is None else xc * w
+    c = _fnp.matmul(xc, _fnp.conj(xcw).T if np.dtype(xcw.dtype).kind == "c" else xcw.T)
+    nf = _fnp.asarray(nf, dtype=_real_dtype(c))
+    nf = _fnp.where(nf <= 0, _real_dtype(c).type(0), nf)
+    return _fnp.squeeze(c / nf)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
@@ -282,8 +317,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         if not _any_traced(w) and np.any(np.asarray(w) < 0):
             raise RuntimeError(f"cov(): {nm} cannot be negative")
     xd = x._data
-    if aw is not None and aw.dtype != xd.dtype and xd.dtype.kind == "f":
-        aw = _fnp.asarray(aw, dtype=xd.dtype)
     return _compose(_CovBackward0, _cov_fn, [x, None, aweights], [xd, fw, aw],
                     {"correction": correction})
 
@@ -351,10 +384,12 @@ def _search_rows(seq, vals, side, sorter):
     seq, vals = _concrete(seq, "searchsorted"), _concrete(vals, "searchsorted")
     if sorter is not None:
         seq = np.take_along_axis(seq, np.asarray(sorter), -1)
-    s2 = seq.reshape(-1, seq.shape[-1])
-    v2 = vals.reshape(s2.shape[0], -1)
-    out = np.stack([np.searchsorted(s2[i], v2[i], side=side) for i in _pyrange(s2.shape[0])]) \
-        if s2.shape[0] else np.zeros(v2.shape, np.int64)
+    rows = int(np.prod(seq.shape[:-1], dtype=np.int64))
+    s2 = seq.reshape(rows, seq.shape[-1])
+    v2 = vals.reshape(rows, vals.shape[-1])
+    out = np.zeros(v2.shape, np.int64)
+    for i in _pyrange(rows):
+        out[i] = np.searchsorted(s2[i], v2[i], side=side)
     return out.reshape(vals.shape)
 
 
@@ -514,7 +549,7 @@ def _edges(x, bins, rng, dtype, name):
     elif x.size:
         lo, hi = float(x.min()), float(x.max())
     else:
-        lo, hi = 0.0, 0.0
+        lo, hi = 0.0, 1.0
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return _linspace(lo, hi, bins + 1, dtype)
@@ -619,7 +654,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         ax = _dim(dim, d.ndim)
         x = d if d.ndim else d.reshape(1)
     n = x.shape[ax] if x.ndim else 1
-    xm = np.moveaxis(x, ax, 0).reshape(n, -1)
+    xm = np.moveaxis(x, ax, 0).reshape(n, int(np.prod(x.shape, dtype=np.int64)) // n if n
+                                       else 0)
     new = np.ones(n, bool)
     if n > 1:
         new[1:] = np.any(xm[1:] != xm[:-1], axis=1)
