@@ -21,6 +21,7 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _tname, _any_traced
 from ._inplace import _inplace
+from ._out import with_out
 from . import _sort_ops2 as _S2
 from ._sort_ops2 import *  # noqa: F401,F403  (re-exported: installed with this module's __all__)
 from ._sort_ops2 import _with_out, _method, _ret
@@ -322,11 +323,9 @@ def _scan_fn(x, scan, axis, dtype=None):
 
 
 def _cumulative(fn, cls, name):
-    def op(input, dim, *, dtype=None, out=None):  # noqa: A002
+    def op(input, dim, *, dtype=None):  # noqa: A002
         d = _data(input, name)
         ax = _dim(dim, d.ndim)
-        if out is not None:
-            raise TypeError(f"{name}(): out= is not supported by ftrans.compat")
         x = input
         if dtype is not None:
             x = input.to(dtype)
@@ -408,6 +407,8 @@ cummax = _cum_extremum("cummax")
 cummin = _cum_extremum("cummin")
 sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin = (
     _with_out(f) for f in (sort, topk, kthvalue, median, nanmedian, mode, cummax, cummin))
+argsort, msort, cumsum, cumprod, logcumsumexp = (
+    with_out(f) for f in (argsort, msort, cumsum, cumprod, logcumsumexp))
 
 
 def _inplace_method(f):

@@ -19,6 +19,8 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _tname, _default_float, _any_traced, _promote_datas
 from . import _reductions as _R
+from ._out import with_out, write_out, _any_rg
+from .autograd.grad_mode import _tls, no_grad
 
 __all__ = ["quantile", "nanquantile", "std_mean", "var_mean", "nanmean", "aminmax",
            "count_nonzero", "cov", "corrcoef", "diff", "searchsorted", "bucketize", "bincount",
@@ -69,27 +71,36 @@ def _concrete(d, name):
 
 def _with_out(f):
     """``f`` with torch's ``out=(values, indices)``: the results are written into the
-    given tensors (resized, their dtype kept where it matches); an ``out`` tensor that
-    shares memory with the input is refused, as PyTorch refuses it."""
+    given tensors (:func:`._out.write_out`: resized, same dtype required); an ``out``
+    tensor that shares memory with the input is refused, and so is ``out=`` when an
+    argument requires grad, as in PyTorch."""
+    name = f.__name__
+
     def g(input, *args, out=None, **kwargs):  # noqa: A002
         if out is None:
             return f(input, *args, **kwargs)
         if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
-            raise TypeError(f"{f.__name__}(): argument 'out' must be tuple of Tensors")
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
         for o in out:
             if isinstance(input, Tensor) and np.shares_memory(o._data, input._data):
                 raise RuntimeError("unsupported operation: some elements of the input tensor "
                                    "and the written-to tensor refer to a single memory "
                                    "location. Please clone() the tensor before performing the "
                                    "operation.")
-        r = f(input, *args, **kwargs)
+        if _tls.grad and (_any_rg((input,) + args, kwargs) or any(o.requires_grad
+                                                                  for o in out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        with no_grad():
+            r = f(input, *args, **kwargs)
         for o, v in zip(out, r):
             if o._data.dtype != v._data.dtype:
                 raise RuntimeError(f"Expected out tensor to have dtype {v.dtype}, but got "
                                    f"{o.dtype} instead")
-            o.data = v.detach().clone()
+            write_out(o, v, name)
         return type(r)(out)
-    g.__name__ = f.__name__
+    g.__name__ = name
     g.__doc__ = f.__doc__
     return g
 
@@ -140,7 +151,7 @@ def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
 
 
 def _quantile(name, cls, nan):
-    def op(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):  # noqa: A002
+    def op(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
         d = _data(input, name)
         if d.dtype not in (np.float32, np.float64):
             raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
@@ -159,8 +170,6 @@ def _quantile(name, cls, nan):
         if interpolation not in _INTERP:
             raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                                f"midpoint or nearest. Got {interpolation}")
-        if out is not None:
-            raise TypeError(f"{name}(): out= is not supported by ftrans.compat")
         if d.size == 0:
             raise RuntimeError(f"{name}() input tensor must be non-empty")
         axis = None if dim is None or d.ndim == 0 else _dim(dim, d.ndim)
@@ -211,15 +220,13 @@ def _nanmean_fn(x, axes, keepdims):
     return _fnp.nanmean(x, axis=axes, keepdims=keepdims)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """``torch.nanmean``: the mean of the non-NaN elements (NaN for an all-NaN slice)."""
     x = input if dtype is None else input.to(dtype)
     d = _data(x, "nanmean")
     if d.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_tname(d.dtype)}")
-    if out is not None:
-        raise TypeError("nanmean(): out= is not supported by ftrans.compat")
     return _compose(_NanmeanBackward0, _nanmean_fn, [x], [d],
                     {"axes": _axes(dim, d.ndim), "keepdims": keepdim})
 
@@ -394,7 +401,7 @@ def _search_rows(seq, vals, side, sorter):
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
-                 sorter=None, out=None):
+                 sorter=None):
     """``torch.searchsorted``: for each value of ``input`` the index where it would be
     inserted into the rows of ``sorted_sequence`` (``right``/``side='right'``: after
     equal elements)."""
@@ -440,19 +447,17 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         r = _promote_datas([sorted_sequence, input])
         seq = seq if seq.dtype == r else _fnp.asarray(seq, dtype=r)
         vals = vals if vals.dtype == r else _fnp.asarray(vals, dtype=r)
-    if out is not None:
-        raise TypeError("searchsorted(): out= is not supported by ftrans.compat")
     res = _search_rows(seq, vals, "right" if right else "left", srt)
     return _make_plain(_fnp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # noqa: A002
+def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
     """``torch.bucketize``: the bucket of each value of ``input`` in the 1-d
     ``boundaries`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``)."""
     b = _data(boundaries, "bucketize", "boundaries", 2)
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # =============================================================================== counting
@@ -504,7 +509,7 @@ def _float_only(d, name):
         raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
 
 
-def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002
+def histc(input, bins=100, min=0, max=0):  # noqa: A002
     """``torch.histc``: counts in ``bins`` equal bins over ``[min, max]`` (the data's range
     when both are 0); values outside are ignored; the input's dtype."""
     d = _concrete(_data(input, "histc"), "histc")
@@ -565,7 +570,7 @@ def _density(hist, edges_list):
     return hist / total / widths
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
     """``torch.histogram``: ``(hist, bin_edges)`` with ``bins`` equal bins over ``range``
     (the data's range by default) or the given 1-d tensor of edges."""
     d = _concrete(_data(input, "histogram"), "histogram")
@@ -665,6 +670,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     vals = np.take(x, starts, axis=ax)
     return _unique_out(vals, inv.reshape(d.shape) if dim is None else inv, cnt,
                        return_inverse, return_counts)
+
+
+quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov, corrcoef = (
+    with_out(f) for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff,
+                          cov, corrcoef))
+histogram = _with_out(histogram)
 
 
 def _method(f):
