@@ -272,3 +272,44 @@ def test_unique():
             assert_same(lambda T: T.tensor(a).unique_consecutive(return_inverse=ri,
                                                                  return_counts=rc, dim=1))
     assert_same(lambda T: T.tensor([True, False, True]).unique())
+
+
+def test_float32_dtypes_and_out():
+    x32 = X.astype(np.float32)
+    assert_same(lambda T: T.quantile(T.tensor(x32), T.tensor([0.2, 0.7]), 1))
+    assert_same(lambda T: T.nanquantile(T.tensor(x32), 0.4, interpolation="midpoint"))
+    assert_same(lambda T: T.cov(T.tensor(x32), fweights=T.tensor([1, 2, 1, 3, 1],
+                                                                  dtype=T.int32)))
+    assert_same(lambda T: T.cov(T.tensor(X), correction=2,
+                                aweights=T.tensor(np.abs(x32[0]))), rtol=1e-6)
+    assert_same(lambda T: T.median(T.tensor(x32)))
+    assert_same(lambda T: T.cumprod(T.tensor(x32), 1))
+
+    def out(T):
+        x = T.tensor(X)
+        o, v, i = T.empty(0), T.empty(0), T.empty(0, dtype=T.int64)
+        T.cumsum(x, 1, out=o)
+        T.topk(x, 2, out=(v, i))
+        return [o, v, i]
+    assert_same(out)
+    assert_same(lambda T: T.cumsum(T.tensor(X, requires_grad=True), 0, out=T.empty(0)))
+    assert_same(lambda T: T.sort(T.tensor(X), out=(T.empty(0), T.empty(0))))
+
+
+def test_quantile_gradient_in_q_and_nan_slices():
+    def f(T):
+        x = T.tensor(X, requires_grad=True)
+        q = T.tensor([0.1, 0.65], dtype=T.float64, requires_grad=True)
+        y = T.quantile(x, q, 1)
+        return list(T.autograd.grad((y * T.arange(8.0, dtype=T.float64).reshape(2, 4)).sum(),
+                                    [x, q]))
+    assert_same(f)
+    check(lambda T, x: T.quantile(x, 0.5, 1), NANS)   # NaN slice: gradient to the NaN
+
+
+def test_complex_logcumsumexp_and_empty():
+    z = X[:3, :4] * 3 + 1j * X[1:, 1:5] * 4
+    assert_same(lambda T: T.logcumsumexp(T.tensor(z), 1))
+    assert_same(lambda T: T.searchsorted(T.ones(0, 0), T.ones(0, 0)))
+    assert_same(lambda T: T.unique_consecutive(T.ones(5, 0, 5), dim=1))
+    assert_same(lambda T: T.histogram(T.ones(0), 2))
