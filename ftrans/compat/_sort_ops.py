@@ -262,9 +262,29 @@ nanmedian.__doc__ = """``torch.nanmedian``: :func:`median` ignoring NaNs (NaN fo
 slice)."""
 
 
+def _mode_idx_rows(e, ax):
+    """:func:`_mode_idx` of concrete values, one row at a time (no ``n x n`` comparison)."""
+    x = np.moveaxis(np.asarray(e), ax, -1)
+    n = x.shape[-1]
+    rows = x.reshape(-1, n)
+    out = np.zeros(rows.shape[0], np.int64)
+    for r in range(rows.shape[0]):
+        row = rows[r]
+        s = np.sort(row)
+        new = np.ones(n, bool)
+        new[1:] = s[1:] != s[:-1]
+        starts = np.flatnonzero(new)
+        cnt = np.diff(np.append(starts, n))
+        v = s[starts[np.argmax(cnt)]]       # the first (smallest) of the most frequent
+        out[r] = n - 1 - np.argmax((row == v)[::-1])
+    return np.moveaxis(out.reshape(x.shape[:-1] + (1,)), -1, ax)
+
+
 def _mode_idx(e, ax):
     """Index (size 1 along ``ax``) of the most frequent value (the smallest of equally
     frequent ones), at its last occurrence."""
+    if not _any_traced(e) and e.shape[ax] > 64:
+        return _mode_idx_rows(e, ax)
     x = _fnp.moveaxis(e, ax, -1)
     n = x.shape[-1]
     eq = x[..., :, None] == x[..., None, :]

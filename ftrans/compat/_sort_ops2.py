@@ -640,7 +640,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     indices and counts on request (always sorted)."""
     d = _concrete(_data(input, "unique"), "unique")
     if dim is None:
-        v, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True)
+        v, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,
+                                equal_nan=False)   # (NaNs are distinct, as in PyTorch)
         return _unique_out(v, inv.reshape(d.shape), cnt, return_inverse, return_counts)
     ax = _dim(dim, d.ndim)
     if d.ndim and d.shape[ax] == 0:

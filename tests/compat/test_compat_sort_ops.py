@@ -313,3 +313,17 @@ def test_complex_logcumsumexp_and_empty():
     assert_same(lambda T: T.searchsorted(T.ones(0, 0), T.ones(0, 0)))
     assert_same(lambda T: T.unique_consecutive(T.ones(5, 0, 5), dim=1))
     assert_same(lambda T: T.histogram(T.ones(0), 2))
+
+
+def test_mode_long_rows_and_unique_nan():
+    a = _R.randint(0, 9, (5, 200)).astype(float)   # the row-by-row path (n > 64)
+    assert_same(lambda T: T.mode(T.tensor(a), 1).values)   # (PyTorch's index: unspecified)
+
+    def index_points_at_value(T):
+        m = T.mode(T.tensor(a), 1)
+        return bool((T.tensor(a).gather(1, m.indices[:, None])[:, 0] == m.values).all())
+    assert_same(index_points_at_value)
+    b = _R.randint(0, 4, (3, 12))
+    assert_same(lambda T: T.mode(T.tensor(b), 1))
+    assert_same(lambda T: T.unique(T.tensor([np.nan, 1.0, np.nan]), return_counts=True,
+                                   return_inverse=True))
