@@ -37,7 +37,11 @@ def _ret(name, fields):
 
     def __new__(cls, *args):
         return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
-    t = type(name, (base,), {"__slots__": (), "__new__": __new__})
+
+    def __repr__(self):
+        return (f"torch.return_types.{name}(\n"
+                + ",\n".join(f"{k}={v!r}" for k, v in zip(fields, self)) + ")")
+    t = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__})
     t.__module__ = "torch.return_types"
     return t
 
