@@ -19,6 +19,7 @@ import numpy as np
 from ._tensor import Tensor, _make_plain, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
+from .. import lax as _lax
 from ._opbase import _compose, _tname, _any_traced
 from ._inplace import _inplace
 from ._out import with_out
@@ -315,28 +316,6 @@ def mode(input, dim=-1, keepdim=False):  # noqa: A002
 
 
 # =============================================================================== scans
-def _scan(f, a, ax):
-    """Inclusive scan of the associative ``f`` along ``ax`` (log-step, ftrans operations)."""
-    n = a.shape[ax]
-    pre = (slice(None),) * ax
-    s = 1
-    while s < n:
-        a = _fnp.concatenate([a[pre + (slice(0, s),)],
-                              f(a[pre + (slice(s, n),)], a[pre + (slice(0, n - s),)])], ax)
-        s *= 2
-    return a
-
-
-def _seq_scan(f, a, ax):
-    """Inclusive scan of ``f`` along ``ax``, one element after another (left to right)."""
-    acc = _fnp.take(a, 0, axis=ax)
-    outs = [acc]
-    for i in range(1, a.shape[ax]):
-        acc = f(acc, _fnp.take(a, i, axis=ax))
-        outs.append(acc)
-    return _fnp.stack(outs, ax)
-
-
 def _scan_fn(x, scan, axis, dtype=None):
     r = scan(_as1d(x), axis=axis, dtype=dtype)
     return _back(r, x.ndim)
@@ -366,23 +345,13 @@ cumprod.__doc__ = """``torch.cumprod``: cumulative product along ``dim``; the gr
 exact (finite) where elements are zero."""
 
 
-def _clogaddexp(a, b):
-    """``log(exp(a) + exp(b))`` of complex ``a``, ``b``, shifted by the one with the larger
-    real part (PyTorch's convention)."""
-    m = _fnp.where(_fnp.real(a) >= _fnp.real(b), a, b)
-    return m + _fnp.log1p(_fnp.exp(a + b - m - m))
-
-
 def _logcumsumexp_fn(x, axis):
-    """A ``logaddexp`` scan; float32 accumulates in float64 (PyTorch's float32 kernel
-    is sequential, the log-step scan rounds more often)."""
+    """``lax.cumlogsumexp``; float32 accumulates in float64 (PyTorch's float32 kernel is
+    sequential, the log-step scan rounds more often)."""
     e = _as1d(x)
     if e.dtype == np.float32:
         e = _fnp.asarray(e, dtype=np.float64)
-    if e.dtype.kind == "c":   # sequential: the imaginary part is not reduced mod 2 pi, so
-        r = _seq_scan(_clogaddexp, e, axis)   # the association must be PyTorch's
-    else:
-        r = _scan(_fnp.logaddexp, e, axis)
+    r = _lax.cumlogsumexp(e, axis)
     return _back(_fnp.asarray(r, dtype=x.dtype) if r.dtype != x.dtype else r, x.ndim)
 
 
@@ -397,7 +366,7 @@ def logcumsumexp(input, dim):  # noqa: A002
 
 
 def _cum_extremum(which):
-    f = _fnp.maximum if which == "cummax" else _fnp.minimum
+    f = _lax.cummax if which == "cummax" else _lax.cummin
     ret = _cummax_ret if which == "cummax" else _cummin_ret
     cls = _CummaxBackward0 if which == "cummax" else _CumminBackward0
 
@@ -408,12 +377,12 @@ def _cum_extremum(which):
                                       f"'{_tname(d.dtype)}'")
         ax = _dim(dim, d.ndim)
         e = _as1d(d)
-        vals = _scan(f, e, ax)
+        vals = f(e, ax)
         eq = (e == vals) | (_isnan(e) & _isnan(vals))   # a new extremum or a tie: last one
         shape = [1] * e.ndim
         shape[ax] = e.shape[ax]
         pos = _fnp.where(eq, _fnp.reshape(_fnp.arange(e.shape[ax]), shape), 0)
-        idx = _scan(_fnp.maximum, pos, ax)
+        idx = _lax.cummax(pos, ax)
         if d.ndim == 0:
             return ret(input.clone(), _make_plain(np.zeros((), np.int64)))
         return ret(_selected(cls, input, d, idx, ax), _indices(idx))
