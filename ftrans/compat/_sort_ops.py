@@ -9,7 +9,9 @@ compute their int64 indices first (with ``ftrans.numpy``, so they are traced und
 ``compat.func``) and record the values as ``take_along_axis(input, indices)``: the
 gradient goes to the selected elements, as PyTorch's ``value_selecting_reduction_backward``.
 Ties are broken as PyTorch's CPU kernels break them where these are deterministic (stable
-sorts; ``cummax``/``cummin`` and ``mode`` take the last occurrence).
+sorts; ``cummax``/``cummin`` and ``mode`` take the last occurrence -- PyTorch's ``mode``
+index among equal values is unspecified for rows longer than 16).  The scans adapt
+``ftrans.numpy.cumsum``/``cumprod`` and ``ftrans.lax.cummax``/``cummin``/``cumlogsumexp``.
 The statistics, histograms and set operations live in :mod:`._sort_ops2`.
 """
 from __future__ import annotations
