@@ -187,7 +187,6 @@ def meshgrid(*tensors, indexing=None):
     outs = [O.expand(O.reshape(t, tuple(-1 if j == i else 1 for j in range(n))), shape)
             for i, t in enumerate(ts)]
     if swap:
-        outs = [O.transpose(o, 0, 1) for o in outs]
         outs[0], outs[1] = outs[1], outs[0]
     return tuple(outs)
 
@@ -581,6 +580,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
         axes = (_dim(dim, d.ndim),)
     else:
         axes = tuple(_dim(a, d.ndim) for a in dim)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+    if spacing is None:
+        spacing = 1
     if edge_order not in (1, 2):
         raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
     if isinstance(spacing, (list, tuple)):
