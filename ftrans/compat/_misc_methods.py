@@ -7,6 +7,8 @@ Installed through :mod:`._misc_ops`.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import _ops as O
@@ -42,7 +44,7 @@ def sum_to_size(self, *size):
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
                                        if s == 1 and d.shape[lead + i] != 1)
     if not axes:
-        return self
+        return O.sum(self) if d.ndim == 0 else self   # (PyTorch records a 0-d sum)
     if d.dtype.kind in "iub":
         return O._make_plain(np.asarray(np.sum(d, axis=axes, dtype=np.int64 if d.dtype.kind
                                                in "b" else None)).reshape(size))
@@ -97,10 +99,13 @@ def _refuse_dtype(name, what):
 
 def _H(self):
     n = self._data.ndim
-    if n > 2:
+    if n == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+    elif n != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{n}-D tensor.")
-    return O.conj(O.permute(self, tuple(range(n))[::-1])) if n else self
+    return O.conj(O.transpose(self, 0, 1) if n == 2 else self)
 
 
 def _mH(self):

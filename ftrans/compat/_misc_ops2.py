@@ -485,7 +485,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
 
 def unravel_index(indices, shape):
     """``torch.unravel_index``: a tuple of coordinate tensors (int64) for flat
-    ``indices`` into ``shape``."""
+    ``indices`` into ``shape`` (out-of-range and negative indices wrap, as in PyTorch)."""
     if not isinstance(indices, Tensor):
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     d = indices._data
@@ -496,12 +496,13 @@ def unravel_index(indices, shape):
     for s in shape:
         if s < 0:
             raise ValueError(f"'shape' cannot have negative values, but got {shape}")
-    n = int(np.prod(shape))
-    if d.size and (d.min() < -n or d.max() >= n):
-        raise RuntimeError(f"'indices' must be in range [{-n}, {n - 1}]")
-    flat = np.where(d < 0, d + n, d).astype(np.int64)
-    return tuple(_make_plain(np.asarray(c, np.int64)) for c in np.unravel_index(flat, shape)) \
-        if shape else ()
+    if not shape:
+        return ()
+    coords, rest = [], d.astype(np.int64)
+    for s in reversed(shape):   # PyTorch's arithmetic: floor modulo, no range check
+        coords.append(np.mod(rest, s) if s else rest * 0)
+        rest = np.floor_divide(rest, s) if s else rest * 0
+    return tuple(_make_plain(np.asarray(c, np.int64)) for c in reversed(coords))
 
 
 # =============================================================================== integration
@@ -516,6 +517,7 @@ def _cumtrapz_fn(y, x, dx, axis):
 _MulBackward1 = composite_class("MulBackward1", ("self",))
 _TrapzBackward = composite_class("DivBackward1", ("y", "x"))
 _CumsumBackward0 = composite_class("CumsumBackward0", ("y", "x"))
+_CumtrapzBackward = composite_class("DivBackward1", ("y", "x"))
 
 
 def _integrate(fn, cls_dx, cls_x, y, x, dx, dim):
@@ -558,7 +560,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """``torch.cumulative_trapezoid``: the cumulative trapezoidal rule along ``dim``
     (``n - 1`` values, no initial zero)."""
-    return _integrate(_cumtrapz_fn, _CumsumBackward0, _CumsumBackward0, y, x, dx, dim)
+    return _integrate(_cumtrapz_fn, _CumsumBackward0, _CumtrapzBackward, y, x, dx, dim)
 
 
 _GradientBackward = composite_class("CatBackward0", ("self",))
