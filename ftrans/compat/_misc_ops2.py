@@ -676,15 +676,15 @@ def fill(input, value):  # noqa: A002
     (a number or a 0-d tensor, which gets the gradient)."""
     x = _t(input)
     d = x._data
-    if isinstance(value, Tensor):
-        if value._data.ndim != 0:
-            raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor "
-                               f"with {value._data.ndim} dimensions.")
-        return _compose(_FillBackward1, _fill_fn, [x, value], [d, value._data], mask=0,
-                        out=np.full_like(d, value._data))
-    O._check_fill_value(d, value)
-    return _compose(_FillBackward0, _overwritten_fn, [x], [d], mask=0,
-                    out=np.full_like(d, value))
+    if not isinstance(value, Tensor):
+        O._check_fill_value(d, value)
+        return _compose(_FillBackward0, _overwritten_fn, [x], [d], mask=0,
+                        out=np.full_like(d, value))
+    if value._data.ndim != 0:
+        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    v = value._data
+    return _compose(_FillBackward1, _fill_fn, [x, value], [d, v], mask=0, out=np.full_like(d, v))
 
 
 # =============================================================================== finfo / iinfo
