@@ -7,17 +7,19 @@ Installed through :mod:`._misc_ops`.
 """
 from __future__ import annotations
 
+import builtins
 import warnings
 
 import numpy as np
 
 from . import _ops as O
-from ._tensor import Tensor, Size
+from ._tensor import Tensor, Size, _dim
+from ..primitives import indexing as I
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose
 
-__all__ = ["hash_tensor"]
+__all__ = ["hash_tensor", "resize_as_"]
 
 
 def _sum_to_fn(x, axes, shape):
@@ -82,6 +84,18 @@ def resize_as_(self, the_template, memory_format=None):
     return resize_(self, the_template._data.shape)
 
 
+def _slice(self, dim=0, start=None, end=None, step=1):
+    """``aten.slice.Tensor`` (op_db's ``slice``): the view ``self[start:end:step]`` along
+    ``dim``, bounds clamped; ``step`` must be positive."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = self._data
+    ax = _dim(dim, d.ndim)
+    b, e, st = builtins.slice(start, end, step).indices(d.shape[ax])
+    template = (builtins.slice(None),) * ax + (builtins.slice(b, max(b, e), st),)
+    return O._view_op(self, I.gather_p, {"template": template}, O._SliceBackward0)
+
+
 def _conv(npdt, name):
     def m(self, memory_format=None):
         return O._convert(self, np.dtype(npdt))
@@ -138,5 +152,5 @@ METHODS: dict = {
     "char": _conv(np.int8, "char"), "bfloat16": _refuse_dtype("bfloat16", "bfloat16"),
     "chalf": _refuse_dtype("chalf", "complex32 (chalf)"),
     "H": property(_H), "mH": property(_mH), "__rdiv__": _rdiv, "hash_tensor": hash_tensor,
-    "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse, "to_sparse_csr": _to_sparse,
+    "slice": _slice, "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse, "to_sparse_csr": _to_sparse,
 }
