@@ -122,6 +122,8 @@ def to_compat(v, leaves):
     if isinstance(v, torch.Tensor):
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
+        if v.device.type != "cpu":   # meta tensors of error inputs (torch.gradient's)
+            raise Skip(f"input on device {v.device}")
         arr = v.detach().resolve_conj().resolve_neg().numpy().copy()
         t = fc.tensor(arr, requires_grad=v.requires_grad)
         if v.requires_grad:
