@@ -534,4 +534,6 @@ METHODS: dict = {n: globals()[n] for n in ("addmm", "addmv", "addr", "baddbmm", 
 METHODS.update({n + "_": _inplace(globals()[n]) for n in (
     "addmm", "addmv", "addr", "baddbmm", "addbmm", "addcmul", "addcdiv", "lerp", "renorm")})
 METHODS.update(_M2.METHODS)
+addmv_ = METHODS["addmv_"]   # (torch.addmv_ is also a function)
+__all__.append("addmv_")
 METHODS.update(_MM.METHODS)

@@ -257,3 +257,23 @@ def test_finfo_iinfo():
     assert_same(info)
     assert_same(lambda T: T.finfo(T.int32))
     assert_same(lambda T: T.iinfo(T.float32))
+
+
+@pytest.mark.parametrize("name,args", [
+    ("addmm_", (A34, A45)), ("addmv_", (A34[:, :3].T.copy(), A3)), ("addr_", (A3, A4)),
+    ("baddbmm_", (B234, B245)), ("addbmm_", (B234, B245)), ("addcmul_", (A34, A4)),
+    ("addcdiv_", (A34, A4 + 5)), ("lerp_", (A34, 0.25)), ("renorm_", (2, 0, 0.5)),
+])
+def test_inplace_methods_on_non_leaf(name, args):
+    base = {"addmm_": A35, "addmv_": A4, "addr_": A34, "baddbmm_": B235, "addbmm_": A35}.get(
+        name, A34)
+
+    def snippet(T):
+        x = T.tensor(base, requires_grad=True)
+        ts = [T.tensor(a, requires_grad=True) if isinstance(a, np.ndarray) else a for a in args]
+        y = x * 1.0
+        r = getattr(y, name)(*ts)
+        assert r is y
+        y.sum().backward()
+        return y, x.grad, [t.grad for t in ts if hasattr(t, "grad")]
+    assert_same(snippet)
