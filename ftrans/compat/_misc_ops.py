@@ -156,9 +156,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002
                            f"{a._data.ndim}-D and {b._data.ndim}-D")
     x = _t(input)
     if x._data.dtype.kind == "b":
-        for name, c in (("beta", beta), ("alpha", alpha)):
-            if not isinstance(c, (bool, int)) or isinstance(c, int) and c not in (0, 1):
-                raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
         beta, alpha = bool(beta), bool(alpha)
     elif isinstance(beta, bool) or isinstance(alpha, bool):
         raise RuntimeError("Boolean beta only supported for Boolean results.")
@@ -218,9 +215,8 @@ def _addc(cls, fn, fname, input, tensor1, tensor2, value):
         shape = np.broadcast_shapes(*(t._data.shape for t in ts))
     except ValueError:
         raise O._broadcast_error(ts[1]._data, ts[2]._data) from None
-    if r.kind in "iub" and isinstance(value, float):
-        raise RuntimeError(f"For integral input tensors, argument value must not be a "
-                           f"floating point number.")
+    if r.kind in "iu" and not isinstance(value, bool):
+        value = int(value.real if isinstance(value, complex) else value)   # (truncated)
     del shape
     datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in ts]
     casts = tuple(t._data.dtype if t._data.dtype != r and t._data.dtype.kind in "fc" else None

@@ -149,8 +149,7 @@ def broadcast_shapes(*shapes):
                 raise TypeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
                                 f"of ints, got {s!r}")
             if k < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {k}: "
-                                   f"{list(s)}")
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
         norm.append(tuple(int(k) for k in s))
     try:
         return Size(np.broadcast_shapes(*norm))
@@ -167,8 +166,8 @@ def meshgrid(*tensors, indexing=None):
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
-                         f"{indexing}")
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for t in ts:
@@ -462,10 +461,10 @@ def ravel(input):  # noqa: A002
 
 
 # =============================================================================== indices
-def _index_dtype(dtype):
+def _index_dtype(dtype, fname):
     dt = D.int64 if dtype is None else dtype
     if dt not in (D.int64, D.int32):
-        raise RuntimeError(f"\"tril_indices\" not implemented for '{dt._tname[:-6]}'")
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{dt._tname[:-6]}'")
     return dt.np
 
 
@@ -473,14 +472,14 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
                  pin_memory=False):
     """``torch.tril_indices``: the 2-row index tensor of the lower triangle."""
     r, c = np.tril_indices(int(row), int(offset), int(col))
-    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype)).reshape(2, -1))
+    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "tril_indices")).reshape(2, -1))
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
                  pin_memory=False):
     """``torch.triu_indices``: the 2-row index tensor of the upper triangle."""
     r, c = np.triu_indices(int(row), int(offset), int(col))
-    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype)).reshape(2, -1))
+    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "triu_indices")).reshape(2, -1))
 
 
 def unravel_index(indices, shape):
@@ -693,9 +692,12 @@ class finfo:
     ``min``, ``tiny``/``smallest_normal``, ``resolution``, ``dtype``) -- of the default
     dtype when called without one."""
 
-    def __init__(self, type=None):  # noqa: A002
-        dt = D.get_default_dtype() if type is None else type
-        if not isinstance(dt, D.dtype) or dt.np.kind not in "fc":
+    def __init__(self, type=D.get_default_dtype):  # noqa: A002
+        dt = D.get_default_dtype() if type is D.get_default_dtype else type
+        if not isinstance(dt, D.dtype):
+            raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not "
+                            f"{builtins.type(dt).__name__}")
+        if dt.np.kind not in "fc":
             raise TypeError(f"torch.finfo() requires a floating point input type. Use "
                             f"torch.iinfo to handle '{type}'")
         i = np.finfo(dt.np)
@@ -718,14 +720,19 @@ class iinfo:
     ``dtype``)."""
 
     def __init__(self, type):  # noqa: A002
-        if not isinstance(type, D.dtype) or type.np.kind not in "iub":
+        if not isinstance(type, D.dtype):
+            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not "
+                            f"{builtins.type(type).__name__}")
+        if type.np.kind == "b":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.np.kind not in "iu":
             raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to "
                             f"handle '{type}'")
-        i = np.iinfo(type.np) if type.np.kind != "b" else None
-        self.bits = 8 if i is None else int(i.bits)
-        self.max = 1 if i is None else int(i.max)
-        self.min = 0 if i is None else int(i.min)
-        self.dtype = str(type.np) if i is not None else "bool"
+        i = np.iinfo(type.np)
+        self.bits = int(i.bits)
+        self.max = int(i.max)
+        self.min = int(i.min)
+        self.dtype = str(type.np)
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

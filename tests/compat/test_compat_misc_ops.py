@@ -277,3 +277,19 @@ def test_inplace_methods_on_non_leaf(name, args):
         y.sum().backward()
         return y, x.grad, [t.grad for t in ts if hasattr(t, "grad")]
     assert_same(snippet)
+
+
+def test_error_types_and_integer_coefficients():
+    assert_same(lambda T: T.addcmul(T.tensor([1, 2]), T.tensor([1, 2]), T.tensor([3, 4]),
+                                    value=2.5))
+    assert_same(lambda T: T.addr(T.zeros(2, 2, dtype=T.bool), T.tensor([True, False]),
+                                 T.tensor([True, True]), alpha=2))
+    assert_same(lambda T: T.meshgrid(T.zeros(2), indexing="ab"))
+    assert_same(lambda T: T.tril_indices(3, 3, dtype=T.float32))
+    assert_same(lambda T: T.broadcast_shapes((2, -1)))
+    assert_same(lambda T: T.finfo(None))
+    assert_same(lambda T: T.iinfo(T.bool))
+    assert_same(lambda T: T.cdist(T.tensor([[1, 2]]), T.tensor([[1, 2]])))
+    assert_same(lambda T: T.tensordot(T.zeros(2, 3), T.zeros(4, 5), 1))
+    assert_same(lambda T: T.gradient(T.zeros(5, 5), spacing=[1.0, 2.0, 3.0]))
+    assert_same(lambda T: T.lerp(T.tensor([1, 2]), T.tensor([3, 4]), 0.5))
