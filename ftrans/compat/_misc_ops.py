@@ -15,6 +15,7 @@ from ._tensor import Tensor, _dim, _make_plain
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _promote_datas, _scalar, _tensorize, _tname
+from ._out import with_out
 from . import _misc_ops2 as _M2
 from . import _misc_methods as _MM
 
@@ -343,7 +344,7 @@ def _tensordot_fn(a, b, axes):
     return _fnp.tensordot(a, b, axes)
 
 
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2):
     """``torch.tensordot``: ``dims`` an int (the last ``dims`` of ``a`` with the first of
     ``b``), a pair of lists of dimensions, or a 2-row tensor."""
     x, y = _t(a, "a"), _t(b, "b")
@@ -382,15 +383,9 @@ def tensordot(a, b, dims=2, out=None):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{O._ctype(x._data.dtype)} != {O._ctype(y._data.dtype)}")
     if x._data.dtype.kind in "iub":
-        res = _make_plain(np.asarray(np.tensordot(x._data, y._data, axes)))
-    else:
-        res = _compose(_TensordotBackward, _tensordot_fn, [x, y], [x._data, y._data],
-                       {"axes": axes})
-    if out is not None:
-        out.copy_(res) if out._data.shape == res._data.shape else out.resize_(
-            res._data.shape).copy_(res)
-        return out
-    return res
+        return _make_plain(np.asarray(np.tensordot(x._data, y._data, axes)))
+    return _compose(_TensordotBackward, _tensordot_fn, [x, y], [x._data, y._data],
+                    {"axes": axes})
 
 
 # =============================================================================== cdist / dist
@@ -532,4 +527,27 @@ METHODS.update({n + "_": _inplace(globals()[n]) for n in (
 METHODS.update(_M2.METHODS)
 addmv_ = METHODS["addmv_"]   # (torch.addmv_ is also a function)
 __all__.append("addmv_")
+
+
+def _exact_out(fn):
+    """``out=`` of the fused products, which write only their operands' dtype (PyTorch
+    refuses another dtype of ``out``, where elementwise ops cast)."""
+    g = with_out(fn)
+
+    def f(*args, out=None, **kwargs):
+        if out is not None and isinstance(out, Tensor) and isinstance(args[0], Tensor) and \
+                out._data.dtype != args[0]._data.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {args[0].dtype}, but got "
+                               f"{out.dtype} instead")
+        return g(*args, out=out, **kwargs)
+    f.__name__, f.__doc__ = fn.__name__, fn.__doc__
+    return f
+
+
+# out= on the functions PyTorch gives one (PyTorch's out rules: ._out)
+for _n in ("addr", "addcmul", "addcdiv", "lerp", "kron", "column_stack", "dstack", "row_stack"):
+    globals()[_n] = with_out(globals()[_n], _n)
+for _n in ("addmm", "addmv", "baddbmm", "addbmm", "vdot", "tensordot", "renorm"):
+    globals()[_n] = _exact_out(globals()[_n])
+del _n
 METHODS.update(_MM.METHODS)

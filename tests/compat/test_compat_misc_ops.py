@@ -293,3 +293,15 @@ def test_error_types_and_integer_coefficients():
     assert_same(lambda T: T.tensordot(T.zeros(2, 3), T.zeros(4, 5), 1))
     assert_same(lambda T: T.gradient(T.zeros(5, 5), spacing=[1.0, 2.0, 3.0]))
     assert_same(lambda T: T.lerp(T.tensor([1, 2]), T.tensor([3, 4]), 0.5))
+
+
+def test_out_variants():
+    def snippet(T):
+        o1, o2, o3 = T.empty(0), T.empty(3, 5), T.empty(2, dtype=T.int64)
+        T.addmm(T.tensor(A35), T.tensor(A34), T.tensor(A45), out=o1)
+        T.kron(T.tensor(A3), T.tensor(A4), out=o2)
+        T.lerp(T.tensor(A3), T.tensor(A3 * 2), 0.5, out=T.empty(3))
+        return o1, o2, T.column_stack([T.tensor([1, 2]), T.tensor([3, 4])], out=o3)
+    assert_same(snippet)
+    assert_same(lambda T: T.addcmul(T.zeros(2, requires_grad=True), T.ones(2), T.ones(2),
+                                    out=T.empty(2)))
