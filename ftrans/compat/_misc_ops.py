@@ -400,7 +400,18 @@ def _mm_dist_fn(a, b):
     a2 = _fnp.sum(a * a, axis=-1)[..., :, None]
     b2 = _fnp.sum(b * b, axis=-1)[..., None, :]
     ab = _fnp.matmul(a, _fnp.swapaxes(b, -1, -2))
-    return _fnp.sqrt(_fnp.maximum(a2 + b2 - 2 * ab, 0))
+    return _safe_root(_fnp.maximum(a2 + b2 - 2 * ab, 0), 2)
+
+
+def _safe_pow(v, e):
+    """``v ** e`` of ``v >= 0`` with 0 (and a zero derivative) where ``v == 0``: PyTorch's
+    distance gradients are 0 at coinciding points (the minimum-norm subgradient)."""
+    z = v == 0
+    return _fnp.where(z, 0, _fnp.where(z, 1, v) ** e)
+
+
+def _safe_root(s, p):
+    return _safe_pow(s, 0.5) if p == 2 else _safe_pow(s, 1.0 / p)
 
 
 def _norm_last(d, p, axis=-1):
@@ -412,8 +423,8 @@ def _norm_last(d, p, axis=-1):
     if p == 1:
         return _fnp.sum(ad, axis=axis)
     if p == 2:
-        return _fnp.sqrt(_fnp.sum(ad * ad, axis=axis))
-    return _fnp.sum(ad ** p, axis=axis) ** (1.0 / p)
+        return _safe_root(_fnp.sum(ad * ad, axis=axis), 2)
+    return _safe_root(_fnp.sum(_safe_pow(ad, p) if p < 1 else ad ** p, axis=axis), p)
 
 
 _CdistBackward0 = composite_class("CdistBackward0", ("x1", "x2"))
@@ -485,7 +496,8 @@ def _renorm_fn(x, p, axis, maxnorm):
     elif p == 1:
         n = _fnp.sum(ax, axis=axes, keepdims=True)
     else:
-        n = _fnp.sum(ax ** p, axis=axes, keepdims=True) ** (1.0 / p)
+        n = _safe_root(_fnp.sum(_safe_pow(ax, p) if p < 1 else ax ** p, axis=axes,
+                                keepdims=True), p)
     n = n.real if n.dtype.kind == "c" else n
     factor = _fnp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
     return x * factor.astype(x.dtype)

@@ -305,3 +305,16 @@ def test_out_variants():
     assert_same(snippet)
     assert_same(lambda T: T.addcmul(T.zeros(2, requires_grad=True), T.ones(2), T.ones(2),
                                     out=T.empty(2)))
+
+
+@pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0, float("inf")])
+def test_distance_gradients_at_coinciding_points(p):
+    a = _arr(30, 3)
+    a[3, 1] = a[1, 1]
+    zero_rows = A34.copy()
+    zero_rows[1] = 0
+    assert_same(vg(lambda T, x, y: T.cdist(x, y, p=p), a, a[:5].copy()))
+    assert_same(vg(lambda T, x, y: T.cdist(x, y, p=p, compute_mode="donot_use_mm_for_euclid_dist"),
+                   a[:6].copy(), a[:4].copy()))
+    assert_same(vg(lambda T, x, y: T.dist(x, y, p), a, a.copy()))
+    assert_same(vg(lambda T, x: T.renorm(x, p, 0, 0.5), zero_rows))
