@@ -687,6 +687,19 @@ def fill(input, value):  # noqa: A002
 
 
 # =============================================================================== finfo / iinfo
+def _info_dtype(fname, dt, kinds, what, other):
+    """``dt`` checked as PyTorch's ``finfo``/``iinfo`` check their argument (TypeErrors)."""
+    if not isinstance(dt, D.dtype):
+        raise TypeError(f"{fname}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{type(dt).__name__}")
+    if dt.np.kind == "b" and fname == "iinfo":
+        raise TypeError("torch.bool is not supported by torch.iinfo")
+    if dt.np.kind not in kinds:
+        raise TypeError(f"torch.{fname}() requires {what} input type. Use torch.{other} to "
+                        f"handle '{dt}'")
+    return dt
+
+
 class finfo:
     """``torch.finfo``: machine limits of a floating dtype (``bits``, ``eps``, ``max``,
     ``min``, ``tiny``/``smallest_normal``, ``resolution``, ``dtype``) -- of the default
@@ -694,13 +707,7 @@ class finfo:
 
     def __init__(self, type=D.get_default_dtype):  # noqa: A002
         dt = D.get_default_dtype() if type is D.get_default_dtype else type
-        if not isinstance(dt, D.dtype):
-            raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins.type(dt).__name__}")
-        if dt.np.kind not in "fc":
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use "
-                            f"torch.iinfo to handle '{type}'")
-        i = np.finfo(dt.np)
+        i = np.finfo(_info_dtype("finfo", dt, "fc", "a floating point", "iinfo").np)
         self.bits = int(i.bits)
         self.eps = float(i.eps)
         self.max = float(i.max)
@@ -720,19 +727,11 @@ class iinfo:
     ``dtype``)."""
 
     def __init__(self, type):  # noqa: A002
-        if not isinstance(type, D.dtype):
-            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins.type(type).__name__}")
-        if type.np.kind == "b":
-            raise TypeError("torch.bool is not supported by torch.iinfo")
-        if type.np.kind not in "iu":
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to "
-                            f"handle '{type}'")
-        i = np.iinfo(type.np)
+        i = np.iinfo(_info_dtype("iinfo", type, "iu", "an integer", "finfo").np)
         self.bits = int(i.bits)
         self.max = int(i.max)
         self.min = int(i.min)
-        self.dtype = str(type.np)
+        self.dtype = str(i.dtype)
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
