@@ -100,6 +100,7 @@ def _conv(npdt, name):
     def m(self, memory_format=None):
         return O._convert(self, np.dtype(npdt))
     m.__name__ = name
+    m.__doc__ = f"``Tensor.{name}``: ``self`` converted to {np.dtype(npdt).name}."
     return m
 
 
@@ -108,10 +109,13 @@ def _refuse_dtype(name, what):
         raise TypeError(f"Tensor.{name}(): compat has no {what} dtype (NumPy has none); convert "
                         "to float32/complex64 instead")
     m.__name__ = name
+    m.__doc__ = f"``Tensor.{name}``: refused (TypeError): compat has no {what} dtype."
     return m
 
 
 def _H(self):
+    """``Tensor.H``: the conjugate transpose of a matrix (0-d: ``self``, with PyTorch's
+    deprecation warning)."""
     n = self._data.ndim
     if n == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
@@ -123,6 +127,7 @@ def _H(self):
 
 
 def _mH(self):
+    """``Tensor.mH``: the conjugate transpose of the last two dimensions."""
     n = self._data.ndim
     if n < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. "
@@ -143,6 +148,7 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0):  # noqa: A002
 
 
 def _to_sparse(self, *args, **kwargs):
+    """``Tensor.to_sparse``: refused (RuntimeError): compat has no sparse layouts."""
     raise RuntimeError("to_sparse: compat tensors have only the strided (dense) layout; sparse "
                        "layouts (torch.sparse_coo, sparse_csr ...) are not supported")
 

@@ -528,6 +528,7 @@ def _inplace(fn):
     def m(self, *args, **kwargs):
         return O._inplace(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
+    m.__doc__ = f"``Tensor.{fn.__name__}_``: in-place ``{fn.__name__}`` of ``self``."
     return m
 
 

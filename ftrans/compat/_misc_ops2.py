@@ -662,6 +662,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
                        requires_grad=False, pin_memory=False):
+    """``Tensor.new_empty_strided``: ``empty_strided`` of ``self``'s dtype by default."""
     return _strided(size, stride, dtype or self.dtype, device, requires_grad,
                     "new_empty_strided")
 
