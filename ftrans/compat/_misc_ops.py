@@ -213,12 +213,11 @@ def _addc(cls, fn, fname, input, tensor1, tensor2, value):
                         f"{type(value).__name__}")
     r = _promote_datas(ts)
     try:
-        shape = np.broadcast_shapes(*(t._data.shape for t in ts))
+        np.broadcast_shapes(*(t._data.shape for t in ts))
     except ValueError:
         raise O._broadcast_error(ts[1]._data, ts[2]._data) from None
     if r.kind in "iu" and not isinstance(value, bool):
         value = int(value.real if isinstance(value, complex) else value)   # (truncated)
-    del shape
     datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in ts]
     casts = tuple(t._data.dtype if t._data.dtype != r and t._data.dtype.kind in "fc" else None
                   for t in ts)
@@ -298,11 +297,10 @@ def lerp(input, end, weight):  # noqa: A002
         raise RuntimeError(f"expected dtype {_tname(x._data.dtype).lower()} for `end` but got "
                            f"dtype {_tname(e._data.dtype).lower()}")
     try:
-        shape = np.broadcast_shapes(x._data.shape, e._data.shape,
-                                    weight._data.shape if isinstance(weight, Tensor) else ())
+        np.broadcast_shapes(x._data.shape, e._data.shape,
+                            weight._data.shape if isinstance(weight, Tensor) else ())
     except ValueError:
         raise O._broadcast_error(x._data, e._data) from None
-    del shape
     if isinstance(weight, Tensor):
         if weight._data.dtype != x._data.dtype:
             raise RuntimeError(f"expected dtype {_tname(x._data.dtype).lower()} for `weight` "
@@ -445,7 +443,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{ad.shape[-1]} X2: {bd.shape[-1]}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values")
+        raise RuntimeError("cdist only supports non-negative p values")
     modes = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
              "donot_use_mm_for_euclid_dist": 2, None: 0}
     if compute_mode not in modes:
@@ -514,7 +512,7 @@ def renorm(input, p, dim, maxnorm):  # noqa: A002
     if d.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {d.ndim} dimensions")
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if d.dtype.kind not in "fc":

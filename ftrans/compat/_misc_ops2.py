@@ -23,7 +23,7 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ..scipy import linalg as _sla
 from ..scipy import integrate as _sint
-from ._opbase import _compose, _promote_datas, _scalar, _tensorize, _tname
+from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._inplace import _overwritten_fn, _fill_fn
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
@@ -541,7 +541,7 @@ def _integrate(fn, cls_dx, cls_x, y, x, dx, dim):
     yd = d if d.dtype == r else d.astype(r)
     xd = xd if xd.dtype == r else xd.astype(r)
     if xd.ndim == 1 and xd.shape[0] != d.shape[ax]:
-        raise RuntimeError(f"trapezoid: There must be one `x` value for each sample point")
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
     return _compose(cls_x, fn, [yt, x], [yd, xd], {"dx": 1.0, "axis": ax})
 
 
@@ -586,7 +586,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
     if spacing is None:
         spacing = 1
     if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if isinstance(spacing, (list, tuple)):
         sp = list(spacing)
         if len(sp) != len(axes):
@@ -598,8 +598,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
         sp = [spacing] * len(axes)
     for a in axes:
         if d.shape[a] < edge_order + 1:
-            raise RuntimeError(f"torch.gradient expected each dimension size to be at least "
-                               f"edge_order+1")
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
     yd = d if d.dtype.kind in "fc" else d.astype(D.get_default_dtype().np)
     outs = []
     for a, s in zip(axes, sp):
@@ -634,7 +634,7 @@ def _strided(size, stride, dtype, device, requires_grad, fname):
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     for s in size:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
