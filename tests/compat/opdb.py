@@ -134,6 +134,8 @@ def to_compat(v, leaves):
             return leaves.memo[id(v)]
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
+        if v.device.type != "cpu":   # meta tensors of error inputs (torch.gradient's)
+            raise Skip(f"input on device {v.device}")
         try:
             arr = v.detach().resolve_conj().resolve_neg().numpy().copy()
         except (ValueError, RuntimeError) as e:   # NumPy's 64-dimension limit ...
