@@ -24,6 +24,8 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
   keywords such as ``assume_a`` are not accepted).  ``cholesky`` and ``qr`` are SciPy's
   own here because their defaults differ from NumPy's (SciPy's ``cholesky`` returns the
   upper factor, its ``qr`` the full ``Q``).
+* :func:`householder_product` (not in SciPy: LAPACK's ``orgqr``, reachable there as
+  ``scipy.linalg.lapack.dorgqr``): the product of Householder reflectors, composed.
 """
 from __future__ import annotations
 
@@ -40,11 +42,12 @@ from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _comm
 from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
 from ..numpy._indexing import take as _take
+from ._householder import householder_product
 
 __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
            "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "block_diag", "polar", "cholesky", "qr", "solve", "inv", "det", "eigh",
-           "svd", "lstsq", "pinv", "norm"]
+           "svd", "lstsq", "pinv", "norm", "householder_product"]
 
 
 def _square(a, name):

@@ -1,0 +1,181 @@
+"""``torch.linalg`` LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``) and
+``torch.lu_unpack``, adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
+:mod:`ftrans.compat.linalg`).  Square matrices only: ftrans's LU does not factor
+rectangular ones (``NotImplementedError``)."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..primitives import linalg as _L
+from ..scipy import linalg as _fsl
+from ._tensor import _make_plain
+from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype
+from ._linalg_solve import mH, bcast_batch
+
+__all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack", "perm_of_pivots"]
+
+linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
+linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
+lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])
+
+
+# ------------------------------------------------------------------ compositions (ftrans)
+def _lu_factor_fn(a):
+    lu_, piv, _ = _L.lu(a)
+    return lu_, fnp.add(piv, 1)
+
+
+def _perm_T(perm, n, dtype):
+    """``P`` with ``A = P L U`` for LAPACK's row permutation ``perm`` (``(L U)[i] =
+    A[perm[i]]``): ``P[perm[i], i] = 1``."""
+    return fnp.swapaxes(fnp.equal(fnp.expand_dims(perm, -1), np.arange(n)).astype(dtype), -1, -2)
+
+
+def _unpack(lu_, n_rows, n_cols):
+    k = min(n_rows, n_cols)
+    eye = np.eye(n_rows, k, dtype=np.dtype(lu_.dtype))
+    low = fnp.add(fnp.tril(lu_[..., :, :k], -1), eye)
+    up = fnp.triu(lu_[..., :k, :])
+    return low, up
+
+
+def _lu_fn(a):
+    lu_, _, perm = _L.lu(a)
+    n = a.shape[-1]
+    low, up = _unpack(lu_, n, n)
+    return _perm_T(perm, n, np.dtype(a.dtype)), low, up
+
+
+def _lu_unpack_fn(lu_, perm):
+    m, n = lu_.shape[-2:]
+    low, up = _unpack(lu_, m, n)
+    return _perm_T(perm, m, np.dtype(lu_.dtype)), low, up
+
+
+def _rows(b, perm):
+    """``b[..., perm, :]`` (batched)."""
+    idx = fnp.broadcast_to(fnp.expand_dims(perm, -1), tuple(perm.shape) + (b.shape[-1],))
+    return fnp.take_along_axis(b, idx, axis=-2)
+
+
+def _lu_solve_fn(lu_, perm, inv, b, *, left, adjoint):
+    if not left:   # X op(A) = B  <=>  op(A)^H X^H = B^H
+        return mH(_lu_solve_fn(lu_, perm, inv, mH(b), left=True, adjoint=not adjoint))
+    lu_, b = bcast_batch(lu_, b)
+    batch = tuple(lu_.shape[:-2])
+    perm = fnp.broadcast_to(perm, batch + tuple(perm.shape[-1:]))
+    inv = fnp.broadcast_to(inv, batch + tuple(inv.shape[-1:]))
+    if not adjoint:   # A = P L U:  X = U^{-1} L^{-1} P^T B
+        y = _fsl.solve_triangular(lu_, _rows(b, perm), lower=True, unit_diagonal=True)
+        return _fsl.solve_triangular(lu_, y, lower=False)
+    y = _fsl.solve_triangular(lu_, b, trans=2, lower=False)           # U^{-H} B
+    y = _fsl.solve_triangular(lu_, y, trans=2, lower=True, unit_diagonal=True)
+    return _rows(y, inv)                                              # P Y
+
+
+# ------------------------------------------------------------------ helpers
+def perm_of_pivots(piv):
+    """LAPACK's 1-based row interchanges ``piv`` (``(..., k)``) as the permutation ``perm``
+    with ``(P^T A)[i] = A[perm[i]]`` (and its inverse), NumPy int64 arrays."""
+    piv = np.asarray(piv).astype(np.int64) - 1
+    n = piv.shape[-1]
+    perm = np.broadcast_to(np.arange(n), piv.shape).copy()
+    flat_p = perm.reshape(-1, n)
+    flat_v = piv.reshape(-1, n)
+    for r in range(flat_p.shape[0]):
+        p = flat_p[r]
+        for i, j in enumerate(flat_v[r]):
+            if not 0 <= j < n:
+                raise RuntimeError(f"lu_solve: pivots must be in the range [1, {n}], got "
+                                   f"{j + 1}")
+            p[i], p[j] = p[j], p[i]
+    perm = flat_p.reshape(piv.shape)
+    return perm, np.argsort(perm, axis=-1)
+
+
+def _square_only(name, A):
+    m, n = A._data.shape[-2:]
+    if m != n:
+        raise NotImplementedError(f"{name}: the LU of rectangular ({m} by {n}) matrices is "
+                                  "not implemented in ftrans (ftrans.scipy.linalg.lu_factor "
+                                  "factors square matrices); pass square matrices")
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """``torch.linalg.lu_factor`` -> ``(LU, pivots)`` (1-based int32 pivots, LAPACK's)."""
+    LU, piv, _ = lu_factor_ex(A, pivot=pivot, check_errors=True)
+    return linalg_lu_factor(LU, piv)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """``torch.linalg.lu_factor_ex`` -> ``(LU, pivots, info)``; ``info`` is 0 (a singular
+    matrix is factored, as LAPACK does)."""
+    name = "torch.linalg.lu_factor_ex"
+    need_float(name, A)
+    need_matrix(name, A)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU")
+    _square_only(name, A)
+    LU, piv = op(name, "LinalgLuFactorExBackward0", _lu_factor_fn, [A], names=("A",))
+    info = _make_plain(np.zeros(A._data.shape[:-2], np.int32))
+    return linalg_lu_factor_ex(LU, piv, info)
+
+
+def lu(A, *, pivot=True, out=None):
+    """``torch.linalg.lu`` -> ``(P, L, U)`` with ``A = P L U``."""
+    name = "linalg.lu"
+    need_float(name, A)
+    need_matrix(name, A)
+    if not pivot:
+        raise RuntimeError("linalg.lu: LU without pivoting is not implemented on the CPU")
+    _square_only(name, A)
+    return linalg_lu(*op(name, "LinalgLuBackward0", _lu_fn, [A], names=("A",), diff=(1, 2)))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``torch.lu_unpack`` -> ``(P, L, U)`` from ``lu_factor``'s results (empty tensors
+    for the parts not asked for)."""
+    name = "torch.lu_unpack"
+    need_matrix(name, LU_data, "LU_data")
+    m, n = LU_data._data.shape[-2:]
+    if LU_pivots._data.dtype != np.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor "
+                           "of torch.int32 dtype.")
+    piv = np.asarray(LU_pivots._data)
+    k = piv.shape[-1]
+    full = np.concatenate([piv, np.broadcast_to(np.arange(k + 1, m + 1, dtype=piv.dtype),
+                                                piv.shape[:-1] + (m - k,))], -1) if m > k else piv
+    perm, _ = perm_of_pivots(full)
+    pt = _make_plain(perm)
+    res = op(name, "LuUnpackBackward0", _lu_unpack_fn, [LU_data, pt], names=("LU_data",),
+             diff=(1, 2))
+    empty = _make_plain(np.zeros((0,), LU_data._data.dtype))
+    return lu_unpack_t(res[0] if unpack_pivots else empty, res[1] if unpack_data else empty,
+                       res[2] if unpack_data else empty)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """``torch.linalg.lu_solve``: ``X`` with ``A X = B`` (``adjoint``: ``A^H X = B``;
+    ``left=False``: ``X A = B``) from ``lu_factor``'s ``(LU, pivots)``."""
+    name = "linalg.lu_solve"
+    need_float(name, LU, B)
+    need_square(name, LU, "LU")
+    need_matrix(name, B, "B")
+    same_dtype(name, LU, B, ("LU", "B"))
+    n = LU._data.shape[-1]
+    if B._data.shape[-2 if left else -1] != n:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{'x'.join(map(str, B._data.shape[-2:]))})")
+    if tuple(pivots._data.shape) != tuple(LU._data.shape[:-1]):
+        raise RuntimeError(f"{name}: Expected pivots to have shape {list(LU.shape[:-1])}, "
+                           f"got {list(pivots.shape)}")
+    perm, inv = perm_of_pivots(pivots._data)
+    return op(name, "LinalgLuSolveBackward0", _lu_solve_fn,
+              [LU, _make_plain(perm), _make_plain(inv), B],
+              {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "inv", "B"))

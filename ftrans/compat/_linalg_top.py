@@ -1,0 +1,197 @@
+"""The ``torch.*`` forms of ``torch.linalg`` (``torch.det``, ``torch.inverse``,
+``torch.svd`` ...) and the legacy solvers (``cholesky_solve``, ``triangular_solve``,
+``lu_solve`` ...), with their Tensor methods: adapters onto the functions of
+:mod:`ftrans.compat.linalg` and the ftrans compositions they use."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy import linalg as _fla
+from ..scipy import linalg as _fsl
+from ._tensor import _make_plain
+from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype
+from ._linalg_solve import (det, slogdet, logdet, inv, pinv, matrix_power, matrix_exp, mH,
+                            bcast_batch, cholesky_fn)
+from ._linalg_decomp import svdvals, qr as _lqr, cross as _lcross, householder_product
+from ._linalg_lu import lu_factor_ex, lu_solve as _llu_solve, lu_unpack
+
+__all__ = ["TOPLEVEL", "METHODS"]
+
+slogdet_t = namedtuple("slogdet", ["sign", "logabsdet"])
+qr_t = namedtuple("qr", ["Q", "R"])
+svd_t = namedtuple("svd", ["U", "S", "V"])
+triangular_solve_t = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+# ------------------------------------------------------------------ compositions (ftrans)
+def _gram(l, upper):
+    return fnp.matmul(mH(l), l) if upper else fnp.matmul(l, mH(l))
+
+
+def _cholesky_inverse_fn(l, *, upper):
+    g = _gram(l, upper)
+    return _fla.inv(g)
+
+
+def _cholesky_solve_fn(b, l, *, upper):
+    g = _gram(l, upper)
+    g, b = bcast_batch(g, b)
+    return _fla.solve(g, b)
+
+
+def _triangular_solve_fn(b, a, *, upper, transpose, unit):
+    a2, b2 = bcast_batch(a, b)
+    x = _fsl.solve_triangular(a2, b2, trans=1 if transpose else 0, lower=not upper,
+                              unit_diagonal=unit)
+    return x, a
+
+
+def _legacy_svd_fn(a, *, some):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    u, s, vh = _fla.svd(a, full_matrices=False)
+    if not some and m != n:
+        uf, _, vhf = _fla.svd(fnp.stop_gradient(a), full_matrices=True)
+        if m > k:
+            u = fnp.concatenate([u, uf[..., :, k:]], axis=-1)
+        if n > k:
+            vh = fnp.concatenate([vh, vhf[..., k:, :]], axis=-2)
+    return u, s, mH(vh)
+
+
+# ------------------------------------------------------------------ torch.* functions
+def cholesky(input, upper=False, *, out=None):  # noqa: A002
+    """``torch.cholesky`` (deprecated in PyTorch): ``L`` (``upper``: ``U``)."""
+    need_float("cholesky", input)
+    need_square("cholesky", input)
+    return op("cholesky", "CholeskyBackward0", cholesky_fn,
+              [input], {"upper": bool(upper)})
+
+
+def cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
+    """``torch.cholesky_inverse``: ``(L L^H)^{-1}`` (``upper``: ``(U^H U)^{-1}``) from a
+    Cholesky factor."""
+    need_float("cholesky_inverse", input)
+    need_square("cholesky_inverse", input, "input")
+    return op("cholesky_inverse", "CholeskyInverseBackward0", _cholesky_inverse_fn, [input],
+              {"upper": bool(upper)})
+
+
+def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
+    """``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``input`` is ``B``,
+    ``input2`` the factor)."""
+    name = "cholesky_solve"
+    need_float(name, input, input2)
+    need_square(name, input2, "A")
+    need_matrix(name, input, "b")
+    same_dtype(name, input, input2, ("b", "A"))
+    if input._data.shape[-2] != input2._data.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{input2._data.shape[-1]} by {input2._data.shape[-1]} but each b "
+                           f"matrix is {input._data.shape[-2]} by {input._data.shape[-1]}")
+    return op(name, "CholeskySolveBackward0", _cholesky_solve_fn, [input, input2],
+              {"upper": bool(upper)}, ("self", "input2"))
+
+
+def cross(input, other, dim=None, *, out=None):  # noqa: A002
+    """``torch.cross``: ``linalg.cross`` along ``dim`` (None: the first dimension of size
+    3, PyTorch's deprecated default)."""
+    if dim is None:
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError(f"no dimension of size 3 in input")
+    return _lcross(input, other, dim=dim)
+
+
+def inverse(input, *, out=None):  # noqa: A002
+    """``torch.inverse``: ``linalg.inv``."""
+    return inv(input)
+
+
+def torch_slogdet(input):  # noqa: A002
+    """``torch.slogdet`` -> ``(sign, logabsdet)``."""
+    return slogdet_t(*slogdet(input))
+
+
+def pinverse(input, rcond=1e-15):  # noqa: A002
+    """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``."""
+    return pinv(input, rtol=rcond)
+
+
+def torch_qr(input, some=True, *, out=None):  # noqa: A002
+    """``torch.qr`` (deprecated in PyTorch) -> ``(Q, R)``."""
+    return qr_t(*_lqr(input, "reduced" if some else "complete"))
+
+
+def torch_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
+    """``torch.svd`` -> ``(U, S, V)`` (``V``, not ``Vh``; ``some=False``: full ``U``/``V``;
+    ``compute_uv=False``: zero ``U``/``V`` of the full shapes, as PyTorch)."""
+    need_float("svd", input)
+    need_matrix("svd", input)
+    d = input._data
+    m, n = d.shape[-2:]
+    if not compute_uv:
+        s = svdvals(input)
+        z = d.shape[:-2]
+        return svd_t(_make_plain(np.zeros(z + (m, m), d.dtype)), s,
+                     _make_plain(np.zeros(z + (n, n), d.dtype)))
+    return svd_t(*op("svd", "LinalgSvdBackward0", _legacy_svd_fn, [input],
+                     {"some": bool(some)}))
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *,  # noqa: A002
+                     out=None):
+    """``torch.triangular_solve`` -> ``(solution, cloned_coefficient)`` (``input`` is
+    ``B``)."""
+    name = "triangular_solve"
+    need_float(name, input, A)
+    need_square(name, A, "A")
+    need_matrix(name, input, "b")
+    same_dtype(name, input, A, ("b", "A"))
+    if input._data.shape[-2] != A._data.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A._data.shape[-1]} by {A._data.shape[-1]} but each b matrix is "
+                           f"{input._data.shape[-2]} by {input._data.shape[-1]}")
+    x, c = op(name, "TriangularSolveBackward0", _triangular_solve_fn, [input, A],
+              {"upper": bool(upper), "transpose": bool(transpose),
+               "unit": bool(unitriangular)}, ("self", "A"))
+    return triangular_solve_t(x, c)
+
+
+def torch_lu(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu`` -> ``(A_LU, pivots[, infos])``."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
+    return _llu_solve(LU_data, LU_pivots, b)
+
+
+def torch_matrix_power(input, n):  # noqa: A002
+    """``torch.matrix_power``: ``linalg.matrix_power``."""
+    return matrix_power(input, n)
+
+
+def _orgqr(input, tau):  # noqa: A002
+    """``torch.orgqr``: ``linalg.householder_product``."""
+    return householder_product(input, tau)
+
+
+TOPLEVEL = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
+            "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
+            "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
+            "lu_solve": torch_lu_solve, "lu_unpack": lu_unpack, "matrix_exp": matrix_exp,
+            "matrix_power": torch_matrix_power, "pinverse": pinverse, "qr": torch_qr,
+            "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr}
+METHODS = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
+           "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
+           "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
+           "lu_solve": torch_lu_solve, "matrix_exp": matrix_exp,
+           "matrix_power": torch_matrix_power, "pinverse": pinverse, "qr": torch_qr,
+           "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr}
