@@ -422,9 +422,9 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def vander(x, N=None):
     """``torch.linalg.vander``: ``x[..., None] ** arange(N)`` (increasing powers)."""
+    if x._data.ndim == 0:
+        x = x.reshape(1)
     d = x._data
-    if d.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
     n = d.shape[-1] if N is None else int(N)
     if n <= 1 and N is not None:
         raise RuntimeError("N must be greater than 1.")

@@ -100,16 +100,17 @@ def _lstsq_fn(a, b, *, rcond, vec, resid):
     if vec:
         b = fnp.expand_dims(b, -1)
     x = fnp.matmul(_fla.pinv(a, rcond), b)
-    r = None
     if resid:
         d = fnp.subtract(fnp.matmul(a, x), b)
         r = fnp.sum(fnp.real(fnp.multiply(fnp.conj(d), d)) if d.dtype.kind == "c"
                     else fnp.multiply(d, d), axis=-2)
+    else:   # (PyTorch's empty residuals are an output of the node too)
+        r = fnp.zeros((0,), np.finfo(np.dtype(a.dtype)).dtype)
     if vec:
         x = fnp.squeeze(x, -1)
-        if r is not None:
+        if resid:
             r = fnp.squeeze(r, -1)
-    return (x,) if r is None else (x, r)
+    return x, r
 
 
 def _svdvals_fn(a):
@@ -341,18 +342,21 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            f"else -2)")
     eps = np.finfo(ad.dtype).eps
     rc = eps * max(m, n) if rcond is None else float(rcond)
-    s = np.linalg.svd(np.asarray(ad), compute_uv=False) if ad.size else \
-        np.zeros(ad.shape[:-2] + (0,), np.finfo(ad.dtype).dtype)
-    smax = s.max(axis=-1, keepdims=True) if s.shape[-1] else s
-    rank = (s > rc * smax).sum(axis=-1).astype(np.int64) if s.shape[-1] else \
-        np.zeros(ad.shape[:-2], np.int64)
-    resid = driver != "gelsy" and m > n and bool(np.all(rank == n))
+    real = np.finfo(ad.dtype).dtype
+    if min(m, n):
+        s = call(name, _svdvals_fn, [ad], {})
+        smax = fnp.max(s, axis=-1, keepdims=True)
+        rank = fnp.sum(fnp.greater(s, fnp.multiply(smax, rc)), axis=-1).astype(np.int64)
+    else:
+        s = np.zeros(ad.shape[:-2] + (0,), real)
+        rank = np.zeros(ad.shape[:-2], np.int64)
+    full = bool(np.all(rank == n)) if isinstance(rank, np.ndarray) else True  # (traced)
+    resid = driver != "gelsy" and m > n and full
     res = op(name, "LinalgLstsqBackward0", _lstsq_fn, [A, B],
              {"rcond": rc, "vec": vec, "resid": resid}, ("self", "b"))
-    real = np.finfo(ad.dtype).dtype
-    residuals = res[1] if resid else _make_plain(np.zeros((0,), real))
+    residuals = res[1]
     if driver in ("gelsd", "gelss"):
-        sv = _make_plain(s.astype(real))
+        sv = _make_plain(s)
     else:
         sv = _make_plain(np.zeros((0,), real))
     rk = _make_plain(rank) if driver != "gels" else _make_plain(np.zeros((0,), np.int64))

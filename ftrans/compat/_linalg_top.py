@@ -24,6 +24,7 @@ slogdet_t = namedtuple("slogdet", ["sign", "logabsdet"])
 qr_t = namedtuple("qr", ["Q", "R"])
 svd_t = namedtuple("svd", ["U", "S", "V"])
 triangular_solve_t = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+geqrf_t = namedtuple("geqrf", ["a", "tau"])
 
 
 # ------------------------------------------------------------------ compositions (ftrans)
@@ -60,6 +61,19 @@ def _legacy_svd_fn(a, *, some):
         if n > k:
             vh = fnp.concatenate([vh, vhf[..., k:, :]], axis=-2)
     return u, s, mH(vh)
+
+
+def _geqrf_fn(a):
+    return _fsl.geqrf(a)
+
+
+def _ormqr_fn(a, tau, c, *, left, transpose):
+    return _fsl.ormqr(a, tau, c, left, transpose)
+
+
+def _lowrank_fn(a, *, q):
+    u, s, vh = _fla.svd(a, full_matrices=False)
+    return u[..., :, :q], s[..., :q], mH(vh)[..., :, :q]
 
 
 # ------------------------------------------------------------------ torch.* functions
@@ -183,15 +197,95 @@ def _orgqr(input, tau):  # noqa: A002
     return householder_product(input, tau)
 
 
+def geqrf(input, *, out=None):  # noqa: A002
+    """``torch.geqrf`` -> ``(a, tau)``: LAPACK's packed Householder QR (values as
+    ``scipy.linalg.qr(mode='raw')``; PyTorch gives no derivative, nor does this)."""
+    need_float("geqrf", input)
+    if input._data.ndim < 2:
+        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+    a, tau = op("geqrf", None, _geqrf_fn, [input])
+    return geqrf_t(a, tau)
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):  # noqa: A002
+    """``torch.ormqr``: ``op(Q) C`` (``left``) or ``C op(Q)`` for ``geqrf``'s ``(input,
+    input2)``, ``op`` the conjugate transpose when ``transpose``."""
+    name = "torch.ormqr"
+    a, tau, c = input._data, input2._data, input3._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    need_float(name, input, input2, input3)
+    m = c.shape[-2 if left else -1]
+    if tau.shape[-1] > a.shape[-1] or tau.shape[-1] > m:
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape"
+                           f"[{-2 if left else -1}], input.shape[-1])")
+    if a.shape[-2] != m:
+        raise RuntimeError(f"{name}: input.shape[-2] must be equal to other.shape"
+                           f"[{-2 if left else -1}]")
+    if a.shape[:-2] != c.shape[:-2] or tau.shape[:-1] != a.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of input, tau and other to "
+                           "be equal")
+    same_dtype(name, input, input3, ("input", "other"))
+    same_dtype(name, input, input2, ("input", "tau"))
+    return op(name, "OrmqrBackward0", _ormqr_fn, [input, input2, input3],
+              {"left": bool(left), "transpose": bool(transpose)}, ("self", "input2", "input3"))
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """``torch.svd_lowrank`` -> ``(U, S, V)`` of rank ``q``: the leading ``q`` singular
+    triplets of ``A - M``, computed exactly (PyTorch's randomized estimate approximates
+    them: values agree up to its approximation error and the signs of the vectors)."""
+    if M is not None:
+        A = A - M
+    need_float("svd_lowrank", A)
+    need_matrix("svd_lowrank", A)
+    q = 6 if q is None else int(q)
+    return op("svd_lowrank", "LinalgSvdBackward0", _lowrank_fn, [A], {"q": q})
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """``torch.pca_lowrank`` -> ``(U, S, V)``: :func:`svd_lowrank` of ``A`` (centered
+    over its rows when ``center``), ``q`` defaulting to ``min(6, m, n)``."""
+    need_matrix("pca_lowrank", A)
+    m, n = A._data.shape[-2:]
+    q = min(6, m, n) if q is None else int(q)
+    if not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={min(m, n)}")
+    if center:
+        A = A - A.mean(dim=-2, keepdim=True)
+    return svd_lowrank(A, q, niter)
+
+
+def _mH(self):
+    """``Tensor.mH``: the conjugate transpose of the last two dimensions."""
+    t = self.mT
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
+def _H(self):
+    """``Tensor.H``: the conjugate transpose of a matrix."""
+    if self._data.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self._data.ndim}-D tensor.")
+    return _mH(self) if self._data.ndim == 2 else self
+
+
 TOPLEVEL = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
             "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
             "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
             "lu_solve": torch_lu_solve, "lu_unpack": lu_unpack, "matrix_exp": matrix_exp,
             "matrix_power": torch_matrix_power, "pinverse": pinverse, "qr": torch_qr,
-            "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr}
+            "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr,
+            "geqrf": geqrf, "ormqr": ormqr, "svd_lowrank": svd_lowrank,
+            "pca_lowrank": pca_lowrank}
 METHODS = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
            "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
            "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
            "lu_solve": torch_lu_solve, "matrix_exp": matrix_exp,
            "matrix_power": torch_matrix_power, "pinverse": pinverse, "qr": torch_qr,
-           "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr}
+           "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr,
+           "geqrf": geqrf, "ormqr": ormqr, "mH": property(_mH), "H": property(_H),
+           "adjoint": _mH}

@@ -24,8 +24,8 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
   keywords such as ``assume_a`` are not accepted).  ``cholesky`` and ``qr`` are SciPy's
   own here because their defaults differ from NumPy's (SciPy's ``cholesky`` returns the
   upper factor, its ``qr`` the full ``Q``).
-* :func:`householder_product` (not in SciPy: LAPACK's ``orgqr``, reachable there as
-  ``scipy.linalg.lapack.dorgqr``): the product of Householder reflectors, composed.
+* :func:`householder_product`, :func:`geqrf`, :func:`ormqr` (LAPACK routines SciPy reaches as
+  ``scipy.linalg.lapack.dorgqr``, ``dgeqrf``, ``dormqr``): Householder QR, composed.
 """
 from __future__ import annotations
 
@@ -42,12 +42,12 @@ from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _comm
 from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
 from ..numpy._indexing import take as _take
-from ._householder import householder_product
+from ._householder import householder_product, geqrf, ormqr
 
 __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
            "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "block_diag", "polar", "cholesky", "qr", "solve", "inv", "det", "eigh",
-           "svd", "lstsq", "pinv", "norm", "householder_product"]
+           "svd", "lstsq", "pinv", "norm", "householder_product", "geqrf", "ormqr"]
 
 
 def _square(a, name):
