@@ -1,7 +1,6 @@
 """``torch.linalg`` LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``) and
 ``torch.lu_unpack``, adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
-:mod:`ftrans.compat.linalg`).  Square matrices only: ftrans's LU does not factor
-rectangular ones (``NotImplementedError``)."""
+:mod:`ftrans.compat.linalg`)."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -45,9 +44,9 @@ def _unpack(lu_, n_rows, n_cols):
 
 def _lu_fn(a):
     lu_, _, perm = _L.lu(a)
-    n = a.shape[-1]
-    low, up = _unpack(lu_, n, n)
-    return _perm_T(perm, n, np.dtype(a.dtype)), low, up
+    m, n = a.shape[-2:]
+    low, up = _unpack(lu_, m, n)
+    return _perm_T(perm, m, np.dtype(a.dtype)), low, up
 
 
 def _lu_unpack_fn(lu_, perm):
@@ -97,14 +96,6 @@ def perm_of_pivots(piv):
     return perm, np.argsort(perm, axis=-1)
 
 
-def _square_only(name, A):
-    m, n = A._data.shape[-2:]
-    if m != n:
-        raise NotImplementedError(f"{name}: the LU of rectangular ({m} by {n}) matrices is "
-                                  "not implemented in ftrans (ftrans.scipy.linalg.lu_factor "
-                                  "factors square matrices); pass square matrices")
-
-
 def lu_factor(A, *, pivot=True, out=None):
     """``torch.linalg.lu_factor`` -> ``(LU, pivots)`` (1-based int32 pivots, LAPACK's)."""
     LU, piv, _ = lu_factor_ex(A, pivot=pivot, check_errors=True)
@@ -120,7 +111,6 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                            "CPU")
-    _square_only(name, A)
     LU, piv = op(name, "LinalgLuFactorExBackward0", _lu_factor_fn, [A], names=("A",))
     info = _make_plain(np.zeros(A._data.shape[:-2], np.int32))
     return linalg_lu_factor_ex(LU, piv, info)
@@ -133,7 +123,6 @@ def lu(A, *, pivot=True, out=None):
     need_matrix(name, A)
     if not pivot:
         raise RuntimeError("linalg.lu: LU without pivoting is not implemented on the CPU")
-    _square_only(name, A)
     return linalg_lu(*op(name, "LinalgLuBackward0", _lu_fn, [A], names=("A",), diff=(1, 2)))
 
 

@@ -379,13 +379,17 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     ``lu`` is differentiable in ``a`` (JAX's LU JVP rule; where the pivot order is
     locally constant); ``piv`` (int32) is not.
 
-    Raises ``ValueError`` for a non-square ``a`` (SciPy also factors rectangular
-    matrices; :func:`lu_solve` needs square ones).
+    ``a`` may be rectangular ``(..., M, N)`` (``piv`` then has ``min(M, N)`` entries);
+    :func:`lu_solve` needs square factors.  Raises ``ValueError`` for fewer than 2
+    dimensions.
 
     >>> lu_factor([[1.0, 2.0], [3.0, 4.0]])[1]
     array([1, 1], dtype=int32)
     """
-    a = _square(a, "lu_factor")
+    (a,) = _common(a)
+    if a.ndim < 2:
+        raise ValueError(f"lu_factor: expected a (stack of) matrices, got shape "
+                         f"{tuple(a.shape)}")
     lu, piv, _ = _L.lu(a)
     return lu, piv
 
