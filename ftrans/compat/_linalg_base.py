@@ -20,9 +20,12 @@ __all__ = ["LinAlgError", "op", "node", "need_float", "need_matrix", "need_squar
            "same_dtype", "tensor_arg"]
 
 
-class LinAlgError(RuntimeError):
+class _LinAlgError(RuntimeError):
     """``torch.linalg.LinAlgError``: a singular or not positive-definite input (a
-    ``RuntimeError``, as in PyTorch)."""
+    ``RuntimeError``, as in PyTorch, whose class is also called ``_LinAlgError``)."""
+
+
+LinAlgError = _LinAlgError
 
 
 _NODES: dict = {}

@@ -218,7 +218,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):  # no
         raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
     need_float(name, input, input2, input3)
     m = c.shape[-2 if left else -1]
-    if tau.shape[-1] > a.shape[-1] or tau.shape[-1] > m:
+    if tau.shape[-1] != min(m, a.shape[-1]):
         raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape"
                            f"[{-2 if left else -1}], input.shape[-1])")
     if a.shape[-2] != m:
