@@ -374,7 +374,7 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     """``torch.linalg.cross``: cross products of 3-vectors along ``dim`` (broadcasting)."""
     a, b = input._data, other._data
     if a.ndim != b.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:

@@ -94,18 +94,24 @@ def cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
               {"upper": bool(upper)})
 
 
+def _check_legacy_solve(name, b, a):
+    """PyTorch's checks of ``name(b, A)`` (the legacy argument order)."""
+    need_float(name, b, a)
+    need_square(name, a, "A")
+    need_matrix(name, b, "b")
+    same_dtype(name, b, a, ("b", "A"))
+    n = a._data.shape[-1]
+    if b._data.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by "
+                           f"{n} but each b matrix is {b._data.shape[-2]} by "
+                           f"{b._data.shape[-1]}")
+
+
 def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
     """``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``input`` is ``B``,
     ``input2`` the factor)."""
     name = "cholesky_solve"
-    need_float(name, input, input2)
-    need_square(name, input2, "A")
-    need_matrix(name, input, "b")
-    same_dtype(name, input, input2, ("b", "A"))
-    if input._data.shape[-2] != input2._data.shape[-1]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
-                           f"{input2._data.shape[-1]} by {input2._data.shape[-1]} but each b "
-                           f"matrix is {input._data.shape[-2]} by {input._data.shape[-1]}")
+    _check_legacy_solve(name, input, input2)
     return op(name, "CholeskySolveBackward0", _cholesky_solve_fn, [input, input2],
               {"upper": bool(upper)}, ("self", "input2"))
 
@@ -117,7 +123,7 @@ def cross(input, other, dim=None, *, out=None):  # noqa: A002
         shape = np.broadcast_shapes(input._data.shape, other._data.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
-            raise RuntimeError(f"no dimension of size 3 in input")
+            raise RuntimeError("no dimension of size 3 in input")
     return _lcross(input, other, dim=dim)
 
 
@@ -162,14 +168,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     """``torch.triangular_solve`` -> ``(solution, cloned_coefficient)`` (``input`` is
     ``B``)."""
     name = "triangular_solve"
-    need_float(name, input, A)
-    need_square(name, A, "A")
-    need_matrix(name, input, "b")
-    same_dtype(name, input, A, ("b", "A"))
-    if input._data.shape[-2] != A._data.shape[-1]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
-                           f"{A._data.shape[-1]} by {A._data.shape[-1]} but each b matrix is "
-                           f"{input._data.shape[-2]} by {input._data.shape[-1]}")
+    _check_legacy_solve(name, input, A)
     x, c = op(name, "TriangularSolveBackward0", _triangular_solve_fn, [input, A],
               {"upper": bool(upper), "transpose": bool(transpose),
                "unit": bool(unitriangular)}, ("self", "A"))
@@ -202,7 +201,7 @@ def geqrf(input, *, out=None):  # noqa: A002
     ``scipy.linalg.qr(mode='raw')``; PyTorch gives no derivative, nor does this)."""
     need_float("geqrf", input)
     if input._data.ndim < 2:
-        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     a, tau = op("geqrf", None, _geqrf_fn, [input])
     return geqrf_t(a, tau)
 
