@@ -1,5 +1,5 @@
-"""``torch.linalg`` LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``) and
-``torch.lu_unpack``, adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
+"""``torch.linalg`` LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``),
+``torch.lu_unpack`` and the LDL family (``ldl_factor``, ``ldl_factor_ex``, ``ldl_solve``), adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
 :mod:`ftrans.compat.linalg`)."""
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from .. import numpy as fnp
 from ..primitives import linalg as _L
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
-from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype
+from ._linalg_base import LinAlgError, op, call, need_float, need_matrix, need_square, same_dtype
 from ._linalg_solve import mH, bcast_batch
 
-__all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack", "perm_of_pivots"]
+__all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack", "perm_of_pivots",
+           "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
 lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])
+linalg_ldl_factor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+linalg_ldl_factor_ex = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 
 # ------------------------------------------------------------------ compositions (ftrans)
@@ -168,3 +171,42 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return op(name, "LinalgLuSolveBackward0", _lu_solve_fn,
               [LU, _make_plain(perm), _make_plain(inv), B],
               {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "inv", "B"))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``torch.linalg.ldl_factor_ex`` -> ``(LD, pivots, info)``: LAPACK's Bunch-Kaufman
+    factorization of the lower triangle (``ftrans.scipy.linalg.ldl_factor_packed``; no
+    derivative, as in PyTorch)."""
+    name = "torch.linalg.ldl_factor_ex"
+    need_float(name, A)
+    need_square(name, A)
+    ld, piv, info = call(name, _fsl.ldl_factor_packed, [A._data], {"hermitian": bool(hermitian)})
+    if check_errors and np.any(info):
+        raise LinAlgError(f"{name}: The factorization could not be completed because the "
+                          "input is singular.")
+    return linalg_ldl_factor_ex(_make_plain(ld), _make_plain(piv), _make_plain(info))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """``torch.linalg.ldl_factor`` -> ``(LD, pivots)`` (a singular ``A`` raises
+    ``LinAlgError``)."""
+    ld, piv, _ = ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
+    return linalg_ldl_factor(ld, piv)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """``torch.linalg.ldl_solve``: ``X`` with ``A X = B`` from ``ldl_factor``'s results (no
+    derivative, as in PyTorch)."""
+    name = "torch.linalg.ldl_solve"
+    need_float(name, LD, B)
+    need_square(name, LD, "LD")
+    need_matrix(name, B, "B")
+    same_dtype(name, LD, B, ("LD", "B"))
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {pivots.dtype}")
+    n = LD._data.shape[-1]
+    if B._data.shape[-2] != n or tuple(pivots._data.shape[-1:]) != (n,):
+        raise RuntimeError(f"{name}: Incompatible shapes of LD {list(LD.shape)}, pivots "
+                           f"{list(pivots.shape)} and B {list(B.shape)}")
+    return _make_plain(call(name, _fsl.ldl_solve_packed, [LD._data, pivots._data, B._data],
+                            {"hermitian": bool(hermitian)}))

@@ -18,7 +18,8 @@ from ._linalg_solve import (solve, solve_ex, inv, inv_ex, det, slogdet, cholesky
 from ._linalg_decomp import (eig, eigvals, eigh, eigvalsh, svd, svdvals, qr, vector_norm,
                              matrix_norm, norm, cond, matrix_rank, multi_dot, cross, vecdot,
                              diagonal, vander, householder_product, matmul)
-from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
+from ._linalg_lu import (lu, lu_factor, lu_factor_ex, lu_solve, ldl_factor, ldl_factor_ex,
+                         ldl_solve)
 from . import _linalg_top as _top
 
 TOPLEVEL: dict = dict(_top.TOPLEVEL)   # torch.* aliases (torch.det, torch.inverse ...)
@@ -29,4 +30,4 @@ __all__ = ["LinAlgError", "solve", "solve_ex", "inv", "inv_ex", "det", "slogdet"
           "matrix_power", "matrix_exp", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
           "qr", "vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "multi_dot",
           "cross", "vecdot", "diagonal", "vander", "householder_product", "matmul", "lu",
-          "lu_factor", "lu_factor_ex", "lu_solve"]
+          "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve"]

@@ -26,6 +26,9 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
   upper factor, its ``qr`` the full ``Q``).
 * :func:`householder_product`, :func:`geqrf`, :func:`ormqr` (LAPACK routines SciPy reaches as
   ``scipy.linalg.lapack.dorgqr``, ``dgeqrf``, ``dormqr``): Householder QR, composed.
+* :func:`ldl_factor_packed`, :func:`ldl_solve_packed`: LAPACK's Bunch-Kaufman ``sytrf``/
+  ``hetrf`` and ``sytrs``/``hetrs`` (packed factors; NumPy on concrete arrays, no
+  derivative -- SciPy's own ``ldl`` returns unpacked factors).
 """
 from __future__ import annotations
 
@@ -43,11 +46,13 @@ from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
 from ..numpy._indexing import take as _take
 from ._householder import householder_product, geqrf, ormqr
+from ._ldl import ldl_factor_packed, ldl_solve_packed
 
 __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
            "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "block_diag", "polar", "cholesky", "qr", "solve", "inv", "det", "eigh",
-           "svd", "lstsq", "pinv", "norm", "householder_product", "geqrf", "ormqr"]
+           "svd", "lstsq", "pinv", "norm", "householder_product", "geqrf", "ormqr",
+           "ldl_factor_packed", "ldl_solve_packed"]
 
 
 def _square(a, name):

@@ -110,7 +110,10 @@ def test_result_types_and_integer_outputs():
                 ls.singular_values, T.linalg.qr(T.tensor(R), mode="r").Q,
                 T.svd(T.tensor(W), some=False).V.shape, T.geqrf(T.tensor(R)).tau,
                 T.linalg.inv_ex(a).info, T.linalg.matrix_rank(T.tensor(S + S.T),
-                                                             hermitian=True))
+                                                             hermitian=True),
+                tuple(T.linalg.ldl_factor(T.tensor(S + S.T))),
+                T.linalg.ldl_solve(*T.linalg.ldl_factor(T.tensor(C + C.T)),
+                                   T.tensor(C[:, :2])))
     assert_same(f)
 
 
