@@ -10,13 +10,17 @@ several outputs has the same gradients, since a VJP is linear in the cotangents)
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain
+from ._out import write_out
+from .autograd.grad_mode import _tls, no_grad
 from .autograd._composite import composite_class
 from ._opbase import _compose, _tname
 
-__all__ = ["LinAlgError", "op", "node", "need_float", "need_matrix", "need_square",
+__all__ = ["LinAlgError", "op", "node", "with_out", "need_float", "need_matrix", "need_square",
            "same_dtype", "tensor_arg"]
 
 
@@ -134,3 +138,39 @@ def same_dtype(name, a, b, what=("A", "B")):
         raise RuntimeError(f"{name}: Expected {what[0]} and {what[1]} to have the same dtype, "
                            f"but found {what[0]} of type {_tname(a._data.dtype)} and "
                            f"{what[1]} of type {_tname(b._data.dtype)} instead.")
+
+
+def _needs_grad(values):
+    for v in values:
+        if isinstance(v, Tensor) and v.requires_grad:
+            return True
+        if isinstance(v, (list, tuple)) and _needs_grad(v):
+            return True
+    return False
+
+
+def with_out(fn, name):
+    """``fn`` with PyTorch's ``out=`` keyword: the result (a tensor, or a tuple of them
+    written into the tuple ``out``) is written into ``out`` (``ftrans.compat._out``'s
+    rules) and ``out`` is returned; no gradient is recorded, and an argument requiring
+    grad is a ``RuntimeError``, as in PyTorch."""
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        if _tls.grad and _needs_grad(list(args) + list(kwargs.values()) + list(outs)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        with no_grad():
+            r = fn(*args, **kwargs)
+        if isinstance(r, tuple):
+            if not isinstance(out, (tuple, list)) or len(out) != len(r):
+                raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(r)} "
+                                f"Tensors, not {type(out).__name__}")
+            for o, x in zip(out, r):
+                write_out(o, x, name)
+            return type(r)(*out)
+        return write_out(out, r, name)
+    return f

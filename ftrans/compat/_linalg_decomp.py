@@ -115,7 +115,7 @@ def _householder_fn(a, tau):
 
 
 # ------------------------------------------------------------------ decompositions
-def eig(A, *, out=None):
+def eig(A):
     """``torch.linalg.eig`` -> ``(eigenvalues, eigenvectors)``, complex (unit
     eigenvectors, as LAPACK)."""
     need_float("linalg.eig", A)
@@ -123,7 +123,7 @@ def eig(A, *, out=None):
     return linalg_eig(*op("linalg.eig", "LinalgEigBackward0", _eig_fn, [A]))
 
 
-def eigvals(A, *, out=None):
+def eigvals(A):
     """``torch.linalg.eigvals`` (complex)."""
     need_float("linalg.eigvals", A)
     need_square("linalg.eigvals", A)
@@ -136,7 +136,7 @@ def _uplo(name, UPLO):
     return UPLO.upper()
 
 
-def eigh(A, UPLO="L", *, out=None):
+def eigh(A, UPLO="L"):
     """``torch.linalg.eigh`` -> ``(eigenvalues, eigenvectors)`` of the Hermitian matrix
     given by the ``UPLO`` triangle."""
     need_float("linalg.eigh", A)
@@ -145,7 +145,7 @@ def eigh(A, UPLO="L", *, out=None):
                            {"uplo": _uplo("linalg.eigh", UPLO)}))
 
 
-def eigvalsh(A, UPLO="L", *, out=None):
+def eigvalsh(A, UPLO="L"):
     """``torch.linalg.eigvalsh``."""
     need_float("linalg.eigvalsh", A)
     need_square("linalg.eigvalsh", A)
@@ -153,7 +153,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
               {"uplo": _uplo("linalg.eigvalsh", UPLO)})
 
 
-def svd(A, full_matrices=True, *, driver=None, out=None):
+def svd(A, full_matrices=True, *, driver=None):
     """``torch.linalg.svd`` -> ``(U, S, Vh)``.  With ``full_matrices`` and a non-square
     ``A`` the gradient flows through the first ``min(m, n)`` singular vectors, as in
     PyTorch.  ``driver`` (CUDA only in PyTorch) is accepted and ignored."""
@@ -163,14 +163,14 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
                           {"full": bool(full_matrices)}))
 
 
-def svdvals(A, *, driver=None, out=None):
+def svdvals(A, *, driver=None):
     """``torch.linalg.svdvals``: singular values, descending."""
     need_float("linalg.svdvals", A)
     need_matrix("linalg.svdvals", A)
     return op("linalg.svdvals", "LinalgSvdBackward0", _svdvals_fn, [A])
 
 
-def qr(A, mode="reduced", *, out=None):
+def qr(A, mode="reduced"):
     """``torch.linalg.qr`` -> ``(Q, R)`` (``mode='r'``: an empty ``Q``)."""
     need_float("linalg.qr", A)
     need_matrix("linalg.qr", A)
@@ -183,7 +183,7 @@ def qr(A, mode="reduced", *, out=None):
     return linalg_qr(*op("linalg.qr", "LinalgQrBackward0", _qr_fn, [A], {"mode": mode}))
 
 
-def householder_product(A, tau, *, out=None):
+def householder_product(A, tau):
     """``torch.linalg.householder_product``: the first ``n`` columns of the product of
     the Householder reflectors ``I - tau_i v_i v_i^H`` (LAPACK's ``orgqr``)."""
     name = "torch.linalg.householder_product"
@@ -230,7 +230,7 @@ def _as_dtype(x, dtype, name):
     return x.to(dtype)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """``torch.linalg.vector_norm``: ``ord`` over ``dim`` (all dimensions by default)."""
     name = "linalg.vector_norm"
     need_float(name, x)
@@ -255,7 +255,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
 _MNODE = {"fro": "LinalgVectorNormBackward0", "nuc": "SumBackward1"}
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """``torch.linalg.matrix_norm``: ``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf`` over
     the two dimensions ``dim``."""
     name = "linalg.matrix_norm"
@@ -287,7 +287,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
                                                 "keepdim": bool(keepdim)})
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """``torch.linalg.norm``: a vector norm (``dim`` an int, or ``ord`` and ``dim`` None) or
     a matrix norm (``dim`` a 2-tuple, or a 2-d ``A`` with ``ord`` given)."""
     if dim is not None:
@@ -306,7 +306,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
                        f"1D or 2D. Got {nd}D.")
 
 
-def cond(A, p=None, *, out=None):
+def cond(A, p=None):
     """``torch.linalg.cond``: ``s_max / s_min`` (``p`` None or ±2) or ``norm(A, p) *
     norm(inv(A), p)``."""
     name = "linalg.cond"
@@ -319,7 +319,7 @@ def cond(A, p=None, *, out=None):
     return op(name, "LinalgCondBackward0", _cond_fn, [A], {"p": p})
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """``torch.linalg.matrix_rank`` (int64; no derivative): singular values above
     ``max(atol, rtol * s_max)``."""
     name = "linalg.matrix_rank"
@@ -345,7 +345,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 
 # ------------------------------------------------------------------ products
-def multi_dot(tensors, *, out=None):
+def multi_dot(tensors):
     """``torch.linalg.multi_dot``: the chain product in the cheapest order."""
     ts = list(tensors)
     if len(ts) < 2:
@@ -370,7 +370,7 @@ def multi_dot(tensors, *, out=None):
     return op("multi_dot", "MmBackward0", _multi_dot_fn, ts, names=())
 
 
-def cross(input, other, *, dim=-1, out=None):  # noqa: A002
+def cross(input, other, *, dim=-1):  # noqa: A002
     """``torch.linalg.cross``: cross products of 3-vectors along ``dim`` (broadcasting)."""
     a, b = input._data, other._data
     if a.ndim != b.ndim:
@@ -394,7 +394,7 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
               {"dim": int(dim)}, ("self", "other"))
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+def vecdot(x, y, *, dim=-1):
     """``torch.linalg.vecdot``: ``sum(conj(x) * y, dim)`` with broadcasting."""
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but "

@@ -99,13 +99,13 @@ def perm_of_pivots(piv):
     return perm, np.argsort(perm, axis=-1)
 
 
-def lu_factor(A, *, pivot=True, out=None):
+def lu_factor(A, *, pivot=True):
     """``torch.linalg.lu_factor`` -> ``(LU, pivots)`` (1-based int32 pivots, LAPACK's)."""
     LU, piv, _ = lu_factor_ex(A, pivot=pivot, check_errors=True)
     return linalg_lu_factor(LU, piv)
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """``torch.linalg.lu_factor_ex`` -> ``(LU, pivots, info)``; ``info`` is 0 (a singular
     matrix is factored, as LAPACK does)."""
     name = "torch.linalg.lu_factor_ex"
@@ -119,7 +119,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     return linalg_lu_factor_ex(LU, piv, info)
 
 
-def lu(A, *, pivot=True, out=None):
+def lu(A, *, pivot=True):
     """``torch.linalg.lu`` -> ``(P, L, U)`` with ``A = P L U``."""
     name = "linalg.lu"
     need_float(name, A)
@@ -129,7 +129,7 @@ def lu(A, *, pivot=True, out=None):
     return linalg_lu(*op(name, "LinalgLuBackward0", _lu_fn, [A], names=("A",), diff=(1, 2)))
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """``torch.lu_unpack`` -> ``(P, L, U)`` from ``lu_factor``'s results (empty tensors
     for the parts not asked for)."""
     name = "torch.lu_unpack"
@@ -151,7 +151,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
                        res[2] if unpack_data else empty)
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """``torch.linalg.lu_solve``: ``X`` with ``A X = B`` (``adjoint``: ``A^H X = B``;
     ``left=False``: ``X A = B``) from ``lu_factor``'s ``(LU, pivots)``."""
     name = "linalg.lu_solve"
@@ -173,7 +173,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
               {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "inv", "B"))
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     """``torch.linalg.ldl_factor_ex`` -> ``(LD, pivots, info)``: LAPACK's Bunch-Kaufman
     factorization of the lower triangle (``ftrans.scipy.linalg.ldl_factor_packed``; no
     derivative, as in PyTorch)."""
@@ -187,14 +187,14 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     return linalg_ldl_factor_ex(_make_plain(ld), _make_plain(piv), _make_plain(info))
 
 
-def ldl_factor(A, *, hermitian=False, out=None):
+def ldl_factor(A, *, hermitian=False):
     """``torch.linalg.ldl_factor`` -> ``(LD, pivots)`` (a singular ``A`` raises
     ``LinAlgError``)."""
     ld, piv, _ = ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
     return linalg_ldl_factor(ld, piv)
 
 
-def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+def ldl_solve(LD, pivots, B, *, hermitian=False):
     """``torch.linalg.ldl_solve``: ``X`` with ``A X = B`` from ``ldl_factor``'s results (no
     derivative, as in PyTorch)."""
     name = "torch.linalg.ldl_solve"

@@ -165,7 +165,7 @@ def _check_solve(name, A, B, left=True):
     return vec
 
 
-def solve(A, B, *, left=True, out=None):
+def solve(A, B, *, left=True):
     """``torch.linalg.solve``: ``X`` with ``A X = B`` (``left=False``: ``X A = B``)."""
     vec = _check_solve("linalg.solve", A, B, left)
     return op("torch.linalg.solve", "LinalgSolveExBackward0", _solve_fn, [A, B],
@@ -176,7 +176,7 @@ def _info(t, fail=False):
     return _make_plain(np.full(t._data.shape[:-2], int(fail), np.int32))
 
 
-def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+def solve_ex(A, B, *, left=True, check_errors=False):
     """``torch.linalg.solve_ex`` -> ``(result, info)``.  A singular ``A`` gives
     ``info = 1`` (PyTorch: the index of the zero pivot) and a NaN result."""
     vec = _check_solve("linalg.solve_ex", A, B, left)
@@ -192,14 +192,14 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return linalg_solve_ex(x, _info(A))
 
 
-def inv(A, *, out=None):
+def inv(A):
     """``torch.linalg.inv``."""
     need_float("linalg.inv", A)
     need_square("linalg.inv", A)
     return op("linalg.inv", "LinalgInvExBackward0", _inv_fn, [A], names=("A",))
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+def inv_ex(A, *, check_errors=False):
     """``torch.linalg.inv_ex`` -> ``(inverse, info)`` (a singular ``A``: NaNs, info 1)."""
     need_float("linalg.inv_ex", A)
     need_square("linalg.inv_ex", A)
@@ -212,14 +212,14 @@ def inv_ex(A, *, check_errors=False, out=None):
                              _info(A, True))
 
 
-def det(A, *, out=None):
+def det(A):
     """``torch.linalg.det``."""
     need_float("linalg.det", A)
     need_square("linalg.det", A)
     return op("linalg.det", "LinalgDetBackward0", _det_fn, [A], names=("A",))
 
 
-def slogdet(A, *, out=None):
+def slogdet(A):
     """``torch.linalg.slogdet`` -> ``(sign, logabsdet)``."""
     need_float("linalg.slogdet", A)
     need_square("linalg.slogdet", A)
@@ -235,7 +235,7 @@ def logdet(input):  # noqa: A002
     return op("logdet", "WhereBackward0", _logdet_fn, [input])
 
 
-def cholesky(A, *, upper=False, out=None):
+def cholesky(A, *, upper=False):
     """``torch.linalg.cholesky``: ``L`` with ``A = L L^H`` (``upper``: ``U = L^H``); only
     the lower triangle of ``A`` is read."""
     need_float("linalg.cholesky", A)
@@ -244,7 +244,7 @@ def cholesky(A, *, upper=False, out=None):
               {"upper": bool(upper)}, ("A",))
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+def cholesky_ex(A, *, upper=False, check_errors=False):
     """``torch.linalg.cholesky_ex`` -> ``(L, info)`` (a matrix that is not positive
     definite: NaNs and info 1, where PyTorch gives the order of the failing minor)."""
     need_float("linalg.cholesky_ex", A)
@@ -258,7 +258,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
                                   _info(A, True))
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """``torch.linalg.solve_triangular``: ``X`` with ``A X = B`` (``left=False``: ``X A =
     B``) for the triangle of ``A`` named by ``upper``."""
     name = "linalg.solve_triangular"
@@ -306,7 +306,7 @@ def _rcond(A, atol, rtol, name, hermitian=False):
     return rtol
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
+def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     """``torch.linalg.pinv`` (cutoff ``max(atol, rtol * s_max)``; a tensor ``atol``/
     ``rtol`` must hold one number)."""
     need_float("linalg.pinv", A)
@@ -363,7 +363,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return linalg_lstsq(res[0], residuals, rk, sv)
 
 
-def tensorinv(A, ind=2, *, out=None):
+def tensorinv(A, ind=2):
     """``torch.linalg.tensorinv``."""
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -376,14 +376,14 @@ def tensorinv(A, ind=2, *, out=None):
     return op("linalg.tensorinv", "LinalgInvExBackward0", _tensorinv_fn, [A], {"ind": ind})
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
+def tensorsolve(A, B, dims=None):
     """``torch.linalg.tensorsolve``."""
     need_float("linalg.tensorsolve", A, B)
     return op("linalg.tensorsolve", "LinalgSolveExBackward0", _tensorsolve_fn, [A, B],
               {"dims": None if dims is None else tuple(dims)}, ("A", "B"))
 
 
-def matrix_power(A, n, *, out=None):
+def matrix_power(A, n):
     """``torch.linalg.matrix_power``: ``A`` to the integer power ``n``."""
     need_square("linalg.matrix_power", A)
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):

@@ -12,7 +12,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
-from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype
+from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype, with_out
 from ._linalg_solve import (det, slogdet, logdet, inv, pinv, matrix_power, matrix_exp, mH,
                             bcast_batch, cholesky_fn)
 from ._linalg_decomp import svdvals, qr as _lqr, cross as _lcross, householder_product
@@ -77,7 +77,7 @@ def _lowrank_fn(a, *, q):
 
 
 # ------------------------------------------------------------------ torch.* functions
-def cholesky(input, upper=False, *, out=None):  # noqa: A002
+def cholesky(input, upper=False):  # noqa: A002
     """``torch.cholesky`` (deprecated in PyTorch): ``L`` (``upper``: ``U``)."""
     need_float("cholesky", input)
     need_square("cholesky", input)
@@ -85,7 +85,7 @@ def cholesky(input, upper=False, *, out=None):  # noqa: A002
               [input], {"upper": bool(upper)})
 
 
-def cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
+def cholesky_inverse(input, upper=False):  # noqa: A002
     """``torch.cholesky_inverse``: ``(L L^H)^{-1}`` (``upper``: ``(U^H U)^{-1}``) from a
     Cholesky factor."""
     need_float("cholesky_inverse", input)
@@ -107,7 +107,7 @@ def _check_legacy_solve(name, b, a):
                            f"{b._data.shape[-1]}")
 
 
-def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
+def cholesky_solve(input, input2, upper=False):  # noqa: A002
     """``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``input`` is ``B``,
     ``input2`` the factor)."""
     name = "cholesky_solve"
@@ -116,7 +116,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
               {"upper": bool(upper)}, ("self", "input2"))
 
 
-def cross(input, other, dim=None, *, out=None):  # noqa: A002
+def cross(input, other, dim=None):  # noqa: A002
     """``torch.cross``: ``linalg.cross`` along ``dim`` (None: the first dimension of size
     3, PyTorch's deprecated default)."""
     if dim is None:
@@ -127,7 +127,7 @@ def cross(input, other, dim=None, *, out=None):  # noqa: A002
     return _lcross(input, other, dim=dim)
 
 
-def inverse(input, *, out=None):  # noqa: A002
+def inverse(input):  # noqa: A002
     """``torch.inverse``: ``linalg.inv``."""
     return inv(input)
 
@@ -142,12 +142,12 @@ def pinverse(input, rcond=1e-15):  # noqa: A002
     return pinv(input, rtol=rcond)
 
 
-def torch_qr(input, some=True, *, out=None):  # noqa: A002
+def torch_qr(input, some=True):  # noqa: A002
     """``torch.qr`` (deprecated in PyTorch) -> ``(Q, R)``."""
     return qr_t(*_lqr(input, "reduced" if some else "complete"))
 
 
-def torch_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
+def torch_svd(input, some=True, compute_uv=True):  # noqa: A002
     """``torch.svd`` -> ``(U, S, V)`` (``V``, not ``Vh``; ``some=False``: full ``U``/``V``;
     ``compute_uv=False``: zero ``U``/``V`` of the full shapes, as PyTorch)."""
     need_float("svd", input)
@@ -163,8 +163,7 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
                      {"some": bool(some)}))
 
 
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *,  # noqa: A002
-                     out=None):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):  # noqa: A002
     """``torch.triangular_solve`` -> ``(solution, cloned_coefficient)`` (``input`` is
     ``B``)."""
     name = "triangular_solve"
@@ -175,13 +174,13 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     return triangular_solve_t(x, c)
 
 
-def torch_lu(A, pivot=True, get_infos=False, out=None):
+def torch_lu(A, pivot=True, get_infos=False):
     """``torch.lu`` -> ``(A_LU, pivots[, infos])``."""
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
 
-def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+def torch_lu_solve(b, LU_data, LU_pivots):
     """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
     return _llu_solve(LU_data, LU_pivots, b)
 
@@ -196,7 +195,7 @@ def _orgqr(input, tau):  # noqa: A002
     return householder_product(input, tau)
 
 
-def geqrf(input, *, out=None):  # noqa: A002
+def geqrf(input):  # noqa: A002
     """``torch.geqrf`` -> ``(a, tau)``: LAPACK's packed Householder QR (values as
     ``scipy.linalg.qr(mode='raw')``; PyTorch gives no derivative, nor does this)."""
     need_float("geqrf", input)
@@ -206,7 +205,7 @@ def geqrf(input, *, out=None):  # noqa: A002
     return geqrf_t(a, tau)
 
 
-def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):  # noqa: A002
+def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002
     """``torch.ormqr``: ``op(Q) C`` (``left``) or ``C op(Q)`` for ``geqrf``'s ``(input,
     input2)``, ``op`` the conjugate transpose when ``transpose``."""
     name = "torch.ormqr"
@@ -280,6 +279,8 @@ TOPLEVEL = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
             "svd": torch_svd, "triangular_solve": triangular_solve, "orgqr": _orgqr,
             "geqrf": geqrf, "ormqr": ormqr, "svd_lowrank": svd_lowrank,
             "pca_lowrank": pca_lowrank}
+_NO_OUT = ("svd_lowrank", "pca_lowrank", "lu", "logdet", "pinverse", "det", "matrix_exp")
+TOPLEVEL = {n: f if n in _NO_OUT else with_out(f, n) for n, f in TOPLEVEL.items()}
 METHODS = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
            "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
            "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,

@@ -11,7 +11,7 @@ Differences from PyTorch: a function with several differentiable results (``slog
 """
 from __future__ import annotations
 
-from ._linalg_base import LinAlgError
+from ._linalg_base import LinAlgError, with_out
 from ._linalg_solve import (solve, solve_ex, inv, inv_ex, det, slogdet, cholesky, cholesky_ex,
                             solve_triangular, lstsq, pinv, tensorinv, tensorsolve, matrix_power,
                             matrix_exp)
@@ -31,3 +31,8 @@ __all__ = ["LinAlgError", "solve", "solve_ex", "inv", "inv_ex", "det", "slogdet"
           "qr", "vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "multi_dot",
           "cross", "vecdot", "diagonal", "vander", "householder_product", "matmul", "lu",
           "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
+
+for _n in __all__:   # out= (every function of torch.linalg but these takes it)
+    if _n not in ("LinAlgError", "diagonal", "vander", "lstsq", "matmul"):
+        globals()[_n] = with_out(globals()[_n], "linalg_" + _n)
+del _n
