@@ -275,12 +275,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"{name}: Order {ord} not supported.")
     else:
         ord = float(ord) if math.isinf(ord) else int(ord)
-        if ord != 2 and ord != -2 or True:
-            if ord in (-1, -2, -math.inf) or ord in (1, 2, math.inf):
-                for a in axes:
-                    if d.shape[a] == 0 and (ord not in (2,) or True):
-                        raise RuntimeError(f"{name}: The reduction dim must be non-empty for "
-                                           f"order {ord}")
+        for a in axes:
+            if d.shape[a] == 0:
+                raise RuntimeError(f"{name}: The reduction dim must be non-empty for order "
+                                   f"{ord}")
     node_name = _MNODE.get(ord) if isinstance(ord, str) else (
         "AmaxBackward0" if ord > 0 else "AminBackward0")
     return op(name, node_name, _mnorm_fn, [A], {"ord": ord, "axes": axes,
@@ -316,7 +314,8 @@ def cond(A, p=None):
         need_square(name, A)
     if A._data.size == 0 and p not in (None, 2, -2):
         return _make_plain(np.zeros(A._data.shape[:-2], np.finfo(A._data.dtype).dtype))
-    return op(name, "LinalgCondBackward0", _cond_fn, [A], {"p": p})
+    node_name = "SqueezeBackward1" if p is None or p in (2, -2) else "MulBackward0"
+    return op(name, node_name, _cond_fn, [A], {"p": p})
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
@@ -352,8 +351,10 @@ def multi_dot(tensors):
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
     for i, t in enumerate(ts):
         nd = t._data.ndim
-        if (i in (0, len(ts) - 1) and nd not in (1, 2)) or (0 < i < len(ts) - 1 and nd != 2):
-            raise RuntimeError(f"multi_dot(): tensor {i} must be {'1D or ' if i in (0, len(ts) - 1) else ''}2D but got {nd}D")
+        end = i in (0, len(ts) - 1)
+        if nd not in ((1, 2) if end else (2,)):
+            raise RuntimeError(f"multi_dot(): tensor {i} must be {'1D or ' if end else ''}2D "
+                               f"but got {nd}D")
         if t._data.dtype != ts[0]._data.dtype:
             raise RuntimeError("multi_dot(): all tensors must have be the same dtype but "
                                f"tensor 0 is {ts[0].dtype} and tensor {i} {t.dtype}")

@@ -1,5 +1,6 @@
 """``torch.linalg`` LU family (``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``),
-``torch.lu_unpack`` and the LDL family (``ldl_factor``, ``ldl_factor_ex``, ``ldl_solve``), adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
+``torch.lu_unpack`` and the LDL family (``ldl_factor``, ``ldl_factor_ex``, ``ldl_solve``),
+adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
 :mod:`ftrans.compat.linalg`)."""
 from __future__ import annotations
 

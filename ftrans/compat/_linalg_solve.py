@@ -373,13 +373,13 @@ def tensorinv(A, ind=2):
     if p1 != p2:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape["
                            f"ind:]) == prod(self.shape[:ind]), but got {p2} != {p1}")
-    return op("linalg.tensorinv", "LinalgInvExBackward0", _tensorinv_fn, [A], {"ind": ind})
+    return op("linalg.tensorinv", "ReshapeAliasBackward0", _tensorinv_fn, [A], {"ind": ind})
 
 
 def tensorsolve(A, B, dims=None):
     """``torch.linalg.tensorsolve``."""
     need_float("linalg.tensorsolve", A, B)
-    return op("linalg.tensorsolve", "LinalgSolveExBackward0", _tensorsolve_fn, [A, B],
+    return op("linalg.tensorsolve", "ViewBackward0", _tensorsolve_fn, [A, B],
               {"dims": None if dims is None else tuple(dims)}, ("A", "B"))
 
 
@@ -394,8 +394,9 @@ def matrix_power(A, n):
     if A._data.dtype.kind not in "fc":
         return _make_plain(call("linalg.matrix_power", _matrix_power_fn, [A._data],
                                 {"n": int(n)}))
-    return op("linalg.matrix_power", "LinalgMatrixPowerBackward0", _matrix_power_fn, [A],
-              {"n": int(n)})
+    node_name = {0: "CopyBackwards", 1: "CloneBackward0", -1: "LinalgInvExBackward0"}.get(
+        int(n), "MmBackward0")   # (PyTorch's last operation)
+    return op("linalg.matrix_power", node_name, _matrix_power_fn, [A], {"n": int(n)})
 
 
 def matrix_exp(A):

@@ -244,7 +244,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
 
 
 def pca_lowrank(A, q=None, center=True, niter=2):
-    """``torch.pca_lowrank`` -> ``(U, S, V)``: :func:`svd_lowrank` of ``A`` (centered
+    """``torch.pca_lowrank`` -> ``(U, S, V)``: ``svd_lowrank`` of ``A`` (centered
     over its rows when ``center``), ``q`` defaulting to ``min(6, m, n)``."""
     need_matrix("pca_lowrank", A)
     m, n = A._data.shape[-2:]

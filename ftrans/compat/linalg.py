@@ -2,8 +2,8 @@
 written here; each node's backward is ``ftrans.vjp`` of the adapted function).
 
 The functions compute with :mod:`ftrans.numpy.linalg` and :mod:`ftrans.scipy.linalg`;
-the decompositions, norms and products are in :mod:`._linalg_decomp`, the LU family and
-the legacy ``torch.*`` forms in :mod:`._linalg_lu` and :mod:`._linalg_top`.
+the decompositions, norms and products are in ``_linalg_decomp``, the LU and LDL families
+and the legacy ``torch.*`` forms in ``_linalg_lu`` and ``_linalg_top``.
 
 Differences from PyTorch: a function with several differentiable results (``slogdet``,
 ``eigh``, ``qr``, ``svd`` ...) records one node of PyTorch's class per result (each with

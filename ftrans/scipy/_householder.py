@@ -73,7 +73,7 @@ def householder_product(a, tau):
 
 
 def ormqr(a, tau, c, left=True, transpose=False):
-    """``op(Q) c`` (``left``) or ``c op(Q)`` for the ``Q`` of :func:`geqrf`'s packed ``(a,
+    """``op(Q) c`` (``left``) or ``c op(Q)`` for the ``Q`` of ``geqrf``'s packed ``(a,
     tau)`` (LAPACK's ``ormqr``/``unmqr``; PyTorch's ``ormqr``); ``transpose``: ``op`` is
     the conjugate transpose.  Differentiable in all three arrays.
 

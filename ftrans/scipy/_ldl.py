@@ -201,7 +201,7 @@ def _sytrs(ld, ipiv, b, herm):
 
 
 def ldl_solve_packed(ld, ipiv, b, hermitian=False):
-    """``x`` with ``A x = b`` from :func:`ldl_factor_packed`'s ``(ld, ipiv)`` (LAPACK's
+    """``x`` with ``A x = b`` from ``ldl_factor_packed``'s ``(ld, ipiv)`` (LAPACK's
     ``sytrs``/``hetrs``); ``b`` is ``(..., n, k)``, batch dimensions broadcast.  Not
     differentiable (module docstring)."""
     ld = _concrete(ld, "ldl_solve_packed")

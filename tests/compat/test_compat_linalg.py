@@ -123,8 +123,36 @@ def test_node_names():
         return [type(t.grad_fn).__name__ for t in
                 (T.linalg.solve(a, a), T.linalg.inv(a), T.linalg.det(a), T.linalg.svdvals(a),
                  T.linalg.slogdet(a).logabsdet, T.linalg.lu_factor(a).LU,
-                 T.linalg.matrix_exp(a), T.linalg.pinv(a), T.linalg.vector_norm(a))]
+                 T.linalg.matrix_exp(a), T.linalg.pinv(a), T.linalg.vector_norm(a),
+                 T.linalg.cond(a), T.linalg.matrix_power(a, 3), T.linalg.matrix_power(a, 0),
+                 T.linalg.cholesky(a @ a.mT), T.linalg.eigvals(a), T.logdet(a),
+                 T.linalg.householder_product(a, a[0, 0, :2]), T.linalg.cross(a[..., :3],
+                                                                            a[..., 1:]))]
     assert_same(f)
+
+
+METHODS = {
+    "det": lambda T, a: a.det(), "slogdet": lambda T, a: tuple(a.slogdet()),
+    "inverse": lambda T, a: a.inverse(), "logdet": lambda T, a: a.logdet(),
+    "cholesky": lambda T, a: (a @ a.mT).cholesky(upper=True),
+    "cholesky_inverse": lambda T, a: a.tril().cholesky_inverse(),
+    "cholesky_solve": lambda T, a: a[..., :2].cholesky_solve(a.tril()),
+    "pinverse": lambda T, a: a.pinverse(), "matrix_power": lambda T, a: a.matrix_power(2),
+    "matrix_exp": lambda T, a: (a / 8).matrix_exp(), "qr": lambda T, a: tuple(a.qr()),
+    "svd": lambda T, a: a.svd()[1], "lu": lambda T, a: a.lu()[0],
+    "lu_solve": lambda T, a: a[..., :2].lu_solve(*T.linalg.lu_factor(a)),
+    "triangular_solve": lambda T, a: a[..., :2].triangular_solve(a.triu())[0],
+    "cross": lambda T, a: a[..., :3].cross(a[..., 1:], dim=-1),
+    "orgqr": lambda T, a: a.orgqr(a[..., 0, :2]),
+    "ormqr": lambda T, a: a.ormqr(a[..., 0, :], a[..., :2]),
+    "mH": lambda T, a: (a * (1 + 2j)).mH.resolve_conj(), "adjoint": lambda T, a: a.adjoint(),
+    "H": lambda T, a: a[0].H,
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_methods(name):
+    assert_same(lambda T: _grads(T, METHODS[name], A), rtol=1e-6, atol=1e-8)
 
 
 ERRORS = {
