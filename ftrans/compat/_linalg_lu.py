@@ -13,9 +13,9 @@ from ..primitives import linalg as _L
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
 from ._linalg_base import LinAlgError, op, call, need_float, need_matrix, need_square, same_dtype
-from ._linalg_solve import mH, bcast_batch
+from ._linalg_solve import mH, mT, bcast_batch
 
-__all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack", "perm_of_pivots",
+__all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
            "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
@@ -53,51 +53,48 @@ def _lu_fn(a):
     return _perm_T(perm, m, np.dtype(a.dtype)), low, up
 
 
-def _lu_unpack_fn(lu_, perm):
+def _perm_of_pivots(piv, m):
+    """LAPACK's 1-based row interchanges ``piv`` ``(..., k)`` as the permutation ``perm``
+    ``(..., m)`` with ``(L U)[i] = A[perm[i]]`` (ftrans operations: concrete or traced)."""
+    perm = fnp.broadcast_to(np.arange(m, dtype=np.int64), tuple(piv.shape[:-1]) + (m,))
+    idx = np.arange(m)
+    for i in range(piv.shape[-1]):
+        p = fnp.subtract(piv[..., i:i + 1], 1).astype(np.int64)
+        pp = fnp.take_along_axis(perm, p, axis=-1)
+        perm = fnp.where(idx == i, pp, fnp.where(fnp.equal(idx, p), perm[..., i:i + 1], perm))
+    return perm
+
+
+def _perm_matrix(perm, n, dtype):
+    """``Pm`` with ``(Pm B)[i] = B[perm[i]]``."""
+    return fnp.equal(fnp.expand_dims(perm, -1), np.arange(n)).astype(dtype)
+
+
+def _lu_unpack_fn(lu_, piv):
     m, n = lu_.shape[-2:]
     low, up = _unpack(lu_, m, n)
-    return _perm_T(perm, m, np.dtype(lu_.dtype)), low, up
+    return _perm_T(_perm_of_pivots(piv, m), m, np.dtype(lu_.dtype)), low, up
 
 
-def _rows(b, perm):
-    """``b[..., perm, :]`` (batched)."""
-    idx = fnp.broadcast_to(fnp.expand_dims(perm, -1), tuple(perm.shape) + (b.shape[-1],))
-    return fnp.take_along_axis(b, idx, axis=-2)
-
-
-def _lu_solve_fn(lu_, perm, inv, b, *, left, adjoint):
+def _lu_solve_fn(lu_, piv, b, *, left, adjoint):
     if not left:   # X op(A) = B  <=>  op(A)^H X^H = B^H
-        return mH(_lu_solve_fn(lu_, perm, inv, mH(b), left=True, adjoint=not adjoint))
+        return mH(_lu_solve_fn(lu_, piv, mH(b), left=True, adjoint=not adjoint))
     lu_, b = bcast_batch(lu_, b)
-    batch = tuple(lu_.shape[:-2])
-    perm = fnp.broadcast_to(perm, batch + tuple(perm.shape[-1:]))
-    inv = fnp.broadcast_to(inv, batch + tuple(inv.shape[-1:]))
+    n = lu_.shape[-1]
+    pm = _perm_matrix(_perm_of_pivots(piv, n), n, np.dtype(lu_.dtype))
+    pm = fnp.broadcast_to(pm, tuple(lu_.shape[:-2]) + (n, n))
     if not adjoint:   # A = P L U:  X = U^{-1} L^{-1} P^T B
-        y = _fsl.solve_triangular(lu_, _rows(b, perm), lower=True, unit_diagonal=True)
+        y = _fsl.solve_triangular(lu_, fnp.matmul(pm, b), lower=True, unit_diagonal=True)
         return _fsl.solve_triangular(lu_, y, lower=False)
     y = _fsl.solve_triangular(lu_, b, trans=2, lower=False)           # U^{-H} B
     y = _fsl.solve_triangular(lu_, y, trans=2, lower=True, unit_diagonal=True)
-    return _rows(y, inv)                                              # P Y
+    return fnp.matmul(mT(pm), y)                                      # P Y
 
 
 # ------------------------------------------------------------------ helpers
-def perm_of_pivots(piv):
-    """LAPACK's 1-based row interchanges ``piv`` (``(..., k)``) as the permutation ``perm``
-    with ``(P^T A)[i] = A[perm[i]]`` (and its inverse), NumPy int64 arrays."""
-    piv = np.asarray(piv).astype(np.int64) - 1
-    n = piv.shape[-1]
-    perm = np.broadcast_to(np.arange(n), piv.shape).copy()
-    flat_p = perm.reshape(-1, n)
-    flat_v = piv.reshape(-1, n)
-    for r in range(flat_p.shape[0]):
-        p = flat_p[r]
-        for i, j in enumerate(flat_v[r]):
-            if not 0 <= j < n:
-                raise RuntimeError(f"lu_solve: pivots must be in the range [1, {n}], got "
-                                   f"{j + 1}")
-            p[i], p[j] = p[j], p[i]
-    perm = flat_p.reshape(piv.shape)
-    return perm, np.argsort(perm, axis=-1)
+def _check_pivots(name, piv, n):
+    if isinstance(piv, np.ndarray) and piv.size and (piv.min() < 1 or piv.max() > n):
+        raise RuntimeError(f"{name}: pivots must be in the range [1, {n}]")
 
 
 def lu_factor(A, *, pivot=True):
@@ -139,14 +136,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if LU_pivots._data.dtype != np.int32:
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor "
                            "of torch.int32 dtype.")
-    piv = np.asarray(LU_pivots._data)
-    k = piv.shape[-1]
-    full = np.concatenate([piv, np.broadcast_to(np.arange(k + 1, m + 1, dtype=piv.dtype),
-                                                piv.shape[:-1] + (m - k,))], -1) if m > k else piv
-    perm, _ = perm_of_pivots(full)
-    pt = _make_plain(perm)
-    res = op(name, "LuUnpackBackward0", _lu_unpack_fn, [LU_data, pt], names=("LU_data",),
-             diff=(1, 2))
+    _check_pivots(name, LU_pivots._data, m)
+    res = op(name, "LuUnpackBackward0", _lu_unpack_fn, [LU_data, LU_pivots],
+             names=("LU_data", "LU_pivots"), diff=(1, 2))
     empty = _make_plain(np.zeros((0,), LU_data._data.dtype))
     return lu_unpack_t(res[0] if unpack_pivots else empty, res[1] if unpack_data else empty,
                        res[2] if unpack_data else empty)
@@ -168,10 +160,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if tuple(pivots._data.shape) != tuple(LU._data.shape[:-1]):
         raise RuntimeError(f"{name}: Expected pivots to have shape {list(LU.shape[:-1])}, "
                            f"got {list(pivots.shape)}")
-    perm, inv = perm_of_pivots(pivots._data)
-    return op(name, "LinalgLuSolveBackward0", _lu_solve_fn,
-              [LU, _make_plain(perm), _make_plain(inv), B],
-              {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "inv", "B"))
+    _check_pivots(name, pivots._data, n)
+    return op(name, "LinalgLuSolveBackward0", _lu_solve_fn, [LU, pivots, B],
+              {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "B"))
 
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False):

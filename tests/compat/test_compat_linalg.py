@@ -192,3 +192,26 @@ def test_lowrank_shapes():
         rec = (u * s) @ v.mT
         return u.shape, s, v.shape, pu.shape, pv.shape, float((rec - a).abs().max()) < 1e9
     assert_same(lambda T: f(T)[:1] + f(T)[2:], rtol=1e-6)
+
+
+VMAPPED = {
+    "det": lambda T, x, y: T.linalg.det(x),
+    "solve": lambda T, x, y: T.linalg.solve(x, y),
+    "eigvalsh": lambda T, x, y: T.linalg.eigvalsh(x + x.mT),
+    "lu_solve": lambda T, x, y: T.linalg.lu_solve(*T.linalg.lu_factor(x), y, adjoint=True),
+    "lstsq": lambda T, x, y: T.linalg.lstsq(x, y).solution,
+    "lu_unpack": lambda T, x, y: T.lu_unpack(*T.linalg.lu_factor(x))[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAPPED))
+def test_func_vmap_and_grad(name):
+    """compat.func (ftrans's transforms, traced) against torch.func."""
+    f = VMAPPED[name]
+
+    def run(T):
+        x, y = T.tensor(A), T.tensor(B)
+        out = T.func.vmap(lambda u, v: f(T, u, v))(x, y)
+        g = T.func.grad(lambda u, v: f(T, u, v).sum())(x[0], y[0])
+        return out, g
+    assert_same(run, rtol=1e-6, atol=1e-8)
