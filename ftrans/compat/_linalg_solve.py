@@ -3,6 +3,7 @@ pseudo-inverse and matrix functions, adapted onto :mod:`ftrans.numpy.linalg` and
 :mod:`ftrans.scipy.linalg` (see :mod:`ftrans.compat.linalg`)."""
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
+from ..primitives import linalg as _L
 from ._tensor import Tensor, _make_plain
 from ._linalg_base import (LinAlgError, op, call, need_float, need_matrix, need_square,
                            same_dtype)
@@ -172,23 +174,58 @@ def solve(A, B, *, left=True):
               {"left": bool(left), "vec": vec}, ("A", "B"))
 
 
-def _info(t, fail=False):
-    return _make_plain(np.full(t._data.shape[:-2], int(fail), np.int32))
+def _info(t):
+    return _make_plain(np.zeros(t._data.shape[:-2], np.int32))
+
+
+def _lu_info(a):
+    """LAPACK's ``getrf`` info of one matrix: the 1-based index of the first zero pivot."""
+    with warnings.catch_warnings():   # (SciPy warns of the singular matrix we look at)
+        warnings.simplefilter("ignore")
+        u = np.diagonal(np.asarray(_L.lu(a)[0]))
+    zero = np.flatnonzero(u == 0)
+    return int(zero[0]) + 1 if zero.size else 0
+
+
+def _chol_info(a):
+    """LAPACK's ``potrf`` info: the order of the first leading minor that is not positive
+    definite."""
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            _fla.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _each(name, fn, datas, params, nb, info_of, out_shape):
+    """PyTorch's ``*_ex`` result after a failure: ``fn`` on each matrix of the (broadcast)
+    batch, NaN where it fails, with ``info_of(matrix)`` there (no graph is recorded)."""
+    batch = np.broadcast_shapes(*[d.shape[:d.ndim - k] for d, k in zip(datas, nb)])
+    datas = [np.broadcast_to(d, batch + d.shape[d.ndim - k:]) for d, k in zip(datas, nb)]
+    res = np.full(batch + out_shape, np.nan, datas[-1].dtype)
+    info = np.zeros(batch, np.int32)
+    for idx in np.ndindex(*batch):
+        try:
+            res[idx] = fn(*[d[idx] for d in datas], **params)
+        except np.linalg.LinAlgError:
+            info[idx] = info_of(datas[0][idx])
+    return _make_plain(res), _make_plain(info)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
-    """``torch.linalg.solve_ex`` -> ``(result, info)``.  A singular ``A`` gives
-    ``info = 1`` (PyTorch: the index of the zero pivot) and a NaN result."""
+    """``torch.linalg.solve_ex`` -> ``(result, info)`` (a singular matrix of the batch:
+    NaNs and LAPACK's info, the index of its first zero pivot)."""
     vec = _check_solve("linalg.solve_ex", A, B, left)
     try:
         x = solve(A, B, left=left)
     except LinAlgError:
         if check_errors:
             raise
-        shape = np.broadcast_shapes(A._data.shape[:-2], B._data.shape[:-1 if vec else -2])
-        return linalg_solve_ex(_make_plain(np.full(shape + B._data.shape[-1 if vec else -2:],
-                                                   np.nan, B._data.dtype)),
-                               _make_plain(np.ones(shape, np.int32)))
+        shape = B._data.shape[-1 if vec else -2:]
+        return linalg_solve_ex(*_each("linalg.solve_ex", _solve_fn, [A._data, B._data],
+                                      {"left": bool(left), "vec": vec}, (2, 1 if vec else 2),
+                                      _lu_info, shape))
     return linalg_solve_ex(x, _info(A))
 
 
@@ -200,7 +237,8 @@ def inv(A):
 
 
 def inv_ex(A, *, check_errors=False):
-    """``torch.linalg.inv_ex`` -> ``(inverse, info)`` (a singular ``A``: NaNs, info 1)."""
+    """``torch.linalg.inv_ex`` -> ``(inverse, info)`` (a singular matrix of the batch:
+    NaNs and LAPACK's info)."""
     need_float("linalg.inv_ex", A)
     need_square("linalg.inv_ex", A)
     try:
@@ -208,8 +246,8 @@ def inv_ex(A, *, check_errors=False):
     except LinAlgError:
         if check_errors:
             raise
-        return linalg_inv_ex(_make_plain(np.full(A._data.shape, np.nan, A._data.dtype)),
-                             _info(A, True))
+        return linalg_inv_ex(*_each("linalg.inv_ex", _inv_fn, [A._data], {}, (2,), _lu_info,
+                                    A._data.shape[-2:]))
 
 
 def det(A):
@@ -245,8 +283,8 @@ def cholesky(A, *, upper=False):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
-    """``torch.linalg.cholesky_ex`` -> ``(L, info)`` (a matrix that is not positive
-    definite: NaNs and info 1, where PyTorch gives the order of the failing minor)."""
+    """``torch.linalg.cholesky_ex`` -> ``(L, info)`` (a matrix of the batch that is not
+    positive definite: NaNs and LAPACK's info, the order of the failing leading minor)."""
     need_float("linalg.cholesky_ex", A)
     need_square("linalg.cholesky_ex", A)
     try:
@@ -254,8 +292,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     except LinAlgError:
         if check_errors:
             raise
-        return linalg_cholesky_ex(_make_plain(np.full(A._data.shape, np.nan, A._data.dtype)),
-                                  _info(A, True))
+        return linalg_cholesky_ex(*_each("linalg.cholesky_ex", cholesky_fn, [A._data],
+                                         {"upper": bool(upper)}, (2,), _chol_info,
+                                         A._data.shape[-2:]))
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):

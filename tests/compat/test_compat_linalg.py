@@ -175,6 +175,17 @@ def test_errors(name):
     assert_same(ERRORS[name])
 
 
+def test_ex_variants_info_per_matrix():
+    a = np.stack([np.eye(3), np.diag([1., 0., 2.]), np.diag([1., -1., 2.])])
+
+    def f(T):
+        x = T.tensor(a)
+        s = T.linalg.solve_ex(x, T.tensor(np.ones((3, 2))))
+        return (s.info, s.result[0], T.linalg.inv_ex(x).info, T.linalg.inv_ex(x).inverse[2],
+                T.linalg.cholesky_ex(x).info, T.linalg.cholesky_ex(x).L[0])
+    assert_same(f)
+
+
 def test_linalg_error_is_runtime_error():
     import ftrans.compat as fc
     assert issubclass(fc.linalg.LinAlgError, RuntimeError)
