@@ -375,13 +375,25 @@ def _update(x, idx, values, op):
     vg = P.gather(P.reshape(v, (flat.size,)), pos)
     xf = P.reshape(x, (size,))
     if op == "multiply":
-        prod = P.reduce_prod(P.where(pad, 1.0, vg), (1,))
+        prod = P.reduce_prod(P.where(pad, x.dtype.type(1), vg), (1,))
         vals = P.mul(P.gather(xf, uniq), prod)
     else:
-        fill = -np.inf if op == "max" else np.inf
+        fill = _extreme_fill(x.dtype, op)
         cand = P.concatenate([P.expand_dims(P.gather(xf, uniq), (1,)), P.where(pad, fill, vg)], 1)
         vals = (P.reduce_max if op == "max" else P.reduce_min)(cand, (1,))
     return P.where(written, P.reshape(P.scatter_add(vals, uniq, (size,)), x.shape), x)
+
+
+def _extreme_fill(dtype, op):
+    """The identity of ``max``/``min`` in ``dtype`` (-inf/inf, or the integer or boolean
+    extremes), so that padding keeps the dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.bool_(op != "max")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return dtype.type(info.min if op == "max" else info.max)
+    return dtype.type(-np.inf if op == "max" else np.inf)
 
 
 def _last_writes(target, region):
