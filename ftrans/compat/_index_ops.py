@@ -28,11 +28,13 @@ from . import _tracer_values as _TV
 from ._opbase import _compose, _ctype, _tname
 from ._inplace import _inplace
 from ._out import with_out as _with_out
+from . import _index_ops2
+from ._index_ops2 import _flat_gather_fn as _take_fn
 
 __all__ = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_reduce", "masked_scatter", "masked_select",
            "nonzero", "nonzero_static", "argwhere", "take", "take_along_dim", "put",
-           "repeat_interleave"]
+           "repeat_interleave"] + _index_ops2.__all__
 
 _REDUCE_SCATTER = ("sum", "prod", "mean", "amax", "amin")
 _OPS = {"set": "set", "sum": "add", "add": "add", "mean": "add", "prod": "multiply",
@@ -409,10 +411,6 @@ def put(input, index, source, accumulate=False):  # noqa: A002
                     "sum" if accumulate else "set", flat=True)
 
 
-def _take_fn(x, *, idx):
-    return _fnp.reshape(x, (-1,))[idx]
-
-
 def take(input, index):  # noqa: A002
     """``torch.take``: ``input`` read as a flat tensor at ``index`` (negative indices count
     from the end); the result has ``index``'s shape."""
@@ -650,9 +648,11 @@ METHODS: dict = {n: globals()[n] for n in (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
     "index_put", "index_reduce", "masked_scatter", "masked_select", "nonzero",
     "nonzero_static", "argwhere", "take", "take_along_dim", "put", "repeat_interleave")}
+METHODS.update(_index_ops2.METHODS)
 METHODS.update({n + "_": _method_inplace(globals()[n]) for n in (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
     "index_put", "index_reduce", "masked_scatter", "put")})
+globals().update({_n: getattr(_index_ops2, _n) for _n in _index_ops2.__all__})
 for _n in _OUT:
     globals()[_n] = _out_form(globals()[_n])
 del _n
