@@ -24,6 +24,7 @@ import numpy as np
 from ._tensor import Tensor, _make_plain, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
+from .. import lax as _lax
 from . import _tracer_values as _TV
 from ._opbase import _compose, _ctype, _tname
 from ._inplace import _inplace
@@ -111,13 +112,24 @@ def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alp
         if flat:
             written = written.reshape(-1)
     if not include_self:
-        x = _fnp.where(written, _identity(x.dtype, op), x)
+        ident = _identity(x.dtype, op)
+        masked = _fnp.where(written, ident, x)
+        if op in ("amax", "amin"):
+            # PyTorch counts an excluded ``self`` equal to the result among the ties that
+            # share the gradient (it gets none of it): keep it as a constant candidate
+            r0 = _lax.stop_gradient(getattr(_fnp.at(masked)[idx], _OPS[op])(src))
+            masked = _fnp.where(written & (x == r0), _lax.stop_gradient(x), masked)
+        x = masked
     r = getattr(_fnp.at(x)[idx], _OPS[op])(src)
     if op == "mean":
         c = counts.reshape(-1) if flat else counts
         c = np.where(written, c + (1 if include_self else 0), 1).astype(x.dtype)
         r = _fnp.floor_divide(r, c) if x.dtype.kind in "iub" else r / c
     return _fnp.reshape(r, out_shape) if flat or r.shape != out_shape else r
+
+
+def _save_with_result(needs):
+    return (-1, True)
 
 
 def _counts(shape, idx):
@@ -135,9 +147,12 @@ def _updated(cls, input, src, idx, op, include_self=True, **extra):  # noqa: A00
     counts = (_counts((int(np.prod(shape)),) if flat else shape, idx)
               if op == "mean" or not include_self else None)
     params = dict(idx=idx, op=op, include_self=include_self, counts=counts, **extra)
+    # torch's nodes for the reductions whose derivative reads the result save it (an
+    # in-place write to the result is then an error at backward, as in PyTorch)
+    save = _save_with_result if op in ("prod", "amax", "amin") else -1
     if isinstance(src, Tensor):
-        return _compose(cls, _update_fn, [input, src], [d, src._data], params)
-    return _compose(cls, _update_fn, [input], [d], dict(params, src=src))
+        return _compose(cls, _update_fn, [input, src], [d, src._data], params, mask=save)
+    return _compose(cls, _update_fn, [input], [d], dict(params, src=src), mask=save)
 
 
 def _along_dim(ix, dim):

@@ -253,6 +253,13 @@ def _narrow(t, dim, start, length):
     return _V.narrow(t, dim, start, length)
 
 
+def _transpose(t, dim0, dim1):
+    if t._data.ndim == 0:   # (torch: dims 0 and -1 name the one "dimension" of a 0-d tensor)
+        _dim(dim0, 0), _dim(dim1, 0)
+        return t
+    return _V.transpose(t, dim0, dim1)
+
+
 def _split_with_sizes(t, split_sizes, dim=0):
     return list(_V.split(t, [int(s) for s in split_sizes], dim))
 
@@ -264,7 +271,7 @@ narrow_copy = _copy_op("narrow_copy", _narrow, "NarrowCopyBackward0")
 permute_copy = _copy_op("permute_copy", _V.permute, "PermuteBackward0_copy")
 squeeze_copy = _copy_op("squeeze_copy", _V.squeeze, "SqueezeBackward0_copy")
 t_copy = _copy_op("t_copy", _V.t, "TBackward0_copy")
-transpose_copy = _copy_op("transpose_copy", _V.transpose, "TransposeBackward0_copy")
+transpose_copy = _copy_op("transpose_copy", _transpose, "TransposeBackward0_copy")
 unbind_copy = _copy_op("unbind_copy", _V.unbind, "UnbindBackward0_copy")
 unfold_copy = _copy_op("unfold_copy", unfold, "UnfoldBackward0_copy")
 unsqueeze_copy = _copy_op("unsqueeze_copy", _V.unsqueeze, "UnsqueezeBackward0_copy")

@@ -313,6 +313,10 @@ def _region_shape(shape, idx):
 
 def _update(x, idx, values, op):
     x = F._ndarray(x)
+    if _kind_of(x) == "b":   # on 0/1 integers: add is "or", multiply "and", as in NumPy
+        i64 = np.dtype(np.int64)
+        r = _update(P.convert_element_type(x, i64), idx, _cast(F._ndarray(values), i64), op)
+        return P.ne(r, 0)
     size = x.size
     region = _region_shape(tuple(x.shape), idx)
     v = _cast(F._ndarray(values), x.dtype)
