@@ -58,6 +58,9 @@ def _storage(d):
     """``(storage, offset, strides)``: the flat C-contiguous array ``d`` lives in, ``d``'s
     first element's position in it and ``d``'s strides in elements (a C-contiguous copy of
     ``d`` when its memory has another layout)."""
+    if not isinstance(d, np.ndarray):   # a Tracer (compat.func): its own elements, C order
+        c = np.empty(d.shape, np.int8)
+        return np.zeros(d.size, np.int8), 0, tuple(s for s in c.strides)
     root = d
     while isinstance(root.base, np.ndarray):
         root = root.base
@@ -90,10 +93,11 @@ def _strided(input, size, stride, storage_offset, name="as_strided"):  # noqa: A
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
     need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
     if need > storage.size:
+        item = d.dtype.itemsize
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
-                           f"offset {off}, and itemsize {d.itemsize} requiring a storage size of "
-                           f"{need * d.itemsize} are out of bounds for storage of size "
-                           f"{storage.size * d.itemsize}")
+                           f"offset {off}, and itemsize {item} requiring a storage size of "
+                           f"{need * item} are out of bounds for storage of size "
+                           f"{storage.size * item}")
     pos = np.full(size, off, np.int64)
     for k, (n, s) in enumerate(zip(size, stride)):
         sh = [1] * len(size)
