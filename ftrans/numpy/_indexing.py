@@ -379,7 +379,7 @@ def _update(x, idx, values, op):
     vg = P.gather(P.reshape(v, (flat.size,)), pos)
     xf = P.reshape(x, (size,))
     if op == "multiply":
-        prod = P.reduce_prod(P.where(pad, x.dtype.type(1), vg), (1,))
+        prod = _cast(P.reduce_prod(P.where(pad, x.dtype.type(1), vg), (1,)), x.dtype)
         vals = P.mul(P.gather(xf, uniq), prod)
     else:
         fill = _extreme_fill(x.dtype, op)
