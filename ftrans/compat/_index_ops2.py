@@ -25,6 +25,7 @@ from .. import numpy as _fnp
 from ..primitives import indexing as I
 from . import _shape_ops as _V
 from ._opbase import _compose, _tname
+from ._inplace import _check_inplace
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "diagonal_copy", "expand_copy", "narrow_copy", "permute_copy", "squeeze_copy",
@@ -123,6 +124,8 @@ def _strided_fn(x, *, idx, mask, const):
 
 
 _AsStridedBackward0 = node_class("AsStridedBackward0", ("self",), edge_idx=(0,))
+_AsStridedBackward1 = node_class("AsStridedBackward1", ("self",), edge_idx=(0,))
+_AsStridedPartial1 = composite_class("AsStridedBackward1", ("self",))
 _AsStridedCopy = composite_class("AsStridedBackward0_copy", ("self",))
 _AsStridedPartial = composite_class("AsStridedBackward0", ("self",))
 _AsStridedScatterBackward0 = composite_class("AsStridedScatterBackward0", ("self", "src"))
@@ -139,18 +142,38 @@ def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
     (in elements) and offset.  The storage is the contiguous array ``input``'s memory
     belongs to (``input`` itself for a tensor of another layout); positions outside
     ``input`` read their current values and get no gradient."""
+    return _as_strided(input, size, stride, storage_offset, _AsStridedBackward0,
+                       _AsStridedPartial)
+
+
+def _as_strided(input, size, stride, storage_offset, cls, partial_cls):  # noqa: A002
     d = input._data
     elem, inside, storage, pos, off = _strided(input, size, stride, storage_offset)
     if not inside or not isinstance(d, np.ndarray) or d.ndim == 0:
-        return _compose(_AsStridedPartial, _strided_fn, [input], [d],
+        return _compose(partial_cls, _strided_fn, [input], [d],
                         _strided_params(elem, inside, storage, pos), mask=0)
     arrays = tuple(np.asarray(a) for a in np.unravel_index(elem, d.shape))
     out = np.lib.stride_tricks.as_strided(storage[off:], tuple(int(s) for s in size),
                                           tuple(int(s) * d.itemsize for s in stride),
                                           writeable=np.unique(pos).size == pos.size)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
-    return _V._view_op(input, I.gather_p, {"template": template}, _AsStridedBackward0, out,
-                       extra=arrays)
+    return _V._view_op(input, I.gather_p, {"template": template}, cls, out, extra=arrays)
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    """``Tensor.as_strided_``: ``self`` becomes :func:`as_strided` of itself (its history
+    continues through the ``AsStridedBackward0`` node)."""
+    _check_inplace(self)
+    r = _as_strided(self, size, stride, storage_offset, _AsStridedBackward1,
+                    _AsStridedPartial1)
+    x = self._x
+    self._data = r._data
+    if r._grad_fn is not None:
+        self._grad_fn = r._grad_fn
+        self._onr = 0
+    if x is not None and x.base is not None and r._x is not None:   # still a view of its base
+        x.chain = r._x.chain
+    return self
 
 
 def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
@@ -214,7 +237,8 @@ def unfold(input, dimension, size, step):  # noqa: A002
 
 # =============================================================================== *_copy
 def _copy_op(name, view_fn, node):
-    """``torch.<name>``: ``view_fn``'s result as a new tensor, one ``node`` per output."""
+    """``torch.<name>``: ``view_fn``'s result (the view ``torch.<name without _copy>``) as a
+    new tensor, one ``node`` per output."""
     cls = composite_class(node, ("self",))
 
     def op(input, *args, **kwargs):  # noqa: A002
@@ -225,7 +249,7 @@ def _copy_op(name, view_fn, node):
                 for p in ((pos,) if one else pos)]
         return outs[0] if one else (tuple(outs) if isinstance(pos, tuple) else outs)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: :func:`{view_fn.__name__}` as a new tensor (node "
+    op.__doc__ = (f"``torch.{name}``: ``torch.{name[:-5]}`` as a new tensor (not a view; node "
                   f"``{node}``).")
     return op
 
@@ -408,7 +432,7 @@ def _chunk_cat(tensors, dim, num_chunks):
     return _make_plain(np.concatenate(parts, axis=ax + 1))
 
 
-METHODS: dict = {"as_strided": as_strided, "unfold": unfold, "narrow_copy": narrow_copy,
+METHODS: dict = {"as_strided": as_strided, "as_strided_": as_strided_, "unfold": unfold, "narrow_copy": narrow_copy,
                  "as_strided_scatter": as_strided_scatter,
                  "diagonal_scatter": diagonal_scatter, "select_scatter": select_scatter,
                  "slice_scatter": slice_scatter}

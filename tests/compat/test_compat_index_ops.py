@@ -150,6 +150,24 @@ def test_views_write_through():
     assert_same(f)
 
 
+def test_as_strided_inplace():
+    def f(T):
+        b = T.arange(10.0, dtype=T.float64).requires_grad_()
+        x = b * 1
+        x.as_strided_((2, 2), (1, 3))
+        (x * T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)).sum().backward()
+        return (x, b.grad, type(x.grad_fn).__name__)
+    assert_same(f)
+
+
+def test_partial_view_storage():
+    def f(T):
+        base = T.tensor(X.reshape(-1), requires_grad=True)
+        y = T.as_strided(base[5:9], (2, 2), (1, 2), 3)
+        return (y, *T.autograd.grad((y * y).sum(), base))
+    assert_same(f)
+
+
 def test_node_names():
     def f(T):
         x = T.tensor(X, requires_grad=True)
