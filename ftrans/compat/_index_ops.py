@@ -44,9 +44,22 @@ _OPS = {"set": "set", "sum": "add", "add": "add", "mean": "add", "prod": "multip
 
 # =============================================================================== helpers
 def _data(v, what="index"):
-    """The concrete array of a tensor/array-like (an index: its primal under compat.func)."""
+    """The concrete array of a tensor/array-like (an index: its primal under compat.func).
+
+    Raises
+    ------
+    RuntimeError
+        An index batched by ``compat.func.vmap`` (one index per example: the positions
+        written would be traced values)."""
     d = v._data if isinstance(v, Tensor) else np.asarray(v)
-    return _TV.concrete(d, "mask") if not isinstance(d, np.ndarray) else d
+    if isinstance(d, np.ndarray):
+        return d
+    try:
+        return _TV.concrete(d, "mask")
+    except RuntimeError:
+        raise RuntimeError(f"compat.func: an {what} tensor batched by vmap is not supported by "
+                           "the scatter/index operations (their positions are static); map "
+                           "over the values only, or loop over the examples") from None
 
 
 def _index_data(index, name):
@@ -430,8 +443,34 @@ def take(input, index):  # noqa: A002
     """``torch.take``: ``input`` read as a flat tensor at ``index`` (negative indices count
     from the end); the result has ``index``'s shape."""
     d = input._data
+    if _batched_index(index):
+        return _compose(_TakeBackward0, _traced_take_fn, [input, index._data],
+                        [d, index._data], {"axis": None}, mask=0)
     ix = _flat_index("take", d, index)
     return _compose(_TakeBackward0, _take_fn, [input], [d], {"idx": ix}, mask=0)
+
+
+def _batched_index(index):
+    """Whether ``index`` holds a value batched by ``compat.func.vmap`` (the gathers then
+    take it as a traced operand: no bounds check, negative indices still wrap)."""
+    if not isinstance(index, Tensor) or isinstance(index._data, np.ndarray):
+        return False
+    try:
+        _TV.concrete(index._data, "mask")
+    except RuntimeError:
+        return True
+    return False
+
+
+def _traced_take_fn(x, i, *, axis):
+    """``take``/``take_along_dim`` with a traced index ``i`` (negative entries wrap)."""
+    if axis is None:
+        x = _fnp.reshape(x, (-1,))
+    n = x.shape[0 if axis is None else axis]
+    i = _fnp.where(i < 0, i + n, i)
+    if axis is None:
+        return _fnp.take(x, i)
+    return _fnp.take_along_axis(x, i, axis=axis)
 
 
 def _take_along_fn(x, *, ix, axis, shape):
@@ -444,6 +483,12 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
     """``torch.take_along_dim``: ``numpy.take_along_axis`` (the flattened tensor when
     ``dim`` is None); ``input`` and ``indices`` broadcast in the other dimensions."""
     d = input._data
+    if _batched_index(indices):
+        i = indices._data
+        if dim is None:
+            i = _fnp.reshape(i, (-1,))
+        return _compose(_GatherBackward0, _traced_take_fn, [input, i], [d, i],
+                        {"axis": None if dim is None else _dim(dim, d.ndim)}, mask=0)
     ix = _data(indices)
     if ix.dtype.kind not in "iu":
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "

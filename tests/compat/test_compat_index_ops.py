@@ -220,3 +220,20 @@ def test_out_overlap():
         src = T.rand(6)
         return T.take(src, L(T, [2, 1, 0]), out=src)
     assert_same(f)
+
+
+def test_func_transforms():
+    def f(T):
+        x, s = T.tensor(X), T.tensor(S)
+        loss = lambda x, s: (T.scatter_add(x, 0, L(T, I2), s[:2]).pow(2).sum()
+                             + T.take(x, L(T, [1, 5])).sum())
+        g = T.func.grad(loss, argnums=(0, 1))(x, s)
+        v = T.func.vmap(lambda r: T.index_add(r, 0, L(T, [0, 0, 1]), r[:3] * 2))(x)
+        j = T.func.jacrev(lambda r: T.select_scatter(x, r, 0, 1))(s[0])
+        i = L(T, [[0, -1], [2, 0], [1, 1]])
+        a = T.func.vmap(lambda i: T.take(x, i))(i)
+        b = T.func.vmap(lambda r, k: T.take_along_dim(r, k, 0))(x, i)
+        h = T.func.vmap(T.func.grad(lambda r, k: T.take(r, k).pow(2).sum()),
+                        in_dims=(None, 0))(x, i)
+        return (*g, v, j, a, b, h)
+    assert_same(f, rtol=1e-6, atol=1e-8)
