@@ -15,7 +15,7 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 from . import _tracer_values as _TV
 
-from ._opbase import (SAVE_NONE, _any_traced, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
+from ._opbase import (SAVE_NONE, _any_traced, _require_tensor, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
     _pymin, _pysum, _record, _refuse_complex, _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
 from ._reductions import (_dims, _size_attr)
@@ -65,10 +65,12 @@ clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
+    _require_tensor("clamp_min", input)
     return clamp(input, min=min)
 
 
 def clamp_max(input, max):  # noqa: A002
+    _require_tensor("clamp_max", input)
     return clamp(input, max=max)
 
 
