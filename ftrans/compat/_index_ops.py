@@ -26,7 +26,9 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from .. import lax as _lax
 from . import _tracer_values as _TV
-from ._opbase import _compose, _ctype, _tname
+from ._opbase import _compose, _ctype, _record, _tname
+from . import _opbase as _B
+from .autograd.graph import node_class
 from ._inplace import _inplace
 from ._out import with_out as _with_out
 from . import _index_ops2
@@ -237,10 +239,35 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
                                              src if isinstance(src, Tensor) else None)
     op = "set" if reduce is None else reduce
     extra = _with_flat(d, {"cut": cut})
+    args = [input] + ([src] if isinstance(src, Tensor) else [])
     if not isinstance(src, Tensor):
         src = np.full(ix.shape, src, dtype=d.dtype) if ix.size else src
-        return _updated(_ScatterBackward1, input, src, idx, op, **extra)
-    return _updated(_ScatterBackward0, input, src, idx, op, **extra)
+        r = _updated(_ScatterBackward1, input, src, idx, op, **extra)
+    else:
+        r = _updated(_ScatterBackward0, input, src, idx, op, **extra)
+    if reduce is not None and r._grad_fn is not None and not _B._fw_on:
+        # PyTorch records no derivative for scatter with reduce=: its backward raises
+        return _record(_ScatterNotImplemented, _NO_DERIVATIVE, {}, args,
+                       [a._data for a in args], r._data, (0, False))
+    return r
+
+
+class _NoDerivative:
+    """The "primitive" of a node PyTorch records without a derivative
+    (``torch::autograd::NotImplemented``): running its backward raises torch's error."""
+
+    name = "not_implemented"
+
+    def __init__(self, what):
+        self.what = what
+
+    def vjp(self, *args, **params):
+        raise RuntimeError(f"derivative for {self.what} is not implemented")
+
+
+_NO_DERIVATIVE = _NoDerivative("aten::scatter")
+_ScatterNotImplemented = node_class("NotImplemented", ("self", "src"))
+_ScatterNotImplemented.name = lambda self: "torch::autograd::NotImplemented"
 
 
 def scatter_add(input, dim, index, src):  # noqa: A002

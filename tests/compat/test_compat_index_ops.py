@@ -207,6 +207,8 @@ ERRORS = {
     "as_strided_oob": lambda T: T.as_strided(T.zeros(4), (2, 2), (2, 2)),
     "slice_scatter_shape": lambda T: T.slice_scatter(T.zeros(3, 4), T.zeros(2, 4), 0, 0, 1),
     "narrow_copy_start": lambda T: T.narrow_copy(T.zeros(10), 0, 11, 0),
+    "scatter_reduce_has_no_derivative": lambda T: T.scatter(
+        T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
 }
 
 
