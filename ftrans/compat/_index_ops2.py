@@ -1,6 +1,7 @@
 """compat operations: strided views and their copy/scatter variants (``as_strided``,
-``Tensor.unfold``, the ``*_copy`` and ``*_scatter`` functions), ``_unsafe_masked_index``
-and ``_chunk_cat``.
+``Tensor.unfold``, the ``*_copy`` and ``*_scatter`` functions), the gathers
+``masked_select`` and ``repeat_interleave``, ``nonzero``/``argwhere``,
+``_unsafe_masked_index`` and ``_chunk_cat``.
 
 A view is a gather: the positions it reads are computed once with NumPy (the view
 function applied to a tensor of element positions), and
@@ -24,6 +25,7 @@ from .autograd.graph import node_class
 from .. import numpy as _fnp
 from ..primitives import indexing as I
 from . import _shape_ops as _V
+from . import _tracer_values as _TV
 from ._opbase import _compose, _tname
 from ._inplace import _check_inplace
 
@@ -32,7 +34,8 @@ __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
            "view_copy", "split_with_sizes_copy", "diagonal_scatter", "select_scatter",
            "slice_scatter", "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate",
-           "_chunk_cat"]
+           "_chunk_cat", "masked_select", "nonzero", "nonzero_static", "argwhere",
+           "repeat_interleave"]
 
 
 def _flat_gather_fn(x, *, idx):
@@ -432,7 +435,147 @@ def _chunk_cat(tensors, dim, num_chunks):
     return _make_plain(np.concatenate(parts, axis=ax + 1))
 
 
+# =============================================================================== helpers
+def _data(v, what="index"):
+    """The concrete array of a tensor/array-like (an index: its primal under compat.func).
+
+    Raises
+    ------
+    RuntimeError
+        An index batched by ``compat.func.vmap`` (one index per example: the positions
+        written would be traced values)."""
+    d = v._data if isinstance(v, Tensor) else np.asarray(v)
+    if isinstance(d, np.ndarray):
+        return d
+    try:
+        return _TV.concrete(d, "mask")
+    except RuntimeError:
+        raise RuntimeError(f"compat.func: an {what} tensor batched by vmap is not supported by "
+                           "the scatter/index operations (their positions are static); map "
+                           "over the values only, or loop over the examples") from None
+
+
+def _bool_mask(name, mask):
+    m = _data(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+    return m
+
+
+def _broadcast(d, m, name):
+    try:
+        return np.broadcast_shapes(d.shape, m.shape)
+    except ValueError:
+        raise RuntimeError(f"{name}: The size of tensor a must match the size of tensor b: "
+                           f"shapes {list(d.shape)} and {list(m.shape)} cannot be "
+                           "broadcast") from None
+
+
+_MaskedSelectBackward0 = composite_class("MaskedSelectBackward0", ("self", "mask"),
+                                         edge_idx=(0,))
+
+
+def _masked_select_fn(x, *, idx, shape):
+    if tuple(x.shape) != shape:
+        x = _fnp.broadcast_to(x, shape)
+    return x[idx] if shape else _fnp.reshape(x, (1,))[idx]
+
+
+def masked_select(input, mask):  # noqa: A002
+    """``torch.masked_select``: the 1-d tensor of ``input``'s elements where ``mask`` is
+    True (both broadcast)."""
+    d = input._data
+    m = _bool_mask("masked_select", mask)
+    shape = _broadcast(d, m, "masked_select")
+    mb = np.broadcast_to(m, shape)
+    idx = np.nonzero(mb) if shape else (np.nonzero(mb.reshape(1))[0],)
+    return _compose(_MaskedSelectBackward0, _masked_select_fn, [input], [d],
+                    {"idx": idx, "shape": shape}, mask=0)
+
+
+# =============================================================================== nonzero
+def nonzero(input, *, as_tuple=False):  # noqa: A002
+    """``torch.nonzero``: the (n, ndim) int64 indices of the nonzero elements, or (with
+    ``as_tuple``) one 1-d index tensor per dimension (a 0-d input counts as 1-d)."""
+    d = _data(input)
+    if as_tuple:
+        return tuple(_make_plain(a.astype(np.int64)) for a in np.nonzero(np.atleast_1d(d)))
+    return _make_plain(np.argwhere(d).astype(np.int64))
+
+
+def argwhere(input):  # noqa: A002
+    """``torch.argwhere``: ``nonzero(input)``."""
+    return nonzero(input)
+
+
+def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002
+    """``torch.nonzero_static``: ``nonzero`` truncated or padded with ``fill_value`` to
+    ``size`` rows."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got "
+                           f"{size}")
+    d = _data(input)
+    nz = np.argwhere(d).astype(np.int64)[:size]
+    out = np.full((size, d.ndim), fill_value, np.int64)
+    out[:nz.shape[0]] = nz
+    return _make_plain(out)
+
+
+# =============================================================================== repeat_interleave
+_RepeatInterleaveBackward0 = composite_class("IndexSelectBackward0", ("self", "index"),
+                                             edge_idx=(0,))
+
+
+def _gather_dim_fn(x, *, idx):
+    return x[idx]
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
+    """``torch.repeat_interleave``: each element (slice along ``dim``; of the flattened
+    tensor when ``dim`` is None) repeated ``repeats`` times.  With only a 1-d integer
+    tensor of repeats, the indices ``0..n-1`` repeated that many times."""
+    if repeats is None:
+        r = _data(input)
+        if r.ndim > 1 or r.dtype.kind not in "iu":
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return _make_plain(np.repeat(np.arange(r.size, dtype=np.int64), r.reshape(-1)))
+    d = input._data
+    if dim is None:
+        n, ax, flat = d.size, 0, True
+    else:
+        ax = _dim(dim, d.ndim)
+        n, flat = (d.shape[ax] if d.ndim else 1), d.ndim == 0
+    if isinstance(repeats, Tensor):
+        r = _data(repeats)
+        if r.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if r.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be Long tensor")
+        r = r.reshape(-1)
+        if r.size == 1:
+            r = np.full(n, int(r[0]))
+        elif r.size != n:
+            raise RuntimeError("repeats must have the same size as input along dim")
+    else:
+        r = np.full(n, int(repeats))
+    if (r < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    sel = np.repeat(np.arange(n, dtype=np.int64), r)
+    if output_size is not None and output_size != sel.size:
+        raise RuntimeError(f"allocated size does not match required size: {output_size} vs "
+                           f"{sel.size}")
+    if flat:
+        return _compose(_RepeatInterleaveBackward0, _flat_gather_fn, [input], [d], {"idx": sel},
+                        mask=0)
+    return _compose(_RepeatInterleaveBackward0, _gather_dim_fn, [input], [d],
+                    {"idx": (slice(None),) * ax + (sel,)}, mask=0)
+
+
 METHODS: dict = {"as_strided": as_strided, "as_strided_": as_strided_, "unfold": unfold, "narrow_copy": narrow_copy,
                  "as_strided_scatter": as_strided_scatter,
                  "diagonal_scatter": diagonal_scatter, "select_scatter": select_scatter,
-                 "slice_scatter": slice_scatter}
+                 "slice_scatter": slice_scatter, "masked_select": masked_select,
+                 "nonzero": nonzero, "nonzero_static": nonzero_static, "argwhere": argwhere,
+                 "repeat_interleave": repeat_interleave}
