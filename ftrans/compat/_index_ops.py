@@ -15,7 +15,8 @@ implementation-defined (``scatter``, ``index_copy``, ``index_put``, ``put`` with
 accumulation), the last write wins.
 
 The view variants (``as_strided``, ``unfold``, the ``*_copy`` and ``*_scatter``
-functions) are in :mod:`._index_ops2`.
+functions), ``masked_select``, ``nonzero`` and ``repeat_interleave`` are in
+:mod:`._index_ops2` (installed from here).
 """
 from __future__ import annotations
 
