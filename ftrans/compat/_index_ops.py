@@ -511,10 +511,9 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {d.ndim} dimensions for input, and "
                            f"{ix.ndim} dimensions for indices")
-    ax = _dim(dim, d.ndim)
     if d.ndim == 0:
-        return _compose(_GatherBackward0, _take_along_fn, [input], [d],
-                        {"ix": ix.reshape(1), "axis": None, "shape": None}, mask=0)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    ax = _dim(dim, d.ndim)
     try:
         sh = np.broadcast_shapes(d.shape[:ax] + (1,) + d.shape[ax + 1:],
                                  ix.shape[:ax] + (1,) + ix.shape[ax + 1:])
@@ -550,9 +549,10 @@ def masked_scatter(input, mask, source):  # noqa: A002
     k = int(mb.sum())
     if k > sd.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    idx = np.nonzero(mb)
     extra = {"shape": shape if shape != d.shape else None, "flat": False}
-    if not shape:
+    if shape:
+        idx = np.nonzero(mb)
+    else:
         idx = (np.nonzero(mb.reshape(1))[0],)
         extra["flat"] = True
     src = source.reshape(-1) if sd.ndim != 1 else source

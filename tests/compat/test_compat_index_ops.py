@@ -88,6 +88,17 @@ CASES = {
     "diagonal_scatter": lambda T: _grads(T, lambda T, x, s: T.diagonal_scatter(x, s[0, :3]),
                                          X, S),
     "select_scatter": lambda T: _grads(T, lambda T, x, s: T.select_scatter(x, s[1], 0, -1), X, S),
+    "empty_and_0d": lambda T: (
+        T.index_add(T.ones(3, 4), 0, L(T, []), T.ones(0, 4)), T.take(T.ones(3, 4), L(T, [])),
+        T.index_fill(T.tensor(1.0), 0, L(T, 0), 5.0), T.scatter(T.tensor(1.0), 0, L(T, 0),
+                                                                T.tensor(5.0)),
+        T.masked_scatter(T.tensor(1.0), T.tensor(True), T.tensor([7.0, 8.0])),
+        T.masked_select(T.tensor(1.0), T.tensor(True)), T.ones(3, 4).unfold(1, 0, 1),
+        *T.nonzero(T.tensor(3.0), as_tuple=True), T.nonzero(T.tensor(0.0)),
+        T.repeat_interleave(T.ones(3, 2), L(T, [0, 0, 0]), dim=0),
+        T.as_strided(T.tensor(3.0), (2,), (0,)),
+        T.scatter_reduce(L(T, [5, 7, 3]), 0, L(T, [0, 0, 2]), L(T, [2, 3, 9]), "mean",
+                         include_self=False)),
     "chunk_cat": lambda T: (T._chunk_cat([T.tensor(X), T.tensor(S[:, :3])], 1, 2),),
 }
 for _r in ("sum", "prod", "mean", "amax", "amin"):
@@ -207,6 +218,7 @@ ERRORS = {
     "as_strided_oob": lambda T: T.as_strided(T.zeros(4), (2, 2), (2, 2)),
     "slice_scatter_shape": lambda T: T.slice_scatter(T.zeros(3, 4), T.zeros(2, 4), 0, 0, 1),
     "narrow_copy_start": lambda T: T.narrow_copy(T.zeros(10), 0, 11, 0),
+    "take_along_dim_0d": lambda T: T.take_along_dim(T.tensor(1.0), L(T, 0), 0),
     "scatter_reduce_has_no_derivative": lambda T: T.scatter(
         T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
 }
