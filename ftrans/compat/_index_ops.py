@@ -316,6 +316,8 @@ def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, pref
 def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     """``torch.index_add``: ``out[..., index[i], ...] += alpha * source[..., i, ...]``."""
     d, idx, extra = _index_dim_args("index_add", input, dim, index, source)
+    if d.dtype.kind in "iub":
+        alpha = int(alpha)   # (torch converts alpha to the tensor's type)
     if alpha != 1:
         extra["alpha"] = alpha
     return _updated(_IndexAddBackward0, input, source, idx, "sum", **extra)
@@ -357,17 +359,15 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
 
 
 def _put_index(d, indices):
-    """The NumPy index of ``index_put``'s list of index tensors (None: a whole dimension;
-    negative indices count from the end)."""
+    """The NumPy index of ``index_put``'s list of index tensors (negative indices count
+    from the end)."""
     if isinstance(indices, Tensor):
         indices = (indices,)
     out = []
     k = 0
-    for i in indices:
+    for n, i in enumerate(indices):
         if i is None:
-            out.append(slice(None))
-            k += 1
-            continue
+            raise TypeError(f"expected Tensor as element {n} in argument 1, but got NoneType")
         a = _data(i)
         if a.dtype.kind == "b":
             if a.ndim and k + a.ndim <= d.ndim and a.shape != d.shape[k:k + a.ndim]:
@@ -418,7 +418,7 @@ _GatherBackward0 = composite_class("GatherBackward0", ("self", "index"), edge_id
 def _flat_index(name, d, index):
     ix = _data(index)
     if ix.dtype.kind not in "iu":
-        raise IndexError(f"{name}(): Expected a long tensor for index, but got "
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
                          f"{_tname(ix.dtype)}")
     ix = ix.astype(np.int64)
     n = d.size
@@ -440,7 +440,7 @@ def put(input, index, source, accumulate=False):  # noqa: A002
                            "must have the same scalar type")
     ix = _flat_index("put", d, index)
     if ix.size != sd.size:
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
                            f"elements, but got source.numel() = {sd.size}, index.numel() = "
                            f"{ix.size}")
     return _updated(_PutBackward0, input, source, (ix.reshape(-1),),

@@ -98,7 +98,8 @@ CASES = {
         T.repeat_interleave(T.ones(3, 2), L(T, [0, 0, 0]), dim=0),
         T.as_strided(T.tensor(3.0), (2,), (0,)),
         T.scatter_reduce(L(T, [5, 7, 3]), 0, L(T, [0, 0, 2]), L(T, [2, 3, 9]), "mean",
-                         include_self=False)),
+                         include_self=False),
+        T.index_add(L(T, [0, 0, 0]), 0, L(T, [0]), L(T, [2]), alpha=1.5)),
     "chunk_cat": lambda T: (T._chunk_cat([T.tensor(X), T.tensor(S[:, :3])], 1, 2),),
 }
 for _r in ("sum", "prod", "mean", "amax", "amin"):
@@ -218,6 +219,9 @@ ERRORS = {
     "as_strided_oob": lambda T: T.as_strided(T.zeros(4), (2, 2), (2, 2)),
     "slice_scatter_shape": lambda T: T.slice_scatter(T.zeros(3, 4), T.zeros(2, 4), 0, 0, 1),
     "narrow_copy_start": lambda T: T.narrow_copy(T.zeros(10), 0, 11, 0),
+    "index_put_none": lambda T: T.index_put(T.zeros(3, 4), (None, L(T, [1])), T.tensor(1.0)),
+    "take_float_index": lambda T: T.take(T.zeros(3), T.zeros(1)),
+    "put_count": lambda T: T.put(T.zeros(3), L(T, [0, 1]), T.ones(1)),
     "take_along_dim_0d": lambda T: T.take_along_dim(T.tensor(1.0), L(T, 0), 0),
     "scatter_reduce_has_no_derivative": lambda T: T.scatter(
         T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
