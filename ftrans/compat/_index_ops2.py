@@ -229,11 +229,12 @@ def unfold(input, dimension, size, step):  # noqa: A002
     sel = (slice(None),) * ax + (slice(None, None, step),)
     elem = np.lib.stride_tricks.sliding_window_view(pos, size, axis=ax)[sel]
     arrays = tuple(np.asarray(a) for a in np.unravel_index(elem, d.shape))
-    out = None
+    template = tuple(I._Slot(k) for k in range(len(arrays)))
     if isinstance(d, np.ndarray):
         out = np.lib.stride_tricks.sliding_window_view(d, size, axis=ax,
                                                        writeable=step >= size)[sel]
-    template = tuple(I._Slot(k) for k in range(len(arrays)))
+    else:   # a Tracer (compat.func)
+        out = I.gather_p.bind(d, *arrays, template=template)
     return _V._view_op(input, I.gather_p, {"template": template}, _UnfoldBackward0, out,
                        extra=arrays)
 

@@ -253,5 +253,9 @@ def test_func_transforms():
         b = T.func.vmap(lambda r, k: T.take_along_dim(r, k, 0))(x, i)
         h = T.func.vmap(T.func.grad(lambda r, k: T.take(r, k).pow(2).sum()),
                         in_dims=(None, 0))(x, i)
-        return (*g, v, j, a, b, h)
+        u = T.func.vmap(T.func.grad(lambda r: (r.unfold(0, 2, 1) ** 2).sum()))(x)
+        m = T.func.vmap(lambda r, q: T.scatter_reduce(r, 0, L(T, [0, 0, 1]), q, "amax",
+                                                      include_self=False))(x, s)
+        w = T.func.vmap(lambda r: T.as_strided(r, (2, 2), (1, 2)))(x)
+        return (*g, v, j, a, b, h, u, m, w)
     assert_same(f, rtol=1e-6, atol=1e-8)
