@@ -278,14 +278,17 @@ _IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "values"))
 
 
 def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, prefix="",  # noqa: A002
-                    wrap=False):
-    """``(data, idx, extra)`` for the ``index_*`` operations along ``dim``."""
+                    wrap=False, long_only=None):
+    """``(data, idx, extra)`` for the ``index_*`` operations along ``dim``; ``long_only``:
+    the exception of an index that is not int64 (``index_copy``, ``index_fill``)."""
     d = input._data
     ax = _dim(dim, d.ndim)
     ix = _data(index)
-    if ix.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
-                           f"{_tname(ix.dtype)}")
+    if ix.dtype.kind not in "iu" or (long_only is not None and ix.dtype != np.int64):
+        if long_only is IndexError:
+            raise IndexError(f"{name}_(): Expected dtype int64 for index.")
+        raise RuntimeError(f"{name}{'_' if long_only else ''}(): Expected a long tensor for "
+                           f"index, but got {_tname(ix.dtype)}")
     if ix.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     ix = ix.reshape(-1).astype(np.int64, copy=False)
@@ -327,7 +330,7 @@ def index_copy(input, dim, index, source):  # noqa: A002
     """``torch.index_copy``: ``out[..., index[i], ...] = source[..., i, ...]`` (repeated
     indices: the last write wins)."""
     d, idx, extra = _index_dim_args("index_copy", input, dim, index, source, IndexError,
-                                    "index_copy_(): ")
+                                    "index_copy_(): ", long_only=RuntimeError)
     return _updated(_IndexCopyBackward0, input, source, idx, "set", **extra)
 
 
@@ -335,7 +338,7 @@ def index_fill(input, dim, index, value):  # noqa: A002
     """``torch.index_fill``: the entries at ``index`` along ``dim`` set to ``value`` (a
     number or a 0-d tensor); negative indices count from the end."""
     d, idx, extra = _index_dim_args("index_fill", input, dim, index, None, IndexError,
-                                    wrap=True)
+                                    wrap=True, long_only=IndexError)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
@@ -417,10 +420,9 @@ _GatherBackward0 = composite_class("GatherBackward0", ("self", "index"), edge_id
 
 def _flat_index(name, d, index):
     ix = _data(index)
-    if ix.dtype.kind not in "iu":
+    if ix.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
-                         f"{_tname(ix.dtype)}")
-    ix = ix.astype(np.int64)
+                           f"{_tname(ix.dtype)}")
     n = d.size
     if ix.size:
         bad = ix[(ix < -n) | (ix >= n)]
@@ -438,7 +440,7 @@ def put(input, index, source, accumulate=False):  # noqa: A002
     if sd.dtype != d.dtype:
         raise RuntimeError(f"put_(): self ({_tname(d.dtype)}) and source ({_tname(sd.dtype)}) "
                            "must have the same scalar type")
-    ix = _flat_index("put", d, index)
+    ix = _flat_index("put_", d, index)
     if ix.size != sd.size:
         raise IndexError(f"put_(): Expected source and index to have the same number of "
                            f"elements, but got source.numel() = {sd.size}, index.numel() = "
@@ -498,7 +500,7 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
         return _compose(_GatherBackward0, _traced_take_fn, [input, i], [d, i],
                         {"axis": None if dim is None else _dim(dim, d.ndim)}, mask=0)
     ix = _data(indices)
-    if ix.dtype.kind not in "iu":
+    if ix.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_tname(ix.dtype)}")
     ix = ix.astype(np.int64)

@@ -541,7 +541,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if (r < 0).any():
             raise RuntimeError("repeats can not be negative")
-        return _make_plain(np.repeat(np.arange(r.size, dtype=np.int64), r.reshape(-1)))
+        return _make_plain(np.repeat(np.arange(r.size, dtype=r.dtype), r.reshape(-1)))
     d = input._data
     if dim is None:
         n, ax, flat = d.size, 0, True

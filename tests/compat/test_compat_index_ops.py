@@ -99,7 +99,9 @@ CASES = {
         T.as_strided(T.tensor(3.0), (2,), (0,)),
         T.scatter_reduce(L(T, [5, 7, 3]), 0, L(T, [0, 0, 2]), L(T, [2, 3, 9]), "mean",
                          include_self=False),
-        T.index_add(L(T, [0, 0, 0]), 0, L(T, [0]), L(T, [2]), alpha=1.5)),
+        T.index_add(L(T, [0, 0, 0]), 0, L(T, [0]), L(T, [2]), alpha=1.5),
+        T.scatter_add(T.zeros(3), 0, T.tensor([0, 0], dtype=T.int32), T.ones(2)),
+        T.repeat_interleave(T.tensor([1, 2, 0], dtype=T.int32))),
     "chunk_cat": lambda T: (T._chunk_cat([T.tensor(X), T.tensor(S[:, :3])], 1, 2),),
 }
 for _r in ("sum", "prod", "mean", "amax", "amin"):
@@ -222,6 +224,11 @@ ERRORS = {
     "index_put_none": lambda T: T.index_put(T.zeros(3, 4), (None, L(T, [1])), T.tensor(1.0)),
     "take_float_index": lambda T: T.take(T.zeros(3), T.zeros(1)),
     "put_count": lambda T: T.put(T.zeros(3), L(T, [0, 1]), T.ones(1)),
+    "index_copy_int32": lambda T: T.index_copy(T.zeros(3), 0, T.tensor([0], dtype=T.int32),
+                                               T.ones(1)),
+    "index_fill_int32": lambda T: T.index_fill(T.zeros(3), 0, T.tensor([0], dtype=T.int32), 1.0),
+    "take_int32": lambda T: T.take(T.zeros(3), T.tensor([0], dtype=T.int32)),
+    "take_along_dim_int32": lambda T: T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32)),
     "take_along_dim_0d": lambda T: T.take_along_dim(T.tensor(1.0), L(T, 0), 0),
     "scatter_reduce_has_no_derivative": lambda T: T.scatter(
         T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
