@@ -500,7 +500,7 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
         return _compose(_GatherBackward0, _traced_take_fn, [input, i], [d, i],
                         {"axis": None if dim is None else _dim(dim, d.ndim)}, mask=0)
     ix = _data(indices)
-    if ix.dtype != np.int64:
+    if ix.dtype.kind not in "iu" or (dim is not None and ix.dtype != np.int64):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_tname(ix.dtype)}")
     ix = ix.astype(np.int64)

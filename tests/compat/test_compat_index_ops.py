@@ -228,7 +228,9 @@ ERRORS = {
                                                T.ones(1)),
     "index_fill_int32": lambda T: T.index_fill(T.zeros(3), 0, T.tensor([0], dtype=T.int32), 1.0),
     "take_int32": lambda T: T.take(T.zeros(3), T.tensor([0], dtype=T.int32)),
-    "take_along_dim_int32": lambda T: T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32)),
+    "take_along_dim_int32": lambda T: (T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32)),
+                                       T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32),
+                                                        0)),
     "take_along_dim_0d": lambda T: T.take_along_dim(T.tensor(1.0), L(T, 0), 0),
     "scatter_reduce_has_no_derivative": lambda T: T.scatter(
         T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
