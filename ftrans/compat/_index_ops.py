@@ -128,6 +128,15 @@ def _save_with_result(needs):
     return (-1, True)
 
 
+def _refuse_kind(d, reduce, kernel):
+    """torch's NotImplementedError for reductions it lacks: amax/amin of complex tensors,
+    mean of boolean ones."""
+    if (d.dtype.kind == "c" and reduce in ("amax", "amin")) or (d.dtype.kind == "b" and
+                                                                 reduce == "mean"):
+        kernel = kernel or f"scatter_gather_tensor_cpu_reduce_{reduce}"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(d.dtype)}\'')
+
+
 def _counts(shape, idx):
     c = np.zeros(shape, np.int64)
     np.add.at(c, idx, 1)
@@ -264,6 +273,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     d, ax, ix, sd, idx, cut = _scatter_args("scatter_reduce", input, dim, index, src)
+    _refuse_kind(d, reduce, f"scatter_gather_tensor_cpu_reduce_{reduce}")
     return _updated(_ScatterReduceBackward0, input, src, idx, reduce, include_self,
                     **_with_flat(d, {"cut": cut}))
 
@@ -358,6 +368,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d, idx, extra = _index_dim_args("index_reduce", input, dim, index, source, IndexError)
+    _refuse_kind(d, reduce, {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce))
     return _updated(_IndexReduceBackward0, input, source, idx, reduce, include_self, **extra)
 
 

@@ -231,6 +231,12 @@ ERRORS = {
     "take_along_dim_int32": lambda T: (T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32)),
                                        T.take_along_dim(T.zeros(3), T.tensor([0], dtype=T.int32),
                                                         0)),
+    "scatter_reduce_amax_complex": lambda T: T.scatter_reduce(
+        T.ones(2, dtype=T.complex128), 0, L(T, [0]), T.ones(1, dtype=T.complex128), "amax"),
+    "index_reduce_amin_complex": lambda T: T.index_reduce(
+        T.ones(2, dtype=T.complex128), 0, L(T, [0]), T.ones(1, dtype=T.complex128), "amin"),
+    "scatter_reduce_mean_bool": lambda T: T.scatter_reduce(
+        T.tensor([True, False]), 0, L(T, [1]), T.tensor([True]), "mean"),
     "take_along_dim_0d": lambda T: T.take_along_dim(T.tensor(1.0), L(T, 0), 0),
     "scatter_reduce_has_no_derivative": lambda T: T.scatter(
         T.ones(3, requires_grad=True), 0, L(T, [0]), 2.0, reduce="add").sum().backward(),
