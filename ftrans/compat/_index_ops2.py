@@ -26,7 +26,7 @@ from .. import numpy as _fnp
 from ..primitives import indexing as I
 from . import _shape_ops as _V
 from . import _tracer_values as _TV
-from ._opbase import _compose, _tname
+from ._opbase import _compose
 from ._inplace import _check_inplace
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
@@ -314,7 +314,8 @@ split_with_sizes_copy = _copy_op("split_with_sizes_copy", _split_with_sizes,
 
 # =============================================================================== *_scatter
 def _scatter_op(name, view_fn, node):
-    """``torch.<name>``: ``input`` with ``src`` written where ``view_fn`` reads."""
+    """``torch.<name>``: ``input`` with ``src`` (converted to ``input``'s dtype) written
+    where ``view_fn`` reads."""
     cls = composite_class(node, ("self", "src"))
 
     def op(input, src, *args, **kwargs):  # noqa: A002
@@ -324,9 +325,6 @@ def _scatter_op(name, view_fn, node):
         if tuple(sd.shape) != tuple(pos.shape):
             raise RuntimeError(f"{name}: expected src to have a size equal to the slice of self. "
                                f"src size = {list(sd.shape)}, slice size = {list(pos.shape)}")
-        if sd.dtype != d.dtype:
-            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype, got "
-                               f"{_tname(d.dtype)} and {_tname(sd.dtype)}")
         return _compose(cls, _flat_put_fn, [input, src], [d, sd], {"idx": pos}, mask=0)
     op.__name__ = name
     op.__doc__ = f"``torch.{name}``: ``input`` with ``src`` embedded (node ``{node}``)."

@@ -88,6 +88,8 @@ CASES = {
     "diagonal_scatter": lambda T: _grads(T, lambda T, x, s: T.diagonal_scatter(x, s[0, :3]),
                                          X, S),
     "select_scatter": lambda T: _grads(T, lambda T, x, s: T.select_scatter(x, s[1], 0, -1), X, S),
+    "select_scatter_other_dtype": lambda T: _grads(
+        T, lambda T, x, s: T.select_scatter(x, s[1].to(T.float32), 0, 1), X, S),
     "empty_and_0d": lambda T: (
         T.index_add(T.ones(3, 4), 0, L(T, []), T.ones(0, 4)), T.take(T.ones(3, 4), L(T, [])),
         T.index_fill(T.tensor(1.0), 0, L(T, 0), 5.0), T.scatter(T.tensor(1.0), 0, L(T, 0),
