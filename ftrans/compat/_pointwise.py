@@ -21,9 +21,9 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
-    _broadcast_error, _checked, _compose, _convert, _custom, _default_float, _has_complex, _k,
+    _broadcast_error, _check_int_division, _checked, _compose, _convert, _custom, _default_float, _has_complex, _k,
     _operands, _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div,
-    _save_pow, _scalar, _tensorize, _tname, _unary)
+    _reraise_broadcast, _save_pow, _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -451,14 +451,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 def _truediv(input, other, rounding_mode=None):  # noqa: A002
     if rounding_mode is not None:
-        _refuse_complex(input, other, kernel=f"div_{rounding_mode}_cpu")
-        q = _nograd_binary(_np_div, input, other)
-        if rounding_mode == "floor":
-            return floor(q).to(q.dtype) if q._data.dtype.kind != "f" else floor(q)
-        if rounding_mode == "trunc":
-            return trunc(q)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{rounding_mode}'")
+        return _rounded_div(input, other, rounding_mode)
     ta = isinstance(input, Tensor)
     tb = isinstance(other, Tensor)
     if not ((ta or isinstance(input, (int, float, complex, np.generic)))
@@ -474,10 +467,42 @@ def _truediv(input, other, rounding_mode=None):  # noqa: A002
 
 
 divide = true_divide = div
+_DivBackward2 = composite_class("DivBackward2", ("self", "other"))
+_DivBackward2s = composite_class("DivBackward2", ("self", "other"), edge_idx=(0,))
 
 
-def _np_div(a, b):
-    return np.true_divide(a, b)
+def _floordiv_fn(a, b):
+    return _fnp.floor_divide(a, b)
+
+
+def _truncdiv_fn(a, b):
+    return _fnp.trunc(_fnp.true_divide(a, b))
+
+
+def _int_truncdiv(a, b):
+    q = np.floor_divide(a, b)
+    return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+
+
+def _rounded_div(input, other, mode):  # noqa: A002
+    """``div(..., rounding_mode='floor'/'trunc')``: integers stay integers (a zero divisor
+    is PyTorch's ``RuntimeError: ZeroDivisionError``); floating results are in the graph
+    (``DivBackward2``) with a zero gradient, as in PyTorch."""
+    _refuse_complex(input, other, kernel=f"div_{mode}_cpu")
+    if mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{mode}'")
+    ad, bd, casts = _operands_or_raise(input, other)
+    if not _any_traced(ad, bd) and np.result_type(ad, bd).kind in "iub":
+        _check_int_division(ad, bd)
+        try:
+            out = (np.floor_divide if mode == "floor" else _int_truncdiv)(ad, bd)
+        except ValueError as e:
+            _reraise_broadcast(e, (ad, bd))
+        return _make_plain(np.asarray(out))
+    cls = _DivBackward2 if isinstance(other, Tensor) else _DivBackward2s
+    return _compose(cls, _floordiv_fn if mode == "floor" else _truncdiv_fn, [input, other],
+                    [ad, bd], mask=0, casts=casts)
 
 
 def pow(input, exponent):  # noqa: A001
@@ -531,11 +556,6 @@ def _operands_or_raise(a, b):
     return r
 
 
-def _nograd_binary(fn, a, b):
-    ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(fn(ad, bd))
-
-
 def _compare(prim):
     impl, bind = prim.impl, prim.bind
 
@@ -543,7 +563,10 @@ def _compare(prim):
         r = _operands(a, b)
         if r is None:
             return NotImplemented
-        return _make_plain(bind(r[0], r[1]))
+        try:
+            return _make_plain(bind(r[0], r[1]))
+        except ValueError as e:
+            _reraise_broadcast(e, r[:2])
     op.__name__ = prim.name
     return op
 
@@ -574,7 +597,10 @@ def _logical(npfn, traced=None):
                 raise TypeError(f"{npfn.__name__} of integer tensors cannot be traced by "
                                 "compat.func (no primitive); use boolean tensors")
             return _make_plain(traced(r[0], r[1]))
-        return _make_plain(npfn(r[0], r[1]))
+        try:
+            return _make_plain(npfn(r[0], r[1]))
+        except ValueError as e:
+            _reraise_broadcast(e, r[:2])
     return op
 
 
@@ -645,7 +671,11 @@ def logical_not(x):
 def floor_divide(a, b):
     _refuse_complex(a, b, kernel="div_floor_cpu")
     ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(np.floor_divide(ad, bd))
+    _check_int_division(ad, bd)
+    try:
+        return _make_plain(np.asarray(np.floor_divide(ad, bd)))
+    except ValueError as e:
+        _reraise_broadcast(e, (ad, bd))
 
 
 def _rem(prim, name):
@@ -655,6 +685,9 @@ def _rem(prim, name):
     ts = _binary(prim, f"{name}Backward0", ("self", "other"), (3, False), edge_idx=(0,))
 
     def op(a, b):
+        r = _operands(a, b)
+        if r is not None:
+            _check_int_division(r[0], r[1])
         r = (tt if isinstance(b, Tensor) else ts)(a, b)
         if r is NotImplemented:
             raise TypeError(f"{name.lower()}(): expected a Tensor or a number, got "
@@ -728,7 +761,10 @@ def where(condition, input=None, other=None):  # noqa: A002
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {D.from_np(c.dtype)._tname[:-6]}")
     xd, yd, casts = _operands_or_raise(input, other)
-    out = select_p.bind(c, xd, yd)
+    try:
+        out = select_p.bind(c, xd, yd)
+    except ValueError as e:
+        _reraise_broadcast(e, (c, xd, yd))
     return _record(_WhereBackward0, select_p, _EMPTY, [c, input, other], [c, xd, yd], out,
                    (1, False), casts=None if casts is None else (None,) + casts)
 

@@ -235,12 +235,17 @@ def squeeze(input, dim=None):  # noqa: A002
         dims = tuple(i for i, s in enumerate(d.shape) if s == 1)
         cls = _SqueezeBackward0
     else:
-        axes = _dims(dim, d.ndim) if d.ndim else ()
+        axes = _dims(dim, d.ndim) if d.ndim and not _empty_dims(dim) else ()
         dims = tuple(i for i in axes if d.shape[i] == 1)
         cls = _SqueezeBackward1
     if not dims:
         return _view_op(input, S.reshape_p, {"new_shape": d.shape}, cls)
     return _view_op(input, S.squeeze_p, {"dims": dims}, cls)
+
+
+def _empty_dims(dims):
+    """True for an empty list/tuple of dimensions (none selected, unlike ``None``)."""
+    return isinstance(dims, (tuple, list)) and len(dims) == 0
 
 
 def unsqueeze(input, dim):  # noqa: A002
@@ -258,7 +263,8 @@ def transpose(input, dim0, dim1):  # noqa: A002
     d = input._data
     a, b = _dim(dim0, d.ndim), _dim(dim1, d.ndim)
     perm = list(range(d.ndim))
-    perm[a], perm[b] = perm[b], perm[a]
+    if perm:   # a 0-d tensor accepts dimensions 0 and -1
+        perm[a], perm[b] = perm[b], perm[a]
     return _view_op(input, S.transpose_p, {"perm": tuple(perm)}, _TransposeBackward0)
 
 
@@ -532,6 +538,8 @@ def unbind(input, dim=0):  # noqa: A002
 def index_select(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
+    if d.ndim == 0:   # a 0-d tensor: as a 1-element vector, the result 0-d again
+        return reshape(index_select(reshape(input, (1,)), 0, index), ())
     ix = index._data if isinstance(index, Tensor) else index
     ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
@@ -545,6 +553,9 @@ def gather(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if d.ndim == 0 and isinstance(index, Tensor):   # as 1-element vectors; index's shape
+        return reshape(gather(reshape(input, (1,)), dim, reshape(index, (-1,))),
+                       tuple(ix.shape))
     grids = list(np.indices(ix.shape, sparse=True))
     grids[ax] = ix
     arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
@@ -556,7 +567,7 @@ def gather(input, dim, index):  # noqa: A002
 
 def flip(input, dims):  # noqa: A002
     d = input._data
-    axes = _dims(dims, d.ndim)
+    axes = () if _empty_dims(dims) else _dims(dims, d.ndim)
     template = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(d.ndim))
     out = np.ascontiguousarray(d[template])
     return _record(_FlipBackward0, I.gather_p, {"template": template}, [input], [d], out,
