@@ -21,9 +21,10 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
-    _broadcast_error, _check_int_division, _checked, _compose, _convert, _custom, _default_float, _has_complex, _k,
-    _operands, _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div,
-    _reraise_broadcast, _save_pow, _scalar, _tensorize, _tname, _unary)
+    _broadcast_error, _check_int_division, _checked, _compose, _convert, _custom,
+    _default_float, _has_complex, _k, _operands, _real_only, _record, _refuse_complex,
+    _reraise_broadcast, _save_both, _save_cross, _save_div, _save_pow, _scalar, _tensorize,
+    _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -575,12 +576,27 @@ _eq, _ne = _compare(L.eq_p), _compare(L.ne_p)
 # orderings have no complex kernel in PyTorch
 _lt, _le, _gt, _ge = (_real_only(_compare(p), kernel=f"{n}_cpu") for p, n in (
     (L.lt_p, "lt"), (L.le_p, "le"), (L.gt_p, "gt"), (L.ge_p, "ge")))
-eq = _checked(_eq)
-ne = not_equal = _checked(_ne)
-lt = less = _checked(_lt)
-le = less_equal = _checked(_le)
-gt = greater = _checked(_gt)
-ge = greater_equal = _checked(_ge)
+def _tensor_first(f, name, both=False):
+    """The ``torch.<name>`` function form: its ``input`` (with ``both``, also ``other``)
+    must be a Tensor (TypeError, as in PyTorch; the reflected operators take other
+    paths)."""
+    def g(input, other):  # noqa: A002
+        for pos, (what, v) in enumerate((("input", input), ("other", other))[:1 + both]):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{name}(): argument '{what}' (position {pos + 1}) must be "
+                                f"Tensor, not {type(v).__name__}")
+        return f(input, other)
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = f.__doc__
+    return g
+
+
+eq = _tensor_first(_checked(_eq), "eq")
+ne = not_equal = _tensor_first(_checked(_ne), "ne")
+lt = less = _tensor_first(_checked(_lt), "lt")
+le = less_equal = _tensor_first(_checked(_le), "le")
+gt = greater = _tensor_first(_checked(_gt), "gt")
+ge = greater_equal = _tensor_first(_checked(_ge), "ge")
 
 
 def _logical(npfn, traced=None):
@@ -652,9 +668,9 @@ del _row, _f, _name
 
 
 
-logical_and = _checked(_logical(np.logical_and, _fnp.logical_and))
-logical_or = _checked(_logical(np.logical_or, _fnp.logical_or))
-logical_xor = _checked(_logical(np.logical_xor, _fnp.logical_xor))
+logical_and, logical_or, logical_xor = (
+    _tensor_first(_checked(_logical(getattr(np, n), getattr(_fnp, n))), n, both=True)
+    for n in ("logical_and", "logical_or", "logical_xor"))
 _bitwise_and = _real_only(_logical(np.bitwise_and, _fnp.logical_and), kernel="bitwise_and_cpu")
 _bitwise_or = _real_only(_logical(np.bitwise_or, _fnp.logical_or), kernel="bitwise_or_cpu")
 _bitwise_xor = _real_only(_logical(np.bitwise_xor, _fnp.logical_xor), kernel="bitwise_xor_cpu")
@@ -703,6 +719,9 @@ _fmod = _rem(E.fmod_p, "Fmod")
 def remainder(a, b):
     """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
     gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"remainder(): expected a Tensor among the arguments, got "
+                        f"({type(a).__name__}, {type(b).__name__})")
     _refuse_complex(a, b, kernel="remainder_cpu")
     return _remainder(a, b)
 
@@ -710,6 +729,9 @@ def remainder(a, b):
 def fmod(a, b):
     """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
     is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(a).__name__}")
     _refuse_complex(a, b, kernel="fmod_cpu")
     return _fmod(a, b)
 

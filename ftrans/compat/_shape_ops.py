@@ -100,6 +100,9 @@ def masked_fill(input, mask, value):  # noqa: A002
                            f"{_ctype(m.dtype)}")
     d = input._data
     vd = value._data if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor) and vd.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {vd.ndim} dimension(s).")
     _check_fill_value(d, vd)
     if not isinstance(value, Tensor):
         vd = np.asarray(vd)
@@ -553,6 +556,7 @@ def gather(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
+    _check_gather(d, ax, ix)
     if d.ndim == 0 and isinstance(index, Tensor):   # as 1-element vectors; index's shape
         return reshape(gather(reshape(input, (1,)), dim, reshape(index, (-1,))),
                        tuple(ix.shape))
@@ -565,11 +569,31 @@ def gather(input, dim, index):  # noqa: A002
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
 
+def _check_gather(d, ax, ix):
+    """PyTorch's RuntimeErrors for ``gather``'s index: its number of dimensions, its sizes
+    (at most the input's, but along ``dim``) and its values (concrete ones)."""
+    if ix.ndim != d.ndim and not (ix.ndim <= 1 and d.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for i, (si, sd) in enumerate(zip(ix.shape, d.shape)):
+        if i != ax and si > sd:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                               f"{list(ix.shape)} to be no larger than self {list(d.shape)} "
+                               f"apart from dimension {ax}")
+    if type(ix) is np.ndarray and ix.size:
+        n = d.shape[ax] if d.ndim else 1
+        bad = ix[(ix >= n) | (ix < -n)]
+        if bad.size:
+            raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {ax} "
+                               f"with size {n}")
+
+
 def flip(input, dims):  # noqa: A002
     d = input._data
     axes = () if _empty_dims(dims) else _dims(dims, d.ndim)
     template = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(d.ndim))
-    out = np.ascontiguousarray(d[template])
+    out = I.gather_p.bind(d, template=template) if isinstance(d, _Tracer) else \
+        np.ascontiguousarray(d[template])
     return _record(_FlipBackward0, I.gather_p, {"template": template}, [input], [d], out,
                    SAVE_NONE)
 

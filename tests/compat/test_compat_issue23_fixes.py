@@ -222,3 +222,34 @@ def test_module_conversion_keeps_grad_objects(conv):
             m.to(T.float64)
         return (m.weight.grad is g, m.weight is w, str(g.dtype), str(m.weight.grad.dtype))
     assert_same(f)
+
+
+# ------------------------------------------------- op_db error inputs of the functions above
+@pytest.mark.parametrize("snippet", [
+    lambda T: T.nn.functional.prelu(T.tensor(1.0), T.ones(2)),
+    lambda T: T.nn.functional.prelu(T.ones(2, 8, 3), T.ones(9)),
+    lambda T: T.nn.functional.prelu(T.ones(2, 8, 3), T.ones(2, 4)),
+    lambda T: T.nn.functional.group_norm(T.ones(1), 1),
+    lambda T: T.gather(T.ones(1, 1), 1, T.zeros(2, 2, dtype=T.long)),
+    lambda T: T.gather(T.ones(2, 2), 1, T.zeros(2, dtype=T.long)),
+    lambda T: T.gather(T.ones(2, 2), 1, T.full((2, 2), 23)),
+    lambda T: T.masked_fill(T.ones(2, 2), T.tensor(True), T.ones(1)),
+    lambda T: T.eq(2, T.ones(3)),
+    lambda T: T.fmod(2, T.ones(3)),
+    lambda T: T.remainder(2, 3),
+    lambda T: T.logical_and(T.ones(3), 2),
+])
+def test_error_inputs(snippet):
+    assert_same(snippet)
+
+
+def test_flip_under_func_vjp():
+    def f(T):
+        x = T.arange(6.).reshape(2, 3)
+        out, vjp_fn = T.func.vjp(lambda v: T.flip(v, (1,)) * v, x)
+        return out, vjp_fn(T.ones(2, 3))
+    assert_same(f)
+
+
+def test_reflected_remainder_and_mul_still_work():
+    assert_same(lambda T: (2 % T.tensor([3, 4]), 2.5 * T.ones(2), 1 + T.ones(2)))

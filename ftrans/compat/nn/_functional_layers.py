@@ -389,6 +389,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
     """Normalize each of ``num_groups`` channel groups of every sample, then a
     per-channel affine map."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
     N, C = input.shape[0], input.shape[1]
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
@@ -689,6 +692,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
 
 def prelu(input, weight):  # noqa: A002
     """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or C (axis 1) entries."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if input.dim() < 2 or weight.numel() != input.shape[1]:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size.")
     w = weight
     if input.dim() == 0 and weight.numel() == 1:   # a 0-d input stays 0-d
         w = weight.reshape(())
