@@ -754,7 +754,7 @@ def equal(a, b) -> bool:
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return bool(np.allclose(a._data, _data_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -762,8 +762,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     (``RuntimeError`` otherwise, as in PyTorch)."""
     if isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
         raise RuntimeError(f"{_tname(a._data.dtype)} did not match {_tname(b._data.dtype)}")
-    return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,
-                                  equal_nan=equal_nan))
+    try:
+        return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,
+                                      equal_nan=equal_nan))
+    except ValueError as e:
+        _reraise_broadcast(e, (a._data, _data_of(b)))
 
 
 def _data_of(v):

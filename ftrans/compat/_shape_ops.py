@@ -15,8 +15,8 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 from . import _tracer_values as _TV
 
-from ._opbase import (SAVE_NONE, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
-    _pymin, _pysum, _record, _refuse_complex, _scalar)
+from ._opbase import (SAVE_NONE, _broadcast_error, _compose, _ctype, _default_float, _k, _kk,
+    _pyabs, _pymax, _pymin, _pysum, _record, _refuse_complex, _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
 from ._reductions import (_dims, _size_attr)
 # =============================================================================== clamp, where
@@ -100,6 +100,10 @@ def masked_fill(input, mask, value):  # noqa: A002
                            f"{_ctype(m.dtype)}")
     d = input._data
     vd = value._data if isinstance(value, Tensor) else value
+    try:
+        np.broadcast_shapes(m.shape, d.shape)
+    except ValueError:
+        raise _broadcast_error(m, d) from None   # PyTorch names the mask "tensor a"
     if isinstance(value, Tensor) and vd.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {vd.ndim} dimension(s).")

@@ -253,3 +253,23 @@ def test_flip_under_func_vjp():
 
 def test_reflected_remainder_and_mul_still_work():
     assert_same(lambda T: (2 % T.tensor([3, 4]), 2.5 * T.ones(2), 1 + T.ones(2)))
+
+
+@pytest.mark.parametrize("snippet", [
+    lambda T: T.isclose(T.ones(3), T.ones(4)),
+    lambda T: T.allclose(T.ones(3), T.ones(4)),
+    lambda T: T.clamp(T.ones(3), T.ones(4)),
+    lambda T: T.ones(3).masked_fill(T.ones(4) > 0, 1.0),
+    lambda T: T.ones(3) // T.ones(4),
+    lambda T: T.copysign(T.ones(3), T.ones(4)),
+    lambda T: T.div(T.ones(3), T.ones(4), rounding_mode="floor"),
+    lambda T: T.ones(3, dtype=T.long) & T.ones(4, dtype=T.long),
+])
+def test_more_broadcast_mismatches(snippet):
+    r = assert_same(snippet, message="at non-singleton dimension 0")
+    t = None
+    try:
+        snippet(torch)
+    except RuntimeError as e:
+        t = str(e)
+    assert r[2] == t
