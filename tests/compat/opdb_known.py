@@ -248,7 +248,6 @@ KNOWN = {
     'nn.functional.avg_pool1d': "fail: error input: compat returns, torch raises RuntimeError matching 'pad must be non-negative'",
     'nn.functional.avg_pool2d': "fail: error input: compat returns, torch raises RuntimeError matching 'divisor must be not zero'",
     'nn.functional.avg_pool3d': "missing: ftrans.compat has no 'nn.functional.avg_pool3d'",
-    'nn.functional.batch_norm': "fail: float64: compat.func.vjp raises TracerArrayConversionError: numpy.asarray needs a concrete value, but was given a tracer of the 'vjp' transform ",
     'nn.functional.binary_cross_entropy': "fail: float64: compat.func.vjp raises RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
     'nn.functional.channel_shuffle': "missing: ftrans.compat has no 'nn.functional.channel_shuffle'",
     'nn.functional.conv1d': "fail: error input: compat returns, torch raises RuntimeError matching 'dilation should be greater than zero'",

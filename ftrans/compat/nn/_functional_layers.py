@@ -354,14 +354,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                                           training, eps)
     if training and (running_mean is not None or running_var is not None):
         with torch.no_grad():
+            # the statistics' values (under compat.func's grad/vjp: their primal values)
+            mean, var = (_K._make_plain(s).detach() for s in (mean, var))
             if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(
-                    torch.as_tensor(mean, dtype=running_mean.dtype, device=running_mean.device)
-                    * momentum)
+                running_mean.mul_(1 - momentum).add_(mean.to(running_mean.dtype) * momentum)
             if running_var is not None:
                 running_var.mul_(1 - momentum).add_(
-                    torch.as_tensor(var, dtype=running_var.dtype, device=running_var.device)
-                    * (momentum * n / (n - 1)))
+                    var.to(running_var.dtype) * (momentum * n / (n - 1)))
     return out
 
 
