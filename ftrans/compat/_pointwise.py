@@ -21,10 +21,10 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
-    _broadcast_error, _check_int_division, _checked, _compose, _convert, _custom,
-    _default_float, _has_complex, _k, _operands, _real_only, _record, _refuse_complex,
-    _reraise_broadcast, _save_both, _save_cross, _save_div, _save_pow, _scalar, _tensorize,
-    _tname, _unary)
+    _broadcast_error, _check_int_division, _checked, _compose, _one_tensor, _require_tensor,
+    _convert, _custom, _default_float, _has_complex, _k, _operands, _real_only, _record,
+    _refuse_complex, _reraise_broadcast, _save_both, _save_cross, _save_div, _save_pow,
+    _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -189,9 +189,11 @@ def complex_(real, imag):  # noqa: A002
     broadcast."""
     cdt = _complex_dtype_of(real, imag, "complex")
     ad, bd = real._data, imag._data
-    out = _complex_parts(ad, bd, cdt)
-    out.real = ad
-    out.imag = bd
+    out = None   # compat.func (Tracers): the composition computes the value
+    if not _any_traced(ad, bd):
+        out = _complex_parts(ad, bd, cdt)
+        out.real = ad
+        out.imag = bd
     return _compose(composite_class("ComplexBackward0", ("real", "imag")), _complex_fn,
                     [real, imag], [ad, bd], mask=0, out=out)
 
@@ -211,9 +213,11 @@ def polar(abs, angle):  # noqa: A002
     for ``angle``."""
     cdt = _complex_dtype_of(abs, angle, "polar")
     ad, td = abs._data, angle._data
-    out = _complex_parts(ad, td, cdt)
-    out.real = ad * np.cos(td)
-    out.imag = ad * np.sin(td)
+    out = None   # compat.func (Tracers): the composition computes the value
+    if not _any_traced(ad, td):
+        out = _complex_parts(ad, td, cdt)
+        out.real = ad * np.cos(td)
+        out.imag = ad * np.sin(td)
     return _compose(composite_class("PolarBackward0", ("abs", "angle")), _polar_fn,
                     [abs, angle], [ad, td], out=out)
 
@@ -317,6 +321,9 @@ def view_as_complex(input):  # noqa: A002
         raise RuntimeError("Input tensor must have one or more dimensions")
     if d.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
+    if _any_traced(d):   # compat.func: a traced value has no strides; the pairs' composition
+        return _record(_ViewAsComplexBackward0, None, _EMPTY, [input], [d],
+                       _complex_fn(d[..., 0], d[..., 1]), SAVE_NONE)
     st = [s // d.itemsize for s in d.strides]
     if st[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
@@ -407,36 +414,46 @@ _add = _binary(E.add_p, "AddBackward0", ("self", "other"), SAVE_NONE)
 _sub = _binary(E.sub_p, "SubBackward0", ("self", "other"), SAVE_NONE, "RsubBackward1")
 _mul = _binary(E.mul_p, "MulBackward0", ("self", "other"), _save_cross)
 _div = _binary(E.div_p, "DivBackward0", ("self", "other"), _save_div)
-mul = multiply = _checked(_mul)
+mul = multiply = _checked(_mul, "any")
 maximum = _real_only(_checked(_binary(E.maximum_p, "MaximumBackward0", ("self", "other"),
-                                      _save_both)),
+                                      _save_both), "tensors"),
                      msg="maximum not implemented for complex tensors.", exc=RuntimeError)
 minimum = _real_only(_checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"),
-                                      _save_both)),
+                                      _save_both), "tensors"),
                      msg="minimum not implemented for complex tensors.", exc=RuntimeError)
 _pow_tt = _binary(E.pow_p, "PowBackward1", ("self", "exponent"), _save_pow)
 _pow_st = _binary(E.pow_p, "PowBackward2", ("self", "exponent"), (2, True))
 _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
 
 
+_add_checked = _checked(_add, "any")
+
+
 def add(input, other, *, alpha=1, out=None):  # noqa: A002
     """``input + alpha * other``."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _checked(_add)(input, other)
+    return _add_checked(input, other)
+
+
+_sub_checked = _checked(_sub, "any")
 
 
 def sub(input, other, *, alpha=1, out=None):  # noqa: A002
     """``input - alpha * other``."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _checked(_sub)(input, other)
+    return _sub_checked(input, other)
 
 
 subtract = sub
 
 
 def rsub(input, other, *, alpha=1):  # noqa: A002
+    """``other - alpha * input`` (``torch.rsub``; ``input`` must be a Tensor)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     return sub(other, input, alpha=alpha)
 
 
@@ -508,6 +525,7 @@ def _rounded_div(input, other, mode):  # noqa: A002
 
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (PyTorch's PowBackward0/1/2 depending on which is a tensor)."""
+    _one_tensor("pow", input, exponent)
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
             return _pow_tt(input, exponent)
@@ -537,6 +555,7 @@ def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` in double precision: tensor operands are converted to float64,
     or to complex128 when an operand is complex (PyTorch's float_power; the gradient flows
     back through the conversion, so each operand's gradient keeps its own dtype)."""
+    _one_tensor("float_power", input, exponent)
     dt = np.dtype(np.complex128 if _has_complex(input, exponent) else np.float64)
 
     def up(v):
@@ -576,27 +595,12 @@ _eq, _ne = _compare(L.eq_p), _compare(L.ne_p)
 # orderings have no complex kernel in PyTorch
 _lt, _le, _gt, _ge = (_real_only(_compare(p), kernel=f"{n}_cpu") for p, n in (
     (L.lt_p, "lt"), (L.le_p, "le"), (L.gt_p, "gt"), (L.ge_p, "ge")))
-def _tensor_first(f, name, both=False):
-    """The ``torch.<name>`` function form: its ``input`` (with ``both``, also ``other``)
-    must be a Tensor (TypeError, as in PyTorch; the reflected operators take other
-    paths)."""
-    def g(input, other):  # noqa: A002
-        for pos, (what, v) in enumerate((("input", input), ("other", other))[:1 + both]):
-            if not isinstance(v, Tensor):
-                raise TypeError(f"{name}(): argument '{what}' (position {pos + 1}) must be "
-                                f"Tensor, not {type(v).__name__}")
-        return f(input, other)
-    g.__name__ = g.__qualname__ = name
-    g.__doc__ = f.__doc__
-    return g
-
-
-eq = _tensor_first(_checked(_eq), "eq")
-ne = not_equal = _tensor_first(_checked(_ne), "ne")
-lt = less = _tensor_first(_checked(_lt), "lt")
-le = less_equal = _tensor_first(_checked(_le), "le")
-gt = greater = _tensor_first(_checked(_gt), "gt")
-ge = greater_equal = _tensor_first(_checked(_ge), "ge")
+eq = _checked(_eq)
+ne = not_equal = _checked(_ne)
+lt = less = _checked(_lt)
+le = less_equal = _checked(_le)
+gt = greater = _checked(_gt)
+ge = greater_equal = _checked(_ge)
 
 
 def _logical(npfn, traced=None):
@@ -631,6 +635,12 @@ _UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
 _REFUSE_MSG = {"trunc": "trunc is not supported for complex inputs"}
 
 
+# torch's schemas for Python numbers (see _opbase._checked), where not "tensor_scalar"
+_ACCEPTS = {"remainder": "one_tensor", "xlogy": "one_tensor", **{n: "tensors" for n in (
+    "atan2", "heaviside", "fmax", "fmin", "nextafter", "logaddexp", "logaddexp2", "hypot",
+    "ldexp", "igamma", "igammac")}}
+
+
 def _row_op(op):
     prim = getattr(E, op.name + "_p")
     if op.arity == 1:
@@ -645,7 +655,8 @@ def _row_op(op):
     else:
         if op.differentiable:
             save = (3 if op.saves != "none" or "linear" in op.deriv else 0, "ans" in op.saves)
-            f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save))
+            f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save),
+                         _ACCEPTS.get(op.torch, "tensor_scalar"))
         else:
             f = _checked(_compare(prim))
     f.__name__ = op.torch
@@ -668,9 +679,9 @@ del _row, _f, _name
 
 
 
-logical_and, logical_or, logical_xor = (
-    _tensor_first(_checked(_logical(getattr(np, n), getattr(_fnp, n))), n, both=True)
-    for n in ("logical_and", "logical_or", "logical_xor"))
+logical_and = _checked(accepts="tensors", op=_logical(np.logical_and, _fnp.logical_and))
+logical_or = _checked(accepts="tensors", op=_logical(np.logical_or, _fnp.logical_or))
+logical_xor = _checked(accepts="tensors", op=_logical(np.logical_xor, _fnp.logical_xor))
 _bitwise_and = _real_only(_logical(np.bitwise_and, _fnp.logical_and), kernel="bitwise_and_cpu")
 _bitwise_or = _real_only(_logical(np.bitwise_or, _fnp.logical_or), kernel="bitwise_or_cpu")
 _bitwise_xor = _real_only(_logical(np.bitwise_xor, _fnp.logical_xor), kernel="bitwise_xor_cpu")
@@ -719,9 +730,7 @@ _fmod = _rem(E.fmod_p, "Fmod")
 def remainder(a, b):
     """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
     gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"remainder(): expected a Tensor among the arguments, got "
-                        f"({type(a).__name__}, {type(b).__name__})")
+    _one_tensor("remainder", a, b)
     _refuse_complex(a, b, kernel="remainder_cpu")
     return _remainder(a, b)
 
@@ -729,9 +738,7 @@ def remainder(a, b):
 def fmod(a, b):
     """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
     is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
-    if not isinstance(a, Tensor):
-        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(a).__name__}")
+    _require_tensor("fmod", a)
     _refuse_complex(a, b, kernel="fmod_cpu")
     return _fmod(a, b)
 

@@ -14,6 +14,7 @@ import numpy as np
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 from ftrans.compat import _ops as _K
+from ftrans.compat._tensor import _concrete
 
 
 
@@ -353,14 +354,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     out, mean, var = _K.native_batch_norm(input, weight, bias, running_mean, running_var,
                                           training, eps)
     if training and (running_mean is not None or running_var is not None):
+        # under compat.func the statistics are Tracers: the buffers take their primal
+        # values, as torch.func's do
+        mean, var = _concrete(mean), _concrete(var)
         with torch.no_grad():
-            # the statistics' values (under compat.func's grad/vjp: their primal values)
-            mean, var = (_K._make_plain(s).detach() for s in (mean, var))
             if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(mean.to(running_mean.dtype) * momentum)
+                running_mean.mul_(1 - momentum).add_(
+                    torch.as_tensor(mean, dtype=running_mean.dtype, device=running_mean.device)
+                    * momentum)
             if running_var is not None:
                 running_var.mul_(1 - momentum).add_(
-                    var.to(running_var.dtype) * (momentum * n / (n - 1)))
+                    torch.as_tensor(var, dtype=running_var.dtype, device=running_var.device)
+                    * (momentum * n / (n - 1)))
     return out
 
 
