@@ -206,6 +206,16 @@ def _operands(a, b):
         _orig_dtype(a, r), _orig_dtype(b, r))
 
 
+def _operands_or_raise(a, b):
+    """:func:`_operands`, a TypeError for an operand that is neither a tensor nor a number."""
+    r = _operands(a, b)
+    if r is None:
+        bad = b if isinstance(a, Tensor) else a
+        raise TypeError(f"unsupported operand type: expected a Tensor or a number, got "
+                        f"{type(bad).__name__}")
+    return r
+
+
 def _cast_operand(v, d, r):
     if isinstance(v, Tensor) and d.dtype != r:
         return d.astype(r)

@@ -22,9 +22,10 @@ from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
     _broadcast_error, _check_int_division, _checked, _compose, _one_tensor, _require_tensor,
-    _convert, _custom, _default_float, _has_complex, _k, _operands, _real_only, _record,
-    _refuse_complex, _reraise_broadcast, _save_both, _save_cross, _save_div, _save_pow,
-    _scalar, _tensorize, _tname, _unary)
+    _convert, _custom, _default_float, _has_complex, _k, _operands, _operands_or_raise,
+    _real_only, _record, _refuse_complex, _reraise_broadcast, _save_both, _save_cross,
+    _save_div, _save_pow, _scalar, _tensorize, _tname, _unary)
+from ._intdiv import floor_divide, _rounded_div  # noqa: F401  (floor_divide: _ops's name)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 _neg = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -497,44 +498,6 @@ def _truediv(input, other, rounding_mode=None):  # noqa: A002
 
 
 divide = true_divide = div
-_DivBackward2 = composite_class("DivBackward2", ("self", "other"))
-_DivBackward2s = composite_class("DivBackward2", ("self", "other"), edge_idx=(0,))
-
-
-def _floordiv_fn(a, b):
-    return _fnp.floor_divide(a, b)
-
-
-def _truncdiv_fn(a, b):
-    return _fnp.trunc(_fnp.true_divide(a, b))
-
-
-def _int_truncdiv(a, b):
-    q = np.floor_divide(a, b)
-    return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
-
-
-def _rounded_div(input, other, mode):  # noqa: A002
-    """``div(..., rounding_mode='floor'/'trunc')``: integers stay integers (a zero divisor
-    is PyTorch's ``RuntimeError: ZeroDivisionError``); floating results are in the graph
-    (``DivBackward2``) with a zero gradient, as in PyTorch."""
-    _refuse_complex(input, other, kernel=f"div_{mode}_cpu")
-    if mode not in ("floor", "trunc"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{mode}'")
-    ad, bd, casts = _operands_or_raise(input, other)
-    if not _any_traced(ad, bd) and np.result_type(ad, bd).kind in "iub":
-        _check_int_division(ad, bd)
-        try:
-            out = (np.floor_divide if mode == "floor" else _int_truncdiv)(ad, bd)
-        except ValueError as e:
-            _reraise_broadcast(e, (ad, bd))
-        return _make_plain(np.asarray(out))
-    cls = _DivBackward2 if isinstance(other, Tensor) else _DivBackward2s
-    return _compose(cls, _floordiv_fn if mode == "floor" else _truncdiv_fn, [input, other],
-                    [ad, bd], mask=0, casts=casts)
-
-
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (PyTorch's PowBackward0/1/2 depending on which is a tensor)."""
     _one_tensor("pow", input, exponent)
@@ -577,15 +540,6 @@ def float_power(input, exponent):  # noqa: A002
             return _convert(_tensorize(v), dt)
         return v
     return pow(up(input), up(exponent))
-
-
-def _operands_or_raise(a, b):
-    r = _operands(a, b)
-    if r is None:
-        bad = b if isinstance(a, Tensor) else a
-        raise TypeError(f"unsupported operand type: expected a Tensor or a number, got "
-                        f"{type(bad).__name__}")
-    return r
 
 
 def _compare(prim):
@@ -705,16 +659,6 @@ bitwise_xor = _checked(_bitwise_xor)
 def logical_not(x):
     d = x._data
     return _make_plain(_fnp.logical_not(d) if _any_traced(d) else np.logical_not(d))
-
-
-def floor_divide(a, b):
-    _refuse_complex(a, b, kernel="div_floor_cpu")
-    ad, bd, _ = _operands_or_raise(a, b)
-    _check_int_division(ad, bd)
-    try:
-        return _make_plain(np.asarray(np.floor_divide(ad, bd)))
-    except ValueError as e:
-        _reraise_broadcast(e, (ad, bd))
 
 
 def _rem(prim, name):
