@@ -206,13 +206,17 @@ def _operands(a, b):
         _orig_dtype(a, r), _orig_dtype(b, r))
 
 
+def _bad_operand(prefix, a, b):
+    """The TypeError for an operand that is neither a tensor nor a number."""
+    bad = b if isinstance(a, Tensor) else a
+    return TypeError(f"{prefix}expected a Tensor or a number, got {type(bad).__name__}")
+
+
 def _operands_or_raise(a, b):
     """:func:`_operands`, a TypeError for an operand that is neither a tensor nor a number."""
     r = _operands(a, b)
     if r is None:
-        bad = b if isinstance(a, Tensor) else a
-        raise TypeError(f"unsupported operand type: expected a Tensor or a number, got "
-                        f"{type(bad).__name__}")
+        raise _bad_operand("unsupported operand type: ", a, b)
     return r
 
 
@@ -525,9 +529,7 @@ def _checked(op, accepts="tensor_scalar"):
                 _require_tensor(f.__name__, b, "other", 2)
         r = op(a, b)
         if r is NotImplemented:
-            bad = b if isinstance(a, Tensor) else a
-            raise TypeError(f"{op.__name__}(): expected a Tensor or a number, got "
-                            f"{type(bad).__name__}")
+            raise _bad_operand(f"{op.__name__}(): ", a, b)
         return r
     f.__name__ = op.__name__
     f.__doc__ = op.__doc__
