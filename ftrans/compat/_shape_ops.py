@@ -102,6 +102,9 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_ctype(m.dtype)}")
     d = input._data
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
     vd = value._data if isinstance(value, Tensor) else value
     try:
         np.broadcast_shapes(m.shape, d.shape)
@@ -634,14 +637,21 @@ _TrilBackward0 = composite_class("TrilBackward0", ("self", "mask"), edge_idx=(0,
 _TriuBackward0 = composite_class("TriuBackward0", ("self", "mask"), edge_idx=(0,))
 
 
+def _check_matrix(d):
+    if d.ndim < 2:
+        raise RuntimeError("tril/triu: input tensor must have at least 2 dimensions")
+
+
 def tril(input, diagonal=0):  # noqa: A002
     d = input._data
+    _check_matrix(d)
     mask = np.tril(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TrilBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
 def triu(input, diagonal=0):  # noqa: A002
     d = input._data
+    _check_matrix(d)
     mask = np.triu(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TriuBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
@@ -672,6 +682,9 @@ def diag(input, diagonal=0):  # noqa: A002
 
 
 def trace(input):  # noqa: A002
+    """The sum of the main diagonal of a matrix (``torch.trace``)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return sum(diagonal(input))
 
 
