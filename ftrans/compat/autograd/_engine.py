@@ -33,6 +33,7 @@ import numpy as np
 from ...core.trace import _ctx, EVAL, Trace, PrimalTracer, set_current_trace
 from ...primitives import optable
 from ...primitives.elementwise import add_p
+from .. import _dtype as D
 from .. import _tensor as T
 from .. import _ops as O
 from .grad_mode import _tls
@@ -176,6 +177,21 @@ def _from_tensor(r, cg, what):
     if not isinstance(r, T.Tensor):
         raise TypeError(f"{what} must return a Tensor or None, got {type(r).__name__}")
     return r if cg else r._data
+
+
+def _tensor_hook_result(fn, g, r, cg):
+    """A tensor hook's result ``r`` for the gradient ``g``: PyTorch's RuntimeError when the
+    hook changed its dtype or shape."""
+    if g is not None and isinstance(r, T.Tensor):
+        gd = g._data if isinstance(g, T.Tensor) else g
+        a, b = np.dtype(gd.dtype), np.dtype(r._data.dtype)
+        name = getattr(fn, "__name__", type(fn).__name__)
+        if a != b:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"torch.{D.from_np(a)._tname} got torch.{D.from_np(b)._tname})")
+        if tuple(gd.shape) != tuple(r._data.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return _from_tensor(r, cg, "a tensor hook")
 
 
 def _add(a, b, cg):
@@ -481,7 +497,7 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
                 for fn in list(hooks.values()):
                     r = fn(None if g is None else _to_tensor(g, cg))
                     if r is not None:
-                        g = _from_tensor(r, cg, "a tensor hook")
+                        g = _tensor_hook_result(fn, g, r, cg)
                 buf[nr] = g
         if hk.rgh:
             for nr, t in list(hk.rgh.items()):
@@ -549,7 +565,7 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
         for fn in list(x.hooks.values()):
             r = fn(None if g is None else _to_tensor(g, cg))
             if r is not None:
-                g = _from_tensor(r, cg, "a tensor hook")
+                g = _tensor_hook_result(fn, g, r, cg)
     if hk is not None and hk.pre:
         for fn in list(hk.pre.values()):
             r = fn((None if g is None else _to_tensor(g, cg),))

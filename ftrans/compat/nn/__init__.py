@@ -28,7 +28,8 @@ from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, N
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
                           TransformerDecoder, Transformer)
-from . import functional, init, utils  # noqa: F401
+from .parallel import DataParallel
+from . import functional, init, utils, parallel  # noqa: F401
 from . import modules  # noqa: F401
 
 __all__ = [
@@ -47,5 +48,6 @@ __all__ = [
     "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
     "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerDecoder", "Transformer", "functional", "init", "utils",
+    "TransformerDecoder", "Transformer", "functional", "init", "utils", "DataParallel",
+    "parallel",
 ]
