@@ -601,12 +601,6 @@ _UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
 _REFUSE_MSG = {"trunc": "trunc is not supported for complex inputs"}
 
 
-# torch's schemas for Python numbers (see _opbase._checked), where not "tensor_scalar"
-_ACCEPTS = {"remainder": "one_tensor", "xlogy": "one_tensor", **{n: "tensors" for n in (
-    "atan2", "heaviside", "fmax", "fmin", "nextafter", "logaddexp", "logaddexp2", "hypot",
-    "ldexp", "igamma", "igammac")}}
-
-
 def _row_op(op):
     prim = getattr(E, op.name + "_p")
     if op.arity == 1:
@@ -622,7 +616,7 @@ def _row_op(op):
         if op.differentiable:
             save = (3 if op.saves != "none" or "linear" in op.deriv else 0, "ans" in op.saves)
             f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save),
-                         _ACCEPTS.get(op.torch, "tensor_scalar"))
+                         op.torch_numbers)
         else:
             f = _checked(_compare(prim))
     f.__name__ = op.torch

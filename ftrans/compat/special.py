@@ -2,7 +2,7 @@
 written here; each node's backward is ``ftrans.vjp`` of the adapted function).
 
 The functions torch differentiates (``ndtr``, ``log_ndtr``, ``ndtri``, ``erfcx``, ``entr``,
-``xlog1py``, ``zeta`` in ``q``, ``i0e``/``i1``/``i1e`` -- the operation table's rows) record
+``xlog1py``, ``zeta`` in ``q``, and the operation table's rows with a ``torch_special`` name) record
 one node named as torch names it; the Bessel functions, the orthogonal polynomials and
 ``airy_ai``, which torch does not differentiate, return tensors outside the graph.  The
 polynomials truncate a floating order toward zero and give 0 for negative orders, as torch
@@ -32,14 +32,14 @@ def _def(name, fn):
 
 
 # -- the operation table's SciPy-backed rows: one primitive node each ----------------------
-for _name, _node in (("i1", "SpecialI1Backward0"), ("i0e", "SpecialI0EBackward0"),
-                     ("i1e", "SpecialI1EBackward0")):
-    _row = P.optable.by_name(_name)
-    _f = _real_only(_unary(getattr(_E, _name + "_p"), _node, _UNARY_SAVE[_row.saves]),
-                    kernel=f"{_name}_cpu")
-    _f.__doc__ = (f"``torch.special.{_name}``: {_row.doc[0].lower()}{_row.doc[1:-1]} (the "
-                  f"operation table's ``{_name}`` row).")
-    _def(_name, _f)
+for _row in P.optable.ROWS:
+    if _row.torch_special:
+        _name = _row.torch_special
+        _f = _real_only(_unary(getattr(_E, _row.name + "_p"), P.optable.node_name(_row),
+                               _UNARY_SAVE[_row.saves]), kernel=f"{_name}_cpu")
+        _f.__doc__ = (f"``torch.special.{_name}``: {_row.doc[0].lower()}{_row.doc[1:-1]} (the "
+                      f"operation table's ``{_row.name}`` row).")
+        _def(_name, _f)
 
 # -- differentiable compositions and SciPy-backed primitives -----------------------------
 for _name, _node, _fn in (("ndtr", "MulBackward1", _fss.ndtr),

@@ -90,6 +90,12 @@ class Op:
             ``np.<numpy name>({0}[, {1}])``); None: no CPU lowering.
         fuse: generate the fused ``g * f'(x)`` kernels (unary rows only).
         torch_inplace, torch_out: torch has ``Tensor.<name>_`` / ``out=``.
+        torch_special: the row's name in ``torch.special`` where torch has it only there
+            (``i1``, ``i0e``, ``i1e``; their node is then ``node``).
+        torch_numbers: where torch's function form takes Python numbers (binary rows):
+            ``"tensor_scalar"`` (``torch.fmod(t, 2)``, not ``(2, t)``), ``"tensors"``
+            (neither: ``torch.atan2(t, 2)`` is a TypeError) or ``"one_tensor"`` (either,
+            not both: ``torch.remainder(2, t)``).
         node: the backward node's name where torch's is not
             ``<Torch name>Backward0`` (``Log1PBackward0``).
         doc: one line for the generated docstrings.
@@ -114,6 +120,8 @@ class Op:
     fuse: bool = False
     torch_inplace: bool = True
     torch_out: bool = True
+    torch_numbers: str = "tensor_scalar"
+    torch_special: Optional[str] = None
     node: Optional[str] = None
     doc: str = ""
     outputs: int = 1
@@ -223,12 +231,14 @@ ROWS: tuple = (
        numpy_aliases=("atan2",),
        torch="atan2", torch_aliases=("arctan2",), array_api="atan2", cuda="atan2",
        domain=(("away", 0.3, 2), ("U", -2, 2)),
+       torch_numbers="tensors",
        doc="Four-quadrant inverse tangent of ``x1/x2`` (radians)."),
     # (at x1 == x2 == +-inf, 1/2 each: the value along the diagonal, not NaN)
     _r("logaddexp", 2, ("exp(where((t := " + _INF_TIE + "), 0, x) - where(t, " + _LN2 + ", ans))",
                         "exp(where((t := " + _INF_TIE + "), 0, y) - where(t, " + _LN2 + ", ans))"),
        torch="logaddexp", cuda=None,
        torch_inplace=False,
+       torch_numbers="tensors",
        doc="``log(exp(x1) + exp(x2))`` without overflow."),
     # -- NumPy's remaining elementwise functions, with their torch twins ---------------
     _r("copysign", 2, ("where(eq(x, 0), 0, ans/" + _GUARD0 + ")", "0"), torch="copysign",
@@ -240,14 +250,17 @@ ROWS: tuple = (
        doc="Round to the nearest integer (ties to even)."),
     _r("heaviside", 2, ("0", "0"), torch="heaviside", array_api=None, cuda=None,
        numba=None, dtype="same", domain=(("away", 0.2, 2), ("U", 0, 1)),
+       torch_numbers="tensors",
        doc="Heaviside step function: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."),
     _r("fmax", 2, ("logical_or(ge(x, y), isnan(y))", "logical_not(logical_or(ge(x, y), isnan(y)))"),
        torch="fmax", array_api=None, cuda="fmax", dtype="same", torch_inplace=False,
        domain=(("lattice", 0.5, 0.25), ("lattice", 0.5, 0.0)),
+       torch_numbers="tensors",
        doc="Elementwise maximum ignoring NaNs (gradient to ``x1`` at ties, torch's convention)."),
     _r("fmin", 2, ("logical_or(le(x, y), isnan(y))", "logical_not(logical_or(le(x, y), isnan(y)))"),
        torch="fmin", array_api=None, cuda="fmin", dtype="same", torch_inplace=False,
        domain=(("lattice", 0.5, 0.25), ("lattice", 0.5, 0.0)),
+       torch_numbers="tensors",
        doc="Elementwise minimum ignoring NaNs (gradient to ``x1`` at ties, torch's convention)."),
     _r("fmod", 2, ("1", "-trunc(x/y)"), torch="fmod", array_api=None, cuda="fmod",
        dtype="same", domain=(("offint",), ("lattice", 2.0, 1.0)),
@@ -255,6 +268,7 @@ ROWS: tuple = (
     _r("remainder", 2, ("1", "-floor(x/y)"), numpy_aliases=("mod",), torch="remainder",
        array_api="remainder", cuda=None, numba=None, dtype="same", kernel="np.remainder",
        domain=(("offint",), ("lattice", 2.0, 1.0)),
+       torch_numbers="one_tensor",
        doc="Python's ``%``: remainder with the sign of ``x2``."),
     # (torch's ldexp is the composite ``input * 2**other``, with float promotion of
     # ``other``: no torch twin of this integer-exponent primitive)
@@ -264,6 +278,7 @@ ROWS: tuple = (
     # nextafter(x, y) = x +- ulp(x): derivative 1 in x, 0 in y almost everywhere
     _r("nextafter", 2, ("1", "0"), torch="nextafter", array_api="nextafter",
        cuda="nextafter", dtype="same", domain=(("U", -2, 2), ("U", -2, 2)),
+       torch_numbers="tensors",
        doc="The next floating-point value after ``x1`` toward ``x2``."),
     # (test points inside one binade: spacing jumps at powers of 2)
     _r("spacing", 1, ("0",), torch=None, array_api=None, cuda=None, dtype="same",
@@ -291,13 +306,16 @@ ROWS: tuple = (
        cuda=None, numba=None, domain=(("U", -3, 3),),
        doc="Modified Bessel function of the first kind, order 0 (DLMF 10.25.2)."),
     _r("i1", 1, ("where(eq(x, 0), 0.5, i0(x) - ans/" + _GUARD0 + ")",), numpy=None,
-       torch=None, kernel="scipy.special.i1", array_api=None, cuda=None, numba=None,
+       torch=None, torch_special="i1", node="SpecialI1Backward0",
+       kernel="scipy.special.i1", array_api=None, cuda=None, numba=None,
        domain=(("U", -3, 3),), doc="Modified Bessel function of the first kind, order 1."),
-    _r("i0e", 1, ("i1e(x) - sign(x)*ans",), numpy=None, torch=None,
+    _r("i0e", 1, ("i1e(x) - sign(x)*ans",), numpy=None, torch=None, torch_special="i0e",
+       node="SpecialI0EBackward0",
        kernel="scipy.special.i0e", array_api=None, cuda=None, numba=None,
        domain=(("away", 0.2, 3),), doc="Exponentially scaled ``i0``: ``exp(-abs(x)) * i0(x)``."),
     _r("i1e", 1, ("where(eq(x, 0), 0.5, i0e(x) - sign(x)*ans - ans/" + _GUARD0 + ")",),
-       numpy=None, torch=None, kernel="scipy.special.i1e", array_api=None, cuda=None,
+       numpy=None, torch=None, torch_special="i1e", node="SpecialI1EBackward0",
+       kernel="scipy.special.i1e", array_api=None, cuda=None,
        numba=None, domain=(("away", 0.2, 3),),
        doc="Exponentially scaled ``i1``: ``exp(-abs(x)) * i1(x)``."),
 )
