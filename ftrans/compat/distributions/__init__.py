@@ -1,4 +1,29 @@
-"""``torch.distributions`` for ``ftrans.compat`` on ``ftrans.scipy.stats`` and ``ftrans.random``."""
+"""``torch.distributions`` for ``ftrans.compat`` on ``ftrans.scipy.special`` and compat's
+generator.
+
+Distributions: ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Gamma``, ``Beta``,
+``Dirichlet``, ``MultivariateNormal``, ``Bernoulli``, ``Categorical``,
+``OneHotCategorical``, ``Poisson``, ``Binomial``, ``Independent``; ``kl_divergence`` and
+``register_kl`` with the standard pairs.  ``log_prob``/``entropy``/``cdf``/``kl_divergence``
+are ftrans compositions (gradients w.r.t. the parameters from the primitives' rules);
+``rsample`` of the continuous distributions is reparameterized (``Gamma``/``Beta``/
+``Dirichlet`` implicitly).  Differences from PyTorch: the random numbers (compat's own
+generator; ``Gamma.cdf`` is differentiable in the concentration where PyTorch
+raises); transforms
+(``TransformedDistribution``) and the other distributions are absent.
+"""
 from __future__ import annotations
 
-__all__: list = []
+from . import constraints  # noqa: F401
+from .distribution import Distribution
+from .continuous import Normal, Uniform, Exponential, Laplace, Gamma, Beta, Dirichlet
+from .multivariate_normal import MultivariateNormal
+from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from . import kl  # noqa: F401
+
+__all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta",
+           "Dirichlet", "MultivariateNormal", "Bernoulli", "Categorical", "OneHotCategorical",
+           "Poisson", "Binomial", "Independent", "kl_divergence", "register_kl",
+           "constraints", "kl"]
