@@ -150,17 +150,48 @@ def _normalize_last(g):
 
 # ---- distributions ----------------------------------------------------------------------
 
-class Normal(Distribution):
+class _Elementwise(Distribution):
+    """A distribution of independent scalars whose parameters broadcast together
+    (``_names``); ``log_prob``/``cdf``/``icdf`` are the compositions ``_log_prob``,
+    ``_cdf``, ``_icdf`` of ``(value, *parameters)`` (``None``: not defined)."""
+    _names: tuple = ()
+    _log_prob = _cdf = _icdf = None
+
+    def _setup(self, values, validate_args):
+        ts = broadcast_all(*values)
+        for n, t in zip(self._names, ts):
+            setattr(self, n, t)
+        batch = Size() if all(isinstance(v, numbers.Number) for v in values) else ts[0].size()
+        Distribution.__init__(self, batch, validate_args=validate_args)
+
+    def _apply(self, fn, value):
+        if fn is None:
+            raise NotImplementedError
+        return apply(fn, value, *[getattr(self, n) for n in self._names])
+
+    def log_prob(self, value):
+        self._maybe_validate(value)
+        return self._apply(self._log_prob, value)
+
+    def cdf(self, value):
+        self._maybe_validate(value)
+        return self._apply(self._cdf, value)
+
+    def icdf(self, value):
+        return self._apply(self._icdf, value)
+
+
+class Normal(_Elementwise):
     """``torch.distributions.Normal(loc, scale)``."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _names = ("loc", "scale")
+    _log_prob, _cdf = staticmethod(_normal_log_prob), staticmethod(_normal_cdf)
+    _icdf = staticmethod(_normal_icdf)
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = Size() if isinstance(loc, numbers.Number) and isinstance(
-            scale, numbers.Number) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._setup((loc, scale), validate_args)
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)
@@ -171,32 +202,20 @@ class Normal(Distribution):
         eps = _draw(self, sample_shape, lambda g, s: g.standard_normal(s), self.loc)
         return self.loc + eps * self.scale
 
-    def log_prob(self, value):
-        self._maybe_validate(value)
-        return apply(_normal_log_prob, value, self.loc, self.scale)
-
-    def cdf(self, value):
-        self._maybe_validate(value)
-        return apply(_normal_cdf, value, self.loc, self.scale)
-
-    def icdf(self, value):
-        return apply(_normal_icdf, value, self.loc, self.scale)
-
     def entropy(self):
-        return apply(_normal_entropy, self.scale.expand(tuple(self.batch_shape)))
+        return apply(_normal_entropy, self.scale)
 
 
-class Uniform(Distribution):
+class Uniform(_Elementwise):
     """``torch.distributions.Uniform(low, high)`` on ``[low, high)``."""
     arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
                        "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+    _names = ("low", "high")
+    _log_prob, _cdf = staticmethod(_uniform_log_prob), staticmethod(_uniform_cdf)
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch = Size() if isinstance(low, numbers.Number) and isinstance(
-            high, numbers.Number) else self.low.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._setup((low, high), validate_args)
         if self._validate_args and isinstance(self.low._data, np.ndarray) and not bool(
                 np.all(np.asarray(self.low._data) < np.asarray(self.high._data))):
             raise ValueError("Uniform is not defined when low>= high")
@@ -214,14 +233,6 @@ class Uniform(Distribution):
         u = _draw(self, sample_shape, lambda g, s: g.random(s), self.low)
         return self.low + u * (self.high - self.low)
 
-    def log_prob(self, value):
-        self._maybe_validate(value)
-        return apply(_uniform_log_prob, value, self.low, self.high)
-
-    def cdf(self, value):
-        self._maybe_validate(value)
-        return apply(_uniform_cdf, value, self.low, self.high)
-
     def icdf(self, value):
         return value * (self.high - self.low) + self.low
 
@@ -229,16 +240,17 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
 
-class Exponential(Distribution):
+class Exponential(_Elementwise):
     """``torch.distributions.Exponential(rate)``."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _names = ("rate",)
+    _log_prob, _cdf = staticmethod(_exponential_log_prob), staticmethod(_exponential_cdf)
+    _icdf = staticmethod(_exponential_icdf)
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch = Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._setup((rate,), validate_args)
 
     mean = property(lambda self: self.rate.reciprocal())
     mode = property(lambda self: zeros_like(self.rate))
@@ -249,32 +261,21 @@ class Exponential(Distribution):
         e = _draw(self, sample_shape, lambda g, s: g.standard_exponential(s), self.rate)
         return e / self.rate
 
-    def log_prob(self, value):
-        self._maybe_validate(value)
-        return apply(_exponential_log_prob, value, self.rate)
-
-    def cdf(self, value):
-        self._maybe_validate(value)
-        return apply(_exponential_cdf, value, self.rate)
-
-    def icdf(self, value):
-        return apply(_exponential_icdf, value, self.rate)
-
     def entropy(self):
         return 1.0 - self.rate.log()
 
 
-class Laplace(Distribution):
+class Laplace(_Elementwise):
     """``torch.distributions.Laplace(loc, scale)``."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _names = ("loc", "scale")
+    _log_prob, _cdf = staticmethod(_laplace_log_prob), staticmethod(_laplace_cdf)
+    _icdf = staticmethod(_laplace_icdf)
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = Size() if isinstance(loc, numbers.Number) and isinstance(
-            scale, numbers.Number) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._setup((loc, scale), validate_args)
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)
@@ -285,17 +286,6 @@ class Laplace(Distribution):
         eps = float(np.finfo(self.loc.dtype.np).eps)
         u = _draw(self, sample_shape, lambda g, s: g.uniform(eps - 1, 1, s), self.loc)
         return self.loc - self.scale * u.sign() * O.log1p(-u.abs())
-
-    def log_prob(self, value):
-        self._maybe_validate(value)
-        return apply(_laplace_log_prob, value, self.loc, self.scale)
-
-    def cdf(self, value):
-        self._maybe_validate(value)
-        return apply(_laplace_cdf, value, self.loc, self.scale)
-
-    def icdf(self, value):
-        return apply(_laplace_icdf, value, self.loc, self.scale)
 
     def entropy(self):
         return 1 + (2 * self.scale).log()
@@ -310,17 +300,17 @@ def _standard_gamma(conc, shape):
     return apply(_standard_gamma_rep, x, conc.expand(shape))
 
 
-class Gamma(Distribution):
-    """``torch.distributions.Gamma(concentration, rate)``."""
+class Gamma(_Elementwise):
+    """``torch.distributions.Gamma(concentration, rate)``; ``icdf`` is not defined (as in
+    PyTorch)."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _names = ("concentration", "rate")
+    _log_prob, _cdf = staticmethod(_gamma_log_prob), staticmethod(_gamma_cdf)
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch = Size() if isinstance(concentration, numbers.Number) and isinstance(
-            rate, numbers.Number) else self.concentration.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._setup((concentration, rate), validate_args)
 
     mean = property(lambda self: self.concentration / self.rate)
     variance = property(lambda self: self.concentration / self.rate.pow(2))
@@ -332,14 +322,6 @@ class Gamma(Distribution):
     def rsample(self, sample_shape=Size()):
         shape = tuple(self._extended_shape(sample_shape))
         return _standard_gamma(self.concentration, shape) / self.rate.expand(shape)
-
-    def log_prob(self, value):
-        self._maybe_validate(value)
-        return apply(_gamma_log_prob, value, self.concentration, self.rate)
-
-    def cdf(self, value):
-        self._maybe_validate(value)
-        return apply(_gamma_cdf, value, self.concentration, self.rate)
 
     def entropy(self):
         return apply(_gamma_entropy, self.concentration, self.rate)

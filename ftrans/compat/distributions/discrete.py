@@ -69,7 +69,41 @@ def _probs_or_logits(probs, logits):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(Distribution):
+class _ProbsLogits(Distribution):
+    """Parameterized by ``probs`` or ``logits`` (the other computed on first use);
+    ``_binary``: logits of one event (sigmoid) or of the last dimension (softmax)."""
+    _binary = True
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=self._binary)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=self._binary)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def _expanded(self, cls, batch_shape, _instance, tail=()):
+        """The new instance of ``expand``: the given parameters expanded to ``batch_shape
+        + tail`` (``total_count`` to ``batch_shape``)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = size(batch_shape)
+        for n in ("probs", "logits", "total_count"):
+            if n in self.__dict__:
+                v = self.__dict__[n].expand(tuple(batch_shape)
+                                            + (() if n == "total_count" else tail))
+                setattr(new, n, v)
+                if self.__dict__[n] is self._param:
+                    new._param = v
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+
+class Bernoulli(_ProbsLogits):
     """``torch.distributions.Bernoulli(probs=None, logits=None)``."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -87,27 +121,7 @@ class Bernoulli(Distribution):
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        batch_shape = size(batch_shape)
-        for n in ("probs", "logits"):
-            if n in self.__dict__:
-                setattr(new, n, self.__dict__[n].expand(tuple(batch_shape)))
-                new._param = getattr(new, n)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expanded(Bernoulli, batch_shape, _instance)
 
     mean = property(lambda self: self.probs)
     variance = property(lambda self: self.probs * (1 - self.probs))
@@ -138,12 +152,13 @@ class Bernoulli(Distribution):
         return values
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsLogits):
     """``torch.distributions.Categorical(probs=None, logits=None)`` over the last dimension
     (``probs`` are normalized to sum to 1, ``logits`` to log-sum-exp 0)."""
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _probs_or_logits(probs, logits)
@@ -161,33 +176,13 @@ class Categorical(Distribution):
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = size(batch_shape)
-        for n in ("probs", "logits"):
-            if n in self.__dict__:
-                setattr(new, n, self.__dict__[n].expand(tuple(batch_shape)
-                                                        + (self._num_events,)))
-                new._param = getattr(new, n)
+        new = self._expanded(Categorical, batch_shape, _instance, (self._num_events,))
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):
@@ -309,7 +304,7 @@ class Poisson(Distribution):
         return apply(_poisson_log_prob, value, rate)
 
 
-class Binomial(Distribution):
+class Binomial(_ProbsLogits):
     """``torch.distributions.Binomial(total_count=1, probs=None, logits=None)``
     (``entropy``/``enumerate_support`` need a homogeneous ``total_count``, as PyTorch's)."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
@@ -328,30 +323,12 @@ class Binomial(Distribution):
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = size(batch_shape)
-        new.total_count = self.total_count.expand(tuple(batch_shape))
-        for n in ("probs", "logits"):
-            if n in self.__dict__:
-                setattr(new, n, self.__dict__[n].expand(tuple(batch_shape)))
-                new._param = getattr(new, n)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Binomial, batch_shape, _instance)
 
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    param_shape = property(lambda self: self._param.size())
     mean = property(lambda self: self.total_count * self.probs)
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
