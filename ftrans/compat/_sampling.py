@@ -144,7 +144,11 @@ def bernoulli_(self, p=0.5, *, generator=None):
     shape = tuple(self.shape)
     if isinstance(p, Tensor):
         pa = np.asarray(p._data)
-        if np.broadcast_shapes(pa.shape, shape) != shape:
+        try:
+            fits = np.broadcast_shapes(pa.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
             raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
                                f"existing size ({pa.shape[-1]}) at non-singleton dimension "
                                f"{len(shape) - 1}.  Target sizes: {list(shape)}.  Tensor "
