@@ -11,6 +11,15 @@ are ftrans compositions (gradients w.r.t. the parameters from the primitives' ru
 generator; ``Gamma.cdf`` is differentiable in the concentration where PyTorch
 raises); transforms
 (``TransformedDistribution``) and the other distributions are absent.
+
+>>> import ftrans.compat as torch
+>>> loc = torch.tensor([0.0, 1.0], requires_grad=True)
+>>> d = torch.distributions.Normal(loc, 2.0)
+>>> lp = d.log_prob(torch.tensor([0.5, 0.5])).sum()
+>>> torch.autograd.grad(lp, [loc])[0]
+tensor([ 0.1250, -0.1250])
+>>> tuple(d.rsample((3,)).shape), d.batch_shape
+((3, 2), torch.Size([2]))
 """
 from __future__ import annotations
 

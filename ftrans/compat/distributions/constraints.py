@@ -45,6 +45,7 @@ class _Dependent(Constraint):
 
 
 def is_dependent(constraint):
+    """``constraints.is_dependent``: whether ``constraint`` depends on other parameters."""
     return isinstance(constraint, _Dependent)
 
 
@@ -145,20 +146,25 @@ independent = _Independent
 
 
 def greater_than(lower_bound):
+    """``constraints.greater_than``: values ``> lower_bound``."""
     return _Bound(lower_bound, lo_open=True, name="GreaterThan")
 
 
 def greater_than_eq(lower_bound):
+    """``constraints.greater_than_eq``: values ``>= lower_bound``."""
     return _Bound(lower_bound, name="GreaterThanEq")
 
 
 def interval(lower_bound, upper_bound):
+    """``constraints.interval``: values in ``[lower_bound, upper_bound]``."""
     return _Bound(lower_bound, upper_bound)
 
 
 def half_open_interval(lower_bound, upper_bound):
+    """``constraints.half_open_interval``: values in ``[lower_bound, upper_bound)``."""
     return _Bound(lower_bound, upper_bound, hi_open=True, name="HalfOpenInterval")
 
 
 def integer_interval(lower_bound, upper_bound):
+    """``constraints.integer_interval``: integers in ``[lower_bound, upper_bound]``."""
     return _Bound(lower_bound, upper_bound, integer=True, name="IntegerInterval")

@@ -112,7 +112,10 @@ class Distribution:
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=Size()):
-        raise NotImplementedError
+        """A reparameterized sample (gradients flow to the parameters);
+        ``NotImplementedError`` where ``has_rsample`` is False."""
+        raise NotImplementedError(f"{type(self).__name__} has no reparameterized sample "
+                                  "(has_rsample=False)")
 
     def sample_n(self, n):
         return self.sample(Size((n,)))
