@@ -31,6 +31,10 @@ from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson, Binomi
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from . import kl  # noqa: F401
+# PyTorch's per-distribution modules (``from torch.distributions.normal import Normal``)
+from . import (normal, uniform, exponential, laplace, gamma, beta, dirichlet,  # noqa: F401
+               bernoulli, categorical, one_hot_categorical, poisson, binomial,
+               multivariate_normal, independent, distribution, utils)
 
 __all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta",
            "Dirichlet", "MultivariateNormal", "Bernoulli", "Categorical", "OneHotCategorical",
