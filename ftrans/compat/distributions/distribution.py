@@ -172,9 +172,11 @@ class Distribution:
             self._validate_sample(value)
 
     def __repr__(self):
+        def show(v):
+            if v.numel() != 1:
+                return v.size()
+            return v.item() if v.dim() == 0 else v
         names = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(
-            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-            for p in names)
+        args = ", ".join(f"{p}: {show(self.__dict__[p])}" for p in names)
         return self.__class__.__name__ + "(" + args + ")"
 

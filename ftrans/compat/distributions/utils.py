@@ -40,7 +40,8 @@ def apply(fn, *args, **params):
     if cls is None:
         name = "".join(w.capitalize() for w in fn.__name__.strip("_").split("_"))
         cls = _CLASSES[key] = composite_class(name + "Backward0", _NAMES[:len(ts)])
-    return _compose(cls, fn, ts, [t._data for t in ts], params)
+    with np.errstate(all="ignore"):   # log(0) = -inf, 0/0 = nan are values here (as torch)
+        return _compose(cls, fn, ts, [t._data for t in ts], params)
 
 
 def broadcast_all(*values):
