@@ -52,6 +52,13 @@ CASES = {
                  ([[0.3, -1.0], [0.0, 1.0]], [[1.2, 0.0], [0.4, 0.9]]), [0.1, 0.4]),
     "mvn_prec": (lambda T, m, c: T.distributions.MultivariateNormal(m, precision_matrix=c),
                  ([0.3, -1.0], [[2.0, -0.3], [-0.3, 1.0]]), [0.1, 0.4]),
+    "cauchy": (lambda T, a, b: T.distributions.Cauchy(a, b),
+               ([0.3, -1.0], [1.5, 0.7]), [0.1, -2.0]),
+    "chi2": (lambda T, a: T.distributions.Chi2(a), ([0.7, 3.0],), [0.4, 5.0]),
+    "geometric_probs": (lambda T, a: T.distributions.Geometric(probs=a), ([0.3, 0.9],),
+                        [0.0, 3.0]),
+    "geometric_logits": (lambda T, a: T.distributions.Geometric(logits=a), ([-0.3, 2.0],),
+                         [4.0, 0.0]),
     "independent": (lambda T, a, b: T.distributions.Independent(T.distributions.Normal(a, b), 1),
                     ([0.3, -1.0], [1.5, 0.7]), [0.1, 0.9]),
 }
@@ -69,7 +76,7 @@ def _run_method(T, name, method):
     ctor, params, value = CASES[name]
     # torch has no derivative of igamma in its first argument: Gamma.cdf's concentration
     # is held fixed (compat's cdf is differentiable in it)
-    ps = [_p(T, v, rg=not (name == "gamma" and method == "cdf" and i == 0))
+    ps = [_p(T, v, rg=not (name in ("gamma", "chi2") and method == "cdf" and i == 0))
           for i, v in enumerate(params)]
     d = ctor(T, *ps)
     if method in ("log_prob", "cdf"):
@@ -106,6 +113,9 @@ KL_PAIRS = {
     "exponential": ("Exponential", ([0.5, 2.0],), ([1.0, 0.3],)),
     "laplace": ("Laplace", ([0.3, -1.0], [1.5, 0.7]), ([0.0, 0.5], [1.0, 2.0])),
     "poisson": ("Poisson", ([0.7, 4.0],), ([1.0, 2.0],)),
+    "cauchy": ("Cauchy", ([0.3, -1.0], [1.5, 0.7]), ([0.0, 0.5], [1.0, 2.0])),
+    "geometric": ("Geometric", ([0.3, 0.9],), ([0.5, 0.2],)),
+    "chi2": ("Chi2", ([0.7, 3.0],), ([1.0, 2.0],)),
 }
 
 
@@ -167,6 +177,8 @@ def test_kl_unregistered_and_register():
     lambda T: T.distributions.Normal(T.zeros(3), 1.0).log_prob(T.zeros(2)),
     lambda T: T.distributions.Bernoulli(T.tensor([0.5])).rsample(),
     lambda T: T.distributions.Independent(T.distributions.Normal(T.zeros(2), 1.0), 2),
+    lambda T: T.distributions.Geometric(T.tensor([0.0, 0.5])),
+    lambda T: T.distributions.Chi2(T.tensor([-1.0])),
     lambda T: T.distributions.Normal(T.tensor([0.0]), T.tensor([-1.0]), validate_args=False)
     .log_prob(T.tensor([1.0])),
     lambda T: T.distributions.Exponential(T.tensor([2.0]), validate_args=False)
@@ -183,7 +195,8 @@ def _shapes(T):
           D.Gamma(z2 + 2, 1.0), D.Beta(z2 + 2, 1.0), D.Dirichlet(z2 + 1), D.Poisson(z2 + 1),
           D.Bernoulli(z2 + 0.5), D.Categorical(z2 + 1), D.OneHotCategorical(z2 + 1),
           D.Binomial(4, z2 + 0.5), D.MultivariateNormal(z2, T.eye(3)),
-          D.Independent(D.Normal(z2, 1.0), 1), D.Normal(0.0, 1.0)]
+          D.Independent(D.Normal(z2, 1.0), 1), D.Normal(0.0, 1.0), D.Cauchy(z2, 1.0),
+          D.Chi2(z2 + 1), D.Geometric(z2 + 0.5)]
     out = []
     for d in ds:
         s = d.sample((4,))

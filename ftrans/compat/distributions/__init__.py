@@ -1,9 +1,10 @@
 """``torch.distributions`` for ``ftrans.compat`` on ``ftrans.scipy.special`` and compat's
 generator.
 
-Distributions: ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Gamma``, ``Beta``,
-``Dirichlet``, ``MultivariateNormal``, ``Bernoulli``, ``Categorical``,
-``OneHotCategorical``, ``Poisson``, ``Binomial``, ``Independent``; ``kl_divergence`` and
+Distributions: ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``,
+``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``MultivariateNormal``, ``Bernoulli``,
+``Categorical``, ``OneHotCategorical``, ``Poisson``, ``Binomial``, ``Geometric``,
+``Independent``; ``kl_divergence`` and
 ``register_kl`` with the standard pairs.  ``log_prob``/``entropy``/``cdf``/``kl_divergence``
 are ftrans compositions (gradients w.r.t. the parameters from the primitives' rules);
 ``rsample`` of the continuous distributions is reparameterized (``Gamma``/``Beta``/
@@ -25,9 +26,11 @@ from __future__ import annotations
 
 from . import constraints  # noqa: F401
 from .distribution import Distribution
-from .continuous import Normal, Uniform, Exponential, Laplace, Gamma, Beta, Dirichlet
+from .continuous import (Normal, Uniform, Exponential, Laplace, Cauchy, Gamma, Chi2, Beta,
+                         Dirichlet)
 from .multivariate_normal import MultivariateNormal
-from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial
+from .discrete import (Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial,
+                       Geometric)
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from . import kl  # noqa: F401
@@ -36,7 +39,8 @@ from . import (normal, uniform, exponential, laplace, gamma, beta, dirichlet,  #
                bernoulli, categorical, one_hot_categorical, poisson, binomial,
                multivariate_normal, independent, distribution, utils)
 
-__all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta",
+__all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
+           "Chi2", "Geometric", "Beta",
            "Dirichlet", "MultivariateNormal", "Bernoulli", "Categorical", "OneHotCategorical",
            "Poisson", "Binomial", "Independent", "kl_divergence", "register_kl",
            "constraints", "kl"]

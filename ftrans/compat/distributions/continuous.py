@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _ops as O
-from .._factories import _gen, tensor, zeros_like
+from .._factories import _gen, full, tensor, zeros_like
 from .._tensor import Tensor, Size, _make_plain
 from ... import numpy as fnp
 from ... import primitives as P
@@ -28,7 +28,8 @@ from . import constraints
 from .distribution import Distribution
 from .utils import apply, broadcast_all
 
-__all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta", "Dirichlet"]
+__all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma", "Chi2", "Beta",
+           "Dirichlet"]
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
@@ -90,6 +91,18 @@ def _laplace_cdf(x, loc, scale):
 def _laplace_icdf(p, loc, scale):
     t = p - 0.5
     return loc - scale * fnp.sign(t) * fnp.log1p(-2 * fnp.abs(t))
+
+
+def _cauchy_log_prob(x, loc, scale):
+    return -math.log(math.pi) - fnp.log(scale) - fnp.log1p(((x - loc) / scale) ** 2)
+
+
+def _cauchy_cdf(x, loc, scale):
+    return fnp.arctan((x - loc) / scale) / math.pi + 0.5
+
+
+def _cauchy_icdf(p, loc, scale):
+    return fnp.tan(math.pi * (p - 0.5)) * scale + loc
 
 
 def _gamma_log_prob(x, conc, rate):
@@ -163,6 +176,9 @@ class _Elementwise(Distribution):
             setattr(self, n, t)
         batch = Size() if all(isinstance(v, numbers.Number) for v in values) else ts[0].size()
         Distribution.__init__(self, batch, validate_args=validate_args)
+
+    def _expand_names(self):
+        return list(self._names)
 
     def _apply(self, fn, value):
         if fn is None:
@@ -291,6 +307,32 @@ class Laplace(_Elementwise):
         return 1 + (2 * self.scale).log()
 
 
+class Cauchy(_Elementwise):
+    """``torch.distributions.Cauchy(loc, scale)``."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    _names = ("loc", "scale")
+    _log_prob, _cdf = staticmethod(_cauchy_log_prob), staticmethod(_cauchy_cdf)
+    _icdf = staticmethod(_cauchy_icdf)
+
+    def __init__(self, loc, scale, validate_args=None):
+        self._setup((loc, scale), validate_args)
+
+    mean = property(lambda self: full(tuple(self._extended_shape()), float("nan"),
+                                      dtype=self.loc.dtype))
+    mode = property(lambda self: self.loc)
+    variance = property(lambda self: full(tuple(self._extended_shape()), float("inf"),
+                                          dtype=self.loc.dtype))
+
+    def rsample(self, sample_shape=Size()):
+        eps = _draw(self, sample_shape, lambda g, s: g.standard_cauchy(s), self.loc)
+        return self.loc + eps * self.scale
+
+    def entropy(self):
+        return math.log(4 * math.pi) + self.scale.log()
+
+
 def _standard_gamma(conc, shape):
     """Draws of Gamma(conc, 1) of ``shape`` (``conc`` broadcast), differentiable in
     ``conc`` (implicit reparameterization)."""
@@ -325,6 +367,18 @@ class Gamma(_Elementwise):
 
     def entropy(self):
         return apply(_gamma_entropy, self.concentration, self.rate)
+
+
+class Chi2(Gamma):
+    """``torch.distributions.Chi2(df)``: ``Gamma(df / 2, 1 / 2)``."""
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    @property
+    def df(self):
+        return self.concentration * 2
 
 
 class Dirichlet(Distribution):

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from .._factories import _gen, arange, full_like
+from .._factories import _gen, arange, full_like, zeros_like
 from .._tensor import Size, _make_plain
 from ..autograd.grad_mode import no_grad
 from ... import numpy as fnp
@@ -19,7 +19,8 @@ from .distribution import Distribution
 from .utils import (apply, broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
                     size)
 
-__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial"]
+__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial",
+           "Geometric"]
 
 
 def _bernoulli_log_prob(logits, x):
@@ -28,6 +29,15 @@ def _bernoulli_log_prob(logits, x):
 
 def _bernoulli_entropy(logits, probs):
     return fsp.softplus(logits) - logits * probs
+
+
+def _geometric_log_prob(x, probs):
+    safe = fnp.where((probs == 1) & (x == 0), 0.0, probs)
+    return x * fnp.log1p(-safe) + fnp.log(probs)
+
+
+def _geometric_entropy(logits, probs):
+    return _bernoulli_entropy(logits, probs) / probs
 
 
 def _categorical_log_prob(logits, idx):
@@ -86,6 +96,19 @@ class _ProbsLogits(Distribution):
     def param_shape(self):
         return self._param.size()
 
+    def _init_scalar(self, probs, logits, validate_args):
+        """``__init__`` of a distribution of independent scalars given ``probs`` or
+        ``logits`` (numbers or tensors)."""
+        _probs_or_logits(probs, logits)
+        param = probs if probs is not None else logits
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch = Size() if isinstance(param, numbers.Number) else self._param.size()
+        Distribution.__init__(self, batch, validate_args=validate_args)
+
     def _expanded(self, cls, batch_shape, _instance, tail=()):
         """The new instance of ``expand``: the given parameters expanded to ``batch_shape
         + tail`` (``total_count`` to ``batch_shape``)."""
@@ -110,15 +133,7 @@ class Bernoulli(_ProbsLogits):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _probs_or_logits(probs, logits)
-        param = probs if probs is not None else logits
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch = Size() if isinstance(param, numbers.Number) else self._param.size()
-        super().__init__(batch, validate_args=validate_args)
+        self._init_scalar(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Bernoulli, batch_shape, _instance)
@@ -366,3 +381,43 @@ class Binomial(_ProbsLogits):
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
 
+
+
+class Geometric(_ProbsLogits):
+    """``torch.distributions.Geometric(probs=None, logits=None)``: the number of failures
+    before the first success (0, 1, 2, ...)."""
+    arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._init_scalar(probs, logits, validate_args)
+        if self._validate_args and probs is not None and isinstance(self.probs._data,
+                                                                    np.ndarray):
+            p = np.asarray(self.probs._data)
+            if not bool(np.all(p > 0)):
+                raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of "
+                                 f"shape {tuple(self.probs.shape)}) of distribution {self!r} "
+                                 f"to be positive but found invalid values:\n{p[~(p > 0)]}")
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Geometric, batch_shape, _instance)
+
+    mean = property(lambda self: 1.0 / self.probs - 1.0)
+    mode = property(lambda self: zeros_like(self.probs))
+    variance = property(lambda self: (1.0 / self.probs - 1.0) / self.probs)
+
+    def sample(self, sample_shape=Size()):
+        shape = tuple(self._extended_shape(sample_shape))
+        p = np.broadcast_to(np.asarray(self.probs._data), shape)
+        tiny = float(np.finfo(p.dtype).tiny)
+        u = _gen(None).uniform(tiny, 1, shape)
+        with np.errstate(divide="ignore"):
+            return _make_plain(np.floor(np.log(u) / np.log1p(-p)).astype(p.dtype))
+
+    def log_prob(self, value):
+        self._maybe_validate(value)
+        value, probs = broadcast_all(value, self.probs)
+        return apply(_geometric_log_prob, value, probs)
+
+    def entropy(self):
+        return apply(_geometric_entropy, self.logits, self.probs)

@@ -20,6 +20,7 @@ class Distribution:
     has_enumerate_support = False
     _validate_args = __debug__
     arg_constraints: dict = {}
+    _derived_params: tuple = ()   # parameters computed from the given one (not validated)
 
     @staticmethod
     def set_default_validate_args(value):
@@ -37,8 +38,9 @@ class Distribution:
             for param, constraint in self.arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue
-                if param not in self.__dict__ and isinstance(getattr(type(self), param, None),
-                                                             (lazy_property, property)):
+                if param not in self.__dict__ and (
+                        param in self._derived_params
+                        or isinstance(getattr(type(self), param, None), lazy_property)):
                     continue
                 value = getattr(self, param)
                 if not isinstance(getattr(value, "_data", None), np.ndarray):

@@ -12,8 +12,10 @@ import numpy as np
 from ... import numpy as fnp
 from ...scipy import special as fsp
 from ...scipy import linalg as fsl
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, Normal, Uniform
-from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson
+from .continuous import (Beta, Cauchy, Dirichlet, Exponential, Gamma, Laplace, Normal,
+                         Uniform)
+from .discrete import (Bernoulli, Categorical, Geometric, OneHotCategorical, Poisson,
+                       _geometric_entropy)
 from .distribution import Distribution
 from .independent import Independent
 from .multivariate_normal import MultivariateNormal, _half_log_det, _mahalanobis
@@ -158,6 +160,14 @@ def _kl_poisson(pr, qr):
     return pr * (fnp.log(pr) - fnp.log(qr)) - (pr - qr)
 
 
+def _kl_cauchy(pl, ps, ql, qs):
+    return fnp.log((ps + qs) ** 2 + (pl - ql) ** 2) - fnp.log(4 * ps * qs)
+
+
+def _kl_geometric(plg, pp, qlg, qp):
+    return -_geometric_entropy(plg, pp) - fnp.log1p(-qp) / pp - qlg
+
+
 def _kl_mvn(pl, ptril, ql, qtril):
     n = pl.shape[-1]
     half_term1 = _half_log_det(qtril) - _half_log_det(ptril)
@@ -227,6 +237,16 @@ def _kl_laplace_laplace(p, q):
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return apply(_kl_poisson, p.rate, q.rate)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return apply(_kl_cauchy, p.loc, p.scale, q.loc, q.scale)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return apply(_kl_geometric, p.logits, p.probs, q.logits, q.probs)
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)

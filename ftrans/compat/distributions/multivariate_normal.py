@@ -82,6 +82,7 @@ class MultivariateNormal(Distribution):
                        "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
     has_rsample = True
+    _derived_params = ("covariance_matrix", "precision_matrix", "scale_tril")
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):
