@@ -269,6 +269,10 @@ def test_discrete_samples_statistically():
     assert abs(p.mean() - 3.0) < 0.05 and abs(p.var() - 3.0) < 0.15
     k = D.Binomial(10, fc.tensor([0.3])).sample((n,)).numpy()
     assert abs(k.mean() - 3.0) < 0.05 and abs(k.var() - 2.1) < 0.1
+    g = D.Geometric(fc.tensor([0.25], dtype=fc.float64)).sample((n,)).numpy()
+    assert abs(g.mean() - 3.0) < 0.1 and abs(g.var() - 12.0) < 0.8
+    c = D.Cauchy(1.0, 2.0).sample((n,)).numpy()
+    assert abs(np.median(c) - 1.0) < 0.06 and abs(np.percentile(c, 75) - 3.0) < 0.12
 
 
 def test_gamma_implicit_reparameterization_matches_torch():
