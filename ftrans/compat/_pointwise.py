@@ -26,7 +26,19 @@ from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary
     _save_pow, _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
-neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
+_neg = _unary(E.neg_p, "NegBackward0", None, float_only=False)
+
+
+def neg(input):  # noqa: A002
+    """``-input`` (``torch.neg``); a bool tensor is a RuntimeError, as in torch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return _neg(input)
+
+
+negative = neg
 _abs = _unary(E.abs_p, "AbsBackward0", "x", float_only=False)
 _sign = _unary(E.sign_p, "SignBackward0", None, float_only=False)
 _sgn = _unary(E.sign_p, "SgnBackward0", "x_out")
@@ -733,6 +745,11 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|a - b| <= atol + rtol * |b|``; two tensors must have one dtype
     (``RuntimeError`` otherwise, as in PyTorch)."""
+    _require_tensor("isclose", a)
+    _require_tensor("isclose", b, "other", 2)
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
     if isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
         raise RuntimeError(f"{_tname(a._data.dtype)} did not match {_tname(b._data.dtype)}")
     return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,

@@ -116,14 +116,32 @@ def _dtype_map():
     return _DTYPES
 
 
+class Leaves(list):
+    """``(torch_tensor, compat_tensor)`` pairs of the inputs that require grad, and the
+    compat tensor made for each torch tensor (one object passed twice -- ``out=`` the
+    input -- stays one object)."""
+
+    def __init__(self):
+        super().__init__()
+        self.memo = {}
+
+
 def to_compat(v, leaves):
     """``v`` with torch tensors, dtypes, sizes and devices replaced by compat's; ``leaves``
-    collects ``(torch_tensor, compat_tensor)`` for the tensors that require grad."""
+    (a :class:`Leaves`) collects the tensors that require grad."""
     if isinstance(v, torch.Tensor):
+        if id(v) in leaves.memo:
+            return leaves.memo[id(v)]
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
-        arr = v.detach().resolve_conj().resolve_neg().numpy().copy()
+        if v.device.type != "cpu":   # meta tensors of error inputs (torch.gradient's)
+            raise Skip(f"input on device {v.device}")
+        try:
+            arr = v.detach().resolve_conj().resolve_neg().numpy().copy()
+        except (ValueError, RuntimeError) as e:   # NumPy's 64-dimension limit ...
+            raise Skip(f"input NumPy cannot hold: {e}") from None
         t = fc.tensor(arr, requires_grad=v.requires_grad)
+        leaves.memo[id(v)] = t
         if v.requires_grad:
             leaves.append((v, t))
         return t
@@ -208,7 +226,7 @@ def compat_callable(op):
         return f, "lambda"
     path = op.name[len("torch."):] if op.name.startswith("torch.") else op.name
     g = _resolve_path(path)
-    if g is not None:
+    if g is not None and callable(g):   # not a dtype named like a method (``cdouble``)
         return g, "function"
     if "." not in path and hasattr(fc.Tensor, path):
         return (lambda x, *a, **k: getattr(x, path)(*a, **k)), "method"
@@ -318,7 +336,7 @@ def check_sample(op, fn, sample, dtype, rng, deep=False):
     tol = TOL[dtype]
     process = sample.output_process_fn_grad
     cprocess = _rebound(process) or process
-    leaves = []
+    leaves = Leaves()
     args = to_compat((sample.input,) + tuple(sample.args), leaves)
     kwargs = to_compat(dict(sample.kwargs), leaves)
     tleaves = [p[0] for p in leaves]
@@ -513,7 +531,7 @@ def check_errors(op, fn):
     for ei in eis:
         s = ei.sample_input
         try:
-            leaves = []
+            leaves = Leaves()
             args = to_compat((s.input,) + tuple(s.args), leaves)
             kwargs = to_compat(dict(s.kwargs), leaves)
         except Skip:
@@ -550,6 +568,27 @@ def _dtypes(op):
     return r
 
 
+class _Hermitian:
+    """An OpInfo whose call is ``op(input + input.mH, ...)`` (its gradcheck_wrapper: the
+    operators that read one triangle of a Hermitian input are compared on Hermitian
+    inputs and tangents, as torch's own gradient tests do)."""
+
+    def __init__(self, op):
+        self._op = op
+
+    def __getattr__(self, name):
+        return getattr(self._op, name)
+
+    def __call__(self, *args, **kwargs):
+        return self._op.gradcheck_wrapper(self._op, *args, **kwargs)
+
+
+def _hermitian(op, fn):
+    def f(*args, **kwargs):
+        return op.gradcheck_wrapper(fn, *args, **kwargs)
+    return f
+
+
 def check_op(op, all_samples=False, verbose=False):
     """``(status, detail)`` for one op_db entry."""
     if excluded(op):
@@ -560,6 +599,8 @@ def check_op(op, all_samples=False, verbose=False):
     fn, how = compat_callable(op)
     if fn is None:
         return "missing", how
+    if getattr(op.gradcheck_wrapper, "__name__", "") == "gradcheck_wrapper_hermitian_input":
+        op, fn = _Hermitian(op), _hermitian(op, fn)   # as torch's test_ops: f(A + A^H)
     rng = np.random.default_rng(0)
     nsamples = 0
     failures = []

@@ -39,6 +39,7 @@ from .grad_mode import _tls
 from . import _node
 from . import graph as G
 from . import _events
+from ._composite import composite_class
 
 __all__ = ["run_backward", "call_node"]
 
@@ -72,14 +73,28 @@ _PRIM_SAVES = {}
 _prim_classes = {}
 
 
-def _prim_class(prim):
+def _prim_class(prim, make=G.node_class):
     cls = _prim_classes.get(prim)
     if cls is None:
         name = _PRIM_NODE_NAMES.get(prim.name)
         if name is None:
             name = "".join(p.capitalize() for p in prim.name.split("_")) + "Backward0"
-        cls = _prim_classes[prim] = G.node_class(name, ())
+        cls = _prim_classes[prim] = make(name, ())
     return cls
+
+
+_picks = {}
+
+
+def _pick(prim, k):
+    """Result ``k`` of the multiple-result primitive ``prim`` as a function (a composite
+    node's function: its VJP is ``ftrans.vjp`` of it)."""
+    f = _picks.get((prim, k))
+    if f is None:
+        def f(*args, **params):
+            return prim.bind(*args, **params)[k]
+        f = _picks[(prim, k)] = f
+    return f
 
 
 def _prim_save(prim):
@@ -115,11 +130,12 @@ class _GraphTrace(Trace):
         out = self.parent.process_primitive(prim, datas, params)
         if tens is None or not prim.differentiable:
             return out
-        if prim.multiple_results:
-            raise NotImplementedError(
-                f"create_graph=True through primitive {prim.name!r} (multiple results) is not "
-                "supported by the compat layer yet")
         operands = [tens[i] if tens[i] is not None else datas[i] for i in range(len(args))]
+        if prim.multiple_results:   # one composite node per inexact result (its VJP: ftrans's)
+            cls = _prim_class(prim, composite_class)
+            return [_GTracer(self, O._compose(cls, _pick(prim, k), operands, datas, params,
+                                              out=o))
+                    if np.dtype(o.dtype).kind in "fc" else o for k, o in enumerate(out)]
         t = O._record(_prim_class(prim), prim, params, operands, datas, out, _prim_save(prim))
         return _GTracer(self, t)
 
