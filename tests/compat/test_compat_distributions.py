@@ -289,3 +289,33 @@ def test_gamma_implicit_reparameterization_matches_torch():
     assert np.array_equal(y.detach().numpy(), x)
     got = fc.autograd.grad(y.sum(), [ca])[0].numpy()
     assert np.allclose(got, want, rtol=1e-3)
+
+
+def test_mixture_same_family():
+    def f(T):
+        D = T.distributions
+        w = _p(T, [[0.2, 0.5, 0.3], [0.6, 0.2, 0.2]])
+        loc = _p(T, [[[0.0, 1.0], [2.0, -1.0], [0.5, 0.5]], [[1.0, 1.0], [0.0, 0.0], [3.0, 1.0]]])
+        scale = _p(T, [[[1.0, 0.5], [0.7, 1.2], [2.0, 1.0]], [[1.0, 1.0], [0.5, 0.5], [1.5, 0.8]]])
+        gmm = D.MixtureSameFamily(D.Categorical(w), D.Independent(D.Normal(loc, scale), 1))
+        x = T.tensor([[0.3, 0.2], [1.0, -1.0]], dtype=T.float64)
+        lp = gmm.log_prob(x)
+        m, v = gmm.mean, gmm.variance
+        uni = D.MixtureSameFamily(D.Categorical(w), D.Normal(loc[..., 0], scale[..., 0]))
+        c = uni.cdf(T.tensor([0.3, 1.0], dtype=T.float64))
+        s = gmm.sample((4,))
+        e = gmm.expand((5, 2))
+        return (lp, m, v, c, tuple(gmm.batch_shape), tuple(gmm.event_shape), tuple(s.shape),
+                tuple(e.batch_shape), tuple(e.sample().shape),
+                T.autograd.grad((lp.sum() + m.sum() + v.sum() + c.sum()), [w, loc, scale]))
+    assert_same(f, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("snippet", [
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Normal(0.0, 1.0),
+                                                T.distributions.Normal(T.zeros(2), 1.0)),
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Categorical(T.ones(3)),
+                                                T.distributions.Normal(T.zeros(2), 1.0)),
+])
+def test_mixture_errors(snippet):
+    assert_same(snippet)

@@ -4,7 +4,7 @@ generator.
 Distributions: ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``,
 ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``MultivariateNormal``, ``Bernoulli``,
 ``Categorical``, ``OneHotCategorical``, ``Poisson``, ``Binomial``, ``Geometric``,
-``Independent``; ``kl_divergence`` and
+``Independent``, ``MixtureSameFamily``; ``kl_divergence`` and
 ``register_kl`` with the standard pairs.  ``log_prob``/``entropy``/``cdf``/``kl_divergence``
 are ftrans compositions (gradients w.r.t. the parameters from the primitives' rules);
 ``rsample`` of the continuous distributions is reparameterized (``Gamma``/``Beta``/
@@ -32,15 +32,15 @@ from .multivariate_normal import MultivariateNormal
 from .discrete import (Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial,
                        Geometric)
 from .independent import Independent
+from .mixture_same_family import MixtureSameFamily
 from .kl import kl_divergence, register_kl
 from . import kl  # noqa: F401
 # PyTorch's per-distribution modules (``from torch.distributions.normal import Normal``)
 from . import (normal, uniform, exponential, laplace, gamma, beta, dirichlet,  # noqa: F401
                bernoulli, categorical, one_hot_categorical, poisson, binomial,
-               multivariate_normal, independent, distribution, utils)
+               multivariate_normal, independent, mixture_same_family, distribution, utils)
 
 __all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
-           "Chi2", "Geometric", "Beta",
-           "Dirichlet", "MultivariateNormal", "Bernoulli", "Categorical", "OneHotCategorical",
-           "Poisson", "Binomial", "Independent", "kl_divergence", "register_kl",
-           "constraints", "kl"]
+           "Chi2", "Geometric", "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli",
+           "Categorical", "OneHotCategorical", "Poisson", "Binomial", "Independent",
+           "MixtureSameFamily", "kl_divergence", "register_kl", "constraints", "kl"]

@@ -1,4 +1,4 @@
-"""``torch.distributions.one_hot_categorical`` (the module PyTorch defines ``OneHotCategorical`` in)."""
+"""``torch.distributions.one_hot_categorical`` (where PyTorch defines ``OneHotCategorical``)."""
 from .discrete import OneHotCategorical
 
 __all__ = ["OneHotCategorical"]
