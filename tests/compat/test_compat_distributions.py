@@ -21,6 +21,8 @@ def _p(T, v, rg=True):
 CASES = {
     "normal": (lambda T, a, b: T.distributions.Normal(a, b),
                ([0.3, -1.0], [1.5, 0.7]), [0.1, 0.9]),
+    "lognormal": (lambda T, a, b: T.distributions.LogNormal(a, b),
+                  ([0.3, -1.0], [1.5, 0.7]), [0.1, 0.9]),
     "uniform": (lambda T, a, b: T.distributions.Uniform(a, b),
                 ([0.0, -1.0], [2.0, 0.5]), [0.5, 0.0]),
     "exponential": (lambda T, a: T.distributions.Exponential(a), ([0.5, 2.0],), [0.3, 1.7]),
@@ -113,6 +115,7 @@ KL_PAIRS = {
     "exponential": ("Exponential", ([0.5, 2.0],), ([1.0, 0.3],)),
     "laplace": ("Laplace", ([0.3, -1.0], [1.5, 0.7]), ([0.0, 0.5], [1.0, 2.0])),
     "poisson": ("Poisson", ([0.7, 4.0],), ([1.0, 2.0],)),
+    "lognormal": ("LogNormal", ([0.3, -1.0], [1.5, 0.7]), ([0.0, 0.5], [1.0, 2.0])),
     "cauchy": ("Cauchy", ([0.3, -1.0], [1.5, 0.7]), ([0.0, 0.5], [1.0, 2.0])),
     "geometric": ("Geometric", ([0.3, 0.9],), ([0.5, 0.2],)),
     "chi2": ("Chi2", ([0.7, 3.0],), ([1.0, 2.0],)),
@@ -196,7 +199,7 @@ def _shapes(T):
           D.Bernoulli(z2 + 0.5), D.Categorical(z2 + 1), D.OneHotCategorical(z2 + 1),
           D.Binomial(4, z2 + 0.5), D.MultivariateNormal(z2, T.eye(3)),
           D.Independent(D.Normal(z2, 1.0), 1), D.Normal(0.0, 1.0), D.Cauchy(z2, 1.0),
-          D.Chi2(z2 + 1), D.Geometric(z2 + 0.5)]
+          D.Chi2(z2 + 1), D.Geometric(z2 + 0.5), D.LogNormal(z2, 1.0)]
     out = []
     for d in ds:
         s = d.sample((4,))

@@ -1,17 +1,19 @@
 """``torch.distributions`` for ``ftrans.compat`` on ``ftrans.scipy.special`` and compat's
 generator.
 
-Distributions: ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``,
-``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``MultivariateNormal``, ``Bernoulli``,
-``Categorical``, ``OneHotCategorical``, ``Poisson``, ``Binomial``, ``Geometric``,
-``Independent``, ``MixtureSameFamily``; ``kl_divergence`` and
-``register_kl`` with the standard pairs.  ``log_prob``/``entropy``/``cdf``/``kl_divergence``
-are ftrans compositions (gradients w.r.t. the parameters from the primitives' rules);
-``rsample`` of the continuous distributions is reparameterized (``Gamma``/``Beta``/
-``Dirichlet`` implicitly).  Differences from PyTorch: the random numbers (compat's own
-generator; ``Gamma.cdf`` is differentiable in the concentration where PyTorch
-raises); transforms
-(``TransformedDistribution``) and the other distributions are absent.
+Distributions: ``Normal``, ``LogNormal``, ``Uniform``, ``Exponential``, ``Laplace``,
+``Cauchy``, ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``MultivariateNormal``,
+``Bernoulli``, ``Categorical``, ``OneHotCategorical``, ``Poisson``, ``Binomial``,
+``Geometric``, ``Independent``, ``MixtureSameFamily``; ``kl_divergence`` and ``register_kl``
+with the standard pairs.  ``log_prob``/``entropy``/``cdf``/``kl_divergence`` are ftrans
+compositions (gradients w.r.t. the parameters from the primitives' rules); ``rsample`` of
+the continuous distributions is reparameterized (``Gamma``/``Beta``/``Dirichlet``
+implicitly, as PyTorch's).
+
+Differences from PyTorch: the random numbers (compat's own generator); ``Gamma.cdf`` is
+differentiable in the concentration (PyTorch raises); ``LogNormal`` is not a
+``TransformedDistribution``; transforms (``TransformedDistribution``,
+``constraint_registry``) and the other distributions are absent.
 
 >>> import ftrans.compat as torch
 >>> loc = torch.tensor([0.0, 1.0], requires_grad=True)
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from . import constraints  # noqa: F401
 from .distribution import Distribution
-from .continuous import (Normal, Uniform, Exponential, Laplace, Cauchy, Gamma, Chi2, Beta,
+from .continuous import (Normal, LogNormal, Uniform, Exponential, Laplace, Cauchy, Gamma, Chi2, Beta,
                          Dirichlet)
 from .multivariate_normal import MultivariateNormal
 from .discrete import (Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial,
@@ -40,7 +42,7 @@ from . import (normal, uniform, exponential, laplace, gamma, beta, dirichlet,  #
                bernoulli, categorical, one_hot_categorical, poisson, binomial,
                multivariate_normal, independent, mixture_same_family, distribution, utils)
 
-__all__ = ["Distribution", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
+__all__ = ["Distribution", "Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
            "Chi2", "Geometric", "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli",
            "Categorical", "OneHotCategorical", "Poisson", "Binomial", "Independent",
            "MixtureSameFamily", "kl_divergence", "register_kl", "constraints", "kl"]

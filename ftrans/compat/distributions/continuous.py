@@ -28,8 +28,8 @@ from . import constraints
 from .distribution import Distribution
 from .utils import apply, broadcast_all
 
-__all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma", "Chi2", "Beta",
-           "Dirichlet"]
+__all__ = ["Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
+           "Chi2", "Beta", "Dirichlet"]
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
@@ -57,6 +57,19 @@ def _normal_icdf(p, loc, scale):
 
 def _normal_entropy(scale):
     return 0.5 + 0.5 * math.log(2 * math.pi) + fnp.log(scale)
+
+
+def _lognormal_log_prob(y, loc, scale):
+    x = fnp.log(y)
+    return _normal_log_prob(x, loc, scale) - x
+
+
+def _lognormal_cdf(y, loc, scale):
+    return _normal_cdf(fnp.log(y), loc, scale)
+
+
+def _lognormal_icdf(p, loc, scale):
+    return fnp.exp(_normal_icdf(p, loc, scale))
 
 
 def _uniform_log_prob(x, low, high):
@@ -220,6 +233,36 @@ class Normal(_Elementwise):
 
     def entropy(self):
         return apply(_normal_entropy, self.scale)
+
+
+class LogNormal(_Elementwise):
+    """``torch.distributions.LogNormal(loc, scale)``: ``exp`` of ``Normal(loc, scale)``
+    (PyTorch's is a ``TransformedDistribution``; this one is not, ``base_dist`` is its
+    ``Normal``)."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+    _names = ("loc", "scale")
+    _log_prob, _cdf = staticmethod(_lognormal_log_prob), staticmethod(_lognormal_cdf)
+    _icdf = staticmethod(_lognormal_icdf)
+
+    def __init__(self, loc, scale, validate_args=None):
+        self._setup((loc, scale), validate_args)
+
+    @property
+    def base_dist(self):
+        return Normal(self.loc, self.scale, validate_args=False)
+
+    mean = property(lambda self: (self.loc + self.scale.pow(2) / 2).exp())
+    mode = property(lambda self: (self.loc - self.scale.square()).exp())
+    variance = property(lambda self: (self.scale.pow(2).exp() - 1)
+                        * (2 * self.loc + self.scale.pow(2)).exp())
+
+    def rsample(self, sample_shape=Size()):
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def entropy(self):
+        return self.base_dist.entropy() + self.loc
 
 
 class Uniform(_Elementwise):

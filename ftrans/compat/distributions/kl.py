@@ -12,8 +12,8 @@ import numpy as np
 from ... import numpy as fnp
 from ...scipy import special as fsp
 from ...scipy import linalg as fsl
-from .continuous import (Beta, Cauchy, Dirichlet, Exponential, Gamma, Laplace, Normal,
-                         Uniform)
+from .continuous import (Beta, Cauchy, Dirichlet, Exponential, Gamma, Laplace, LogNormal,
+                         Normal, Uniform)
 from .discrete import (Bernoulli, Categorical, Geometric, OneHotCategorical, Poisson,
                        _geometric_entropy)
 from .distribution import Distribution
@@ -185,6 +185,11 @@ def _kl_mvn(pl, ptril, ql, qtril):
 
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
+    return apply(_kl_normal, p.loc, p.scale, q.loc, q.scale)
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):
     return apply(_kl_normal, p.loc, p.scale, q.loc, q.scale)
 
 
