@@ -38,7 +38,8 @@ from .mixture_same_family import MixtureSameFamily
 from .kl import kl_divergence, register_kl
 from . import kl  # noqa: F401
 # PyTorch's per-distribution modules (``from torch.distributions.normal import Normal``)
-from . import (normal, uniform, exponential, laplace, gamma, beta, dirichlet,  # noqa: F401
+from . import (normal, log_normal, uniform, exponential, laplace, cauchy, gamma,  # noqa: F401
+               chi2, beta, dirichlet, geometric,
                bernoulli, categorical, one_hot_categorical, poisson, binomial,
                multivariate_normal, independent, mixture_same_family, distribution, utils)
 
