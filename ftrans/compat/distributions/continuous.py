@@ -387,7 +387,8 @@ def _standard_gamma(conc, shape):
 
 class Gamma(_Elementwise):
     """``torch.distributions.Gamma(concentration, rate)``; ``icdf`` is not defined (as in
-    PyTorch)."""
+    PyTorch).  ``rsample`` draws with NumPy at the concentration's value, so (unlike
+    ``log_prob``) it does not run under ``compat.func`` transforms of the concentration."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
