@@ -58,10 +58,10 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  
                        is_grad_enabled, is_inference_mode_enabled)
 # operator families and namespaces added as adapters (issue 23): each module's __all__ names
 # torch functions, its METHODS dict Tensor methods, a namespace's TOPLEVEL dict torch.* aliases
-from . import _sort_ops, _index_ops, _misc_ops, _special_ops  # noqa: E402
+from . import _sort_ops, _index_ops, _misc_ops, _special_ops, _sampling  # noqa: E402
 from . import linalg, fft, special, signal  # noqa: E402,F401
-for _m in (_sort_ops, _index_ops, _misc_ops, _special_ops, linalg, fft, special):
-    if _m in (_sort_ops, _index_ops, _misc_ops, _special_ops):
+for _m in (_sort_ops, _index_ops, _misc_ops, _special_ops, _sampling, linalg, fft, special):
+    if _m in (_sort_ops, _index_ops, _misc_ops, _special_ops, _sampling):
         globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
     globals().update(getattr(_m, "TOPLEVEL", {}))
     for _n, _f in _m.METHODS.items():

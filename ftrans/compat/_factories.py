@@ -343,22 +343,62 @@ def _gen(generator):
     return (generator or default_generator)._rng
 
 
+def _rand_size(size, kw_size, name):
+    """The shape of ``rand(*size)``/``rand(size=...)``: torch's RuntimeError for a negative
+    dimension."""
+    if kw_size is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (kw_size,)
+    shape = _size(size)
+    if any(s < 0 for s in shape):
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"{list(shape)}")
+    return shape
+
+
+def _float_kernel(npdt, kernel):
+    if npdt.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.from_np(npdt)._tname[:-6]}'")
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False):
+         layout=None, pin_memory=False, **kw):
+    """``torch.rand``: uniform draws on [0, 1) (complex dtypes: real and imaginary parts
+    each uniform); ``size`` as separate ints, one sequence or the keyword."""
+    shape = _rand_size(size, kw.pop("size", None), "rand")
+    _no_extra("rand", kw)
     npdt = _fdt(dtype)
-    return _finish(_gen(generator).random(_size(size)).astype(npdt), requires_grad, device)
+    _float_kernel(npdt, "check_uniform_bounds")
+    g = _gen(generator)
+    if npdt.kind == "c":
+        arr = (g.random(shape) + 1j * g.random(shape)).astype(npdt)
+    else:
+        arr = g.random(shape).astype(npdt)
+    return _finish(arr, requires_grad, device)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-          layout=None, pin_memory=False):
+          layout=None, pin_memory=False, **kw):
+    """``torch.randn``: standard normal draws (complex dtypes: variance 1 split evenly
+    between the real and imaginary parts)."""
+    s = _rand_size(size, kw.pop("size", None), "randn")
+    _no_extra("randn", kw)
     npdt = _fdt(dtype)
+    _float_kernel(npdt, "normal_kernel_cpu")
     g = _gen(generator)
     if npdt.kind == "c":
-        s = _size(size)
         arr = ((g.standard_normal(s) + 1j * g.standard_normal(s)) / np.sqrt(2)).astype(npdt)
     else:
-        arr = g.standard_normal(_size(size)).astype(npdt)
+        arr = g.standard_normal(s).astype(npdt)
     return _finish(arr, requires_grad, device)
+
+
+def _no_extra(name, kw):
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -375,7 +415,11 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
                    requires_grad, device)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+             layout=None, pin_memory=False):
+    """``torch.randperm``: a random permutation of ``0 .. n-1`` (int64 unless ``dtype``)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     npdt = np.dtype(np.int64) if dtype is None else D.to_np(dtype)
     return _finish(_gen(generator).permutation(n).astype(npdt), requires_grad, device)
 
@@ -399,20 +443,23 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _finish(np.full(input._data.shape, fill_value, npdt), requires_grad, device)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
-              memory_format=None):
-    return rand(input._data.shape, dtype=input.dtype if dtype is None else dtype,
-                requires_grad=requires_grad, device=device)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,  # noqa: A002
+              layout=None, memory_format=None):
+    return rand(input._data.shape, generator=generator,
+                dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad,
+                device=device)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
-               memory_format=None):
-    return randn(input._data.shape, dtype=input.dtype if dtype is None else dtype,
-                 requires_grad=requires_grad, device=device)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,  # noqa: A002
+               layout=None, memory_format=None):
+    return randn(input._data.shape, generator=generator,
+                 dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad,
+                 device=device)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,  # noqa: A002
+                 requires_grad=False, layout=None, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=input.dtype if dtype is None else dtype,
-                   device=device)
+    return randint(low, high, input._data.shape, generator=generator,
+                   dtype=input.dtype if dtype is None else dtype, device=device)

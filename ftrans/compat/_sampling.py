@@ -1,0 +1,310 @@
+"""compat random sampling: ``torch.normal``, ``bernoulli``, ``multinomial``, ``poisson`` and
+the in-place samplers of ``Tensor`` (``cauchy_``, ``exponential_``, ``geometric_``,
+``log_normal_``, ``random_``, ``bernoulli_``).
+
+Numbers come from compat's :class:`~ftrans.compat.Generator` (a NumPy generator): shapes,
+dtypes, argument checks and error types are PyTorch's, the values drawn are not. As in
+PyTorch, a sample computed from tensors that require grad is in the graph (``NormalBackward3``,
+``BernoulliBackward0``, ``PoissonBackward0`` ...) with a zero derivative: these samplers are
+not reparameterized (``torch.distributions``' ``rsample`` is).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from . import _factories as F
+from ._inplace import _inplace
+from ._out import write_out
+from ._opbase import _broadcast_error, _compose, _tname
+from ._tensor import Tensor, _make_plain
+from .autograd._composite import composite_class
+from .. import primitives as P
+
+__all__ = ["normal", "bernoulli", "multinomial", "poisson"]
+
+_CLASSES: dict = {}
+
+
+def _node(name, n):
+    key = (name, n)
+    if key not in _CLASSES:
+        _CLASSES[key] = composite_class(name, ("self", "other", "third")[:n])
+    return _CLASSES[key]
+
+
+def _stopped_sum(*xs):
+    """The value of a sample (drawn outside) with PyTorch's zero derivative: the
+    broadcast sum of the operands behind ``stop_gradient`` (the value itself is ``out``)."""
+    r = xs[0]
+    for x in xs[1:]:
+        r = r + x
+    return P.stop_gradient(r)
+
+
+def _sampled(name, tensors, value):
+    """``value`` (a NumPy array) as the output of a node ``name`` of ``tensors`` (those
+    that require grad get a zero gradient, as PyTorch's sampling nodes give)."""
+    datas = [t._data for t in tensors]
+    return _compose(_node(name, len(tensors)), _stopped_sum, list(tensors), datas, mask=0,
+                    out=np.asarray(value))
+
+
+def _require_float(t, kernel):
+    if t.dtype.np.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(t.dtype.np)}\'')
+
+
+def _shape_of(*arrays):
+    try:
+        return np.broadcast_shapes(*[np.shape(a) for a in arrays])
+    except ValueError:
+        raise _broadcast_error(*arrays[:2]) from None
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, pin_memory=False, requires_grad=False):
+    """``torch.normal``: every overload -- ``normal(mean_tensor, std_tensor)``,
+    ``normal(mean_tensor, std=1.0)``, ``normal(mean, std_tensor)`` and
+    ``normal(mean, std, size, dtype=...)``; the result is in the graph with a zero
+    derivative (PyTorch's ``NormalBackward1/2/3``)."""
+    g = F._gen(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            f"({type(mean).__name__}, {type(std).__name__}), but expected "
+                            "one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
+                            "(float mean, Tensor std), (float mean, float std, tuple of ints "
+                            "size)")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        npdt = F._fdt(dtype)
+        if npdt.kind not in "fc":
+            raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
+                                      f"'{_tname(npdt)}'")
+        vals = g.normal(float(mean), float(std), F._size((size,))).astype(npdt)
+        return F._finish(vals, requires_grad, device)
+    if size is not None:
+        raise TypeError("normal(): 'size' is only accepted with a number mean and std")
+    ts = [t for t in (mean, std) if isinstance(t, Tensor)]
+    for t in ts:
+        _require_float(t, "normal_kernel_cpu")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if st and bool(np.any(np.asarray(std._data) < 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    npdt = (mean if mt else std).dtype.np
+    if mt and st:
+        npdt = D.promote_types(mean.dtype.np, std.dtype.np)
+    m = np.asarray(mean._data) if mt else float(mean)
+    s = np.asarray(std._data) if st else float(std)
+    shape = _shape_of(m, s)
+    vals = (m + s * g.standard_normal(shape)).astype(npdt)
+    name = "NormalBackward3" if mt and st else ("NormalBackward1" if mt else "NormalBackward2")
+    r = _sampled(name, ts, vals)
+    return r if out is None else write_out(out, r, "normal")
+
+
+def _prob_check(p, name="bernoulli_"):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p}")
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):  # noqa: A002
+    """``torch.bernoulli``: 0/1 draws with the probabilities ``input`` (in the graph with
+    a zero derivative, ``BernoulliBackward0``) or, given ``p``, a tensor of ``input``'s
+    shape and dtype with probability ``p`` (outside the graph, as PyTorch's)."""
+    g = F._gen(generator)
+    shape = tuple(input.shape)
+    if p is not None:
+        if isinstance(p, Tensor):
+            return bernoulli_(input.clone(), p, generator=generator)
+        _prob_check(p)
+        return _make_plain((g.random(shape) < p).astype(input.dtype.np))
+    _require_float(input, "bernoulli_tensor_cpu_p_")
+    a = np.asarray(input._data)
+    if not bool(np.all((a >= 0) & (a <= 1))):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    r = _sampled("BernoulliBackward0", [input], (g.random(shape) < a).astype(a.dtype))
+    return r if out is None else write_out(out, r, "bernoulli")
+
+
+def _fill(self, name, vals):
+    """Write the sample ``vals`` into ``self`` (in place; a node ``name`` with a zero
+    derivative when ``self`` is in a graph)."""
+    vals = np.asarray(vals).astype(self.dtype.np)
+    return _inplace(self, lambda s: _sampled(name, [s], vals))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """``Tensor.bernoulli_``: fill with 0/1 draws of probability ``p`` (a number or a
+    tensor that broadcasts to ``self``)."""
+    g = F._gen(generator)
+    shape = tuple(self.shape)
+    if isinstance(p, Tensor):
+        pa = np.asarray(p._data)
+        try:
+            fits = np.broadcast_shapes(pa.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
+                               f"existing size ({pa.shape[-1]}) at non-singleton dimension "
+                               f"{len(shape) - 1}.  Target sizes: {list(shape)}.  Tensor "
+                               f"sizes: {list(pa.shape)}")
+        if not bool(np.all((pa >= 0) & (pa <= 1))):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return _fill(self, "BernoulliBackward2", g.random(shape) < pa)
+    _prob_check(float(p))
+    return _fill(self, "BernoulliBackward1", g.random(shape) < float(p))
+
+
+def _continuous(self, what):
+    if self.dtype.np.kind not in "fc":
+        ct = {"Cauchy": "long int"}.get(what, _tname(self.dtype.np))
+        raise RuntimeError(f"{what} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {ct}")
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """``Tensor.cauchy_``: fill with draws of the Cauchy distribution."""
+    _continuous(self, "Cauchy")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    v = median + sigma * F._gen(generator).standard_cauchy(tuple(self.shape))
+    return _fill(self, "CauchyBackward0", v)
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """``Tensor.exponential_``: fill with draws of the exponential distribution of rate
+    ``lambd``."""
+    _continuous(self, "Exponential")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    v = F._gen(generator).exponential(1.0 / lambd, tuple(self.shape))
+    return _fill(self, "ExponentialBackward0", v)
+
+
+def geometric_(self, p, *, generator=None):
+    """``Tensor.geometric_``: fill with the number of Bernoulli(p) trials up to the first
+    success (1, 2, ...); integer tensors too."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _fill(self, "GeometricBackward0", F._gen(generator).geometric(p, tuple(self.shape)))
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """``Tensor.log_normal_``: fill with ``exp`` of normal draws of ``mean`` and ``std``."""
+    _require_float(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    v = F._gen(generator).lognormal(mean, std, tuple(self.shape))
+    return _fill(self, "LogNormalBackward0", v)
+
+
+def _int_range(npdt):
+    if npdt == np.bool_:
+        return 0, 1
+    if npdt.kind in "iu":
+        i = np.iinfo(npdt)
+        return int(i.min), int(i.max)
+    m = np.finfo(npdt).nmant + 1
+    return -(2 ** m), 2 ** m
+
+
+_CNAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short",
+           "int32": "int", "int64": "long", "bool": "bool"}
+
+
+def random_(self, from_=None, to=None, *, generator=None, **kwargs):
+    """``Tensor.random_``: ``random_()`` draws integers in ``[0, 2**mantissa]`` (a float
+    dtype) or ``[0, max]`` (an integer dtype), ``random_(to)`` in ``[0, to)``,
+    ``random_(from, to)`` in ``[from, to)``."""
+    from_ = kwargs.pop("from", from_)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    npdt = self.dtype.np
+    lo, hi = _int_range(npdt)
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    g = F._gen(generator)
+    if to is None:
+        start, stop, name = 0, (hi if npdt.kind not in "f" else hi) + 1, "RandomBackward0"
+    else:
+        start, stop = int(from_ or 0), int(to)
+        name = "RandomBackward2" if from_ else "RandomBackward1"
+        if start >= stop:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={start} >= to={stop}")
+        cname = _CNAMES.get(str(npdt))
+        if cname is not None:
+            if start < lo:
+                raise RuntimeError(f"from is out of bounds for {cname}")
+            if stop - 1 > hi:
+                raise RuntimeError(f"to - 1 is out of bounds for {cname}")
+    shape = tuple(self.shape)
+    if stop - start > 2 ** 63 - 1:
+        v = np.asarray(g.integers(0, 2 ** 63 - 1, shape, dtype=np.int64))
+    else:
+        v = g.integers(start, stop, shape, dtype=np.int64)
+    return _fill(self, name, v)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None,  # noqa: A002
+                out=None):
+    """``torch.multinomial``: ``num_samples`` category indices (int64) drawn from each row
+    of the (unnormalized) probabilities ``input``, with or without replacement."""
+    if not isinstance(num_samples, (int, np.integer)) or isinstance(num_samples, bool):
+        raise TypeError("multinomial(): argument 'num_samples' (position 2) must be int, not "
+                        f"{type(num_samples).__name__}")
+    if out is not None and out.dtype.np != np.int64:
+        raise RuntimeError("multinomial expects Long tensor out, got: "
+                           f"{out.dtype._tname}")
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input.dtype.np.kind != "f":
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{_tname(input.dtype.np)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    p = np.asarray(input._data, dtype=np.float64)
+    k = p.shape[-1]
+    if not replacement and num_samples > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if k > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = p.reshape(-1, k)
+    if not bool(np.all(np.isfinite(rows) & (rows >= 0))):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    sums = rows.sum(axis=-1)
+    if rows.shape[0] and bool(np.any(sums <= 0)):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    g = F._gen(generator)
+    res = np.empty((rows.shape[0], num_samples), np.int64)
+    for i, row in enumerate(rows):
+        q = row / sums[i]
+        if replacement:
+            res[i] = np.searchsorted(np.cumsum(q), g.random(num_samples) * q.sum(),
+                                     side="right").clip(0, k - 1)
+        else:   # Gumbel top-k on log q: zero-probability categories come last
+            keys = np.where(q > 0, np.log(np.where(q > 0, q, 1.0)) + g.gumbel(size=k), -np.inf)
+            res[i] = np.argsort(-keys, kind="stable")[:num_samples]
+    r = _make_plain(res.reshape(p.shape[:-1] + (num_samples,)))
+    return r if out is None else write_out(out, r, "multinomial")
+
+
+def poisson(input, generator=None):  # noqa: A002
+    """``torch.poisson``: Poisson draws of the rates ``input`` (same dtype; in the graph
+    with a zero derivative, ``PoissonBackward0``)."""
+    _require_float(input, "poisson_cpu")
+    lam = np.asarray(input._data)
+    if bool(np.any(lam < 0)):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _sampled("PoissonBackward0", [input], F._gen(generator).poisson(lam).astype(lam.dtype))
+
+
+METHODS = {"bernoulli": bernoulli, "bernoulli_": bernoulli_, "cauchy_": cauchy_,
+           "exponential_": exponential_, "geometric_": geometric_, "log_normal_": log_normal_,
+           "random_": random_, "multinomial": multinomial}

@@ -1,0 +1,4 @@
+"""``torch.distributions.gamma`` (the module PyTorch defines ``Gamma`` in)."""
+from .continuous import Gamma
+
+__all__ = ["Gamma"]
