@@ -91,6 +91,40 @@ def write_out(out, r, name):
     return out
 
 
+# functions whose kernels read the input while writing ``out``: torch refuses an ``out``
+# that is an input even in full (elementwise kernels accept ``out=input``)
+_NO_ALIAS = frozenset(("cat", "concat", "concatenate", "stack", "hstack", "vstack", "gather",
+                       "index_select"))
+_INTERNAL = ("unsupported operation: more than one element of the written-to tensor refers to "
+             "a single memory location. Please clone() the tensor before performing the "
+             "operation.")
+_PARTIAL = ("unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.")
+
+
+def _check_overlap(out, args, kwargs, name):
+    """torch's memory-overlap checks of ``out=``: an ``out`` with repeated elements (an
+    expanded tensor), or one overlapping an input other than exactly (any overlap for the
+    functions of :data:`_NO_ALIAS`)."""
+    if not isinstance(out, Tensor) or not isinstance(out._data, np.ndarray):
+        return
+    d = out._data
+    if any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
+        raise RuntimeError(_INTERNAL)
+    for a in list(args) + list(kwargs.values()):
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if not isinstance(t, Tensor) or not isinstance(t._data, np.ndarray):
+                continue
+            x = t._data
+            if x.size == 0 or d.size == 0 or not np.may_share_memory(x, d):
+                continue
+            same = (x.shape == d.shape and x.strides == d.strides
+                    and x.__array_interface__["data"][0] == d.__array_interface__["data"][0])
+            if name in _NO_ALIAS or not same:
+                raise RuntimeError(_PARTIAL)
+
+
 def with_out(fn, name=None):
     """``fn`` with an ``out=`` keyword (see the module docstring)."""
     name = name or fn.__name__
@@ -104,6 +138,7 @@ def with_out(fn, name=None):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires "
                                "grad.")
+        _check_overlap(out, args, kwargs, name)
         with no_grad():
             r = fn(*args, **kwargs)
         return write_out(out, r, name)

@@ -121,9 +121,10 @@ class Leaves(list):
     compat tensor made for each torch tensor (one object passed twice -- ``out=`` the
     input -- stays one object)."""
 
-    def __init__(self):
+    def __init__(self, views=False):
         super().__init__()
         self.memo = {}
+        self.views = views   # torch views become compat views of one converted base
 
 
 def to_compat(v, leaves):
@@ -132,6 +133,11 @@ def to_compat(v, leaves):
     if isinstance(v, torch.Tensor):
         if id(v) in leaves.memo:
             return leaves.memo[id(v)]
+        if leaves.views and v._base is not None and not v.requires_grad:
+            base = to_compat(v._base, leaves)   # (error inputs: an out= aliasing an input)
+            t = fc.as_strided(base, tuple(v.shape), tuple(v.stride()), v.storage_offset())
+            leaves.memo[id(v)] = t
+            return t
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
         if v.device.type != "cpu":   # meta tensors of error inputs (torch.gradient's)
@@ -531,7 +537,7 @@ def check_errors(op, fn):
     for ei in eis:
         s = ei.sample_input
         try:
-            leaves = Leaves()
+            leaves = Leaves(views=True)
             args = to_compat((s.input,) + tuple(s.args), leaves)
             kwargs = to_compat(dict(s.kwargs), leaves)
         except Skip:
