@@ -70,6 +70,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  
     """``torch.nn.functional.rrelu``: leaky ReLU with slope ``(lower + upper) / 2`` in
     evaluation; in training a slope drawn from ``U(lower, upper)`` per negative element
     (compat's generator, not PyTorch's)."""
+    if lower > upper:
+        raise RuntimeError(f"Lower bound should be less than or equal to the upper bound, but "
+                           f"got lower={lower} and upper={upper}")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     slope = torch.rand(input.shape, dtype=input.dtype) * (upper - lower) + lower

@@ -24,8 +24,9 @@ from ._functional_layers import (linear, bilinear, conv1d, conv2d, conv3d, conv_
 from ._functional_losses import (mse_loss, l1_loss, smooth_l1_loss, huber_loss,
     cross_entropy, nll_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
     scaled_dot_product_attention, multi_head_attention_forward, _legacy_reduction)  # noqa: F401
-from . import _functional_more
+from . import _functional_more, _functional_losses2
 from ._functional_more import *  # noqa: F401,F403  (pad and interpolate extend the above)
+from ._functional_losses2 import *  # noqa: F401,F403
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -40,5 +41,5 @@ __all__ = [
     "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
     "multi_head_attention_forward", "normalize", "instance_norm", "cosine_similarity",
     "pairwise_distance", "interpolate",
-] + _functional_more.__all__
+] + _functional_more.__all__ + _functional_losses2.__all__
 __all__ = list(dict.fromkeys(__all__))
