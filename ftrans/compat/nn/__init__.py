@@ -29,6 +29,11 @@ from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBas
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
                           TransformerDecoder, Transformer)
 from . import functional, init, utils  # noqa: F401
+import ftrans.compat as _torch
+for _n, _f in functional.TOPLEVEL.items():   # torch.grid_sampler_2d, torch.native_* ...
+    if not hasattr(_torch, _n):
+        setattr(_torch, _n, _f)
+del _n, _f
 from . import modules  # noqa: F401
 
 __all__ = [

@@ -415,7 +415,7 @@ def _fractional(nsp, input, kernel_size, output_size, output_ratio, return_indic
                 start = np.add.outer(start, seq)
             table[b, ch] = start[..., None] + offs
     plane = int(np.prod(sizes))
-    tt = torch.as_tensor(table.reshape(n, c, -1), device=x.device)
+    tt = torch.as_tensor(table.reshape(n, c, int(np.prod(out)) * offs.size), device=x.device)
     vals = x.reshape(n, c, plane).gather(2, tt).reshape((n, c) + out + (offs.size,))
     best, arg = vals.max(dim=-1)
     if not batched:
