@@ -25,6 +25,9 @@ from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softpl
                          Threshold, Softmin)
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
+from .layers2 import *  # noqa: F401,F403
+from .loss2 import *  # noqa: F401,F403
+from . import layers2 as _layers2, loss2 as _loss2
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
                           TransformerDecoder, Transformer)
@@ -53,4 +56,4 @@ __all__ = [
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
     "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer", "functional", "init", "utils",
-]
+] + _layers2.__all__ + _loss2.__all__

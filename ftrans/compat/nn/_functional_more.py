@@ -543,6 +543,22 @@ def _pad_index(L, lo, hi, mode, dim, shape, pad):
     return src.astype(np.int64)
 
 
+def _reversed_padding(padding, kernel_size, dilation):
+    """``Conv*d._reversed_padding_repeated_twice``: the per-axis padding of a convolution
+    (ints or 'same'/'valid') as ``F.pad``'s ``(left_last, right_last, ...)``."""
+    out = []
+    for i, (k, d) in enumerate(zip(kernel_size, dilation)):
+        if padding == "valid":
+            lo = hi = 0
+        elif padding == "same":
+            total = d * (k - 1)
+            lo, hi = total // 2, total - total // 2
+        else:
+            lo = hi = padding[i]
+        out.append((lo, hi))
+    return tuple(v for lo_hi in reversed(out) for v in lo_hi)
+
+
 def pad(input, pad, mode="constant", value=None):  # noqa: A002
     """``torch.nn.functional.pad``: ``pad = (left_last, right_last, left_prev, ...)``;
     modes 'constant' (``value``), 'reflect', 'replicate' and 'circular' (these over the
