@@ -52,3 +52,21 @@ def jax_x64():
     jax.config.update("jax_enable_x64", True)
     yield jax
     jax.config.update("jax_enable_x64", old)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The op_db differential suite's counts per namespace (tests/compat/test_opdb.py)."""
+    results = {}
+    for reports in terminalreporter.stats.values():
+        for r in reports:
+            for k, v in getattr(r, "user_properties", ()):
+                if k == "opdb" and getattr(r, "when", "call") == "call":
+                    results[r.nodeid] = (v[0], v[1], "")
+    if results:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "opdb", os.path.join(os.path.dirname(__file__), "compat", "opdb.py"))
+        opdb = importlib.util.module_from_spec(spec)   # the controller of xdist imports no test
+        spec.loader.exec_module(opdb)
+        terminalreporter.write_sep("=", "compat against torch's op_db (tests/compat/test_opdb.py)")
+        terminalreporter.write_line(opdb.format_summary(opdb.summarize(results)))

@@ -102,7 +102,7 @@ def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
     lead = d.shape[:d.ndim - k]
     plane = d.reshape((-1,) + d.shape[d.ndim - k:])
     params = _window_params(plane.ndim, window, strides, padding, dilation)
-    idx = _W.reduce_window_argmax_p.impl(plane, **params)
+    idx = _k(_W.reduce_window_argmax_p, plane)(plane, **params)
     per = int(np.prod(plane.shape[1:], dtype=np.int64))
     idx = idx - (np.arange(plane.shape[0], dtype=np.int64) * per).reshape(
         (-1,) + (1,) * k)

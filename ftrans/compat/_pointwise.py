@@ -188,9 +188,11 @@ def complex_(real, imag):  # noqa: A002
     broadcast."""
     cdt = _complex_dtype_of(real, imag, "complex")
     ad, bd = real._data, imag._data
-    out = _complex_parts(ad, bd, cdt)
-    out.real = ad
-    out.imag = bd
+    out = None   # compat.func (Tracers): the composition computes the value
+    if not _any_traced(ad, bd):
+        out = _complex_parts(ad, bd, cdt)
+        out.real = ad
+        out.imag = bd
     return _compose(composite_class("ComplexBackward0", ("real", "imag")), _complex_fn,
                     [real, imag], [ad, bd], mask=0, out=out)
 
@@ -210,9 +212,11 @@ def polar(abs, angle):  # noqa: A002
     for ``angle``."""
     cdt = _complex_dtype_of(abs, angle, "polar")
     ad, td = abs._data, angle._data
-    out = _complex_parts(ad, td, cdt)
-    out.real = ad * np.cos(td)
-    out.imag = ad * np.sin(td)
+    out = None   # compat.func (Tracers): the composition computes the value
+    if not _any_traced(ad, td):
+        out = _complex_parts(ad, td, cdt)
+        out.real = ad * np.cos(td)
+        out.imag = ad * np.sin(td)
     return _compose(composite_class("PolarBackward0", ("abs", "angle")), _polar_fn,
                     [abs, angle], [ad, td], out=out)
 
@@ -316,6 +320,9 @@ def view_as_complex(input):  # noqa: A002
         raise RuntimeError("Input tensor must have one or more dimensions")
     if d.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
+    if _any_traced(d):   # compat.func: a traced value has no strides; the pairs' composition
+        return _record(_ViewAsComplexBackward0, None, _EMPTY, [input], [d],
+                       _complex_fn(d[..., 0], d[..., 1]), SAVE_NONE)
     st = [s // d.itemsize for s in d.strides]
     if st[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")

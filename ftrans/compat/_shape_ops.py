@@ -15,7 +15,7 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 from . import _tracer_values as _TV
 
-from ._opbase import (SAVE_NONE, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
+from ._opbase import (SAVE_NONE, _any_traced, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
     _pymin, _pysum, _record, _refuse_complex, _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
 from ._reductions import (_dims, _size_attr)
@@ -460,15 +460,18 @@ _IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "mask", "valu
 def _index_put(input, template, arrays, value):  # noqa: A002
     d = input._data
     idx = I._rebuild(template, arrays)
-    out = d.copy()
     vd = value._data if isinstance(value, Tensor) else value
-    out[idx] = vd
+    if _any_traced(d, vd):   # compat.func: the composition computes the value
+        out = None
+    else:
+        out = d.copy()
+        out[idx] = vd
     mask = np.zeros(d.shape, bool)
     mask[idx] = True
     if not isinstance(value, Tensor):
         vd = np.asarray(vd, d.dtype)
     return _compose(_IndexPutBackward0, _index_put_fn, [input, mask, value, *arrays],
-                    [d, mask, vd, *arrays], {"template": template, "shape": d[idx].shape},
+                    [d, mask, vd, *arrays], {"template": template, "shape": mask[idx].shape},
                     mask=0, out=out)
 
 
@@ -558,7 +561,8 @@ def flip(input, dims):  # noqa: A002
     d = input._data
     axes = _dims(dims, d.ndim)
     template = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(d.ndim))
-    out = np.ascontiguousarray(d[template])
+    out = (np.ascontiguousarray(d[template]) if type(d) is np.ndarray
+           else I.gather_p.bind(d, template=template))   # a Tracer (compat.func)
     return _record(_FlipBackward0, I.gather_p, {"template": template}, [input], [d], out,
                    SAVE_NONE)
 

@@ -14,3 +14,4 @@ def _default_compat_state():
     _tls.inference = False
     _tls_hooks.stack = ()
     torch.set_default_dtype(torch.float32)
+

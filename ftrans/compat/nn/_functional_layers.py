@@ -14,6 +14,7 @@ import numpy as np
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 from ftrans.compat import _ops as _K
+from ftrans.compat._tensor import _concrete
 
 
 
@@ -348,6 +349,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     out, mean, var = _K.native_batch_norm(input, weight, bias, running_mean, running_var,
                                           training, eps)
     if training and (running_mean is not None or running_var is not None):
+        # under compat.func the statistics are Tracers: the buffers take their primal
+        # values, as torch.func's do
+        mean, var = _concrete(mean), _concrete(var)
         with torch.no_grad():
             if running_mean is not None:
                 running_mean.mul_(1 - momentum).add_(

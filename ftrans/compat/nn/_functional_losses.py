@@ -211,8 +211,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the "
                          f"input size ({input.shape}) is deprecated. Please ensure they have "
                          "the same size.")
-    xd = input.numpy(force=True)
-    if xd.size and (np.nanmin(xd) < 0 or np.nanmax(xd) > 1):
+    xd = _concrete(input._data)   # the primal value under compat.func; None when staged
+    if xd is not None and xd.size and (np.nanmin(xd) < 0 or np.nanmax(xd) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):       # log(0) = -inf is clamped, as in PyTorch
         lx = torch.log(input).clamp(min=-100.0)
