@@ -13,7 +13,7 @@ groups, *kernel)``, linear weights ``(out, in)``; arguments are NumPy/JAX-style
 (array first, ``axis=``).  Every function is written once as a composition of ftrans
 primitives; modules: ``activations`` (relu ... softmax, logsumexp, one_hot),
 ``convolution`` (linear, conv, pooling), ``norm`` (batch/layer/group norm, dropout,
-embedding), ``losses``, ``attention``.
+embedding), ``losses``, ``attention``, ``sampling`` (max_unpool).
 
 Fused kernels as ``custom_vjp`` impls
 -------------------------------------
@@ -48,7 +48,7 @@ primitive paths (results agree to rounding).
   log_softmax(x)[i, target_i]``; residuals ``(x, target, coef, lse, picked log-prob)``;
   ``bwd`` returns ``(dx, None, dcoef)``.
 """
-from . import activations, attention, convolution, losses, norm  # noqa: F401
+from . import activations, attention, convolution, losses, norm, sampling  # noqa: F401
 from ._util import fused_kernels
 from .activations import (relu, relu6, hard_tanh, hardtanh, gelu, silu, swish, elu,
                           leaky_relu, sigmoid, log_sigmoid, softplus, softmax, log_softmax,
@@ -59,6 +59,7 @@ from .norm import batch_norm, layer_norm, group_norm, dropout, embedding
 from .losses import (cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
                      binary_cross_entropy, binary_cross_entropy_with_logits, kl_div)
 from .attention import scaled_dot_product_attention
+from .sampling import max_unpool
 
 #: the ``custom_vjp`` objects behind the fused paths (see the module docstring)
 FUSED = {"relu": activations._relu, "softmax": activations._softmax,
@@ -73,4 +74,4 @@ __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "e
            "group_norm", "dropout", "embedding", "cross_entropy", "nll_loss", "mse_loss",
            "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
-           "fused_kernels", "FUSED"]
+           "max_unpool", "fused_kernels", "FUSED"]

@@ -16,6 +16,9 @@ import numpy as np
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 
+from ftrans import nn as _fnn
+from ftrans.compat._opbase import _compose
+from ftrans.compat.autograd._composite import composite_class
 from ._functional_layers import (_ntuple, _check_tensor, _conv_transposend, _max_pool,
                                  _avg_pool, _adaptive_avg, _adaptive_max, conv2d,
                                  conv_transpose2d, leaky_relu, dropout, pad as _pad_constant,
@@ -226,6 +229,12 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
                return_indices=False):
     """``torch.nn.functional.max_pool3d``."""
+    _check_tensor(input, "max_pool3d")
+    if input.dim() in (4, 5) and 0 in tuple(input.shape[-4:]):
+        raise RuntimeError(f"max_pool3d: Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(input.shape)} "
+                           f"and non-batch dimension {input.shape[-4:].index(0) + input.dim() - 4}"
+                           " has length zero!")
     return _max_pool(3, "max_pool3d", input, kernel_size, stride, padding, dilation,
                      ceil_mode, return_indices)
 
@@ -308,6 +317,10 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
 
 
 # ============================================================================== max_unpool
+_UNPOOL_NODES = {k: composite_class(f"MaxUnpool{k}DBackward0", ("self", "indices"))
+                 for k in (2, 3)}
+
+
 def _max_unpool(nsp, input, indices, kernel_size, stride, padding, output_size):  # noqa: A002
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     st = ks if stride is None else _ntuple(nsp, "stride")(stride)
@@ -337,12 +350,8 @@ def _max_unpool(nsp, input, indices, kernel_size, stride, padding, output_size):
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= plane):
         raise RuntimeError(f"Found an invalid max index: {int(idx.max())} (output volumes are "
                            f"of size {'x'.join(map(str, out))}")
-    flat = torch.zeros(lead + (plane,), dtype=input.dtype, device=input.device)
-    rows = int(np.prod(lead)) if lead else 1
-    flat = flat.reshape(rows, plane)
-    r = torch.arange(rows, device=input.device).reshape(rows, 1)
-    flat[r, idx.reshape(rows, -1)] = input.reshape(rows, -1)
-    return flat.reshape(lead + tuple(out))
+    return _compose(_UNPOOL_NODES[max(nsp, 2)], _fnn.max_unpool, [input, indices],
+                    [input._data, indices._data], {"output_size": tuple(out)}, mask=2)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002

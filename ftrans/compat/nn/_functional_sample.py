@@ -256,7 +256,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out, mean, rstd
+    return out, mean.detach(), rstd.detach()
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002
