@@ -15,7 +15,8 @@ import numpy as np
 import ftrans.compat as torch
 
 from ._functional_layers import _check_tensor, logsigmoid, pairwise_distance
-from ._functional_losses import _legacy_reduction, _reduce
+from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
+from ._functional_layers import linear
 from ._functional_more import pad, avg_pool3d
 from ._functional_layers import avg_pool2d
 
@@ -23,7 +24,7 @@ __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss
            "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss",
            "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "ctc_loss", "pdist",
-           "rms_norm", "local_response_norm", "embedding_bag"]
+           "rms_norm", "local_response_norm", "embedding_bag", "linear_cross_entropy"]
 
 
 def _relu(z):
@@ -517,3 +518,45 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
         nb, width, d).max(1)[0]
     empty = torch.as_tensor(member.sum(1) == 0).reshape(nb, 1)
     return torch.where(empty, torch.zeros_like(best), best)
+
+
+# ============================================================================== linear + CE
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """``torch.nn.functional.linear_cross_entropy``: ``cross_entropy(linear(input,
+    linear_weight, linear_bias), target)``; ``linear_weight (C, *out_features, in)``
+    gives K-dimensional logits ``(N, C, *out_features)``.  ``options`` (PyTorch's chunking
+    of the batch to save memory) is accepted and ignored: the result is the same."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    lead, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    c, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (c,) + out_features:
+        raise RuntimeError(f"expected linear_bias shape {(c, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not lead:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = lead + (c,) + out_features
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    w, b = linear_weight, linear_bias
+    if out_features:
+        m = int(np.prod((c,) + out_features))
+        w = w.reshape(m, in_features)
+        b = None if b is None else b.reshape(m)
+    logits = linear(input, w, b).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
