@@ -395,9 +395,9 @@ def _fractional(nsp, input, kernel_size, output_size, output_ratio, return_indic
     x = input if batched else input.unsqueeze(0)
     sizes = tuple(x.shape[2:])
     if output_size is None:
-        ratio = _ntuple(nsp, "output_ratio")(output_ratio) if not isinstance(
-            output_ratio, (list, tuple)) else tuple(output_ratio)
-        ratio = ratio if len(ratio) == nsp else ratio * nsp
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) \
+            else (output_ratio,)
+        ratio = tuple(float(r) for r in (ratio if len(ratio) == nsp else ratio * nsp))
         out = tuple(int(L * r) for L, r in zip(sizes, ratio))
     else:
         out = _ntuple(nsp, "output_size")(output_size)
