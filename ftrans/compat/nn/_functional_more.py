@@ -84,15 +84,20 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  
 
 
 # ============================================================================== shuffles
+def _shuffle_factor(input, factor, fname, what):  # noqa: A002
+    _check_tensor(input, fname)
+    r = int(factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"{fname} expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{fname} expects a positive {what}, but got {r}")
+    return r
+
+
 def pixel_shuffle(input, upscale_factor):  # noqa: A002
     """``torch.nn.functional.pixel_shuffle``: ``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
-    _check_tensor(input, "pixel_shuffle")
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
-                           f"got input with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    r = _shuffle_factor(input, upscale_factor, "pixel_shuffle", "upscale_factor")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
@@ -106,13 +111,7 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002
 
 def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     """``torch.nn.functional.pixel_unshuffle``: ``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
-    _check_tensor(input, "pixel_unshuffle")
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, "
-                           f"but got input with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
     *lead, c, h, w = input.shape
     if h % r or w % r:
         which, v = ("height", h) if h % r else ("width", w)

@@ -9,7 +9,7 @@ import ftrans.compat as torch
 from . import functional as F
 from . import init
 from .layers import (_MaxPoolNd, _ConvTransposeNd, AvgPool2d, AdaptiveAvgPool1d,
-                     AdaptiveMaxPool1d, Upsample, _empty)
+                     AdaptiveMaxPool1d, Upsample, LayerNorm, _empty)
 from .module import Module
 from .parameter import Parameter
 
@@ -124,27 +124,13 @@ class RReLU(Module):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
 
-class RMSNorm(Module):
+class RMSNorm(LayerNorm):
     """``torch.nn.RMSNorm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the trailing
-    ``normalized_shape`` (``weight`` initialized to ones)."""
+    ``normalized_shape`` (``weight`` initialized to ones; no bias)."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype, device))
-        else:
-            self.register_parameter("weight", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
+        super().__init__(normalized_shape, eps, elementwise_affine, False, device, dtype)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -200,19 +186,10 @@ class _MaxUnpoolNd(Module):
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool1d``."""
-    _n = 1
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool2d``."""
-    _n = 2
-
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool3d``."""
-    _n = 3
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (
+    type(f"MaxUnpool{n}d", (_MaxUnpoolNd,), {"_n": n, "__module__": __name__,
+                                             "__doc__": f"``torch.nn.MaxUnpool{n}d``."})
+    for n in (1, 2, 3))
 
 
 class FractionalMaxPool2d(Module):
