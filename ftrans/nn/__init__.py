@@ -13,7 +13,8 @@ groups, *kernel)``, linear weights ``(out, in)``; arguments are NumPy/JAX-style
 (array first, ``axis=``).  Every function is written once as a composition of ftrans
 primitives; modules: ``activations`` (relu ... softmax, logsumexp, one_hot),
 ``convolution`` (linear, conv, pooling), ``norm`` (batch/layer/group norm, dropout,
-embedding), ``losses``, ``attention``, ``sampling`` (max_unpool).
+embedding), ``losses``, ``attention``, ``sampling`` (unfold/fold, pixel
+(un)shuffle, max_unpool).
 
 Fused kernels as ``custom_vjp`` impls
 -------------------------------------
@@ -59,7 +60,7 @@ from .norm import batch_norm, layer_norm, group_norm, dropout, embedding
 from .losses import (cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
                      binary_cross_entropy, binary_cross_entropy_with_logits, kl_div)
 from .attention import scaled_dot_product_attention
-from .sampling import max_unpool
+from .sampling import unfold, fold, pixel_shuffle, pixel_unshuffle, max_unpool
 
 #: the ``custom_vjp`` objects behind the fused paths (see the module docstring)
 FUSED = {"relu": activations._relu, "softmax": activations._softmax,
@@ -74,4 +75,5 @@ __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "e
            "group_norm", "dropout", "embedding", "cross_entropy", "nll_loss", "mse_loss",
            "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
-           "max_unpool", "fused_kernels", "FUSED"]
+           "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
+           "fused_kernels", "FUSED"]

@@ -1,9 +1,11 @@
-"""Scatter-type layer operations in PyTorch's layouts, written once in primitives
-(``ftrans.numpy``'s indexed updates): :func:`max_unpool` (a ``custom_vjp`` whose reverse
-rule is PyTorch's gather; forward mode differentiates the scatter, as PyTorch does).
+"""Patch, shuffle and scatter layer operations in PyTorch's layouts, written once in
+primitives (``ftrans.numpy``'s gathers and indexed updates): :func:`unfold` (im2col),
+:func:`fold` (col2im, its adjoint), :func:`pixel_shuffle`, :func:`pixel_unshuffle` and
+:func:`max_unpool` (a ``custom_vjp`` whose reverse rule is PyTorch's gather; forward mode
+differentiates the scatter, as PyTorch does).
 
-``ftrans.compat.nn.functional.max_unpool1d/2d/3d`` adapt it (one graph node whose
-backward is ``ftrans.vjp`` of this composition).
+``ftrans.compat.nn.functional``'s functions of the same names adapt them (one graph node
+each, whose backward is ``ftrans.vjp`` of the composition).
 """
 from __future__ import annotations
 
@@ -13,9 +15,100 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..transforms import custom_vjp
-from ._util import as_float
+from ..core.dtypes import kind_of
+from ._util import as_float, ntuple
 
-__all__ = ["max_unpool"]
+__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool"]
+
+
+def _linear_input(x, name):
+    """``x`` for a linear (complex-friendly) operation: complex arrays as they are,
+    others through :func:`as_float`."""
+    if kind_of(x) == "c":
+        return x
+    return as_float(x, name)
+
+
+def _patch_table(spatial, kernel_size, dilation, padding, stride):
+    """Flat positions in the padded plane: ``(kh kw, L)`` (kernel offset, block), the
+    padded shape and the number of blocks per axis."""
+    ks = ntuple(kernel_size, 2, "kernel_size", 1)
+    dl = ntuple(dilation, 2, "dilation", 1)
+    pd = ntuple(padding, 2, "padding", 0)
+    st = ntuple(stride, 2, "stride", 1)
+    padded = tuple(L + 2 * p for L, p in zip(spatial, pd))
+    blocks = tuple((P_ - d * (k - 1) - 1) // s + 1 for P_, k, d, s in zip(padded, ks, dl, st))
+    if min(blocks) < 1:
+        raise ValueError(f"unfold/fold: spatial size {tuple(spatial)} with kernel_size {ks}, "
+                         f"dilation {dl}, padding {pd} gives no sliding block")
+    kh = np.arange(ks[0])[:, None] * dl[0]
+    kw = np.arange(ks[1])[None, :] * dl[1]
+    bh = np.arange(blocks[0])[:, None] * st[0]
+    bw = np.arange(blocks[1])[None, :] * st[1]
+    off = ((kh + 0 * kw) * padded[1] + kw).reshape(-1, 1)                    # (k, 1)
+    start = ((bh + 0 * bw) * padded[1] + bw).reshape(1, -1)                  # (1, L)
+    return off + start, padded, blocks, pd
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding blocks of ``x (N, C, H, W)`` as columns (``torch.nn.functional.unfold``,
+    im2col): ``(N, C kh kw, L)`` with ``L`` the number of blocks; zero padding.  Linear:
+    complex input is accepted."""
+    x = _linear_input(x, "x")
+    if len(x.shape) != 4:
+        raise ValueError(f"unfold: x must be (N, C, H, W), got shape {tuple(x.shape)}")
+    n, c = x.shape[0], x.shape[1]
+    table, padded, blocks, pd = _patch_table(tuple(x.shape[2:]), kernel_size, dilation,
+                                             padding, stride)
+    xp = fnp.pad(x, ((0, 0), (0, 0), (pd[0], pd[0]), (pd[1], pd[1])))
+    flat = fnp.reshape(xp, (n, c, padded[0] * padded[1]))
+    cols = fnp.take(flat, table.reshape(-1), axis=2)
+    return fnp.reshape(cols, (n, c * table.shape[0], table.shape[1]))
+
+
+def fold(cols, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sum of sliding blocks into an image (``torch.nn.functional.fold``, col2im, the
+    adjoint of :func:`unfold`): ``cols (N, C kh kw, L)`` -> ``(N, C, *output_size)``."""
+    cols = _linear_input(cols, "cols")
+    out_sz = ntuple(output_size, 2, "output_size", 1)
+    table, padded, blocks, pd = _patch_table(out_sz, kernel_size, dilation, padding, stride)
+    k, nb = table.shape
+    if len(cols.shape) != 3 or cols.shape[1] % k or cols.shape[2] != nb:
+        raise ValueError(f"fold: cols must be (N, C * {k}, {nb}) for these arguments, got "
+                         f"shape {tuple(cols.shape)}")
+    n, c = cols.shape[0], cols.shape[1] // k
+    src = fnp.reshape(cols, (n, c, k * nb))
+    out = fnp.at(fnp.zeros((n, c, padded[0] * padded[1]), cols.dtype))[
+        :, :, table.reshape(-1)].add(src)
+    out = fnp.reshape(out, (n, c) + padded)
+    return out[:, :, pd[0]:pd[0] + out_sz[0], pd[1]:pd[1] + out_sz[1]]
+
+
+def pixel_shuffle(x, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)`` (``torch.nn.functional.pixel_shuffle``)."""
+    r = int(upscale_factor)
+    *lead, c, h, w = x.shape
+    if r < 1 or c % (r * r):
+        raise ValueError(f"pixel_shuffle: channels {c} must be divisible by "
+                         f"upscale_factor**2 = {r * r}")
+    n = len(lead)
+    y = fnp.reshape(x, tuple(lead) + (c // (r * r), r, r, h, w))
+    y = fnp.transpose(y, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return fnp.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(x, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)`` (``torch.nn.functional.pixel_unshuffle``,
+    the inverse of :func:`pixel_shuffle`)."""
+    r = int(downscale_factor)
+    *lead, c, h, w = x.shape
+    if r < 1 or h % r or w % r:
+        raise ValueError(f"pixel_unshuffle: height {h} and width {w} must be divisible by "
+                         f"downscale_factor {r}")
+    n = len(lead)
+    y = fnp.reshape(x, tuple(lead) + (c, h // r, r, w // r, r))
+    y = fnp.transpose(y, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return fnp.reshape(y, tuple(lead) + (c * r * r, h // r, w // r))
 
 
 def max_unpool(x, indices, output_size):

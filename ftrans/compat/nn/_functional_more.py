@@ -20,8 +20,7 @@ from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
 from ._functional_layers import (_ntuple, _check_tensor, _conv_transposend, _max_pool,
-                                 _avg_pool, _adaptive_avg, _adaptive_max, conv2d,
-                                 conv_transpose2d, leaky_relu, dropout, pad as _pad_constant,
+                                 _avg_pool, _adaptive_avg, _adaptive_max, leaky_relu, dropout, pad as _pad_constant,
                                  interpolate as _interpolate_basic, _interp_sizes,
                                  _linear_matrix)
 
@@ -84,6 +83,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  
 
 
 # ============================================================================== shuffles
+_PixelShuffleBackward0 = composite_class("PixelShuffleBackward0", ("self",))
+_PixelUnshuffleBackward0 = composite_class("PixelUnshuffleBackward0", ("self",))
+_Im2ColBackward0 = composite_class("Im2ColBackward0", ("self",))
+_Col2ImBackward0 = composite_class("Col2ImBackward0", ("self",))
+
+
 def _shuffle_factor(input, factor, fname, what):  # noqa: A002
     _check_tensor(input, fname)
     r = int(factor)
@@ -103,10 +108,8 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
                            f"divisible by the square of upscale_factor, but input.size(-3)={c}"
                            f" is not divisible by {r * r}")
-    n = len(lead)
-    x = input.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
-    x = x.permute(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
-    return x.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+    return _compose(_PixelShuffleBackward0, _fnn.pixel_shuffle, [input], [input._data],
+                    {"upscale_factor": r}, mask=0)
 
 
 def pixel_unshuffle(input, downscale_factor):  # noqa: A002
@@ -118,10 +121,8 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
         raise RuntimeError(f"pixel_unshuffle expects {which} to be divisible by "
                            f"downscale_factor, but input.size({-2 if h % r else -1})={v} is "
                            f"not divisible by {r}")
-    n = len(lead)
-    x = input.reshape(tuple(lead) + (c, h // r, r, w // r, r))
-    x = x.permute(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    return x.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+    return _compose(_PixelUnshuffleBackward0, _fnn.pixel_unshuffle, [input], [input._data],
+                    {"downscale_factor": r}, mask=0)
 
 
 def channel_shuffle(input, groups):  # noqa: A002
@@ -144,19 +145,9 @@ def channel_shuffle(input, groups):  # noqa: A002
 
 
 # ============================================================================== unfold / fold
-def _patch_weight(c, ks, dtype, device):
-    """``(c k, 1, kh, kw)`` one-hot kernels: a grouped convolution with them is im2col."""
-    k = ks[0] * ks[1]
-    w = np.zeros((c * k, 1) + tuple(ks))
-    for ci in range(c):
-        for j in range(k):
-            w[ci * k + j, 0, j // ks[1], j % ks[1]] = 1.0
-    return torch.as_tensor(w, dtype=dtype, device=device)
-
-
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     """``torch.nn.functional.unfold`` (im2col): ``(N, C, H, W) -> (N, C kh kw, L)``
-    (a grouped convolution with one-hot kernels)."""
+    (``ftrans.nn.unfold``, one ``Im2ColBackward0`` node)."""
     _check_tensor(input, "unfold")
     if input.dim() not in (3, 4):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
@@ -170,21 +161,21 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
         if min(v) < lo:
             raise RuntimeError(f"{name} should be greater than {'zero' if lo else 'or equal to zero'}"
                                f", but got {name}_height: {v[0]} {name}_width: {v[1]}")
-    c = x.shape[1]
     for L, k, d, p in zip(x.shape[2:], ks, dl, pd):
         if (L + 2 * p - d * (k - 1) - 1) < 0:
             raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), "
                                f"kernel_size=({ks[0]}, {ks[1]}), dilation=({dl[0]}, {dl[1]}), "
                                f"padding=({pd[0]}, {pd[1]}), calculated shape of the array of "
                                "sliding blocks is non-positive")
-    cols = conv2d(x, _patch_weight(c, ks, x.dtype, x.device), None, st, pd, dl, c)
-    cols = cols.reshape(cols.shape[0], cols.shape[1], cols.shape[2] * cols.shape[3])
+    cols = _compose(_Im2ColBackward0, _fnn.unfold, [x], [x._data],
+                    {"kernel_size": ks, "dilation": dl, "padding": pd, "stride": st}, mask=0)
     return cols if batched else cols.squeeze(0)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     """``torch.nn.functional.fold`` (col2im, the adjoint of :func:`unfold`):
-    ``(N, C kh kw, L) -> (N, C, *output_size)``, overlapping entries summed."""
+    ``(N, C kh kw, L) -> (N, C, *output_size)``, overlapping entries summed
+    (``ftrans.nn.fold``, one ``Col2ImBackward0`` node)."""
     _check_tensor(input, "fold")
     if input.dim() not in (2, 3):
         raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
@@ -208,12 +199,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
                            f"2 to match the calculated number of sliding blocks {blocks[0]} * "
                            f"{blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)="
                            f"{x.shape[2]}.")
-    c = x.shape[1] // k
-    cols = x.reshape(x.shape[0], x.shape[1], blocks[0], blocks[1])
-    outp = tuple(o + 2 * p - ((b - 1) * s + d * (kk - 1) + 1)
-                 for o, p, b, s, d, kk in zip(os_, pd, blocks, st, dl, ks))
-    out = conv_transpose2d(cols, _patch_weight(c, ks, x.dtype, x.device), None, st, pd, outp,
-                           c, dl)
+    out = _compose(_Col2ImBackward0, _fnn.fold, [x], [x._data],
+                   {"output_size": os_, "kernel_size": ks, "dilation": dl, "padding": pd,
+                    "stride": st}, mask=0)
     return out if batched else out.squeeze(0)
 
 

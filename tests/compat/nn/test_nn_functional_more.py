@@ -283,3 +283,23 @@ def test_ftrans_max_unpool_check_grads():
     check_grads(lambda v: fnn.max_unpool(v, idx, (2, 5)), (x,), order=2, modes=("fwd", "rev"))
     with pytest.raises(ValueError):
         fnn.max_unpool(x, idx + 10, (2, 5))
+
+
+def test_ftrans_unfold_fold_shuffle_check_grads():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 5, 6))
+    args = ((2, 3), (1, 2), 1, (2, 1))
+    cols = fnn.unfold(x, *args)
+    c = rng.standard_normal(cols.shape)
+    # fold is unfold's adjoint: <unfold(x), c> == <x, fold(c)>
+    np.testing.assert_allclose((cols * c).sum(), (x * fnn.fold(c, (5, 6), *args)).sum(),
+                               rtol=1e-12)
+    assert cols[0, 4, 0] == 0.0                   # a zero-padding entry of the first block
+    check_grads(lambda v: fnn.unfold(v, *args) ** 2, (x,), order=2, modes=("fwd", "rev"))
+    check_grads(lambda v: fnn.fold(v, (5, 6), *args) ** 2, (c,), order=2,
+                modes=("fwd", "rev"))
+    y = rng.standard_normal((2, 8, 3, 2))
+    np.testing.assert_array_equal(fnn.pixel_unshuffle(fnn.pixel_shuffle(y, 2), 2), y)
+    check_grads(lambda v: fnn.pixel_shuffle(v, 2) ** 3, (y,), order=2, modes=("fwd", "rev"))
+    with pytest.raises(ValueError):
+        fnn.pixel_shuffle(y, 3)
