@@ -17,6 +17,9 @@ import ftrans.compat as torch
 from ._functional_layers import _check_tensor, logsigmoid, pairwise_distance
 from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
 from ._functional_layers import linear
+from ftrans.compat._opbase import _compose
+from ftrans.compat.autograd._composite import composite_class
+from ftrans.nn.ctc import ctc_loss as _fnn_ctc
 from ._functional_more import pad, avg_pool3d
 from ._functional_layers import avg_pool2d
 
@@ -266,7 +269,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 
 # ============================================================================== CTC
-_NEG = -1e30   # "log 0" of the recursion: finite, so the log-sum-exp gradients stay finite
+_CtcLossBackward0 = composite_class("CtcLossBackward0", ("log_probs",))
 
 
 def _lengths(v, n, what):
@@ -279,14 +282,17 @@ def _lengths(v, n, what):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
-    """``torch.nn.functional.ctc_loss``: the negative log-likelihood of the target
-    sequences under all alignments (the forward recursion in log space).
+    """``torch.nn.functional.ctc_loss`` (``ftrans.nn.ctc_loss``, one ``CtcLossBackward0``
+    node): ``log_probs (T, N, C)`` or ``(T, C)``; ``targets`` padded ``(N, S)`` or
+    concatenated.
 
-    ``log_probs (T, N, C)`` or ``(T, C)``; ``targets`` padded ``(N, S)`` or concatenated.
     The gradient is PyTorch's: ATen's CTC backward returns the gradient with respect to
-    the logits behind a ``log_softmax`` (it adds ``exp(log_probs)`` at every valid time
-    step); a zero-valued term ``exp(lp) - exp(lp).detach()`` reproduces that here."""
+    the logits behind a ``log_softmax`` (``ftrans.nn.ctc_loss``'s exact derivative plus
+    ``exp(log_probs)`` at every valid time step); a zero-valued term ``exp(lp) -
+    exp(lp).detach()`` adds that here."""
     _check_tensor(log_probs, "ctc_loss", "log_probs")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     if lp.dim() != 3:
@@ -300,59 +306,27 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     tg = targets.numpy(force=True).astype(np.int64)
     if unbatched:
         tg = tg.reshape(1, -1)
-    if tg.ndim == 1:   # concatenated targets
-        starts = np.concatenate([[0], np.cumsum(tl)[:-1]])
-        rows = [tg[s:s + n] for s, n in zip(starts, tl)]
-    else:
-        rows = [tg[b, :tl[b]] for b in range(N)]
-        if tg.shape[1] < (tl.max() if N else 0):
-            raise RuntimeError("Expected tensor to have size at least "
-                               f"{int(tl.max())} at dimension 1, but got size {tg.shape[1]}")
+    if tg.ndim == 2 and N and tg.shape[1] < tl.max():
+        raise RuntimeError(f"Expected tensor to have size at least {int(tl.max())} at "
+                           f"dimension 1, but got size {tg.shape[1]}")
     if np.any(il > T):
         raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value "
                            f"{int(il.max())}")
-    S = int(tl.max()) if N else 0
-    L = 2 * S + 1
-    ext = np.full((N, L), blank, np.int64)
-    allow2 = np.zeros((N, L), bool)
-    for b, r in enumerate(rows):
-        ext[b, 1:2 * len(r):2] = r
-        for s in range(3, 2 * len(r), 2):
-            allow2[b, s] = r[(s - 1) // 2] != r[(s - 3) // 2]
-    ext_t = torch.as_tensor(ext).unsqueeze(0).expand(T, N, L)
-    emit = lp.gather(2, ext_t)                                            # (T, N, L)
-    neg = torch.full((N, L), _NEG, dtype=lp.dtype)
-    alpha = torch.where(torch.as_tensor(np.arange(L) < 2).reshape(1, L)
-                        & torch.as_tensor(tl.reshape(N, 1) * 2 + 1 > np.arange(L)),
-                        emit[0], neg)
-    a2 = torch.as_tensor(allow2)
-    n1 = torch.full((N, 1), _NEG, dtype=lp.dtype)
-    n2 = torch.full((N, 2), _NEG, dtype=lp.dtype)
-    for t in range(1, T):
-        s1 = torch.cat([n1, alpha[:, :-1]], 1)
-        s2 = torch.where(a2, torch.cat([n2, alpha[:, :-2]], 1), neg) if L > 2 else neg
-        new = torch.logsumexp(torch.stack([alpha, s1, s2]), 0) + emit[t]
-        alpha = torch.where(torch.as_tensor(t < il).reshape(N, 1), new, alpha)
-    last = torch.as_tensor((2 * tl).reshape(N, 1))
-    ends = torch.cat([alpha.gather(1, last), torch.where(
-        torch.as_tensor(tl > 0).reshape(N, 1), alpha.gather(1, (last - 1).clamp_min(0)),
-        torch.full((N, 1), _NEG, dtype=lp.dtype))], 1)
-    nll = -torch.logsumexp(ends, 1)
+    nll = _compose(_CtcLossBackward0, _fnn_ctc, [lp], [lp._data],
+                   {"targets": tg, "input_lengths": il, "target_lengths": tl, "blank": blank,
+                    "reduction": "none", "zero_infinity": False}, mask=1)
+    keep = np.arange(T)[:, None] < il[None, :]
     e = torch.exp(lp)
-    valid_t = torch.as_tensor((np.arange(T)[:, None] < il[None, :]).astype(np.float64),
-                              dtype=lp.dtype).unsqueeze(2)
-    nll = nll + ((e - e.detach()) * valid_t).sum((0, 2))
-    inf = nll.detach() > -_NEG / 10
-    if zero_infinity:
-        nll = torch.where(inf, torch.zeros_like(nll), nll)
-    else:
-        nll = torch.where(inf, torch.full_like(nll, math.inf), nll)
+    if zero_infinity:   # impossible alignments: loss 0, gradient 0
+        imp = np.isinf(nll.numpy(force=True))
+        keep = keep & ~imp[None, :]
+        nll = torch.where(torch.as_tensor(imp), torch.zeros_like(nll), nll)
+    nll = nll + ((e - e.detach()) * torch.as_tensor(keep, dtype=lp.dtype).unsqueeze(2)).sum(
+        (0, 2))
     if reduction == "mean":
         return (nll / torch.as_tensor(np.maximum(tl, 1), dtype=lp.dtype)).mean()
     if reduction == "sum":
         return nll.sum()
-    if reduction != "none":
-        raise ValueError(f"{reduction} is not a valid value for reduction")
     return nll.reshape(()) if unbatched else nll
 
 

@@ -303,3 +303,30 @@ def test_ftrans_unfold_fold_shuffle_check_grads():
     check_grads(lambda v: fnn.pixel_shuffle(v, 2) ** 3, (y,), order=2, modes=("fwd", "rev"))
     with pytest.raises(ValueError):
         fnn.pixel_shuffle(y, 3)
+
+
+def _ctc_brute(lp, target, blank=0):
+    """-log of the summed probability of every path that collapses to ``target``."""
+    import itertools
+    T, C = lp.shape
+    total = 0.0
+    for path in itertools.product(range(C), repeat=T):
+        col = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+        if [k for k in col if k != blank] == list(target):
+            total += np.exp(sum(lp[t, k] for t, k in enumerate(path)))
+    return -np.log(total)
+
+
+def test_ftrans_ctc_loss_brute_force_and_check_grads():
+    rng = np.random.default_rng(2)
+    z = rng.standard_normal((5, 2, 3))
+    lp = z - np.log(np.exp(z).sum(2, keepdims=True))
+    targets = np.array([[1, 1], [2, 0]])
+    got = fnn.ctc_loss(lp, targets, [5, 4], [2, 1], reduction="none")
+    want = [_ctc_brute(lp[:5, 0], [1, 1]), _ctc_brute(lp[:4, 1], [2])]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(fnn.ctc_loss(lp, targets, [5, 4], [2, 1]),
+                               (want[0] / 2 + want[1]) / 2, rtol=1e-12)
+    assert np.isinf(fnn.ctc_loss(lp[:2], targets, [2, 2], [2, 1], reduction="none")[0])
+    check_grads(lambda v: fnn.ctc_loss(v, targets, [5, 4], [2, 1], reduction="sum"), (lp,),
+                order=2, modes=("fwd", "rev"))
