@@ -145,22 +145,30 @@ def channel_shuffle(input, groups):  # noqa: A002
 
 
 # ============================================================================== unfold / fold
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
-    """``torch.nn.functional.unfold`` (im2col): ``(N, C, H, W) -> (N, C kh kw, L)``
-    (``ftrans.nn.unfold``, one ``Im2ColBackward0`` node)."""
-    _check_tensor(input, "unfold")
-    if input.dim() not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
-                                  f"(got {input.dim()}D)")
+def _patch_args(input, fname, ndims, kernel_size, dilation, padding, stride):  # noqa: A002
+    """``(batched input, was batched, kernel, dilation, padding, stride)`` of unfold/fold,
+    with PyTorch's checks."""
+    _check_tensor(input, fname)
+    if input.dim() not in ndims:
+        raise NotImplementedError(f"Input Error: Only {ndims[0]}D or {ndims[1]}D input Tensors "
+                                  f"are supported (got {input.dim()}D)")
     ks, dl = _ntuple(2, "kernel_size")(kernel_size), _ntuple(2, "dilation")(dilation)
     pd, st = _ntuple(2, "padding")(padding), _ntuple(2, "stride")(stride)
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
     for name, v, lo in (("kernel", ks, 1), ("dilation", dl, 1), ("stride", st, 1),
                         ("padding", pd, 0)):
         if min(v) < lo:
-            raise RuntimeError(f"{name} should be greater than {'zero' if lo else 'or equal to zero'}"
-                               f", but got {name}_height: {v[0]} {name}_width: {v[1]}")
+            raise RuntimeError(f"{name} should be greater than "
+                               f"{'zero' if lo else 'or equal to zero'}, but got "
+                               f"{name}_height: {v[0]} {name}_width: {v[1]}")
+    batched = input.dim() == ndims[1]
+    return (input if batched else input.unsqueeze(0)), batched, ks, dl, pd, st
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """``torch.nn.functional.unfold`` (im2col): ``(N, C, H, W) -> (N, C kh kw, L)``
+    (``ftrans.nn.unfold``, one ``Im2ColBackward0`` node)."""
+    x, batched, ks, dl, pd, st = _patch_args(input, "unfold", (3, 4), kernel_size, dilation,
+                                             padding, stride)
     for L, k, d, p in zip(x.shape[2:], ks, dl, pd):
         if (L + 2 * p - d * (k - 1) - 1) < 0:
             raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), "
@@ -176,15 +184,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     """``torch.nn.functional.fold`` (col2im, the adjoint of :func:`unfold`):
     ``(N, C kh kw, L) -> (N, C, *output_size)``, overlapping entries summed
     (``ftrans.nn.fold``, one ``Col2ImBackward0`` node)."""
-    _check_tensor(input, "fold")
-    if input.dim() not in (2, 3):
-        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
-                                  f"Tensors are supported (got {input.dim()}D)")
-    os_, ks = _ntuple(2, "output_size")(output_size), _ntuple(2, "kernel_size")(kernel_size)
-    dl, pd, st = (_ntuple(2, n)(v) for n, v in (("dilation", dilation), ("padding", padding),
-                                                ("stride", stride)))
-    batched = input.dim() == 3
-    x = input if batched else input.unsqueeze(0)
+    x, batched, ks, dl, pd, st = _patch_args(input, "fold", (2, 3), kernel_size, dilation,
+                                             padding, stride)
+    os_ = _ntuple(2, "output_size")(output_size)
     k = ks[0] * ks[1]
     if x.shape[1] % k:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the "

@@ -3,6 +3,8 @@ inputs, error types), modules against their torch counterparts, and ftrans.nn.ma
 against finite differences.  Skipped without PyTorch except the finite-difference test."""
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -12,14 +14,11 @@ import ftrans.compat as fc
 import ftrans.nn as fnn
 from ftrans.testing import check_grads
 
-try:
-    import torch
-    import torch.nn.functional as TF
-except ImportError:  # pragma: no cover
-    torch = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nn_diff import torch, needs_torch  # noqa: E402
 
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed: the "
-                                                       "differential tests are skipped")
+if torch is not None:
+    import torch.nn.functional as TF
 
 
 def _to_fc(v):
