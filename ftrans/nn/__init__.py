@@ -14,7 +14,7 @@ groups, *kernel)``, linear weights ``(out, in)``; arguments are NumPy/JAX-style
 primitives; modules: ``activations`` (relu ... softmax, logsumexp, one_hot),
 ``convolution`` (linear, conv, pooling), ``norm`` (batch/layer/group norm, dropout,
 embedding), ``losses``, ``attention``, ``sampling`` (unfold/fold, pixel
-(un)shuffle, max_unpool), ``ctc``.
+(un)shuffle, max_unpool), ``ctc``, ``grid`` (grid_sample).
 
 Fused kernels as ``custom_vjp`` impls
 -------------------------------------
@@ -49,7 +49,7 @@ primitive paths (results agree to rounding).
   log_softmax(x)[i, target_i]``; residuals ``(x, target, coef, lse, picked log-prob)``;
   ``bwd`` returns ``(dx, None, dcoef)``.
 """
-from . import activations, attention, convolution, ctc, losses, norm, sampling  # noqa: F401
+from . import activations, attention, convolution, ctc, grid, losses, norm, sampling  # noqa: F401
 from ._util import fused_kernels
 from .activations import (relu, relu6, hard_tanh, hardtanh, gelu, silu, swish, elu,
                           leaky_relu, sigmoid, log_sigmoid, softplus, softmax, log_softmax,
@@ -61,6 +61,7 @@ from .losses import (cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss,
                      binary_cross_entropy, binary_cross_entropy_with_logits, kl_div)
 from .attention import scaled_dot_product_attention
 from .ctc import ctc_loss
+from .grid import grid_sample
 from .sampling import unfold, fold, pixel_shuffle, pixel_unshuffle, max_unpool
 
 #: the ``custom_vjp`` objects behind the fused paths (see the module docstring)
@@ -76,5 +77,5 @@ __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "e
            "group_norm", "dropout", "embedding", "cross_entropy", "nll_loss", "mse_loss",
            "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
-           "ctc_loss", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
+           "ctc_loss", "grid_sample", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
            "fused_kernels", "FUSED"]

@@ -2,18 +2,16 @@
 ``nn.functional`` (``grid_sampler_2d/3d``, ``constant_pad_nd``, ``native_batch_norm``,
 ``native_layer_norm``, ``native_group_norm``) on compat Tensors.
 
-Sampling is a gather of the input at the integer taps around each source point, weighted
-by products of (linear or cubic) coefficients of the fractional offsets: the gradient
-with respect to the grid flows through the coefficients, the one with respect to the
-input through the gather, as in PyTorch's kernels.  No derivative is written here.
+Sampling is ``ftrans.nn.grid_sample`` (one ``GridSampler2DBackward0`` /
+``GridSampler3DBackward0`` node); the normalizations are compat Tensor operations.  No
+derivative is written here.
 """
 from __future__ import annotations
 
-import itertools
-
-import numpy as np
-
 import ftrans.compat as torch
+from ftrans import nn as _fnn
+from ftrans.compat._opbase import _compose
+from ftrans.compat.autograd._composite import composite_class
 
 from ._functional_layers import _check_tensor, pad as _pad_constant, batch_norm
 
@@ -23,119 +21,12 @@ __all__ = ["grid_sample"]
 TOPLEVEL_NAMES = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "constant_pad_nd",
                   "native_batch_norm", "native_layer_norm", "native_group_norm"]
 
-_MODES = ("bilinear", "nearest", "bicubic")
-_PADS = ("zeros", "border", "reflection")
-_A = -0.75
+_MODES = _fnn.grid.MODES
+_PADS = _fnn.grid.PADDING_MODES
 
 
-def _clip(x, size):
-    """``min(size - 1, max(x, 0))`` with derivative 0 outside (and on) the bounds."""
-    zero = torch.zeros_like(x)
-    return torch.where(x <= 0, zero, torch.where(x >= size - 1, zero + (size - 1), x))
-
-
-def _reflect(x, twice_low, twice_high):
-    if twice_low == twice_high:
-        return torch.zeros_like(x)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    d = x - lo
-    d = torch.where(d < 0, -d, d)
-    flips = torch.floor(d.detach() / span)
-    extra = d - flips * span
-    even = torch.remainder(flips, 2) == 0
-    return torch.where(even, extra + lo, span - extra + lo)
-
-
-def _padded(x, size, padding_mode, align_corners):
-    if padding_mode == "border":
-        return _clip(x, size)
-    if padding_mode == "reflection":
-        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        return _clip(x, size)
-    return x
-
-
-def _unnormalize(c, size, align_corners):
-    return (c + 1) / 2 * (size - 1) if align_corners else ((c + 1) * size - 1) / 2
-
-
-def _cubic(t):
-    """PyTorch's four cubic-convolution coefficients for fractional offset ``t``."""
-    def c1(x):
-        return ((_A + 2) * x - (_A + 3)) * x * x + 1
-
-    def c2(x):
-        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
-    return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
-
-
-def _reflect_np(x, twice_low, twice_high):
-    if twice_low == twice_high:
-        return np.zeros_like(x)
-    lo, span = twice_low / 2, (twice_high - twice_low) / 2
-    d = np.abs(x - lo)
-    flips = np.floor(d / span)
-    extra = d - flips * span
-    return np.where(flips % 2 == 0, extra + lo, span - extra + lo)
-
-
-def _tap_np(i, size, padding_mode, align_corners):
-    """Integer tap coordinates after padding (bicubic's ``get_value_bounded``)."""
-    x = i.astype(np.float64)
-    if padding_mode == "border":
-        x = np.clip(x, 0, size - 1)
-    elif padding_mode == "reflection":
-        x = _reflect_np(x, 0, 2 * (size - 1)) if align_corners else \
-            _reflect_np(x, -1, 2 * size - 1)
-        x = np.clip(x, 0, size - 1)
-    return x.astype(np.int64)
-
-
-def _sample(input, grid, mode, padding_mode, align_corners):  # noqa: A002
-    nsp = input.dim() - 2
-    n, c = input.shape[0], input.shape[1]
-    sizes = tuple(input.shape[2:])
-    out_sp = tuple(grid.shape[1:-1])
-    q = int(np.prod(out_sp))
-    g = grid.reshape(n, q, nsp)
-    strides = [int(np.prod(sizes[a + 1:])) for a in range(nsp)]
-    flat = input.reshape(n, c, int(np.prod(sizes)))
-    src = []
-    for a in range(nsp):
-        x = _unnormalize(g[:, :, nsp - 1 - a], sizes[a], align_corners)
-        src.append(x if mode == "bicubic" else _padded(x, sizes[a], padding_mode, align_corners))
-    taps_per_axis = []   # per axis: list of (integer index array, weight tensor or None)
-    for a in range(nsp):
-        xd = src[a].detach().numpy(force=True)
-        if mode == "nearest":   # weight 1 with a zero derivative (PyTorch's zero grid grad)
-            taps_per_axis.append([(np.rint(xd).astype(np.int64),
-                                   (src[a] - src[a].detach()) * 0 + 1)])
-            continue
-        f = np.floor(xd)
-        t = src[a] - torch.as_tensor(f, dtype=src[a].dtype)
-        f = f.astype(np.int64)
-        if mode == "bilinear":
-            taps_per_axis.append([(f, 1 - t), (f + 1, t)])
-        else:
-            taps_per_axis.append([(_tap_np(f - 1 + k, sizes[a], padding_mode, align_corners), w)
-                                  for k, w in enumerate(_cubic(t))])
-    out = None
-    for combo in itertools.product(*taps_per_axis):
-        valid = np.ones((n, q), bool)
-        pos = np.zeros((n, q), np.int64)
-        w = None
-        for a, (i, wa) in enumerate(combo):
-            valid &= (i >= 0) & (i < sizes[a])
-            pos += np.clip(i, 0, sizes[a] - 1) * strides[a]
-            if wa is not None:
-                w = wa if w is None else w * wa
-        idx = torch.as_tensor(pos).unsqueeze(1).expand(n, c, q)
-        v = flat.gather(2, idx)
-        v = torch.where(torch.as_tensor(valid).unsqueeze(1), v, torch.zeros_like(v))
-        term = v if w is None else v * w.unsqueeze(1)
-        out = term if out is None else out + term
-    return out.reshape((n, c) + out_sp)
+_GRID_NODES = {k: composite_class(f"GridSampler{k}DBackward0", ("input", "grid"))
+               for k in (2, 3)}
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
@@ -180,8 +71,10 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): 
                            "being empty")
     if interpolation_mode == 2 and nsp != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    return _sample(input, grid, _MODES[interpolation_mode], _PADS[padding_mode],
-                   bool(align_corners))
+    return _compose(_GRID_NODES[nsp], _fnn.grid_sample, [input, grid],
+                    [input._data, grid._data],
+                    {"mode": _MODES[interpolation_mode], "padding_mode": _PADS[padding_mode],
+                     "align_corners": bool(align_corners)})
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002

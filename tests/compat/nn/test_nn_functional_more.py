@@ -329,3 +329,15 @@ def test_ftrans_ctc_loss_brute_force_and_check_grads():
     assert np.isinf(fnn.ctc_loss(lp[:2], targets, [2, 2], [2, 1], reduction="none")[0])
     check_grads(lambda v: fnn.ctc_loss(v, targets, [5, 4], [2, 1], reduction="sum"), (lp,),
                 order=2, modes=("fwd", "rev"))
+
+
+def test_ftrans_grid_sample_check_grads():
+    rng = np.random.default_rng(3)
+    x, g = rng.standard_normal((1, 2, 4, 5)), rng.standard_normal((1, 3, 2, 2)) * 0.8
+    # identity grid (align_corners=True) reproduces the image
+    ys, xs = np.meshgrid(np.linspace(-1, 1, 4), np.linspace(-1, 1, 5), indexing="ij")
+    ident = np.stack([xs, ys], -1)[None]
+    np.testing.assert_allclose(fnn.grid_sample(x, ident, align_corners=True), x, atol=1e-12)
+    for mode, pm in (("bilinear", "zeros"), ("bicubic", "reflection"), ("bilinear", "border")):
+        check_grads(lambda a, b: fnn.grid_sample(a, b, mode, pm, False), (x, g), order=2,
+                    modes=("fwd", "rev"))
