@@ -59,7 +59,7 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  
 # operator families and namespaces added as adapters (issue 23): each module's __all__ names
 # torch functions, its METHODS dict Tensor methods, a namespace's TOPLEVEL dict torch.* aliases
 from . import _sort_ops, _index_ops, _misc_ops, _special_ops  # noqa: E402
-from . import linalg, fft, special  # noqa: E402,F401
+from . import linalg, fft, special, signal  # noqa: E402,F401
 for _m in (_sort_ops, _index_ops, _misc_ops, _special_ops, linalg, fft, special):
     if _m in (_sort_ops, _index_ops, _misc_ops, _special_ops):
         globals().update({_n: getattr(_m, _n) for _n in _m.__all__})

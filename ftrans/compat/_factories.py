@@ -7,6 +7,8 @@ generator: values differ from PyTorch's for the same seed.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _dtype as D
@@ -276,6 +278,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if out is not None and out.dtype.np.kind in "iu" and int(vals[2]) == 0:
+        raise ValueError("step must be nonzero")   # torch: a float step cast to out's integers
+    _check_range(*vals)
     if dtype is None:
         npdt = (np.dtype(np.int64) if all(isinstance(v, (int, np.integer)) for v in vals)
                 else D.get_default_dtype().np)
@@ -289,18 +294,48 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(arr, requires_grad, device)
 
 
+def _check_range(start, end, step):
+    """torch.arange's RuntimeErrors for a range it cannot build."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    for v in (start, end):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _check_steps(name, start, end, steps):
+    """torch.linspace/logspace's errors: ``steps`` an int >= 0, 0-d start and end."""
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(start).__name__}, {type(end).__name__}, "
+                        f"{type(steps).__name__}), but expected an int 'steps'")
+    for what, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v.dim() != 0:
+            raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but "
+                               f"got {what} with {v.dim()} dimension(s).")
+    if int(steps) < 0:
+        raise RuntimeError(f"number of steps must be non-negative, got {int(steps)}")
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None,
              layout=None):
+    _check_steps("linspace", start, end, steps)
     return _finish(np.linspace(float(start), float(end), int(steps)).astype(_fdt(dtype)),
                    requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    _check_steps("logspace", start, end, steps)
     return _finish(np.logspace(float(start), float(end), int(steps), base=base)
                    .astype(_fdt(dtype)), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _finish(np.eye(n, n if m is None else m, dtype=_fdt(dtype)), requires_grad, device)
 
 

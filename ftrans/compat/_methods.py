@@ -120,12 +120,17 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _uniform(self, a=0.0, b=1.0, *, generator=None):
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
+                           f"> to={b}")
     d = self._data
     vals = F._gen(generator).uniform(a, b, d.shape).astype(d.dtype)
     return O._inplace(self, lambda s: O._filled_array(s, vals))
 
 
 def _normal(self, mean=0.0, std=1.0, *, generator=None):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     d = self._data
     vals = F._gen(generator).normal(mean, std, d.shape).astype(d.dtype)
     return O._inplace(self, lambda s: O._filled_array(s, vals))

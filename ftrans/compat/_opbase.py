@@ -459,10 +459,35 @@ def _binary(prim, name, names, save, rname=None, edge_idx=None):
     return op
 
 
-def _checked(op):
+def _require_tensor(fname, v, what="input", pos=1):
+    """torch's TypeError for a schema argument that must be a Tensor."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fname}(): argument '{what}' (position {pos}) must be Tensor, not "
+                        f"{type(v).__name__}")
+
+
+def _one_tensor(fname, a, b):
+    """torch's TypeError when neither operand of ``fname`` is a Tensor (``pow(2, 3)``)."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got "
+                        f"({type(a).__name__}, {type(b).__name__}), but expected a Tensor "
+                        "for at least one of them")
+
+
+def _checked(op, accepts="tensor_scalar"):
     """The function form of an operator: an unsupported operand is a TypeError (the
-    operator itself returns NotImplemented so that Python tries the reflected one)."""
+    operator itself returns NotImplemented so that Python tries the reflected one).
+    ``accepts`` is torch's schema for Python numbers: ``"any"`` (``torch.add(2, 3)``),
+    ``"one_tensor"`` (``torch.remainder(2, t)``, not ``(2, 3)``), ``"tensor_scalar"`` (the
+    first operand is a Tensor: ``torch.eq(2, t)`` is a TypeError) or ``"tensors"`` (both:
+    ``torch.maximum(t, 2)`` is a TypeError)."""
     def f(a, b):
+        if accepts == "one_tensor":
+            _one_tensor(f.__name__, a, b)
+        elif accepts != "any":
+            _require_tensor(f.__name__, a)
+            if accepts == "tensors":
+                _require_tensor(f.__name__, b, "other", 2)
         r = op(a, b)
         if r is NotImplemented:
             bad = b if isinstance(a, Tensor) else a

@@ -31,7 +31,7 @@ OUT_FUNCTIONS = (
     "clip", "where", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "remainder",
     "fmod", "floor_divide", "logsumexp", "amax", "amin", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_and", "logical_or", "logical_not", "logical_xor", "softmax", "log_softmax",
-    "index_select", "gather", "tril", "triu", "float_power", "norm",
+    "index_select", "gather", "tril", "triu", "float_power", "norm", "complex", "polar",
 )
 # the operation table's rows whose torch function takes out= (torch name and aliases)
 OUT_FUNCTIONS += tuple(dict.fromkeys(
@@ -42,7 +42,7 @@ OUT_FUNCTIONS += tuple(dict.fromkeys(
 # dtype of ``out``; elementwise ops cast "same kind" instead)
 _EXACT = frozenset(("matmul", "mm", "mv", "bmm", "dot", "softmax", "log_softmax", "norm", "amax",
                     "amin", "index_select", "gather", "tril", "triu", "clamp", "clip",
-                    "where"))
+                    "where", "complex", "polar"))
 
 
 def _tname(npdt):

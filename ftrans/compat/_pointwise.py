@@ -21,12 +21,24 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
-    _broadcast_error, _checked, _compose, _convert, _custom, _default_float, _has_complex, _k,
+    _broadcast_error, _checked, _compose, _one_tensor, _require_tensor, _convert, _custom, _default_float, _has_complex, _k,
     _operands, _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div,
     _save_pow, _scalar, _tensorize, _tname, _unary)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
-neg = negative = _unary(E.neg_p, "NegBackward0", None, float_only=False)
+_neg = _unary(E.neg_p, "NegBackward0", None, float_only=False)
+
+
+def neg(input):  # noqa: A002
+    """``-input`` (``torch.neg``); a bool tensor is a RuntimeError, as in torch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return _neg(input)
+
+
+negative = neg
 _abs = _unary(E.abs_p, "AbsBackward0", "x", float_only=False)
 _sign = _unary(E.sign_p, "SignBackward0", None, float_only=False)
 _sgn = _unary(E.sign_p, "SgnBackward0", "x_out")
@@ -413,36 +425,46 @@ _add = _binary(E.add_p, "AddBackward0", ("self", "other"), SAVE_NONE)
 _sub = _binary(E.sub_p, "SubBackward0", ("self", "other"), SAVE_NONE, "RsubBackward1")
 _mul = _binary(E.mul_p, "MulBackward0", ("self", "other"), _save_cross)
 _div = _binary(E.div_p, "DivBackward0", ("self", "other"), _save_div)
-mul = multiply = _checked(_mul)
+mul = multiply = _checked(_mul, "any")
 maximum = _real_only(_checked(_binary(E.maximum_p, "MaximumBackward0", ("self", "other"),
-                                      _save_both)),
+                                      _save_both), "tensors"),
                      msg="maximum not implemented for complex tensors.", exc=RuntimeError)
 minimum = _real_only(_checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"),
-                                      _save_both)),
+                                      _save_both), "tensors"),
                      msg="minimum not implemented for complex tensors.", exc=RuntimeError)
 _pow_tt = _binary(E.pow_p, "PowBackward1", ("self", "exponent"), _save_pow)
 _pow_st = _binary(E.pow_p, "PowBackward2", ("self", "exponent"), (2, True))
 _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
 
 
+_add_checked = _checked(_add, "any")
+
+
 def add(input, other, *, alpha=1, out=None):  # noqa: A002
     """``input + alpha * other``."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _checked(_add)(input, other)
+    return _add_checked(input, other)
+
+
+_sub_checked = _checked(_sub, "any")
 
 
 def sub(input, other, *, alpha=1, out=None):  # noqa: A002
     """``input - alpha * other``."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _checked(_sub)(input, other)
+    return _sub_checked(input, other)
 
 
 subtract = sub
 
 
 def rsub(input, other, *, alpha=1):  # noqa: A002
+    """``other - alpha * input`` (``torch.rsub``; ``input`` must be a Tensor)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     return sub(other, input, alpha=alpha)
 
 
@@ -489,6 +511,7 @@ def _np_div(a, b):
 
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (PyTorch's PowBackward0/1/2 depending on which is a tensor)."""
+    _one_tensor("pow", input, exponent)
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
             return _pow_tt(input, exponent)
@@ -518,6 +541,7 @@ def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` in double precision: tensor operands are converted to float64,
     or to complex128 when an operand is complex (PyTorch's float_power; the gradient flows
     back through the conversion, so each operand's gradient keeps its own dtype)."""
+    _one_tensor("float_power", input, exponent)
     dt = np.dtype(np.complex128 if _has_complex(input, exponent) else np.float64)
 
     def up(v):
@@ -596,6 +620,12 @@ _UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
 _REFUSE_MSG = {"trunc": "trunc is not supported for complex inputs"}
 
 
+# torch's schemas for Python numbers (see _opbase._checked), where not "tensor_scalar"
+_ACCEPTS = {"remainder": "one_tensor", "xlogy": "one_tensor", **{n: "tensors" for n in (
+    "atan2", "heaviside", "fmax", "fmin", "nextafter", "logaddexp", "logaddexp2", "hypot",
+    "ldexp", "igamma", "igammac")}}
+
+
 def _row_op(op):
     prim = getattr(E, op.name + "_p")
     if op.arity == 1:
@@ -610,7 +640,8 @@ def _row_op(op):
     else:
         if op.differentiable:
             save = (3 if op.saves != "none" or "linear" in op.deriv else 0, "ans" in op.saves)
-            f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save))
+            f = _checked(_binary(prim, P.optable.node_name(op), ("self", "other"), save),
+                         _ACCEPTS.get(op.torch, "tensor_scalar"))
         else:
             f = _checked(_compare(prim))
     f.__name__ = op.torch
@@ -633,9 +664,9 @@ del _row, _f, _name
 
 
 
-logical_and = _checked(_logical(np.logical_and, _fnp.logical_and))
-logical_or = _checked(_logical(np.logical_or, _fnp.logical_or))
-logical_xor = _checked(_logical(np.logical_xor, _fnp.logical_xor))
+logical_and = _checked(accepts="tensors", op=_logical(np.logical_and, _fnp.logical_and))
+logical_or = _checked(accepts="tensors", op=_logical(np.logical_or, _fnp.logical_or))
+logical_xor = _checked(accepts="tensors", op=_logical(np.logical_xor, _fnp.logical_xor))
 _bitwise_and = _real_only(_logical(np.bitwise_and, _fnp.logical_and), kernel="bitwise_and_cpu")
 _bitwise_or = _real_only(_logical(np.bitwise_or, _fnp.logical_or), kernel="bitwise_or_cpu")
 _bitwise_xor = _real_only(_logical(np.bitwise_xor, _fnp.logical_xor), kernel="bitwise_xor_cpu")
@@ -677,6 +708,7 @@ _fmod = _rem(E.fmod_p, "Fmod")
 def remainder(a, b):
     """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
     gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
+    _one_tensor("remainder", a, b)
     _refuse_complex(a, b, kernel="remainder_cpu")
     return _remainder(a, b)
 
@@ -684,6 +716,7 @@ def remainder(a, b):
 def fmod(a, b):
     """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
     is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
+    _require_tensor("fmod", a)
     _refuse_complex(a, b, kernel="fmod_cpu")
     return _fmod(a, b)
 
@@ -712,6 +745,11 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|a - b| <= atol + rtol * |b|``; two tensors must have one dtype
     (``RuntimeError`` otherwise, as in PyTorch)."""
+    _require_tensor("isclose", a)
+    _require_tensor("isclose", b, "other", 2)
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
     if isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
         raise RuntimeError(f"{_tname(a._data.dtype)} did not match {_tname(b._data.dtype)}")
     return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,

@@ -39,7 +39,12 @@ def _dims(dim, ndim):
             return tuple(range(ndim))
         axes = sorted({_dim(d, ndim) for d in dim})
         if len(axes) != len(dim):
-            raise RuntimeError("dim appears multiple times in the list of dims")
+            seen = set()
+            for d in dim:
+                if _dim(d, ndim) in seen:
+                    raise RuntimeError(f"dim {_dim(d, ndim)} appears multiple times in the list "
+                                       "of dims")
+                seen.add(_dim(d, ndim))
         return tuple(axes)
     return (_dim(dim, ndim),)
 
@@ -217,8 +222,17 @@ def _amax_like(prim, cls, npf):
     def op(input, dim=(), keepdim=False):  # noqa: A002
         d = input._data
         _refuse_complex(input, kernel=kernel)
-        params = {"prim": prim, "axes": _dims(dim if dim != () else None, d.ndim),
-                  "keepdim": keepdim}
+        axes = _dims(dim if dim != () else None, d.ndim)
+        if d.size == 0:   # torch's errors: no identity for an empty max/min
+            if dim in ((), None, []):
+                raise RuntimeError(f"{npf.__name__}(): Expected reduction dim to be specified "
+                                   "for input.numel() == 0. Specify the reduction dim with "
+                                   "the 'dim' argument.")
+            for a in axes:
+                if d.shape[a] == 0:
+                    raise IndexError(f"{npf.__name__}(): Expected reduction dim {a} to have "
+                                     "non-zero size.")
+        params = {"prim": prim, "axes": axes, "keepdim": keepdim}
         if d.dtype.kind not in "fc":
             return _make_plain(_amax_fn(d, **params))
         return _compose(cls, _amax_fn, [input], [d], params)

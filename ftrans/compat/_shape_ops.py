@@ -15,7 +15,7 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 from . import _tracer_values as _TV
 
-from ._opbase import (SAVE_NONE, _any_traced, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
+from ._opbase import (SAVE_NONE, _any_traced, _require_tensor, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
     _pymin, _pysum, _record, _refuse_complex, _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
 from ._reductions import (_dims, _size_attr)
@@ -65,10 +65,12 @@ clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
+    _require_tensor("clamp_min", input)
     return clamp(input, min=min)
 
 
 def clamp_max(input, max):  # noqa: A002
+    _require_tensor("clamp_max", input)
     return clamp(input, max=max)
 
 
@@ -99,6 +101,9 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_ctype(m.dtype)}")
     d = input._data
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
     vd = value._data if isinstance(value, Tensor) else value
     _check_fill_value(d, vd)
     if not isinstance(value, Tensor):
@@ -290,8 +295,15 @@ def movedim(input, source, destination):  # noqa: A002
     d = input._data
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [_dim(s, d.ndim) for s in src]
-    dst = [_dim(s, d.ndim) for s in dst]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    src_n = [_dim(s, d.ndim) for s in src]
+    dst_n = [_dim(s, d.ndim) for s in dst]
+    for what, given, norm in (("source", src, src_n), ("destination", dst, dst_n)):
+        if len(set(norm)) != len(norm):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
+    src, dst = src_n, dst_n
     order = [i for i in range(d.ndim) if i not in src]
     for dd, ss in sorted(zip(dst, src)):
         order.insert(dd, ss)
@@ -489,12 +501,23 @@ def select(input, dim, index):  # noqa: A002
 
 def narrow(input, dim, start, length):  # noqa: A002
     d = input._data
+    if d.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     ax = _dim(dim, d.ndim)
     n = d.shape[ax]
+    if isinstance(start, Tensor):
+        if start.dim() != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
     if start < 0:
         start += n
-    if not (0 <= start <= n and 0 <= length and start + length <= n):
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     template = (slice(None),) * ax + (slice(start, start + int(length)),)
     return _view_op(input, I.gather_p, {"template": template}, _SliceBackward0)
@@ -575,14 +598,21 @@ _TrilBackward0 = composite_class("TrilBackward0", ("self", "mask"), edge_idx=(0,
 _TriuBackward0 = composite_class("TriuBackward0", ("self", "mask"), edge_idx=(0,))
 
 
+def _check_matrix(d):
+    if d.ndim < 2:
+        raise RuntimeError("tril/triu: input tensor must have at least 2 dimensions")
+
+
 def tril(input, diagonal=0):  # noqa: A002
     d = input._data
+    _check_matrix(d)
     mask = np.tril(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TrilBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
 def triu(input, diagonal=0):  # noqa: A002
     d = input._data
+    _check_matrix(d)
     mask = np.triu(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TriuBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
@@ -613,6 +643,9 @@ def diag(input, diagonal=0):  # noqa: A002
 
 
 def trace(input):  # noqa: A002
+    """The sum of the main diagonal of a matrix (``torch.trace``)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return sum(diagonal(input))
 
 

@@ -87,7 +87,9 @@ from ..primitives.conv import conv_general_dilated
 from ..primitives.window import reduce_window, reduce_window_sum, reduce_window_max
 from . import _ops
 from ._ops import *  # noqa: F401,F403  (jax.lax's elementwise/structural operations)
+from . import _cumulative
+from ._cumulative import *  # noqa: F401,F403  (cumsum, cumprod, cummax, cummin, cumlogsumexp)
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "cond_p", "while_p", "scan_p", "conv_general_dilated", "reduce_window",
-           "reduce_window_sum", "reduce_window_max", *_ops.__all__]
+           "reduce_window_sum", "reduce_window_max", *_ops.__all__, *_cumulative.__all__]

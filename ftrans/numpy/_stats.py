@@ -107,7 +107,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X = F.subtract(X, F.expand_dims(avg, 1))
     X_T = F.transpose(X if w is None else F.multiply(X, w))
     c = F.matmul(X, F.conj(X_T) if _kind_of(X_T) == "c" else X_T)
-    c = F.multiply(c, F.divide(1.0, fact))
+    c = F.divide(c, fact)   # (a Python float fact keeps a float32 dtype=, as NumPy's c *= 1/fact)
     return F.squeeze(c)
 
 

@@ -30,6 +30,7 @@ iv (v, x)         x: (iv(v-1, x) + iv(v+1, x))/2                               D
 ive (v, x)        x: (ive(v-1, x) + ive(v+1, x))/2 - sign(x) ive(v, x)         (scaling)
 kv (v, x)         x: -(kv(v-1, x) + kv(v+1, x))/2                              DLMF 10.29.1
 kve (v, x)        x: -(kve(v-1, x) + kve(v+1, x))/2 + kve(v, x)                (scaling)
+airy_ai(x)        airy_aip(x); airy_aip' = x airy_ai(x) (Airy's equation)      DLMF 9.2.1
 ================  ===========================================================  ============
 
 The order ``v`` of the Bessel functions and the exponent ``x`` of ``zeta`` are ordinary
@@ -65,7 +66,8 @@ from .special import gammaln, digamma, polygamma
 
 __all__ = ["gammainc", "gammaincc", "igamma_da", "betainc", "ibeta_dir", "ndtr", "ndtri",
            "log_ndtr", "erfcx", "erfcinv", "rgamma", "gammasgn", "zeta", "riemann_zeta", "j0",
-           "j1", "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "SCIPY_SPECIAL_PRIMITIVES"]
+           "j1", "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "airy_ai", "airy_aip",
+           "SCIPY_SPECIAL_PRIMITIVES"]
 
 SCIPY_SPECIAL_PRIMITIVES: dict = {}
 
@@ -344,6 +346,18 @@ kve_p = _define("kve", "kve", [_ORDER, lambda ans, v, x: add(
     mul(-0.5, add(kve(sub(v, 1.0), x), kve(add(v, 1.0), x))), ans)])
 
 
+# -- Airy function Ai and its derivative (``scipy.special.airy``'s first two results) -----
+def _airy_part(k):
+    def kernel(x, sc):
+        return sc.airy(x)[k]
+    return kernel
+
+
+airy_ai_p = _define("airy_ai", None, [lambda ans, x: airy_aip(x)], kernel=_airy_part(0))
+airy_aip_p = _define("airy_aip", None, [lambda ans, x: mul(x, airy_ai(x))],
+                     kernel=_airy_part(1))
+
+
 # ops ---------------------------------------------------------------------------------
 def gammainc(a, x):
     """Regularized lower incomplete gamma function ``P(a, x)``."""
@@ -457,3 +471,13 @@ def kv(v, x):
 
 def kve(v, x):
     return kve_p.bind(v, x)
+
+
+def airy_ai(x):
+    """Airy function ``Ai(x)``."""
+    return airy_ai_p.bind(x)
+
+
+def airy_aip(x):
+    """Derivative ``Ai'(x)`` of the Airy function."""
+    return airy_aip_p.bind(x)

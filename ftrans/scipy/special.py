@@ -31,7 +31,9 @@ mathematics has a finite one (the double-``where`` idiom, see
 
 Incomplete gamma and beta functions, ``ndtr``/``ndtri``/``log_ndtr``, ``erfcx``,
 ``erfcinv``, ``rgamma``, ``gammasgn``, ``zeta`` and the Bessel functions (``j0`` ... ``kve``)
-are documented in :mod:`ftrans.scipy._special_more` and re-exported here.
+are documented in :mod:`ftrans.scipy._special_more`; the orthogonal polynomials
+(``eval_chebyt`` ... ``eval_legendre``), ``airy_ai`` and ``spherical_jn`` in
+``ftrans.scipy._special_poly``; all are re-exported here.
 
 dtypes: float32 stays float32 (also where SciPy returns float64: ``polygamma``,
 ``multigammaln``); integer and bool inputs become float64.  Complex inputs: ``erf``,
@@ -280,7 +282,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 # ---------------------------------------------------------------------------------
 # incomplete gamma/beta, normal distribution, zeta, Bessel: ftrans/scipy/_special_more.py
 # ---------------------------------------------------------------------------------
-from . import _special_more  # noqa: E402
+from . import _special_more, _special_poly  # noqa: E402
 
-globals().update({_n: getattr(_special_more, _n) for _n in _special_more.__all__})
-__all__ += _special_more.__all__
+for _part in (_special_more, _special_poly):
+    globals().update({_n: getattr(_part, _n) for _n in _part.__all__})
+    __all__ += _part.__all__
+del _part

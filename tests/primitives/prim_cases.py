@@ -909,6 +909,10 @@ for _name, _dom in (("ndtr", U(-3, 3)), ("log_ndtr", U(-3, 3)), ("erfcx", U(-2, 
                     ("rgamma", U(-2.8, 3.0)), ("j0", U(0.2, 4)), ("j1", U(0.2, 4)),
                     ("y0", U(0.3, 4)), ("y1", U(0.3, 4))):
     case(_name, getattr(PSS, _name), _sc_ref(_name), Arg(S, _dom), kind="unary")
+for _k, _name in enumerate(("airy_ai", "airy_aip")):
+    case(_name, getattr(PSS, _name),
+         (lambda k: lambda x: np.asarray(_sc.airy(x)[k]).astype(x.dtype))(_k),
+         Arg(S, U(-3, 2)), kind="unary")
 for _name in ("jv", "yv", "iv", "ive", "kv", "kve"):
     case(_name, (lambda f: lambda x: f(1.5, x))(getattr(PSS, _name)), _sc_ref(_name, 1.5),
          Arg(S, U(0.3, 3.0)), kind="unary")

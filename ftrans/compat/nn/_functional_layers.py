@@ -15,6 +15,7 @@ import ftrans.compat as torch
 from ftrans.compat import Tensor
 from ftrans.compat import _ops as _K
 from ftrans.compat._tensor import _concrete
+from . import _checks
 
 
 
@@ -75,6 +76,7 @@ def _conv_padding(padding, nsp, ks, dilation, stride, fname):
 
 def _convnd(nsp, fname, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
     _check_tensor(input, fname)
+    _checks.conv(fname, nsp, input, weight, bias, stride, padding, dilation, groups)
     unbatched = input.dim() == nsp + 1
     if unbatched:
         input = input.unsqueeze(0)
@@ -181,6 +183,7 @@ def _pool_geometry(nsp, fname, input, kernel_size, stride, padding, dilation, ce
 
 def _max_pool(nsp, fname, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
               return_indices):
+    _checks.pool(fname, nsp, input, kernel_size, stride, padding, dilation)
     ks, st, pd, dl, pads, _ = _pool_geometry(nsp, fname, input, kernel_size, stride, padding,
                                              dilation, ceil_mode)
     out = _K.window_max(input, ks, st, pads, dl)
@@ -206,6 +209,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _avg_pool(nsp, fname, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
+    _checks.pool(fname, nsp, input, kernel_size, stride, padding)
+    _checks.divisor(divisor_override)
     ks, st, pd, dl, pads, outs = _pool_geometry(nsp, fname, input, kernel_size, stride,
                                                 padding, 1, ceil_mode)
     s = _K.window_sum(input, ks, st, pads)
@@ -250,6 +255,7 @@ def _adaptive_matrix(L, o, dtype):
 
 
 def _adaptive_avg(nsp, input, output_size):  # noqa: A002
+    _checks.adaptive(f"adaptive_avg_pool{nsp}d", nsp, input, output_size)
     out = _ntuple(nsp, "output_size")(
         [s if s is not None else L for s, L in
          zip(output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nsp,
@@ -278,6 +284,7 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
 
 
 def _adaptive_max(nsp, input, output_size, return_indices):  # noqa: A002
+    _checks.adaptive(f"adaptive_max_pool{nsp}d", nsp, input, output_size)
     sizes = tuple(input.shape[-nsp:])
     out = _ntuple(nsp, "output_size")(
         [s if s is not None else L for s, L in
@@ -388,6 +395,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
     """Normalize each of ``num_groups`` channel groups of every sample, then a
     per-channel affine map."""
+    _checks.group_norm(input, num_groups)
     N, C = input.shape[0], input.shape[1]
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
@@ -551,6 +559,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` ``(num_embeddings, dim)`` at the integer ``input`` indices; the
     row ``padding_idx`` receives no gradient."""
+    _checks.embedding(weight)
     if input.is_floating_point():
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got torch.FloatTensor "
@@ -679,6 +688,7 @@ def relu6(input, inplace=False):  # noqa: A002
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``clamp(x, min_val, max_val)``; gradient 1 strictly inside, 0 at and beyond the
     bounds (PyTorch's hardtanh_backward)."""
+    _checks.hardtanh(min_val, max_val)
     out = torch.where((input > min_val) & (input < max_val), input,
                       input.clamp(min_val, max_val).detach())
     return input.copy_(out) if inplace else out

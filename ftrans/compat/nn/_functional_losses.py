@@ -289,6 +289,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return attn.matmul(value)
 
 
+def _pad_masks(attn_mask, key_padding_mask):
+    """Both masks with one more key position that every query attends to."""
+    if attn_mask is not None:
+        attn_mask = torch.cat([attn_mask, torch.zeros(attn_mask.shape[:-1] + (1,),
+                                                      dtype=attn_mask.dtype)], dim=-1)
+    if key_padding_mask is not None:
+        key_padding_mask = torch.cat([key_padding_mask, torch.zeros(
+            key_padding_mask.shape[:-1] + (1,), dtype=key_padding_mask.dtype)], dim=-1)
+    return attn_mask, key_padding_mask
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -299,12 +310,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """Multi-head attention on ``(L, N, E)`` query and ``(S, N, E)`` key/value (or
     unbatched ``(L, E)``), PyTorch's ``F.multi_head_attention_forward``.  Returns
     ``(output, weights)``; weights are averaged over heads when
-    ``average_attn_weights``, None unless ``need_weights``."""
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None \
-            or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, "
-                                  "add_zero_attn and static_k/static_v are not supported by "
-                                  "ftrans.compat")
+    ``average_attn_weights``, None unless ``need_weights``.  As in PyTorch: ``bias_k``/
+    ``bias_v`` ``(1, 1, E)`` append one key/value position after the projection,
+    ``static_k``/``static_v`` ``(N * num_heads, S, E / num_heads)`` replace the projected
+    keys/values, ``add_zero_attn`` appends a zero key/value position; the masks get a
+    column of "attend" for each appended position."""
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -329,10 +339,22 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q = linear(query, wq, bq)
     k = linear(key, wk, bk)
     v = linear(value, wv, bv)
-    # (L, N, E) -> (N, H, L, hd)
-    q = q.reshape(L, N * H, hd).transpose(0, 1).reshape(N, H, L, hd)
-    k = k.reshape(S, N * H, hd).transpose(0, 1).reshape(N, H, S, hd)
-    v = v.reshape(S, N * H, hd).transpose(0, 1).reshape(N, H, S, hd)
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias cannot be added to static key.")
+    if bias_k is not None:   # one more key/value position (torch's order: before static_k)
+        k = torch.cat([k, bias_k.repeat(1, N, 1)])
+        v = torch.cat([v, bias_v.repeat(1, N, 1)])
+        attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
+    # (L, N, E) -> (N * H, L, hd)
+    q = q.reshape(L, N * H, hd).transpose(0, 1)
+    k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1) if static_k is None else static_k
+    v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1) if static_v is None else static_v
+    if add_zero_attn:
+        k = torch.cat([k, torch.zeros((N * H, 1, hd), dtype=k.dtype, device=k.device)], dim=1)
+        v = torch.cat([v, torch.zeros((N * H, 1, hd), dtype=v.dtype, device=v.device)], dim=1)
+        attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
+    S = k.shape[1]
+    q, k, v = q.reshape(N, H, L, hd), k.reshape(N, H, S, hd), v.reshape(N, H, S, hd)
     scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
     if is_causal and attn_mask is None:
         attn_mask = torch.ones(L, S, dtype=torch.bool, device=query.device).tril().logical_not()

@@ -1,0 +1,697 @@
+"""compat operations: statistics (quantile, std_mean/var_mean, nanmean, aminmax, cov,
+corrcoef, diff) and counting (searchsorted, bucketize, bincount, histc, histogram,
+histogramdd, unique, unique_consecutive, count_nonzero).
+
+The differentiable ones adapt ``ftrans.numpy`` functions (:func:`._opbase._compose`);
+the counting ones are integer-valued or not differentiable in PyTorch and compute on the
+concrete values.
+"""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import Tensor, _make_plain, _dim
+from .autograd._composite import composite_class
+from .. import numpy as _fnp
+from ._opbase import _compose, _tname, _default_float, _any_traced, _promote_datas
+from . import _reductions as _R
+from ._out import with_out, write_out, _any_rg
+from .autograd.grad_mode import _tls, no_grad
+
+__all__ = ["quantile", "nanquantile", "std_mean", "var_mean", "nanmean", "aminmax",
+           "count_nonzero", "cov", "corrcoef", "diff", "searchsorted", "bucketize", "bincount",
+           "histc", "histogram", "histogramdd", "unique", "unique_consecutive"]
+METHODS: dict = {}
+
+_pyrange = builtins.range
+
+
+def _ret(name, fields):
+    """A ``torch.return_types.<name>`` look-alike: a named tuple that is also built from one
+    sequence, as PyTorch's structseq (``type(r)(iterable)``)."""
+    base = namedtuple(name, fields)
+
+    def __new__(cls, *args):
+        return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
+
+    def __repr__(self):
+        return (f"torch.return_types.{name}(\n"
+                + ",\n".join(f"{k}={v!r}" for k, v in zip(fields, self)) + ")")
+    t = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__})
+    t.__module__ = "torch.return_types"
+    return t
+
+
+_aminmax_ret = _ret("aminmax", ["min", "max"])
+_hist_ret = _ret("histogram", ["hist", "bin_edges"])
+_histdd_ret = _ret("histogramdd", ["hist", "bin_edges"])
+
+_QuantileBackward0 = composite_class("QuantileBackward0", ("self", "q"))
+_NanquantileBackward0 = composite_class("NanquantileBackward0", ("self", "q"))
+_NanmeanBackward0 = composite_class("DivBackward0", ("self",))
+_CovBackward0 = composite_class("CovBackward0", ("self", "fweights", "aweights"),
+                                edge_idx=(0, 2))
+_CorrcoefBackward0 = composite_class("CorrcoefBackward0", ("self",))
+_DiffBackward0 = composite_class("DiffBackward0", ("self", "prepend", "append"))
+
+
+def _data(t, name, arg="input", pos=1):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                        f"{type(t).__name__}")
+    return t._data
+
+
+def _concrete(d, name):
+    if _any_traced(d):
+        raise RuntimeError(f"{name}(): data-dependent output shape; not supported under "
+                           "compat.func transforms")
+    return np.asarray(d)
+
+
+def _with_out(f):
+    """``f`` with torch's ``out=(values, indices)``: the results are written into the
+    given tensors (:func:`._out.write_out`: resized, same dtype required); an ``out``
+    tensor that shares memory with the input is refused, and so is ``out=`` when an
+    argument requires grad, as in PyTorch."""
+    name = f.__name__
+
+    def g(input, *args, out=None, **kwargs):  # noqa: A002
+        if out is None:
+            return f(input, *args, **kwargs)
+        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
+        for o in out:
+            if isinstance(input, Tensor) and np.shares_memory(o._data, input._data):
+                raise RuntimeError("unsupported operation: some elements of the input tensor "
+                                   "and the written-to tensor refer to a single memory "
+                                   "location. Please clone() the tensor before performing the "
+                                   "operation.")
+        if _tls.grad and (_any_rg((input,) + args, kwargs) or any(o.requires_grad
+                                                                  for o in out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        with no_grad():
+            r = f(input, *args, **kwargs)
+        for o, v in zip(out, r):
+            if o._data.dtype != v._data.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {v.dtype}, but got "
+                                   f"{o.dtype} instead")
+            write_out(o, v, name)
+        return type(r)(out)
+    g.__name__ = name
+    g.__doc__ = f.__doc__
+    return g
+
+
+# =============================================================================== quantiles
+_INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
+    """PyTorch's quantile: ranks ``q (n - 1)`` into the sorted slice (``nan``: ``q (count of
+    non-NaN - 1)``, 0 for an all-NaN slice; otherwise the last index, a NaN, for a slice with
+    a NaN), rounded for lower/higher/nearest, then ``lerp`` of the two neighbours -- so the
+    gradient of a NaN result goes to the NaN element, as in PyTorch."""
+    dt = np.dtype(x.dtype)
+    nd = x.ndim
+    s = _fnp.reshape(x, (-1,)) if axis is None else _fnp.moveaxis(x, axis, -1)
+    s = _fnp.sort(s, axis=-1)
+    n = s.shape[-1]
+    qa = np.asarray(q, dt).reshape(-1) if qt is None else _fnp.reshape(qt, (-1,))  # (nq,)
+    isn = _fnp.isnan(s)
+    if nan:
+        cnt = _fnp.asarray(_fnp.sum(~isn, axis=-1, keepdims=True), dtype=dt)
+        ranks = qa * (cnt - 1)
+        ranks = _fnp.where(ranks < 0, dt.type(0), ranks)
+    else:
+        ranks = _fnp.where(_fnp.any(isn, axis=-1, keepdims=True), dt.type(n - 1),
+                           qa * dt.type(n - 1))
+    if method == "lower":
+        ranks = _fnp.floor(ranks)
+    elif method == "higher":
+        ranks = _fnp.ceil(ranks)
+    elif method == "nearest":
+        ranks = _fnp.round(ranks)
+    below = _fnp.asarray(ranks, dtype=np.int64)
+    v = _fnp.take_along_axis(s, below, -1)
+    if method in ("linear", "midpoint"):
+        w = _fnp.full(ranks.shape, 0.5, dt) if method == "midpoint" else \
+            ranks - _fnp.floor(ranks)
+        hi = _fnp.take_along_axis(s, _fnp.asarray(_fnp.ceil(ranks), dtype=np.int64), -1)
+        d = hi - v
+        v = _fnp.where(w < 0.5, v + w * d, hi - d * (1 - w))
+    v = _fnp.moveaxis(v, -1, 0)                                 # (nq,) + kept shape
+    if keepdims:
+        kd = (1,) * nd if axis is None else tuple(
+            1 if i == axis else x.shape[i] for i in _pyrange(nd))
+        v = _fnp.reshape(v, (v.shape[0],) + kd)
+    return _fnp.reshape(v, v.shape[1:]) if qshape is None or len(qshape) == 0 else v
+
+
+def _quantile(name, cls, nan):
+    def op(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+        d = _data(input, name)
+        if d.dtype not in (np.float32, np.float64):
+            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        if isinstance(q, Tensor):
+            qd = np.asarray(q._data)
+            if qd.dtype != d.dtype:
+                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+            if qd.ndim > 1:
+                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+            qv, qshape = tuple(float(v) for v in qd.reshape(-1)), tuple(qd.shape)
+        else:
+            qd = np.asarray(float(q))
+            qv, qshape = float(q), None
+        if qd.size and not np.all((qd >= 0) & (qd <= 1)):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        if interpolation not in _INTERP:
+            raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                               f"midpoint or nearest. Got {interpolation}")
+        if d.size == 0:
+            raise RuntimeError(f"{name}() input tensor must be non-empty")
+        axis = None if dim is None or d.ndim == 0 else _dim(dim, d.ndim)
+        params = {"q": qv, "qshape": qshape, "axis": axis, "method": interpolation,
+                  "keepdims": keepdim, "nan": nan}
+        qt = q._data if isinstance(q, Tensor) else None
+        if qt is not None:
+            params["q"] = None
+        return _compose(cls, _quantile_fn, [input, q if qt is not None else None], [d, qt],
+                        params)
+    op.__name__ = name
+    op.__doc__ = (f"``torch.{name}``: quantiles ``q`` (a float, or a 0-d or 1-d tensor of "
+                  "the input's dtype, whose axis comes first) along ``dim`` (all elements by "
+                  "default)" + (", ignoring NaNs." if nan else "; NaN when a slice has a NaN."))
+    return op
+
+
+quantile = _quantile("quantile", _QuantileBackward0, False)
+nanquantile = _quantile("nanquantile", _NanquantileBackward0, True)
+
+
+# =============================================================================== moments
+def _moments(name, second):
+    def op(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+        if isinstance(dim, bool):   # the (input, unbiased) overload
+            dim, unbiased = None, dim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        elif unbiased is not None:
+            raise RuntimeError(f"{name}: cannot specify both unbiased and correction")
+        v = second(input, dim, keepdim=keepdim, correction=correction)
+        return v, _R.mean(input, dim, keepdim)
+    op.__name__ = name
+    op.__doc__ = (f"``torch.{name}``: ``({name[:3]}, mean)`` over ``dim`` (Bessel's correction "
+                  "by default); two nodes instead of PyTorch's one.")
+    return op
+
+
+var_mean = _moments("var_mean", _R.var)
+std_mean = _moments("std_mean", _R.std)
+
+
+def _axes(dim, ndim):
+    return _R._dims(dim, ndim)
+
+
+def _nanmean_fn(x, axes, keepdims):
+    return _fnp.nanmean(x, axis=axes, keepdims=keepdims)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """``torch.nanmean``: the mean of the non-NaN elements (NaN for an all-NaN slice)."""
+    x = input if dtype is None else input.to(dtype)
+    d = _data(x, "nanmean")
+    if d.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_tname(d.dtype)}")
+    return _compose(_NanmeanBackward0, _nanmean_fn, [x], [d],
+                    {"axes": _axes(dim, d.ndim), "keepdims": keepdim})
+
+
+def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
+    """``torch.aminmax``: ``(min, max)`` over ``dim`` (all elements by default); ties share
+    the gradient evenly, as ``amin``/``amax``."""
+    d = _data(input, "aminmax")
+    if d.dtype.kind == "c":
+        raise RuntimeError("aminmax(): does not support complex input")
+    if dim is None:
+        if d.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        return _aminmax_ret(_R.amin(input, (), keepdim), _R.amax(input, (), keepdim))
+    ax = _dim(dim, d.ndim)
+    if d.ndim and d.shape[ax] == 0:
+        raise IndexError(f"aminmax(): Expected reduction dim {ax} to have non-zero size.")
+    return _aminmax_ret(_R.amin(input, ax, keepdim), _R.amax(input, ax, keepdim))
+
+
+aminmax = _with_out(aminmax)
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    """``torch.count_nonzero``: int64 number of non-zero elements over ``dim``."""
+    d = _data(input, "count_nonzero")
+    axes = _axes(dim, d.ndim)
+    return _make_plain(_fnp.asarray(_fnp.sum(d != 0, axis=axes), dtype=np.int64))
+
+
+# =============================================================================== cov
+def _real_dtype(v):
+    return np.dtype(v.dtype).type(0).real.dtype
+
+
+def _cov_fn(x, fw, aw, correction):
+    """PyTorch's ``cov``: the weights ``fw * aw``, their sum and the normalization in the
+    weights' own dtype (0-d values divide without promoting, as PyTorch's 0-d tensors); a
+    normalization <= 0 becomes 0."""
+    x2 = _fnp.reshape(x, (1, -1)) if x.ndim < 2 else x
+    if fw is not None:   # (integer weights times floats keep the floats' dtype in PyTorch)
+        fw = _fnp.asarray(fw, dtype=_real_dtype(x2) if aw is None else np.dtype(aw.dtype))
+    w = fw if aw is None else (aw if fw is None else fw * aw)
+    xw = x2 if w is None else x2 * w
+    num = _fnp.sum(xw, axis=1)
+    rdt = _real_dtype(num)
+    if w is None:
+        w_sum = rdt.type(x2.shape[1])
+        nf = rdt.type(x2.shape[1] - correction)
+    else:
+        w_sum = _fnp.sum(w)
+        if aw is not None and correction != 0:
+            nf = w_sum - correction * _fnp.sum(w * aw) / w_sum
+        else:
+            nf = w_sum - correction
+        w_sum = _fnp.asarray(w_sum, dtype=rdt)
+    avg = num / w_sum
+    xc = x2 - avg[:, None]
+    xcw = xc if w is None else xc * w
+    c = _fnp.matmul(xc, _fnp.conj(xcw).T if np.dtype(xcw.dtype).kind == "c" else xcw.T)
+    nf = _fnp.asarray(nf, dtype=_real_dtype(c))
+    nf = _fnp.where(nf <= 0, _real_dtype(c).type(0), nf)
+    return _fnp.squeeze(c / nf)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
+    """``torch.cov``: covariance matrix of the variables (rows) of ``input``; integer
+    inputs give the default float dtype."""
+    d = _data(input, "cov")
+    if d.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {d.ndim} dimensions")
+    x = input
+    if d.dtype.kind not in "fc":
+        x = input.to(D.from_np(_default_float()))
+    fw = None if fweights is None else _data(fweights, "cov", "fweights")
+    aw = None if aweights is None else _data(aweights, "cov", "aweights")
+    if fw is not None and fw.dtype.kind not in "iu":
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights "
+                           f"with {_tname(fw.dtype)} dtype")
+    if aw is not None and aw.dtype.kind != "f":
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got "
+                           f"aweights with {_tname(aw.dtype)} dtype")
+    n = 1 if d.ndim == 0 else d.shape[-1]
+    for w, nm in ((fw, "fweights"), (aw, "aweights")):
+        if w is None:
+            continue
+        if w.ndim > 1:
+            raise RuntimeError(f"cov(): expected {nm} to have one or fewer dimensions but got "
+                               f"{nm} with {w.ndim} dimensions")
+        if w.size != n:
+            raise RuntimeError(f"cov(): expected {nm} to have the same numel as there are "
+                               f"observations in the input but got {w.size} != {n}")
+        if not _any_traced(w) and np.any(np.asarray(w) < 0):
+            raise RuntimeError(f"cov(): {nm} cannot be negative")
+    xd = x._data
+    return _compose(_CovBackward0, _cov_fn, [x, None, aweights], [xd, fw, aw],
+                    {"correction": correction})
+
+
+def _corrcoef_fn(x):
+    return _fnp.corrcoef(x if x.ndim else _fnp.reshape(x, (1,)), dtype=np.dtype(x.dtype))
+
+
+def corrcoef(input):  # noqa: A002
+    """``torch.corrcoef``: Pearson correlation coefficients of the rows of ``input``."""
+    d = _data(input, "corrcoef")
+    if d.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
+                           f"got an input with {d.ndim} dimensions")
+    x = input if d.dtype.kind in "fc" else input.to(D.from_np(_default_float()))
+    xd = x._data
+    return _compose(_CorrcoefBackward0, _corrcoef_fn, [x], [xd])
+
+
+# =============================================================================== diff
+def _diff_fn(x, p, a, n, axis):
+    nv = np._NoValue
+    return _fnp.diff(x, n, axis, nv if p is None else p, nv if a is None else a)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    """``torch.diff``: the ``n``-th forward difference along ``dim``, after concatenating
+    ``prepend`` and ``append``; bool tensors give ``!=`` of neighbours."""
+    d = _data(input, "diff")
+    if d.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    ax = _dim(dim, d.ndim)
+    parts = [input] + [t for t in (prepend, append) if t is not None]
+    datas = []
+    for t in parts:
+        td = _data(t, "diff")
+        if td.ndim != d.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
+        for i in _pyrange(d.ndim):
+            if i != ax and td.shape[i] != d.shape[i]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to "
+                                   "match that of input except along the differencing "
+                                   "dimension;")
+        datas.append(td)
+    r = _promote_datas(parts) if len(parts) > 1 else d.dtype
+    datas = [v if v.dtype == r else _fnp.asarray(v, dtype=r) for v in datas]
+    p = datas[1] if prepend is not None else None
+    a = datas[-1] if append is not None else None
+    params = {"n": int(n), "axis": ax}
+    if r.kind not in "fc":
+        return _make_plain(_diff_fn(datas[0], p, a, **params))
+    return _compose(_DiffBackward0, _diff_fn, [input, prepend, append], [datas[0], p, a],
+                    params, mask=0)
+
+
+# =============================================================================== searching
+def _search_rows(seq, vals, side, sorter):
+    """``numpy.searchsorted`` per row of the last axis (the leading axes of ``seq`` and
+    ``vals`` match) or of the 1-d ``seq``."""
+    if seq.ndim == 1:
+        return _fnp.searchsorted(seq, vals, side=side, sorter=sorter)
+    seq, vals = _concrete(seq, "searchsorted"), _concrete(vals, "searchsorted")
+    if sorter is not None:
+        seq = np.take_along_axis(seq, np.asarray(sorter), -1)
+    rows = int(np.prod(seq.shape[:-1], dtype=np.int64))
+    s2 = seq.reshape(rows, seq.shape[-1])
+    v2 = vals.reshape(rows, vals.shape[-1])
+    out = np.zeros(v2.shape, np.int64)
+    for i in _pyrange(rows):
+        out[i] = np.searchsorted(s2[i], v2[i], side=side)
+    return out.reshape(vals.shape)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
+                 sorter=None):
+    """``torch.searchsorted``: for each value of ``input`` the index where it would be
+    inserted into the rows of ``sorted_sequence`` (``right``/``side='right'``: after
+    equal elements)."""
+    seq = _data(sorted_sequence, "searchsorted", "sorted_sequence")
+    if isinstance(input, Tensor):
+        vals = input._data
+    else:
+        vals = np.asarray(input)
+        if seq.ndim != 1:
+            raise RuntimeError("searchsorted(): input value can be a scalar only when "
+                               "boundaries tensor dimension is 1, but we got boundaries tensor "
+                               f"dim({seq.ndim}) and input value's dim(0) numel(1)")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    if seq.ndim == 0:
+        raise RuntimeError("searchsorted(): boundaries tensor should have positive dimension, "
+                           "but got 0 dimension")
+    if seq.ndim != 1 and (vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]):
+        raise RuntimeError("searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor "
+                           f"must match, but we got boundaries tensor {list(seq.shape)} and "
+                           f"input value tensor {list(vals.shape)}")
+    srt = None
+    if sorter is not None:
+        srt = _data(sorter, "searchsorted", "sorter")
+        if srt.dtype != np.int64:
+            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but "
+                               f"got dtype {_tname(srt.dtype)}")
+        if srt.shape != seq.shape:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same "
+                               f"size, but got boundary tensor {list(seq.shape)}and got sorter "
+                               f"tensor {list(srt.shape)}")
+        if srt.size and not _any_traced(srt) and (np.min(srt) < 0 or
+                                                  np.max(srt) >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if vals.dtype != seq.dtype and isinstance(input, Tensor):
+        r = _promote_datas([sorted_sequence, input])
+        seq = seq if seq.dtype == r else _fnp.asarray(seq, dtype=r)
+        vals = vals if vals.dtype == r else _fnp.asarray(vals, dtype=r)
+    res = _search_rows(seq, vals, "right" if right else "left", srt)
+    return _make_plain(_fnp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
+    """``torch.bucketize``: the bucket of each value of ``input`` in the 1-d
+    ``boundaries`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``)."""
+    b = _data(boundaries, "bucketize", "boundaries", 2)
+    if b.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# =============================================================================== counting
+def bincount(input, weights=None, minlength=0):  # noqa: A002
+    """``torch.bincount``: occurrences of each non-negative integer of the 1-d ``input``
+    (summed ``weights``: their dtype for float/double weights, double otherwise)."""
+    d = _concrete(_data(input, "bincount"), "bincount")
+    if d.ndim != 1 or d.dtype.kind not in "iub" or (d.size and d.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    w = None
+    if weights is not None:
+        w = _concrete(_data(weights, "bincount", "weights"), "bincount")
+        if w.ndim != 1 or w.shape[0] != d.shape[0]:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+    r = np.bincount(d, None if w is None else w.astype(np.float64), minlength)
+    if w is None:
+        return _make_plain(r.astype(np.int64))
+    return _make_plain(r.astype(w.dtype if w.dtype in (np.float32, np.float64) else np.float64))
+
+
+def _linspace(lo, hi, steps, dtype):
+    """``torch.linspace``'s values (the first half from ``lo``, the second from ``hi``)."""
+    dt = np.dtype(dtype)
+    lo, hi = dt.type(lo), dt.type(hi)
+    if steps == 1:
+        return np.array([lo], dt)
+    step = (hi - lo) / dt.type(steps - 1)
+    i = np.arange(steps)
+    half = steps // 2
+    return np.where(i < half, lo + step * i.astype(dt), hi - step * (steps - 1 - i).astype(dt)
+                    ).astype(dt)
+
+
+def _bin_counts(x, edges, w):
+    """Counts (or summed weights) of ``x`` in the bins of the increasing ``edges``: left
+    closed, the last bin closed; values outside are dropped."""
+    nb = len(edges) - 1
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    xs = x[keep]
+    idx = np.searchsorted(edges, xs, side="right") - 1
+    idx = np.minimum(idx, nb - 1)
+    return np.bincount(idx, None if w is None else w[keep], nb)
+
+
+def _float_only(d, name):
+    if d.dtype.kind != "f":
+        raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
+
+
+def histc(input, bins=100, min=0, max=0):  # noqa: A002
+    """``torch.histc``: counts in ``bins`` equal bins over ``[min, max]`` (the data's range
+    when both are 0); values outside are ignored; the input's dtype."""
+    d = _concrete(_data(input, "histc"), "histc")
+    _float_only(d, "histogram_cpu")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
+                           f"and max {hi}")
+    if lo == hi and d.size:
+        lo, hi = float(d.min()), float(d.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc(): range of [{lo}, {hi}] is not finite")
+    edges = _linspace(lo, hi, bins + 1, d.dtype)
+    return _make_plain(_bin_counts(d.reshape(-1), edges, None).astype(d.dtype))
+
+
+def _edges(x, bins, rng, dtype, name):
+    """``(edges,)`` of one dimension: a 1-d tensor of edges, or ``bins`` equal bins over
+    ``rng`` (the data's range by default, widened by 0.5 when it is one point)."""
+    if isinstance(bins, Tensor):
+        e = np.asarray(bins._data)
+        if e.dtype != dtype:
+            raise RuntimeError(f"torch.{name}: input tensor and bins tensors should have the "
+                               "same dtype, but got input " f"{_tname(dtype)} and bins "
+                               f"{_tname(e.dtype)}")
+        if e.ndim != 1 or e.size < 1:
+            raise RuntimeError(f"torch.{name}: bins tensor should have one dimension and at "
+                               "least 1 element")
+        return e
+    bins = int(bins)
+    if bins <= 0:
+        raise RuntimeError(f"torch.{name}(): bins must be > 0, but got {bins} for dimension 0")
+    if rng is not None:
+        lo, hi = float(rng[0]), float(rng[1])
+        if lo > hi:
+            raise RuntimeError(f"torch.{name}(): max must be larger than min, but got min {lo} "
+                               f"and max {hi}")
+    elif x.size:
+        lo, hi = float(x.min()), float(x.max())
+    else:
+        lo, hi = 0.0, 1.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _linspace(lo, hi, bins + 1, dtype)
+
+
+def _density(hist, edges_list):
+    total = hist.sum()
+    widths = np.ones_like(hist)
+    for i, e in enumerate(edges_list):
+        shape = [1] * hist.ndim
+        shape[i] = -1
+        widths = widths * np.diff(e).reshape(shape)
+    return hist / total / widths
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
+    """``torch.histogram``: ``(hist, bin_edges)`` with ``bins`` equal bins over ``range``
+    (the data's range by default) or the given 1-d tensor of edges."""
+    d = _concrete(_data(input, "histogram"), "histogram")
+    _float_only(d, "histogram_cpu")
+    w = None if weight is None else _concrete(_data(weight, "histogram", "weight"), "histogram")
+    if w is not None and w.shape != d.shape:
+        raise RuntimeError("torch.histogram: if weight tensor is provided, it should have the "
+                           "same shape as the input tensor excluding its innermost dimension")
+    x = d.reshape(-1)
+    e = _edges(x, bins, range, d.dtype, "histogram")
+    h = _bin_counts(x, e, None if w is None else w.reshape(-1)).astype(d.dtype)
+    if density:
+        h = _density(h, [e]).astype(d.dtype)
+    return _hist_ret(_make_plain(h), _make_plain(e))
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
+    """``torch.histogramdd``: the ``D``-dimensional histogram of the points in the last
+    axis of ``input``; ``bins`` an int, ``D`` ints or ``D`` 1-d tensors of edges."""
+    d = _concrete(_data(input, "histogramdd"), "histogramdd")
+    _float_only(d, "histogramdd")
+    if d.ndim < 2 and d.ndim != 1:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    nd = d.shape[-1]
+    pts = d.reshape(-1, nd)
+    if isinstance(bins, (int, np.integer)):
+        bins = [int(bins)] * nd
+    bins = list(bins)
+    if len(bins) != nd:
+        raise RuntimeError(f"torch.histogramdd: expected {nd} sequences of bin edges for each "
+                           f"of the {nd} input dimensions, but got {len(bins)} sequences")
+    if range is not None and len(range) != 2 * nd:
+        raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should "
+                           f"have {2 * nd} elements, but got {len(range)}")
+    w = None if weight is None else _concrete(_data(weight, "histogramdd", "weight"),
+                                              "histogramdd").reshape(-1)
+    edges = [_edges(pts[:, i], bins[i], None if range is None else range[2 * i:2 * i + 2],
+                    d.dtype, "histogramdd") for i in _pyrange(nd)]
+    keep = np.ones(pts.shape[0], bool)
+    idx = []
+    for i, e in enumerate(edges):
+        c = pts[:, i]
+        keep &= (c >= e[0]) & (c <= e[-1])
+        idx.append(np.minimum(np.searchsorted(e, c, side="right") - 1, len(e) - 2))
+    shape = tuple(len(e) - 1 for e in edges)
+    flat = np.ravel_multi_index(tuple(np.clip(i[keep], 0, None) for i in idx), shape) \
+        if keep.any() else np.zeros(0, np.int64)
+    h = np.bincount(flat, None if w is None else w[keep], int(np.prod(shape))).reshape(shape)
+    h = h.astype(d.dtype)
+    if density:
+        h = _density(h, edges).astype(d.dtype)
+    return _histdd_ret(_make_plain(h), tuple(_make_plain(e) for e in edges))
+
+
+# =============================================================================== sets
+def _unique_out(vals, inv, counts, return_inverse, return_counts):
+    res = [_make_plain(vals)]
+    if return_inverse:
+        res.append(_make_plain(np.asarray(inv, np.int64)))
+    if return_counts:
+        res.append(_make_plain(np.asarray(counts, np.int64)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """``torch.unique``: the sorted unique elements (slices along ``dim``), with the inverse
+    indices and counts on request (always sorted)."""
+    d = _concrete(_data(input, "unique"), "unique")
+    if dim is None:
+        v, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,
+                                equal_nan=False)   # (NaNs are distinct, as in PyTorch)
+        return _unique_out(v, inv.reshape(d.shape), cnt, return_inverse, return_counts)
+    ax = _dim(dim, d.ndim)
+    if d.ndim and d.shape[ax] == 0:
+        return _unique_out(d, np.zeros(0), np.zeros(0), return_inverse, return_counts)
+    v, inv, cnt = np.unique(d, return_inverse=True, return_counts=True, axis=ax)
+    return _unique_out(v, inv.reshape(-1), cnt, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """``torch.unique_consecutive``: the input with each run of equal consecutive elements
+    (slices along ``dim``) collapsed to one."""
+    d = _concrete(_data(input, "unique_consecutive"), "unique_consecutive")
+    if dim is None:
+        x, ax = d.reshape(-1), 0
+    else:
+        ax = _dim(dim, d.ndim)
+        x = d if d.ndim else d.reshape(1)
+    n = x.shape[ax] if x.ndim else 1
+    xm = np.moveaxis(x, ax, 0).reshape(n, int(np.prod(x.shape, dtype=np.int64)) // n if n
+                                       else 0)
+    new = np.ones(n, bool)
+    if n > 1:
+        new[1:] = np.any(xm[1:] != xm[:-1], axis=1)
+    starts = np.flatnonzero(new)
+    inv = np.cumsum(new) - 1
+    cnt = np.diff(np.append(starts, n))
+    vals = np.take(x, starts, axis=ax)
+    return _unique_out(vals, inv.reshape(d.shape) if dim is None else inv, cnt,
+                       return_inverse, return_counts)
+
+
+quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov, corrcoef = (
+    with_out(f) for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff,
+                          cov, corrcoef))
+histogram = _with_out(histogram)
+
+
+def _method(f):
+    def m(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    m.__name__ = f.__name__
+    m.__doc__ = f.__doc__
+    return m
+
+
+for _f in (quantile, nanquantile, nanmean, aminmax, count_nonzero, cov, corrcoef, diff,
+           bincount, histc, histogram, unique, unique_consecutive):
+    METHODS[_f.__name__] = _method(_f)
+del _f
