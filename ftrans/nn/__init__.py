@@ -14,7 +14,7 @@ groups, *kernel)``, linear weights ``(out, in)``; arguments are NumPy/JAX-style
 primitives; modules: ``activations`` (relu ... softmax, logsumexp, one_hot),
 ``convolution`` (linear, conv, pooling), ``norm`` (batch/layer/group norm, dropout,
 embedding), ``losses``, ``attention``, ``sampling`` (unfold/fold, pixel
-(un)shuffle, max_unpool), ``ctc``, ``grid`` (grid_sample).
+(un)shuffle, max_unpool, embedding_bag), ``ctc``, ``grid`` (grid_sample).
 
 Fused kernels as ``custom_vjp`` impls
 -------------------------------------
@@ -62,7 +62,8 @@ from .losses import (cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss,
 from .attention import scaled_dot_product_attention
 from .ctc import ctc_loss
 from .grid import grid_sample
-from .sampling import unfold, fold, pixel_shuffle, pixel_unshuffle, max_unpool
+from .sampling import (unfold, fold, pixel_shuffle, pixel_unshuffle, max_unpool,
+                       embedding_bag)
 
 #: the ``custom_vjp`` objects behind the fused paths (see the module docstring)
 FUSED = {"relu": activations._relu, "softmax": activations._softmax,
@@ -78,4 +79,4 @@ __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "e
            "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
            "ctc_loss", "grid_sample", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
-           "fused_kernels", "FUSED"]
+           "embedding_bag", "fused_kernels", "FUSED"]

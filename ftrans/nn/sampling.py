@@ -2,7 +2,7 @@
 primitives (``ftrans.numpy``'s gathers and indexed updates): :func:`unfold` (im2col),
 :func:`fold` (col2im, its adjoint), :func:`pixel_shuffle`, :func:`pixel_unshuffle` and
 :func:`max_unpool` (a ``custom_vjp`` whose reverse rule is PyTorch's gather; forward mode
-differentiates the scatter, as PyTorch does).
+differentiates the scatter, as PyTorch does) and :func:`embedding_bag`.
 
 ``ftrans.compat.nn.functional``'s functions of the same names adapt them (one graph node
 each, whose backward is ``ftrans.vjp`` of the composition).
@@ -14,11 +14,13 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from .. import primitives as P
 from ..transforms import custom_vjp
 from ..core.dtypes import kind_of
 from ._util import as_float, ntuple
 
-__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool"]
+__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
+           "embedding_bag"]
 
 
 def _linear_input(x, name):
@@ -155,3 +157,51 @@ def _unpool_bwd(shape, res, g):
 
 _unpool = custom_vjp(_unpool_fun, nondiff_argnums=(0,))
 _unpool.defvjp(_unpool_fwd, _unpool_bwd)
+
+
+def _bags(n, offsets, include_last_offset):
+    offs = np.asarray(offsets, np.int64).reshape(-1)
+    if include_last_offset:
+        return offs[:-1], offs[1:]
+    return offs, np.append(offs[1:], n).astype(np.int64)
+
+
+def embedding_bag(weight, indices, offsets, mode="mean", per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of rows of ``weight (num, dim)``
+    (``torch.nn.functional.embedding_bag``): bag ``b`` holds the integer ``indices``
+    ``[offsets[b], offsets[b + 1])`` (1-d; the last bag runs to the end unless
+    ``include_last_offset``).  ``per_sample_weights`` (``mode='sum'`` only) scale the rows;
+    entries equal to ``padding_idx`` are left out; an empty bag gives zeros.  In 'max' mode
+    the derivative goes to the first maximum (PyTorch's rule).  Returns ``(bags, dim)``."""
+    weight = as_float(weight, "weight")
+    idx = np.asarray(indices, np.int64).reshape(-1)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise ValueError("embedding_bag: per_sample_weights needs mode='sum'")
+    n, (num, dim) = idx.size, weight.shape
+    if n and (idx.min() < 0 or idx.max() >= num):
+        raise ValueError(f"embedding_bag: indices must be in [0, {num})")
+    starts, ends = _bags(n, offsets, include_last_offset)
+    keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx % num
+    member = (np.arange(n)[None, :] >= starts[:, None]) & (np.arange(n)[None, :] <
+                                                           ends[:, None]) & keep[None, :]
+    rows = fnp.take(weight, idx, axis=0)                                  # (n, dim)
+    if mode != "max":
+        if per_sample_weights is not None:
+            rows = rows * fnp.reshape(per_sample_weights, (n, 1))
+        m = member.astype(np.float64)
+        if mode == "mean":
+            m = m / np.maximum(m.sum(1, keepdims=True), 1)
+        return fnp.matmul(m.astype(rows.dtype), rows)
+    width = max(int(member.sum(1).max()) if member.size else 0, 1)
+    table = np.full((starts.size, width), n, np.int64)
+    for b in range(starts.size):
+        pos = np.nonzero(member[b])[0]
+        table[b, :pos.size] = pos
+    padded = fnp.concatenate([rows, fnp.full((1, dim), -np.inf, rows.dtype)], axis=0)
+    vals = fnp.reshape(fnp.take(padded, table.reshape(-1), axis=0), (starts.size, width, dim))
+    first = fnp.argmax(P.stop_gradient(vals), axis=1)[:, None, :]
+    best = fnp.take_along_axis(vals, first, axis=1)[:, 0, :]
+    return fnp.where((member.sum(1) > 0)[:, None], best, fnp.zeros(best.shape, best.dtype))

@@ -19,6 +19,7 @@ from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
 from ._functional_layers import linear
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
+from ftrans import nn as _fnn
 from ftrans.nn.ctc import ctc_loss as _fnn_ctc
 from ._functional_more import pad, avg_pool3d
 from ._functional_layers import avg_pool2d
@@ -404,7 +405,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
                   include_last_offset=False, padding_idx=None):
     """``torch.nn.functional.embedding_bag``: sums, means or maxima of bags of rows of
     ``weight``; bags are the rows of a 2-D ``input`` or the ``offsets`` segments of a 1-D
-    one; ``padding_idx`` entries are left out, empty bags give zeros."""
+    one; ``padding_idx`` entries are left out, empty bags give zeros
+    (``ftrans.nn.embedding_bag``, one ``EmbeddingBagBackward0`` node)."""
     if weight.dtype == torch.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
@@ -449,17 +451,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
                                   "supported by ftrans.compat")
-    n = idx.size
-    if include_last_offset:
-        offs, ends = offs[:-1], offs[1:]
-    else:
-        ends = np.append(offs[1:], n)
     nw = weight.shape[0]
-    if n and (idx.min() < 0 or idx.max() >= nw):
+    if idx.size and (idx.min() < 0 or idx.max() >= nw):
         raise IndexError("index out of range in self")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += nw
-    if max_norm is not None and n:
+    if max_norm is not None and idx.size:
         with torch.no_grad():
             u = torch.as_tensor(np.unique(idx))
             rows = weight.index_select(0, u)
@@ -467,31 +462,21 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
             scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7),
                                 torch.ones_like(norms))
             weight[u] = rows * scale
-    nb = offs.size
-    keep = np.ones(n, bool) if padding_idx is None else idx != padding_idx
-    member = np.zeros((nb, n), bool)
-    for b in range(nb):
-        member[b, offs[b]:ends[b]] = True
-    member &= keep[None, :]
-    rows = weight.index_select(0, torch.as_tensor(idx))                   # (n, D)
-    d = weight.shape[1]
-    if mode in ("sum", "mean"):
-        if per_sample_weights is not None:
-            rows = rows * per_sample_weights.reshape(n, 1)
-        m = member.astype(np.float64)
-        if mode == "mean":
-            m = m / np.maximum(m.sum(1, keepdims=True), 1)
-        return torch.as_tensor(m, dtype=weight.dtype).matmul(rows)
-    width = max(int(member.sum(1).max()) if nb else 0, 1)
-    table = np.full((nb, width), n, np.int64)
-    for b in range(nb):
-        pos = np.nonzero(member[b])[0]
-        table[b, :pos.size] = pos
-    padded = torch.cat([rows, torch.full((1, d), -math.inf, dtype=weight.dtype)], 0)
-    best = padded.index_select(0, torch.as_tensor(table.reshape(-1))).reshape(
-        nb, width, d).max(1)[0]
-    empty = torch.as_tensor(member.sum(1) == 0).reshape(nb, 1)
-    return torch.where(empty, torch.zeros_like(best), best)
+    params = {"indices": idx, "offsets": offs, "mode": mode,
+              "include_last_offset": include_last_offset, "padding_idx": padding_idx}
+    if per_sample_weights is None:
+        return _compose(_EmbeddingBagBackward0, _fnn.embedding_bag, [weight],
+                        [weight._data], params, mask=int(mode == "max"))   # max: argmax
+    return _compose(_EmbeddingBagBackward0, _psw_bag, [weight, per_sample_weights],
+                    [weight._data, per_sample_weights._data], params, mask=3)
+
+
+def _psw_bag(weight, per_sample_weights, **params):
+    return _fnn.embedding_bag(weight, per_sample_weights=per_sample_weights, **params)
+
+
+_EmbeddingBagBackward0 = composite_class("EmbeddingBagBackward0",
+                                         ("weight", "per_sample_weights"))
 
 
 # ============================================================================== linear + CE

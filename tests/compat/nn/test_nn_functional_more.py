@@ -341,3 +341,17 @@ def test_ftrans_grid_sample_check_grads():
     for mode, pm in (("bilinear", "zeros"), ("bicubic", "reflection"), ("bilinear", "border")):
         check_grads(lambda a, b: fnn.grid_sample(a, b, mode, pm, False), (x, g), order=2,
                     modes=("fwd", "rev"))
+
+
+def test_ftrans_embedding_bag_check_grads():
+    rng = np.random.default_rng(4)
+    w, psw = rng.standard_normal((6, 3)), rng.standard_normal(7)
+    idx, offs = np.array([0, 2, 5, 2, 1, 3, 4]), np.array([0, 3, 3])
+    got = fnn.embedding_bag(w, idx, offs, "max", padding_idx=5)
+    np.testing.assert_array_equal(got, [w[[0, 2]].max(0), np.zeros(3), w[[2, 1, 3, 4]].max(0)])
+    mean = fnn.embedding_bag(w, idx, offs, "mean")
+    np.testing.assert_allclose(mean[2], w[[2, 1, 3, 4]].mean(0), rtol=1e-14)
+    check_grads(lambda a, b: fnn.embedding_bag(a, idx, offs, "sum", per_sample_weights=b) ** 2,
+                (w, psw), order=2, modes=("fwd", "rev"))
+    check_grads(lambda a: fnn.embedding_bag(a, idx, offs, "max") ** 2, (w,), order=2,
+                modes=("fwd", "rev"))
