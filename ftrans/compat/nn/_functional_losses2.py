@@ -148,6 +148,17 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _scalar_name(t):
+    """PyTorch's scalar-type name of a tensor's dtype (``Float``, ``Double`` ...)."""
+    name = str(t.dtype).split(".")[-1]
+    return _SCALAR_NAMES.get(name, name)
+
+
 def _check_reduction(reduction):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -178,7 +189,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"target tensor should be 1-D with size equal to number of frames. "
                            f"Expected target size [{nframe}], but got {list(target.shape)}")
     if target.dtype != torch.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.__str__()[6:].title()}")
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{list(weight.shape)}")
@@ -209,7 +220,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}")
     if target.dtype != torch.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.__str__()[6:].title()}")
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
     tn = target.numpy(force=True).reshape(nframe, dim).astype(np.int64)
     valid = np.cumprod(tn >= 0, axis=1).astype(bool)
     if np.any(valid & (tn >= dim)):

@@ -14,15 +14,14 @@ import math
 import numpy as np
 
 import ftrans.compat as torch
-from ftrans.compat import Tensor
 
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
 from ._functional_layers import (_ntuple, _check_tensor, _conv_transposend, _max_pool,
-                                 _avg_pool, _adaptive_avg, _adaptive_max, leaky_relu, dropout, pad as _pad_constant,
-                                 interpolate as _interpolate_basic, _interp_sizes,
-                                 _linear_matrix)
+                                 _avg_pool, _adaptive_avg, _adaptive_max, leaky_relu,
+                                 pad as _pad_constant, interpolate as _interpolate_basic,
+                                 _interp_sizes)
 
 __all__ = ["hardshrink", "softshrink", "glu", "rrelu", "pixel_shuffle", "pixel_unshuffle",
            "channel_shuffle", "unfold", "fold", "conv_transpose3d", "max_pool3d",
@@ -571,8 +570,9 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002
         raise RuntimeError("Padding length must be divisible by 2")
     k = len(pad) // 2
     if k > 3 or input.dim() not in (k + 1, k + 2):
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
-                                  f"supported for now")
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                                  f"supported for now (got a {input.dim()}D input and "
+                                  f"{len(pad)} padding values)")
     out = input
     for i in range(k):
         dim = input.dim() - 1 - i
