@@ -78,5 +78,5 @@ __all__ = ["relu", "relu6", "hard_tanh", "hardtanh", "gelu", "silu", "swish", "e
            "group_norm", "dropout", "embedding", "cross_entropy", "nll_loss", "mse_loss",
            "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
-           "ctc_loss", "grid_sample", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
-           "embedding_bag", "fused_kernels", "FUSED"]
+           "ctc_loss", "grid_sample", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
+           "max_unpool", "embedding_bag", "fused_kernels", "FUSED"]
