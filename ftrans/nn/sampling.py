@@ -25,7 +25,7 @@ __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
 
 def _linear_input(x, name):
     """``x`` for a linear (complex-friendly) operation: complex arrays as they are,
-    others through :func:`as_float`."""
+    others through ``as_float``."""
     if kind_of(x) == "c":
         return x
     return as_float(x, name)
@@ -70,7 +70,7 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(cols, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sum of sliding blocks into an image (``torch.nn.functional.fold``, col2im, the
-    adjoint of :func:`unfold`): ``cols (N, C kh kw, L)`` -> ``(N, C, *output_size)``."""
+    adjoint of ``unfold``): ``cols (N, C kh kw, L)`` -> ``(N, C, *output_size)``."""
     cols = _linear_input(cols, "cols")
     out_sz = ntuple(output_size, 2, "output_size", 1)
     table, padded, blocks, pd = _patch_table(out_sz, kernel_size, dilation, padding, stride)
@@ -101,7 +101,7 @@ def pixel_shuffle(x, upscale_factor):
 
 def pixel_unshuffle(x, downscale_factor):
     """``(*, C, H r, W r) -> (*, C r^2, H, W)`` (``torch.nn.functional.pixel_unshuffle``,
-    the inverse of :func:`pixel_shuffle`)."""
+    the inverse of ``pixel_shuffle``)."""
     r = int(downscale_factor)
     *lead, c, h, w = x.shape
     if r < 1 or h % r or w % r:

@@ -180,7 +180,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
-    """``torch.nn.functional.fold`` (col2im, the adjoint of :func:`unfold`):
+    """``torch.nn.functional.fold`` (col2im, the adjoint of ``unfold``):
     ``(N, C kh kw, L) -> (N, C, *output_size)``, overlapping entries summed
     (``ftrans.nn.fold``, one ``Col2ImBackward0`` node)."""
     x, batched, ks, dl, pd, st = _patch_args(input, "fold", (2, 3), kernel_size, dilation,
@@ -435,7 +435,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
                           return_indices=False, _random_samples=None):
     """``torch.nn.functional.fractional_max_pool3d`` (random offsets as in
-    :func:`fractional_max_pool2d`)."""
+    ``fractional_max_pool2d``)."""
     return _fractional(3, input, kernel_size, output_size, output_ratio, return_indices,
                        _random_samples)
 
@@ -511,7 +511,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
-    """``torch.nn.functional.feature_alpha_dropout``: :func:`alpha_dropout` of whole
+    """``torch.nn.functional.feature_alpha_dropout``: ``alpha_dropout`` of whole
     channels."""
     return _alpha(input, p, training, inplace, True)
 
@@ -643,7 +643,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
-    """``torch.nn.functional.upsample`` (deprecated alias of :func:`interpolate`)."""
+    """``torch.nn.functional.upsample`` (deprecated alias of ``interpolate``)."""
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 

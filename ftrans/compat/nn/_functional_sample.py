@@ -45,7 +45,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002
-    """``torch.grid_sampler``: :func:`grid_sample` with integer mode codes (interpolation
+    """``torch.grid_sampler``: ``grid_sample`` with integer mode codes (interpolation
     0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
     _check_tensor(input, "grid_sampler")
     _check_tensor(grid, "grid_sampler", "grid")
