@@ -206,8 +206,11 @@ def _compat_page():
              "documentation; the tensor class is documented in :doc:`compat_tensor`, "
              "``torch.autograd`` in :doc:`compat_autograd`, ``torch.nn`` in "
              ":doc:`compat_nn`, ``torch.optim`` in :doc:`compat_optim`, "
-             "``torch.utils.data`` in :doc:`compat_data` and ``torch.func`` in "
-             ":doc:`compat_func`.")
+             "``torch.utils.data`` in :doc:`compat_data`, ``torch.func`` in "
+             ":doc:`compat_func`, ``torch.linalg`` in :doc:`compat_linalg`, ``torch.fft`` in "
+             ":doc:`compat_fft`, ``torch.special`` in :doc:`compat_special`, "
+             "``torch.signal.windows`` in :doc:`compat_signal` and ``torch.distributions`` "
+             "in :doc:`compat_distributions`.")
     return _module_page("ftrans.compat", intro, exclude=("Tensor",))
 
 
@@ -348,6 +351,16 @@ def generate(outdir: Path):
         "compat_optim": _compat_optim_page(),
         "compat_data": _compat_data_page(),
         "compat_func": _compat_func_page(),
+        "compat_linalg": _module_page("ftrans.compat.linalg", "``torch.linalg`` on "
+                                      "``ftrans.numpy.linalg`` and ``ftrans.scipy.linalg``."),
+        "compat_fft": _module_page("ftrans.compat.fft", "``torch.fft`` on ``ftrans.numpy.fft``."),
+        "compat_special": _module_page("ftrans.compat.special", "``torch.special`` on "
+                                       "``ftrans.scipy.special``."),
+        "compat_signal": _module_page("ftrans.compat.signal.windows",
+                                      "``torch.signal.windows``: window functions."),
+        "compat_distributions": _module_page("ftrans.compat.distributions",
+                                             "``torch.distributions`` on "
+                                             "``ftrans.scipy.stats`` and ``ftrans.random``."),
         "lax": _lax_page(),
         "dask": _dask_page(),
         "compiler": _compiler_page(),

@@ -116,10 +116,22 @@ def _dtype_map():
     return _DTYPES
 
 
+class Leaves(list):
+    """``(torch_tensor, compat_tensor)`` pairs of the inputs that require grad, and the
+    compat tensor made for each torch tensor (one object passed twice -- ``out=`` the
+    input -- stays one object)."""
+
+    def __init__(self):
+        super().__init__()
+        self.memo = {}
+
+
 def to_compat(v, leaves):
     """``v`` with torch tensors, dtypes, sizes and devices replaced by compat's; ``leaves``
-    collects ``(torch_tensor, compat_tensor)`` for the tensors that require grad."""
+    (a :class:`Leaves`) collects the tensors that require grad."""
     if isinstance(v, torch.Tensor):
+        if id(v) in leaves.memo:
+            return leaves.memo[id(v)]
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
         try:
@@ -127,6 +139,7 @@ def to_compat(v, leaves):
         except (ValueError, RuntimeError) as e:   # NumPy's 64-dimension limit ...
             raise Skip(f"input NumPy cannot hold: {e}") from None
         t = fc.tensor(arr, requires_grad=v.requires_grad)
+        leaves.memo[id(v)] = t
         if v.requires_grad:
             leaves.append((v, t))
         return t
@@ -321,7 +334,7 @@ def check_sample(op, fn, sample, dtype, rng, deep=False):
     tol = TOL[dtype]
     process = sample.output_process_fn_grad
     cprocess = _rebound(process) or process
-    leaves = []
+    leaves = Leaves()
     args = to_compat((sample.input,) + tuple(sample.args), leaves)
     kwargs = to_compat(dict(sample.kwargs), leaves)
     tleaves = [p[0] for p in leaves]
@@ -516,7 +529,7 @@ def check_errors(op, fn):
     for ei in eis:
         s = ei.sample_input
         try:
-            leaves = []
+            leaves = Leaves()
             args = to_compat((s.input,) + tuple(s.args), leaves)
             kwargs = to_compat(dict(s.kwargs), leaves)
         except Skip:
