@@ -382,7 +382,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
     if eps is None:
-        eps = float(np.finfo(input.numpy(force=True).dtype).eps)
+        eps = float(np.finfo(input.dtype.np).eps)
     dims = tuple(range(input.dim() - k, input.dim()))
     out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps) if dims else \
         input * torch.rsqrt(input * input + eps)
