@@ -10,6 +10,7 @@ underlying ftrans functions; nothing here defines a derivative.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -457,6 +458,15 @@ def _channel_dropout(nsp, fname, input, p, training, inplace):  # noqa: A002
     if not training or p == 0.0:
         return input
     lead = 2 if input.dim() == nsp + 2 else 1
+    if nsp == 2 and input.dim() == 3:   # PyTorch's reading of a 3-d input
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.",
+                      stacklevel=3)
+        lead = 2
     if p == 1.0:
         out = input * 0.0
     else:

@@ -695,20 +695,11 @@ class Dropout(Module):
 
 class Dropout1d(Dropout):
     def forward(self, input):  # noqa: A002
-        return _channel_dropout(input, self.p, self.training, 1)
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(Dropout):
     def forward(self, input):  # noqa: A002
-        return _channel_dropout(input, self.p, self.training, 2)
-
-
-def _channel_dropout(input, p, training, n):  # noqa: A002
-    """Zero whole channels (the trailing ``n`` axes share one mask entry)."""
-    if not training or p == 0:
-        return input
-    shape = tuple(input.shape[:-n]) + (1,) * n
-    keep = (torch.rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
-    return input * keep * (1.0 / (1.0 - p)) if p < 1 else input * 0.0
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 

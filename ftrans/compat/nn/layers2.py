@@ -9,7 +9,7 @@ import ftrans.compat as torch
 from . import functional as F
 from . import init
 from .layers import (_MaxPoolNd, _ConvTransposeNd, AvgPool2d, AdaptiveAvgPool1d,
-                     AdaptiveMaxPool1d, Upsample, LayerNorm, _empty)
+                     AdaptiveMaxPool1d, Upsample, LayerNorm, Dropout, _empty)
 from .module import Module
 from .parameter import Parameter
 
@@ -231,35 +231,18 @@ class ConvTranspose3d(_ConvTransposeNd):
 
 
 # ============================================================================== dropout
-class _DropoutNd(Module):
-    _fn = None
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
+def _dropout_class(name, fn, doc):
     def forward(self, input):  # noqa: A002
-        return type(self)._fn(input, self.p, self.training, self.inplace)
+        return fn(input, self.p, self.training, self.inplace)
+    return type(name, (Dropout,), {"forward": forward, "__doc__": doc,
+                                   "__module__": __name__})
 
 
-class Dropout3d(_DropoutNd):
-    """``torch.nn.Dropout3d``: whole channels zeroed in training."""
-    _fn = staticmethod(F.dropout3d)
-
-
-class AlphaDropout(_DropoutNd):
-    """``torch.nn.AlphaDropout``."""
-    _fn = staticmethod(F.alpha_dropout)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """``torch.nn.FeatureAlphaDropout``."""
-    _fn = staticmethod(F.feature_alpha_dropout)
+Dropout3d = _dropout_class("Dropout3d", F.dropout3d,
+                           "``torch.nn.Dropout3d``: whole channels zeroed in training.")
+AlphaDropout = _dropout_class("AlphaDropout", F.alpha_dropout, "``torch.nn.AlphaDropout``.")
+FeatureAlphaDropout = _dropout_class("FeatureAlphaDropout", F.feature_alpha_dropout,
+                                     "``torch.nn.FeatureAlphaDropout``.")
 
 
 # ============================================================================== padding
