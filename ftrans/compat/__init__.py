@@ -38,7 +38,7 @@ from ._ops import (  # noqa: F401
     reshape, flatten, unflatten, squeeze, unsqueeze, transpose, swapaxes, swapdims, t, permute,
     movedim, moveaxis, broadcast_to, broadcast_tensors, narrow, select, split, chunk, unbind,
     index_select, gather, flip, tril, triu, diagonal, diag, trace, cat, concat, concatenate,
-    stack, hstack, vstack, atleast_1d, atleast_2d,
+    stack, hstack, vstack, atleast_1d, atleast_2d, atleast_3d,
     matmul, mm, mv, dot, inner, bmm, outer, ger, clone,
     angle, polar, view_as_real, view_as_complex, conj_physical, resolve_conj, resolve_neg,
     is_conj, is_neg,

@@ -96,7 +96,8 @@ def from_np(np_dtype) -> dtype:
 
 
 def to_np(d):
-    """NumPy dtype for a compat dtype, a NumPy dtype, a Python type or a string."""
+    """NumPy dtype for a compat dtype, a NumPy dtype or a Python type; a string is a
+    ``TypeError`` as in PyTorch (``dtype='float32'``: use ``torch.float32``)."""
     if type(d) is dtype:
         return d.np
     if d is None:
@@ -109,8 +110,9 @@ def to_np(d):
         return np.dtype(np.int64)
     if d is complex:
         return default_complex()
-    if isinstance(d, str) and d.startswith("torch."):
-        return _NAMES[d[6:]].np
+    if isinstance(d, str):
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not str (got {d!r}; use "
+                        f"torch.{d.replace('torch.', '')})")
     return from_np(np.dtype(d)).np
 
 

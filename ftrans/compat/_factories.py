@@ -363,8 +363,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    if high is None:
+    """``torch.randint(high, size)`` or ``torch.randint(low, high, size)``."""
+    if size is None and isinstance(high, (tuple, list)):   # randint(high, size)
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing the required argument 'size' (a tuple of ints)")
     npdt = np.dtype(np.int64) if dtype is None else D.to_np(dtype)
     return _finish(_gen(generator).integers(low, high, size=tuple(size)).astype(npdt),
                    requires_grad, device)

@@ -10,6 +10,7 @@ from . import cuda
 from ._tensor import (Tensor, _dim, check_device, device as _dev_cls)
 from .autograd.graph import node_class
 from .autograd._composite import composite_class
+from .. import numpy as _fnp
 from .. import primitives as P
 from ..primitives import structural as S
 from ..primitives.dot import dot_general_p
@@ -30,6 +31,21 @@ def cat(tensors, dim=0):
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     r = _promote_datas(tensors)
     datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in tensors]
+    keep = tuple(i for i, d in enumerate(datas) if d.shape != (0,))
+    if keep and len(keep) < len(datas):   # torch's legacy empty (0,) tensors are skipped
+        nd = datas[keep[0]].ndim
+        if nd == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {keep[0]}) cannot be "
+                               "concatenated")
+        ax = _dim(dim, nd)
+        try:
+            out = S.concatenate_p.bind(*[datas[i] for i in keep], axis=ax)
+        except ValueError as e:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: "
+                               f"{e}") from None
+        return _compose(_CatBackward0c, _cat_some_fn, tensors, datas,
+                        {"axis": ax, "keep": keep}, mask=0,
+                        casts=_list_casts(tensors, r), out=out)
     nd = datas[0].ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -40,6 +56,16 @@ def cat(tensors, dim=0):
         raise RuntimeError(f"Sizes of tensors must match except in dimension {ax}: {e}") from None
     return _record(_CatBackward0, S.concatenate_p, {"axis": ax}, tensors, datas, out,
                    SAVE_NONE, casts=_list_casts(tensors, r))
+
+
+_CatBackward0c = composite_class("CatBackward0", (),
+                                 params={"dim": lambda n: n._params["axis"]})
+
+
+def _cat_some_fn(*xs, axis, keep):
+    """The concatenation of the operands at the positions ``keep`` (the others are the
+    legacy empty (0,) tensors torch's ``cat`` skips)."""
+    return P.concatenate([xs[i] for i in keep], axis)
 
 
 def _list_casts(tensors, r):
@@ -90,13 +116,37 @@ def vstack(tensors):
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
-def atleast_1d(t):
+def _atleast(one, name):
+    def f(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tensors[0]
+        return tuple(one(t) for t in tensors)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"``torch.{name}``: a tensor, or a tuple for several tensors (given as "
+                 "arguments or as one list/tuple).")
+    return f
+
+
+def _atleast_1d(t):
     return reshape(t, (1,)) if t._data.ndim == 0 else t
 
 
-def atleast_2d(t):
+def _atleast_2d(t):
     n = t._data.ndim
     return reshape(t, (1,) * (2 - n) + t._data.shape) if n < 2 else t
+
+
+def _atleast_3d(t):
+    s = t._data.shape
+    n = len(s)
+    return reshape(t, ((1, 1, 1), (1,) + s + (1,), s + (1,))[n]) if n < 3 else t
+
+
+atleast_1d = _atleast(_atleast_1d, "atleast_1d")
+atleast_2d = _atleast(_atleast_2d, "atleast_2d")
+atleast_3d = _atleast(_atleast_3d, "atleast_3d")
 
 
 # matmul --------------------------------------------------------------------------------
@@ -178,7 +228,25 @@ def dot(input, other):  # noqa: A002
     return matmul(input, other)
 
 
-inner = dot
+_ViewBackward0i = composite_class("ViewBackward0", ("self", "other"))
+
+
+def _inner_fn(a, b):
+    return _fnp.inner(a, b)
+
+
+def inner(input, other):  # noqa: A002
+    """``torch.inner``: the sum over the last dimensions (a product when one is 0-d)."""
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return dot(input, other)
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    r = _promote_datas((input, other))
+    ad, bd = input._data.astype(r, copy=False), other._data.astype(r, copy=False)
+    return _compose(_ViewBackward0i, _inner_fn, [input, other], [ad, bd])
 
 
 def bmm(input, mat2):  # noqa: A002

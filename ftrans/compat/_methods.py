@@ -176,9 +176,10 @@ def _alpha_inplace(fn):
 
 _METHODS = {
     # operators: return NotImplemented for operands they do not know
-    "__add__": O._add, "__radd__": _swap(O._add),
+    # commutative: ``2 * t`` is ``mul(t, 2)`` as in PyTorch (next_functions order)
+    "__add__": O._add, "__radd__": O._add,
     "__sub__": O._sub, "__rsub__": _swap(O._sub),
-    "__mul__": O._mul, "__rmul__": _swap(O._mul),
+    "__mul__": O._mul, "__rmul__": O._mul,
     "__truediv__": O._truediv, "__rtruediv__": _swap(O._truediv),
     "__floordiv__": _ni(O.floor_divide), "__rfloordiv__": _ni(_swap(O.floor_divide)),
     "__mod__": _ni(O.remainder), "__rmod__": _ni(_swap(O.remainder)),

@@ -206,6 +206,20 @@ def _operands(a, b):
         _orig_dtype(a, r), _orig_dtype(b, r))
 
 
+def _bad_operand(prefix, a, b):
+    """The TypeError for an operand that is neither a tensor nor a number."""
+    bad = b if isinstance(a, Tensor) else a
+    return TypeError(f"{prefix}expected a Tensor or a number, got {type(bad).__name__}")
+
+
+def _operands_or_raise(a, b):
+    """:func:`_operands`, a TypeError for an operand that is neither a tensor nor a number."""
+    r = _operands(a, b)
+    if r is None:
+        raise _bad_operand("unsupported operand type: ", a, b)
+    return r
+
+
 def _cast_operand(v, d, r):
     if isinstance(v, Tensor) and d.dtype != r:
         return d.astype(r)
@@ -347,7 +361,10 @@ def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None)
     the value when NumPy computes it more exactly than the composition (``inf`` parts of
     ``torch.complex``); the derivative is still the composition's."""
     if out is None:
-        out = _run_composite(fn, params, datas)
+        try:
+            out = _run_composite(fn, params, datas)
+        except ValueError as e:
+            _reraise_broadcast(e, datas)
     return _record(cls, fn, params, args, datas, out, mask if callable(mask) else (mask, False),
                    casts)
 
@@ -376,20 +393,42 @@ def _any_requires_grad(args):
     return False
 
 
-def _broadcast_error(ad, bd):
-    sa = getattr(ad, "shape", ())
-    sb = getattr(bd, "shape", ())
-    n = _pymax(len(sa), len(sb))
-    sa2 = (1,) * (n - len(sa)) + tuple(sa)
-    sb2 = (1,) * (n - len(sb)) + tuple(sb)
-    for i in range(n - 1, -1, -1):
-        if sa2[i] != sb2[i] and sa2[i] != 1 and sb2[i] != 1:
-            return RuntimeError(f"The size of tensor a ({sa2[i]}) must match the size of tensor b "
-                                f"({sb2[i]}) at non-singleton dimension {i}")
-    return RuntimeError(f"operands with shapes {list(sa)} and {list(sb)} cannot be broadcast")
+def _broadcast_error(*datas):
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast: the shapes are
+    combined left to right, "tensor a" is the broadcast shape so far, "tensor b" the next
+    operand.  Non-array operands (Python scalars) are skipped."""
+    shapes = [tuple(getattr(d, "shape", ())) for d in datas]
+    acc = ()
+    for sb in shapes:
+        n = _pymax(len(acc), len(sb))
+        sa2 = (1,) * (n - len(acc)) + acc
+        sb2 = (1,) * (n - len(sb)) + sb
+        for i in range(n - 1, -1, -1):
+            if sa2[i] != sb2[i] and sa2[i] != 1 and sb2[i] != 1:
+                return RuntimeError(f"The size of tensor a ({sa2[i]}) must match the size of "
+                                    f"tensor b ({sb2[i]}) at non-singleton dimension {i}")
+        acc = tuple(b if a == 1 else a for a, b in zip(sa2, sb2))
+    return RuntimeError(f"operands with shapes {[list(s) for s in shapes]} cannot be "
+                        "broadcast")
 
 
+def _reraise_broadcast(e, datas):
+    """Raise PyTorch's broadcasting RuntimeError for the ValueError ``e`` of NumPy when the
+    shapes of ``datas`` do not broadcast; re-raise ``e`` otherwise."""
+    try:
+        np.broadcast_shapes(*[tuple(getattr(d, "shape", ())) for d in datas])
+    except ValueError:
+        raise _broadcast_error(*datas) from None
+    raise e
 
+
+def _check_int_division(ad, bd):
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division or remainder
+    whose divisor ``bd`` has a zero (concrete values only: a traced divisor is unknown)."""
+    if _any_traced(ad, bd):
+        return
+    if np.result_type(ad, bd).kind in "iub" and np.any(np.asarray(bd) == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
 def _binary(prim, name, names, save, rname=None, edge_idx=None):
@@ -490,9 +529,7 @@ def _checked(op, accepts="tensor_scalar"):
                 _require_tensor(f.__name__, b, "other", 2)
         r = op(a, b)
         if r is NotImplemented:
-            bad = b if isinstance(a, Tensor) else a
-            raise TypeError(f"{op.__name__}(): expected a Tensor or a number, got "
-                            f"{type(bad).__name__}")
+            raise _bad_operand(f"{op.__name__}(): ", a, b)
         return r
     f.__name__ = op.__name__
     f.__doc__ = op.__doc__

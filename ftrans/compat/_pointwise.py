@@ -21,9 +21,11 @@ from ..primitives.select import select_p
 from ..core import zero as _zero
 
 from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary,
-    _broadcast_error, _checked, _compose, _one_tensor, _require_tensor, _convert, _custom, _default_float, _has_complex, _k,
-    _operands, _real_only, _record, _refuse_complex, _save_both, _save_cross, _save_div,
-    _save_pow, _scalar, _tensorize, _tname, _unary)
+    _broadcast_error, _check_int_division, _checked, _compose, _one_tensor, _require_tensor,
+    _convert, _custom, _default_float, _has_complex, _k, _operands, _operands_or_raise,
+    _real_only, _record, _refuse_complex, _reraise_broadcast, _save_both, _save_cross,
+    _save_div, _save_pow, _scalar, _tensorize, _tname, _unary)
+from ._intdiv import floor_divide, _rounded_div  # noqa: F401  (floor_divide: _ops's name)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 _neg = _unary(E.neg_p, "NegBackward0", None, float_only=False)
@@ -480,14 +482,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 def _truediv(input, other, rounding_mode=None):  # noqa: A002
     if rounding_mode is not None:
-        _refuse_complex(input, other, kernel=f"div_{rounding_mode}_cpu")
-        q = _nograd_binary(_np_div, input, other)
-        if rounding_mode == "floor":
-            return floor(q).to(q.dtype) if q._data.dtype.kind != "f" else floor(q)
-        if rounding_mode == "trunc":
-            return trunc(q)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{rounding_mode}'")
+        return _rounded_div(input, other, rounding_mode)
     ta = isinstance(input, Tensor)
     tb = isinstance(other, Tensor)
     if not ((ta or isinstance(input, (int, float, complex, np.generic)))
@@ -503,12 +498,6 @@ def _truediv(input, other, rounding_mode=None):  # noqa: A002
 
 
 divide = true_divide = div
-
-
-def _np_div(a, b):
-    return np.true_divide(a, b)
-
-
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (PyTorch's PowBackward0/1/2 depending on which is a tensor)."""
     _one_tensor("pow", input, exponent)
@@ -553,20 +542,6 @@ def float_power(input, exponent):  # noqa: A002
     return pow(up(input), up(exponent))
 
 
-def _operands_or_raise(a, b):
-    r = _operands(a, b)
-    if r is None:
-        bad = b if isinstance(a, Tensor) else a
-        raise TypeError(f"unsupported operand type: expected a Tensor or a number, got "
-                        f"{type(bad).__name__}")
-    return r
-
-
-def _nograd_binary(fn, a, b):
-    ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(fn(ad, bd))
-
-
 def _compare(prim):
     impl, bind = prim.impl, prim.bind
 
@@ -574,7 +549,10 @@ def _compare(prim):
         r = _operands(a, b)
         if r is None:
             return NotImplemented
-        return _make_plain(bind(r[0], r[1]))
+        try:
+            return _make_plain(bind(r[0], r[1]))
+        except ValueError as e:
+            _reraise_broadcast(e, r[:2])
     op.__name__ = prim.name
     return op
 
@@ -605,7 +583,10 @@ def _logical(npfn, traced=None):
                 raise TypeError(f"{npfn.__name__} of integer tensors cannot be traced by "
                                 "compat.func (no primitive); use boolean tensors")
             return _make_plain(traced(r[0], r[1]))
-        return _make_plain(npfn(r[0], r[1]))
+        try:
+            return _make_plain(npfn(r[0], r[1]))
+        except ValueError as e:
+            _reraise_broadcast(e, r[:2])
     return op
 
 
@@ -680,12 +661,6 @@ def logical_not(x):
     return _make_plain(_fnp.logical_not(d) if _any_traced(d) else np.logical_not(d))
 
 
-def floor_divide(a, b):
-    _refuse_complex(a, b, kernel="div_floor_cpu")
-    ad, bd, _ = _operands_or_raise(a, b)
-    return _make_plain(np.floor_divide(ad, bd))
-
-
 def _rem(prim, name):
     """``remainder``/``fmod``: the operation table's rows, with torch's node names
     (``<Name>Backward0`` for a scalar divisor, ``<Name>Backward1`` for a tensor)."""
@@ -693,6 +668,9 @@ def _rem(prim, name):
     ts = _binary(prim, f"{name}Backward0", ("self", "other"), (3, False), edge_idx=(0,))
 
     def op(a, b):
+        r = _operands(a, b)
+        if r is not None:
+            _check_int_division(r[0], r[1])
         r = (tt if isinstance(b, Tensor) else ts)(a, b)
         if r is NotImplemented:
             raise TypeError(f"{name.lower()}(): expected a Tensor or a number, got "
@@ -739,7 +717,7 @@ def equal(a, b) -> bool:
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return bool(np.allclose(a._data, _data_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -752,8 +730,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
     if isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
         raise RuntimeError(f"{_tname(a._data.dtype)} did not match {_tname(b._data.dtype)}")
-    return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,
-                                  equal_nan=equal_nan))
+    try:
+        return _make_plain(np.isclose(a._data, _data_of(b), rtol=rtol, atol=atol,
+                                      equal_nan=equal_nan))
+    except ValueError as e:
+        _reraise_broadcast(e, (a._data, _data_of(b)))
 
 
 def _data_of(v):
@@ -773,7 +754,10 @@ def where(condition, input=None, other=None):  # noqa: A002
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {D.from_np(c.dtype)._tname[:-6]}")
     xd, yd, casts = _operands_or_raise(input, other)
-    out = select_p.bind(c, xd, yd)
+    try:
+        out = select_p.bind(c, xd, yd)
+    except ValueError as e:
+        _reraise_broadcast(e, (c, xd, yd))
     return _record(_WhereBackward0, select_p, _EMPTY, [c, input, other], [c, xd, yd], out,
                    (1, False), casts=None if casts is None else (None,) + casts)
 

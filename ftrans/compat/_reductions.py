@@ -2,7 +2,6 @@
 softmax)."""
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -22,8 +21,8 @@ from ..primitives import indexing as I
 from ..numpy import linalg as _fla
 
 from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _any_traced, _as_float, _compose, _custom,
-    _k, _pymax, _record, _refuse_complex, _tname)
-from ._pointwise import (ROW_FUNCTIONS, conj, div, isnan, maximum, minimum, mul, sub, where)
+    _k, _record, _refuse_complex, _tname)
+from ._pointwise import (isnan, maximum, minimum, where)
 # =============================================================================== reductions
 def _dims(dim, ndim):
     """Sorted tuple of non-negative axes for ``dim`` (None: all)."""
@@ -278,43 +277,78 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
                                          keepdims=keepdim)))
 
 
-def _norm2_fn(x, axes, keepdim):
-    return _fla.vector_norm(x, axis=axes, keepdims=keepdim)   # derivative 0 at 0
+def _vnorm_fn(x, ord, axes, keepdim):
+    return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)   # derivative 0 at 0
+
+
+def _mnorm_fn(x, ord, axes, keepdim):
+    return _fla.norm(x, ord=ord, axis=axes, keepdims=keepdim)
+
+
+_LinalgVectorNormBackward0 = composite_class("LinalgVectorNormBackward0", ("self",))
+_NormBackward = composite_class("SumBackward1", ("self",))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
-    """Vector norm (p = 2/'fro' by default, also 1, inf, -inf and other numbers)."""
+    """``torch.norm``: a vector norm of any order ``p`` (2/'fro' by default; 0 counts the
+    nonzero elements, with a zero gradient where PyTorch's is None) over ``dim`` (all
+    dimensions by default), or the nuclear norm ``p='nuc'`` of the matrices over ``dim``
+    (the last two dimensions by default); ``ftrans.numpy.linalg``'s norms."""
     x = input if dtype is None else input.to(dtype)
-    if p in ("fro", 2, 2.0, None):
-        d = x._data
-        return _compose(composite_class("LinalgVectorNormBackward0", ("self",)), _norm2_fn,
-                        [x], [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
-    if p in (math.inf, float("inf")):
-        return amax(abs(x), dim=() if dim is None else dim, keepdim=keepdim)
-    if p in (-math.inf, float("-inf")):
-        return amin(abs(x), dim=() if dim is None else dim, keepdim=keepdim)
-    if p == 1:
-        return sum(abs(x), dim, keepdim)
-    return pow(sum(pow(abs(x), p), dim, keepdim), 1.0 / p)
+    d = x._data
+    if isinstance(p, str):
+        if p == "nuc":
+            axes = tuple(_dim(a, d.ndim) for a in ((-2, -1) if dim is None else dim))
+            if len(axes) != 2:
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+            return _compose(_NormBackward, _mnorm_fn, [x], [d],
+                            {"ord": "nuc", "axes": axes, "keepdim": keepdim})
+        if p != "fro":
+            raise RuntimeError(f"norm(): invalid norm order '{p}'")
+        p = 2
+    if p is None:
+        p = 2
+    return _compose(_LinalgVectorNormBackward0, _vnorm_fn, [x], [d],
+                    {"ord": float(p), "axes": _dims(dim, d.ndim), "keepdim": keepdim})
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
-    """Variance (Bessel's correction by default)."""
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    d = input._data
-    axes = _dims(dim, d.ndim)
-    n = 1
-    for a in axes:
-        n *= d.shape[a]
-    c = sub(input, mean(input, dim=axes, keepdim=True))
-    sq = mul(c, conj(c)) if d.dtype.kind == "c" else mul(c, c)
-    s = sum(sq.real if d.dtype.kind == "c" else sq, dim=axes, keepdim=keepdim)
-    return div(s, float(_pymax(n - correction, 0)))
+_VarBackward0 = composite_class("VarBackward0", ("self",))
+_StdBackward0 = composite_class("StdBackward0", ("self",))
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
-    return ROW_FUNCTIONS["sqrt"](var(input, dim, unbiased, keepdim, correction=correction))
+def _var_fn(x, axes, ddof, keepdim):
+    return _fnp.var(x, axis=axes, ddof=ddof, keepdims=keepdim)
+
+
+def _std_fn(x, axes, ddof, keepdim):
+    return _fnp.std(x, axis=axes, ddof=ddof, keepdims=keepdim)   # derivative 0 if constant
+
+
+def _var_like(fn, cls, name):
+    def op(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+        if isinstance(dim, bool):   # torch's overload var(input, unbiased)
+            dim, unbiased = None, dim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        elif unbiased is not None:
+            raise RuntimeError(f"{name}: Cannot pass both correction and unbiased arguments")
+        d = input._data
+        if d.dtype.kind not in "fc":
+            raise RuntimeError(f"{name}(): input dtype should be either floating point or "
+                               f"complex. Got {_tname(d.dtype)} instead.")
+        return _compose(cls, fn, [input], [d], {"axes": _dims(dim, d.ndim),
+                                                "ddof": correction, "keepdim": keepdim})
+    op.__name__ = name
+    op.__doc__ = (f"``torch.{name}`` over ``dim`` (all dimensions by default) with Bessel's "
+                  "``correction`` (1 by default; the positional ``unbiased`` of torch's "
+                  f"overloads is accepted: ``{name}(t, False)``)"
+                  + ("; a constant slice has gradient 0 as in PyTorch." if name == "std"
+                     else "."))
+    return op
+
+
+var = _var_like(_var_fn, _VarBackward0, "var")
+std = _var_like(_std_fn, _StdBackward0, "std")
 
 
 def _logsumexp_fn(x, axes, keepdim):

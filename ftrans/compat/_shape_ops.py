@@ -15,8 +15,9 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 from . import _tracer_values as _TV
 
-from ._opbase import (SAVE_NONE, _any_traced, _require_tensor, _compose, _ctype, _default_float, _k, _kk, _pyabs, _pymax,
-    _pymin, _pysum, _record, _refuse_complex, _scalar)
+from ._opbase import (SAVE_NONE, _any_traced, _broadcast_error, _require_tensor, _compose,
+    _ctype, _default_float, _k, _kk, _pyabs, _pymax, _pymin, _pysum, _record, _refuse_complex,
+    _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
 from ._reductions import (_dims, _size_attr)
 # =============================================================================== clamp, where
@@ -105,6 +106,13 @@ def masked_fill(input, mask, value):  # noqa: A002
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")
     vd = value._data if isinstance(value, Tensor) else value
+    try:
+        np.broadcast_shapes(m.shape, d.shape)
+    except ValueError:
+        raise _broadcast_error(m, d) from None   # PyTorch names the mask "tensor a"
+    if isinstance(value, Tensor) and vd.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {vd.ndim} dimension(s).")
     _check_fill_value(d, vd)
     if not isinstance(value, Tensor):
         vd = np.asarray(vd)
@@ -240,12 +248,17 @@ def squeeze(input, dim=None):  # noqa: A002
         dims = tuple(i for i, s in enumerate(d.shape) if s == 1)
         cls = _SqueezeBackward0
     else:
-        axes = _dims(dim, d.ndim) if d.ndim else ()
+        axes = _dims(dim, d.ndim) if d.ndim and not _empty_dims(dim) else ()
         dims = tuple(i for i in axes if d.shape[i] == 1)
         cls = _SqueezeBackward1
     if not dims:
         return _view_op(input, S.reshape_p, {"new_shape": d.shape}, cls)
     return _view_op(input, S.squeeze_p, {"dims": dims}, cls)
+
+
+def _empty_dims(dims):
+    """True for an empty list/tuple of dimensions (none selected, unlike ``None``)."""
+    return isinstance(dims, (tuple, list)) and len(dims) == 0
 
 
 def unsqueeze(input, dim):  # noqa: A002
@@ -263,7 +276,8 @@ def transpose(input, dim0, dim1):  # noqa: A002
     d = input._data
     a, b = _dim(dim0, d.ndim), _dim(dim1, d.ndim)
     perm = list(range(d.ndim))
-    perm[a], perm[b] = perm[b], perm[a]
+    if perm:   # a 0-d tensor accepts dimensions 0 and -1
+        perm[a], perm[b] = perm[b], perm[a]
     return _view_op(input, S.transpose_p, {"perm": tuple(perm)}, _TransposeBackward0)
 
 
@@ -558,6 +572,8 @@ def unbind(input, dim=0):  # noqa: A002
 def index_select(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
+    if d.ndim == 0:   # a 0-d tensor: as a 1-element vector, the result 0-d again
+        return reshape(index_select(reshape(input, (1,)), 0, index), ())
     ix = index._data if isinstance(index, Tensor) else index
     ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
@@ -571,6 +587,10 @@ def gather(input, dim, index):  # noqa: A002
     d = input._data
     ax = _dim(dim, d.ndim)
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
+    _check_gather(d, ax, ix)
+    if d.ndim == 0 and isinstance(index, Tensor):   # as 1-element vectors; index's shape
+        return reshape(gather(reshape(input, (1,)), dim, reshape(index, (-1,))),
+                       tuple(ix.shape))
     grids = list(np.indices(ix.shape, sparse=True))
     grids[ax] = ix
     arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
@@ -580,9 +600,28 @@ def gather(input, dim, index):  # noqa: A002
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
 
+def _check_gather(d, ax, ix):
+    """PyTorch's RuntimeErrors for ``gather``'s index: its number of dimensions, its sizes
+    (at most the input's, but along ``dim``) and its values (concrete ones)."""
+    if ix.ndim != d.ndim and not (ix.ndim <= 1 and d.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for i, (si, sd) in enumerate(zip(ix.shape, d.shape)):
+        if i != ax and si > sd:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                               f"{list(ix.shape)} to be no larger than self {list(d.shape)} "
+                               f"apart from dimension {ax}")
+    if type(ix) is np.ndarray and ix.size:
+        n = d.shape[ax] if d.ndim else 1
+        bad = ix[(ix >= n) | (ix < -n)]
+        if bad.size:
+            raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {ax} "
+                               f"with size {n}")
+
+
 def flip(input, dims):  # noqa: A002
     d = input._data
-    axes = _dims(dims, d.ndim)
+    axes = () if _empty_dims(dims) else _dims(dims, d.ndim)
     template = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(d.ndim))
     out = (np.ascontiguousarray(d[template]) if type(d) is np.ndarray
            else I.gather_p.bind(d, template=template))   # a Tracer (compat.func)

@@ -1,7 +1,8 @@
 """``ftrans.compat.func``: ``torch.func``'s transforms over compat Tensors.
 
 ``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``,
-``vmap``, ``functional_call`` and ``stack_module_state`` with ``torch.func``'s signatures,
+``vmap``, ``functional_call``, ``stack_module_state``, ``linearize``, ``functionalize`` and
+``replace_all_batch_norm_modules_`` with ``torch.func``'s signatures,
 argument rules and return structures (pytrees -- tuples, lists, dicts -- of Tensors in
 and out, ``argnums``, ``has_aux``, ``in_dims``/``out_dims``, ``randomness``).
 
@@ -25,7 +26,9 @@ torch.func does (:mod:`._tracer_values`): under ``grad``/``vjp``/``jvp``/``jacre
 ``jacfwd`` ``.item()``, ``.tolist()``, ``float()`` and Python control flow use the
 primal value (a constant); under ``vmap`` they, and boolean-mask indexing of a batched
 mask, raise ``RuntimeError``.  The modules' helpers are in :mod:`._func_modules`,
-``vmap`` in :mod:`._func_vmap`.
+``vmap`` in :mod:`._func_vmap`.  functorch's ``make_functional``,
+``make_functional_with_buffers`` and ``combine_state_for_ensemble`` (PyTorch's separate
+``functorch`` package) are here too (:mod:`._func_extra`).
 """
 from __future__ import annotations
 
@@ -39,10 +42,17 @@ from ._func_core import (call_transformed, check_argnums, check_scalar, diff_dat
                          is_tensor, replaying, substitute, to_data)
 from ._func_modules import functional_call, stack_module_state
 from ._func_vmap import vmap
+from ._func_extra import (functionalize, replace_all_batch_norm_modules_, make_functional,
+                          make_functional_with_buffers, combine_state_for_ensemble,
+                          FunctionalModule, FunctionalModuleWithBuffers)
 from .autograd.grad_mode import is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "linearize", "functionalize",
+           "replace_all_batch_norm_modules_",
+           # functorch's (PyTorch keeps them in the separate functorch package)
+           "make_functional", "make_functional_with_buffers", "combine_state_for_ensemble",
+           "FunctionalModule", "FunctionalModuleWithBuffers"]
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -230,3 +240,21 @@ def hessian(func, argnums=0):
     """``jacfwd(jacrev(func, argnums), argnums)`` (``torch.func.hessian``): for a scalar
     output and an input of shape ``I`` the Hessian has shape ``I + I``."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``torch.func.linearize``: ``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)``
+    is the Jacobian-vector product of ``func`` at ``primals``.  Differs from PyTorch in
+    cost only: each ``jvp_fn`` call evaluates ``compat.func.jvp`` at the primals again
+    (PyTorch traces the linearized function once)."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents):
+        if len(tangents) != len(primals):
+            raise RuntimeError(f"Expected {len(primals)} tangents, got {len(tangents)}")
+        for p, t in zip(primals, tangents):
+            if tuple(p.shape) != tuple(t.shape) or p.dtype != t.dtype:
+                raise RuntimeError(f"linearize: expected a tangent of shape {tuple(p.shape)} "
+                                   f"and dtype {p.dtype}, got {tuple(t.shape)} and {t.dtype}")
+        return jvp(func, tuple(primals), tuple(tangents))[1]
+    return out, jvp_fn

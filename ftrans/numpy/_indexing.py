@@ -313,6 +313,10 @@ def _region_shape(shape, idx):
 
 def _update(x, idx, values, op):
     x = F._ndarray(x)
+    if _kind_of(x) == "b":   # on 0/1 integers: add is "or", multiply "and", as in NumPy
+        i64 = np.dtype(np.int64)
+        r = _update(P.convert_element_type(x, i64), idx, _cast(F._ndarray(values), i64), op)
+        return P.ne(r, 0)
     size = x.size
     region = _region_shape(tuple(x.shape), idx)
     v = _cast(F._ndarray(values), x.dtype)
@@ -375,13 +379,25 @@ def _update(x, idx, values, op):
     vg = P.gather(P.reshape(v, (flat.size,)), pos)
     xf = P.reshape(x, (size,))
     if op == "multiply":
-        prod = P.reduce_prod(P.where(pad, 1.0, vg), (1,))
+        prod = _cast(P.reduce_prod(P.where(pad, x.dtype.type(1), vg), (1,)), x.dtype)
         vals = P.mul(P.gather(xf, uniq), prod)
     else:
-        fill = -np.inf if op == "max" else np.inf
+        fill = _extreme_fill(x.dtype, op)
         cand = P.concatenate([P.expand_dims(P.gather(xf, uniq), (1,)), P.where(pad, fill, vg)], 1)
         vals = (P.reduce_max if op == "max" else P.reduce_min)(cand, (1,))
     return P.where(written, P.reshape(P.scatter_add(vals, uniq, (size,)), x.shape), x)
+
+
+def _extreme_fill(dtype, op):
+    """The identity of ``max``/``min`` in ``dtype`` (-inf/inf, or the integer or boolean
+    extremes), so that padding keeps the dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.bool_(op != "max")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return dtype.type(info.min if op == "max" else info.max)
+    return dtype.type(-np.inf if op == "max" else np.inf)
 
 
 def _last_writes(target, region):

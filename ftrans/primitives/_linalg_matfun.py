@@ -24,14 +24,15 @@ the primitives behind :mod:`ftrans.scipy.linalg`).
     Real input -> real output: a real matrix whose principal logarithm / square root is
     not real (a negative real eigenvalue) raises ``ValueError``; pass a complex matrix.
 ``lu(a)``
-    ``(lu, piv, perm)`` of a square ``a``: LAPACK's packed factors (``L`` unit lower, ``U``
+    ``(lu, piv, perm)`` of an ``(m, n)`` ``a``: LAPACK's packed factors (``L`` unit lower, ``U``
     upper: ``P a = L U`` with ``(P a)[i] = a[perm[i]]``), its row interchanges ``piv``
     (``scipy.linalg.lu_factor``'s) and the permutation ``perm``; the integer outputs are
     not differentiable.  With ``X = L^{-1} P dA U^{-1}``: ``dL = L tril(X, -1)``, ``dU =
     triu(X) U`` (JAX's ``lu_jvp_rule``; de Hoog, Anderssen & Lukas 2011), so ``d lu = dL +
     dU``; VJP ``Ā = P^T L^{-H} (tril(L^H C, -1) + triu(C U^H)) U^{-H}`` for the cotangent
     ``C`` of ``lu`` (the adjoint, term by term).  Differentiable where the pivot order is
-    locally constant (no ties) and ``U`` is nonsingular.
+    locally constant (no ties) and ``U`` is nonsingular.  Rectangular ``a``: ``L`` and
+    ``U`` are first padded to ``(m, m)`` and ``(n, n)`` with the identity (JAX's rule).
 
 Impl: SciPy (one call per matrix of a stack; Dask: lazily, one task; array-API arrays:
 ``NotImplementedError``); ``jit`` runs them eagerly (no lowering),
@@ -228,10 +229,10 @@ def _lu_one(m):
 def _lu_impl(a):
     xp = backend_for(a).xp
     h = _host(a)
-    batch, n = h.shape[:-2], h.shape[-1]
+    batch, (m, n) = h.shape[:-2], h.shape[-2:]
     lu_ = np.empty(h.shape, h.dtype)
-    piv = np.empty(tuple(batch) + (n,), np.int32)
-    perm = np.empty(tuple(batch) + (n,), np.int32)
+    piv = np.empty(tuple(batch) + (min(m, n),), np.int32)
+    perm = np.empty(tuple(batch) + (m,), np.int32)
     for idx in np.ndindex(*batch):
         lu_[idx], piv[idx], perm[idx] = _lu_one(h[idx])
     return tuple(r if xp is np else xp.asarray(r) for r in (lu_, piv, perm))
@@ -251,10 +252,11 @@ def _lu_impl_any(a):
 
 @lu_p.def_abstract_eval
 def _lu_abstract(a):
-    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"lu: expected (a stack of) square matrices, got {tuple(a.shape)}")
-    idx = ShapedArray(tuple(a.shape[:-1]), np.dtype(np.int32))
-    return ShapedArray(a.shape, a.dtype), idx, idx
+    if len(a.shape) < 2:
+        raise ValueError(f"lu: expected (a stack of) matrices, got {tuple(a.shape)}")
+    batch, (m, n) = tuple(a.shape[:-2]), a.shape[-2:]
+    return (ShapedArray(a.shape, a.dtype), ShapedArray(batch + (min(m, n),), np.dtype(np.int32)),
+            ShapedArray(batch + (m,), np.dtype(np.int32)))
 
 
 def perm_matrix(perm, dtype, like):
@@ -269,13 +271,34 @@ def _unit_lower(lu_):
     return add(_tri(lu_, True, -1), _eye_like(lu_))
 
 
+def _square_factors(lu_):
+    """``(L, U)`` of the packed ``(m, n)`` factors as square matrices: ``L`` ``(m, m)``
+    unit lower (its last ``m - k`` columns those of the identity), ``U`` ``(n, n)`` upper
+    (its last ``n - k`` rows those of the identity), ``k = min(m, n)`` (JAX's padding)."""
+    m, n = lu_.shape[-2:]
+    nb = len(lu_.shape) - 2
+    if m > n:   # L: the m x n lower part, zero-padded to m x m
+        low = _tri(lu_, True, -1)
+        pad = zeros_of(tuple(lu_.shape[:-1]) + (m - n,), lu_.dtype, lu_)
+        L = add(concatenate([low, pad], axis=nb + 1), _eye_like(lu_, m))
+        U = _tri(gather(lu_, (Ellipsis, slice(0, n), slice(None))), False)
+        return L, U
+    if n > m:   # U: the m x n upper part, padded to n x n with the identity's last rows
+        up = _tri(lu_, False)
+        eye = _eye_like(lu_, n)
+        U = concatenate([up, gather(eye, (Ellipsis, slice(m, n), slice(None)))], axis=nb)
+        L = _unit_lower(gather(lu_, (Ellipsis, slice(None), slice(0, m))))
+        return L, U
+    return _unit_lower(lu_), _tri(lu_, False)
+
+
 @lu_p.def_jvp
 def _lu_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     lu_, piv, perm = lu_p.bind(a)
     if ta is zero:
         return (lu_, piv, perm), (zero, zero, zero)
-    L, U = _unit_lower(lu_), _tri(lu_, False)
+    L, U = _square_factors(lu_)
     pa = _mm(perm_matrix(perm, a.dtype, a), _cast(ta, a.dtype))
     y = triangular_solve(L, pa, True)                              # L^{-1} P dA
     x = _H(triangular_solve(_H(U), _H(y), True))                   # ... U^{-1}
@@ -291,7 +314,7 @@ def _lu_vjp(cts, ans, primals, needs):
     if c is zero:
         return [zeros_of(tuple(a.shape), a.dtype, a)]
     c = _cast(c, a.dtype)
-    L, U = _unit_lower(lu_), _tri(lu_, False)
+    L, U = _square_factors(lu_)
     m = add(_tri(_mm(_H(L), c), True, -1), _tri(_mm(c, _H(U)), False))
     y = triangular_solve(_H(L), m, False)                          # L^{-H} M
     z = _H(triangular_solve(U, _H(y), False))                      # ... U^{-H}
@@ -299,5 +322,6 @@ def _lu_vjp(cts, ans, primals, needs):
 
 
 def lu(a):
-    """``(lu, piv, perm)``: the pivoted LU of square ``a`` (module docstring)."""
+    """``(lu, piv, perm)``: the pivoted LU of ``(m, n)`` matrices ``a`` (module
+    docstring)."""
     return tuple(lu_p.bind(a))

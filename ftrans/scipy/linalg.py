@@ -24,6 +24,11 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
   keywords such as ``assume_a`` are not accepted).  ``cholesky`` and ``qr`` are SciPy's
   own here because their defaults differ from NumPy's (SciPy's ``cholesky`` returns the
   upper factor, its ``qr`` the full ``Q``).
+* :func:`householder_product`, :func:`geqrf`, :func:`ormqr` (LAPACK routines SciPy reaches as
+  ``scipy.linalg.lapack.dorgqr``, ``dgeqrf``, ``dormqr``): Householder QR, composed.
+* :func:`ldl_factor_packed`, :func:`ldl_solve_packed`: LAPACK's Bunch-Kaufman ``sytrf``/
+  ``hetrf`` and ``sytrs``/``hetrs`` (packed factors; NumPy on concrete arrays, no
+  derivative -- SciPy's own ``ldl`` returns unpacked factors).
 """
 from __future__ import annotations
 
@@ -40,11 +45,14 @@ from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _comm
 from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
 from ..numpy._indexing import take as _take
+from ._householder import householder_product, geqrf, ormqr
+from ._ldl import ldl_factor_packed, ldl_solve_packed
 
 __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapunov",
            "solve_triangular", "solve_banded", "cho_factor", "cho_solve", "lu_factor",
            "lu_solve", "block_diag", "polar", "cholesky", "qr", "solve", "inv", "det", "eigh",
-           "svd", "lstsq", "pinv", "norm"]
+           "svd", "lstsq", "pinv", "norm", "householder_product", "geqrf", "ormqr",
+           "ldl_factor_packed", "ldl_solve_packed"]
 
 
 def _square(a, name):
@@ -376,13 +384,17 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     ``lu`` is differentiable in ``a`` (JAX's LU JVP rule; where the pivot order is
     locally constant); ``piv`` (int32) is not.
 
-    Raises ``ValueError`` for a non-square ``a`` (SciPy also factors rectangular
-    matrices; :func:`lu_solve` needs square ones).
+    ``a`` may be rectangular ``(..., M, N)`` (``piv`` then has ``min(M, N)`` entries);
+    :func:`lu_solve` needs square factors.  Raises ``ValueError`` for fewer than 2
+    dimensions.
 
     >>> lu_factor([[1.0, 2.0], [3.0, 4.0]])[1]
     array([1, 1], dtype=int32)
     """
-    a = _square(a, "lu_factor")
+    (a,) = _common(a)
+    if a.ndim < 2:
+        raise ValueError(f"lu_factor: expected a (stack of) matrices, got shape "
+                         f"{tuple(a.shape)}")
     lu, piv, _ = _L.lu(a)
     return lu, piv
 

@@ -195,8 +195,17 @@ def test_lu():
         check_grads(lambda a: fl.lu_factor(a)[0], (a,), order=2, modes=MODES)
         # the factors' derivative: lu_solve differentiated in lu (piv fixed)
         check_grads(lambda lu, b: fl.lu_solve((lu, piv2), b), (lu2, b), order=2, modes=MODES)
-    with pytest.raises(ValueError, match="square"):
-        fl.lu_factor(np.ones((2, 3)))
+    # rectangular matrices, as SciPy (the derivative: JAX's padded-factor rule)
+    for shape in ((3, 5), (5, 3), (2, 4, 3)):
+        a = rng.standard_normal(shape)
+        lu, piv = fl.lu_factor(a)
+        for idx in np.ndindex(*shape[:-2]):
+            lu2, piv2 = sl.lu_factor(a[idx])
+            np.testing.assert_allclose(lu[idx], lu2, rtol=1e-12, atol=1e-12)
+            np.testing.assert_array_equal(piv[idx], piv2)
+        check_grads(lambda a: fl.lu_factor(a)[0], (a,), order=2, modes=MODES)
+    with pytest.raises(ValueError, match="matrices"):
+        fl.lu_factor(np.ones(3))
 
 
 def test_lu_solve_traced_pivots():

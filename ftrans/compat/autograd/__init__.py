@@ -160,7 +160,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if grads is None:
         grads = (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     roots, rgrads = _root_edges(outputs, _make_grads(outputs, grads, create_graph))

@@ -33,12 +33,14 @@ import numpy as np
 from ...core.trace import _ctx, EVAL, Trace, PrimalTracer, set_current_trace
 from ...primitives import optable
 from ...primitives.elementwise import add_p
+from .. import _dtype as D
 from .. import _tensor as T
 from .. import _ops as O
 from .grad_mode import _tls
 from . import _node
 from . import graph as G
 from . import _events
+from ._composite import composite_class
 
 __all__ = ["run_backward", "call_node"]
 
@@ -72,14 +74,28 @@ _PRIM_SAVES = {}
 _prim_classes = {}
 
 
-def _prim_class(prim):
+def _prim_class(prim, make=G.node_class):
     cls = _prim_classes.get(prim)
     if cls is None:
         name = _PRIM_NODE_NAMES.get(prim.name)
         if name is None:
             name = "".join(p.capitalize() for p in prim.name.split("_")) + "Backward0"
-        cls = _prim_classes[prim] = G.node_class(name, ())
+        cls = _prim_classes[prim] = make(name, ())
     return cls
+
+
+_picks = {}
+
+
+def _pick(prim, k):
+    """Result ``k`` of the multiple-result primitive ``prim`` as a function (a composite
+    node's function: its VJP is ``ftrans.vjp`` of it)."""
+    f = _picks.get((prim, k))
+    if f is None:
+        def f(*args, **params):
+            return prim.bind(*args, **params)[k]
+        f = _picks[(prim, k)] = f
+    return f
 
 
 def _prim_save(prim):
@@ -115,11 +131,12 @@ class _GraphTrace(Trace):
         out = self.parent.process_primitive(prim, datas, params)
         if tens is None or not prim.differentiable:
             return out
-        if prim.multiple_results:
-            raise NotImplementedError(
-                f"create_graph=True through primitive {prim.name!r} (multiple results) is not "
-                "supported by the compat layer yet")
         operands = [tens[i] if tens[i] is not None else datas[i] for i in range(len(args))]
+        if prim.multiple_results:   # one composite node per inexact result (its VJP: ftrans's)
+            cls = _prim_class(prim, composite_class)
+            return [_GTracer(self, O._compose(cls, _pick(prim, k), operands, datas, params,
+                                              out=o))
+                    if np.dtype(o.dtype).kind in "fc" else o for k, o in enumerate(out)]
         t = O._record(_prim_class(prim), prim, params, operands, datas, out, _prim_save(prim))
         return _GTracer(self, t)
 
@@ -160,6 +177,21 @@ def _from_tensor(r, cg, what):
     if not isinstance(r, T.Tensor):
         raise TypeError(f"{what} must return a Tensor or None, got {type(r).__name__}")
     return r if cg else r._data
+
+
+def _tensor_hook_result(fn, g, r, cg):
+    """A tensor hook's result ``r`` for the gradient ``g``: PyTorch's RuntimeError when the
+    hook changed its dtype or shape."""
+    if g is not None and isinstance(r, T.Tensor):
+        gd = g._data if isinstance(g, T.Tensor) else g
+        a, b = np.dtype(gd.dtype), np.dtype(r._data.dtype)
+        name = getattr(fn, "__name__", type(fn).__name__)
+        if a != b:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"torch.{D.from_np(a)._tname} got torch.{D.from_np(b)._tname})")
+        if tuple(gd.shape) != tuple(r._data.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return _from_tensor(r, cg, "a tensor hook")
 
 
 def _add(a, b, cg):
@@ -465,7 +497,7 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
                 for fn in list(hooks.values()):
                     r = fn(None if g is None else _to_tensor(g, cg))
                     if r is not None:
-                        g = _from_tensor(r, cg, "a tensor hook")
+                        g = _tensor_hook_result(fn, g, r, cg)
                 buf[nr] = g
         if hk.rgh:
             for nr, t in list(hk.rgh.items()):
@@ -533,7 +565,7 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
         for fn in list(x.hooks.values()):
             r = fn(None if g is None else _to_tensor(g, cg))
             if r is not None:
-                g = _from_tensor(r, cg, "a tensor hook")
+                g = _tensor_hook_result(fn, g, r, cg)
     if hk is not None and hk.pre:
         for fn in list(hk.pre.values()):
             r = fn((None if g is None else _to_tensor(g, cg),))

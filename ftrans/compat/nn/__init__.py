@@ -31,7 +31,8 @@ from . import layers2 as _layers2, loss2 as _loss2
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
                           TransformerDecoder, Transformer)
-from . import functional, init, utils  # noqa: F401
+from .parallel import DataParallel
+from . import functional, init, utils, parallel  # noqa: F401
 import ftrans.compat as _torch
 for _n, _f in functional.TOPLEVEL.items():   # torch.grid_sampler_2d, torch.native_* ...
     if not hasattr(_torch, _n):
@@ -55,5 +56,6 @@ __all__ = [
     "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase",
     "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerDecoder", "Transformer", "functional", "init", "utils",
+    "TransformerDecoder", "Transformer", "functional", "init", "utils", "DataParallel",
+    "parallel",
 ] + _layers2.__all__ + _loss2.__all__

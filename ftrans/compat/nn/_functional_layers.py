@@ -348,11 +348,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     C = input.shape[1]
     if training:
         n = input.numel() // C if C else 0
-        if n <= 1:
+        if n == 1:   # (an empty batch normalizes to an empty result, as in PyTorch)
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0:   # PyTorch's empty-batch path: no statistics, still in the graph
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     out, mean, var = _K.native_batch_norm(input, weight, bias, running_mean, running_var,
                                           training, eps)
     if training and (running_mean is not None or running_var is not None):
@@ -401,7 +406,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {input.shape} and "
                            f"num_groups={num_groups}")
-    x = input.reshape(N, num_groups, -1)
+    x = input.reshape(N, num_groups, (C // num_groups) * math.prod(input.shape[2:]))
     mean = x.mean(dim=2, keepdim=True)
     xc = x - mean
     var = (xc * xc).mean(dim=2, keepdim=True)
@@ -445,7 +450,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (PyTorch 2.x's formula)."""
+    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (PyTorch 2.x's formula), of the
+    inputs broadcast to one shape first."""
+    x1, x2 = torch.broadcast_tensors(x1, x2)
     n12 = (x1 * x1).sum(dim) * (x2 * x2).sum(dim)
     return (x1 * x2).sum(dim) / n12.clamp_min(eps * eps).sqrt()
 
@@ -696,8 +703,18 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
 
 def prelu(input, weight):  # noqa: A002
     """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or C (axis 1) entries."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if input.dim() < 2 or weight.numel() != input.shape[1]:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size.")
     w = weight
-    if weight.numel() > 1 and input.dim() >= 2:
+    if input.dim() == 0 and weight.numel() == 1:   # a 0-d input stays 0-d
+        w = weight.reshape(())
+    elif weight.numel() > 1 and input.dim() >= 2:
         w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
     return torch.where(input > 0, input, input * w)
 

@@ -385,8 +385,8 @@ class Module(_StateDictMixin, _HookMixin):
             if p.grad is not None:
                 with torch.no_grad():
                     g = fn(p.grad)
-                if g is not p.grad:
-                    p.grad = g
+                if g is not p.grad:   # converted in place, as in PyTorch (p.grad.data = g)
+                    p.grad.data = g
         for key, b in self._buffers.items():
             if b is not None:
                 self._buffers[key] = fn(b)

@@ -1,8 +1,9 @@
-"""``ftrans.compat.utils``: ``data`` (datasets and loaders) and ``benchmark`` (Timer),
+"""``ftrans.compat.utils``: ``data`` (datasets and loaders), ``benchmark`` (Timer) and
+``checkpoint`` (activation checkpointing),
 PyTorch's ``torch.utils`` namespaces; imported on first attribute access."""
 import importlib
 
-__all__ = ["data", "benchmark"]
+__all__ = ["data", "benchmark", "checkpoint"]
 
 
 def __getattr__(name):

@@ -1,0 +1,445 @@
+"""``torch.linalg`` solves, inverses, determinants, Cholesky, least squares, the
+pseudo-inverse and matrix functions, adapted onto :mod:`ftrans.numpy.linalg` and
+:mod:`ftrans.scipy.linalg` (see :mod:`ftrans.compat.linalg`)."""
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy import linalg as _fla
+from ..scipy import linalg as _fsl
+from ..primitives import linalg as _L
+from ._tensor import Tensor, _make_plain
+from ._linalg_base import (LinAlgError, op, call, need_float, need_matrix, need_square,
+                           same_dtype)
+
+__all__ = ["solve", "solve_ex", "inv", "inv_ex", "det", "slogdet", "logdet", "cholesky",
+           "cholesky_ex", "solve_triangular", "lstsq", "pinv", "tensorinv", "tensorsolve",
+           "matrix_power", "matrix_exp", "mT", "mH", "bcast_batch", "is_vector_rhs",
+           "cholesky_fn"]
+
+linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+linalg_solve_ex = namedtuple("linalg_solve_ex", ["result", "info"])
+linalg_inv_ex = namedtuple("linalg_inv_ex", ["inverse", "info"])
+linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
+linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+# ------------------------------------------------------------------ compositions (ftrans)
+def mT(x):
+    return fnp.swapaxes(x, -1, -2)
+
+
+def mH(x):
+    return fnp.conj(mT(x)) if x.dtype.kind == "c" else mT(x)
+
+
+def bcast_batch(a, b, bvec=False):
+    """``a`` (matrices) and ``b`` (matrices, or vectors when ``bvec``) with their batch
+    dimensions broadcast together."""
+    nb = 1 if bvec else 2
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-nb]))
+    if tuple(a.shape[:-2]) != batch:
+        a = fnp.broadcast_to(a, batch + tuple(a.shape[-2:]))
+    if tuple(b.shape[:-nb]) != batch:
+        b = fnp.broadcast_to(b, batch + tuple(b.shape[-nb:]))
+    return a, b
+
+
+def _solve_fn(a, b, *, left, vec):
+    if not left:
+        a = mT(a)
+        if not vec:
+            b = mT(b)
+    a, b = bcast_batch(a, b, vec)
+    if vec:
+        b = fnp.expand_dims(b, -1)
+    x = _fla.solve(a, b)
+    if vec:
+        return fnp.squeeze(x, -1)
+    return x if left else mT(x)
+
+
+def _inv_fn(a):
+    return _fla.inv(a)
+
+
+def _det_fn(a):
+    return _fla.det(a)
+
+
+def _slogdet_fn(a):
+    return tuple(_fla.slogdet(a))
+
+
+def _logdet_fn(a):
+    sign, lad = _fla.slogdet(a)
+    if a.dtype.kind == "c":
+        return fnp.add(fnp.log(sign), lad)
+    return fnp.where(fnp.less(sign, 0), np.nan, lad)
+
+
+def cholesky_fn(a, *, upper):
+    return _fla.cholesky(a, upper=upper)
+
+
+def _tri_fn(a, b, *, upper, left, unit):
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return mT(_tri_fn(mT(a), mT(b), upper=not upper, left=True, unit=unit))
+    a, b = bcast_batch(a, b)
+    return _fsl.solve_triangular(a, b, lower=not upper, unit_diagonal=unit)
+
+
+def _pinv_fn(a, *, rcond, hermitian):
+    return _fla.pinv(a, rcond, hermitian)
+
+
+def _lstsq_fn(a, b, *, rcond, vec, resid):
+    a, b = bcast_batch(a, b, vec)
+    if vec:
+        b = fnp.expand_dims(b, -1)
+    x = fnp.matmul(_fla.pinv(a, rcond), b)
+    if resid:
+        d = fnp.subtract(fnp.matmul(a, x), b)
+        r = fnp.sum(fnp.real(fnp.multiply(fnp.conj(d), d)) if d.dtype.kind == "c"
+                    else fnp.multiply(d, d), axis=-2)
+    else:   # (PyTorch's empty residuals are an output of the node too)
+        r = fnp.zeros((0,), np.finfo(np.dtype(a.dtype)).dtype)
+    if vec:
+        x = fnp.squeeze(x, -1)
+        if resid:
+            r = fnp.squeeze(r, -1)
+    return x, r
+
+
+def _svdvals_fn(a):
+    return _fla.svdvals(a)
+
+
+def _tensorinv_fn(a, *, ind):
+    return _fla.tensorinv(a, ind)
+
+
+def _tensorsolve_fn(a, b, *, dims):
+    return _fla.tensorsolve(a, b, dims)
+
+
+def _matrix_power_fn(a, *, n):
+    return _fla.matrix_power(a, n)
+
+
+def _expm_fn(a):
+    return _fsl.expm(a)
+
+
+# ------------------------------------------------------------------ torch.linalg functions
+def is_vector_rhs(a, b):
+    """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-d, or has one dimension
+    less than ``A`` and the shape of ``A`` without its last dimension."""
+    bd, ad = b._data, a._data
+    return bd.ndim == 1 or (bd.ndim == ad.ndim - 1 and bd.shape == ad.shape[:-1])
+
+
+def _check_solve(name, A, B, left=True):
+    need_float(name, A)
+    need_square(name, A)
+    same_dtype(name, A, B)
+    vec = is_vector_rhs(A, B)
+    n = A._data.shape[-1]
+    bd = B._data
+    if vec:
+        ok = bd.shape[-1] == n
+    else:
+        ok = bd.ndim >= 2 and bd.shape[-2 if left else -1] == n
+    if not ok:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A._data.shape[-2]}x{n} and "
+                           f"{'x'.join(map(str, bd.shape[-2:]))})")
+    try:
+        np.broadcast_shapes(A._data.shape[:-2], bd.shape[:-1 if vec else -2])
+    except ValueError:
+        raise RuntimeError(f"{name}: the batch dimensions of A {tuple(A._data.shape[:-2])} "
+                           f"and B {tuple(bd.shape[:-1 if vec else -2])} do not broadcast") \
+            from None
+    return vec
+
+
+def solve(A, B, *, left=True):
+    """``torch.linalg.solve``: ``X`` with ``A X = B`` (``left=False``: ``X A = B``)."""
+    vec = _check_solve("linalg.solve", A, B, left)
+    return op("torch.linalg.solve", "LinalgSolveExBackward0", _solve_fn, [A, B],
+              {"left": bool(left), "vec": vec}, ("A", "B"))
+
+
+def _info(t):
+    return _make_plain(np.zeros(t._data.shape[:-2], np.int32))
+
+
+def _lu_info(a):
+    """LAPACK's ``getrf`` info of one matrix: the 1-based index of the first zero pivot."""
+    with warnings.catch_warnings():   # (SciPy warns of the singular matrix we look at)
+        warnings.simplefilter("ignore")
+        u = np.diagonal(np.asarray(_L.lu(a)[0]))
+    zero = np.flatnonzero(u == 0)
+    return int(zero[0]) + 1 if zero.size else 0
+
+
+def _chol_info(a):
+    """LAPACK's ``potrf`` info: the order of the first leading minor that is not positive
+    definite."""
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            _fla.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _each(name, fn, datas, params, nb, info_of, out_shape):
+    """PyTorch's ``*_ex`` result after a failure: ``fn`` on each matrix of the (broadcast)
+    batch, NaN where it fails, with ``info_of(matrix)`` there (no graph is recorded)."""
+    batch = np.broadcast_shapes(*[d.shape[:d.ndim - k] for d, k in zip(datas, nb)])
+    datas = [np.broadcast_to(d, batch + d.shape[d.ndim - k:]) for d, k in zip(datas, nb)]
+    res = np.full(batch + out_shape, np.nan, datas[-1].dtype)
+    info = np.zeros(batch, np.int32)
+    for idx in np.ndindex(*batch):
+        try:
+            res[idx] = fn(*[d[idx] for d in datas], **params)
+        except np.linalg.LinAlgError:
+            info[idx] = info_of(datas[0][idx])
+    return _make_plain(res), _make_plain(info)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``torch.linalg.solve_ex`` -> ``(result, info)`` (a singular matrix of the batch:
+    NaNs and LAPACK's info, the index of its first zero pivot)."""
+    vec = _check_solve("linalg.solve_ex", A, B, left)
+    try:
+        x = solve(A, B, left=left)
+    except LinAlgError:
+        if check_errors:
+            raise
+        shape = B._data.shape[-1 if vec else -2:]
+        return linalg_solve_ex(*_each("linalg.solve_ex", _solve_fn, [A._data, B._data],
+                                      {"left": bool(left), "vec": vec}, (2, 1 if vec else 2),
+                                      _lu_info, shape))
+    return linalg_solve_ex(x, _info(A))
+
+
+def inv(A):
+    """``torch.linalg.inv``."""
+    need_float("linalg.inv", A)
+    need_square("linalg.inv", A)
+    return op("linalg.inv", "LinalgInvExBackward0", _inv_fn, [A], names=("A",))
+
+
+def inv_ex(A, *, check_errors=False):
+    """``torch.linalg.inv_ex`` -> ``(inverse, info)`` (a singular matrix of the batch:
+    NaNs and LAPACK's info)."""
+    need_float("linalg.inv_ex", A)
+    need_square("linalg.inv_ex", A)
+    try:
+        return linalg_inv_ex(inv(A), _info(A))
+    except LinAlgError:
+        if check_errors:
+            raise
+        return linalg_inv_ex(*_each("linalg.inv_ex", _inv_fn, [A._data], {}, (2,), _lu_info,
+                                    A._data.shape[-2:]))
+
+
+def det(A):
+    """``torch.linalg.det``."""
+    need_float("linalg.det", A)
+    need_square("linalg.det", A)
+    return op("linalg.det", "LinalgDetBackward0", _det_fn, [A], names=("A",))
+
+
+def slogdet(A):
+    """``torch.linalg.slogdet`` -> ``(sign, logabsdet)``."""
+    need_float("linalg.slogdet", A)
+    need_square("linalg.slogdet", A)
+    return linalg_slogdet(*op("linalg.slogdet", "LinalgSlogdetBackward0", _slogdet_fn, [A],
+                              names=("A",)))
+
+
+def logdet(input):  # noqa: A002
+    """``torch.logdet``: ``log(det(A))`` (NaN for a negative determinant of a real
+    ``A``)."""
+    need_float("logdet", input)
+    need_square("logdet", input)
+    return op("logdet", "WhereBackward0", _logdet_fn, [input])
+
+
+def cholesky(A, *, upper=False):
+    """``torch.linalg.cholesky``: ``L`` with ``A = L L^H`` (``upper``: ``U = L^H``); only
+    the lower triangle of ``A`` is read."""
+    need_float("linalg.cholesky", A)
+    need_square("linalg.cholesky", A)
+    return op("linalg.cholesky", "LinalgCholeskyExBackward0", cholesky_fn, [A],
+              {"upper": bool(upper)}, ("A",))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``torch.linalg.cholesky_ex`` -> ``(L, info)`` (a matrix of the batch that is not
+    positive definite: NaNs and LAPACK's info, the order of the failing leading minor)."""
+    need_float("linalg.cholesky_ex", A)
+    need_square("linalg.cholesky_ex", A)
+    try:
+        return linalg_cholesky_ex(cholesky(A, upper=upper), _info(A))
+    except LinAlgError:
+        if check_errors:
+            raise
+        return linalg_cholesky_ex(*_each("linalg.cholesky_ex", cholesky_fn, [A._data],
+                                         {"upper": bool(upper)}, (2,), _chol_info,
+                                         A._data.shape[-2:]))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """``torch.linalg.solve_triangular``: ``X`` with ``A X = B`` (``left=False``: ``X A =
+    B``) for the triangle of ``A`` named by ``upper``."""
+    name = "linalg.solve_triangular"
+    need_float(name, A, B)
+    need_square(name, A)
+    need_matrix(name, B, "B")
+    same_dtype(name, A, B)
+    n = A._data.shape[-1]
+    if B._data.shape[-2 if left else -1] != n:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{'x'.join(map(str, B._data.shape[-2:]))})")
+    return op(name, "LinalgSolveTriangularBackward0", _tri_fn, [A, B],
+              {"upper": bool(upper), "left": bool(left), "unit": bool(unitriangular)},
+              ("self", "B"))
+
+
+def _tol(v, name):
+    if v is None:
+        return None
+    if isinstance(v, Tensor):
+        v = v._data
+    a = np.asarray(v, dtype=np.float64)
+    if a.size != 1:
+        raise NotImplementedError(f"{name}: a tolerance per matrix is not supported by "
+                                  "ftrans.compat; pass a number")
+    return float(a.reshape(()))
+
+
+def _rcond(A, atol, rtol, name, hermitian=False):
+    """PyTorch's cutoff ``max(atol, rtol * s_max)`` as the relative ``rcond`` of
+    ``ftrans.numpy.linalg.pinv`` (with ``atol`` the largest singular value of the batch
+    is used)."""
+    atol, rtol = _tol(atol, name), _tol(rtol, name)
+    m, n = A._data.shape[-2:]
+    eps = np.finfo(A._data.dtype).eps
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else eps * max(m, n)
+    if atol is not None and atol > 0 and A._data.size:
+        d = np.asarray(A._data)
+        smax = float(np.max(np.abs(np.linalg.eigvalsh(d)) if hermitian
+                            else np.linalg.svd(d, compute_uv=False), initial=0.0))
+        if smax > 0:
+            rtol = max(rtol, atol / smax)
+    return rtol
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    """``torch.linalg.pinv`` (cutoff ``max(atol, rtol * s_max)``; a tensor ``atol``/
+    ``rtol`` must hold one number)."""
+    need_float("linalg.pinv", A)
+    need_matrix("linalg.pinv", A)
+    if rcond is not None:
+        rtol = rcond
+    if hermitian:
+        need_square("linalg.pinv", A)
+    rc = _rcond(A, atol, rtol, "linalg.pinv", hermitian)
+    return op("linalg.pinv", "LinalgPinvBackward0", _pinv_fn, [A],
+              {"rcond": rc, "hermitian": bool(hermitian)})
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """``torch.linalg.lstsq`` -> ``(solution, residuals, rank, singular_values)``: the
+    minimum-norm least-squares solution (``pinv(A) @ B``); as PyTorch's CPU default driver
+    ``'gelsy'``, residuals and singular values are empty unless ``driver`` is ``'gelsd'``/
+    ``'gelss'`` (singular values) or any driver but ``'gelsy'`` (residuals, for tall
+    full-rank ``A``)."""
+    name = "torch.linalg.lstsq"
+    need_float(name, A, B)
+    need_matrix(name, A)
+    same_dtype(name, A, B, ("input", "other"))
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, "
+                           f"gelsd, gelss)")
+    ad, bd = A._data, B._data
+    vec = bd.ndim == ad.ndim - 1
+    m, n = ad.shape[-2:]
+    if bd.ndim < 1 or bd.shape[-1 if vec else -2] != m:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-1 if vector "
+                           f"else -2)")
+    eps = np.finfo(ad.dtype).eps
+    rc = eps * max(m, n) if rcond is None else float(rcond)
+    real = np.finfo(ad.dtype).dtype
+    if min(m, n):
+        s = call(name, _svdvals_fn, [ad], {})
+        smax = fnp.max(s, axis=-1, keepdims=True)
+        rank = fnp.sum(fnp.greater(s, fnp.multiply(smax, rc)), axis=-1).astype(np.int64)
+    else:
+        s = np.zeros(ad.shape[:-2] + (0,), real)
+        rank = np.zeros(ad.shape[:-2], np.int64)
+    full = bool(np.all(rank == n)) if isinstance(rank, np.ndarray) else True  # (traced)
+    resid = driver != "gelsy" and m > n and full
+    res = op(name, "LinalgLstsqBackward0", _lstsq_fn, [A, B],
+             {"rcond": rc, "vec": vec, "resid": resid}, ("self", "b"))
+    residuals = res[1]
+    if driver in ("gelsd", "gelss"):
+        sv = _make_plain(s)
+    else:
+        sv = _make_plain(np.zeros((0,), real))
+    rk = _make_plain(rank) if driver != "gels" else _make_plain(np.zeros((0,), np.int64))
+    return linalg_lstsq(res[0], residuals, rk, sv)
+
+
+def tensorinv(A, ind=2):
+    """``torch.linalg.tensorinv``."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    need_float("linalg.tensorinv", A)
+    sh = A._data.shape
+    p1, p2 = int(np.prod(sh[:ind])), int(np.prod(sh[ind:]))
+    if p1 != p2:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape["
+                           f"ind:]) == prod(self.shape[:ind]), but got {p2} != {p1}")
+    return op("linalg.tensorinv", "ReshapeAliasBackward0", _tensorinv_fn, [A], {"ind": ind})
+
+
+def tensorsolve(A, B, dims=None):
+    """``torch.linalg.tensorsolve``."""
+    need_float("linalg.tensorsolve", A, B)
+    return op("linalg.tensorsolve", "ViewBackward0", _tensorsolve_fn, [A, B],
+              {"dims": None if dims is None else tuple(dims)}, ("A", "B"))
+
+
+def matrix_power(A, n):
+    """``torch.linalg.matrix_power``: ``A`` to the integer power ``n``."""
+    need_square("linalg.matrix_power", A)
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(f"linalg_matrix_power(): argument 'n' must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        need_float("linalg.matrix_power", A)
+    if A._data.dtype.kind not in "fc":
+        return _make_plain(call("linalg.matrix_power", _matrix_power_fn, [A._data],
+                                {"n": int(n)}))
+    node_name = {0: "CopyBackwards", 1: "CloneBackward0", -1: "LinalgInvExBackward0"}.get(
+        int(n), "MmBackward0")   # (PyTorch's last operation)
+    return op("linalg.matrix_power", node_name, _matrix_power_fn, [A], {"n": int(n)})
+
+
+def matrix_exp(A):
+    """``torch.linalg.matrix_exp``."""
+    need_float("linalg.matrix_exp", A)
+    need_square("linalg.matrix_exp", A)
+    return op("linalg.matrix_exp", "LinalgMatrixExpBackward0", _expm_fn, [A])

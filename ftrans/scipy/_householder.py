@@ -1,0 +1,147 @@
+"""Householder QR in LAPACK's packed form (``geqrf``), products with its ``Q``
+(``ormqr``/``unmqr``) and ``Q`` itself (``orgqr``/``ungqr``), as compositions of ftrans
+operations for :mod:`ftrans.scipy.linalg` (SciPy reaches these LAPACK routines through
+``scipy.linalg.lapack``; PyTorch names them ``geqrf``, ``ormqr`` and
+``linalg.householder_product``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..numpy import _funcs as F
+from ..numpy.linalg import _common
+from .. import primitives as P
+
+__all__ = ["householder_product", "geqrf", "ormqr"]
+
+
+def _reflector(a, i, dt):
+    """``v_i = (0, ..., 0, 1, a[i+1:, i])`` of the packed ``a`` (shape ``(..., m)``)."""
+    rows = np.arange(a.shape[-2])
+    return P.where(rows == i, np.ones((), dt), P.where(rows > i, a[..., :, i], np.zeros((), dt)))
+
+
+def _apply(a, tau, c, left, adjoint):
+    """``op(Q) c`` (``left``) or ``c op(Q)`` with ``Q = H_1 ... H_k``, ``H_i = I - tau_i v_i
+    v_i^H`` and ``op`` the identity or (``adjoint``) the conjugate transpose."""
+    dt = np.dtype(c.dtype)
+    cx = dt.kind == "c"
+    k = tau.shape[-1]
+    # Q c = H_1 (... (H_k c)); Q^H c = H_k^H (... (H_1^H c)); c Q = ((c H_1) ...) H_k;
+    # c Q^H = ((c H_k^H) ...) H_1^H
+    order = range(k) if left == adjoint else reversed(range(k))
+    for i in order:
+        v = _reflector(a, i, dt)
+        t = tau[..., i]
+        if adjoint and cx:
+            t = P.conj(t)
+        t = F.expand_dims(F.expand_dims(t, -1), -1)
+        vh = P.conj(v) if cx else v
+        if left:    # c - t v (v^H c)
+            w = F.matmul(F.expand_dims(vh, -2), c)
+            c = P.sub(c, P.mul(t, P.mul(F.expand_dims(v, -1), w)))
+        else:       # c - t (c v) v^H
+            w = F.matmul(c, F.expand_dims(v, -1))
+            c = P.sub(c, P.mul(t, P.mul(w, F.expand_dims(vh, -2))))
+    return c
+
+
+def householder_product(a, tau):
+    """The first ``n`` columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``,
+    ``v_i = (0, ..., 0, 1, a[i+1:, i])`` (LAPACK's ``orgqr``/``ungqr``; PyTorch's
+    ``linalg.householder_product``), for ``a`` of shape ``(..., m, n)``, ``m >= n``, and
+    ``tau`` of shape ``(..., k)``, ``k <= n``.
+
+    Differentiable in ``a`` (below its diagonal; the rest is not read) and ``tau``, to any
+    order: each reflector is applied as ``Q - tau_i v_i (v_i^H Q)``.
+
+    Raises ``ValueError`` for incompatible shapes.
+
+    >>> import numpy as np
+    >>> householder_product(np.array([[1.0], [1.0]]), np.array([1.0]))
+    array([[ 0.],
+           [-1.]])
+    """
+    a, tau = _common(a, tau)
+    if a.ndim < 2 or a.shape[-2] < a.shape[-1] or tau.ndim != a.ndim - 1 \
+            or tau.shape[-1] > a.shape[-1] or tuple(tau.shape[:-1]) != tuple(a.shape[:-2]):
+        raise ValueError(f"householder_product: expected a of shape (..., m, n) with m >= n "
+                         f"and tau of shape (..., k) with k <= n, got {tuple(a.shape)} and "
+                         f"{tuple(tau.shape)}")
+    m, n = a.shape[-2:]
+    eye = F.broadcast_to(np.eye(m, n, dtype=np.dtype(a.dtype)), tuple(a.shape))
+    return _apply(a, tau, eye, True, False)
+
+
+def ormqr(a, tau, c, left=True, transpose=False):
+    """``op(Q) c`` (``left``) or ``c op(Q)`` for the ``Q`` of ``geqrf``'s packed ``(a,
+    tau)`` (LAPACK's ``ormqr``/``unmqr``; PyTorch's ``ormqr``); ``transpose``: ``op`` is
+    the conjugate transpose.  Differentiable in all three arrays.
+
+    Raises ``ValueError`` for incompatible shapes.
+    """
+    a, tau, c = _common(a, tau, c)
+    m = a.shape[-2] if a.ndim >= 2 else -1
+    if a.ndim < 2 or c.ndim != a.ndim or tau.ndim != a.ndim - 1 \
+            or tau.shape[-1] > min(m, a.shape[-1]) or c.shape[-2 if left else -1] != m:
+        raise ValueError(f"ormqr: incompatible shapes a {tuple(a.shape)}, tau "
+                         f"{tuple(tau.shape)}, c {tuple(c.shape)} (left={left})")
+    return _apply(a, tau, c, bool(left), bool(transpose))
+
+
+def geqrf(a):
+    """LAPACK's ``geqrf``: ``(qr, tau)``, ``R`` in the upper triangle of ``qr`` and the
+    Householder vectors below it (``scipy.linalg.qr(a, mode='raw')``'s ``(qr, tau)``;
+    PyTorch's ``geqrf``), for ``(..., m, n)`` stacks.
+
+    Computed column by column with LAPACK's reflector convention (``larfg``: ``beta =
+    -sign(Re alpha) |(alpha, x)|``, ``tau = (beta - alpha) / beta``), so the values equal
+    LAPACK's up to rounding.  Differentiable where no column is exactly zero below and on
+    the diagonal.
+    """
+    (a,) = _common(a)
+    if a.ndim < 2:
+        raise ValueError(f"geqrf: expected a stack of matrices, got shape {tuple(a.shape)}")
+    m, n = a.shape[-2:]
+    dt = np.dtype(a.dtype)
+    cx = dt.kind == "c"
+    real = np.finfo(dt).dtype
+    rows = np.arange(m)
+    cols = np.arange(n)
+    taus = []
+    for j in range(min(m, n)):
+        col = a[..., :, j]
+        alpha = a[..., j, j]
+        below = P.where(rows > j, col, np.zeros((), dt))
+        sq = P.mul(P.conj(below), below) if cx else P.mul(below, below)
+        xn2 = F.sum(P.real(sq) if cx else sq, axis=-1)
+        ar = P.real(alpha) if cx else alpha
+        ai2 = P.mul(P.imag(alpha), P.imag(alpha)) if cx else np.zeros((), real)
+        trivial = P.logical_and(P.eq(xn2, 0), P.eq(ai2, 0))
+        norm = P.sqrt(P.add(P.add(P.mul(ar, ar), ai2), xn2))
+        sign = P.where(P.lt(ar, 0), np.ones((), real), -np.ones((), real))
+        beta = P.where(trivial, ar, P.mul(sign, norm))                   # real
+        safe_beta = P.where(trivial, np.ones((), real), beta)
+        betac = P.convert_element_type(beta, dt) if cx else beta
+        tau = P.where(trivial, np.zeros((), dt),
+                      P.div(P.sub(P.convert_element_type(safe_beta, dt) if cx else safe_beta,
+                                  alpha), P.convert_element_type(safe_beta, dt) if cx
+                            else safe_beta))
+        denom = P.where(trivial, np.ones((), dt), P.sub(alpha, betac))
+        v = P.where(rows == j, np.ones((), dt),
+                    P.div(below, F.expand_dims(denom, -1)))
+        # H^H applied to the trailing columns: a - conj(tau) v (v^H a)
+        vh = P.conj(v) if cx else v
+        w = F.matmul(F.expand_dims(vh, -2), a)
+        t = P.conj(tau) if cx else tau
+        upd = P.sub(a, P.mul(F.expand_dims(F.expand_dims(t, -1), -1),
+                             P.mul(F.expand_dims(v, -1), w)))
+        a = P.where(cols > j, upd, a)
+        newcol = P.where(rows > j, v, P.where(rows == j, F.expand_dims(
+            P.where(trivial, alpha, betac), -1), col))
+        a = P.where(cols == j, F.expand_dims(newcol, -1), a)
+        taus.append(tau)
+    if taus:
+        tau = F.stack(taus, axis=-1)
+    else:
+        tau = F.zeros(tuple(a.shape[:-2]) + (0,), dt)
+    return a, tau
