@@ -29,7 +29,6 @@ KNOWN = {
     'multinomial': "missing: module 'ftrans.compat' has no attribute 'multinomial'",
     'native_dropout_backward': "missing: ftrans.compat has no 'native_dropout_backward'",
     'nn.functional.ctc_loss': 'fail: float64: comparing raised RuntimeError: derivative for aten::_ctc_loss_backward is not implemented',
-    'nn.functional.prelu': "fail: error input: compat returns, torch raises RuntimeError matching 'Not allow zero-dim input tensor.'",
     'norm': 'fail: float64: compat raises ZeroDivisionError: float division by zero',
     'norm/nuc': "fail: float64: compat raises TypeError: unsupported operand type(s) for ** or pow(): 'Tensor' and 'str'",
     'normal': "missing: module 'ftrans.compat' has no attribute 'normal'",
