@@ -25,11 +25,19 @@ from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softpl
                          Threshold, Softmin)
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
+from .layers2 import *  # noqa: F401,F403
+from .loss2 import *  # noqa: F401,F403
+from . import layers2 as _layers2, loss2 as _loss2
 from .rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase, RNNCellBase
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
                           TransformerDecoder, Transformer)
 from .parallel import DataParallel
 from . import functional, init, utils, parallel  # noqa: F401
+import ftrans.compat as _torch
+for _n, _f in functional.TOPLEVEL.items():   # torch.grid_sampler_2d, torch.native_* ...
+    if not hasattr(_torch, _n):
+        setattr(_torch, _n, _f)
+del _n, _f
 from . import modules  # noqa: F401
 
 __all__ = [
@@ -50,4 +58,4 @@ __all__ = [
     "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer", "functional", "init", "utils", "DataParallel",
     "parallel",
-]
+] + _layers2.__all__ + _loss2.__all__

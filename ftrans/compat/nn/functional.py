@@ -24,6 +24,18 @@ from ._functional_layers import (linear, bilinear, conv1d, conv2d, conv3d, conv_
 from ._functional_losses import (mse_loss, l1_loss, smooth_l1_loss, huber_loss,
     cross_entropy, nll_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
     scaled_dot_product_attention, multi_head_attention_forward, _legacy_reduction)  # noqa: F401
+from . import _functional_more, _functional_losses2, _functional_sample
+from ._functional_more import *  # noqa: F401,F403  (pad and interpolate extend the above)
+from ._functional_losses2 import *  # noqa: F401,F403
+from ._functional_sample import grid_sample  # noqa: F401
+
+#: torch.* functions that live with nn.functional (installed into ftrans.compat by
+#: ftrans.compat.nn): torch.grid_sampler_2d, torch.constant_pad_nd, torch.native_*_norm ...
+TOPLEVEL = {n: getattr(_functional_sample, n) for n in _functional_sample.TOPLEVEL_NAMES}
+TOPLEVEL.update({n: globals()[n] for n in (
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "pdist", "rrelu", "hardshrink",
+    "alpha_dropout", "feature_alpha_dropout", "rms_norm", "max_pool3d", "avg_pool1d",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "conv_transpose3d")})
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -38,4 +50,5 @@ __all__ = [
     "binary_cross_entropy_with_logits", "kl_div", "scaled_dot_product_attention",
     "multi_head_attention_forward", "normalize", "instance_norm", "cosine_similarity",
     "pairwise_distance", "interpolate",
-]
+] + _functional_more.__all__ + _functional_losses2.__all__ + _functional_sample.__all__
+__all__ = list(dict.fromkeys(__all__))

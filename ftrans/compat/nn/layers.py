@@ -204,9 +204,12 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode={padding_mode!r} is not supported by "
-                                      "ftrans.compat (only 'zeros')")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
+                             f"'circular'], but got padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and self._transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{type(self).__name__}')
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
@@ -261,8 +264,13 @@ class _ConvNd(Module):
         return s
 
     def forward(self, input):  # noqa: A002
+        padding = self.padding
+        if self.padding_mode != "zeros":   # padded by F.pad, then an unpadded convolution
+            input = F.pad(input, F._functional_more._reversed_padding(  # noqa: A001
+                padding, self.kernel_size, self.dilation), mode=self.padding_mode)
+            padding = 0
         return F._convnd(self._n, f"conv{self._n}d", input, self.weight, self.bias,
-                         self.stride, self.padding, self.dilation, self.groups)
+                         self.stride, padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
@@ -687,20 +695,11 @@ class Dropout(Module):
 
 class Dropout1d(Dropout):
     def forward(self, input):  # noqa: A002
-        return _channel_dropout(input, self.p, self.training, 1)
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(Dropout):
     def forward(self, input):  # noqa: A002
-        return _channel_dropout(input, self.p, self.training, 2)
-
-
-def _channel_dropout(input, p, training, n):  # noqa: A002
-    """Zero whole channels (the trailing ``n`` axes share one mask entry)."""
-    if not training or p == 0:
-        return input
-    shape = tuple(input.shape[:-n]) + (1,) * n
-    keep = (torch.rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
-    return input * keep * (1.0 / (1.0 - p)) if p < 1 else input * 0.0
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 

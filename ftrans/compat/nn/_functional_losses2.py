@@ -1,0 +1,532 @@
+"""More of ``torch.nn.functional``'s losses and distance/normalization functions on compat
+Tensors: margin, ranking, hinge, triplet, Poisson/Gaussian NLL, soft-margin and CTC
+losses, ``pdist``, ``rms_norm``, ``local_response_norm`` and ``embedding_bag`` (see
+:mod:`ftrans.compat.nn.functional`).  Formulas follow PyTorch 2.13's ATen kernels; each
+is a composition of compat Tensor operations, so no derivative is written here (the one
+exception to plain composition is documented in :func:`ctc_loss`).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+import ftrans.compat as torch
+
+from ._functional_layers import _check_tensor, logsigmoid, pairwise_distance
+from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
+from ._functional_layers import linear
+from ftrans.compat._opbase import _compose
+from ftrans.compat.autograd._composite import composite_class
+from ftrans import nn as _fnn
+from ftrans.nn.ctc import ctc_loss as _fnn_ctc
+from ._functional_more import pad, avg_pool3d
+from ._functional_layers import avg_pool2d
+
+__all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss",
+           "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss", "ctc_loss", "pdist",
+           "rms_norm", "local_response_norm", "embedding_bag", "linear_cross_entropy"]
+
+
+def _relu(z):
+    """``max(z, 0)`` with derivative 0 at 0 (ATen's ``z > 0 ? z : 0`` in the losses)."""
+    return torch.where(z > 0, z, torch.zeros_like(z))
+
+
+# ============================================================================== pair losses
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``torch.nn.functional.cosine_embedding_loss``: ``1 - cos`` for ``target == 1``,
+    ``max(0, cos - margin)`` for ``target == -1``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    td = target.dim()
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if td == 1 else 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(f"{td}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
+    eps = 1e-12
+    prod = (input1 * input2).sum(td)
+    m1 = (input1 * input1).sum(td) + eps
+    m2 = (input2 * input2).sum(td) + eps
+    cos = prod / (m1 * m2).sqrt()
+    zeros = torch.zeros_like(cos)
+    pos = torch.where(target == 1, 1 - cos, zeros)
+    neg = torch.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    """``torch.nn.functional.hinge_embedding_loss``: ``x`` where ``target == 1``,
+    ``max(0, margin - x)`` where ``target == -1``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = torch.zeros_like(input)
+    out_margin = torch.where(target != 1, (margin - input).clamp_min(0), zeros)
+    out_self = torch.where(target != -1, input, zeros)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``torch.nn.functional.margin_ranking_loss``: ``max(0, -y (x1 - x2) + margin)``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
+                           f"dimension but got sizes: input1: {input1.shape}, input2: "
+                           f"{input2.shape}, target: {target.shape} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """``torch.nn.functional.soft_margin_loss``: ``log(1 + exp(-y x))``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(torch.log1p(torch.exp(-input * target)), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None,  # noqa: A002
+                     eps=1e-8, reduce=None, reduction="mean"):
+    """``torch.nn.functional.poisson_nll_loss``: ``exp(x) - y x`` (``log_input``) or
+    ``x - y log(x + eps)``, plus Stirling's term for ``y > 1`` when ``full``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = torch.exp(input) - target * input
+    else:
+        loss = input - target * torch.log(input + eps)
+    if full:
+        t = target
+        stirling = t * torch.log(t) - t + 0.5 * torch.log(2 * math.pi * t)
+        loss = loss + stirling.masked_fill(t <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
+    """``torch.nn.functional.gaussian_nll_loss``: ``(log max(var, eps) + (x - y)^2 /
+    max(var, eps)) / 2`` (the clamp passes the gradient through, as PyTorch's in-place
+    clamp under ``no_grad`` does)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * torch.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+# ============================================================================== multi-class margins
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                                reduction="mean"):
+    """``torch.nn.functional.multilabel_soft_margin_loss``: the mean over classes of the
+    binary logistic losses."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    cd = input.dim() - 1
+    loss = loss.sum(dim=cd) / input.shape[cd]
+    return _reduce(loss, reduction)
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _scalar_name(t):
+    """PyTorch's scalar-type name of a tensor's dtype (``Float``, ``Double`` ...)."""
+    name = str(t.dtype).split(".")[-1]
+    return _SCALAR_NAMES.get(name, name)
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _frames(input, target, fname):  # noqa: A002
+    if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0) or (
+            input.dim() == 1 and input.shape[0] == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    nframe = 1 if input.dim() <= 1 else input.shape[0]
+    dim = 1 if input.dim() == 0 else input.shape[-1]
+    return nframe, dim
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,  # noqa: A002
+                      reduce=None, reduction="mean"):
+    """``torch.nn.functional.multi_margin_loss``: ``sum_{i != y} max(0, margin - x_y +
+    x_i)^p / C`` (times ``weight[y]``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe, dim = _frames(input, target, "multi_margin_loss")
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"target tensor should be 1-D with size equal to number of frames. "
+                           f"Expected target size [{nframe}], but got {list(target.shape)}")
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    t = target.reshape(nframe, 1)
+    tn = t.numpy(force=True)
+    if tn.size and (tn.min() < 0 or tn.max() >= dim):
+        raise RuntimeError(f"Target {int(tn.max() if tn.max() >= dim else tn.min())} is out "
+                           f"of bounds.")
+    x = input.reshape(nframe, dim)
+    z = _relu(margin - x.gather(1, t) + x)
+    h = z if p == 1 else z * z
+    h = torch.where(torch.arange(dim).reshape(1, dim) == t, torch.zeros_like(h), h)
+    if weight is not None:
+        h = h * weight.index_select(0, t.reshape(-1)).reshape(nframe, 1)
+    loss = h.sum(1) / dim
+    if reduction == "none":
+        return loss if target.dim() > 0 else loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """``torch.nn.functional.multilabel_margin_loss``: targets are class indices ended by
+    the first -1; ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    nframe, dim = _frames(input, target, "multilabel_margin_loss")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
+    tn = target.numpy(force=True).reshape(nframe, dim).astype(np.int64)
+    valid = np.cumprod(tn >= 0, axis=1).astype(bool)
+    if np.any(valid & (tn >= dim)):
+        raise ValueError(f"target index out of range: {int(tn[valid].max())}")
+    is_target = np.zeros((nframe, dim), bool)
+    for r in range(nframe):
+        is_target[r, tn[r][valid[r]]] = True
+    x = input.reshape(nframe, dim)
+    xt = x.gather(1, torch.as_tensor(np.where(valid, tn, 0)))            # (n, j)
+    z = _relu(1 - xt.unsqueeze(2) + x.unsqueeze(1))                       # (n, j, i)
+    keep = torch.as_tensor((valid[:, :, None] & ~is_target[:, None, :]).astype(np.float64),
+                           dtype=x.dtype)
+    loss = (z * keep).sum((1, 2)) / dim
+    if reduction == "none":
+        return loss if input.dim() > 1 else loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+# ============================================================================== triplets
+def _triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p and p == n):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {a}D, positive "
+                           f"{p}D, and negative {n}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``torch.nn.functional.triplet_margin_loss``: ``max(0, margin + d(a, p) - d(a, n))``
+    with the ``p``-norm pairwise distance."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = torch.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``torch.nn.functional.triplet_margin_with_distance_loss`` (default distance:
+    ``pairwise_distance``)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    dist = pairwise_distance if distance_function is None else distance_function
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = torch.minimum(d_neg, dist(positive, negative))
+    return _reduce(torch.clamp_min(margin + d_pos - d_neg, 0), reduction)
+
+
+# ============================================================================== CTC
+_CtcLossBackward0 = composite_class("CtcLossBackward0", ("log_probs",))
+
+
+def _lengths(v, n, what):
+    a = np.asarray(v.numpy(force=True) if isinstance(v, torch.Tensor) else v, np.int64)
+    a = a.reshape(-1)
+    if a.size != n:
+        raise RuntimeError(f"{what} must be of size batch_size ({n}), but got {a.size}")
+    return a
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """``torch.nn.functional.ctc_loss`` (``ftrans.nn.ctc_loss``, one ``CtcLossBackward0``
+    node): ``log_probs (T, N, C)`` or ``(T, C)``; ``targets`` padded ``(N, S)`` or
+    concatenated.
+
+    The gradient is PyTorch's: ATen's CTC backward returns the gradient with respect to
+    the logits behind a ``log_softmax`` (``ftrans.nn.ctc_loss``'s exact derivative plus
+    ``exp(log_probs)`` at every valid time step); a zero-valued term ``exp(lp) -
+    exp(lp).detach()`` adds that here."""
+    _check_tensor(log_probs, "ctc_loss", "log_probs")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    if lp.dim() != 3:
+        raise RuntimeError(f"ctc_loss: expected log_probs to be 2-D or 3-D, got "
+                           f"{log_probs.dim()}-D")
+    T, N, C = lp.shape
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    il = _lengths(input_lengths, N, "input_lengths")
+    tl = _lengths(target_lengths, N, "target_lengths")
+    tg = targets.numpy(force=True).astype(np.int64)
+    if unbatched:
+        tg = tg.reshape(1, -1)
+    if tg.ndim == 2 and N and tg.shape[1] < tl.max():
+        raise RuntimeError(f"Expected tensor to have size at least {int(tl.max())} at "
+                           f"dimension 1, but got size {tg.shape[1]}")
+    if np.any(il > T):
+        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value "
+                           f"{int(il.max())}")
+    nll = _compose(_CtcLossBackward0, _fnn_ctc, [lp], [lp._data],
+                   {"targets": tg, "input_lengths": il, "target_lengths": tl, "blank": blank,
+                    "reduction": "none", "zero_infinity": False}, mask=1)
+    keep = np.arange(T)[:, None] < il[None, :]
+    e = torch.exp(lp)
+    if zero_infinity:   # impossible alignments: loss 0, gradient 0
+        imp = np.isinf(nll.numpy(force=True))
+        keep = keep & ~imp[None, :]
+        nll = torch.where(torch.as_tensor(imp), torch.zeros_like(nll), nll)
+    nll = nll + ((e - e.detach()) * torch.as_tensor(keep, dtype=lp.dtype).unsqueeze(2)).sum(
+        (0, 2))
+    if reduction == "mean":
+        return (nll / torch.as_tensor(np.maximum(tl, 1), dtype=lp.dtype)).mean()
+    if reduction == "sum":
+        return nll.sum()
+    return nll.reshape(()) if unbatched else nll
+
+
+# ============================================================================== distances, norms
+def pdist(input, p=2):  # noqa: A002
+    """``torch.nn.functional.pdist``: the ``p``-norm distances between the rows of an
+    ``(N, M)`` input, upper triangle in row-major order (``N (N - 1) / 2`` values; zero
+    distances have gradient 0)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    d = (input.index_select(0, torch.as_tensor(i.astype(np.int64)))
+         - input.index_select(0, torch.as_tensor(j.astype(np.int64)))).abs()
+    if p == 0:   # (a zero gradient, as PyTorch's)
+        return (d != 0).to(input.dtype).sum(1) + d.sum(1) * 0.0
+    if math.isinf(p):
+        return d.amax(1) if d.shape[1] else d.sum(1)
+    s = (d ** p).sum(1)
+    zero = s == 0
+    safe = torch.where(zero, torch.ones_like(s), s)
+    return torch.where(zero, torch.zeros_like(s), safe ** (1.0 / p))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """``torch.nn.functional.rms_norm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the
+    trailing ``normalized_shape`` (``eps`` defaults to the dtype's machine epsilon)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    if eps is None:
+        eps = float(np.finfo(input.dtype.np).eps)
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps) if dims else \
+        input * torch.rsqrt(input * input + eps)
+    return out if weight is None else out * weight
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A002
+    """``torch.nn.functional.local_response_norm``: ``x / (k + alpha mean_window(x^2))^beta``
+    over ``size`` neighbouring channels."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          "
+                         f"input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
+    return input / (div * alpha + k) ** beta
+
+
+# ============================================================================== embedding_bag
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # noqa: A002
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """``torch.nn.functional.embedding_bag``: sums, means or maxima of bags of rows of
+    ``weight``; bags are the rows of a 2-D ``input`` or the ``offsets`` segments of a 1-D
+    one; ``padding_idx`` entries are left out, empty bags give zeros
+    (``ftrans.nn.embedding_bag``, one ``EmbeddingBagBackward0`` node)."""
+    if weight.dtype == torch.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    idx = input.numpy(force=True).astype(np.int64)
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {type(offsets)}")
+        offs = np.arange(0, idx.size, max(idx.shape[1], 1)) if idx.shape[1] else \
+            np.zeros(idx.shape[0], np.int64)
+        include_last_offset = False
+        idx = idx.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        offs = offsets.numpy(force=True).astype(np.int64)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
+                                  "supported by ftrans.compat")
+    nw = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= nw):
+        raise IndexError("index out of range in self")
+    if max_norm is not None and idx.size:
+        with torch.no_grad():
+            u = torch.as_tensor(np.unique(idx))
+            rows = weight.index_select(0, u)
+            norms = rows.norm(norm_type, 1, keepdim=True)
+            scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7),
+                                torch.ones_like(norms))
+            weight[u] = rows * scale
+    params = {"indices": idx, "offsets": offs, "mode": mode,
+              "include_last_offset": include_last_offset, "padding_idx": padding_idx}
+    if per_sample_weights is None:
+        return _compose(_EmbeddingBagBackward0, _fnn.embedding_bag, [weight],
+                        [weight._data], params, mask=int(mode == "max"))   # max: argmax
+    return _compose(_EmbeddingBagBackward0, _psw_bag, [weight, per_sample_weights],
+                    [weight._data, per_sample_weights._data], params, mask=3)
+
+
+def _psw_bag(weight, per_sample_weights, **params):
+    return _fnn.embedding_bag(weight, per_sample_weights=per_sample_weights, **params)
+
+
+_EmbeddingBagBackward0 = composite_class("EmbeddingBagBackward0",
+                                         ("weight", "per_sample_weights"))
+
+
+# ============================================================================== linear + CE
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """``torch.nn.functional.linear_cross_entropy``: ``cross_entropy(linear(input,
+    linear_weight, linear_bias), target)``; ``linear_weight (C, *out_features, in)``
+    gives K-dimensional logits ``(N, C, *out_features)``.  ``options`` (PyTorch's chunking
+    of the batch to save memory) is accepted and ignored: the result is the same."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    lead, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    c, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (c,) + out_features:
+        raise RuntimeError(f"expected linear_bias shape {(c, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not lead:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = lead + (c,) + out_features
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    w, b = linear_weight, linear_bias
+    if out_features:
+        m = int(np.prod((c,) + out_features))
+        w = w.reshape(m, in_features)
+        b = None if b is None else b.reshape(m)
+    logits = linear(input, w, b).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
