@@ -28,7 +28,7 @@ def cat(tensors, dim=0):
     """Concatenate along ``dim`` (dtypes promoted as in PyTorch)."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     r = _promote_datas(tensors)
     datas = [t._data if t._data.dtype == r else t._data.astype(r) for t in tensors]
     keep = tuple(i for i, d in enumerate(datas) if d.shape != (0,))
@@ -108,7 +108,15 @@ def stack(tensors, dim=0):
 
 
 def hstack(tensors):
+    """Concatenate along the first axis of 1-d tensors, the second otherwise
+    (``torch.hstack``)."""
+    if len(tensors) == 0:
+        raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [atleast_1d(t) for t in tensors]
+    nds = {t.dim() for t in tensors}
+    if len(nds) > 1:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {min(nds)} and "
+                           f"{max(nds)}")
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 

@@ -409,7 +409,10 @@ def _check_gradgrad(tg, cg, tleaves, cleaves, rng, tol):
     cts = _cotangents([tg[i] for i in idx], rng)
     cidx = [j for j, i in enumerate(idx) if cg[i].requires_grad]
     with _quiet():
-        t2 = _grads(torch, [tg[i] for i in idx], tleaves, cts)
+        try:
+            t2 = _grads(torch, [tg[i] for i in idx], tleaves, cts)
+        except RuntimeError:   # torch has no second derivative here (ctc_loss): not compared
+            return []
         try:
             c2 = (_grads(fc, [cg[idx[j]] for j in cidx], cleaves, [cts[j] for j in cidx])
                   if cidx else [fc.zeros_like(x) for x in cleaves])
