@@ -110,8 +110,7 @@ def stack(tensors, dim=0):
 def hstack(tensors):
     """Concatenate along the first axis of 1-d tensors, the second otherwise
     (``torch.hstack``)."""
-    if len(tensors) == 0:
-        raise RuntimeError("hstack expects a non-empty TensorList")
+    _nonempty(tensors, "hstack")
     tensors = [atleast_1d(t) for t in tensors]
     nds = {t.dim() for t in tensors}
     if len(nds) > 1:
@@ -120,7 +119,14 @@ def hstack(tensors):
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
+def _nonempty(tensors, name):
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def vstack(tensors):
+    """Concatenate along the first axis after ``atleast_2d`` (``torch.vstack``)."""
+    _nonempty(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0)
 
 

@@ -82,6 +82,7 @@ atleast_1d, atleast_2d, atleast_3d = _atleast_nd(1), _atleast_nd(2), _atleast_nd
 
 def column_stack(tensors):
     """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+    O._nonempty(tensors, "column_stack")
     ts = [_t(t) for t in tensors]
     ts = [O.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
     return O.cat(ts, 1)
@@ -89,6 +90,7 @@ def column_stack(tensors):
 
 def dstack(tensors):
     """``torch.dstack``: concatenation along the third dimension (``atleast_3d`` first)."""
+    O._nonempty(tensors, "dstack")
     return O.cat([_atleast(3, _t(t)) for t in tensors], 2)
 
 

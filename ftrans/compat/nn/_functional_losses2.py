@@ -327,14 +327,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     nll = _compose(_CtcLossBackward0, _fnn_ctc, [lp], [lp._data],
                    {"targets": tg, "input_lengths": il, "target_lengths": tl, "blank": blank,
                     "reduction": "none", "zero_infinity": False}, mask=1)
-    keep = np.arange(T)[:, None] < il[None, :]
+    keep = torch.as_tensor(np.arange(T)[:, None] < il[None, :])
     e = torch.exp(lp)
-    if zero_infinity:   # impossible alignments: loss 0, gradient 0
-        imp = np.isinf(nll.numpy(force=True))
-        keep = keep & ~imp[None, :]
-        nll = torch.where(torch.as_tensor(imp), torch.zeros_like(nll), nll)
-    nll = nll + ((e - e.detach()) * torch.as_tensor(keep, dtype=lp.dtype).unsqueeze(2)).sum(
-        (0, 2))
+    if zero_infinity:   # impossible alignments: loss 0, gradient 0 (tensor operations:
+        imp = torch.isinf(nll)   # nll is traced under compat.func)
+        keep = keep & imp.logical_not().unsqueeze(0)
+        nll = torch.where(imp, torch.zeros_like(nll), nll)
+    nll = nll + ((e - e.detach()) * keep.to(lp.dtype).unsqueeze(2)).sum((0, 2))
     if reduction == "mean":
         return (nll / torch.as_tensor(np.maximum(tl, 1), dtype=lp.dtype)).mean()
     if reduction == "sum":
