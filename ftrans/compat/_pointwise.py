@@ -543,7 +543,7 @@ def float_power(input, exponent):  # noqa: A002
 
 
 def _compare(prim):
-    impl, bind = prim.impl, prim.bind
+    bind = prim.bind
 
     def op(a, b):
         r = _operands(a, b)
