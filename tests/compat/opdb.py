@@ -144,7 +144,8 @@ def to_compat(v, leaves):
     if isinstance(v, torch.Tensor):
         if id(v) in leaves.memo:
             return leaves.memo[id(v)]
-        if leaves.views and not v.requires_grad and v.layout == torch.strided \
+        if leaves.views and hasattr(fc, "as_strided") and not v.requires_grad \
+                and v.layout == torch.strided \
                 and v.dtype != torch.bfloat16 and not v.is_quantized and v.device.type == "cpu" \
                 and not v.is_conj() and not v.is_neg() and v.dim() <= 64:
             # one compat array per torch storage, each tensor a strided view of it: an
