@@ -22,7 +22,7 @@ from ._tensor import Tensor, Size, _dim, _make_plain
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ..scipy import linalg as _sla
-from ..scipy import integrate as _sint
+from .. import scipy as _fsp   # (ftrans.scipy.integrate loads on first use)
 from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._inplace import _overwritten_fn, _fill_fn
 
@@ -512,7 +512,7 @@ def _trapz_fn(y, x, dx, axis):
 
 
 def _cumtrapz_fn(y, x, dx, axis):
-    return _sint.cumulative_trapezoid(y, x, dx=dx, axis=axis)
+    return _fsp.integrate.cumulative_trapezoid(y, x, dx=dx, axis=axis)
 
 
 _MulBackward1 = composite_class("MulBackward1", ("self",))
