@@ -154,10 +154,14 @@ def to_compat(v, leaves):
             if key not in leaves.memo:
                 flat = torch.empty(0, dtype=v.dtype).set_(v.untyped_storage())
                 leaves.memo[key] = fc.tensor(flat.numpy().copy())
-            t = fc.as_strided(leaves.memo[key], tuple(v.shape), tuple(v.stride()),
-                              v.storage_offset())
-            leaves.memo[id(v)] = t
-            return t
+            try:
+                t = fc.as_strided(leaves.memo[key], tuple(v.shape), tuple(v.stride()),
+                                  v.storage_offset())
+            except RuntimeError:   # a storage smaller than the tensor (torch's resize cases)
+                t = None
+            if t is not None:
+                leaves.memo[id(v)] = t
+                return t
         if v.layout != torch.strided or v.dtype in (torch.bfloat16,) or v.is_quantized:
             raise Skip(f"input of layout/dtype {v.layout}/{v.dtype}")
         if v.device.type != "cpu":   # meta tensors of error inputs (torch.gradient's)
