@@ -856,3 +856,15 @@ def test_forward_ad_undefined_and_flags_as_torch():
                             check_backward_ad=False))
         return res
     assert_same(snippet)
+
+
+def test_gradgradcheck_of_identity_gradients():
+    """The gradient of ``clone`` and of ``a + b`` is the grad_output tensor itself: the
+    numerical Jacobian must read it while perturbed (it read the restored value, 0, and
+    gradgradcheck failed on correct gradients)."""
+    import ftrans.compat as T
+    x = T.randn(3, dtype=T.float64, requires_grad=True)
+    y = T.randn(3, dtype=T.float64, requires_grad=True)
+    assert T.autograd.gradgradcheck(lambda t: t.clone(), (x,))
+    assert T.autograd.gradgradcheck(lambda a, b: a + b, (x, y))
+    assert T.autograd.gradgradcheck(lambda a, b: a - 2 * b, (x, y))

@@ -129,9 +129,11 @@ class _Fn:
         x._data = data
         try:
             outs = _tuple(self.func(*self.inputs))
+            # copied before ``x`` is restored: an output may be ``x`` itself (the gradient
+            # of ``clone`` in gradgradcheck is the grad_output tensor passed in)
+            return [self._part(np.array(o._data, copy=True)) for o in outs if _is_fc(o)]
         finally:
             x._data = old
-        return [self._part(np.array(o._data, copy=True)) for o in outs if _is_fc(o)]
 
     def _central(self, x, minus, plus, eps, where):
         """``(f(plus) - f(minus)) / (2 eps)`` per float/complex output, flattened."""
