@@ -422,12 +422,23 @@ def _reraise_broadcast(e, datas):
     raise e
 
 
-def _check_int_division(ad, bd):
+def _integral(v):
+    """True for an integer/bool tensor, array or Python integer (no promotion to float)."""
+    d = v._data if isinstance(v, Tensor) else v
+    dt = getattr(d, "dtype", None)
+    if dt is not None:
+        return dt.kind in "iub"
+    return isinstance(v, (int, np.integer))   # (bool is an int)
+
+
+def _check_int_division(a, b):
     """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division or remainder
-    whose divisor ``bd`` has a zero (concrete values only: a traced divisor is unknown)."""
-    if _any_traced(ad, bd):
+    whose divisor ``b`` has a zero (tensors or their data; concrete values only: a traced
+    divisor is unknown).  A floating operand returns at once."""
+    if not (_integral(a) and _integral(b)):
         return
-    if np.result_type(ad, bd).kind in "iub" and np.any(np.asarray(bd) == 0):
+    bd = b._data if isinstance(b, Tensor) else b
+    if not _any_traced(bd) and np.any(np.asarray(bd) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -520,13 +531,17 @@ def _checked(op, accepts="tensor_scalar"):
     ``"one_tensor"`` (``torch.remainder(2, t)``, not ``(2, 3)``), ``"tensor_scalar"`` (the
     first operand is a Tensor: ``torch.eq(2, t)`` is a TypeError) or ``"tensors"`` (both:
     ``torch.maximum(t, 2)`` is a TypeError)."""
+    need_a = accepts in ("tensor_scalar", "tensors")   # (decided once, not per call)
+    need_b = accepts == "tensors"
+    one = accepts == "one_tensor"
+
     def f(a, b):
-        if accepts == "one_tensor":
-            _one_tensor(f.__name__, a, b)
-        elif accepts != "any":
+        if need_a and not isinstance(a, Tensor):
             _require_tensor(f.__name__, a)
-            if accepts == "tensors":
-                _require_tensor(f.__name__, b, "other", 2)
+        if need_b and not isinstance(b, Tensor):
+            _require_tensor(f.__name__, b, "other", 2)
+        if one:
+            _one_tensor(f.__name__, a, b)
         r = op(a, b)
         if r is NotImplemented:
             raise _bad_operand(f"{op.__name__}(): ", a, b)

@@ -662,9 +662,7 @@ def _rem(prim, name):
     ts = _binary(prim, f"{name}Backward0", ("self", "other"), (3, False), edge_idx=(0,))
 
     def op(a, b):
-        r = _operands(a, b)
-        if r is not None:
-            _check_int_division(r[0], r[1])
+        _check_int_division(a, b)
         r = (tt if isinstance(b, Tensor) else ts)(a, b)
         if r is NotImplemented:
             raise TypeError(f"{name.lower()}(): expected a Tensor or a number, got "

@@ -173,12 +173,10 @@ def _gamma_pdf_log(a, x):
     return where(pos, sub(sub(mul(sub(a, 1.0), lx), x), gammaln(a)), at0)
 
 
-def _gamma_pdf_da(a, x, k):
-    """``d^k/da^k [x^(a-1) e^-x / Gamma(a)]`` (Faa di Bruno for ``exp(g)``:
-    ``g' = log x - digamma(a)``, ``g^(m) = -polygamma(m-1, a)``)."""
-    lx, _ = _log_pos(x)
-    g = [None, sub(lx, digamma(a))] + [neg(polygamma(m - 1, a)) for m in range(2, k + 1)]
-    f = [exp(_gamma_pdf_log(a, x))]
+def _exp_derivative(g, f0, k):
+    """``d^k/dt^k exp(h)`` from ``f0 = exp(h)`` and ``g[m] = h^(m)`` (``g[0]`` unused):
+    Faa di Bruno's recurrence ``f^(n) = sum_j C(n-1, j) h^(j+1) f^(n-1-j)``."""
+    f = [f0]
     for n in range(1, k + 1):
         s = None
         for j in range(n):
@@ -186,6 +184,14 @@ def _gamma_pdf_da(a, x, k):
             s = term if s is None else add(s, term)
         f.append(s)
     return f[k]
+
+
+def _gamma_pdf_da(a, x, k):
+    """``d^k/da^k [x^(a-1) e^-x / Gamma(a)]`` (Faa di Bruno for ``exp(g)``:
+    ``g' = log x - digamma(a)``, ``g^(m) = -polygamma(m-1, a)``)."""
+    lx, _ = _log_pos(x)
+    g = [None, sub(lx, digamma(a))] + [neg(polygamma(m - 1, a)) for m in range(2, k + 1)]
+    return _exp_derivative(g, exp(_gamma_pdf_log(a, x)), k)
 
 
 gammainc_p = _define("gammainc", "gammainc", [
@@ -226,14 +232,7 @@ def _beta_pdf_dir(a, b, x, k, ua, ub):
         g.append(sub(mul(float((ua + ub) ** m), polygamma(m - 1, add(a, b))),
                      add(mul(float(ua ** m), polygamma(m - 1, a)),
                          mul(float(ub ** m), polygamma(m - 1, b)))))
-    f = [_beta_pdf(a, b, x)]
-    for n in range(1, k + 1):
-        s = None
-        for j in range(n):
-            term = mul(float(math.comb(n - 1, j)), mul(g[j + 1], f[n - 1 - j]))
-            s = term if s is None else add(s, term)
-        f.append(s)
-    return f[k]
+    return _exp_derivative(g, _beta_pdf(a, b, x), k)
 
 
 def _ibeta_hessian(a, b, x):

@@ -94,7 +94,7 @@ def _pick(prim, k):
     if f is None:
         def f(*args, **params):
             return prim.bind(*args, **params)[k]
-        f = _picks[(prim, k)] = f
+        _picks[(prim, k)] = f
     return f
 
 
