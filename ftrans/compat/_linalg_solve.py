@@ -13,6 +13,7 @@ from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ..primitives import linalg as _L
 from ._tensor import Tensor, _make_plain
+from . import _ops as O
 from ._linalg_base import (LinAlgError, op, call, need_float, need_matrix, need_square,
                            same_dtype)
 
@@ -315,39 +316,42 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
               ("self", "B"))
 
 
-def _tol(v, name):
+def _tol(v, batch):
+    """A tolerance (number or tensor) broadcast to the batch shape, float64; None stays."""
     if v is None:
         return None
     if isinstance(v, Tensor):
         v = v._data
-    a = np.asarray(v, dtype=np.float64)
-    if a.size != 1:
-        raise NotImplementedError(f"{name}: a tolerance per matrix is not supported by "
-                                  "ftrans.compat; pass a number")
-    return float(a.reshape(()))
+    return np.broadcast_to(np.asarray(v, dtype=np.float64), batch)
 
 
 def _rcond(A, atol, rtol, name, hermitian=False):
-    """PyTorch's cutoff ``max(atol, rtol * s_max)`` as the relative ``rcond`` of
-    ``ftrans.numpy.linalg.pinv`` (with ``atol`` the largest singular value of the batch
-    is used)."""
-    atol, rtol = _tol(atol, name), _tol(rtol, name)
+    """PyTorch's cutoff ``max(atol, rtol * s_max)``, per matrix, as the relative ``rcond``
+    of ``ftrans.numpy.linalg.pinv``: one number when it is the same for every matrix of
+    the batch, else an array of the batch shape."""
+    batch = A._data.shape[:-2]
+    atol, rtol = _tol(atol, batch), _tol(rtol, batch)
     m, n = A._data.shape[-2:]
     eps = np.finfo(A._data.dtype).eps
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else eps * max(m, n)
-    if atol is not None and atol > 0 and A._data.size:
+        rtol = np.where(atol > 0, 0.0, eps * max(m, n)) if atol is not None \
+            else np.broadcast_to(eps * max(m, n), batch)
+    if atol is not None and np.any(atol > 0) and A._data.size:
         d = np.asarray(A._data)
-        smax = float(np.max(np.abs(np.linalg.eigvalsh(d)) if hermitian
-                            else np.linalg.svd(d, compute_uv=False), initial=0.0))
-        if smax > 0:
-            rtol = max(rtol, atol / smax)
-    return rtol
+        s = np.abs(np.linalg.eigvalsh(d)) if hermitian else np.linalg.svd(d, compute_uv=False)
+        smax = np.max(s, axis=-1, initial=0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rtol = np.where(smax > 0, np.maximum(rtol, atol / np.where(smax > 0, smax, 1.0)),
+                            rtol)
+    rtol = np.asarray(rtol, dtype=np.float64)
+    if rtol.size == 0:   # an empty batch
+        return float(eps * max(m, n))
+    return float(rtol.flat[0]) if np.all(rtol == rtol.flat[0]) else rtol
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
-    """``torch.linalg.pinv`` (cutoff ``max(atol, rtol * s_max)``; a tensor ``atol``/
-    ``rtol`` must hold one number)."""
+    """``torch.linalg.pinv`` (cutoff ``max(atol, rtol * s_max)`` per matrix; ``atol``/
+    ``rtol`` numbers or tensors broadcast to the batch shape)."""
     need_float("linalg.pinv", A)
     need_matrix("linalg.pinv", A)
     if rcond is not None:
@@ -355,8 +359,15 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     if hermitian:
         need_square("linalg.pinv", A)
     rc = _rcond(A, atol, rtol, "linalg.pinv", hermitian)
-    return op("linalg.pinv", "LinalgPinvBackward0", _pinv_fn, [A],
-              {"rcond": rc, "hermitian": bool(hermitian)})
+    if not isinstance(rc, np.ndarray):
+        return op("linalg.pinv", "LinalgPinvBackward0", _pinv_fn, [A],
+                  {"rcond": rc, "hermitian": bool(hermitian)})
+    # a cutoff per matrix: one pinv per matrix (the primitive's rcond is one number)
+    flat = O.reshape(A, (-1,) + tuple(A.shape[-2:]))
+    outs = [op("linalg.pinv", "LinalgPinvBackward0", _pinv_fn, [a],
+               {"rcond": float(r), "hermitian": bool(hermitian)})
+            for a, r in zip(O.unbind(flat, 0), rc.reshape(-1))]
+    return O.reshape(O.stack(outs), tuple(A.shape[:-2]) + tuple(outs[0].shape))
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

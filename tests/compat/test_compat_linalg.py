@@ -226,3 +226,21 @@ def test_func_vmap_and_grad(name):
         g = T.func.grad(lambda u, v: f(T, u, v).sum())(x[0], y[0])
         return out, g
     assert_same(run, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("kw", [{"atol": 0.4}, {"atol": 0.4, "rtol": 0.2},
+                                {"atol": [0.2, 0.6]}, {"rtol": [0.05, 0.5]}, {}])
+def test_pinv_cutoff_per_matrix_of_a_batch(kw):
+    """The cutoff ``max(atol, rtol * s_max)`` is per matrix: two matrices of different
+    scales in one batch keep different singular values (the batch's largest ``s_max``
+    used for all gave a wrong pseudo-inverse for the smaller one)."""
+    A = np.stack([np.diag([10.0, 1.0, 0.3]), np.diag([1.0, 0.5, 0.3])])
+
+    def f(T):
+        k = {n: (T.tensor(v, dtype=T.float64) if isinstance(v, list) else v)
+             for n, v in kw.items()}
+        x = T.tensor(A, requires_grad=True)
+        y = T.linalg.pinv(x, **k)
+        g, = T.autograd.grad(y.sum(), x)
+        return y, g
+    assert_same(f, rtol=1e-10, atol=1e-12)
