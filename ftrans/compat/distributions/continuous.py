@@ -21,6 +21,7 @@ from .. import _dtype as D
 from .. import _ops as O
 from .._factories import _gen, full, tensor, zeros_like
 from .._tensor import Tensor, Size, _make_plain
+from .._typing import SizeLike
 from ... import numpy as fnp
 from ... import primitives as P
 from ...scipy import special as fsp
@@ -198,20 +199,31 @@ class _Elementwise(Distribution):
             raise NotImplementedError
         return apply(fn, value, *[getattr(self, n) for n in self._names])
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return self._apply(self._log_prob, value)
 
-    def cdf(self, value):
+    def cdf(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return self._apply(self._cdf, value)
 
-    def icdf(self, value):
+    def icdf(self, value: Tensor) -> Tensor:
         return self._apply(self._icdf, value)
 
 
 class Normal(_Elementwise):
-    """``torch.distributions.Normal(loc, scale)``."""
+    """The normal distribution (``torch.distributions.Normal``).
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The location (broadcasts against ``scale``).
+    scale : float or Tensor
+        The scale, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -219,26 +231,50 @@ class Normal(_Elementwise):
     _log_prob, _cdf = staticmethod(_normal_log_prob), staticmethod(_normal_cdf)
     _icdf = staticmethod(_normal_icdf)
 
-    def __init__(self, loc, scale, validate_args=None):
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((loc, scale), validate_args)
 
-    mean = property(lambda self: self.loc)
-    mode = property(lambda self: self.loc)
-    stddev = property(lambda self: self.scale)
-    variance = property(lambda self: self.scale.pow(2))
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2)
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         eps = _draw(self, sample_shape, lambda g, s: g.standard_normal(s), self.loc)
         return self.loc + eps * self.scale
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_normal_entropy, self.scale)
 
 
 class LogNormal(_Elementwise):
-    """``torch.distributions.LogNormal(loc, scale)``: ``exp`` of ``Normal(loc, scale)``
-    (PyTorch's is a ``TransformedDistribution``; this one is not, ``base_dist`` is its
-    ``Normal``)."""
+    """The log-normal distribution (``torch.distributions.LogNormal``).
+
+    ``exp`` of ``Normal(loc, scale)``.  PyTorch's is a ``TransformedDistribution``;
+    this one is not, ``base_dist`` is its ``Normal``.
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The mean of ``log(X)``.
+    scale : float or Tensor
+        The standard deviation of ``log(X)``, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -246,61 +282,103 @@ class LogNormal(_Elementwise):
     _log_prob, _cdf = staticmethod(_lognormal_log_prob), staticmethod(_lognormal_cdf)
     _icdf = staticmethod(_lognormal_icdf)
 
-    def __init__(self, loc, scale, validate_args=None):
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((loc, scale), validate_args)
 
     @property
-    def base_dist(self):
+    def base_dist(self) -> Normal:
+        """The ``Normal(loc, scale)`` whose ``exp`` this distribution is."""
         return Normal(self.loc, self.scale, validate_args=False)
 
-    mean = property(lambda self: (self.loc + self.scale.pow(2) / 2).exp())
-    mode = property(lambda self: (self.loc - self.scale.square()).exp())
-    variance = property(lambda self: (self.scale.pow(2).exp() - 1)
-                        * (2 * self.loc + self.scale.pow(2)).exp())
+    @property
+    def mean(self) -> Tensor:
+        return (self.loc + self.scale.pow(2) / 2).exp()
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return (self.loc - self.scale.square()).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        return ((self.scale.pow(2).exp() - 1)
+             * (2 * self.loc + self.scale.pow(2)).exp())
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         return self.base_dist.rsample(sample_shape).exp()
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return self.base_dist.entropy() + self.loc
 
 
 class Uniform(_Elementwise):
-    """``torch.distributions.Uniform(low, high)`` on ``[low, high)``."""
+    """The uniform distribution on ``[low, high)`` (``torch.distributions.Uniform``).
+
+    Parameters
+    ----------
+    low : float or Tensor
+        The lower bound (inclusive).
+    high : float or Tensor
+        The upper bound (exclusive), ``> low``.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
                        "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
     _names = ("low", "high")
     _log_prob, _cdf = staticmethod(_uniform_log_prob), staticmethod(_uniform_cdf)
 
-    def __init__(self, low, high, validate_args=None):
+    def __init__(self, low: Tensor | float, high: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((low, high), validate_args)
         if self._validate_args and isinstance(self.low._data, np.ndarray) and not bool(
                 np.all(np.asarray(self.low._data) < np.asarray(self.high._data))):
             raise ValueError("Uniform is not defined when low>= high")
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.half_open_interval(self.low, self.high)
 
-    mean = property(lambda self: (self.high + self.low) / 2)
-    mode = property(lambda self: self.high * float("nan"))
-    stddev = property(lambda self: (self.high - self.low) / 12 ** 0.5)
-    variance = property(lambda self: (self.high - self.low).pow(2) / 12)
+    @property
+    def mean(self) -> Tensor:
+        return (self.high + self.low) / 2
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.high * float("nan")
+
+    @property
+    def stddev(self) -> Tensor:
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self) -> Tensor:
+        return (self.high - self.low).pow(2) / 12
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         u = _draw(self, sample_shape, lambda g, s: g.random(s), self.low)
         return self.low + u * (self.high - self.low)
 
-    def icdf(self, value):
+    def icdf(self, value: Tensor) -> Tensor:
         return value * (self.high - self.low) + self.low
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return (self.high - self.low).log()
 
 
 class Exponential(_Elementwise):
-    """``torch.distributions.Exponential(rate)``."""
+    """The exponential distribution (``torch.distributions.Exponential``).
+
+    Parameters
+    ----------
+    rate : float or Tensor
+        The rate ``1 / mean``, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -308,24 +386,46 @@ class Exponential(_Elementwise):
     _log_prob, _cdf = staticmethod(_exponential_log_prob), staticmethod(_exponential_cdf)
     _icdf = staticmethod(_exponential_icdf)
 
-    def __init__(self, rate, validate_args=None):
+    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
         self._setup((rate,), validate_args)
 
-    mean = property(lambda self: self.rate.reciprocal())
-    mode = property(lambda self: zeros_like(self.rate))
-    stddev = property(lambda self: self.rate.reciprocal())
-    variance = property(lambda self: self.rate.pow(-2))
+    @property
+    def mean(self) -> Tensor:
+        return self.rate.reciprocal()
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.rate)
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         e = _draw(self, sample_shape, lambda g, s: g.standard_exponential(s), self.rate)
         return e / self.rate
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()
 
 
 class Laplace(_Elementwise):
-    """``torch.distributions.Laplace(loc, scale)``."""
+    """The Laplace distribution (``torch.distributions.Laplace``).
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The location (broadcasts against ``scale``).
+    scale : float or Tensor
+        The scale, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -333,25 +433,48 @@ class Laplace(_Elementwise):
     _log_prob, _cdf = staticmethod(_laplace_log_prob), staticmethod(_laplace_cdf)
     _icdf = staticmethod(_laplace_icdf)
 
-    def __init__(self, loc, scale, validate_args=None):
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((loc, scale), validate_args)
 
-    mean = property(lambda self: self.loc)
-    mode = property(lambda self: self.loc)
-    stddev = property(lambda self: 2 ** 0.5 * self.scale)
-    variance = property(lambda self: 2 * self.scale.pow(2))
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return 2 ** 0.5 * self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return 2 * self.scale.pow(2)
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         eps = float(np.finfo(self.loc.dtype.np).eps)
         u = _draw(self, sample_shape, lambda g, s: g.uniform(eps - 1, 1, s), self.loc)
         return self.loc - self.scale * u.sign() * O.log1p(-u.abs())
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return 1 + (2 * self.scale).log()
 
 
 class Cauchy(_Elementwise):
-    """``torch.distributions.Cauchy(loc, scale)``."""
+    """The Cauchy distribution (``torch.distributions.Cauchy``).
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The location (broadcasts against ``scale``).
+    scale : float or Tensor
+        The scale, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -359,20 +482,29 @@ class Cauchy(_Elementwise):
     _log_prob, _cdf = staticmethod(_cauchy_log_prob), staticmethod(_cauchy_cdf)
     _icdf = staticmethod(_cauchy_icdf)
 
-    def __init__(self, loc, scale, validate_args=None):
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((loc, scale), validate_args)
 
-    mean = property(lambda self: full(tuple(self._extended_shape()), float("nan"),
-                                      dtype=self.loc.dtype))
-    mode = property(lambda self: self.loc)
-    variance = property(lambda self: full(tuple(self._extended_shape()), float("inf"),
-                                          dtype=self.loc.dtype))
+    @property
+    def mean(self) -> Tensor:
+        return (full(tuple(self._extended_shape()), float("nan"),
+             dtype=self.loc.dtype))
 
-    def rsample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        return (full(tuple(self._extended_shape()), float("inf"),
+             dtype=self.loc.dtype))
+
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         eps = _draw(self, sample_shape, lambda g, s: g.standard_cauchy(s), self.loc)
         return self.loc + eps * self.scale
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return math.log(4 * math.pi) + self.scale.log()
 
 
@@ -386,59 +518,98 @@ def _standard_gamma(conc, shape):
 
 
 class Gamma(_Elementwise):
-    """``torch.distributions.Gamma(concentration, rate)``; ``icdf`` is not defined (as in
-    PyTorch).  ``rsample`` draws with NumPy at the concentration's value, so (unlike
-    ``log_prob``) it does not run under ``compat.func`` transforms of the concentration."""
+    """The gamma distribution (``torch.distributions.Gamma``).
+
+    ``icdf`` is not defined (as in PyTorch).  ``rsample`` draws with NumPy at the
+    concentration's value, so (unlike ``log_prob``) it does not run under ``compat.func``
+    transforms of the concentration.
+
+    Parameters
+    ----------
+    concentration : float or Tensor
+        The shape ``alpha``, positive.
+    rate : float or Tensor
+        The rate ``beta`` (``1 / scale``), positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _names = ("concentration", "rate")
     _log_prob, _cdf = staticmethod(_gamma_log_prob), staticmethod(_gamma_cdf)
 
-    def __init__(self, concentration, rate, validate_args=None):
+    def __init__(self, concentration: Tensor | float, rate: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self._setup((concentration, rate), validate_args)
 
-    mean = property(lambda self: self.concentration / self.rate)
-    variance = property(lambda self: self.concentration / self.rate.pow(2))
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration / self.rate
 
     @property
-    def mode(self):
+    def variance(self) -> Tensor:
+        return self.concentration / self.rate.pow(2)
+
+    @property
+    def mode(self) -> Tensor:
         return apply(_gamma_mode, self.concentration, self.rate)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         return _standard_gamma(self.concentration, shape) / self.rate.expand(shape)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_gamma_entropy, self.concentration, self.rate)
 
 
 class Chi2(Gamma):
-    """``torch.distributions.Chi2(df)``: ``Gamma(df / 2, 1 / 2)``."""
+    """The chi-squared distribution ``Gamma(df / 2, 1 / 2)`` (``torch.distributions.Chi2``).
+
+    Parameters
+    ----------
+    df : float or Tensor
+        The degrees of freedom, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"df": constraints.positive}
 
-    def __init__(self, df, validate_args=None):
+    def __init__(self, df: Tensor | float, validate_args: bool | None = None) -> None:
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
     @property
-    def df(self):
+    def df(self) -> Tensor:
+        """The degrees of freedom, ``2 * concentration``."""
         return self.concentration * 2
 
 
 class Dirichlet(Distribution):
-    """``torch.distributions.Dirichlet(concentration)`` (event shape ``(k,)``)."""
+    """The Dirichlet distribution (``torch.distributions.Dirichlet``).
+
+    Parameters
+    ----------
+    concentration : Tensor
+        Shape ``batch_shape + (k,)``, positive; the event shape is ``(k,)``.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 
-    def __init__(self, concentration, validate_args=None):
+    def __init__(self, concentration: Tensor, validate_args: bool | None = None) -> None:
         if not isinstance(concentration, Tensor) or concentration.dim() < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         shape = tuple(concentration.shape)
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = Size(tuple(batch_shape))
         new.concentration = self.concentration.expand(tuple(batch_shape)
@@ -447,31 +618,52 @@ class Dirichlet(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         return apply(_normalize_last, _standard_gamma(self.concentration, shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_dirichlet_log_prob, value, self.concentration)
 
-    mean = property(lambda self: apply(_dirichlet_mean, self.concentration))
-    mode = property(lambda self: apply(_dirichlet_mode, self.concentration))
-    variance = property(lambda self: apply(_dirichlet_variance, self.concentration))
+    @property
+    def mean(self) -> Tensor:
+        return apply(_dirichlet_mean, self.concentration)
 
-    def entropy(self):
+    @property
+    def mode(self) -> Tensor:
+        return apply(_dirichlet_mode, self.concentration)
+
+    @property
+    def variance(self) -> Tensor:
+        return apply(_dirichlet_variance, self.concentration)
+
+    def entropy(self) -> Tensor:
         return apply(_dirichlet_entropy, self.concentration)
 
 
 class Beta(Distribution):
-    """``torch.distributions.Beta(concentration1, concentration0)`` (a two-category
-    ``Dirichlet`` underneath, as PyTorch's)."""
+    """The beta distribution (``torch.distributions.Beta``).
+
+    A two-category ``Dirichlet`` underneath, as PyTorch's.
+
+    Parameters
+    ----------
+    concentration1 : float or Tensor
+        ``alpha``, positive.
+    concentration0 : float or Tensor
+        ``beta``, positive.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, concentration1, concentration0, validate_args=None):
+    def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         if isinstance(concentration1, numbers.Number) and isinstance(concentration0,
                                                                      numbers.Number):
             c = tensor([float(concentration1), float(concentration0)],
@@ -482,7 +674,8 @@ class Beta(Distribution):
         self._dirichlet = Dirichlet(c, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = Size(tuple(batch_shape))
         new._dirichlet = self._dirichlet.expand(batch_shape)
@@ -491,33 +684,35 @@ class Beta(Distribution):
         return new
 
     @property
-    def concentration1(self):
+    def concentration1(self) -> Tensor:
+        """``alpha``, of shape ``batch_shape``."""
         return self._dirichlet.concentration[..., 0]
 
     @property
-    def concentration0(self):
+    def concentration0(self) -> Tensor:
+        """``beta``, of shape ``batch_shape``."""
         return self._dirichlet.concentration[..., 1]
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.concentration1 / (self.concentration1 + self.concentration0)
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self._dirichlet.mode[..., 0]
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         heads_tails = O.stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return self._dirichlet.entropy()

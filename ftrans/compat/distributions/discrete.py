@@ -9,7 +9,8 @@ import numbers
 import numpy as np
 
 from .._factories import _gen, arange, full_like, zeros_like
-from .._tensor import Size, _make_plain
+from .._tensor import Size, Tensor, _make_plain
+from .._typing import SizeLike
 from ..autograd.grad_mode import no_grad
 from ... import numpy as fnp
 from ...scipy import special as fsp
@@ -93,7 +94,8 @@ class _ProbsLogits(Distribution):
         return logits_to_probs(self.logits, is_binary=self._binary)
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> Size:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
         return self._param.size()
 
     def _init_scalar(self, probs, logits, validate_args):
@@ -127,39 +129,58 @@ class _ProbsLogits(Distribution):
 
 
 class Bernoulli(_ProbsLogits):
-    """``torch.distributions.Bernoulli(probs=None, logits=None)``."""
+    """The Bernoulli distribution (``torch.distributions.Bernoulli``).
+
+    Parameters
+    ----------
+    probs : float or Tensor, optional
+        The probability of 1 (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of 1.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         self._init_scalar(probs, logits, validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Bernoulli, batch_shape, _instance)
 
-    mean = property(lambda self: self.probs)
-    variance = property(lambda self: self.probs * (1 - self.probs))
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
 
     @property
-    def mode(self):
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    @property
+    def mode(self) -> Tensor:
         p = np.asarray(self.probs._data)     # (outside the graph, as PyTorch's)
         return _make_plain(np.where(p == 0.5, np.nan, p >= 0.5).astype(p.dtype))
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             return _sampling.bernoulli(self.probs.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         logits, value = broadcast_all(self.logits, value)
         return apply(_bernoulli_log_prob, logits, value)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_bernoulli_entropy, self.logits, self.probs)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(2, dtype=self._param.dtype)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
@@ -168,14 +189,26 @@ class Bernoulli(_ProbsLogits):
 
 
 class Categorical(_ProbsLogits):
-    """``torch.distributions.Categorical(probs=None, logits=None)`` over the last dimension
-    (``probs`` are normalized to sum to 1, ``logits`` to log-sum-exp 0)."""
+    """The categorical distribution over the last dimension (``torch.distributions.Categorical``).
+
+    Parameters
+    ----------
+    probs : Tensor, optional
+        Non-negative weights of shape ``batch_shape + (n,)``, normalized to
+        sum to 1 (give ``probs`` or ``logits``).
+    logits : Tensor, optional
+        Unnormalized log-probabilities, normalized to log-sum-exp 0.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
     _binary = False
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         _probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
@@ -190,26 +223,27 @@ class Categorical(_ProbsLogits):
         batch = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._expanded(Categorical, batch_shape, _instance, (self._num_events,))
         new._num_events = self._num_events
         return new
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self._num_events - 1)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return full_like(self.probs[..., 0], float("nan"))
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.probs.argmax(-1)
 
     variance = mean
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         sample_shape = size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         n = int(np.prod(tuple(sample_shape), dtype=np.int64))
@@ -219,14 +253,14 @@ class Categorical(_ProbsLogits):
             return _make_plain(np.zeros(tuple(self._extended_shape(sample_shape)), np.int64))
         return s2d.reshape(tuple(self._extended_shape(sample_shape)))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_categorical_log_prob, self.logits, value.long())
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_categorical_entropy, self.logits, self.probs)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(self._num_events)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
@@ -235,20 +269,33 @@ class Categorical(_ProbsLogits):
 
 
 class OneHotCategorical(Distribution):
-    """``torch.distributions.OneHotCategorical(probs=None, logits=None)``: one-hot vectors
-    (event shape ``(n,)``)."""
+    """The categorical distribution as one-hot vectors (``torch.distributions.OneHotCategorical``).
+
+    Parameters
+    ----------
+    probs : Tensor, optional
+        Weights of shape ``batch_shape + (n,)`` (give ``probs`` or ``logits``);
+        the event shape is ``(n,)``.
+    logits : Tensor, optional
+        Unnormalized log-probabilities.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     support = constraints.one_hot
     has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         self._categorical = Categorical(probs, logits)
         param = self._categorical._param
         super().__init__(self._categorical.batch_shape, tuple(param.shape[-1:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._get_checked_instance(OneHotCategorical, _instance)
         batch_shape = size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
@@ -256,36 +303,56 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    _param = property(lambda self: self._categorical._param)
-    probs = property(lambda self: self._categorical.probs)
-    logits = property(lambda self: self._categorical.logits)
-    mean = property(lambda self: self._categorical.probs)
-    variance = property(lambda self: self._categorical.probs * (1 - self._categorical.probs))
-    param_shape = property(lambda self: self._categorical.param_shape)
+    @property
+    def _param(self) -> Tensor:
+        return self._categorical._param
 
     @property
-    def mode(self):
+    def probs(self) -> Tensor:
+        """The event probabilities, shape ``batch_shape + (n,)``."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalized log-probabilities, shape ``batch_shape + (n,)``."""
+        return self._categorical.logits
+
+    @property
+    def mean(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def variance(self) -> Tensor:
+        return self._categorical.probs * (1 - self._categorical.probs)
+
+    @property
+    def param_shape(self) -> Tensor:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
+        return self._categorical.param_shape
+
+    @property
+    def mode(self) -> Tensor:
         probs = self._categorical.probs
         idx = np.asarray(probs.argmax(-1)._data)
         n = probs.shape[-1]
         return _make_plain((np.arange(n) == idx[..., None]).astype(probs.dtype.np))
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         sample_shape = size(sample_shape)
         probs = self._categorical.probs
         idx = np.asarray(self._categorical.sample(sample_shape)._data)
         n = self._categorical._num_events
         return _make_plain((np.arange(n) == idx[..., None]).astype(probs.dtype.np))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         indices = value.max(-1)[1]
         return self._categorical.log_prob(indices)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return self._categorical.entropy()
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         n = self.event_shape[0]
         values = _make_plain(np.eye(n, dtype=self._param.dtype.np))
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
@@ -295,38 +362,71 @@ class OneHotCategorical(Distribution):
 
 
 class Poisson(Distribution):
-    """``torch.distributions.Poisson(rate)``."""
+    """The Poisson distribution (``torch.distributions.Poisson``).
+
+    Parameters
+    ----------
+    rate : float or Tensor
+        The rate (mean), non-negative.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
-    def __init__(self, rate, validate_args=None):
+    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         batch = Size() if isinstance(rate, numbers.Number) else self.rate.size()
         super().__init__(batch, validate_args=validate_args)
 
-    mean = property(lambda self: self.rate)
-    mode = property(lambda self: self.rate.floor())
-    variance = property(lambda self: self.rate)
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
 
-    def sample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             return _sampling.poisson(self.rate.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         rate, value = broadcast_all(self.rate, value)
         return apply(_poisson_log_prob, value, rate)
 
 
 class Binomial(_ProbsLogits):
-    """``torch.distributions.Binomial(total_count=1, probs=None, logits=None)``
-    (``entropy``/``enumerate_support`` need a homogeneous ``total_count``, as PyTorch's)."""
+    """The binomial distribution (``torch.distributions.Binomial``).
+
+    ``entropy``/``enumerate_support`` need a homogeneous ``total_count``, as PyTorch's.
+
+    Parameters
+    ----------
+    total_count : int or Tensor, optional
+        The number of trials (1 by default).
+    probs : float or Tensor, optional
+        The success probability (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of success.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
-    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+    def __init__(self, total_count: Tensor | int = 1, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         _probs_or_logits(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
@@ -337,31 +437,37 @@ class Binomial(_ProbsLogits):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Binomial, batch_shape, _instance)
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self.total_count)
 
-    mean = property(lambda self: self.total_count * self.probs)
-    variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.probs
 
     @property
-    def mode(self):
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @property
+    def mode(self) -> Tensor:
         return apply(_binomial_mode, self.total_count, self.probs)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         n = np.broadcast_to(np.asarray(self.total_count._data), shape).astype(np.int64)
         p = np.broadcast_to(np.asarray(self.probs._data), shape)
         return _make_plain(_gen(None).binomial(n, p).astype(self.probs.dtype.np))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_binomial_log_prob, value, self.total_count, self.logits)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         n = np.asarray(self.total_count._data)
         total = int(n.max()) if n.size else 0
         if n.size and int(n.min()) != total:
@@ -369,7 +475,7 @@ class Binomial(_ProbsLogits):
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(log_prob.exp() * log_prob).sum(0)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         n = np.asarray(self.total_count._data)
         total = int(n.max()) if n.size else 0
         if n.size and int(n.min()) != total:
@@ -384,12 +490,26 @@ class Binomial(_ProbsLogits):
 
 
 class Geometric(_ProbsLogits):
-    """``torch.distributions.Geometric(probs=None, logits=None)``: the number of failures
-    before the first success (0, 1, 2, ...)."""
+    """The geometric distribution (``torch.distributions.Geometric``).
+
+    The number of failures before the first success (0, 1, 2, ...).
+
+    Parameters
+    ----------
+    probs : float or Tensor, optional
+        The success probability, in (0, 1] (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of success.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         self._init_scalar(probs, logits, validate_args)
         if self._validate_args and probs is not None and isinstance(self.probs._data,
                                                                     np.ndarray):
@@ -399,14 +519,23 @@ class Geometric(_ProbsLogits):
                                  f"shape {tuple(self.probs.shape)}) of distribution {self!r} "
                                  f"to be positive but found invalid values:\n{p[~(p > 0)]}")
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Geometric, batch_shape, _instance)
 
-    mean = property(lambda self: 1.0 / self.probs - 1.0)
-    mode = property(lambda self: zeros_like(self.probs))
-    variance = property(lambda self: (1.0 / self.probs - 1.0) / self.probs)
+    @property
+    def mean(self) -> Tensor:
+        return 1.0 / self.probs - 1.0
 
-    def sample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.probs)
+
+    @property
+    def variance(self) -> Tensor:
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         p = np.broadcast_to(np.asarray(self.probs._data), shape)
         tiny = float(np.finfo(p.dtype).tiny)
@@ -414,10 +543,10 @@ class Geometric(_ProbsLogits):
         with np.errstate(divide="ignore"):
             return _make_plain(np.floor(np.log(u) / np.log1p(-p)).astype(p.dtype))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         value, probs = broadcast_all(value, self.probs)
         return apply(_geometric_log_prob, value, probs)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_geometric_entropy, self.logits, self.probs)

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ... import numpy as fnp
 from ...scipy import special as fsp
 from ...scipy import linalg as fsl
+from .._tensor import Tensor
 from .continuous import (Beta, Cauchy, Dirichlet, Exponential, Gamma, Laplace, LogNormal,
                          Normal, Uniform)
 from .discrete import (Bernoulli, Categorical, Geometric, OneHotCategorical, Poisson,
@@ -27,14 +30,36 @@ _KL_REGISTRY: dict = {}
 _KL_MEMOIZE: dict = {}
 
 
-def register_kl(type_p, type_q):
-    """``torch.distributions.kl.register_kl``: decorator registering ``fun(p, q)`` as the
-    KL divergence of the pair of distribution types."""
+_KLFun = Callable[[Any, Any], Tensor]
+
+
+def register_kl(type_p: type[Distribution], type_q: type[Distribution]
+                ) -> Callable[[_KLFun], _KLFun]:
+    """Register a KL divergence for a pair of types (``torch.distributions.kl.register_kl``).
+
+    :func:`kl_divergence` dispatches to the most specific registered pair (PyTorch's
+    rule; a ``RuntimeWarning`` where two matches are equally specific).
+
+    Parameters
+    ----------
+    type_p, type_q : type
+        Subclasses of :class:`Distribution`.
+
+    Returns
+    -------
+    Callable
+        A decorator that registers ``fun(p, q) -> Tensor`` and returns it unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``type_p`` or ``type_q`` is not a ``Distribution`` subclass.
+    """
     for t in (type_p, type_q):
         if not (isinstance(t, type) and issubclass(t, Distribution)):
             raise TypeError(f"Expected a Distribution subclass but got {t}")
 
-    def decorator(fun):
+    def decorator(fun: _KLFun) -> _KLFun:
         _KL_REGISTRY[type_p, type_q] = fun
         _KL_MEMOIZE.clear()
         return fun
@@ -75,9 +100,31 @@ def _dispatch_kl(type_p, type_q):
     return left_fun
 
 
-def kl_divergence(p, q):
-    """``torch.distributions.kl_divergence``: ``KL(p || q)`` of shape ``batch_shape``;
-    ``NotImplementedError`` for a pair with no registered formula."""
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """The Kullback-Leibler divergence ``KL(p || q)`` (``torch.distributions.kl_divergence``).
+
+    Parameters
+    ----------
+    p, q : Distribution
+        Distributions of broadcastable batch shapes.
+
+    Returns
+    -------
+    Tensor
+        Of shape ``batch_shape``; differentiable in both distributions' parameters.
+
+    Raises
+    ------
+    NotImplementedError
+        For a pair of types with no registered formula (:func:`register_kl`).
+
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> from ftrans.compat.distributions import Normal, kl_divergence
+    >>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0))
+    tensor(0.5000)
+    """
     key = (type(p), type(q))
     fun = _KL_MEMOIZE.get(key)
     if fun is None:

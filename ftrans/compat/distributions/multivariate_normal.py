@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, Size
+from .._typing import SizeLike
 from ... import numpy as fnp
 from ...scipy import linalg as fsl
 from . import constraints
@@ -74,8 +75,22 @@ def _scale_matvec(tril, eps):
 
 
 class MultivariateNormal(Distribution):
-    """``torch.distributions.MultivariateNormal(loc, covariance_matrix=None,
-    precision_matrix=None, scale_tril=None)``."""
+    """The multivariate normal distribution (``torch.distributions.MultivariateNormal``).
+
+    Parameters
+    ----------
+    loc : Tensor
+        The mean, shape ``batch_shape + (n,)``.
+    covariance_matrix : Tensor, optional
+        Positive definite, ``(..., n, n)``; give exactly one of the three matrices.
+    precision_matrix : Tensor, optional
+        The inverse covariance, positive definite.
+    scale_tril : Tensor, optional
+        The lower Cholesky factor of the covariance (positive diagonal).
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,
@@ -84,8 +99,9 @@ class MultivariateNormal(Distribution):
     has_rsample = True
     _derived_params = ("covariance_matrix", "precision_matrix", "scale_tril")
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None):
+    def __init__(self, loc: Tensor, covariance_matrix: Tensor | None = None,
+                 precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         if not isinstance(loc, Tensor) or loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = [(n, m) for n, m in (("scale_tril", scale_tril),
@@ -111,7 +127,8 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = apply(_precision_to_scale_tril, mat)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = tuple(batch_shape)
         loc_shape = batch_shape + tuple(self.event_shape)
@@ -129,7 +146,8 @@ class MultivariateNormal(Distribution):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
 
     @property
-    def scale_tril(self):
+    def scale_tril(self) -> Tensor:
+        """The lower Cholesky factor of the covariance, ``(..., n, n)``."""
         if "scale_tril" in self.__dict__:
             return self.__dict__["scale_tril"]
         return self._unbroadcasted_scale_tril.expand(self._mat_shape())
@@ -139,7 +157,8 @@ class MultivariateNormal(Distribution):
         self.__dict__["scale_tril"] = v
 
     @property
-    def covariance_matrix(self):
+    def covariance_matrix(self) -> Tensor:
+        """The covariance matrix, ``(..., n, n)``."""
         if "covariance_matrix" in self.__dict__:
             return self.__dict__["covariance_matrix"]
         return apply(_covariance, self._unbroadcasted_scale_tril).expand(self._mat_shape())
@@ -149,7 +168,8 @@ class MultivariateNormal(Distribution):
         self.__dict__["covariance_matrix"] = v
 
     @property
-    def precision_matrix(self):
+    def precision_matrix(self) -> Tensor:
+        """The inverse of the covariance matrix, ``(..., n, n)``."""
         if "precision_matrix" in self.__dict__:
             return self.__dict__["precision_matrix"]
         return apply(_precision, self._unbroadcasted_scale_tril).expand(self._mat_shape())
@@ -158,22 +178,27 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self, v):
         self.__dict__["precision_matrix"] = v
 
-    mean = property(lambda self: self.loc)
-    mode = property(lambda self: self.loc)
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
 
     @property
-    def variance(self):
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
         return apply(_mvn_variance, self._unbroadcasted_scale_tril).expand(
             tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         eps = _draw(self, sample_shape, lambda g, s: g.standard_normal(s), self.loc)
         return self.loc + apply(_scale_matvec, self._unbroadcasted_scale_tril, eps)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_mvn_log_prob, value, self.loc, self._unbroadcasted_scale_tril)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         h = apply(_mvn_entropy, self._unbroadcasted_scale_tril)
         return h.expand(tuple(self._batch_shape)) if len(self._batch_shape) else h
