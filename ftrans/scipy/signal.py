@@ -17,6 +17,8 @@ included: DESIGN.md's convention), works under ``vmap`` and ``jit``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
 from ..core import Tracer, result_type
@@ -28,18 +30,19 @@ from ..numpy._args import _ndarray, _axis
 from ..numpy._signal import _xcorr_full
 from ..numpy._shape import flip
 from ..numpy import _funcs as F
+from ..typing import Array, ArrayLike, Shape
 
 __all__ = ["convolve", "correlate", "fftconvolve", "lfilter"]
 
 _MODES = ("full", "valid", "same")
 
 
-def _check_mode(mode):
+def _check_mode(mode: str) -> None:
     if mode not in _MODES:
         raise ValueError(f"acceptable mode flags are 'valid', 'same', or 'full' (got {mode!r})")
 
 
-def _pair(in1, in2, name):
+def _pair(in1: ArrayLike, in2: ArrayLike, name: str) -> tuple[Array, Array]:
     in1, in2 = _ndarray(in1), _ndarray(in2)
     if in1.ndim != in2.ndim:
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality (got "
@@ -47,13 +50,13 @@ def _pair(in1, in2, name):
     return in1, in2
 
 
-def _check_valid(s1, s2):
+def _check_valid(s1: Shape, s2: Shape) -> None:
     if not (all(a >= b for a, b in zip(s1, s2)) or all(b >= a for a, b in zip(s1, s2))):
         raise ValueError(f"For 'valid' mode, one must be at least as large as the other in "
                          f"every dimension (got shapes {s1} and {s2})")
 
 
-def _crop(full, s1, s2, mode, axes):
+def _crop(full: Array, s1: Shape, s2: Shape, mode: str, axes: Iterable[int]) -> Array:
     """SciPy's ``same`` (centred, ``in1``'s size) / ``valid`` part of a full result along
     ``axes`` (``s1``, ``s2``: the operands' sizes on those axes)."""
     if mode == "full":
@@ -68,32 +71,38 @@ def _crop(full, s1, s2, mode, axes):
     return full[tuple(idx)]
 
 
-def _empty(in1, in2):
+def _empty(in1: Array, in2: Array) -> Array:
     return np.zeros((0,) * in1.ndim, _np_dtype(result_type(in1, in2)))
 
 
-def convolve(in1, in2, mode="full", method="auto"):
-    """``scipy.signal.convolve``: ``out[k] = sum_j in1[j] in2[k - j]`` (n-d).
+def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto"
+             ) -> Array:
+    """N-d convolution ``out[k] = sum_j in1[j] in2[k - j]`` (``scipy.signal.convolve``).
 
     Parameters
     ----------
-    in1, in2 : array_like of the same rank (any dtype; real or complex)
-    mode : {"full", "valid", "same"}
-        sizes ``n + m - 1``; ``|n - m| + 1`` (one operand must be at least as large as
+    in1, in2 : array_like
+        Operands of the same rank (any dtype; real or complex).
+    mode : {"full", "valid", "same"}, optional
+        Sizes ``n + m - 1``; ``|n - m| + 1`` (one operand must be at least as large as
         the other in every dimension); ``n`` (centred on ``in1``, SciPy's rule).
-    method : {"auto", "direct", "fft"}
+    method : {"auto", "direct", "fft"}, optional
         ``"fft"`` computes through :func:`fftconvolve`; the others through the
         convolution primitive.
 
     Returns
     -------
-    array of the promoted dtype, differentiable in both operands.
+    Array
+        The promoted dtype, differentiable in both operands.
 
     Raises
     ------
-    ValueError: ranks differ, unknown ``mode``/``method``, ``valid`` with operands that
-    are not ordered by size in every dimension.
+    ValueError
+        If the ranks differ, for an unknown ``mode``/``method``, or ``valid`` with
+        operands that are not ordered by size in every dimension.
 
+    Examples
+    --------
     >>> convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([0. , 1. , 2.5, 4. , 1.5])
     """
@@ -119,13 +128,35 @@ def convolve(in1, in2, mode="full", method="auto"):
     return _crop(full, s1, s2, mode, range(in1.ndim))
 
 
-def correlate(in1, in2, mode="full", method="auto"):
-    """``scipy.signal.correlate``: ``out[k] = sum_l in1[l] conj(in2[l - k + (m - 1)])``
-    (n-d cross-correlation; ``convolve(in1, conj(flip(in2)))``).
+def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto"
+              ) -> Array:
+    """N-d cross-correlation (``scipy.signal.correlate``).
 
-    Parameters, returns and raises as :func:`convolve` (for ``valid`` with ``in2``
-    larger the result is SciPy's: the overlap values, reversed and conjugated).
+    ``out[k] = sum_l in1[l] conj(in2[l - k + (m - 1)])``, i.e.
+    ``convolve(in1, conj(flip(in2)))``.
 
+    Parameters
+    ----------
+    in1, in2 : array_like
+        Operands of the same rank (any dtype; real or complex).
+    mode : {"full", "valid", "same"}, optional
+        As :func:`convolve` (for ``valid`` with ``in2`` larger the result is SciPy's:
+        the overlap values, reversed and conjugated).
+    method : {"auto", "direct", "fft"}, optional
+        As :func:`convolve`.
+
+    Returns
+    -------
+    Array
+        The promoted dtype, differentiable in both operands.
+
+    Raises
+    ------
+    ValueError
+        As :func:`convolve`.
+
+    Examples
+    --------
     >>> correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
@@ -138,20 +169,33 @@ def correlate(in1, in2, mode="full", method="auto"):
     return convolve(in1, flip(in2), mode, method)
 
 
-def fftconvolve(in1, in2, mode="full", axes=None):
-    """``scipy.signal.fftconvolve``: :func:`convolve` by zero-padded FFTs over ``axes``.
+def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
+                axes: int | Sequence[int] | None = None) -> Array:
+    """:func:`convolve` by zero-padded FFTs over ``axes`` (``scipy.signal.fftconvolve``).
 
     Parameters
     ----------
-    in1, in2 : array_like of the same rank; along axes not in ``axes`` the sizes must
-        be equal or 1 (broadcast, as SciPy)
-    mode : {"full", "valid", "same"} (as :func:`convolve`, along ``axes``)
-    axes : int or sequence of ints, default all axes
+    in1, in2 : array_like
+        Operands of the same rank; along axes not in ``axes`` the sizes must be equal
+        or 1 (broadcast, as SciPy).
+    mode : {"full", "valid", "same"}, optional
+        As :func:`convolve`, along ``axes``.
+    axes : int or sequence of int, optional
+        The convolved axes; all by default.
 
     Returns
     -------
-    array: real for real operands (``rfftn``/``irfftn``), complex otherwise.
+    Array
+        Real for real operands (``rfftn``/``irfftn``), complex otherwise.
 
+    Raises
+    ------
+    ValueError
+        If the ranks differ, for an unknown ``mode``, incompatible sizes along the
+        other axes, or ``valid`` with operands not ordered by size.
+
+    Examples
+    --------
     >>> fftconvolve([1.0, 2.0, 3.0], [1.0, 1.0]).round(12)
     array([1., 3., 5., 3.])
     """
@@ -188,7 +232,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     return _crop(full, s1, s2, mode, axes)
 
 
-def _vec(c, name):
+def _vec(c: ArrayLike, name: str) -> Array:
     c = _ndarray(c)
     if c.ndim != 1 or c.shape[0] == 0:
         raise ValueError(f"lfilter: {name} must be a non-empty 1-d array of filter "
@@ -196,7 +240,7 @@ def _vec(c, name):
     return c
 
 
-def _pad_to(c, k):
+def _pad_to(c: Array, k: int) -> Array:
     n = c.shape[0]
     return c if n == k else F.concatenate([c, F.zeros((k - n,), _np_dtype(c.dtype))])
 
@@ -205,7 +249,7 @@ _SHORT = 16   # filters up to this many taps: shifted sums (measured faster than
 #               convolution primitive on long signals: 5 taps, 1e5 samples, ~1 ms vs ~15 ms)
 
 
-def _full_conv_last(c, s):
+def _full_conv_last(c: Array, s: Array) -> Array:
     """The full convolution (length ``N + K - 1``) of the 1-d ``c`` with ``s`` along its
     last axis: shifted sums for short ``c``, the convolution primitive for long ones."""
     k, nd = c.shape[0], s.ndim
@@ -215,32 +259,44 @@ def _full_conv_last(c, s):
     return _xcorr_full(s, P.reshape(flip(c), (1,) * (nd - 1) + (k,)))
 
 
-def lfilter(b, a, x, axis=-1, zi=None):
-    """``scipy.signal.lfilter``: ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis``.
+def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
+            zi: ArrayLike | None = None) -> Array | tuple[Array, Array]:
+    """IIR/FIR filter ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis`` (``scipy.signal.lfilter``).
 
     Parameters
     ----------
-    b, a : 1-d array_like, numerator and denominator coefficients (``a[0] != 0``; both
-        are normalized by it, as SciPy)
-    x : array_like, any rank
-    axis : int, the time axis of ``x``
-    zi : optional, initial state of shape ``x.shape`` with ``axis`` of size
-        ``max(len(a), len(b)) - 1`` (SciPy's transposed direct form II state)
+    b, a : array_like
+        1-d numerator and denominator coefficients (``a[0] != 0``; both are normalized
+        by it, as SciPy).
+    x : array_like
+        The signal, any rank.
+    axis : int, optional
+        The time axis of ``x``.
+    zi : array_like, optional
+        Initial state of shape ``x.shape`` with ``axis`` of size
+        ``max(len(a), len(b)) - 1`` (SciPy's transposed direct form II state).
 
     Returns
     -------
-    y : array of ``x``'s shape (promoted inexact dtype; integers give float64)
-    zf : final state (only when ``zi`` is given), ``zi``'s shape
+    y : Array
+        ``x``'s shape (promoted inexact dtype; integers give float64).
+    zf : Array
+        The final state, ``zi``'s shape (returned only when ``zi`` is given).
 
+    Raises
+    ------
+    ValueError
+        For empty or non-1-d ``b``/``a``, ``a[0] == 0`` (when concrete), a 0-d ``x`` or
+        a ``zi`` of the wrong shape.
+
+    Notes
+    -----
     Derivatives in ``b``, ``a``, ``x`` and ``zi`` (any order).  Reverse mode runs the
     adjoint filter: the transpose of the recursion is the same recursion backwards in
     time (``ftrans.primitives.iir``).
 
-    Raises
-    ------
-    ValueError: empty or non-1-d ``b``/``a``, ``a[0] == 0`` (when concrete), a ``zi`` of
-    the wrong shape.
-
+    Examples
+    --------
     >>> lfilter([1.0], [1.0, -0.5], [1.0, 0.0, 0.0])
     array([1.  , 0.5 , 0.25])
     """
