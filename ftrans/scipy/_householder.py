@@ -10,17 +10,18 @@ import numpy as np
 from ..numpy import _funcs as F
 from ..numpy.linalg import _common
 from .. import primitives as P
+from ..typing import Array, ArrayLike
 
 __all__ = ["householder_product", "geqrf", "ormqr"]
 
 
-def _reflector(a, i, dt):
+def _reflector(a: Array, i: int, dt: np.dtype) -> Array:
     """``v_i = (0, ..., 0, 1, a[i+1:, i])`` of the packed ``a`` (shape ``(..., m)``)."""
     rows = np.arange(a.shape[-2])
     return P.where(rows == i, np.ones((), dt), P.where(rows > i, a[..., :, i], np.zeros((), dt)))
 
 
-def _apply(a, tau, c, left, adjoint):
+def _apply(a: Array, tau: Array, c: Array, left: bool, adjoint: bool) -> Array:
     """``op(Q) c`` (``left``) or ``c op(Q)`` with ``Q = H_1 ... H_k``, ``H_i = I - tau_i v_i
     v_i^H`` and ``op`` the identity or (``adjoint``) the conjugate transpose."""
     dt = np.dtype(c.dtype)
@@ -45,17 +46,38 @@ def _apply(a, tau, c, left, adjoint):
     return c
 
 
-def householder_product(a, tau):
-    """The first ``n`` columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``,
-    ``v_i = (0, ..., 0, 1, a[i+1:, i])`` (LAPACK's ``orgqr``/``ungqr``; PyTorch's
-    ``linalg.householder_product``), for ``a`` of shape ``(..., m, n)``, ``m >= n``, and
-    ``tau`` of shape ``(..., k)``, ``k <= n``.
+def householder_product(a: ArrayLike, tau: ArrayLike) -> Array:
+    """The first ``n`` columns of the product of Householder reflectors (LAPACK's ``orgqr``).
 
-    Differentiable in ``a`` (below its diagonal; the rest is not read) and ``tau``, to any
-    order: each reflector is applied as ``Q - tau_i v_i (v_i^H Q)``.
+    ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``, ``v_i = (0, ..., 0, 1,
+    a[i+1:, i])`` (LAPACK's ``orgqr``/``ungqr``; PyTorch's
+    ``linalg.householder_product``).
 
-    Raises ``ValueError`` for incompatible shapes.
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., m, n)``, ``m >= n``: the Householder vectors below the diagonal
+        (the rest is not read).
+    tau : array_like
+        Shape ``(..., k)``, ``k <= n``: the reflectors' scale factors.
 
+    Returns
+    -------
+    Array
+        Shape ``(..., m, n)``, the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        For incompatible shapes.
+
+    Notes
+    -----
+    Differentiable in ``a`` and ``tau``, to any order: each reflector is applied as
+    ``Q - tau_i v_i (v_i^H Q)``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> householder_product(np.array([[1.0], [1.0]]), np.array([1.0]))
     array([[ 0.],
@@ -72,12 +94,35 @@ def householder_product(a, tau):
     return _apply(a, tau, eye, True, False)
 
 
-def ormqr(a, tau, c, left=True, transpose=False):
-    """``op(Q) c`` (``left``) or ``c op(Q)`` for the ``Q`` of ``geqrf``'s packed ``(a,
-    tau)`` (LAPACK's ``ormqr``/``unmqr``; PyTorch's ``ormqr``); ``transpose``: ``op`` is
-    the conjugate transpose.  Differentiable in all three arrays.
+def ormqr(a: ArrayLike, tau: ArrayLike, c: ArrayLike, left: bool = True,
+          transpose: bool = False) -> Array:
+    """Product with the ``Q`` of ``geqrf``'s packed ``(a, tau)`` (LAPACK's ``ormqr``/``unmqr``).
 
-    Raises ``ValueError`` for incompatible shapes.
+    ``op(Q) c`` (``left``) or ``c op(Q)``; PyTorch's ``ormqr``.  Differentiable in all
+    three arrays.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., m, n)``: the Householder vectors below the diagonal.
+    tau : array_like
+        Shape ``(..., k)``, ``k <= min(m, n)``.
+    c : array_like
+        Shape ``(..., m, p)`` (``left``) or ``(..., p, m)``.
+    left : bool, optional
+        Multiply from the left (True, default) or the right.
+    transpose : bool, optional
+        ``op`` is the conjugate transpose (default: the identity).
+
+    Returns
+    -------
+    Array
+        ``c``'s shape, the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        For incompatible shapes.
     """
     a, tau, c = _common(a, tau, c)
     m = a.shape[-2] if a.ndim >= 2 else -1
@@ -88,11 +133,31 @@ def ormqr(a, tau, c, left=True, transpose=False):
     return _apply(a, tau, c, bool(left), bool(transpose))
 
 
-def geqrf(a):
-    """LAPACK's ``geqrf``: ``(qr, tau)``, ``R`` in the upper triangle of ``qr`` and the
-    Householder vectors below it (``scipy.linalg.qr(a, mode='raw')``'s ``(qr, tau)``;
-    PyTorch's ``geqrf``), for ``(..., m, n)`` stacks.
+def geqrf(a: ArrayLike) -> tuple[Array, Array]:
+    """Householder QR in LAPACK's packed form (LAPACK's ``geqrf``).
 
+    ``scipy.linalg.qr(a, mode='raw')``'s ``(qr, tau)``; PyTorch's ``geqrf``.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., m, n)``.
+
+    Returns
+    -------
+    qr : Array
+        Shape ``(..., m, n)``: ``R`` in the upper triangle, the Householder vectors
+        below it.
+    tau : Array
+        Shape ``(..., min(m, n))``: the reflectors' scale factors.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` has fewer than 2 dimensions.
+
+    Notes
+    -----
     Computed column by column with LAPACK's reflector convention (``larfg``: ``beta =
     -sign(Re alpha) |(alpha, x)|``, ``tau = (beta - alpha) / beta``), so the values equal
     LAPACK's up to rounding.  Differentiable where no column is exactly zero below and on
