@@ -32,6 +32,8 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..core import Tracer
@@ -45,6 +47,7 @@ from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _comm
 from ..numpy import _funcs as F
 from ..numpy._args import _ndarray
 from ..numpy._indexing import take as _take
+from ..typing import Array, ArrayLike
 from ._householder import householder_product, geqrf, ormqr
 from ._ldl import ldl_factor_packed, ldl_solve_packed
 
@@ -55,7 +58,7 @@ __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapuno
            "ldl_factor_packed", "ldl_solve_packed"]
 
 
-def _square(a, name):
+def _square(a: ArrayLike, name: str) -> Array:
     (a,) = _common(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name}: expected a square matrix (or a stack (..., n, n)), got "
@@ -66,17 +69,33 @@ def _square(a, name):
 # ---------------------------------------------------------------------------------
 # matrix functions
 # ---------------------------------------------------------------------------------
-def expm(A):
-    """``scipy.linalg.expm``: the matrix exponential of ``(..., n, n)`` matrices.
+def expm(A: ArrayLike) -> Array:
+    """The matrix exponential (``scipy.linalg.expm``).
 
+    Parameters
+    ----------
+    A : array_like
+        ``(..., n, n)`` matrices.
+
+    Returns
+    -------
+    Array
+        ``A``'s shape and dtype (integers give float64).
+
+    Raises
+    ------
+    ValueError
+        For a non-square input.
+
+    Notes
+    -----
     Values: SciPy's scaling and squaring with Padé approximants (Al-Mohy & Higham 2009).
     Derivative: the Fréchet derivative ``L(A, E)``, the top-right block of
     ``expm([[A, E], [0, A]])`` (Higham 2008, "Functions of Matrices", Thm 3.6); the VJP
     is ``L(A^H, Ḡ)``.
 
-    Returns an array of ``A``'s dtype (integers give float64).  Raises ``ValueError``
-    for a non-square input.
-
+    Examples
+    --------
     >>> expm(np.zeros((2, 2)))
     array([[1., 0.],
            [0., 1.]])
@@ -84,24 +103,37 @@ def expm(A):
     return _L.matfun(_square(A, "expm"), "expm")
 
 
-def _matfun(A, fn, disp, err):
+def _matfun(A: ArrayLike, fn: str, disp: bool, err: Callable[[Array, Array], Array]
+            ) -> Array | tuple[Array, Array]:
     """``fn(A)`` and, unless ``disp``, SciPy's error estimate ``err(A, fn(A))``."""
     A = _square(A, fn)
     X = _L.matfun(A, fn)
     return X if disp else (X, err(A, X))
 
 
-def logm(A, disp=True):
-    """``scipy.linalg.logm``: the principal matrix logarithm.
+def logm(A: ArrayLike, disp: bool = True) -> Array | tuple[Array, Array]:
+    """The principal matrix logarithm (``scipy.linalg.logm``).
 
     Parameters
     ----------
-    A : (..., n, n) array_like
-        No eigenvalues on the closed negative real axis; a real ``A`` must have a real
-        logarithm, else ``ValueError`` (pass a complex matrix).
-    disp : bool
+    A : array_like
+        ``(..., n, n)`` matrices with no eigenvalues on the closed negative real axis;
+        a real ``A`` must have a real logarithm (else pass a complex matrix).
+    disp : bool, optional
         ``False`` also returns SciPy's error estimate
         ``norm(expm(logm(A)) - A, 1) / norm(A, 1)``.
+
+    Returns
+    -------
+    logA : Array
+        ``A``'s shape.
+    errest : Array
+        The error estimate (only with ``disp=False``).
+
+    Raises
+    ------
+    ValueError
+        For a non-square input, or a real ``A`` without a real logarithm.
 
     Notes
     -----
@@ -118,17 +150,29 @@ def logm(A, disp=True):
                    lambda A, L: F.divide(norm(F.subtract(expm(L), A), 1), norm(A, 1)))
 
 
-def sqrtm(A, disp=True):
-    """``scipy.linalg.sqrtm``: the principal square root ``S`` (``S @ S = A``).
+def sqrtm(A: ArrayLike, disp: bool = True) -> Array | tuple[Array, Array]:
+    """The principal matrix square root ``S`` with ``S @ S = A`` (``scipy.linalg.sqrtm``).
 
     Parameters
     ----------
-    A : (..., n, n) array_like
-        A real ``A`` with a negative real eigenvalue has no real principal root:
-        ``ValueError`` (pass a complex matrix).
-    disp : bool
+    A : array_like
+        ``(..., n, n)`` matrices.  A real ``A`` with a negative real eigenvalue has no
+        real principal root (pass a complex matrix).
+    disp : bool, optional
         ``False`` also returns SciPy's error estimate
         ``norm(S @ S - A, "fro")**2 / norm(A, "fro")``.
+
+    Returns
+    -------
+    sqrtA : Array
+        ``A``'s shape.
+    errest : Array
+        The error estimate (only with ``disp=False``).
+
+    Raises
+    ------
+    ValueError
+        For a non-square input, or a real ``A`` without a real principal root.
 
     Notes
     -----
@@ -141,7 +185,7 @@ def sqrtm(A, disp=True):
     array([[2., 0.],
            [0., 3.]])
     """
-    def err(A, S):
+    def err(A: Array, S: Array) -> Array:
         r = norm(F.subtract(F.matmul(S, S), A), "fro")
         return F.divide(F.multiply(r, r), norm(A, "fro"))
     return _matfun(A, "sqrtm", disp, err)
@@ -150,23 +194,33 @@ def sqrtm(A, disp=True):
 # ---------------------------------------------------------------------------------
 # Sylvester and Lyapunov equations
 # ---------------------------------------------------------------------------------
-def solve_sylvester(a, b, q):
-    """``scipy.linalg.solve_sylvester``: ``x`` with ``a x + x b = q``.
+def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike) -> Array:
+    """Solve the Sylvester equation ``a x + x b = q`` (``scipy.linalg.solve_sylvester``).
 
     Parameters
     ----------
-    a : (..., n, n) array_like
-    b : (..., m, m) array_like
-    q : (..., n, m) array_like
-        The batch axes of the three broadcast.
+    a : array_like
+        ``(..., n, n)``.
+    b : array_like
+        ``(..., m, m)``.
+    q : array_like
+        ``(..., n, m)``; the batch axes of the three broadcast.
+
+    Returns
+    -------
+    Array
+        ``x``, ``(..., n, m)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes.
 
     Notes
     -----
     Derivative: ``a dx + dx b = dq - da x - x db``; VJP ``q̄`` solves ``a^H q̄ + q̄ b^H =
     x̄``, ``ā = -q̄ x^H``, ``b̄ = -x^H q̄``.  Unique solution when ``a`` and ``-b`` share
     no eigenvalue.
-
-    Raises ``ValueError`` for mismatched shapes.
 
     Examples
     --------
@@ -185,10 +239,30 @@ def solve_sylvester(a, b, q):
     return _L.sylvester(a, b, q)
 
 
-def solve_continuous_lyapunov(a, q):
-    """``scipy.linalg.solve_continuous_lyapunov``: ``x`` with ``a x + x a^H = q``
-    (:func:`solve_sylvester` with ``b = a^H``).
+def solve_continuous_lyapunov(a: ArrayLike, q: ArrayLike) -> Array:
+    """Solve ``a x + x a^H = q`` (``scipy.linalg.solve_continuous_lyapunov``).
 
+    :func:`solve_sylvester` with ``b = a^H``.
+
+    Parameters
+    ----------
+    a : array_like
+        ``(..., n, n)``.
+    q : array_like
+        ``(..., n, n)``.
+
+    Returns
+    -------
+    Array
+        ``x``, ``(..., n, n)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes.
+
+    Examples
+    --------
     >>> solve_continuous_lyapunov(-np.eye(2), -2 * np.eye(2))
     array([[1., 0.],
            [0., 1.]])
@@ -203,7 +277,7 @@ def solve_continuous_lyapunov(a, q):
 _TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
 
 
-def _rhs(a, b, name):
+def _rhs(a: Array, b: Array, name: str) -> tuple[Array, Array, bool]:
     """``b`` as ``(..., n, k)`` (a vector gets a trailing axis) against ``a``."""
     vec = b.ndim == a.ndim - 1
     if vec:
@@ -216,11 +290,11 @@ def _rhs(a, b, name):
     return a, b, vec
 
 
-def _unrhs(x, vec):
+def _unrhs(x: Array, vec: bool) -> Array:
     return P.squeeze(x, (x.ndim - 1,)) if vec else x
 
 
-def _tri_solve(a, b, lower, trans):
+def _tri_solve(a: Array, b: Array, lower: bool, trans: int) -> Array:
     """``op(a)^{-1} b`` with ``op`` = identity, transpose, conjugate transpose."""
     if trans == 0:
         return _L.triangular_solve(a, b, lower)
@@ -228,29 +302,41 @@ def _tri_solve(a, b, lower, trans):
     return _L.triangular_solve(at, b, not lower)
 
 
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     check_finite=True):
-    """``scipy.linalg.solve_triangular``: ``x`` with ``op(a) x = b`` for triangular ``a``.
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     check_finite: bool = True) -> Array:
+    """Solve ``op(a) x = b`` for triangular ``a`` (``scipy.linalg.solve_triangular``).
 
     Parameters
     ----------
-    a : (..., n, n) array_like
-        Only the triangle named by ``lower`` is read (and differentiated).
-    b : (..., n) or (..., n, k) array_like
-    trans : {0, 1, 2, "N", "T", "C"}
+    a : array_like
+        ``(..., n, n)``; only the triangle named by ``lower`` is read (and
+        differentiated).
+    b : array_like
+        ``(..., n)`` or ``(..., n, k)``.
+    trans : {0, 1, 2, "N", "T", "C"}, optional
         Solve with ``a``, ``a^T`` or ``a^H``.
-    lower : bool
-    unit_diagonal : bool
+    lower : bool, optional
+        ``a`` is lower (default: upper) triangular.
+    unit_diagonal : bool, optional
         The diagonal of ``a`` is taken as ones (not read).
-    overwrite_b, check_finite : bool
+    overwrite_b, check_finite : bool, optional
         Accepted and ignored (arrays are never modified).
+
+    Returns
+    -------
+    Array
+        ``x``, ``b``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``trans`` or incompatible shapes.
 
     Notes
     -----
     Derivative: that of the ``triangular_solve`` primitive (``dx = -op(a)^{-1} d op(a) x
     + op(a)^{-1} db``, the cotangent of ``a`` projected on the read triangle).
-
-    Raises ``ValueError`` for a bad ``trans`` or incompatible shapes.
 
     Examples
     --------
@@ -268,24 +354,37 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     return _unrhs(_tri_solve(a, b, bool(lower), _TRANS[trans]), vec)
 
 
-def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
-    """``scipy.linalg.solve_banded``: ``a x = b`` for ``a`` given in band storage
-    ``ab[u + i - j, j] == a[i, j]``.
+def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike,
+                 overwrite_ab: bool = False, overwrite_b: bool = False,
+                 check_finite: bool = True) -> Array:
+    """Solve ``a x = b`` for ``a`` in band storage ``ab[u + i - j, j] == a[i, j]`` (``scipy.linalg.solve_banded``).
 
     Parameters
     ----------
     l_and_u : (int, int)
         The numbers of sub- and super-diagonals.
-    ab : (l + u + 1, n) array_like
-    b : (n,) or (n, k) array_like
+    ab : array_like
+        ``(l + u + 1, n)``, the band.
+    b : array_like
+        ``(n,)`` or ``(n, k)``.
+    overwrite_ab, overwrite_b, check_finite : bool, optional
+        Accepted and ignored.
+
+    Returns
+    -------
+    Array
+        ``x``, ``b``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For inconsistent shapes.
 
     Notes
     -----
     The band is expanded to the dense ``a`` (a gather and a mask; entries of ``ab``
     outside the band are not read, as in LAPACK) and solved by :func:`solve`:
     differentiable in ``ab`` and ``b``, ``O(n^3)``.
-
-    Raises ``ValueError`` for inconsistent shapes.
 
     Examples
     --------
@@ -308,15 +407,34 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     return solve(dense, b)
 
 
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    """``scipy.linalg.cho_factor``: ``(c, lower)`` with ``c`` the Cholesky factor of the
-    Hermitian positive definite ``a``, read from its upper (or ``lower``) triangle.
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, bool]:
+    """The Cholesky factor of a Hermitian positive definite matrix, for :func:`cho_solve` (``scipy.linalg.cho_factor``).
 
-    ``c`` is the upper ``U`` (``a = U^H U``) or the lower ``L`` (``a = L L^H``) with zeros
-    in the other triangle (SciPy leaves arbitrary values there; :func:`cho_solve` reads
-    only the factor's triangle either way).  Derivative: that of ``cholesky`` (Murray
-    2016; Hermitian gradients).
+    Parameters
+    ----------
+    a : array_like
+        ``(..., n, n)``, read from its upper (or ``lower``) triangle.
+    lower : bool, optional
+        Return the lower factor (default: the upper).
+    overwrite_a, check_finite : bool, optional
+        Accepted and ignored.
 
+    Returns
+    -------
+    c : Array
+        The upper ``U`` (``a = U^H U``) or the lower ``L`` (``a = L L^H``), with zeros
+        in the other triangle (SciPy leaves arbitrary values there; :func:`cho_solve`
+        reads only the factor's triangle either way).
+    lower : bool
+        As given.
+
+    Notes
+    -----
+    Derivative: that of ``cholesky`` (Murray 2016; Hermitian gradients).
+
+    Examples
+    --------
     >>> cho_factor([[4.0, 2.0], [2.0, 5.0]])[0]
     array([[2., 1.],
            [0., 2.]])
@@ -324,10 +442,33 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return _nl.cholesky(a, upper=not lower), bool(lower)
 
 
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
-    """``scipy.linalg.cho_solve``: ``x`` with ``a x = b`` from ``cho_factor``'s ``(c,
-    lower)``: two triangular solves, differentiable in ``c`` (its triangle) and ``b``.
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Array:
+    """Solve ``a x = b`` from ``cho_factor``'s ``(c, lower)`` (``scipy.linalg.cho_solve``).
 
+    Two triangular solves, differentiable in ``c`` (its triangle) and ``b``.
+
+    Parameters
+    ----------
+    c_and_lower : tuple of (array_like, bool)
+        :func:`cho_factor`'s result.
+    b : array_like
+        ``(..., n)`` or ``(..., n, k)``.
+    overwrite_b, check_finite : bool, optional
+        Accepted and ignored.
+
+    Returns
+    -------
+    Array
+        ``x``, ``b``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For incompatible shapes.
+
+    Examples
+    --------
     >>> cho_solve(cho_factor([[4.0, 2.0], [2.0, 5.0]]), [4.0, 2.0])
     array([1., 0.])
     """
@@ -344,11 +485,29 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return _unrhs(x, vec)
 
 
-def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """``scipy.linalg.cholesky``: the upper factor ``U`` (``a = U^H U``, SciPy's default)
-    or the lower ``L``, read from that triangle; ``ftrans.numpy.linalg.cholesky``'s
-    derivative.
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+             check_finite: bool = True) -> Array:
+    """The Cholesky factor of a Hermitian positive definite matrix (``scipy.linalg.cholesky``).
 
+    The upper factor ``U`` (``a = U^H U``, SciPy's default) or the lower ``L``, read
+    from that triangle; ``ftrans.numpy.linalg.cholesky``'s derivative.
+
+    Parameters
+    ----------
+    a : array_like
+        ``(..., n, n)``.
+    lower : bool, optional
+        Return the lower factor.
+    overwrite_a, check_finite : bool, optional
+        Accepted and ignored.
+
+    Returns
+    -------
+    Array
+        The factor, ``a``'s shape.
+
+    Examples
+    --------
     >>> cholesky([[4.0, 2.0], [2.0, 5.0]])
     array([[2., 1.],
            [0., 2.]])
@@ -356,13 +515,43 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     return _nl.cholesky(a, upper=not lower)
 
 
-def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """``scipy.linalg.qr`` for ``mode`` in ``"full"`` (SciPy's default: ``Q`` is ``(M,
-    M)``), ``"economic"``, ``"r"``; ``ftrans.numpy.linalg.qr``'s derivative
-    (``"full"`` with ``M > N`` is not differentiable: the extra columns are not unique).
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
+    """The QR decomposition (``scipy.linalg.qr``).
 
-    Raises ``NotImplementedError`` for ``pivoting=True``, ``ValueError`` for another mode.
+    ``ftrans.numpy.linalg.qr``'s derivative (``"full"`` with ``M > N`` is not
+    differentiable: the extra columns are not unique).
 
+    Parameters
+    ----------
+    a : array_like
+        ``(..., M, N)``.
+    overwrite_a : bool, optional
+        Accepted and ignored.
+    lwork : int, optional
+        Accepted and ignored.
+    mode : {"full", "economic", "r"}, optional
+        ``"full"`` (SciPy's default): ``Q`` is ``(M, M)``; ``"economic"``: ``(M, K)``
+        with ``K = min(M, N)``; ``"r"``: only ``R``.
+    pivoting : bool, optional
+        Must be False.
+    check_finite : bool, optional
+        Accepted and ignored.
+
+    Returns
+    -------
+    tuple of Array
+        ``(Q, R)``, or ``(R,)`` for ``mode="r"``.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``pivoting=True``.
+    ValueError
+        For another mode.
+
+    Examples
+    --------
     >>> qr([[3.0], [4.0]], mode="r")[0].round(12)
     array([[-5.],
            [ 0.]])
@@ -376,18 +565,34 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return (r,) if mode == "r" else (q, r)
 
 
-def lu_factor(a, overwrite_a=False, check_finite=True):
-    """``scipy.linalg.lu_factor``: ``(lu, piv)``, the packed factors of ``P a = L U``
-    (``L`` unit lower, ``U`` upper) and LAPACK's row interchanges (row ``i`` swapped with
-    ``piv[i]``).
+def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True
+              ) -> tuple[Array, Array]:
+    """The LU factorization with partial pivoting, packed (``scipy.linalg.lu_factor``).
 
-    ``lu`` is differentiable in ``a`` (JAX's LU JVP rule; where the pivot order is
-    locally constant); ``piv`` (int32) is not.
+    Parameters
+    ----------
+    a : array_like
+        ``(..., M, N)``; may be rectangular (:func:`lu_solve` needs square factors).
+    overwrite_a, check_finite : bool, optional
+        Accepted and ignored.
 
-    ``a`` may be rectangular ``(..., M, N)`` (``piv`` then has ``min(M, N)`` entries);
-    :func:`lu_solve` needs square factors.  Raises ``ValueError`` for fewer than 2
-    dimensions.
+    Returns
+    -------
+    lu : Array
+        The packed factors of ``P a = L U`` (``L`` unit lower, ``U`` upper);
+        differentiable in ``a`` (JAX's LU JVP rule; where the pivot order is locally
+        constant).
+    piv : Array
+        int32, ``min(M, N)`` entries: LAPACK's row interchanges (row ``i`` swapped
+        with ``piv[i]``); not differentiable.
 
+    Raises
+    ------
+    ValueError
+        For fewer than 2 dimensions.
+
+    Examples
+    --------
     >>> lu_factor([[1.0, 2.0], [3.0, 4.0]])[1]
     array([1, 1], dtype=int32)
     """
@@ -399,7 +604,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return lu, piv
 
 
-def _perm_from_piv(piv, n):
+def _perm_from_piv(piv: Array, n: int) -> Array:
     """The permutation ``perm`` with ``(P b)[i] = b[perm[i]]`` of LAPACK's interchanges
     (NumPy on concrete pivots, ftrans ops on traced ones)."""
     if not isinstance(piv, Tracer):
@@ -417,14 +622,37 @@ def _perm_from_piv(piv, n):
     return perm
 
 
-def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    """``scipy.linalg.lu_solve``: ``x`` with ``op(a) x = b`` from ``lu_factor``'s
-    ``(lu, piv)`` (``op``: ``trans`` 0/1/2 as :func:`solve_triangular`).
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int | str = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Array:
+    """Solve ``op(a) x = b`` from ``lu_factor``'s ``(lu, piv)`` (``scipy.linalg.lu_solve``).
 
     Differentiable in ``b`` and in the packed factors ``lu`` (two triangular solves and
     a constant permutation): differentiating ``lu_solve(lu_factor(a), b)`` in ``a``
     gives ``solve``'s derivative.  ``piv`` is not differentiable.
 
+    Parameters
+    ----------
+    lu_and_piv : tuple of array_like
+        :func:`lu_factor`'s result, of a square ``(n, n)`` matrix.
+    b : array_like
+        ``(n,)`` or ``(n, k)``.
+    trans : {0, 1, 2, "N", "T", "C"}, optional
+        Solve with ``a``, ``a^T`` or ``a^H``.
+    overwrite_b, check_finite : bool, optional
+        Accepted and ignored.
+
+    Returns
+    -------
+    Array
+        ``x``, ``b``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``trans``, non-square factors or incompatible shapes.
+
+    Examples
+    --------
     >>> lu_solve(lu_factor([[1.0, 2.0], [3.0, 4.0]]), [5.0, 11.0])
     array([1., 2.])
     """
@@ -451,12 +679,27 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 # ---------------------------------------------------------------------------------
 # block_diag, polar
 # ---------------------------------------------------------------------------------
-def block_diag(*arrs):
-    """``scipy.linalg.block_diag``: the block-diagonal matrix of the 2-d (0-d and 1-d are
-    promoted to ``(1, n)`` rows, as SciPy) arguments; no arguments give ``(1, 0)``.
+def block_diag(*arrs: ArrayLike) -> Array:
+    """The block-diagonal matrix of the arguments (``scipy.linalg.block_diag``).
 
-    Raises ``ValueError`` for an argument of rank > 2.
+    Parameters
+    ----------
+    *arrs : array_like
+        2-d blocks (0-d and 1-d are promoted to ``(1, n)`` rows, as SciPy).
 
+    Returns
+    -------
+    Array
+        ``(sum of rows, sum of columns)``, the promoted dtype; no arguments give
+        ``(1, 0)``.
+
+    Raises
+    ------
+    ValueError
+        For an argument of rank > 2.
+
+    Examples
+    --------
     >>> block_diag([[1.0]], [[2.0, 3.0]])
     array([[1., 0., 0.],
            [0., 2., 3.]])
@@ -482,18 +725,37 @@ def block_diag(*arrs):
     return F.concatenate(rows, axis=0)
 
 
-def polar(a, side="right"):
-    """``scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (``side="right"``) or ``a = p
-    u`` (``"left"``), ``u`` with orthonormal columns (rows), ``p`` Hermitian positive
-    semidefinite.
+def polar(a: ArrayLike, side: str = "right") -> tuple[Array, Array]:
+    """The polar decomposition (``scipy.linalg.polar``).
 
+    Parameters
+    ----------
+    a : array_like
+        A 2-d matrix of full column (``"right"``) or row (``"left"``) rank.
+    side : {"right", "left"}, optional
+        ``a = u p`` (right) or ``a = p u`` (left).
+
+    Returns
+    -------
+    u : Array
+        Orthonormal columns (rows), ``a``'s shape.
+    p : Array
+        Hermitian positive semidefinite, square.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``side`` or a non-2-d ``a``.
+
+    Notes
+    -----
     Computed as ``p = sqrtm(a^H a)``, ``u = a p^{-1}`` (right; left: ``p = sqrtm(a
     a^H)``, ``u = p^{-1} a``), so the derivative is :func:`sqrtm`'s and ``solve``'s:
     defined for full column (row) rank ``a``; the accuracy is that of ``sqrtm`` of the
     squared matrix (SciPy's values come from the SVD).
 
-    Raises ``ValueError`` for a bad ``side`` or a non-2-d ``a``.
-
+    Examples
+    --------
     >>> polar([[2.0, 0.0], [0.0, -3.0]])[1]
     array([[2., 0.],
            [0., 3.]])

@@ -28,7 +28,7 @@ class Distribution:
     """``torch.distributions.Distribution``: the base of the distributions.
 
     Batch and event shapes, argument and support validation (on by default, PyTorch's
-    ``ValueError``\\ s), ``sample``/``rsample``/``sample_n``, ``expand``, ``perplexity``.
+    ``ValueError``), ``sample``/``rsample``/``sample_n``, ``expand``, ``perplexity``.
     A subclass's override of a public method or property without a docstring of its own
     shows the base's (set once, when the subclass is created).
 
