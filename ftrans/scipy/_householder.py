@@ -83,15 +83,15 @@ def householder_product(a: ArrayLike, tau: ArrayLike) -> Array:
     array([[ 0.],
            [-1.]])
     """
-    a, tau = _common(a, tau)
-    if a.ndim < 2 or a.shape[-2] < a.shape[-1] or tau.ndim != a.ndim - 1 \
-            or tau.shape[-1] > a.shape[-1] or tuple(tau.shape[:-1]) != tuple(a.shape[:-2]):
+    am, tm = _common(a, tau)
+    if am.ndim < 2 or am.shape[-2] < am.shape[-1] or tm.ndim != am.ndim - 1 \
+            or tm.shape[-1] > am.shape[-1] or tuple(tm.shape[:-1]) != tuple(am.shape[:-2]):
         raise ValueError(f"householder_product: expected a of shape (..., m, n) with m >= n "
-                         f"and tau of shape (..., k) with k <= n, got {tuple(a.shape)} and "
-                         f"{tuple(tau.shape)}")
-    m, n = a.shape[-2:]
-    eye = F.broadcast_to(np.eye(m, n, dtype=np.dtype(a.dtype)), tuple(a.shape))
-    return _apply(a, tau, eye, True, False)
+                         f"and tau of shape (..., k) with k <= n, got {tuple(am.shape)} and "
+                         f"{tuple(tm.shape)}")
+    m, n = am.shape[-2:]
+    eye = F.broadcast_to(np.eye(m, n, dtype=np.dtype(am.dtype)), tuple(am.shape))
+    return _apply(am, tm, eye, True, False)
 
 
 def ormqr(a: ArrayLike, tau: ArrayLike, c: ArrayLike, left: bool = True,
@@ -124,13 +124,13 @@ def ormqr(a: ArrayLike, tau: ArrayLike, c: ArrayLike, left: bool = True,
     ValueError
         For incompatible shapes.
     """
-    a, tau, c = _common(a, tau, c)
-    m = a.shape[-2] if a.ndim >= 2 else -1
-    if a.ndim < 2 or c.ndim != a.ndim or tau.ndim != a.ndim - 1 \
-            or tau.shape[-1] > min(m, a.shape[-1]) or c.shape[-2 if left else -1] != m:
-        raise ValueError(f"ormqr: incompatible shapes a {tuple(a.shape)}, tau "
-                         f"{tuple(tau.shape)}, c {tuple(c.shape)} (left={left})")
-    return _apply(a, tau, c, bool(left), bool(transpose))
+    am, tm, cm = _common(a, tau, c)
+    m = am.shape[-2] if am.ndim >= 2 else -1
+    if am.ndim < 2 or cm.ndim != am.ndim or tm.ndim != am.ndim - 1 \
+            or tm.shape[-1] > min(m, am.shape[-1]) or cm.shape[-2 if left else -1] != m:
+        raise ValueError(f"ormqr: incompatible shapes a {tuple(am.shape)}, tau "
+                         f"{tuple(tm.shape)}, c {tuple(cm.shape)} (left={left})")
+    return _apply(am, tm, cm, bool(left), bool(transpose))
 
 
 def geqrf(a: ArrayLike) -> tuple[Array, Array]:
@@ -163,26 +163,26 @@ def geqrf(a: ArrayLike) -> tuple[Array, Array]:
     LAPACK's up to rounding.  Differentiable where no column is exactly zero below and on
     the diagonal.
     """
-    (a,) = _common(a)
-    if a.ndim < 2:
-        raise ValueError(f"geqrf: expected a stack of matrices, got shape {tuple(a.shape)}")
-    m, n = a.shape[-2:]
-    dt = np.dtype(a.dtype)
+    (am,) = _common(a)
+    if am.ndim < 2:
+        raise ValueError(f"geqrf: expected a stack of matrices, got shape {tuple(am.shape)}")
+    m, n = am.shape[-2:]
+    dt = np.dtype(am.dtype)
     cx = dt.kind == "c"
     real = np.finfo(dt).dtype
     rows = np.arange(m)
     cols = np.arange(n)
     taus = []
     for j in range(min(m, n)):
-        col = a[..., :, j]
-        alpha = a[..., j, j]
+        col = am[..., :, j]
+        alpha = am[..., j, j]
         below = P.where(rows > j, col, np.zeros((), dt))
         sq = P.mul(P.conj(below), below) if cx else P.mul(below, below)
         xn2 = F.sum(P.real(sq) if cx else sq, axis=-1)
         ar = P.real(alpha) if cx else alpha
         ai2 = P.mul(P.imag(alpha), P.imag(alpha)) if cx else np.zeros((), real)
         trivial = P.logical_and(P.eq(xn2, 0), P.eq(ai2, 0))
-        norm = P.sqrt(P.add(P.add(P.mul(ar, ar), ai2), xn2))
+        norm = P.sqrt(P.add(P.add(P.mul(ar, ar), ai2), xn2))  # type: ignore[attr-defined]  # (an optable row)
         sign = P.where(P.lt(ar, 0), np.ones((), real), -np.ones((), real))
         beta = P.where(trivial, ar, P.mul(sign, norm))                   # real
         safe_beta = P.where(trivial, np.ones((), real), beta)
@@ -196,17 +196,17 @@ def geqrf(a: ArrayLike) -> tuple[Array, Array]:
                     P.div(below, F.expand_dims(denom, -1)))
         # H^H applied to the trailing columns: a - conj(tau) v (v^H a)
         vh = P.conj(v) if cx else v
-        w = F.matmul(F.expand_dims(vh, -2), a)
+        w = F.matmul(F.expand_dims(vh, -2), am)
         t = P.conj(tau) if cx else tau
-        upd = P.sub(a, P.mul(F.expand_dims(F.expand_dims(t, -1), -1),
+        upd = P.sub(am, P.mul(F.expand_dims(F.expand_dims(t, -1), -1),
                              P.mul(F.expand_dims(v, -1), w)))
-        a = P.where(cols > j, upd, a)
+        am = P.where(cols > j, upd, am)
         newcol = P.where(rows > j, v, P.where(rows == j, F.expand_dims(
             P.where(trivial, alpha, betac), -1), col))
-        a = P.where(cols == j, F.expand_dims(newcol, -1), a)
+        am = P.where(cols == j, F.expand_dims(newcol, -1), am)
         taus.append(tau)
     if taus:
         tau = F.stack(taus, axis=-1)
     else:
-        tau = F.zeros(tuple(a.shape[:-2]) + (0,), dt)
-    return a, tau
+        tau = F.zeros(tuple(am.shape[:-2]) + (0,), dt)
+    return am, tau

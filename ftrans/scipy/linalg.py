@@ -33,6 +33,7 @@ included, DESIGN.md's convention), to any order, and works under ``vmap`` and ``
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from .. import primitives as P
 from ..primitives import linalg as _L
 from ..primitives import _linalg_common as _LC
 from ..primitives._linalg_matfun import perm_matrix as _perm_matrix
+from .. import numpy as fnp
 from ..numpy import linalg as _nl
 from ..numpy.linalg import (solve, inv, det, eigh, svd, lstsq, pinv, norm, _common,
                             _assert_stacked_square)
@@ -59,11 +61,11 @@ __all__ = ["expm", "logm", "sqrtm", "solve_sylvester", "solve_continuous_lyapuno
 
 
 def _square(a: ArrayLike, name: str) -> Array:
-    (a,) = _common(a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    (am,) = _common(a)
+    if am.ndim < 2 or am.shape[-1] != am.shape[-2]:
         raise ValueError(f"{name}: expected a square matrix (or a stack (..., n, n)), got "
-                         f"shape {tuple(a.shape)}")
-    return a
+                         f"shape {tuple(am.shape)}")
+    return am
 
 
 # ---------------------------------------------------------------------------------
@@ -147,7 +149,7 @@ def logm(A: ArrayLike, disp: bool = True) -> Array | tuple[Array, Array]:
            [0., 1.]])
     """
     return _matfun(A, "logm", disp,
-                   lambda A, L: F.divide(norm(F.subtract(expm(L), A), 1), norm(A, 1)))
+                   lambda A, L: fnp.divide(norm(fnp.subtract(expm(L), A), 1), norm(A, 1)))
 
 
 def sqrtm(A: ArrayLike, disp: bool = True) -> Array | tuple[Array, Array]:
@@ -186,8 +188,8 @@ def sqrtm(A: ArrayLike, disp: bool = True) -> Array | tuple[Array, Array]:
            [0., 3.]])
     """
     def err(A: Array, S: Array) -> Array:
-        r = norm(F.subtract(F.matmul(S, S), A), "fro")
-        return F.divide(F.multiply(r, r), norm(A, "fro"))
+        r = norm(fnp.subtract(F.matmul(S, S), A), "fro")
+        return fnp.divide(fnp.multiply(r, r), norm(A, "fro"))
     return _matfun(A, "sqrtm", disp, err)
 
 
@@ -228,15 +230,15 @@ def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike) -> Array:
     array([[0.5, 0.5],
            [0.5, 0.5]])
     """
-    a, b, q = _common(a, b, q)
-    if a.ndim < 2 or b.ndim < 2 or q.ndim < 2 or a.shape[-1] != a.shape[-2] or \
-            b.shape[-1] != b.shape[-2] or tuple(q.shape[-2:]) != (a.shape[-1], b.shape[-1]):
+    am, bm, qm = _common(a, b, q)
+    if am.ndim < 2 or bm.ndim < 2 or qm.ndim < 2 or am.shape[-1] != am.shape[-2] or \
+            bm.shape[-1] != bm.shape[-2] or tuple(qm.shape[-2:]) != (am.shape[-1], bm.shape[-1]):
         raise ValueError(f"solve_sylvester: expected a (n, n), b (m, m), q (n, m), got "
-                         f"shapes {tuple(a.shape)}, {tuple(b.shape)}, {tuple(q.shape)}")
-    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]), tuple(q.shape[:-2]))
-    a, b, q = (x if tuple(x.shape[:-2]) == batch else
-               P.broadcast_to(x, batch + tuple(x.shape[-2:])) for x in (a, b, q))
-    return _L.sylvester(a, b, q)
+                         f"shapes {tuple(am.shape)}, {tuple(bm.shape)}, {tuple(qm.shape)}")
+    batch = np.broadcast_shapes(tuple(am.shape[:-2]), tuple(bm.shape[:-2]), tuple(qm.shape[:-2]))
+    am, bm, qm = (x if tuple(x.shape[:-2]) == batch else
+                  P.broadcast_to(x, batch + tuple(x.shape[-2:])) for x in (am, bm, qm))
+    return _L.sylvester(am, bm, qm)
 
 
 def solve_continuous_lyapunov(a: ArrayLike, q: ArrayLike) -> Array:
@@ -346,18 +348,20 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
     if trans not in _TRANS:
         raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
                          f"{trans!r}")
-    a, b = _common(a, b)
-    _assert_stacked_square(a)
-    a, b, vec = _rhs(a, b, "solve_triangular")
+    am, bm = _common(a, b)
+    _assert_stacked_square(am)
+    am, bm, vec = _rhs(am, bm, "solve_triangular")
     if unit_diagonal:
-        a = P.where(_LC._eye_mask(a.shape[-1], a), 1.0, a)
-    return _unrhs(_tri_solve(a, b, bool(lower), _TRANS[trans]), vec)
+        am = P.where(_LC._eye_mask(am.shape[-1], am), 1.0, am)
+    return _unrhs(_tri_solve(am, bm, bool(lower), _TRANS[trans]), vec)
 
 
 def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike,
                  overwrite_ab: bool = False, overwrite_b: bool = False,
                  check_finite: bool = True) -> Array:
-    """Solve ``a x = b`` for ``a`` in band storage ``ab[u + i - j, j] == a[i, j]`` (``scipy.linalg.solve_banded``).
+    """Solve ``a x = b`` for ``a`` in band storage (``scipy.linalg.solve_banded``).
+
+    The band storage: ``ab[u + i - j, j] == a[i, j]``.
 
     Parameters
     ----------
@@ -392,24 +396,26 @@ def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike,
     array([1., 1.])
     """
     lo, up = (int(v) for v in l_and_u)
-    ab, b = _common(ab, b)
-    if ab.ndim != 2 or ab.shape[0] != lo + up + 1:
+    abm, bm = _common(ab, b)
+    if abm.ndim != 2 or abm.shape[0] != lo + up + 1:
         raise ValueError(f"solve_banded: ab must have shape (l + u + 1, n) = "
-                         f"({lo + up + 1}, n), got {tuple(ab.shape)}")
-    n = ab.shape[1]
-    if b.ndim not in (1, 2) or b.shape[0] != n:
-        raise ValueError(f"solve_banded: shape of ab {tuple(ab.shape)} and b "
-                         f"{tuple(b.shape)} are incompatible (b must be (n,) or (n, k))")
+                         f"({lo + up + 1}, n), got {tuple(abm.shape)}")
+    n = abm.shape[1]
+    if bm.ndim not in (1, 2) or bm.shape[0] != n:
+        raise ValueError(f"solve_banded: shape of ab {tuple(abm.shape)} and b "
+                         f"{tuple(bm.shape)} are incompatible (b must be (n,) or (n, k))")
     i, j = np.indices((n, n))
     d = up + i - j
     inside = (d >= 0) & (d <= lo + up)
-    dense = P.where(inside, ab[np.clip(d, 0, lo + up), j], 0.0)
-    return solve(dense, b)
+    dense = P.where(inside, abm[np.clip(d, 0, lo + up), j], 0.0)
+    return solve(dense, bm)
 
 
 def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
                check_finite: bool = True) -> tuple[Array, bool]:
-    """The Cholesky factor of a Hermitian positive definite matrix, for :func:`cho_solve` (``scipy.linalg.cho_factor``).
+    """The Cholesky factor of a Hermitian positive definite matrix (``scipy.linalg.cho_factor``).
+
+    For :func:`cho_solve`.
 
     Parameters
     ----------
@@ -473,15 +479,15 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
     array([1., 0.])
     """
     c, lower = c_and_lower
-    c, b = _common(c, b)
-    _assert_stacked_square(c)
-    c, b, vec = _rhs(c, b, "cho_solve")
+    cm, bm = _common(c, b)
+    _assert_stacked_square(cm)
+    cm, bm, vec = _rhs(cm, bm, "cho_solve")
     if lower:   # a = L L^H
-        y = _L.triangular_solve(c, b, True)
-        x = _tri_solve(c, y, True, 2)
+        y = _L.triangular_solve(cm, bm, True)
+        x = _tri_solve(cm, y, True, 2)
     else:       # a = U^H U
-        y = _tri_solve(c, b, False, 2)
-        x = _L.triangular_solve(c, y, False)
+        y = _tri_solve(cm, bm, False, 2)
+        x = _L.triangular_solve(cm, y, False)
     return _unrhs(x, vec)
 
 
@@ -596,15 +602,15 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True
     >>> lu_factor([[1.0, 2.0], [3.0, 4.0]])[1]
     array([1, 1], dtype=int32)
     """
-    (a,) = _common(a)
-    if a.ndim < 2:
+    (am,) = _common(a)
+    if am.ndim < 2:
         raise ValueError(f"lu_factor: expected a (stack of) matrices, got shape "
-                         f"{tuple(a.shape)}")
-    lu, piv, _ = _L.lu(a)
+                         f"{tuple(am.shape)}")
+    lu, piv, _ = _L.lu(am)
     return lu, piv
 
 
-def _perm_from_piv(piv: Array, n: int) -> Array:
+def _perm_from_piv(piv: ArrayLike, n: int) -> Array:
     """The permutation ``perm`` with ``(P b)[i] = b[perm[i]]`` of LAPACK's interchanges
     (NumPy on concrete pivots, ftrans ops on traced ones)."""
     if not isinstance(piv, Tracer):
@@ -613,10 +619,11 @@ def _perm_from_piv(piv: Array, n: int) -> Array:
         for i in range(n):
             perm[i], perm[p[i]] = perm[p[i]], perm[i]
         return perm.astype(np.int32)
+    pt = cast(Array, piv)      # (a tracer stands for the array it traces, ftrans.typing)
     perm = F.arange(n, dtype=np.int32)
     idx = np.arange(n)
     for i in range(n):
-        k = piv[i]
+        k = pt[i]
         pi, pk = perm[i], _take(perm, k)
         perm = P.where(idx == i, pk, P.where(P.eq(idx, k), pi, perm))
     return perm
@@ -659,19 +666,19 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int |
     if trans not in _TRANS:
         raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     lu, piv = lu_and_piv
-    lu, b = _common(lu, b)
-    if lu.ndim != 2 or lu.shape[0] != lu.shape[1]:
-        raise ValueError(f"lu_solve: lu must be a square matrix, got {tuple(lu.shape)}")
-    n = lu.shape[0]
-    lu, b, vec = _rhs(lu, b, "lu_solve")
-    pm = _perm_matrix(_perm_from_piv(piv, n), lu.dtype, lu)     # P (a = P^T L U)
-    unit = P.where(_LC._eye_mask(n, lu), 1.0, lu)
+    lum, bm = _common(lu, b)
+    if lum.ndim != 2 or lum.shape[0] != lum.shape[1]:
+        raise ValueError(f"lu_solve: lu must be a square matrix, got {tuple(lum.shape)}")
+    n = lum.shape[0]
+    lum, bm, vec = _rhs(lum, bm, "lu_solve")
+    pm = _perm_matrix(_perm_from_piv(piv, n), lum.dtype, lum)     # P (a = P^T L U)
+    unit = P.where(_LC._eye_mask(n, lum), 1.0, lum)
     t = _TRANS[trans]
     if t == 0:
-        y = _L.triangular_solve(unit, F.matmul(pm, b), True)
-        x = _L.triangular_solve(lu, y, False)
+        y = _L.triangular_solve(unit, F.matmul(pm, bm), True)
+        x = _L.triangular_solve(lum, y, False)
     else:   # op(a) = op(U) op(L) P
-        y = _tri_solve(lu, b, False, t)
+        y = _tri_solve(lum, bm, False, t)
         x = F.matmul(_LC._mT(pm), _tri_solve(unit, y, True, t))
     return _unrhs(x, vec)
 
@@ -762,14 +769,14 @@ def polar(a: ArrayLike, side: str = "right") -> tuple[Array, Array]:
     """
     if side not in ("right", "left"):
         raise ValueError(f"polar: side must be 'right' or 'left', got {side!r}")
-    (a,) = _common(a)
-    if a.ndim != 2:
-        raise ValueError(f"polar: a must be a 2-d array, got shape {tuple(a.shape)}")
-    ah = _LC._H(a)
+    (am,) = _common(a)
+    if am.ndim != 2:
+        raise ValueError(f"polar: a must be a 2-d array, got shape {tuple(am.shape)}")
+    ah = _LC._H(am)
     if side == "right":
-        p = sqrtm(F.matmul(ah, a))
+        p = cast(Array, sqrtm(F.matmul(ah, am)))    # (disp=True: the root alone)
         u = _LC._H(solve(_LC._H(p), ah))        # a p^{-1} = (p^{-H} a^H)^H
     else:
-        p = sqrtm(F.matmul(a, ah))
-        u = solve(p, a)
+        p = cast(Array, sqrtm(F.matmul(am, ah)))
+        u = solve(p, am)
     return u, p

@@ -29,6 +29,7 @@ from ..numpy import fft as _fft
 from ..numpy._args import _ndarray, _axis
 from ..numpy._signal import _xcorr_full
 from ..numpy._shape import flip
+from .. import numpy as fnp
 from ..numpy import _funcs as F
 from ..typing import Array, ArrayLike, Shape
 
@@ -43,11 +44,11 @@ def _check_mode(mode: str) -> None:
 
 
 def _pair(in1: ArrayLike, in2: ArrayLike, name: str) -> tuple[Array, Array]:
-    in1, in2 = _ndarray(in1), _ndarray(in2)
-    if in1.ndim != in2.ndim:
+    a1, a2 = _ndarray(in1), _ndarray(in2)
+    if a1.ndim != a2.ndim:
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality (got "
-                         f"shapes {tuple(in1.shape)} and {tuple(in2.shape)})")
-    return in1, in2
+                         f"shapes {tuple(a1.shape)} and {tuple(a2.shape)})")
+    return a1, a2
 
 
 def _check_valid(s1: Shape, s2: Shape) -> None:
@@ -117,12 +118,12 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "
     if in1.size == 0 or in2.size == 0:
         return _empty(in1, in2)
     if in1.ndim == 0:
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     if method == "fft":
         out = fftconvolve(in1, in2, mode)
         rt = _np_dtype(result_type(in1, in2))
         if rt.kind in "uib":  # (SciPy: integer operands give the rounded integer result)
-            out = P.convert_element_type(F.around(out), rt)
+            out = P.convert_element_type(fnp.around(out), rt)
         return out
     full = _xcorr_full(in1, flip(in2))
     return _crop(full, s1, s2, mode, range(in1.ndim))
@@ -165,7 +166,7 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = 
         in2 = P.conj(in2)
     if in1.ndim == 0:
         _check_mode(mode)
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     return convolve(in1, flip(in2), mode, method)
 
 
@@ -203,19 +204,19 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     _check_mode(mode)
     nd = in1.ndim
     if nd == 0:
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     if axes is None:
-        axes = tuple(range(nd))
+        ax_t: tuple[int, ...] = tuple(range(nd))
     else:
-        axes = (axes,) if np.ndim(axes) == 0 else tuple(axes)
-        axes = tuple(sorted({_axis(a, nd) for a in axes}))
+        given = (axes,) if isinstance(axes, int) or np.ndim(axes) == 0 else tuple(axes)
+        ax_t = tuple(sorted({_axis(a, nd) for a in given}))
     for ax in range(nd):
-        if ax not in axes and in1.shape[ax] != in2.shape[ax] and 1 not in (
+        if ax not in ax_t and in1.shape[ax] != in2.shape[ax] and 1 not in (
                 in1.shape[ax], in2.shape[ax]):
             raise ValueError(f"fftconvolve: incompatible shapes for in1 and in2 along axis "
                              f"{ax} (not in axes): {tuple(in1.shape)} and {tuple(in2.shape)}")
-    s1 = tuple(in1.shape[a] for a in axes)
-    s2 = tuple(in2.shape[a] for a in axes)
+    s1 = tuple(in1.shape[a] for a in ax_t)
+    s2 = tuple(in2.shape[a] for a in ax_t)
     if mode == "valid":
         _check_valid(s1, s2)
     if in1.size == 0 or in2.size == 0:
@@ -223,21 +224,21 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     shape = [n + m - 1 for n, m in zip(s1, s2)]
     if _kind_of(in1) != "c" and _kind_of(in2) != "c":
         dt = _np_dtype(result_type(in1, in2, 1.0))
-        sp = F.multiply(_fft.rfftn(in1, shape, axes), _fft.rfftn(in2, shape, axes))
-        full = _fft.irfftn(sp, shape, axes)
+        sp = fnp.multiply(_fft.rfftn(in1, shape, ax_t), _fft.rfftn(in2, shape, ax_t))
+        full = _fft.irfftn(sp, shape, ax_t)
         full = full if _np_dtype(full.dtype) == dt else P.convert_element_type(full, dt)
     else:
-        full = _fft.ifftn(F.multiply(_fft.fftn(in1, shape, axes), _fft.fftn(in2, shape, axes)),
-                          shape, axes)
-    return _crop(full, s1, s2, mode, axes)
+        full = _fft.ifftn(fnp.multiply(_fft.fftn(in1, shape, ax_t), _fft.fftn(in2, shape, ax_t)),
+                          shape, ax_t)
+    return _crop(full, s1, s2, mode, ax_t)
 
 
 def _vec(c: ArrayLike, name: str) -> Array:
-    c = _ndarray(c)
-    if c.ndim != 1 or c.shape[0] == 0:
+    arr = _ndarray(c)
+    if arr.ndim != 1 or arr.shape[0] == 0:
         raise ValueError(f"lfilter: {name} must be a non-empty 1-d array of filter "
-                         f"coefficients, got shape {tuple(c.shape)}")
-    return c
+                         f"coefficients, got shape {tuple(arr.shape)}")
+    return arr
 
 
 def _pad_to(c: Array, k: int) -> Array:
@@ -300,36 +301,36 @@ def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
     >>> lfilter([1.0], [1.0, -0.5], [1.0, 0.0, 0.0])
     array([1.  , 0.5 , 0.25])
     """
-    b, a, x = _vec(b, "b"), _vec(a, "a"), _ndarray(x)
-    if not isinstance(a, Tracer) and np.asarray(a)[0] == 0:
+    ba, aa, xa = _vec(b, "b"), _vec(a, "a"), _ndarray(x)
+    if not isinstance(aa, Tracer) and np.asarray(aa)[0] == 0:
         raise ValueError("lfilter: a[0] must be nonzero (the filter is normalized by it)")
-    ops = (b, a, x) + (() if zi is None else (_ndarray(zi),))
+    ops = (ba, aa, xa) + (() if zi is None else (_ndarray(zi),))
     dt = _np_dtype(result_type(*ops, 1.0))
-    b, a, x = (t if _np_dtype(t.dtype) == dt else P.convert_element_type(t, dt)
-               for t in (b, a, x))
-    if x.ndim == 0:
+    ba, aa, xa = (t if _np_dtype(t.dtype) == dt else P.convert_element_type(t, dt)
+                  for t in (ba, aa, xa))
+    if xa.ndim == 0:
         raise ValueError("lfilter: x must have at least one dimension")
-    ax = _axis(axis, x.ndim)
-    k = max(a.shape[0], b.shape[0])
-    b, a = _pad_to(b, k), _pad_to(a, k)
-    xm = F.moveaxis(x, ax, -1)
+    ax = _axis(axis, xa.ndim)
+    k = max(aa.shape[0], ba.shape[0])
+    ba, aa = _pad_to(ba, k), _pad_to(aa, k)
+    xm = F.moveaxis(xa, ax, -1)
     n = xm.shape[-1]
-    bx = _full_conv_last(b, xm)                           # (b * x), length n + k - 1
+    bx = _full_conv_last(ba, xm)                           # (b * x), length n + k - 1
     v = bx[..., :n]
     if zi is not None:
-        zi = _ndarray(zi)
-        want = tuple(x.shape[:ax]) + (k - 1,) + tuple(x.shape[ax + 1:])
-        if tuple(zi.shape) != want:
+        zia = _ndarray(zi)
+        want = tuple(xa.shape[:ax]) + (k - 1,) + tuple(xa.shape[ax + 1:])
+        if tuple(zia.shape) != want:
             raise ValueError(f"lfilter: zi must have shape {want} (x's shape with axis "
-                             f"{ax} of size max(len(a), len(b)) - 1), got {tuple(zi.shape)}")
-        zi = zi if _np_dtype(zi.dtype) == dt else P.convert_element_type(zi, dt)
-        zim = F.moveaxis(zi, ax, -1)
+                             f"{ax} of size max(len(a), len(b)) - 1), got {tuple(zia.shape)}")
+        zia = zia if _np_dtype(zia.dtype) == dt else P.convert_element_type(zia, dt)
+        zim = F.moveaxis(zia, ax, -1)
         zpad = F.concatenate([zim, F.zeros(tuple(zim.shape[:-1]) + (n,), dt)], axis=-1)
-        v = F.add(v, F.multiply(a[0], zpad[..., :n]))
-    y = iir_filter(a, v)
+        v = fnp.add(v, fnp.multiply(aa[0], zpad[..., :n]))
+    y = iir_filter(aa, v)
     ym = F.moveaxis(y, -1, ax)
     if zi is None:
         return ym
-    ay = _full_conv_last(a, y)
-    zf = F.add(F.divide(F.subtract(bx[..., n:], ay[..., n:]), a[0]), zpad[..., n:])
+    ay = _full_conv_last(aa, y)
+    zf = fnp.add(fnp.divide(fnp.subtract(bx[..., n:], ay[..., n:]), aa[0]), zpad[..., n:])
     return ym, F.moveaxis(zf, -1, ax)

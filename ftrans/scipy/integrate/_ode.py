@@ -25,7 +25,7 @@ mapped element).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.integrate
@@ -181,7 +181,8 @@ def _check_options(name: str, method: str, rtol: float, atol: float, mxstep: flo
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
     for key, v in (("rtol", rtol), ("atol", atol)):
-        if not np.isscalar(v) or not v > 0:
+        # (cast: np.isscalar's TypeGuard would narrow v to str/bytes/complex too)
+        if not np.isscalar(v) or not cast(Any, v) > 0:
             raise ValueError(f"{name}: {key} must be a positive number, got {v!r}")
     if not mxstep > 0:
         raise ValueError(f"{name}: mxstep must be positive, got {mxstep!r}")
@@ -247,16 +248,16 @@ def odeint(func: Callable[..., Any], y0: PyTree, t: ArrayLike, *args: PyTree,
     if hmax != np.inf:
         raise ValueError("odeint: hmax is not supported (SciPy's solve_ivp takes max_step "
                          "per call); leave it at inf")
-    t = fnp.asarray(t)
-    if t.ndim != 1 or t.shape[0] == 0:
+    ta = fnp.asarray(t)
+    if ta.ndim != 1 or ta.shape[0] == 0:
         raise ValueError(f"odeint: t must be a non-empty 1-D array of times, got shape "
-                         f"{tuple(t.shape)}")
+                         f"{tuple(ta.shape)}")
     y0_flat, unravel = ravel_pytree(y0)
     if y0_flat.dtype.kind != "f":
         raise TypeError(f"odeint: y0 must be floating point, got dtype {y0_flat.dtype}; "
                         "convert it (e.g. fnp.asarray(y0, float))")
-    if t.dtype.kind != "f":
-        t = t.astype(y0_flat.dtype)  # integer times: NumPy's own promotion would do this
+    if ta.dtype.kind != "f":
+        ta = ta.astype(y0_flat.dtype)  # integer times: NumPy's own promotion would do this
     leaves, tree = tree_flatten(args)
     leaves = [fnp.asarray(a) for a in leaves]
 
@@ -264,7 +265,7 @@ def odeint(func: Callable[..., Any], y0: PyTree, t: ArrayLike, *args: PyTree,
         out = func(unravel(y), s, *tree_unflatten(tree, list(a)))
         return ravel_pytree(out)[0]
 
-    ys = _make_solver(flat_func, method, rtol, atol, mxstep)(y0_flat, t, tuple(leaves))
+    ys = _make_solver(flat_func, method, rtol, atol, mxstep)(y0_flat, ta, tuple(leaves))
     return vmap(unravel)(ys)
 
 
@@ -327,15 +328,15 @@ def solve_ivp(fun: Callable[..., Any], t_span: tuple[ArrayLike, ArrayLike], y0: 
     """
     _check_options("solve_ivp", method, rtol, atol, np.inf)
     t0, tf = t_span
-    t_eval = fnp.stack([fnp.asarray(t0), fnp.asarray(tf)]) if t_eval is None \
+    te = fnp.stack([fnp.asarray(t0), fnp.asarray(tf)]) if t_eval is None \
         else fnp.asarray(t_eval)
-    y0 = fnp.asarray(y0)
-    if y0.ndim != 1:
-        raise ValueError(f"solve_ivp: y0 must be 1-D (SciPy's rule), got shape {y0.shape}")
-    times = fnp.concatenate([fnp.reshape(fnp.asarray(t0, t_eval.dtype), (1,)), t_eval])
-    args = () if args is None else tuple(args)
-    ys = odeint(lambda y, t, *a: fun(t, y, *a), y0, times, *args, rtol=rtol, atol=atol,
+    y0a = fnp.asarray(y0)
+    if y0a.ndim != 1:
+        raise ValueError(f"solve_ivp: y0 must be 1-D (SciPy's rule), got shape {y0a.shape}")
+    times = fnp.concatenate([fnp.reshape(fnp.asarray(t0, te.dtype), (1,)), te])
+    extra = () if args is None else tuple(args)
+    ys = odeint(lambda y, t, *a: fun(t, y, *a), y0a, times, *extra, rtol=rtol, atol=atol,
                 method=method)
-    return OdeResult(t=t_eval, y=fnp.transpose(ys[1:]), success=True, status=0,
+    return OdeResult(t=te, y=fnp.transpose(ys[1:]), success=True, status=0,
                      message="The solver successfully reached the end of the integration "
                              "interval.")

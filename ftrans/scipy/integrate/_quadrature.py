@@ -15,26 +15,27 @@ __all__ = ["trapezoid", "cumulative_trapezoid", "simpson"]
 def _prepare(y: ArrayLike, x: ArrayLike | None, axis: int, name: str
              ) -> tuple[Array, Array | None]:
     """``y`` with the integration axis last, and ``x`` broadcastable to it (or None)."""
-    y = fnp.asarray(y)
-    if y.ndim == 0:
+    ya = fnp.asarray(y)
+    if ya.ndim == 0:
         raise ValueError(f"{name}: y must have at least one dimension, got a 0-d array")
-    y = fnp.moveaxis(y, axis, -1)
-    n = y.shape[-1]
+    ya = fnp.moveaxis(ya, axis, -1)
+    n = ya.shape[-1]
+    xa = None
     if x is not None:
-        x = fnp.asarray(x)
-        if x.ndim == 1:
-            if x.shape[0] != n:
-                raise ValueError(f"{name}: x has length {x.shape[0]} but y has {n} samples "
+        xa = fnp.asarray(x)
+        if xa.ndim == 1:
+            if xa.shape[0] != n:
+                raise ValueError(f"{name}: x has length {xa.shape[0]} but y has {n} samples "
                                  "along the integration axis; pass one x per sample")
-        elif x.ndim == y.ndim:
-            x = fnp.moveaxis(x, axis, -1)
-            if x.shape[-1] != n:
-                raise ValueError(f"{name}: x has {x.shape[-1]} samples along axis {axis}, "
+        elif xa.ndim == ya.ndim:
+            xa = fnp.moveaxis(xa, axis, -1)
+            if xa.shape[-1] != n:
+                raise ValueError(f"{name}: x has {xa.shape[-1]} samples along axis {axis}, "
                                  f"y has {n}; they must match")
         else:
             raise ValueError(f"{name}: x must be 1-D or have y's number of dimensions "
-                             f"({y.ndim}), got {x.ndim} dimensions")
-    return y, x
+                             f"({ya.ndim}), got {xa.ndim} dimensions")
+    return ya, xa
 
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1
