@@ -131,7 +131,7 @@ def _ppf_bisect(cdf: Callable[..., Array], q: Array, hi: Array, top: Array,
     fixed).  Bisection on the integers, 64 halvings (``hi < 2**63``) in a
     ``lax.fori_loop`` (one loop under ``jit``)."""
     q, hi = discrete(q), discrete(hi)
-    params = [discrete(p) for p in params]
+    fixed = [discrete(p) for p in params]
     inner = (q > 0) & (q < 1)
     qs = fnp.where(inner, q, const(0.5, q))
     lo = fnp.zeros_like(qs) - 1.0                  # cdf(-1) = 0 < q
@@ -140,7 +140,7 @@ def _ppf_bisect(cdf: Callable[..., Array], q: Array, hi: Array, top: Array,
     def step(carry: tuple[Array, Array]) -> tuple[Array, Array]:
         lo, hi = carry
         mid = fnp.floor(0.5 * (lo + hi))
-        ok = cdf(mid, *params) >= qs
+        ok = cdf(mid, *fixed) >= qs
         return fnp.where(ok, lo, mid), fnp.where(ok, mid, hi)
 
     # a fixed count (not while_loop): reverse mode passes through a scan, and once an

@@ -99,7 +99,7 @@ _FIRST = {"ppf": "q : array_like\n    Probabilities in [0, 1].",
           }
 
 
-def doc(dist: str, params: str, formula: str, discrete_data: bool = False
+def doc(dist: str, params: str, formula: str | None, discrete_data: bool = False
         ) -> Callable[[Method], Method]:
     """Decorator: a NumPy-style docstring for ``scipy.stats.<dist>.<method>``.
 
@@ -177,7 +177,8 @@ def _signature(first: str, shapes: Sequence[str], tail: Sequence[str]) -> inspec
 
 
 def continuous(dist: str, method: str, shapes: Sequence[str], std: StdFun,
-               valid: Callable[..., Array] | None = None, formula: str = "") -> Method:
+               valid: Callable[..., Array] | None = None, formula: str | None = ""
+               ) -> Method:
     """``scipy.stats.<dist>.<method>(x, *shapes, loc=0, scale=1)`` from ``std(z, *shapes)``
     on the standardized variable ``z = (x - loc) / scale``.
 
@@ -234,7 +235,7 @@ def log_of(cf: Method, method: str) -> Method:
 
 def discrete_method(dist: str, method: str, shapes: Sequence[str], std: StdFun,
                     valid: Callable[..., Array], fixed: Sequence[str] = (),
-                    formula: str = "") -> Method:
+                    formula: str | None = "") -> Method:
     """``scipy.stats.<dist>.<method>(k, *shapes, loc=0)`` from ``std(k - loc, *shapes)``.
 
     ``k`` (for ``ppf``: ``q``, which is continuous) and the parameters named in ``fixed``
@@ -282,12 +283,12 @@ def tail_methods(dist: str, shapes: Sequence[str], cdf: StdFun, sf: StdFun,
     and ``sf`` (their docstrings give the formulas); the logs from both tails
     (:func:`log_tail`).  ``fixed`` not ``None``: a discrete distribution
     (:func:`discrete_method`, those parameters held fixed)."""
-    def make(method: str, fn: StdFun, formula: str) -> Method:
+    def make(method: str, fn: StdFun, formula: str | None) -> Method:
         if fixed is None:
             return continuous(dist, method, shapes, fn, valid, formula)
         assert valid is not None, "a discrete distribution gives its parameter domain"
         return discrete_method(dist, method, shapes, fn, valid, fixed, formula)
-    return (make("cdf", cdf, cdf.__doc__ or ""), make("sf", sf, sf.__doc__ or ""),
+    return (make("cdf", cdf, cdf.__doc__), make("sf", sf, sf.__doc__),
             make("logcdf", log_tail(cdf, sf), "``log(cdf)``, as ``log1p(-sf)`` where "
                  "cdf >= 1/2."),
             make("logsf", log_tail(sf, cdf), "``log(sf)``, as ``log1p(-cdf)`` where "
