@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from .._tensor import Tensor, Size, _make_plain
 from .._typing import SizeLike
 from ... import numpy as fnp
 from ... import primitives as P
+from ...typing import Array, Shape
 from ...scipy import special as fsp
 from . import constraints
 from .distribution import Distribution
@@ -35,7 +38,8 @@ __all__ = ["Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy",
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
-def _draw(dist, sample_shape, draw, like):
+def _draw(dist: Distribution, sample_shape: SizeLike, draw: Callable[[Any, Shape], Any],
+          like: Tensor) -> Tensor:
     """A constant tensor of ``dist._extended_shape(sample_shape)`` and ``like``'s dtype,
     ``draw(numpy_generator, shape)``."""
     shape = tuple(dist._extended_shape(sample_shape))
@@ -44,126 +48,126 @@ def _draw(dist, sample_shape, draw, like):
 
 # ---- compositions (PyTorch's formulas on arrays) ----------------------------------------
 
-def _normal_log_prob(x, loc, scale):
+def _normal_log_prob(x: Array, loc: Array, scale: Array) -> Array:
     return -((x - loc) ** 2) / (2 * scale ** 2) - fnp.log(scale) - _LOG_SQRT_2PI
 
 
-def _normal_cdf(x, loc, scale):
+def _normal_cdf(x: Array, loc: Array, scale: Array) -> Array:
     return 0.5 * (1 + fsp.erf((x - loc) / (scale * math.sqrt(2))))
 
 
-def _normal_icdf(p, loc, scale):
+def _normal_icdf(p: Array, loc: Array, scale: Array) -> Array:
     return loc + scale * fsp.erfinv(2 * p - 1) * math.sqrt(2)
 
 
-def _normal_entropy(scale):
+def _normal_entropy(scale: Array) -> Array:
     return 0.5 + 0.5 * math.log(2 * math.pi) + fnp.log(scale)
 
 
-def _lognormal_log_prob(y, loc, scale):
+def _lognormal_log_prob(y: Array, loc: Array, scale: Array) -> Array:
     x = fnp.log(y)
     return _normal_log_prob(x, loc, scale) - x
 
 
-def _lognormal_cdf(y, loc, scale):
+def _lognormal_cdf(y: Array, loc: Array, scale: Array) -> Array:
     return _normal_cdf(fnp.log(y), loc, scale)
 
 
-def _lognormal_icdf(p, loc, scale):
+def _lognormal_icdf(p: Array, loc: Array, scale: Array) -> Array:
     return fnp.exp(_normal_icdf(p, loc, scale))
 
 
-def _uniform_log_prob(x, low, high):
+def _uniform_log_prob(x: Array, low: Array, high: Array) -> Array:
     inside = ((low <= x) & (high > x)).astype(low.dtype)
     return fnp.log(inside) - fnp.log(high - low)
 
 
-def _uniform_cdf(x, low, high):
+def _uniform_cdf(x: Array, low: Array, high: Array) -> Array:
     return fnp.clip((x - low) / (high - low), 0, 1)
 
 
-def _exponential_log_prob(x, rate):
+def _exponential_log_prob(x: Array, rate: Array) -> Array:
     return fnp.log(rate) - rate * x
 
 
-def _exponential_cdf(x, rate):
+def _exponential_cdf(x: Array, rate: Array) -> Array:
     return 1 - fnp.exp(-rate * x)
 
 
-def _exponential_icdf(p, rate):
+def _exponential_icdf(p: Array, rate: Array) -> Array:
     return -fnp.log1p(-p) / rate
 
 
-def _laplace_log_prob(x, loc, scale):
+def _laplace_log_prob(x: Array, loc: Array, scale: Array) -> Array:
     return -fnp.log(2 * scale) - fnp.abs(x - loc) / scale
 
 
-def _laplace_cdf(x, loc, scale):
+def _laplace_cdf(x: Array, loc: Array, scale: Array) -> Array:
     return 0.5 - 0.5 * fnp.sign(x - loc) * fnp.expm1(-fnp.abs(x - loc) / scale)
 
 
-def _laplace_icdf(p, loc, scale):
+def _laplace_icdf(p: Array, loc: Array, scale: Array) -> Array:
     t = p - 0.5
     return loc - scale * fnp.sign(t) * fnp.log1p(-2 * fnp.abs(t))
 
 
-def _cauchy_log_prob(x, loc, scale):
+def _cauchy_log_prob(x: Array, loc: Array, scale: Array) -> Array:
     return -math.log(math.pi) - fnp.log(scale) - fnp.log1p(((x - loc) / scale) ** 2)
 
 
-def _cauchy_cdf(x, loc, scale):
+def _cauchy_cdf(x: Array, loc: Array, scale: Array) -> Array:
     return fnp.arctan((x - loc) / scale) / math.pi + 0.5
 
 
-def _cauchy_icdf(p, loc, scale):
+def _cauchy_icdf(p: Array, loc: Array, scale: Array) -> Array:
     return fnp.tan(math.pi * (p - 0.5)) * scale + loc
 
 
-def _gamma_log_prob(x, conc, rate):
+def _gamma_log_prob(x: Array, conc: Array, rate: Array) -> Array:
     return (fsp.xlogy(conc, rate) + fsp.xlogy(conc - 1, x) - rate * x - fsp.gammaln(conc))
 
 
-def _gamma_cdf(x, conc, rate):
+def _gamma_cdf(x: Array, conc: Array, rate: Array) -> Array:
     return fsp.gammainc(conc, rate * x)
 
 
-def _gamma_entropy(conc, rate):
+def _gamma_entropy(conc: Array, rate: Array) -> Array:
     return conc - fnp.log(rate) + fsp.gammaln(conc) + (1.0 - conc) * fsp.digamma(conc)
 
 
-def _gamma_mode(conc, rate):
+def _gamma_mode(conc: Array, rate: Array) -> Array:
     return fnp.clip((conc - 1) / rate, 0, None)
 
 
-def _standard_gamma_rep(x, conc):
+def _standard_gamma_rep(x: Array, conc: Array) -> Array:
     """``x`` (a draw of Gamma(conc, 1)) with the implicit derivative in ``conc``."""
     cdf = fsp.gammainc(conc, x)
     logpdf = fsp.xlogy(conc - 1, x) - x - fsp.gammaln(conc)
     return x - (cdf - P.stop_gradient(cdf)) / P.stop_gradient(fnp.exp(logpdf))
 
 
-def _dirichlet_log_prob(x, conc):
+def _dirichlet_log_prob(x: Array, conc: Array) -> Array:
     return (fnp.sum(fsp.xlogy(conc - 1.0, x), axis=-1) + fsp.gammaln(fnp.sum(conc, axis=-1))
             - fnp.sum(fsp.gammaln(conc), axis=-1))
 
 
-def _dirichlet_entropy(conc):
+def _dirichlet_entropy(conc: Array) -> Array:
     k = conc.shape[-1]
     a0 = fnp.sum(conc, axis=-1)
     return (fnp.sum(fsp.gammaln(conc), axis=-1) - fsp.gammaln(a0) - (k - a0) * fsp.digamma(a0)
             - fnp.sum((conc - 1.0) * fsp.digamma(conc), axis=-1))
 
 
-def _dirichlet_mean(conc):
+def _dirichlet_mean(conc: Array) -> Array:
     return conc / fnp.sum(conc, axis=-1, keepdims=True)
 
 
-def _dirichlet_variance(conc):
+def _dirichlet_variance(conc: Array) -> Array:
     c0 = fnp.sum(conc, axis=-1, keepdims=True)
     return conc * (c0 - conc) / (c0 ** 2 * (c0 + 1))
 
 
-def _dirichlet_mode(conc):
+def _dirichlet_mode(conc: Array) -> Array:
     m1 = fnp.clip(conc - 1, 0, None)
     mode = m1 / fnp.sum(m1, axis=-1, keepdims=True)
     below = fnp.all(conc < 1, axis=-1, keepdims=True)
@@ -171,7 +175,7 @@ def _dirichlet_mode(conc):
     return fnp.where(below, hot.astype(mode.dtype), mode)
 
 
-def _normalize_last(g):
+def _normalize_last(g: Array) -> Array:
     return g / fnp.sum(g, axis=-1, keepdims=True)
 
 
@@ -181,20 +185,22 @@ class _Elementwise(Distribution):
     """A distribution of independent scalars whose parameters broadcast together
     (``_names``); ``log_prob``/``cdf``/``icdf`` are the compositions ``_log_prob``,
     ``_cdf``, ``_icdf`` of ``(value, *parameters)`` (``None``: not defined)."""
-    _names: tuple = ()
-    _log_prob = _cdf = _icdf = None
+    _names: tuple[str, ...] = ()
+    _log_prob: Callable[..., Array] | None = None
+    _cdf: Callable[..., Array] | None = None
+    _icdf: Callable[..., Array] | None = None
 
-    def _setup(self, values, validate_args):
+    def _setup(self, values: tuple[Tensor | float, ...], validate_args: bool | None) -> None:
         ts = broadcast_all(*values)
         for n, t in zip(self._names, ts):
             setattr(self, n, t)
         batch = Size() if all(isinstance(v, numbers.Number) for v in values) else ts[0].size()
         Distribution.__init__(self, batch, validate_args=validate_args)
 
-    def _expand_names(self):
+    def _expand_names(self) -> list[str]:
         return list(self._names)
 
-    def _apply(self, fn, value):
+    def _apply(self, fn: Callable[..., Array] | None, value: Tensor) -> Tensor:
         if fn is None:
             raise NotImplementedError
         return apply(fn, value, *[getattr(self, n) for n in self._names])
@@ -224,6 +230,8 @@ class Normal(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    loc: Tensor
+    scale: Tensor
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -275,6 +283,8 @@ class LogNormal(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    loc: Tensor
+    scale: Tensor
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -324,6 +334,8 @@ class Uniform(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    low: Tensor
+    high: Tensor
     arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
                        "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
@@ -379,6 +391,7 @@ class Exponential(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    rate: Tensor
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -426,6 +439,8 @@ class Laplace(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    loc: Tensor
+    scale: Tensor
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -475,6 +490,8 @@ class Cauchy(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    loc: Tensor
+    scale: Tensor
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -508,7 +525,7 @@ class Cauchy(_Elementwise):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-def _standard_gamma(conc, shape):
+def _standard_gamma(conc: Tensor, shape: Shape) -> Tensor:
     """Draws of Gamma(conc, 1) of ``shape`` (``conc`` broadcast), differentiable in
     ``conc`` (implicit reparameterization)."""
     c = np.broadcast_to(np.asarray(conc._data), shape)
@@ -534,6 +551,8 @@ class Gamma(_Elementwise):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
+    concentration: Tensor
+    rate: Tensor
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

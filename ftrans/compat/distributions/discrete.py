@@ -5,6 +5,7 @@ each other on first use as PyTorch's ``lazy_property``).  ``rsample`` raises
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from .._tensor import Size, Tensor, _make_plain
 from .._typing import SizeLike
 from ..autograd.grad_mode import no_grad
 from ... import numpy as fnp
+from ...typing import Array
 from ...scipy import special as fsp
 from .. import _sampling
 from . import constraints
@@ -24,24 +26,24 @@ __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial
            "Geometric"]
 
 
-def _bernoulli_log_prob(logits, x):
+def _bernoulli_log_prob(logits: Array, x: Array) -> Array:
     return x * logits - fsp.softplus(logits)
 
 
-def _bernoulli_entropy(logits, probs):
+def _bernoulli_entropy(logits: Array, probs: Array) -> Array:
     return fsp.softplus(logits) - logits * probs
 
 
-def _geometric_log_prob(x, probs):
+def _geometric_log_prob(x: Array, probs: Array) -> Array:
     safe = fnp.where((probs == 1) & (x == 0), 0.0, probs)
     return x * fnp.log1p(-safe) + fnp.log(probs)
 
 
-def _geometric_entropy(logits, probs):
+def _geometric_entropy(logits: Array, probs: Array) -> Array:
     return _bernoulli_entropy(logits, probs) / probs
 
 
-def _categorical_log_prob(logits, idx):
+def _categorical_log_prob(logits: Array, idx: Array) -> Array:
     idx = idx[..., None]
     shape = np.broadcast_shapes(idx.shape, logits.shape)
     lp = fnp.broadcast_to(logits, shape)
@@ -49,20 +51,20 @@ def _categorical_log_prob(logits, idx):
     return fnp.take_along_axis(lp, ix, axis=-1)[..., 0]
 
 
-def _categorical_entropy(logits, probs):
+def _categorical_entropy(logits: Array, probs: Array) -> Array:
     lo = fnp.clip(logits, float(np.finfo(np.dtype(logits.dtype)).min), None)
     return -fnp.sum(lo * probs, axis=-1)
 
 
-def _poisson_log_prob(x, rate):
+def _poisson_log_prob(x: Array, rate: Array) -> Array:
     return fsp.xlogy(x, rate) - rate - fsp.gammaln(x + 1)
 
 
-def _clamp_by_zero(x):
+def _clamp_by_zero(x: Array) -> Array:
     return (fnp.clip(x, 0, None) + x - fnp.clip(x, None, 0)) / 2
 
 
-def _binomial_log_prob(x, n, logits):
+def _binomial_log_prob(x: Array, n: Array, logits: Array) -> Array:
     log_fact_n = fsp.gammaln(n + 1)
     log_fact_k = fsp.gammaln(x + 1)
     log_fact_nmk = fsp.gammaln(n - x + 1)
@@ -71,11 +73,11 @@ def _binomial_log_prob(x, n, logits):
     return x * logits - log_fact_k - log_fact_nmk - norm
 
 
-def _binomial_mode(n, probs):
+def _binomial_mode(n: Array, probs: Array) -> Array:
     return fnp.minimum(fnp.floor((n + 1) * probs), n)
 
 
-def _probs_or_logits(probs, logits):
+def _probs_or_logits(probs: Any, logits: Any) -> None:
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
@@ -86,11 +88,11 @@ class _ProbsLogits(Distribution):
     _binary = True
 
     @lazy_property
-    def logits(self):
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=self._binary)
 
     @lazy_property
-    def probs(self):
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=self._binary)
 
     @property
@@ -98,7 +100,8 @@ class _ProbsLogits(Distribution):
         """The shape of the given parameter (``probs`` or ``logits``)."""
         return self._param.size()
 
-    def _init_scalar(self, probs, logits, validate_args):
+    def _init_scalar(self, probs: Tensor | float | None, logits: Tensor | float | None,
+                     validate_args: bool | None) -> None:
         """``__init__`` of a distribution of independent scalars given ``probs`` or
         ``logits`` (numbers or tensors)."""
         _probs_or_logits(probs, logits)
@@ -106,12 +109,14 @@ class _ProbsLogits(Distribution):
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch = Size() if isinstance(param, numbers.Number) else self._param.size()
         Distribution.__init__(self, batch, validate_args=validate_args)
 
-    def _expanded(self, cls, batch_shape, _instance, tail=()):
+    def _expanded(self, cls: type, batch_shape: SizeLike, _instance: Distribution | None,
+                  tail: tuple[int, ...] = ()) -> Any:
         """The new instance of ``expand``: the given parameters expanded to ``batch_shape
         + tail`` (``total_count`` to ``batch_shape``)."""
         new = self._get_checked_instance(cls, _instance)
@@ -215,6 +220,7 @@ class Categorical(_ProbsLogits):
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
@@ -326,7 +332,7 @@ class OneHotCategorical(Distribution):
         return self._categorical.probs * (1 - self._categorical.probs)
 
     @property
-    def param_shape(self) -> Tensor:
+    def param_shape(self) -> Size:
         """The shape of the given parameter (``probs`` or ``logits``)."""
         return self._categorical.param_shape
 
@@ -432,6 +438,7 @@ class Binomial(_ProbsLogits):
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             self.total_count, self.logits = broadcast_all(total_count, logits)
             self.total_count = self.total_count.type_as(self.logits)
         self._param = self.probs if probs is not None else self.logits

@@ -25,7 +25,7 @@ class Independent(Distribution):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
-    arg_constraints: dict = {}
+    arg_constraints: dict[str, constraints.Constraint] = {}
 
     def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,
                  validate_args: bool | None = None) -> None:
@@ -52,12 +52,12 @@ class Independent(Distribution):
         return new
 
     @property
-    def has_rsample(self) -> bool:
+    def has_rsample(self) -> bool:  # type: ignore[override]  # (as torch's)
         """Whether the base distribution has ``rsample``."""
         return self.base_dist.has_rsample
 
     @property
-    def has_enumerate_support(self) -> bool:
+    def has_enumerate_support(self) -> bool:  # type: ignore[override]  # (as torch's)
         """Whether ``enumerate_support`` is available (no reinterpreted dimensions)."""
         if self.reinterpreted_batch_ndims > 0:
             return False
@@ -99,5 +99,5 @@ class Independent(Distribution):
             raise NotImplementedError("Enumeration over cartesian product is not implemented")
         return self.base_dist.enumerate_support(expand=expand)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"

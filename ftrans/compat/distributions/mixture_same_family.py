@@ -19,11 +19,11 @@ __all__ = ["MixtureSameFamily"]
 class _MixtureSupport(constraints.Constraint):
     """The component support, checked on the value before it is padded."""
 
-    def __init__(self, base):
+    def __init__(self, base: constraints.Constraint) -> None:
         self.base_constraint = base
         self.is_discrete, self.event_dim = base.is_discrete, base.event_dim
 
-    def _ok(self, a):
+    def _ok(self, a: np.ndarray) -> np.ndarray | np.bool_:
         return np.asarray(self.base_constraint.check(np.expand_dims(
             a, -1 - self.event_dim))._data).all(-1)
 
@@ -44,7 +44,7 @@ class MixtureSameFamily(Distribution):
         Check the parameters (and ``log_prob``'s values) against the constraints;
         None: the class default.
     """
-    arg_constraints: dict = {}
+    arg_constraints: dict[str, constraints.Constraint] = {}
     has_rsample = False
 
     def __init__(self, mixture_distribution: Categorical,
@@ -102,10 +102,10 @@ class MixtureSameFamily(Distribution):
         """The component distribution."""
         return self._component_distribution
 
-    def _pad(self, x):
+    def _pad(self, x: Tensor) -> Tensor:
         return x.unsqueeze(-1 - self._event_ndims)
 
-    def _pad_mixture_dimensions(self, x):
+    def _pad_mixture_dimensions(self, x: Tensor) -> Tensor:
         dist_batch_ndims = len(self.batch_shape)
         cat_batch_ndims = len(self.mixture_distribution.batch_shape)
         pad = 0 if cat_batch_ndims == 1 else dist_batch_ndims - cat_batch_ndims
@@ -171,6 +171,6 @@ class MixtureSameFamily(Distribution):
             out = np.take_along_axis(comp, idx, axis=gather_dim)
             return _make_plain(np.squeeze(out, gather_dim))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"MixtureSameFamily(\n  {self.mixture_distribution},\n  "
                 f"{self.component_distribution})")

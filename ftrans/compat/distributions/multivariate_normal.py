@@ -11,6 +11,7 @@ import numpy as np
 from .._tensor import Tensor, Size
 from .._typing import SizeLike
 from ... import numpy as fnp
+from ...typing import Array
 from ...scipy import linalg as fsl
 from . import constraints
 from .continuous import _draw
@@ -22,32 +23,32 @@ __all__ = ["MultivariateNormal"]
 _LOG_2PI = math.log(2 * math.pi)
 
 
-def _cholesky(cov):
+def _cholesky(cov: Array) -> Array:
     return fnp.linalg.cholesky(cov)
 
 
-def _precision_to_scale_tril(prec):
+def _precision_to_scale_tril(prec: Array) -> Array:
     lf = fnp.linalg.cholesky(fnp.flip(prec, (-2, -1)))
     l_inv = fnp.swapaxes(fnp.flip(lf, (-2, -1)), -2, -1)
     eye = fnp.broadcast_to(fnp.eye(prec.shape[-1], dtype=prec.dtype), l_inv.shape)
     return fsl.solve_triangular(l_inv, eye, lower=True)
 
 
-def _covariance(tril):
+def _covariance(tril: Array) -> Array:
     return tril @ fnp.swapaxes(tril, -1, -2)
 
 
-def _precision(tril):
+def _precision(tril: Array) -> Array:
     eye = fnp.broadcast_to(fnp.eye(tril.shape[-1], dtype=tril.dtype), tril.shape)
     inv = fsl.solve_triangular(tril, eye, lower=True)
     return fnp.swapaxes(inv, -1, -2) @ inv
 
 
-def _half_log_det(tril):
+def _half_log_det(tril: Array) -> Array:
     return fnp.sum(fnp.log(fnp.diagonal(tril, axis1=-2, axis2=-1)), axis=-1)
 
 
-def _mahalanobis(tril, diff):
+def _mahalanobis(tril: Array, diff: Array) -> Array:
     """``|L^{-1} diff|^2`` over the last axis (``tril`` broadcast against ``diff``)."""
     batch = np.broadcast_shapes(tril.shape[:-2], diff.shape[:-1])
     n = tril.shape[-1]
@@ -57,20 +58,20 @@ def _mahalanobis(tril, diff):
     return fnp.sum(y * y, axis=-1)
 
 
-def _mvn_log_prob(x, loc, tril):
+def _mvn_log_prob(x: Array, loc: Array, tril: Array) -> Array:
     m = _mahalanobis(tril, x - loc)
     return -0.5 * (tril.shape[-1] * _LOG_2PI + m) - _half_log_det(tril)
 
 
-def _mvn_entropy(tril):
+def _mvn_entropy(tril: Array) -> Array:
     return 0.5 * tril.shape[-1] * (1.0 + _LOG_2PI) + _half_log_det(tril)
 
 
-def _mvn_variance(tril):
+def _mvn_variance(tril: Array) -> Array:
     return fnp.sum(tril ** 2, axis=-1)
 
 
-def _scale_matvec(tril, eps):
+def _scale_matvec(tril: Array, eps: Array) -> Array:
     return (tril @ eps[..., None])[..., 0]
 
 
@@ -142,7 +143,7 @@ class MultivariateNormal(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _mat_shape(self):
+    def _mat_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
 
     @property
@@ -153,7 +154,7 @@ class MultivariateNormal(Distribution):
         return self._unbroadcasted_scale_tril.expand(self._mat_shape())
 
     @scale_tril.setter
-    def scale_tril(self, v):
+    def scale_tril(self, v: Tensor) -> None:
         self.__dict__["scale_tril"] = v
 
     @property
@@ -164,7 +165,7 @@ class MultivariateNormal(Distribution):
         return apply(_covariance, self._unbroadcasted_scale_tril).expand(self._mat_shape())
 
     @covariance_matrix.setter
-    def covariance_matrix(self, v):
+    def covariance_matrix(self, v: Tensor) -> None:
         self.__dict__["covariance_matrix"] = v
 
     @property
@@ -175,7 +176,7 @@ class MultivariateNormal(Distribution):
         return apply(_precision, self._unbroadcasted_scale_tril).expand(self._mat_shape())
 
     @precision_matrix.setter
-    def precision_matrix(self, v):
+    def precision_matrix(self, v: Tensor) -> None:
         self.__dict__["precision_matrix"] = v
 
     @property
