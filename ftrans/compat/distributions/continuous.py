@@ -312,7 +312,7 @@ class LogNormal(_Elementwise):
     @property
     def variance(self) -> Tensor:
         return ((self.scale.pow(2).exp() - 1)
-             * (2 * self.loc + self.scale.pow(2)).exp())
+                * (2 * self.loc + self.scale.pow(2)).exp())
 
     def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         return self.base_dist.rsample(sample_shape).exp()
@@ -505,8 +505,7 @@ class Cauchy(_Elementwise):
 
     @property
     def mean(self) -> Tensor:
-        return (full(tuple(self._extended_shape()), float("nan"),
-             dtype=self.loc.dtype))
+        return full(tuple(self._extended_shape()), float("nan"), dtype=self.loc.dtype)
 
     @property
     def mode(self) -> Tensor:
@@ -514,8 +513,7 @@ class Cauchy(_Elementwise):
 
     @property
     def variance(self) -> Tensor:
-        return (full(tuple(self._extended_shape()), float("inf"),
-             dtype=self.loc.dtype))
+        return full(tuple(self._extended_shape()), float("inf"), dtype=self.loc.dtype)
 
     def rsample(self, sample_shape: SizeLike = Size()) -> Tensor:
         eps = _draw(self, sample_shape, lambda g, s: g.standard_cauchy(s), self.loc)

@@ -64,6 +64,8 @@ class Distribution:
             src = _doc_source(cls, name)
             if src is not None and getattr(fn, "__qualname__", "").startswith(cls.__name__):
                 fn.__doc__ = src.__doc__
+                if isinstance(v, property):
+                    v.__doc__ = src.__doc__     # (a property copies its getter's at creation)
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
