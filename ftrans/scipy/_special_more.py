@@ -66,7 +66,7 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
-    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)`` (``scipy.special.gammaincc``).
+    """Regularized upper incomplete gamma function ``Q = 1 - P`` (``scipy.special.gammaincc``).
 
     Accurate where ``Q`` is tiny.
 
@@ -203,7 +203,7 @@ log_ndtr.__doc__ = _unary_doc(
 
 
 def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
-    """Riemann (``q=None``) or Hurwitz zeta function ``sum_{n>=0} (n + q)^(-x)`` (``scipy.special.zeta``).
+    """Riemann or Hurwitz zeta function ``sum_{n>=0} (n + q)^(-x)`` (``scipy.special.zeta``).
 
     Parameters
     ----------

@@ -262,7 +262,7 @@ def _full_conv_last(c: Array, s: Array) -> Array:
 
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
             zi: ArrayLike | None = None) -> Array | tuple[Array, Array]:
-    """IIR/FIR filter ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis`` (``scipy.signal.lfilter``).
+    """Filter ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis`` (``scipy.signal.lfilter``).
 
     Parameters
     ----------

@@ -241,7 +241,7 @@ class Categorical(_ProbsLogits):
 
     @property
     def mean(self) -> Tensor:
-        """Undefined for categories: nan, of shape ``batch_shape`` (also ``variance``, as PyTorch's)."""
+        """Undefined: nan, of shape ``batch_shape`` (also ``variance``, as PyTorch's)."""
         return full_like(self.probs[..., 0], float("nan"))
 
     @property

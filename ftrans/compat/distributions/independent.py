@@ -12,7 +12,7 @@ __all__ = ["Independent"]
 
 
 class Independent(Distribution):
-    """Batch dimensions of a distribution reinterpreted as event dimensions (``torch.distributions.Independent``).
+    """Batch dimensions reinterpreted as event dimensions (``torch.distributions.Independent``).
 
     Parameters
     ----------

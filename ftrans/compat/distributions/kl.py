@@ -303,7 +303,8 @@ def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal
+                                              ) -> Tensor:
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different "
                          "event shapes cannot be computed")

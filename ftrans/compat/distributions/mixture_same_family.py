@@ -29,7 +29,7 @@ class _MixtureSupport(constraints.Constraint):
 
 
 class MixtureSameFamily(Distribution):
-    """A mixture of the components along one distribution's last batch dimension (``torch.distributions.MixtureSameFamily``).
+    """A mixture over a distribution's last batch dimension (torch's ``MixtureSameFamily``).
 
     ``log_prob`` is the log-sum-exp of the components' log-densities plus the
     mixture's log-weights.

@@ -93,7 +93,7 @@ def broadcast_all(*values: TensorOrNumber) -> tuple[Tensor, ...]:
 
 
 class lazy_property:  # noqa: N801  (torch's name)
-    """A property computed on first access, then cached on the instance (``torch.distributions.utils.lazy_property``).
+    """A property computed on first access, then cached on the instance (torch's ``lazy_property``).
 
     Parameters
     ----------
@@ -193,7 +193,7 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 
 def sum_rightmost(value: Tensor, dim: int) -> Tensor:
-    """Sum of the ``dim`` rightmost dimensions of ``value`` (``torch.distributions.utils._sum_rightmost``).
+    """Sum of the ``dim`` rightmost dimensions of ``value`` (torch's ``_sum_rightmost``).
 
     Parameters
     ----------

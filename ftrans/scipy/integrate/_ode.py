@@ -135,7 +135,8 @@ def _make_solver(func: Callable[..., Any], method: str, rtol: float, atol: float
             return fnp.concatenate([fy, dfy])
 
         z0 = fnp.concatenate([y0, dy0 - func(y0, t[0], *args) * dt[0]])
-        dys = _make_solver(sens, method, rtol, atol, mxstep, True)(z0, t, tuple(args) + tuple(dargs))
+        dys = _make_solver(sens, method, rtol, atol, mxstep, True)(z0, t,
+                                                                  tuple(args) + tuple(dargs))
         f_out = vmap(lambda y, s: func(y, s, *args))(ys, t)
         return ys, dys[:, n:] + f_out * dt[:, None]
 
@@ -191,7 +192,7 @@ def _check_options(name: str, method: str, rtol: float, atol: float, mxstep: flo
 def odeint(func: Callable[..., Any], y0: PyTree, t: ArrayLike, *args: PyTree,
            rtol: float = 1.4e-8, atol: float = 1.4e-8, mxstep: float = np.inf,
            hmax: float = np.inf, method: str = "DOP853") -> PyTree:
-    """Solve ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``, differentiably (``jax.experimental.ode.odeint``).
+    """Solve ``dy/dt = func(y, t, *args)``, ``y(t[0]) = y0``, differentiably (JAX's ``odeint``).
 
     The solve is SciPy's ``solve_ivp`` (``method``) on the host; reverse-mode derivatives
     by the adjoint method (Chen et al. 2018), forward mode by the sensitivity equations

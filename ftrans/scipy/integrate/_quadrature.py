@@ -40,7 +40,7 @@ def _prepare(y: ArrayLike, x: ArrayLike | None, axis: int, name: str
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1
               ) -> Array:
-    """Integrate samples ``y`` along ``axis`` by the trapezoidal rule (``scipy.integrate.trapezoid``).
+    """Integrate samples along ``axis`` by the trapezoidal rule (``scipy.integrate.trapezoid``).
 
     Parameters
     ----------
@@ -127,7 +127,7 @@ def _simpson_pairs(y: Array, h0: Array | float, h1: Array | float) -> Array:
 
 def simpson(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1
             ) -> Array:
-    """Integrate samples ``y`` along ``axis`` by composite Simpson's rule (``scipy.integrate.simpson``).
+    """Integrate samples along ``axis`` by composite Simpson's rule (``scipy.integrate.simpson``).
 
     SciPy >= 1.11's rule.
     With an even number of samples the last interval gets Cartwright's correction

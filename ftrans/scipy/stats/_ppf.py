@@ -10,9 +10,9 @@ and ``vmap``); its derivatives come from :func:`ftrans.transforms.implicit_root`
 
 with ``pdf = ∂cdf/∂x`` taken by differentiating this package's ``cdf``, so the
 derivatives are exactly as available as the cdf's (``beta`` and ``t`` in their shape
-parameters to order 2: ``betainc``'s derivatives in ``a``, ``b`` stop at order 3).  At ``q`` = 0 or 1 the
-root is at the edge of the support, where ``pdf`` may vanish: the derivative is then
-infinite, as the inverse function's is.
+parameters to order 2: ``betainc``'s derivatives in ``a``, ``b`` stop at order 3).  At
+``q`` = 0 or 1 the root is at the edge of the support, where ``pdf`` may vanish: the
+derivative is then infinite, as the inverse function's is.
 """
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def inverse_cdf(dist: str, std_cdf: Callable[..., Array]) -> Callable[..., Array
             return vals
 
         def solve(x0: Array, cs: Sequence[Array]) -> Array:
-            def call(*vals: np.ndarray) -> np.ndarray:   # (under vmap the values carry the batch axis too)
+            # (under vmap the values carry the batch axis too)
+            def call(*vals: np.ndarray) -> np.ndarray:
                 return np.asarray(host(*vals), dtype=out.dtype)
             return pure_callback(call, out, *full(cs), vmap_method="broadcast_all")
 

@@ -203,8 +203,8 @@ def continuous(dist: str, method: str, shapes: Sequence[str], std: StdFun,
         return nan_if(bad, out)
     f.__name__ = f.__qualname__ = method
     f.__module__ = f"ftrans.scipy.stats.{dist}"
-    f.__signature__ = _signature("q" if method == "ppf" else "x", shapes,  # type: ignore[attr-defined]
-                                 ("loc", "scale"))
+    sig = _signature("q" if method == "ppf" else "x", shapes, ("loc", "scale"))
+    f.__signature__ = sig  # type: ignore[attr-defined]
     return doc(dist, "\n".join(filter(None, [_shape_doc(shapes), LOC_SCALE])), formula)(f)
 
 
@@ -255,8 +255,8 @@ def discrete_method(dist: str, method: str, shapes: Sequence[str], std: StdFun,
         return nan_if(bad, std(discrete(ka) - loc, *sh))
     f.__name__ = f.__qualname__ = method
     f.__module__ = f"ftrans.scipy.stats.{dist}"
-    f.__signature__ = _signature("q" if method == "ppf" else "k", shapes,  # type: ignore[attr-defined]
-                                 ("loc",))
+    sig = _signature("q" if method == "ppf" else "k", shapes, ("loc",))
+    f.__signature__ = sig  # type: ignore[attr-defined]
     params = "\n".join(filter(None, [_shape_doc(shapes, fixed), LOC]))
     return doc(dist, params, formula, discrete_data=True)(f)
 
