@@ -2,6 +2,9 @@
 programs) and ``select``."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero, is_inexact
@@ -9,6 +12,7 @@ from ..core.ir import IR, Var, dce, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
+from ..typing import Array, ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front
 from ..transforms.vmap import vmap
 from ..transforms.jit import jit_disabled
@@ -216,23 +220,25 @@ def _join_outputs(irs, weak, names, tree, what):
     return dtypes
 
 
-def switch(index, branches, *operands):
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]],
+           *operands: PyTree) -> PyTree:
     """Apply ``branches[index](*operands)`` (JAX's ``lax.switch``).
 
     Parameters
     ----------
-    index : integer scalar (array, tracer or Python int)
-        Clamped to ``[0, len(branches) - 1]`` as in JAX, so out-of-range values pick
+    index : ArrayLike
+        An integer scalar (array, tracer or Python int), clamped to ``[0, len(branches) - 1]`` as in JAX, so out-of-range values pick
         the first or the last branch.
-    branches : sequence of callables
+    branches : sequence of callable
         Each takes ``*operands`` and returns a pytree; all branches must return the same
         structure with identical shapes and dtypes (Python scalars adopt the dtype of
         the other branches).
-    *operands : pytrees of arrays or Python scalars
+    *operands : PyTree
+        Pytrees of arrays or Python scalars, passed to the chosen branch.
 
     Returns
     -------
-    pytree
+    PyTree
         The chosen branch's output.  Every branch is traced once, on abstract values.
 
     Raises
@@ -244,8 +250,15 @@ def switch(index, branches, *operands):
         Under ``vmap`` with a batched index, nothing: every branch runs on every example
         and each example selects its own (a NaN in an unselected branch can then reach a
         gradient; use the double-``where`` idiom of ``ftrans.primitives.select``).
+
+    Examples
+    --------
+    >>> from ftrans import lax
+    >>> lax.switch(1, [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: -x], 3.0)
+    array(6.)
     """
-    branches = tuple(branches) if isinstance(branches, (list, tuple)) else branches
+    if isinstance(branches, (list, tuple)):
+        branches = tuple(branches)
     if not isinstance(branches, tuple) or not branches or not all(callable(b)
                                                                    for b in branches):
         raise TypeError(f"switch: branches must be a non-empty sequence of callables, got "
@@ -264,21 +277,26 @@ def switch(index, branches, *operands):
     return _cond(index, branches, [f"branch {i}" for i in range(n)], operands, "switch")
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)`` (JAX's
-    ``lax.cond``), as one differentiable, batchable, stageable primitive.
+def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
+         *operands: PyTree) -> PyTree:
+    """Conditionally apply ``true_fun`` or ``false_fun`` (JAX's ``lax.cond``).
+
+    ``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one
+    differentiable, batchable, stageable primitive.
 
     Parameters
     ----------
-    pred : scalar (bool or number; nonzero is true)
-    true_fun, false_fun : callables
+    pred : ArrayLike
+        A scalar (bool or number; nonzero is true).
+    true_fun, false_fun : callable
         Take ``*operands``; must return the same pytree structure with identical shapes
         and dtypes.  Both are traced (on abstract values); only one runs.
-    *operands : pytrees of arrays or Python scalars
+    *operands : PyTree
+        Pytrees of arrays or Python scalars, passed to the selected function.
 
     Returns
     -------
-    pytree
+    PyTree
         The selected function's output.
 
     Raises
@@ -287,9 +305,15 @@ def cond(pred, true_fun, false_fun, *operands):
         A non-scalar ``pred`` (use ``fnp.where`` for an elementwise choice), a
         non-callable branch, or outputs that differ in structure, shape or dtype.
 
-    >>> import ftrans.numpy as fnp
-    >>> cond(True, lambda x: x + 1.0, lambda x: x - 1.0, fnp.ones(2))
+    Examples
+    --------
+    >>> import ftrans, ftrans.numpy as fnp
+    >>> from ftrans import lax
+    >>> lax.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, fnp.ones(2))
     array([2., 2.])
+    >>> f = lambda x: lax.cond(x > 0, fnp.sin, fnp.cos, x)
+    >>> float(ftrans.grad(f)(0.0))  # the derivative of the branch taken: -sin(0)
+    -0.0
     """
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("cond(pred, true_fun, false_fun, *operands): true_fun and false_fun "
@@ -324,14 +348,22 @@ def _cond(index, funs, names, operands, what):
 # =================================================================================
 # select
 # =================================================================================
-def select(pred, on_true, on_false):
-    """Elementwise ``on_true if pred else on_false`` (JAX's ``lax.select``): the
-    ``select`` primitive (``ftrans.primitives.where``) with lax's strict rules.
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
+    """Elementwise ``on_true if pred else on_false`` (JAX's ``lax.select``).
+
+    The ``select`` primitive (``ftrans.primitives.where``) with lax's strict rules.
 
     Parameters
     ----------
-    pred : bool array, scalar or of the operands' shape
-    on_true, on_false : arrays of identical shape and dtype
+    pred : ArrayLike
+        Boolean, a scalar or of the operands' shape.
+    on_true, on_false : ArrayLike
+        Arrays of identical shape and dtype.
+
+    Returns
+    -------
+    Array
+        Of the operands' shape and dtype.
 
     Raises
     ------

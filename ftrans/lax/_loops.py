@@ -2,6 +2,9 @@
 bounds, a ``while`` for traced ones)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero
@@ -9,6 +12,7 @@ from ..core.ir import stage, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
+from ..typing import Array, ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front, batched_front
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
@@ -127,9 +131,11 @@ def _frozen_lanes(bcond, bbody, nc, nb, size):
     return anyc, step_ir
 
 
-def while_loop(cond_fun, body_fun, init_val):
-    """``val = init_val; while cond_fun(val): val = body_fun(val)`` (JAX's
-    ``lax.while_loop``), as one primitive.
+def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
+               init_val: PyTree) -> PyTree:
+    """Loop ``body_fun`` while ``cond_fun`` is true (JAX's ``lax.while_loop``).
+
+    ``val = init_val; while cond_fun(val): val = body_fun(val)``, as one primitive.
 
     Parameters
     ----------
@@ -138,11 +144,12 @@ def while_loop(cond_fun, body_fun, init_val):
     body_fun : callable
         ``carry -> carry`` with the structure, shapes and dtypes of ``init_val``
         (Python-scalar outputs adopt the carry's dtype when NumPy's rules allow).
-    init_val : pytree of arrays or Python scalars
+    init_val : PyTree
+        The initial carry: a pytree of arrays or Python scalars.
 
     Returns
     -------
-    pytree
+    PyTree
         The final carry.
 
     Raises
@@ -154,8 +161,13 @@ def while_loop(cond_fun, body_fun, init_val):
         When differentiated in reverse mode (see the module docstring); forward mode and
         ``vmap`` work (a batched predicate runs until every example is done).
 
-    >>> while_loop(lambda x: x < 10, lambda x: x * 2, 1)
+    Examples
+    --------
+    >>> from ftrans import lax
+    >>> lax.while_loop(lambda x: x < 10, lambda x: x * 2, 1)
     array(16)
+    >>> lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+    (array(3), array(8.))
     """
     if not (callable(cond_fun) and callable(body_fun)):
         raise TypeError("while_loop(cond_fun, body_fun, init_val): cond_fun and body_fun must "
@@ -189,9 +201,11 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(tree, list(outs))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
-    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)`` (JAX's
-    ``lax.fori_loop``).
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
+              init_val: PyTree, *, unroll: int | bool | None = None) -> PyTree:
+    """Loop ``body_fun`` over ``range(lower, upper)`` (JAX's ``lax.fori_loop``).
+
+    ``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete integer bounds (Python or NumPy ints) the loop lowers to :func:`scan`
     and is differentiable in both modes; with traced bounds (inside ``jit`` or ``vmap``
@@ -199,22 +213,34 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
     Parameters
     ----------
-    lower, upper : integer scalars
+    lower, upper : ArrayLike
+        Integer scalars: the loop bounds.
     body_fun : callable
         ``(i, carry) -> carry``; ``i`` is an integer scalar of the bounds' dtype.
-    init_val : pytree
+    init_val : PyTree
+        The initial carry.
     unroll : int or bool, optional
         Passed to :func:`scan` for static bounds.
 
     Returns
     -------
-    pytree
+    PyTree
         The final carry (``init_val`` itself when ``upper <= lower``).
 
     Raises
     ------
     TypeError
         Non-integer bounds, or a body changing the carry's structure/shapes/dtypes.
+
+    Examples
+    --------
+    >>> import ftrans
+    >>> from ftrans import lax
+    >>> lax.fori_loop(0, 5, lambda i, x: x * 2.0, 1.0)
+    array(32.)
+    >>> f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0)  # x ** 3
+    >>> float(ftrans.grad(f)(2.0))
+    12.0
     """
     lo, hi = _static_int(lower), _static_int(upper)
     for name, v in (("lower", lower), ("upper", upper)):

@@ -1,6 +1,9 @@
 """``scan`` and ``map`` (the ``scan`` primitive), with the partitioned reverse mode."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact
@@ -9,6 +12,7 @@ from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
 from ..kernels import backend_for
 from .. import primitives as P
+from ..typing import Array, ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
 from ..transforms.vmap import vmap
@@ -324,8 +328,11 @@ def _scan_eager(f, carry, xs, x_leaves, x_tree, length, reverse):
     return _arrays(carry), tree_unflatten(leaves[0][1], stacked)
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """Scan ``f`` over the leading axis of ``xs`` carrying state (JAX's ``lax.scan``)::
+def scan(f: Callable[..., Any], init: PyTree, xs: PyTree = None, length: int | None = None,
+         reverse: bool = False, unroll: int | bool = 1) -> tuple[PyTree, PyTree]:
+    """Scan ``f`` over the leading axis of ``xs`` carrying state (JAX's ``lax.scan``).
+
+    In Python terms::
 
         def scan(f, init, xs, length=None):
             carry, ys = init, []
@@ -339,20 +346,24 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     f : callable
         ``(carry, x) -> (carry, y)``; the output carry must have the structure, shapes and
         dtypes of ``init``; ``y`` any pytree of arrays (or None).
-    init : pytree
-    xs : pytree of arrays with a common leading axis, or None
+    init : PyTree
+        The initial carry.
+    xs : PyTree, optional
+        Arrays with a common leading axis (scanned over), or None.
     length : int, optional
         The number of iterations; required when ``xs`` is None.
-    reverse : bool
+    reverse : bool, optional
         Scan from the end (``ys`` keep their positions).
-    unroll : int or bool
+    unroll : int or bool, optional
         Accepted for JAX compatibility and passed to the compiler; the eager loop runs
         one iteration per step.
 
     Returns
     -------
-    (carry, ys)
-        The final carry; ``ys`` with a leading axis of ``length``.
+    carry : PyTree
+        The final carry.
+    ys : PyTree
+        The stacked ``y`` outputs, with a leading axis of ``length``.
 
     Raises
     ------
@@ -362,30 +373,47 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         ``xs`` leaves with different leading sizes, a 0-d leaf, or no ``xs`` and no
         ``length``.
 
+    Notes
+    -----
     Reverse mode keeps one set of residuals per iteration (stacked by the forward scan);
     wrap ``f`` in ``ftrans.checkpoint`` to keep only each iteration's inputs and
     recompute the rest in the backward scan.
 
-    >>> import numpy as np
-    >>> scan(lambda c, x: (c * x, c * x), 1.0, np.arange(1.0, 5.0))
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> from ftrans import lax
+    >>> lax.scan(lambda c, x: (c * x, c * x), 1.0, np.arange(1.0, 5.0))
     (array(24.), array([ 1.,  2.,  6., 24.]))
+    >>> def rnn(w, xs):
+    ...     h, _ = lax.scan(lambda h, x: (fnp.tanh(w * h + x), None), 0.0, xs)
+    ...     return h
+    >>> g = ftrans.grad(rnn)(0.5, np.ones(3))
     """
     return _scan(f, init, xs, length, reverse, unroll, "scan body f")
 
 
-def map(f, xs, *, batch_size=None):
-    """``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``, as a
-    :func:`scan` (JAX's ``lax.map``; use ``ftrans.vmap`` to vectorize instead of loop).
+def map(f: Callable[..., Any], xs: PyTree, *, batch_size: int | None = None) -> PyTree:
+    """Map ``f`` over the leading axis of ``xs`` with a loop (JAX's ``lax.map``).
+
+    ``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``, as a
+    :func:`scan` (use ``ftrans.vmap`` to vectorize instead of loop).
 
     Parameters
     ----------
     f : callable
         One slice of ``xs`` (a pytree) -> a pytree of arrays.
-    xs : pytree of arrays with a common leading axis
+    xs : PyTree
+        Arrays with a common leading axis.
     batch_size : int, optional
         Map ``vmap(f)`` over batches of this many slices (a loop of ``n // batch_size``
         vectorized steps, then one vectorized step over the remainder), trading memory
         for speed as in JAX.
+
+    Returns
+    -------
+    PyTree
+        ``f``'s outputs stacked along a new leading axis.
 
     Raises
     ------
