@@ -191,7 +191,7 @@ class LRScheduler:
             else:
                 self.last_epoch = epoch
                 if hasattr(self, "_get_closed_form_lr"):
-                    values = self._get_closed_form_lr()  # type: ignore[attr-defined]
+                    values = self._get_closed_form_lr()
                 else:
                     values = self.get_lr()
         finally:
@@ -330,7 +330,7 @@ class StepLR(LRScheduler):
             return _group_vals(self.optimizer, "lr")
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
@@ -371,7 +371,7 @@ class MultiStepLR(LRScheduler):
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch]
                 for g in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         ms = sorted(self.milestones.elements())
         return [b * self.gamma ** bisect_right(ms, self.last_epoch) for b in self.base_lrs]
 
@@ -406,7 +406,7 @@ class ExponentialLR(LRScheduler):
             return _group_vals(self.optimizer, "lr")
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
 
 
@@ -453,7 +453,7 @@ class ConstantLR(LRScheduler):
             return _group_vals(self.optimizer, "lr")
         return [g["lr"] * (1.0 / self.factor) for g in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
                 for b in self.base_lrs]
 
@@ -511,7 +511,7 @@ class LinearLR(LRScheduler):
         return [g["lr"] * (1.0 + d / (self.total_iters * self.start_factor
                                       + (self.last_epoch - 1) * d)) for g in groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * (self.start_factor + (self.end_factor - self.start_factor)
                      * min(self.total_iters, self.last_epoch) / self.total_iters)
                 for b in self.base_lrs]
@@ -553,6 +553,6 @@ class PolynomialLR(LRScheduler):
              / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
         return [g["lr"] * f for g in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
                 ** self.power for b in self.base_lrs]

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from .optimizer import Optimizer
 from ._lr_base import LRScheduler, _format_param, _group_vals
@@ -64,7 +64,7 @@ class CosineAnnealingLR(LRScheduler):
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (g["lr"] - self.eta_min) + self.eta_min for g in groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float]:
         return [self.eta_min + (b - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for b in self.base_lrs]
@@ -145,6 +145,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError("You must define either total_steps OR (epochs AND "
                              "steps_per_epoch)")
         n = self.total_steps
+        self._schedule_phases: list[dict[str, Any]]
         if three_phase:
             self._schedule_phases = [
                 {"end_step": float(pct_start * n) - 1, "start_lr": "initial_lr",
@@ -271,7 +272,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_0 = self.T_i = T_0
         self.T_mult = T_mult
         self.eta_min = eta_min
-        self.T_cur = last_epoch
+        self.T_cur: float = last_epoch
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -286,7 +287,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i))
                 / 2 for b in self.base_lrs]
 
-    def step(self, epoch: float | None = None) -> None:  # type: ignore[override]  # fractional epochs
+    def step(self, epoch: float | None = None) -> None:
         """Advance by one epoch and set the groups' learning rates.
 
         Parameters

@@ -46,7 +46,8 @@ def _strong_wolfe(obj_func: Callable[..., tuple[Any, Tensor]], x: list[Tensor], 
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
     gtd_new = g_new.dot(d)
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
+    t_prev: float = 0
+    f_prev, g_prev, gtd_prev = f, g, gtd
     done = False
     ls_iter = 0
     while ls_iter < max_ls:
@@ -256,10 +257,15 @@ class LBFGS(Optimizer):
         if float(flat_grad.abs().max()) <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        # the state of the previous step (None before the first one, which sets them)
+        d: Any = state.get("d")
+        t: Any = state.get("t")
+        old_dirs: Any = state.get("old_dirs")
+        old_stps: Any = state.get("old_stps")
+        ro: Any = state.get("ro")
+        H_diag: Any = state.get("H_diag")
+        prev_flat_grad: Any = state.get("prev_flat_grad")
+        prev_loss: Any = state.get("prev_loss")
 
         n_iter = 0
         while n_iter < max_iter:
@@ -316,7 +322,7 @@ class LBFGS(Optimizer):
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = self._clone_param()
 
-                def obj_func(x, t, d):
+                def obj_func(x: list[Tensor], t: Any, d: Tensor) -> tuple[float, Tensor]:
                     return self._directional_evaluate(closure, x, t, d)
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd,

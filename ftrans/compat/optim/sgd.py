@@ -75,7 +75,7 @@ class SGD(_FunctionalOptimizer):
     _state_type = _fo.SgdState
 
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0,
-                 dampening: float = 0, weight_decay: float | Tensor = 0,
+                 dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
