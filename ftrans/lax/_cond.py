@@ -28,18 +28,20 @@ cond_p = Primitive("cond", multiple_results=True)
 
 
 @cond_p.def_impl
-def _cond_impl(index, *args, branches):
+def _cond_impl(index: Array, *args: Any, branches: tuple[IR, ...]) -> tuple[Any, ...]:
     i = min(max(int(index), 0), len(branches) - 1)
     return tuple(_arr(o) for o in compile_ir(branches[i], _backend(args))(*args))
 
 
 @cond_p.def_abstract_eval
-def _cond_abstract_eval(index, *avals, branches):
+def _cond_abstract_eval(index: ShapedArray, *avals: ShapedArray, branches: tuple[IR, ...]
+                        ) -> tuple[ShapedArray, ...]:
     return tuple(ShapedArray(a.shape, a.dtype) for a in branches[0].out_avals)
 
 
 @cond_p.def_jvp
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, branches: tuple[IR, ...]
+              ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     index, args = primals[0], primals[1:]
     nz = [t is not zero for t in tangents[1:]]
     n_out = len(branches[0].out_vars)
@@ -64,8 +66,13 @@ class _CondVJPPlan:
     """
 
     __slots__ = ("fwd", "bwd", "diff", "out_inexact", "bwds")
+    fwd: tuple[IR, ...]
+    bwd: tuple[IR, ...]
+    diff: list[bool]
+    out_inexact: list[bool]
+    bwds: dict[tuple[bool, ...], tuple[IR, ...]]
 
-    def bwd_for(self, needs):
+    def bwd_for(self, needs: Sequence[bool]) -> tuple[IR, ...]:
         """The backward branches computing only the cotangents in ``needs``."""
         used = tuple(bool(n) for d, n in zip(self.diff, needs) if d)
         out = self.bwds.get(used)
@@ -74,8 +81,8 @@ class _CondVJPPlan:
         return out
 
 
-def _cond_vjp_plan(branches):
-    def build():
+def _cond_vjp_plan(branches: tuple[IR, ...]) -> _CondVJPPlan:
+    def build() -> _CondVJPPlan:
         diff = [is_inexact(a.dtype) for a in branches[0].in_avals]
         parts = [_vjp_partition(b, diff) for b in branches]
         nout = len(branches[0].out_vars)
@@ -83,17 +90,19 @@ def _cond_vjp_plan(branches):
                      for k, _, _, nres, _ in parts]
         plan = _CondVJPPlan()
         plan.diff, plan.out_inexact, plan.bwds = diff, parts[0][4], {}
-        fwd, bwd = [], []
+        fwd: list[IR] = []
+        bwd: list[IR] = []
         for b, (known, unknown, ct_unknown, nres, _) in enumerate(parts):
             cvars, consts = list(known.const_vars), list(known.consts)
             u_cvars, u_consts = list(unknown.const_vars), list(unknown.consts)
 
-            def zero_var(aval, cv, cs):
+            def zero_var(aval: ShapedArray, cv: list[Var], cs: list[Any]) -> Var:
                 v = Var(ShapedArray(aval.shape, aval.dtype))
                 cv.append(v)
                 cs.append(np.zeros(aval.shape, aval.dtype))
                 return v
-            slots, ins = [], []
+            slots: list[Any] = []
+            ins: list[Any] = []
             for b2, avals in enumerate(res_avals):
                 if b2 == b:
                     slots += known.out_vars[len(known.out_vars) - nres:]
@@ -103,7 +112,8 @@ def _cond_vjp_plan(branches):
                     ins += [Var(a) for a in avals]
             fwd.append(IR(known.in_vars, cvars, consts, known.eqns,
                           known.out_vars[:nout] + slots))
-            outs, u = [], iter(unknown.out_vars)
+            outs: list[Any] = []
+            u = iter(unknown.out_vars)
             for i, unk in zip([i for i, d in enumerate(diff) if d], ct_unknown):
                 outs.append(next(u) if unk else zero_var(branches[b].in_avals[i], u_cvars,
                                                          u_consts))
@@ -119,12 +129,13 @@ class _CondResiduals:
 
     __slots__ = ("primals", "res")
 
-    def __init__(self, primals, res):
+    def __init__(self, primals: tuple[Any, ...], res: tuple[Any, ...]) -> None:
         self.primals = primals
         self.res = res
 
 
-def _cond_fwd(index, *args, branches):
+def _cond_fwd(index: Any, *args: Any, branches: tuple[IR, ...]
+              ) -> tuple[tuple[Any, ...], _CondResiduals]:
     plan = _cond_vjp_plan(branches)
     outs = cond_p.bind(index, *args, branches=plan.fwd)
     nout = len(branches[0].out_vars)
@@ -135,7 +146,8 @@ cond_p.vjp_fwd = _cond_fwd
 
 
 @cond_p.def_vjp
-def _cond_vjp(ct, ans, residuals, needs, *, branches):
+def _cond_vjp(ct: Sequence[Any], ans: Any, residuals: _CondResiduals, needs: Sequence[bool], *,
+              branches: tuple[IR, ...]) -> list[Any]:
     plan = _cond_vjp_plan(branches)
     needs = needs[1:]
     if not any(n and d for n, d in zip(needs, plan.diff)):
@@ -148,7 +160,8 @@ def _cond_vjp(ct, ans, residuals, needs, *, branches):
 
 
 @cond_p.def_batch
-def _cond_batch(vals, dims, *, branches):
+def _cond_batch(vals: Sequence[Any], dims: Sequence[int | None], *, branches: tuple[IR, ...]
+                ) -> tuple[Any, list[int | None]]:
     size = batch_size(vals, dims)
     if dims[0] is None:  # one branch per call, applied to batched operands
         args = [v if d is None else move_to_front(v, d) for v, d in zip(vals[1:], dims[1:])]
@@ -161,7 +174,7 @@ def _cond_batch(vals, dims, *, branches):
         return outs, [0 if u else None for u in union]
 
     # a batched index: every branch runs on every example; each example selects its own
-    def per_example(i, *xs):
+    def per_example(i: Any, *xs: Any) -> list[Any]:
         res = eval_ir(branches[0], *xs)
         for k in range(1, len(branches)):
             res = [P.where(P.eq(i, k), o, r) for o, r in zip(eval_ir(branches[k], *xs), res)]
@@ -170,7 +183,9 @@ def _cond_batch(vals, dims, *, branches):
     return tuple(outs), [0] * len(outs)
 
 
-def _stage_branches(funs, names, operands, what):
+def _stage_branches(funs: Sequence[Callable[..., Any]], names: Sequence[str],
+                    operands: Sequence[PyTree], what: str
+                    ) -> tuple[list[IR], list[Any], list[Any], Any]:
     leaves, in_tree = tree_flatten(tuple(operands))
     leaves = [_as_operand(x, what) for x in leaves]
     avals = [_aval(x) for x in leaves]
@@ -181,7 +196,8 @@ def _stage_branches(funs, names, operands, what):
             raise TypeError(f"{what}: every branch must return the same pytree structure; "
                             f"{names[0]} returned {trees[0]} but {n} returned {t}")
     # one list of closed-over values, in front of every branch's operands
-    all_lifted, seen = [], set()
+    all_lifted: list[Any] = []
+    seen: set[int] = set()
     for _, lifted, _, _ in staged:
         for t in lifted:
             if id(t) not in seen:
@@ -193,7 +209,8 @@ def _stage_branches(funs, names, operands, what):
     return ([_literals_to_consts(ir, dtypes) for ir in irs], all_lifted, leaves, trees[0])
 
 
-def _join_outputs(irs, weak, names, tree, what):
+def _join_outputs(irs: Sequence[IR], weak: Sequence[Sequence[bool]], names: Sequence[str],
+                  tree: Any, what: str) -> list[Any]:
     """The dtype of each output (Python-scalar outputs adopt the others'), or TypeError."""
     dtypes = []
     for k in range(len(irs[0].out_vars)):
@@ -337,7 +354,8 @@ def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[...,
     return _cond(index, (false_fun, true_fun), ["false_fun", "true_fun"], operands, "cond")
 
 
-def _cond(index, funs, names, operands, what):
+def _cond(index: Any, funs: Sequence[Callable[..., Any]], names: Sequence[str],
+          operands: Sequence[PyTree], what: str) -> PyTree:
     irs, lifted, leaves, out_tree = _stage_branches(funs, names, operands, what)
     outs = cond_p.bind(index, *lifted, *leaves, branches=tuple(irs))
     return tree_unflatten(out_tree, list(outs))

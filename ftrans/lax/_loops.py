@@ -2,13 +2,13 @@
 bounds, a ``while`` for traced ones)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero
-from ..core.ir import stage, eval_ir
+from ..core.ir import IR, stage, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
@@ -29,7 +29,7 @@ while_p = Primitive("while", multiple_results=True)
 
 
 @while_p.def_impl
-def _while_impl(*args, cond, body, n_cond, n_body):
+def _while_impl(*args: Any, cond: IR, body: IR, n_cond: int, n_body: int) -> tuple[Any, ...]:
     cc, bc = args[:n_cond], args[n_cond:n_cond + n_body]
     carry = list(args[n_cond + n_body:])
     backend = _backend(args)
@@ -40,12 +40,14 @@ def _while_impl(*args, cond, body, n_cond, n_body):
 
 
 @while_p.def_abstract_eval
-def _while_abstract_eval(*avals, cond, body, n_cond, n_body):
+def _while_abstract_eval(*avals: ShapedArray, cond: IR, body: IR, n_cond: int, n_body: int
+                         ) -> tuple[ShapedArray, ...]:
     return tuple(ShapedArray(a.shape, a.dtype) for a in body.in_avals[n_body:])
 
 
 @while_p.def_jvp
-def _while_jvp(primals, tangents, *, cond, body, n_cond, n_body):
+def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond: IR, body: IR,
+               n_cond: int, n_body: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     nc, nb = n_cond, n_body
     cc, bc, carry = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
     bt = tangents[nc:nc + nb]
@@ -82,12 +84,13 @@ _WHILE_VJP = (
 
 
 @while_p.def_vjp
-def _while_vjp(ct, ans, primals, needs, **params):
+def _while_vjp(ct: Any, ans: Any, primals: Any, needs: Any, **params: Any) -> list[Any]:
     raise ValueError(_WHILE_VJP)
 
 
 @while_p.def_batch
-def _while_batch(vals, dims, *, cond, body, n_cond, n_body):
+def _while_batch(vals: Sequence[Any], dims: Sequence[int | None], *, cond: IR, body: IR,
+                 n_cond: int, n_body: int) -> tuple[Any, list[int | None]]:
     size = batch_size(vals, dims)
     nc, nb = n_cond, n_body
     vals = [v if d is None else move_to_front(v, d) for v, d in zip(vals, dims)]
@@ -113,14 +116,14 @@ def _while_batch(vals, dims, *, cond, body, n_cond, n_body):
     return outs, [0] * nh
 
 
-def _frozen_lanes(bcond, bbody, nc, nb, size):
+def _frozen_lanes(bcond: IR, bbody: IR, nc: int, nb: int, size: int) -> tuple[IR, IR]:
     """For a batched predicate: the loop runs while any example's predicate holds; the
     step applies the body and keeps the old carry of the examples that are done."""
-    def any_true(*xs):
+    def any_true(*xs: Any) -> list[Any]:
         pred = eval_ir(bcond, *xs)[0]
         return [P.gt(P.reduce_max(P.convert_element_type(pred, np.dtype("int32")), (0,)), 0)]
 
-    def step(*xs):
+    def step(*xs: Any) -> list[Any]:
         cc, bc, carry = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
         pred = eval_ir(bcond, *cc, *carry)[0]
         new = eval_ir(bbody, *bc, *carry)
@@ -251,7 +254,7 @@ def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
     dt = np.result_type(*[v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
                           for v in (lower, upper)])
     if lo is not None and hi is not None:
-        def step(carry, _):
+        def step(carry: tuple[Any, PyTree], _: Any) -> tuple[tuple[Any, PyTree], None]:
             i, x = carry
             return (i + 1, body_fun(i, x)), None
         (_, out), _ = _scan(step, (np.asarray(lo, dt), init_val), None, max(hi - lo, 0),
