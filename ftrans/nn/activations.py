@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 
@@ -438,6 +438,16 @@ def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """
     x = as_float(x, "log_softmax input")
     return apply(_log_softmax, axes_of(axis, len(x.shape)), x)
+
+
+@overload
+def logsumexp(x: ArrayLike, axis: Axis = None, keepdims: bool = False, *,
+              b: ArrayLike | None = None, return_sign: Literal[False] = False) -> Array: ...
+
+
+@overload
+def logsumexp(x: ArrayLike, axis: Axis = None, keepdims: bool = False, *,
+              b: ArrayLike | None = None, return_sign: Literal[True]) -> tuple[Array, Array]: ...
 
 
 def logsumexp(x: ArrayLike, axis: Axis = None, keepdims: bool = False, *,

@@ -24,7 +24,7 @@ def _bmm(a: Array, b: Array, contract_a: int, contract_b: int) -> Array:
 
 
 def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike,
-                                 attn_mask: ArrayLike | None = None, dropout_p: float = 0.0,
+                                 attn_mask: Array | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  key: Key | None = None) -> Array:
     """Attention ``softmax(q k^T * scale + mask) v``.
@@ -40,7 +40,7 @@ def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike,
         Keys ``(*, S, E)`` (same leading axes).
     v : ArrayLike
         Values ``(*, S, Ev)`` (same leading axes).
-    attn_mask : ArrayLike, optional
+    attn_mask : Array, optional
         A boolean mask broadcastable to ``(*, L, S)`` (True = attend; a masked position
         gets ``-inf``), or a float mask added to the scores.
     dropout_p : float, optional

@@ -180,34 +180,34 @@ def conv(x: ArrayLike, weight: ArrayLike, bias: ArrayLike | None = None,
     ValueError
         For mismatched ranks/channels/dtypes, an empty output, or bad parameters.
     """
-    x, weight = as_float(x), as_float(weight, "weight")
+    xf, weight = as_float(x), as_float(weight, "weight")
     nd = len(weight.shape)
     if nd < 3 or nd > 5:
         raise ValueError(f"conv: weight must be (O, C/groups, *kernel) with 1-3 kernel axes, "
                          f"got shape {tuple(weight.shape)}")
-    unbatched = len(x.shape) == nd - 1
+    unbatched = len(xf.shape) == nd - 1
     if unbatched:
-        x = P.expand_dims(x, (0,))
-    if len(x.shape) != nd:
+        xf = P.expand_dims(xf, (0,))
+    if len(xf.shape) != nd:
         raise ValueError(f"conv: expected a {nd - 1}-d (unbatched) or {nd}-d input for a "
-                         f"weight of shape {tuple(weight.shape)}, got shape {tuple(x.shape)}")
-    if x.dtype != weight.dtype:
-        raise ValueError(f"conv: x ({x.dtype}) and weight ({weight.dtype}) must have one "
+                         f"weight of shape {tuple(weight.shape)}, got shape {tuple(xf.shape)}")
+    if xf.dtype != weight.dtype:
+        raise ValueError(f"conv: x ({xf.dtype}) and weight ({weight.dtype}) must have one "
                          "dtype; cast one of them")
     n = nd - 2
     groups = int(groups)
-    check_groups("conv", x.shape, weight.shape, groups)
+    check_groups("conv", xf.shape, weight.shape, groups)
     O = weight.shape[0]
     strides = ntuple(stride, n, "conv stride", 1)
     dil = ntuple(dilation, n, "conv dilation", 1)
     pads = _conv_padding(padding, n, weight.shape[2:], dil, strides)
     out_sp = [(L + lo + hi - d * (k - 1) - 1) // s + 1 for L, (lo, hi), d, k, s in
-              zip(x.shape[2:], pads, dil, weight.shape[2:], strides)]
+              zip(xf.shape[2:], pads, dil, weight.shape[2:], strides)]
     if any(o <= 0 for o in out_sp):
         raise ValueError(f"conv: the (dilated) kernel {tuple(weight.shape[2:])} is larger "
-                         f"than the padded input {tuple(x.shape[2:])} + padding {pads}")
+                         f"than the padded input {tuple(xf.shape[2:])} + padding {pads}")
     b = None if bias is None else P.reshape(as_float(bias, "bias"), (O,))
-    out = apply(_conv, (strides, pads, dil, groups, None), x, weight, b)
+    out = apply(_conv, (strides, pads, dil, groups, None), xf, weight, b)
     return out[0] if unbatched else out
 
 
@@ -335,7 +335,7 @@ def max_pool(x: ArrayLike, kernel_size: _Size, stride: _Size | None = None,
         return out
     plane = int(np.prod(x.shape[lead:], dtype=np.int64))
     idx = P.reduce_window_argmax(P.stop_gradient(x), *params[:4])
-    return out, P.remainder(idx, np.int64(max(plane, 1)))
+    return out, P.ROW_OPS["remainder"](idx, np.int64(max(plane, 1)))
 
 
 def _avg_counts(L: int, k: int, s: int, p: int, out: int, include_pad: bool) -> Array:
@@ -440,17 +440,17 @@ def adaptive_avg_pool(x: ArrayLike, output_size: int | Sequence[int | None]) -> 
     ValueError
         For a bad rank, a non-positive size or an empty spatial axis.
     """
-    x = as_float(x)
-    n, sp, out, bins = _adaptive(x, output_size, "adaptive_avg_pool")
-    nd = len(x.shape)
+    xf = as_float(x)
+    n, sp, out, bins = _adaptive(xf, output_size, "adaptive_avg_pool")
+    nd = len(xf.shape)
     for j, (L, b) in enumerate(zip(sp, bins)):
-        m = np.zeros((len(b), L), x.dtype)
+        m = np.zeros((len(b), L), xf.dtype)
         for i, (lo, hi) in enumerate(b):
             m[i, lo:hi] = 1.0 / (hi - lo)
         ax = nd - n + j
-        y = P.dot_general(x, m, (((ax,), (1,)), ((), ())))      # new axis last
-        x = F.moveaxis(y, -1, ax)
-    return x
+        y = P.dot_general(xf, m, (((ax,), (1,)), ((), ())))      # new axis last
+        xf = F.moveaxis(y, -1, ax)
+    return xf
 
 
 def adaptive_max_pool(x: ArrayLike, output_size: int | Sequence[int | None],

@@ -139,7 +139,9 @@ def grid_sample(x: ArrayLike, grid: ArrayLike, mode: str = "bilinear",
     strides = [math.prod(sizes[a + 1:]) for a in range(nsp)]
     out = None
     for combo in itertools.product(*axes):
-        valid, pos, w = None, 0, None
+        valid: Any = None
+        pos: Any = 0      # an int, then the flat index array
+        w: Any = None
         for a, (i, wa) in enumerate(combo):
             ok = (i >= 0) & (i < sizes[a])
             valid = ok if valid is None else valid & ok

@@ -10,7 +10,7 @@ concrete arrays, primitives under a transform.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,7 +33,7 @@ def _lse_rows(x: Array) -> Array:
     """Per-row log-sum-exp of ``x (M, C)`` (shift by the non-differentiated max)."""
     m = P.stop_gradient(P.reduce_max(x, (1,)))
     m = P.where(P.isfinite(m), m, 0.0)
-    return P.add(P.log(P.reduce_sum(P.exp(P.sub(x, P.expand_dims(m, (1,)))), (1,))), m)
+    return P.add(P.ROW_OPS["log"](P.reduce_sum(P.ROW_OPS["exp"](P.sub(x, P.expand_dims(m, (1,)))), (1,))), m)
 
 
 def _np_lse_rows(x: Array) -> Array:
@@ -67,7 +67,7 @@ def _nll_bwd(res: tuple[Array, ...], g: Array) -> tuple[Array, None, Array]:
         d[np.arange(x.shape[0]), t] -= 1
         d *= gc[:, None]
         return d.astype(x.dtype, copy=False), None, -(lp * g)
-    sm = P.exp(P.sub(x, P.expand_dims(lse, (1,))))
+    sm = P.ROW_OPS["exp"](P.sub(x, P.expand_dims(lse, (1,))))
     onehot = P.eq(P.expand_dims(t, (1,)), np.arange(x.shape[1]))
     d = P.sub(sm, P.convert_element_type(onehot, x.dtype))
     return (P.mul(d, P.expand_dims(P.mul(g, coef), (1,))), None, P.neg(P.mul(lp, g)))
@@ -220,7 +220,9 @@ def cross_entropy(logits: ArrayLike, target: ArrayLike, weight: ArrayLike | None
         raise ValueError("cross_entropy: logits must have a class axis, got a 0-d array")
     ax = 0 if nd == 1 else axis % nd
     C = x.shape[ax]
-    if not isinstance(target, Tracer) and not hasattr(target, "dtype"):
+    if isinstance(target, Tracer) or hasattr(target, "dtype"):
+        target = cast(Array, target)  # a tracer stands for the array it traces
+    else:
         target = np.asarray(target)
     if tuple(target.shape) == tuple(x.shape) and np.dtype(target.dtype).kind == "f":
         return _cross_entropy_probs(x, target, weight, ignore_index, reduction, eps, ax, C)
@@ -264,11 +266,11 @@ def _cross_entropy_probs(x: Array, target: Any, weight: Any, ignore_index: int,
 
 # ------------------------------------------------------------------ regression losses
 def _pair(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-    x, y = as_float(x), as_float(y, "target")
-    if x.dtype != y.dtype:
-        dt = np.promote_types(x.dtype, y.dtype)
-        x, y = P.convert_element_type(x, dt), P.convert_element_type(y, dt)
-    return x, y
+    a, b = as_float(x), as_float(y, "target")
+    if a.dtype != b.dtype:
+        dt = np.promote_types(a.dtype, b.dtype)
+        a, b = P.convert_element_type(a, dt), P.convert_element_type(b, dt)
+    return a, b
 
 
 def mse_loss(x: ArrayLike, target: ArrayLike, reduction: str = "mean") -> Array:
@@ -430,8 +432,8 @@ def binary_cross_entropy(p: ArrayLike, target: ArrayLike, weight: ArrayLike | No
     if isinstance(p, np.ndarray) and p.size and (np.nanmin(p) < 0 or np.nanmax(p) > 1):
         raise ValueError("binary_cross_entropy: all elements of the input must be in [0, 1]; "
                          "apply sigmoid first or use binary_cross_entropy_with_logits")
-    logp = P.maximum(P.log(p), -100.0)
-    log1mp = P.maximum(P.log1p(P.neg(p)), -100.0)
+    logp = P.maximum(P.ROW_OPS["log"](p), -100.0)
+    log1mp = P.maximum(P.ROW_OPS["log1p"](P.neg(p)), -100.0)
     loss = P.neg(P.add(P.mul(t, logp), P.mul(P.sub(1.0, t), log1mp)))
     if weight is not None:
         loss = P.mul(loss, as_float(weight, "weight"))
@@ -472,7 +474,7 @@ def binary_cross_entropy_with_logits(x: ArrayLike, target: ArrayLike,
     """
     x, t = _pair(x, target)
     _same_shape(x, t, "binary_cross_entropy_with_logits")
-    sp = P.logaddexp(0.0, P.neg(x))                        # softplus(-x) = -log sigmoid(x)
+    sp = P.ROW_OPS["logaddexp"](0.0, P.neg(x))                        # softplus(-x) = -log sigmoid(x)
     if pos_weight is not None:
         lw = P.add(1.0, P.mul(P.sub(as_float(pos_weight, "pos_weight"), 1.0), t))
         sp = P.mul(lw, sp)
@@ -508,11 +510,11 @@ def kl_div(log_q: ArrayLike, target: ArrayLike, reduction: str = "mean",
     check_reduction(reduction, ("batchmean",))
     x, t = _pair(log_q, target)
     if log_target:
-        loss = P.mul(P.exp(t), P.sub(t, x))
+        loss = P.mul(P.ROW_OPS["exp"](t), P.sub(t, x))
     else:
         pos = P.gt(t, 0)
         safe = P.where(pos, t, 1.0)
-        loss = P.sub(P.where(pos, P.mul(t, P.log(safe)), 0.0), P.mul(t, x))
+        loss = P.sub(P.where(pos, P.mul(t, P.ROW_OPS["log"](safe)), 0.0), P.mul(t, x))
     if reduction == "batchmean":
         s = reduce_loss(loss, "sum")
         return P.div(s, float(x.shape[0])) if len(x.shape) else s

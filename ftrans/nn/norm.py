@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -40,7 +40,7 @@ def _moments(x: Array, axes: tuple[int, ...]) -> tuple[Array, Array, Array]:
 
 
 def _invstd(var: Array, eps: float) -> Array:
-    return P.div(1.0, P.sqrt(P.add(var, float(eps))))
+    return P.div(1.0, P.ROW_OPS["sqrt"](P.add(var, float(eps))))
 
 
 def _channel(v: Array, nd: int) -> Array:
@@ -113,8 +113,8 @@ _bn_train = custom_vjp(_bn_fun, nondiff_argnums=(0,))
 _bn_train.defvjp(_bn_fwd, _bn_bwd)
 
 
-def batch_norm(x: ArrayLike, running_mean: ArrayLike | None, running_var: ArrayLike | None,
-               weight: ArrayLike | None = None, bias: ArrayLike | None = None,
+def batch_norm(x: ArrayLike, running_mean: Array | None, running_var: Array | None,
+               weight: Array | None = None, bias: Array | None = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5
                ) -> tuple[Array, Array | None, Array | None]:
     """Batch normalization over every axis but 1 (``torch.nn.functional.batch_norm``).
@@ -125,9 +125,9 @@ def batch_norm(x: ArrayLike, running_mean: ArrayLike | None, running_var: ArrayL
     ----------
     x : ArrayLike
         ``(N, C, *)``.
-    running_mean, running_var : ArrayLike or None
+    running_mean, running_var : Array or None
         ``(C,)``, or None (training only).
-    weight, bias : ArrayLike, optional
+    weight, bias : Array, optional
         ``(C,)``; 1 and 0 when None.
     training : bool, optional
         Normalize with the batch statistics (biased variance) and update the running
@@ -190,7 +190,7 @@ def batch_norm(x: ArrayLike, running_mean: ArrayLike | None, running_var: ArrayL
     return out, new_mean, new_var
 
 
-def layer_norm(x: ArrayLike, normalized_shape: int | Sequence[int],
+def layer_norm(x: ArrayLike, normalized_shape: int | list[int] | tuple[int, ...],
                weight: ArrayLike | None = None, bias: ArrayLike | None = None,
                eps: float = 1e-5) -> Array:
     """Layer normalization over the trailing axes ``normalized_shape``.
@@ -241,8 +241,8 @@ def layer_norm(x: ArrayLike, normalized_shape: int | Sequence[int],
     return out
 
 
-def group_norm(x: ArrayLike, num_groups: int, weight: ArrayLike | None = None,
-               bias: ArrayLike | None = None, eps: float = 1e-5) -> Array:
+def group_norm(x: ArrayLike, num_groups: int, weight: Array | None = None,
+               bias: Array | None = None, eps: float = 1e-5) -> Array:
     """Group normalization (``torch.nn.functional.group_norm``).
 
     ``x`` normalized over each group of ``C / num_groups`` channels and the spatial axes,
@@ -254,7 +254,7 @@ def group_norm(x: ArrayLike, num_groups: int, weight: ArrayLike | None = None,
         ``(N, C, *)``.
     num_groups : int
         Divides ``C``.
-    weight, bias : ArrayLike, optional
+    weight, bias : Array, optional
         ``(C,)``.
     eps : float, optional
         Added to the variance.
@@ -382,7 +382,9 @@ def embedding(ids: ArrayLike, weight: ArrayLike, padding_idx: int | None = None)
     ValueError
         For an out-of-range id (checked when ``ids`` is concrete) or ``padding_idx``.
     """
-    if not isinstance(ids, Tracer) and not hasattr(ids, "dtype"):
+    if isinstance(ids, Tracer) or hasattr(ids, "dtype"):
+        ids = cast(Array, ids)  # a tracer stands for the array it traces
+    else:
         ids = np.asarray(ids)
     if np.dtype(ids.dtype).kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")

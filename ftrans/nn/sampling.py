@@ -133,12 +133,12 @@ def fold(cols: ArrayLike, output_size: _Size, kernel_size: _Size, dilation: _Siz
     return out[:, :, pd[0]:pd[0] + out_sz[0], pd[1]:pd[1] + out_sz[1]]
 
 
-def pixel_shuffle(x: ArrayLike, upscale_factor: int) -> Array:
+def pixel_shuffle(x: Array, upscale_factor: int) -> Array:
     """Rearrange ``(*, C r^2, H, W) -> (*, C, H r, W r)`` (``torch.nn.functional.pixel_shuffle``).
 
     Parameters
     ----------
-    x : ArrayLike
+    x : Array
         ``(*, C r^2, H, W)``.
     upscale_factor : int
         ``r``.
@@ -164,14 +164,14 @@ def pixel_shuffle(x: ArrayLike, upscale_factor: int) -> Array:
     return fnp.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
 
 
-def pixel_unshuffle(x: ArrayLike, downscale_factor: int) -> Array:
+def pixel_unshuffle(x: Array, downscale_factor: int) -> Array:
     """Rearrange ``(*, C, H r, W r) -> (*, C r^2, H, W)`` (``torch.nn.functional.pixel_unshuffle``).
 
     The inverse of :func:`pixel_shuffle`.
 
     Parameters
     ----------
-    x : ArrayLike
+    x : Array
         ``(*, C, H r, W r)``.
     downscale_factor : int
         ``r``.

@@ -259,7 +259,7 @@ def gumbel(key: Key, shape: ShapeLike = (), dtype: DTypeLike = np.float64) -> Ar
     check_key(key, "gumbel")
     dt = _float_dtype(dtype, "gumbel")
     u = uniform(key, shape, dt, np.finfo(dt).tiny, 1.0)
-    return P.neg(P.log(P.neg(P.log(u))))
+    return P.neg(P.ROW_OPS["log"](P.neg(P.ROW_OPS["log"](u))))
 
 
 def _float_of(x: Any, name: str) -> tuple[Array, np.dtype[Any]]:
@@ -380,7 +380,7 @@ def categorical(key: Key, logits: ArrayLike, axis: int = -1,
 def _urem(x: ArrayLike, span: Array) -> Array:
     """``x mod span`` in unsigned arithmetic, ``x`` where ``span`` is 0 (XLA's rule)."""
     z = P.eq(span, 0)
-    return P.where(z, x, P.remainder(x, P.where(z, np.ones((), span.dtype), span)))
+    return P.where(z, x, P.ROW_OPS["remainder"](x, P.where(z, np.ones((), span.dtype), span)))
 
 
 def _int_bound(v: Any, dt: np.dtype[Any], shape: tuple[int, ...], name: str, what: str
@@ -624,7 +624,7 @@ def choice(key: Key, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = 
             below = P.lt(cum, P.expand_dims(r, (len(shape),)))
             ind = P.reduce_sum(P.convert_element_type(below, np.int64), (len(shape),))
         else:
-            g = P.add(gumbel(key, (n_inputs,), dt), P.log(p))
+            g = P.add(gumbel(key, (n_inputs,), dt), P.ROW_OPS["log"](p))
             ind = P.reshape(fnp.argsort(P.neg(g))[:n_draws], shape)
     if arr is None:
         return ind
