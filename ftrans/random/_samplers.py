@@ -24,7 +24,7 @@ Nothing here is differentiated through the bits; ``uniform``/``normal``/
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -362,14 +362,13 @@ def categorical(key: Key, logits: ArrayLike, axis: int = -1,
         raise ValueError(f"categorical: axis {axis} is out of bounds for logits of rank {ndim}")
     if axis >= 0:
         axis -= ndim
-    batch = tuple(np.delete(np.array(logits.shape, dtype=np.int64), axis))
-    batch = tuple(int(d) for d in batch)
-    shape = batch if shape is None else _shape(shape, "categorical")
-    if len(shape) < len(batch) or not _broadcasts_to(batch, shape):
-        raise ValueError(f"categorical: shape {shape} is not compatible with the batch "
+    batch = tuple(int(d) for d in np.delete(np.array(logits.shape, dtype=np.int64), axis))
+    out_shape = batch if shape is None else _shape(shape, "categorical")
+    if len(out_shape) < len(batch) or not _broadcasts_to(batch, out_shape):
+        raise ValueError(f"categorical: shape {out_shape} is not compatible with the batch "
                          f"shape {batch} of logits")
-    prefix = shape[:len(shape) - len(batch)]
-    lshape = list(shape[len(shape) - len(batch):])
+    prefix = out_shape[:len(out_shape) - len(batch)]
+    lshape = list(out_shape[len(out_shape) - len(batch):])
     lshape.insert(axis % ndim, logits.shape[axis])
     g = gumbel(key, prefix + tuple(lshape), dt)
     logits = P.stop_gradient(logits)
@@ -523,13 +522,15 @@ def permutation(key: Key, x: int | ArrayLike, axis: int = 0,
     check_key(key, "permutation")
     if not isinstance(x, Tracer) and np.ndim(x) == 0:
         try:
-            n = operator.index(x)
+            n = operator.index(x)  # type: ignore[arg-type]  # the TypeError is caught
         except TypeError:
             raise TypeError(f"permutation: x must be an int or an array, got {x!r}") from None
         if n < 0:
             raise ValueError(f"permutation: a count must be non-negative, got {n}")
         return _shuffle(key, np.arange(n, dtype=np.int64), 0)
-    if not isinstance(x, Tracer):
+    if isinstance(x, Tracer):
+        x = cast(Array, x)  # a tracer stands for the array it traces
+    else:
         x = np.asarray(x)
     ndim = len(x.shape)
     if ndim == 0 or not -ndim <= axis < ndim:
@@ -589,9 +590,9 @@ def choice(key: Key, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = 
     check_key(key, "choice")
     shape = _shape(shape, "choice")
     if not isinstance(a, Tracer) and np.ndim(a) == 0:
-        n_inputs, arr = operator.index(a), None
+        n_inputs, arr = operator.index(a), None  # type: ignore[arg-type]  # a 0-d integer
     else:
-        arr = a if isinstance(a, Tracer) else np.asarray(a)
+        arr = cast(Array, a) if isinstance(a, Tracer) else np.asarray(a)
         if len(arr.shape) == 0 or not -len(arr.shape) <= axis < len(arr.shape):
             raise ValueError(f"choice: axis {axis} is out of range for shape "
                              f"{tuple(arr.shape)}")
