@@ -12,7 +12,7 @@ from ..core.ir import IR, stage, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
-from ..typing import Array, ArrayLike, PyTree
+from ..typing import ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front, batched_front
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,

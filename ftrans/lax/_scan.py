@@ -12,7 +12,7 @@ from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
 from ..kernels import backend_for
 from .. import primitives as P
-from ..typing import Array, ArrayLike, PyTree
+from ..typing import PyTree
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
 from ..transforms.vmap import vmap

@@ -21,7 +21,7 @@ from ..core.dtypes import kind_of
 from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..numpy._funcs import _axes as axes_of  # noqa: F401  (re-exported for the nn modules)
-from ..typing import Array, ArrayLike
+from ..typing import Array
 
 __all__ = ["eager", "apply", "fused_kernels", "as_float", "ntuple", "reduce_loss", "keep_shape",
            "axes_of", "check_reduction"]

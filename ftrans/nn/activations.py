@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal, cast, overload
+from typing import Literal, cast, overload
 
 import numpy as np
 

@@ -12,7 +12,6 @@ each), otherwise PyTorch's formula in primitives:
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..tree_util import tree_flatten, tree_unflatten
-from ..typing import Array, ArrayLike, DTypeLike, PyTree
+from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["GradientTransformation", "apply_updates"]
 
