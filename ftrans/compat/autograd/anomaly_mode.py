@@ -216,9 +216,10 @@ def warn_error(node: Node) -> None:
             msg = (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call "
                    "that induced the previous calculation:\n" + "".join(tb))
         warnings.warn(msg, UserWarning, stacklevel=level)
-        node = md.get("parent_")
-        if node is None:
+        parent = md.get("parent_")
+        if parent is None:
             return
+        node = parent
         md = _meta(node)
         first = False
 
