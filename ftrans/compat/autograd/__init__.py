@@ -222,7 +222,7 @@ def backward(tensors: _Tensors,
             "function, make sure to reset the .grad fields of your parameters to None after use "
             "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     res = run_backward(roots, rgrads, retain_graph, create_graph, capture, execute)
-    if nonleaf:
+    if nonleaf and res is not None:   # (res: the captured gradients, as nonleaf is set)
         for t, g in zip(nonleaf, res):
             if g is not None and t is not None:
                 _retain(t, g, create_graph)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -293,6 +293,18 @@ def _needed(root_nodes: Iterable[Any], deps: dict[Any, int], targets: set[Any]) 
                 needed.add(n)
                 break
     return needed
+
+
+@overload
+def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
+                 create_graph: bool, capture: Sequence[tuple[Any, int]],
+                 execute: Sequence[tuple[Any, int]] | None = None,
+                 batched: bool = False) -> list[Any]: ...
+@overload
+def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
+                 create_graph: bool, capture: Sequence[tuple[Any, int]] | None = None,
+                 execute: Sequence[tuple[Any, int]] | None = None,
+                 batched: bool = False) -> list[Any] | None: ...
 
 
 def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
