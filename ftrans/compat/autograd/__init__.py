@@ -157,7 +157,9 @@ def backward(tensors: _Tensors,
              retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables: Tensor | Sequence[Tensor | None] | None = None,
              inputs: _Tensors | None = None) -> None:
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``).
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
+
+    ``torch.autograd.backward``.
 
     ``tensors`` and ``inputs`` may hold :class:`~.graph.GradientEdge` objects
     (``get_gradient_edge(t)``), as in PyTorch 2.13: a leaf's edge accumulates into its

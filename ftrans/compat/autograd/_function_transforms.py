@@ -238,9 +238,11 @@ def _apply_transformed(cls: Any, args: Sequence[Any], forward_mode: bool) -> Any
              for i, a in enumerate(args)]  # keeps no tracer alive in the rules' closures
     is_t = [i in ops or isinstance(a, T.Tensor) for i, a in enumerate(const)]
     edge = [sum(is_t[:i]) for i in ops]  # operand -> position among tensor arguments
-    layout: list[Any] = []  # per output: a non-tensor value, or _TENSOR (an output of the primitive)
+    # per output: a non-tensor value, or _TENSOR (an output of the primitive)
+    layout: list[Any] = []
 
-    def fill(xs: Sequence[Any], leaves: bool) -> tuple[Any, ...]:  # the Function's arguments; traced ones leaves if ``leaves``
+    # the Function's arguments; traced ones leaves if ``leaves``
+    def fill(xs: Sequence[Any], leaves: bool) -> tuple[Any, ...]:
         full = list(const)
         for i, x, t in zip(ops, xs, traced):
             full[i] = x if isinstance(x, Tracer) else T._make(x)
@@ -255,7 +257,8 @@ def _apply_transformed(cls: Any, args: Sequence[Any], forward_mode: bool) -> Any
         return tuple(o._data if isinstance(o, T.Tensor) else o for o in outs
                      if isinstance(o, (T.Tensor, Tracer, np.ndarray)))
 
-    def run(xs: Sequence[Any], record: bool) -> tuple[Any, tuple[Any, ...], Any]:  # forward + setup_context on concrete xs: (ctx, args, output)
+    # forward + setup_context on concrete xs: (ctx, args, output)
+    def run(xs: Sequence[Any], record: bool) -> tuple[Any, tuple[Any, ...], Any]:
         ctx = _new_ctx(cls)
         full = fill(xs, record)
         prev = _tls.grad

@@ -113,7 +113,8 @@ def edge_meta(node: Node, nr: int) -> Meta | None:
 
 # ------------------------------------------------------------------------ graph tasks
 class _TaskState(threading.local):
-    task: GraphTask | None = None   # the GraphTask the engine runs in this thread (None outside backward)
+    # the GraphTask the engine runs in this thread (None outside backward)
+    task: GraphTask | None = None
 
 
 _task_tls = _TaskState()

@@ -93,9 +93,11 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 # PyTorch keeps one global (not thread-local) stack of forward AD levels; nesting is
 # not supported, so the level is 0 or -1 (none).
 _current_level = -1
-_registry: list[weakref.ref[Tensor]] = []     # weak references to the tensors given a tangent at the current level
+# weak references to the tensors given a tangent at the current level
+_registry: list[weakref.ref[Tensor]] = []
 _prune_at = 4096   # _registry length at which dead references are dropped
-_NO_TANGENT: Literal[False] = False  # tangent marker: explicitly none (``unpack_dual().primal``, ``detach_``)
+# tangent marker: explicitly none (``unpack_dual().primal``, ``detach_``)
+_NO_TANGENT: Literal[False] = False
 _gen = 0           # level generation: a tensor's record ``_Extra.fw = (generation, tangent)``
                    # is current only while ``generation == _gen``
 

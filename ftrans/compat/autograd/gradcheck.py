@@ -175,7 +175,8 @@ def gradcheck(func: Callable[..., Tensor | Sequence[Tensor]], inputs: Tensor | S
     return _gradcheck_helper(func, inputs, **args)
 
 
-gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]  # ``autograd.gradcheck.GradcheckError`` resolves
+# ``autograd.gradcheck.GradcheckError`` resolves (a function attribute)
+gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
 
 
 def _gradcheck_helper(func: Callable[..., Any], inputs: Any, *, eps: float, atol: float,
@@ -240,7 +241,8 @@ def _random_grad_outputs(outputs: Sequence[Tensor], noncontiguous: bool
 
 def gradgradcheck(func: Callable[..., Tensor | Sequence[Tensor]],
                   inputs: Tensor | Sequence[Any],
-                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *,
+                  eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0,
                   check_undefined_grad: bool = True, check_grad_dtypes: bool = False,

@@ -148,8 +148,10 @@ class _AllowMutationOnSavedContext:
 
 
 _amst_lock = threading.Lock()
-_amst_ctx: _AllowMutationOnSavedContext | None = None        # the active context (process-wide, as PyTorch's flag)
-_write_guard: Callable[[Tensor], None] | None = None     # called with the tensor before every in-place write (_ops._commit)
+# the active context (process-wide, as PyTorch's flag)
+_amst_ctx: _AllowMutationOnSavedContext | None = None
+# called with the tensor before every in-place write (_ops._commit)
+_write_guard: Callable[[Tensor], None] | None = None
 
 
 def _set_write_guard(ctx: _AllowMutationOnSavedContext | None) -> None:
@@ -427,8 +429,8 @@ def node_class(name: str, names: Sequence[str] = (), bwd: Callable[..., Any] | N
     cls = _CLASSES.get(key)
     if cls is not None:
         return cls
-    ns: dict[str, Any] = {"__slots__": (), "_names": tuple(names), "_result": result, "_edge_idx": edge_idx,
-          "_param_attrs": params}
+    ns: dict[str, Any] = {"__slots__": (), "_names": tuple(names), "_result": result,
+                          "_edge_idx": edge_idx, "_param_attrs": params}
     if bwd is not None:
         ns["_bwd"] = bwd
     cls = type(name, (base or OpNode,), ns)

@@ -95,7 +95,8 @@ class Measurement:
             elif rel >= _IQR_WARN_THRESHOLD:
                 warn("This could indicate system fluctuation.")
 
-    def __getattr__(self, name: str) -> Any:   # stmt, label, sub_label, description, num_threads ...
+    # stmt, label, sub_label, description, num_threads ...
+    def __getattr__(self, name: str) -> Any:
         ts = self.__dict__.get("task_spec")
         if ts is not None and name in ts.__dict__:
             return ts.__dict__[name]
