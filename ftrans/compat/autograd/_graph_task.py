@@ -7,7 +7,7 @@ import functools
 import itertools
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Optional
 
 from .._tensor import _edge
