@@ -6,6 +6,9 @@ The torch functions themselves are gathered in :mod:`ftrans.compat._ops`.
 from __future__ import annotations
 
 import builtins
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +21,7 @@ from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .autograd._composite import run as _run_composite, run_with_residuals, Residuals, Static
 from ..primitives.convert import convert_element_type_p
 from ..core.trace import Tracer as _Tracer
+from ._typing import TensorOrNumber
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round
@@ -25,6 +29,56 @@ _EMPTY = {}
 _T1 = (True,)
 _fw_on = False   # a forward AD level is active (set by autograd.forward_ad)
 _fwad = None     # the autograd.forward_ad module: it is above this one and sets this name
+
+
+# =============================================================================== docstrings
+#: numpydoc Parameters entries shared by the generated functions' docstrings
+P_INPUT = "input : Tensor\n    The input tensor."
+P_OUT = ("out : Tensor, optional\n    Tensor the result is written into (converted to its "
+         "dtype, resized to the result's shape); it is also returned.  Not differentiable.")
+
+
+def docstring(summary: str, params: Sequence[str], returns: str, notes: str = "") -> str:
+    """A numpydoc docstring: the one-line ``summary``, the description ``notes`` (if any),
+    the Parameters entries ``params`` (``"name : type\\n    description"``) and the
+    Returns entry ``returns``."""
+    parts = [summary]
+    if notes:
+        parts.append(notes)
+    if params:
+        parts.append("Parameters\n----------\n" + "\n".join(params))
+    parts.append("Returns\n-------\n" + returns)
+    return "\n\n".join(parts)
+
+
+def _is_header(lines: list[str], k: int) -> bool:
+    return k + 1 < len(lines) and bool(lines[k].strip()) and \
+        set(lines[k + 1].strip()) == {"-"} and len(lines[k + 1].strip()) >= 3
+
+
+def add_param_doc(doc: str | None, entry: str) -> str:
+    """``doc`` (a numpydoc docstring) with the Parameters entry ``entry`` appended to its
+    Parameters section (the section is added when missing)."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    heads = [k for k in range(len(lines)) if _is_header(lines, k)]
+    par = next((k for k in heads if lines[k].strip() == "Parameters"), None)
+    if par is None:
+        new = ["Parameters", "----------"] + entry.splitlines() + [""]
+        at = heads[0] if heads else len(lines)
+        if not heads:
+            new = [""] + new[:-1]
+        return "\n".join(lines[:at] + new + lines[at:])
+    nxt = next((k for k in heads if k > par), len(lines))
+    at = nxt
+    while at > par + 2 and not lines[at - 1].strip():
+        at -= 1
+    return "\n".join(lines[:at] + entry.splitlines() + lines[at:])
+
+
+def replace_summary(doc: str | None, summary: str) -> str:
+    """``doc`` with its one-line summary replaced by ``summary``."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    return "\n".join([summary] + lines[1:])
 
 
 # =============================================================================== recording
@@ -272,14 +326,17 @@ def _refuse_complex(*vals, kernel=None, msg=None, exc=NotImplementedError):
     raise exc(msg)
 
 
-def _real_only(fn, kernel=None, msg=None, exc=NotImplementedError):
-    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`)."""
-    def f(*args, **kwargs):
+def _real_only(fn: Callable[..., Any], kernel: str | None = None, msg: str | None = None,
+               exc: type[Exception] = NotImplementedError) -> Callable[..., Any]:
+    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`); it shows
+    ``fn``'s signature and docstring (``__wrapped__``)."""
+    def f(*args: Any, **kwargs: Any) -> Any:
         if _has_complex(*args):
             _refuse_complex(*args, kernel=kernel, msg=msg, exc=exc)
         return fn(*args, **kwargs)
     f.__name__ = fn.__name__
     f.__doc__ = fn.__doc__
+    f.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature shows fn's
     return f
 
 
@@ -310,15 +367,30 @@ def _convert(x, npdt):
     return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)
 
 
-def _unary(prim, name, save, float_only=True):
+def unary_doc(torch_name: str, summary: str, dtype: str = "float", notes: str = "") -> str:
+    """The docstring of the elementwise function ``torch.<torch_name>`` (``summary``: what
+    it computes, one sentence); ``dtype``: the result's dtype, ``"float"`` (integer inputs
+    promoted to the default float dtype), ``"same"`` (the input's) or ``"bool"``."""
+    ret = {"float": "of ``input``'s floating dtype (integer and bool inputs give the "
+                    "default float dtype)",
+           "same": "of ``input``'s dtype", "bool": "of dtype bool"}[dtype]
+    s = summary[0].lower() + summary[1:] if summary[:2] != summary[:2].upper() else summary
+    return docstring(f"Elementwise ``torch.{torch_name}``: {s}", [P_INPUT],
+                     f"Tensor\n    Same shape as ``input``, {ret}.", notes)
+
+
+def _unary(prim: Any, name: str, save: str | None, float_only: bool = True,
+           doc: str | None = None) -> Callable[[Tensor], Tensor]:
     """A unary elementwise operation recorded as one primitive node saving its input
-    ("x"), its result ("out") or both ("x_out")."""
+    ("x"), its result ("out") or both ("x_out"); ``doc``: its docstring (a generic one
+    naming the primitive by default)."""
     cls = node_class(name, ("self",))
     impl, bind = prim.impl, prim.bind
     mask = 1 if save in ("x", "x_out") else 0
     so = save in ("out", "x_out")
 
-    def op(x):
+    def op(input: Tensor) -> Tensor:  # noqa: A002
+        x = input
         d = x._data
         if float_only and d.dtype.kind not in "fc":
             d = d.astype(_default_float())
@@ -349,6 +421,8 @@ def _unary(prim, name, save, float_only=True):
             return t
         return _make_plain(out)
     op.__name__ = prim.name
+    op.__doc__ = doc or unary_doc(prim.name, f"the ``{prim.name}`` primitive.",
+                                  "float" if float_only else "same")
     return op
 
 
@@ -442,7 +516,8 @@ def _check_int_division(a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
-def _binary(prim, name, names, save, rname=None, edge_idx=None):
+def _binary(prim: Any, name: str, names: tuple[str, ...], save: Any, rname: str | None = None,
+            edge_idx: tuple[int, ...] | None = None) -> Callable[[Any, Any], Any]:
     """A binary elementwise operation recorded as one primitive node.  ``save``: (mask,
     save_out) or a function of (needs_a, needs_b) returning one (tabulated here);
     ``edge_idx``: the operands shown in ``next_functions`` (all by default)."""
@@ -454,7 +529,8 @@ def _binary(prim, name, names, save, rname=None, edge_idx=None):
         mask_so = save(k) if callable(save) else save
         table[k[0] * 2 + k[1]] = (k,) + tuple(mask_so)
 
-    def op(a, b):
+    def op(a: Any, b: Any) -> Tensor:
+        """The operator form: NotImplemented for an operand it does not know."""
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -524,7 +600,34 @@ def _one_tensor(fname, a, b):
                         "for at least one of them")
 
 
-def _checked(op, accepts="tensor_scalar"):
+#: the parameter types of a binary function by torch's schema for Python numbers
+_ACCEPTS_TYPES = {"any": ("Tensor or Number", "Tensor or Number"),
+                  "one_tensor": ("Tensor or Number", "Tensor or Number"),
+                  "tensor_scalar": ("Tensor", "Tensor or Number"),
+                  "tensors": ("Tensor", "Tensor")}
+
+
+def binary_doc(torch_name: str, summary: str, accepts: str = "tensor_scalar",
+               dtype: str = "promoted", notes: str = "") -> str:
+    """The docstring of the binary elementwise function ``torch.<torch_name>`` (see
+    :func:`_checked` for ``accepts``); ``dtype``: the result's, ``"promoted"`` (PyTorch's
+    promotion of the operands), ``"float"`` (promoted, integers to the default float
+    dtype) or ``"bool"``."""
+    ta, tb = _ACCEPTS_TYPES[accepts]
+    one = " (at least one of the two is a Tensor)" if accepts in ("any", "one_tensor") else ""
+    ret = {"promoted": "of the operands' promoted dtype (PyTorch's type promotion)",
+           "float": "of the operands' promoted floating dtype (integers give the default "
+                    "float dtype)",
+           "bool": "of dtype bool"}[dtype]
+    return docstring(
+        f"Elementwise ``torch.{torch_name}``: {summary[0].lower() + summary[1:]}",
+        [f"input : {ta}\n    The first operand{one}.",
+         f"other : {tb}\n    The second operand, broadcast with ``input``."],
+        f"Tensor\n    The broadcast shape of the operands, {ret}.", notes)
+
+
+def _checked(op: Callable[[Any, Any], Any], accepts: str = "tensor_scalar",
+             doc: str | None = None) -> Callable[..., Tensor]:
     """The function form of an operator: an unsupported operand is a TypeError (the
     operator itself returns NotImplemented so that Python tries the reflected one).
     ``accepts`` is torch's schema for Python numbers: ``"any"`` (``torch.add(2, 3)``),
@@ -535,19 +638,23 @@ def _checked(op, accepts="tensor_scalar"):
     need_b = accepts == "tensors"
     one = accepts == "one_tensor"
 
-    def f(a, b):
-        if need_a and not isinstance(a, Tensor):
-            _require_tensor(f.__name__, a)
-        if need_b and not isinstance(b, Tensor):
-            _require_tensor(f.__name__, b, "other", 2)
+    def f(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:  # noqa: A002
+        if need_a and not isinstance(input, Tensor):
+            _require_tensor(f.__name__, input)
+        if need_b and not isinstance(other, Tensor):
+            _require_tensor(f.__name__, other, "other", 2)
         if one:
-            _one_tensor(f.__name__, a, b)
-        r = op(a, b)
+            _one_tensor(f.__name__, input, other)
+        r = op(input, other)
         if r is NotImplemented:
-            raise _bad_operand(f"{op.__name__}(): ", a, b)
+            raise _bad_operand(f"{op.__name__}(): ", input, other)
         return r
     f.__name__ = op.__name__
-    f.__doc__ = op.__doc__
+    # torch's schema: a Tensor where Python numbers are refused (a copy of the
+    # annotations per function: the closures share their code)
+    f.__annotations__ = dict(f.__annotations__, **{
+        k: "Tensor" for k, need in (("input", need_a), ("other", need_b)) if need})
+    f.__doc__ = doc or binary_doc(op.__name__, f"the ``{op.__name__}`` operation.", accepts)
     return f
 
 

@@ -11,12 +11,17 @@ grad mode on, an argument (or ``out``) requiring grad is a ``RuntimeError``.
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
+from ._opbase import P_OUT, add_param_doc
 from ..primitives import optable
 from .autograd.grad_mode import _tls, no_grad
 
@@ -125,12 +130,28 @@ def _check_overlap(out, args, kwargs, name):
                 raise RuntimeError(_PARTIAL)
 
 
-def with_out(fn, name=None):
-    """``fn`` with an ``out=`` keyword (see the module docstring)."""
+def _out_signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """``fn``'s signature with the keyword ``out: Tensor | None = None`` (where it has no
+    ``out`` parameter of its own)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if "out" in sig.parameters:
+        return sig
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                            annotation="Tensor | None")
+    at = len(params)
+    if params and params[-1].kind is inspect.Parameter.VAR_KEYWORD:
+        at -= 1
+    return sig.replace(parameters=params[:at] + [out] + params[at:])
+
+
+def with_out(fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
+    """``fn`` with an ``out=`` keyword (see the module docstring): its signature and
+    docstring are ``fn``'s with the parameter ``out`` added."""
     name = name or fn.__name__
 
     @functools.wraps(fn)
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is None:
             return fn(*args, **kwargs)
         if _tls.grad and (_any_rg(args, kwargs) or (isinstance(out, Tensor)
@@ -142,5 +163,10 @@ def with_out(fn, name=None):
         with no_grad():
             r = fn(*args, **kwargs)
         return write_out(out, r, name)
-    f._ftrans_out = True
+    f._ftrans_out = True  # type: ignore[attr-defined]
+    f.__signature__ = _out_signature(fn)  # type: ignore[attr-defined]
+    doc = inspect.getdoc(fn) or ""
+    if not re.search(r"^out : ", doc, re.M):
+        doc = add_param_doc(doc, P_OUT)
+    f.__doc__ = doc
     return f

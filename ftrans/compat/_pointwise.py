@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +26,8 @@ from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary
     _broadcast_error, _check_int_division, _checked, _compose, _one_tensor, _require_tensor,
     _convert, _custom, _default_float, _has_complex, _k, _operands, _operands_or_raise,
     _real_only, _record, _refuse_complex, _reraise_broadcast, _save_both, _save_cross,
-    _save_div, _save_pow, _scalar, _tensorize, _tname, _unary)
+    _save_div, _save_pow, _scalar, _tensorize, _tname, _unary, binary_doc, docstring,
+    unary_doc, P_INPUT)
 from ._intdiv import floor_divide, _rounded_div  # noqa: F401  (floor_divide: _ops's name)
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
@@ -601,8 +604,27 @@ _UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
 _REFUSE_MSG = {"trunc": "trunc is not supported for complex inputs"}
 
 
-def _row_op(op):
+def _row_doc(op: Any) -> str:
+    """The numpydoc docstring of the compat function of the operation table's row ``op``
+    (its one-line ``doc``, its primitive, node and complex support)."""
+    notes = (f"Computed by ftrans's ``{op.name}`` primitive (generated from the operation "
+             "table)")
+    if op.differentiable:
+        notes += f"; the backward node is ``{P.optable.node_name(op)}``"
+    notes += "."
+    if op.complex == "real":
+        notes += " Complex operands raise ``NotImplementedError``, as in PyTorch."
+    if op.arity == 1:
+        return unary_doc(op.torch, op.doc, op.dtype, notes)
+    summary = op.doc.replace("x1", "input").replace("x2", "other")
+    accepts = op.torch_numbers if op.differentiable else "tensor_scalar"
+    return binary_doc(op.torch, summary, accepts,
+                      {"same": "promoted"}.get(op.dtype, op.dtype), notes)
+
+
+def _row_op(op: Any) -> Callable[..., Tensor]:
     prim = getattr(E, op.name + "_p")
+    f: Callable[..., Tensor]
     if op.arity == 1:
         if op.differentiable:
             f = _unary(prim, P.optable.node_name(op), _UNARY_SAVE[op.saves],
@@ -610,8 +632,8 @@ def _row_op(op):
         else:
             bind = prim.bind
 
-            def f(x):
-                return _make_plain(bind(x._data))
+            def f(input: Tensor) -> Tensor:  # noqa: A002
+                return _make_plain(bind(input._data))
     else:
         if op.differentiable:
             save = (3 if op.saves != "none" or "linear" in op.deriv else 0, "ans" in op.saves)
@@ -620,8 +642,7 @@ def _row_op(op):
         else:
             f = _checked(_compare(prim))
     f.__name__ = op.torch
-    f.__doc__ = (f"{op.doc}\n\n``torch.{op.torch}``: elementwise, on ftrans's ``{op.name}`` "
-                 f"primitive (generated from the operation table).")
+    f.__doc__ = _row_doc(op)
     if op.complex == "real":
         f = _real_only(f, kernel=f"{op.torch}_cpu", msg=_REFUSE_MSG.get(op.torch))
     return f
