@@ -29,13 +29,30 @@ from ._opbase import (SAVE_NONE, SAVE_X, _EMPTY, _any_traced, _as_float, _binary
     _save_div, _save_pow, _scalar, _tensorize, _tname, _unary, binary_doc, docstring,
     unary_doc, P_INPUT)
 from ._intdiv import floor_divide, _rounded_div  # noqa: F401  (floor_divide: _ops's name)
+from ._typing import Number, TensorOrNumber
 # =============================================================================== unary ops
 # exp, log, sin ... sqrt, trunc ...: generated from the operation table (see _row_ops below)
 _neg = _unary(E.neg_p, "NegBackward0", None, float_only=False)
 
 
-def neg(input):  # noqa: A002
-    """``-input`` (``torch.neg``); a bool tensor is a RuntimeError, as in torch."""
+def neg(input: Tensor) -> Tensor:  # noqa: A002
+    """``-input`` (``torch.neg``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (not bool).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        For a bool tensor, as in torch.
+    """
     if input._data.dtype == np.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -47,9 +64,14 @@ negative = neg
 _abs = _unary(E.abs_p, "AbsBackward0", "x", float_only=False)
 _sign = _unary(E.sign_p, "SignBackward0", None, float_only=False)
 _sgn = _unary(E.sign_p, "SgnBackward0", "x_out")
-floor = _real_only(_unary(L.floor_p, "FloorBackward0", None, float_only=False),
+_REAL_NOTE = "Complex inputs raise ``NotImplementedError``, as in PyTorch; the gradient is 0."
+floor = _real_only(_unary(L.floor_p, "FloorBackward0", None, float_only=False,
+                          doc=unary_doc("floor", "largest integer not above each element.",
+                                        "same", _REAL_NOTE)),
                    msg="floor is not supported for complex inputs")
-ceil = _real_only(_unary(L.ceil_p, "CeilBackward0", None, float_only=False),
+ceil = _real_only(_unary(L.ceil_p, "CeilBackward0", None, float_only=False,
+                         doc=unary_doc("ceil", "smallest integer not below each element.",
+                                       "same", _REAL_NOTE)),
                   msg="ceil is not supported for complex inputs")
 _round0 = _unary(L.round_p, "RoundBackward0", None, float_only=False)
 
@@ -57,8 +79,20 @@ _round0 = _unary(L.round_p, "RoundBackward0", None, float_only=False)
 _abs_c = _unary(E.abs_p, "AbsBackward0", "x_out", float_only=False)
 
 
-def abs(x):  # noqa: A001
-    """Absolute value (``abs'(0) = 0``)."""
+def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
+    """Absolute value (``torch.abs``); its derivative at 0 is 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``; real (complex inputs give their real dtype).
+    """
+    x = input
     if x._data.dtype.kind == "c":
         return _abs_c(x)  # the complex rule reads |x| too
     return _abs(x)
@@ -67,22 +101,70 @@ def abs(x):  # noqa: A001
 absolute = abs
 
 
-def sign(x):
-    """-1, 0 or 1 (real tensors; ``NotImplementedError`` for complex ones: use ``sgn``)."""
+def sign(input: Tensor) -> Tensor:  # noqa: A002
+    """-1, 0 or 1 for each element (``torch.sign``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+
+    Raises
+    ------
+    NotImplementedError
+        For complex tensors (use ``sgn``), as in PyTorch.
+    """
+    x = input
     _refuse_complex(x, msg="Unlike NumPy, torch.sign is not intended to support complex "
                            "numbers. Please use torch.sgn instead.")
     return _sign(x)
 
 
-def sgn(x):
-    """``x/|x|`` (0 at 0); ``sign`` for real tensors."""
+def sgn(input: Tensor) -> Tensor:  # noqa: A002
+    """``input / |input|`` with 0 at 0 (``torch.sgn``); ``sign`` for real tensors.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
+    x = input
     if x._data.dtype.kind != "c":
         return _sign(x)
     return _sgn(x)
 
 
-def round(x, decimals=0):  # noqa: A001
-    """Round half to even (to ``decimals`` places); real tensors only, as in PyTorch."""
+def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+    """Round half to even, to ``decimals`` places (``torch.round``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    decimals : int, default 0
+        Number of decimal places (negative: to the left of the point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``; the gradient is 0.
+
+    Raises
+    ------
+    NotImplementedError
+        For complex tensors, as in PyTorch.
+    """
+    x = input
     _refuse_complex(x, kernel="round_cpu" if decimals else "round_vml_cpu")
     if decimals:
         s = 10.0 ** decimals
@@ -90,12 +172,36 @@ def round(x, decimals=0):  # noqa: A001
     return _round0(x)
 
 
-def square(x):
-    return pow(x, 2)
+def square(input: Tensor) -> Tensor:  # noqa: A002
+    """``input ** 2`` (``torch.square``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``; integer dtypes are kept (bool gives int64).
+    """
+    return pow(input, 2)
 
 
-def conj(x):
-    """Complex conjugate (the tensor itself for real tensors)."""
+def conj(input: Tensor) -> Tensor:  # noqa: A002
+    """Complex conjugate (``torch.conj``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A new tensor for complex ``input``; ``input`` itself for a real one.
+    """
+    x = input
     if x._data.dtype.kind != "c":
         return x
     return _conj(x)
@@ -113,32 +219,89 @@ _conj = _unary(E.conj_p, "ConjBackward0", None, float_only=False)
 _conj_physical = _unary(E.conj_p, "ConjPhysicalBackward0", None, float_only=False)
 
 
-def conj_physical(input):  # noqa: A002
-    """The complex conjugate as a new tensor (``ConjPhysicalBackward0``); a real tensor is
-    returned itself, as in PyTorch."""
+def conj_physical(input: Tensor) -> Tensor:  # noqa: A002
+    """The complex conjugate as a new tensor (``torch.conj_physical``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        The conjugate (node ``ConjPhysicalBackward0``); a real ``input`` itself, as in
+        PyTorch.
+    """
     if input._data.dtype.kind != "c":
         return input
     return _conj_physical(input)
 
 
-def resolve_conj(input):  # noqa: A002
-    """``input`` itself: ``conj()`` computes the conjugate at once here (no lazy conjugate
-    bit, unlike PyTorch), so there is never a conjugation to resolve."""
+def resolve_conj(input: Tensor) -> Tensor:  # noqa: A002
+    """``input`` itself (``torch.resolve_conj``).
+
+    ``conj()`` computes the conjugate at once here (no lazy conjugate bit, unlike
+    PyTorch), so there is never a conjugation to resolve.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        ``input``.
+    """
     return input
 
 
-def resolve_neg(input):  # noqa: A002
-    """``input`` itself (no lazy negative bit here)."""
+def resolve_neg(input: Tensor) -> Tensor:  # noqa: A002
+    """``input`` itself: no lazy negative bit here (``torch.resolve_neg``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        ``input``.
+    """
     return input
 
 
-def is_conj(input) -> bool:  # noqa: A002
-    """Always False: ftrans.compat has no lazy conjugate bit (``conj()`` is a new tensor)."""
+def is_conj(input: Tensor) -> bool:  # noqa: A002
+    """Whether ``input`` has a lazy conjugate bit (``torch.is_conj``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    bool
+        Always False: ftrans.compat has no lazy conjugate bit (``conj()`` is a new tensor).
+    """
     return False
 
 
-def is_neg(input) -> bool:  # noqa: A002
-    """Always False: ftrans.compat has no lazy negative bit."""
+def is_neg(input: Tensor) -> bool:  # noqa: A002
+    """Whether ``input`` has a lazy negative bit (``torch.is_neg``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    bool
+        Always False: ftrans.compat has no lazy negative bit.
+    """
     return False
 
 
@@ -149,11 +312,24 @@ def _angle_fn(z, rdt):
     return P.where(P.isnan(z), P.stop_gradient(z), neg)   # piecewise constant: derivative 0
 
 
-def angle(input):  # noqa: A002
-    """Argument ``atan2(imag, real)`` of each element, in the real dtype (float32 for
-    complex64, float64 for complex128, the default float dtype for integers).  For real
-    tensors, as in PyTorch: pi where ``x < 0``, 0 elsewhere (also at -0.0), nan at nan; its
-    gradient is zero.  For complex ``z`` the gradient is ``grad * 1j * z / |z|^2`` (0 at 0)."""
+def angle(input: Tensor) -> Tensor:  # noqa: A002
+    """Argument ``atan2(imag, real)`` of each element (``torch.angle``).
+
+    For real tensors, as in PyTorch: pi where ``x < 0``, 0 elsewhere (also at -0.0), nan
+    at nan; its gradient is zero.  For complex ``z`` the gradient is
+    ``grad * 1j * z / |z|^2`` (0 at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, in the real dtype (float32 for complex64, float64 for
+        complex128, the default float dtype for integers).
+    """
     d = _as_float(input._data)
     rdt = D.from_np(d.dtype).to_real().np
     return _compose(composite_class("AngleBackward0", ("self",)), _angle_fn, [input], [d],
@@ -197,12 +373,31 @@ def _complex_fn(re, im):
     return P.add(re, P.mul(im, 1j))
 
 
-def complex_(real, imag):  # noqa: A002
-    """``real + 1j * imag`` (``torch.complex``): two float32 (float64) tensors of one dtype,
-    broadcast, give complex64 (complex128).  The gradients are the real and the imaginary
-    part of the output gradient.  Raises ``TypeError`` for a non-tensor, ``RuntimeError``
-    for other dtypes (float16 too: complex32 is not supported) or shapes that do not
-    broadcast."""
+def complex_(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A002
+    """``real + 1j * imag`` (``torch.complex``).
+
+    The gradients are the real and the imaginary part of the output gradient.
+
+    Parameters
+    ----------
+    real : Tensor
+        The real parts, float32 or float64.
+    imag : Tensor
+        The imaginary parts, of ``real``'s dtype; broadcast with ``real``.
+
+    Returns
+    -------
+    Tensor
+        complex64 (complex128) of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        For a non-tensor operand.
+    RuntimeError
+        For other dtypes (float16 too: complex32 is not supported) or shapes that do not
+        broadcast.
+    """
     cdt = _complex_dtype_of(real, imag, "complex")
     ad, bd = real._data, imag._data
     out = None   # compat.func (Tracers): the composition computes the value
@@ -221,12 +416,33 @@ def _polar_fn(r, theta):
     return P.mul(r, P.exp(P.mul(theta, 1j)))
 
 
-def polar(abs, angle):  # noqa: A002
-    """``abs * (cos(angle) + 1j * sin(angle))`` (``torch.polar``): float32 (float64) tensors
-    of one dtype, broadcast, give complex64 (complex128).  Errors as for
-    :func:`complex_`.  Gradients: ``Re(conj(g) e^(i angle))`` for ``abs`` (PyTorch uses
-    ``sgn(result)``, which differs where ``abs <= 0``) and ``Re(conj(g) * 1j * result)``
-    for ``angle``."""
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
+    """``abs * (cos(angle) + 1j * sin(angle))`` (``torch.polar``).
+
+    Gradients: ``Re(conj(g) e^(i angle))`` for ``abs`` (PyTorch uses ``sgn(result)``,
+    which differs where ``abs <= 0``) and ``Re(conj(g) * 1j * result)`` for ``angle``.
+
+    Parameters
+    ----------
+    abs : Tensor
+        The magnitudes, float32 or float64.
+    angle : Tensor
+        The angles (radians), of ``abs``'s dtype; broadcast with ``abs``.
+
+    Returns
+    -------
+    Tensor
+        complex64 (complex128) of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        For a non-tensor operand.
+    RuntimeError
+        For other dtypes or shapes that do not broadcast.
+    NotImplementedError
+        For float16 operands.
+    """
     cdt = _complex_dtype_of(abs, angle, "polar")
     ad, td = abs._data, angle._data
     out = None   # compat.func (Tracers): the composition computes the value
@@ -301,10 +517,27 @@ _ViewAsComplexBackward0 = node_class("ViewAsComplexBackward0", ("self",),
                                      lambda node, ct, primals, ans, needs: [_re_im_last(ct)])
 
 
-def view_as_real(input):  # noqa: A002
-    """A float view of shape ``(*input.shape, 2)`` of a complex tensor (real and imaginary
-    parts; writes go through to ``input``).  Its gradient maps ``g`` to
-    ``g[..., 0] + 1j * g[..., 1]``.  ``RuntimeError`` for a real tensor."""
+def view_as_real(input: Tensor) -> Tensor:  # noqa: A002
+    """A real view of a complex tensor (``torch.view_as_real``).
+
+    The real and imaginary parts; writes go through to ``input``.  Its gradient maps ``g``
+    to ``g[..., 0] + 1j * g[..., 1]``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A complex tensor.
+
+    Returns
+    -------
+    Tensor
+        A float view of shape ``(*input.shape, 2)``.
+
+    Raises
+    ------
+    RuntimeError
+        For a real tensor.
+    """
     d = input._data
     if d.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -320,12 +553,29 @@ def _storage_offset(d):
     return (d.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // d.itemsize
 
 
-def view_as_complex(input):  # noqa: A002
-    """A complex view of a float32/float64 tensor of shape ``(..., 2)`` (pairs become
-    ``real + 1j * imag``; writes go through to ``input``).  Its gradient is
-    ``view_as_real(g)``.  ``RuntimeError`` (PyTorch's messages) for another dtype (float16
-    too: complex32 is not supported), a last dimension not of size 2 or not of stride 1, an
-    odd stride elsewhere or an odd storage offset."""
+def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002
+    """A complex view of a float tensor of pairs (``torch.view_as_complex``).
+
+    Pairs become ``real + 1j * imag``; writes go through to ``input``.  Its gradient is
+    ``view_as_real(g)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A float32/float64 tensor of shape ``(..., 2)``.
+
+    Returns
+    -------
+    Tensor
+        A complex view of shape ``input.shape[:-1]``.
+
+    Raises
+    ------
+    RuntimeError
+        (PyTorch's messages) for another dtype (float16 too: complex32 is not supported),
+        a last dimension not of size 2 or not of stride 1, an odd stride elsewhere or an
+        odd storage offset.
+    """
     d = input._data
     if d.dtype not in (np.float32, np.float64):
         if d.dtype == np.float16:
@@ -359,8 +609,20 @@ def _sigmoid_fn(x):
     return P.exp(P.neg(P.logaddexp(x.dtype.type(0), P.neg(x))))   # no overflow
 
 
-def sigmoid(x):
-    """Logistic function ``1/(1+exp(-x))`` (computed without overflow)."""
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """Logistic function ``1/(1+exp(-input))``, without overflow (``torch.sigmoid``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating.
+    """
+    x = input
     d = _as_float(x._data)
     return _compose(composite_class("SigmoidBackward0", ("self",)), _sigmoid_fn, [x], [d])
 
@@ -371,9 +633,27 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 _ReluBackward0 = residual_class("ReluBackward0", ("self",))
 
 
-def relu(x):
-    """``max(x, 0)``; its derivative at 0 is 0 (real tensors only, as in PyTorch):
-    ``ftrans.nn``'s fused relu (``FUSED["relu"]``; the result is its residual)."""
+def relu(input: Tensor) -> Tensor:  # noqa: A002
+    """``max(input, 0)`` (``torch.relu``); its derivative at 0 is 0.
+
+    ``ftrans.nn``'s fused relu (``FUSED["relu"]``; the result is its residual).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+
+    Raises
+    ------
+    NotImplementedError
+        For complex tensors, as in PyTorch.
+    """
+    x = input
     d = x._data
     if d.dtype.kind == "c":
         raise NotImplementedError(_CLAMP_COMPLEX)
@@ -386,7 +666,20 @@ def _rsqrt_fn(x):
     return P.div(1.0, P.sqrt(x))
 
 
-def rsqrt(x):
+def rsqrt(input: Tensor) -> Tensor:  # noqa: A002
+    """``1 / sqrt(input)`` (``torch.rsqrt``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating.
+    """
+    x = input
     d = _as_float(x._data)
     return _compose(composite_class("RsqrtBackward0", ("self",)), _rsqrt_fn, [x], [d])
 
@@ -395,7 +688,20 @@ def _reciprocal_fn(x):
     return P.div(1.0, x)
 
 
-def reciprocal(x):
+def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
+    """``1 / input`` (``torch.reciprocal``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating.
+    """
+    x = input
     d = _as_float(x._data)
     return _compose(composite_class("ReciprocalBackward0", ("self",)), _reciprocal_fn, [x], [d])
 
@@ -404,12 +710,13 @@ def _logn_fn(x, ln):
     return P.div(P.log(x), x.dtype.type(ln) if x.dtype.kind == "f" else ln)
 
 
-def _logn(name, base):
+def _logn(name: str, base: float) -> Callable[[Tensor], Tensor]:
     params = {"ln": math.log(base)}
     cls = composite_class(name, ("self",))
 
-    def op(x):
-        return _compose(cls, _logn_fn, [x], [_as_float(x._data)], params)
+    def op(input: Tensor) -> Tensor:  # noqa: A002
+        return _compose(cls, _logn_fn, [input], [_as_float(input._data)], params)
+    op.__doc__ = unary_doc(f"log{base:g}", f"logarithm to base {base:g}.")
     return op
 
 
@@ -421,7 +728,20 @@ def _exp2_fn(x):
     return P.pow(x.dtype.type(2) if x.dtype.kind == "f" else 2.0, x)
 
 
-def exp2(x):
+def exp2(input: Tensor) -> Tensor:  # noqa: A002
+    """``2 ** input`` (``torch.exp2``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating.
+    """
+    x = input
     d = _as_float(x._data)
     return _compose(composite_class("Exp2Backward0", ("self",)), _exp2_fn, [x], [d])
 
@@ -430,13 +750,17 @@ _add = _binary(E.add_p, "AddBackward0", ("self", "other"), SAVE_NONE)
 _sub = _binary(E.sub_p, "SubBackward0", ("self", "other"), SAVE_NONE, "RsubBackward1")
 _mul = _binary(E.mul_p, "MulBackward0", ("self", "other"), _save_cross)
 _div = _binary(E.div_p, "DivBackward0", ("self", "other"), _save_div)
-mul = multiply = _checked(_mul, "any")
+mul = multiply = _checked(_mul, "any", binary_doc("mul", "``input * other``.", "any"))
 maximum = _real_only(_checked(_binary(E.maximum_p, "MaximumBackward0", ("self", "other"),
                                       _save_both), "tensors"),
                      msg="maximum not implemented for complex tensors.", exc=RuntimeError)
+maximum.__doc__ = binary_doc("maximum", "the larger of ``input`` and ``other`` (NaN "
+                             "propagates; the gradient is shared at ties).", "tensors")
 minimum = _real_only(_checked(_binary(E.minimum_p, "MinimumBackward0", ("self", "other"),
                                       _save_both), "tensors"),
                      msg="minimum not implemented for complex tensors.", exc=RuntimeError)
+minimum.__doc__ = binary_doc("minimum", "the smaller of ``input`` and ``other`` (NaN "
+                             "propagates; the gradient is shared at ties).", "tensors")
 _pow_tt = _binary(E.pow_p, "PowBackward1", ("self", "exponent"), _save_pow)
 _pow_st = _binary(E.pow_p, "PowBackward2", ("self", "exponent"), (2, True))
 _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
@@ -445,8 +769,26 @@ _pow_ts = _binary(E.pow_p, "PowBackward0", ("self", "exponent"), (3, False))
 _add_checked = _checked(_add, "any")
 
 
-def add(input, other, *, alpha=1, out=None):  # noqa: A002
-    """``input + alpha * other``."""
+def add(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``input + alpha * other`` (``torch.add``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The first operand (at least one operand is a Tensor).
+    other : Tensor or Number
+        The second operand, broadcast with ``input``.
+    alpha : Number, default 1
+        The multiplier of ``other``.
+    out : Tensor, optional
+        Tensor the result is written into; it is also returned.  Not differentiable.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+    """
     if alpha != 1:
         other = mul(other, alpha)
     return _add_checked(input, other)
@@ -455,8 +797,26 @@ def add(input, other, *, alpha=1, out=None):  # noqa: A002
 _sub_checked = _checked(_sub, "any")
 
 
-def sub(input, other, *, alpha=1, out=None):  # noqa: A002
-    """``input - alpha * other``."""
+def sub(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1,  # noqa: A002
+        out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other`` (``torch.sub``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The first operand (at least one operand is a Tensor).
+    other : Tensor or Number
+        The second operand, broadcast with ``input``.
+    alpha : Number, default 1
+        The multiplier of ``other``.
+    out : Tensor, optional
+        Tensor the result is written into; it is also returned.  Not differentiable.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+    """
     if alpha != 1:
         other = mul(other, alpha)
     return _sub_checked(input, other)
@@ -465,17 +825,58 @@ def sub(input, other, *, alpha=1, out=None):  # noqa: A002
 subtract = sub
 
 
-def rsub(input, other, *, alpha=1):  # noqa: A002
-    """``other - alpha * input`` (``torch.rsub``; ``input`` must be a Tensor)."""
+def rsub(input: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:  # noqa: A002
+    """``other - alpha * input`` (``torch.rsub``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The subtracted operand.
+    other : Tensor or Number
+        The operand subtracted from, broadcast with ``input``.
+    alpha : Number, default 1
+        The multiplier of ``input``.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``input`` is not a Tensor.
+    """
     if not isinstance(input, Tensor):
         raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return sub(other, input, alpha=alpha)
 
 
-def div(input, other, *, rounding_mode=None):  # noqa: A002
-    """True division (integers give the default float dtype); ``rounding_mode`` 'trunc' or
-    'floor' round the quotient (no gradient)."""
+def div(input: TensorOrNumber, other: TensorOrNumber, *,  # noqa: A002
+        rounding_mode: str | None = None) -> Tensor:
+    """``input / other`` (``torch.div``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The dividend.
+    other : Tensor or Number
+        The divisor, broadcast with ``input``.
+    rounding_mode : {None, 'trunc', 'floor'}, optional
+        None for true division (integers give the default float dtype); ``'trunc'`` or
+        ``'floor'`` round the quotient (no gradient).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands.
+
+    Raises
+    ------
+    TypeError
+        For an operand that is neither a Tensor nor a number.
+    """
     r = _truediv(input, other, rounding_mode)
     if r is NotImplemented:
         raise TypeError(f"div(): expected a Tensor or a number, got "
@@ -483,7 +884,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     return r
 
 
-def _truediv(input, other, rounding_mode=None):  # noqa: A002
+def _truediv(input: Any, other: Any, rounding_mode: str | None = None) -> Any:  # noqa: A002
     if rounding_mode is not None:
         return _rounded_div(input, other, rounding_mode)
     ta = isinstance(input, Tensor)
@@ -501,8 +902,30 @@ def _truediv(input, other, rounding_mode=None):  # noqa: A002
 
 
 divide = true_divide = div
-def pow(input, exponent):  # noqa: A001
-    """``input ** exponent`` (PyTorch's PowBackward0/1/2 depending on which is a tensor)."""
+def pow(input: TensorOrNumber, exponent: TensorOrNumber) -> Tensor:  # noqa: A001,A002
+    """``input ** exponent`` (``torch.pow``).
+
+    The node is PyTorch's ``PowBackward0``/``1``/``2`` depending on which is a tensor.
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The base.
+    exponent : Tensor or Number
+        The exponent, broadcast with ``input``.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If neither operand is a Tensor.
+    RuntimeError
+        For an integer tensor to a negative integer power.
+    """
     _one_tensor("pow", input, exponent)
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
@@ -529,10 +952,30 @@ def _integer_pow(x, n):
     return _record(_PowBackward0i, E.integer_pow_p, params, [x], [d], out, SAVE_X)
 
 
-def float_power(input, exponent):  # noqa: A002
-    """``input ** exponent`` in double precision: tensor operands are converted to float64,
-    or to complex128 when an operand is complex (PyTorch's float_power; the gradient flows
-    back through the conversion, so each operand's gradient keeps its own dtype)."""
+def float_power(input: TensorOrNumber, exponent: TensorOrNumber) -> Tensor:  # noqa: A002
+    """``input ** exponent`` in double precision (``torch.float_power``).
+
+    Tensor operands are converted to float64, or to complex128 when an operand is complex;
+    the gradient flows back through the conversion, so each operand's gradient keeps its
+    own dtype.
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The base.
+    exponent : Tensor or Number
+        The exponent, broadcast with ``input``.
+
+    Returns
+    -------
+    Tensor
+        float64 or complex128, of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        If neither operand is a Tensor.
+    """
     _one_tensor("float_power", input, exponent)
     dt = np.dtype(np.complex128 if _has_complex(input, exponent) else np.float64)
 
@@ -564,12 +1007,16 @@ _eq, _ne = _compare(L.eq_p), _compare(L.ne_p)
 # orderings have no complex kernel in PyTorch
 _lt, _le, _gt, _ge = (_real_only(_compare(p), kernel=f"{n}_cpu") for p, n in (
     (L.lt_p, "lt"), (L.le_p, "le"), (L.gt_p, "gt"), (L.ge_p, "ge")))
-eq = _checked(_eq)
-ne = not_equal = _checked(_ne)
-lt = less = _checked(_lt)
-le = less_equal = _checked(_le)
-gt = greater = _checked(_gt)
-ge = greater_equal = _checked(_ge)
+eq = _checked(_eq, doc=binary_doc("eq", "``input == other``.", dtype="bool"))
+ne = not_equal = _checked(_ne, doc=binary_doc("ne", "``input != other``.", dtype="bool"))
+lt = less = _checked(_lt, doc=binary_doc("lt", "``input < other`` (real operands).",
+                                         dtype="bool"))
+le = less_equal = _checked(_le, doc=binary_doc("le", "``input <= other`` (real operands).",
+                                               dtype="bool"))
+gt = greater = _checked(_gt, doc=binary_doc("gt", "``input > other`` (real operands).",
+                                            dtype="bool"))
+ge = greater_equal = _checked(_ge, doc=binary_doc("ge", "``input >= other`` (real operands).",
+                                                  dtype="bool"))
 
 
 def _logical(npfn, traced=None):
@@ -660,18 +1107,40 @@ del _row, _f, _name
 
 
 
-logical_and = _checked(accepts="tensors", op=_logical(np.logical_and, _fnp.logical_and))
-logical_or = _checked(accepts="tensors", op=_logical(np.logical_or, _fnp.logical_or))
-logical_xor = _checked(accepts="tensors", op=_logical(np.logical_xor, _fnp.logical_xor))
+logical_and = _checked(accepts="tensors", op=_logical(np.logical_and, _fnp.logical_and),
+                       doc=binary_doc("logical_and", "both operands nonzero.", "tensors",
+                                      "bool"))
+logical_or = _checked(accepts="tensors", op=_logical(np.logical_or, _fnp.logical_or),
+                      doc=binary_doc("logical_or", "either operand nonzero.", "tensors",
+                                     "bool"))
+logical_xor = _checked(accepts="tensors", op=_logical(np.logical_xor, _fnp.logical_xor),
+                       doc=binary_doc("logical_xor", "exactly one operand nonzero.",
+                                      "tensors", "bool"))
 _bitwise_and = _real_only(_logical(np.bitwise_and, _fnp.logical_and), kernel="bitwise_and_cpu")
 _bitwise_or = _real_only(_logical(np.bitwise_or, _fnp.logical_or), kernel="bitwise_or_cpu")
 _bitwise_xor = _real_only(_logical(np.bitwise_xor, _fnp.logical_xor), kernel="bitwise_xor_cpu")
-bitwise_and = _checked(_bitwise_and)
-bitwise_or = _checked(_bitwise_or)
-bitwise_xor = _checked(_bitwise_xor)
+bitwise_and = _checked(_bitwise_and, doc=binary_doc(
+    "bitwise_and", "bitwise AND of integer or bool operands."))
+bitwise_or = _checked(_bitwise_or, doc=binary_doc(
+    "bitwise_or", "bitwise OR of integer or bool operands."))
+bitwise_xor = _checked(_bitwise_xor, doc=binary_doc(
+    "bitwise_xor", "bitwise XOR of integer or bool operands."))
 
 
-def logical_not(x):
+def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+    """True where ``input`` is zero (``torch.logical_not``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of ``input``'s shape.
+    """
+    x = input
     d = x._data
     return _make_plain(_fnp.logical_not(d) if _any_traced(d) else np.logical_not(d))
 
@@ -696,46 +1165,196 @@ _remainder = _rem(E.remainder_p, "Remainder")
 _fmod = _rem(E.fmod_p, "Fmod")
 
 
-def remainder(a, b):
-    """Python's ``a % b`` (the result has the sign of ``b``); real operands only.  The
-    gradient is 1 for ``a`` and ``-floor(a / b)`` for ``b``."""
+def remainder(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:  # noqa: A002
+    """Python's ``input % other``, with the sign of ``other`` (``torch.remainder``).
+
+    Real operands only.  The gradient is 1 for ``input`` and ``-floor(input / other)`` for
+    ``other``.
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The dividend (at least one operand is a Tensor).
+    other : Tensor or Number
+        The divisor, broadcast with ``input``.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer division by zero (``ZeroDivisionError``).
+    NotImplementedError
+        For complex operands.
+    TypeError
+        If neither operand is a Tensor.
+    """
+    a, b = input, other
     _one_tensor("remainder", a, b)
     _refuse_complex(a, b, kernel="remainder_cpu")
     return _remainder(a, b)
 
 
-def fmod(a, b):
-    """C's ``fmod`` (the result has the sign of ``a``); real operands only.  The gradient
-    is 1 for ``a`` and ``-trunc(a / b)`` for ``b``."""
+def fmod(input: Tensor, other: TensorOrNumber) -> Tensor:  # noqa: A002
+    """C's ``fmod``, with the sign of ``input`` (``torch.fmod``).
+
+    Real operands only.  The gradient is 1 for ``input`` and ``-trunc(input / other)`` for
+    ``other``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The dividend.
+    other : Tensor or Number
+        The divisor, broadcast with ``input``.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the operands, of their promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer division by zero (``ZeroDivisionError``).
+    NotImplementedError
+        For complex operands.
+    TypeError
+        If ``input`` is not a Tensor.
+    """
+    a, b = input, other
     _require_tensor("fmod", a)
     _refuse_complex(a, b, kernel="fmod_cpu")
     return _fmod(a, b)
 
 
-def isnan(x):
-    return _make_plain(np.isnan(x._data))
+def isnan(input: Tensor) -> Tensor:  # noqa: A002
+    """True where ``input`` is NaN (``torch.isnan``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of ``input``'s shape.
+    """
+    return _make_plain(np.isnan(input._data))
 
 
-def isinf(x):
-    return _make_plain(np.isinf(x._data))
+def isinf(input: Tensor) -> Tensor:  # noqa: A002
+    """True where ``input`` is infinite (either sign) (``torch.isinf``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of ``input``'s shape.
+    """
+    return _make_plain(np.isinf(input._data))
 
 
-def isfinite(x):
-    return _make_plain(np.isfinite(x._data))
+def isfinite(input: Tensor) -> Tensor:  # noqa: A002
+    """True where ``input`` is finite (``torch.isfinite``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of ``input``'s shape.
+    """
+    return _make_plain(np.isfinite(input._data))
 
 
-def equal(a, b) -> bool:
-    """True if both tensors have the same shape and values."""
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """True if both tensors have the same shape and values (``torch.equal``).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        The tensors compared.
+
+    Returns
+    -------
+    bool
+        Whether the shapes and all values agree.
+    """
+    a, b = input, other
     return a._data.shape == b._data.shape and bool(np.array_equal(a._data, b._data))
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """Whether :func:`isclose` holds everywhere (``torch.allclose``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand, of ``input``'s dtype, broadcast with it.
+    rtol : float, default 1e-05
+        Relative tolerance (not negative).
+    atol : float, default 1e-08
+        Absolute tolerance (not negative).
+    equal_nan : bool, default False
+        NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        True if every element is close.
+
+    Raises
+    ------
+    RuntimeError
+        For operands of different dtypes or a negative tolerance.
+    """
+    a, b = input, other
     return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise ``|a - b| <= atol + rtol * |b|``; two tensors must have one dtype
-    (``RuntimeError`` otherwise, as in PyTorch)."""
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand, of ``input``'s dtype, broadcast with it.
+    rtol : float, default 1e-05
+        Relative tolerance (not negative).
+    atol : float, default 1e-08
+        Absolute tolerance (not negative).
+    equal_nan : bool, default False
+        NaNs compare equal.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of the broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        For operands of different dtypes or a negative tolerance.
+    """
+    a, b = input, other
     _require_tensor("isclose", a)
     _require_tensor("isclose", b, "other", 2)
     for name, v in (("rtol", rtol), ("atol", atol)):
@@ -757,9 +1376,33 @@ def _data_of(v):
 _WhereBackward0 = node_class("WhereBackward0", ("condition", "self", "other"), edge_idx=(1, 2))
 
 
-def where(condition, input=None, other=None):  # noqa: A002
-    """``input`` where ``condition`` else ``other`` (or, with one argument, the indices of the
-    nonzero elements)."""
+def where(condition: Tensor, input: TensorOrNumber | None = None,  # noqa: A002
+          other: TensorOrNumber | None = None) -> Tensor | tuple[Tensor, ...]:
+    """``input`` where ``condition`` else ``other`` (``torch.where``).
+
+    With ``condition`` alone: the indices of its nonzero elements (``torch.nonzero(
+    condition, as_tuple=True)``).
+
+    Parameters
+    ----------
+    condition : Tensor
+        A bool tensor (any dtype with one argument).
+    input : Tensor or Number, optional
+        The values where ``condition`` is True.
+    other : Tensor or Number, optional
+        The values where ``condition`` is False.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The broadcast shape of the three, of the operands' promoted dtype; with one
+        argument a tuple of int64 index tensors, one per dimension.
+
+    Raises
+    ------
+    RuntimeError
+        For a ``condition`` that is not bool.
+    """
     c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if input is None and other is None:
         return tuple(_make_plain(np.asarray(i, np.int64)) for i in np.nonzero(c))
