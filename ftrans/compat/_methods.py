@@ -13,7 +13,7 @@ from . import _ops as O
 from . import _factories as F
 from ._opbase import replace_summary
 from ._tensor import Tensor, _make_plain
-from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device, dtype
+from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
 from ..primitives import optable
 
 _Fn = Callable[..., Any]

@@ -18,7 +18,8 @@ from . import _tracer_values as _TV
 from ._opbase import (SAVE_NONE, _any_traced, _broadcast_error, _require_tensor, _compose,
     _ctype, _default_float, _k, _kk, _pyabs, _pymax, _pymin, _pysum, _record, _refuse_complex,
     _scalar)
-from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum, view_as_real)
+from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum)
+from ._complex_ops import view_as_real
 from ._reductions import (_dims, _size_attr)
 # =============================================================================== clamp, where
 def _clamp_fn(x, lo, hi):
