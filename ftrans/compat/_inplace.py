@@ -13,7 +13,8 @@ from .. import primitives as P
 from ..primitives import indexing as I
 
 from ._opbase import (_compose, _tensorize, _tname)
-from ._shape_ops import (_check_fill_value, _convert_index, _index_put, getitem)
+from ._clamp_ops import _check_fill_value
+from ._shape_ops import (_convert_index, _index_put, getitem)
 from . import _opbase as _B
 # =============================================================================== in-place
 _NOGRAD_VIEW_MSG = (

@@ -19,7 +19,7 @@ from ..core.trace import Tracer as _Tracer
 from ._opbase import (SAVE_NONE, _EMPTY, _compose, _convert, _ctype, _kk, _promote_datas,
     _record, _save_cross, _tensorize, _tname)
 from ._pointwise import (mul)
-from ._shape_ops import (expand, reshape, unsqueeze)
+from ._view_ops import (expand, reshape, unsqueeze)
 # cat / stack ---------------------------------------------------------------------------
 _CatBackward0 = node_class("CatBackward0", (), params={"dim": lambda n: n._params["axis"]})
 

@@ -28,14 +28,15 @@ This module is the namespace of compat's operations (what ``Tensor``'s methods, 
 previous ones: :mod:`._opbase` (recording a node, operands and type promotion, the
 builders of elementwise operations), :mod:`._compare_ops`, :mod:`._complex_ops`,
 :mod:`._pointwise`, :mod:`._reductions`,
-:mod:`._shape_ops` (clamp/where, views, indexing), :mod:`._join_ops` (cat/stack, matrix
+:mod:`._clamp_ops`, :mod:`._view_ops` (views and reshapes), :mod:`._shape_ops`
+(indexing), :mod:`._join_ops` (cat/stack, matrix
 products, conversions), :mod:`._inplace` and :mod:`._nn_ops`.
 """
-from . import (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _shape_ops,
-               _join_ops, _inplace, _nn_ops)
+from . import (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _clamp_ops,
+               _view_ops, _shape_ops, _join_ops, _inplace, _nn_ops)
 
-for _part in (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _shape_ops,
-              _join_ops, _inplace, _nn_ops):
+for _part in (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _clamp_ops,
+              _view_ops, _shape_ops, _join_ops, _inplace, _nn_ops):
     globals().update({k: v for k, v in vars(_part).items()
                       if not k.startswith("__") and k not in ("_fw_on", "_fwad")})
 del _part
