@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum)
 from ._typing import TensorOrNumber
 
 
-def _clamp_fn(x, lo, hi):
+def _clamp_fn(x: Any, lo: Any, hi: Any) -> Any:
     """``min(max(x, lo), hi)``; the gradient passes where ``lo <= x <= hi`` (bounds
     included, PyTorch's convention); a NaN bound gives NaN everywhere, as in PyTorch."""
     out = x
@@ -34,9 +35,36 @@ _ClampBackward1 = composite_class("ClampBackward1", ("self",),
                                           "max": lambda n: n._params["hi"]})
 
 
-def clamp(input, min=None, max=None):  # noqa: A002
-    """Clamp to ``[min, max]``; the gradient passes where ``min <= x <= max``.  Real
-    tensors only (``NotImplementedError`` for complex ones, as in PyTorch)."""
+def clamp(input: Tensor, min: TensorOrNumber | None = None,  # noqa: A002
+          max: TensorOrNumber | None = None) -> Tensor:
+    """Clamp to ``[min, max]`` (``torch.clamp``, ``torch.clip``).
+
+    The gradient passes where ``min <= input <= max`` (bounds included, PyTorch's
+    convention); a NaN bound gives NaN everywhere, as in PyTorch.  Tensor bounds are
+    :func:`maximum`/:func:`minimum`.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    min : Tensor or Number, optional
+        The lower bound.
+    max : Tensor or Number, optional
+        The upper bound.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input`` (broadcast with tensor bounds); an integer ``input`` with a
+        float bound gives the default float dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If both bounds are None.
+    NotImplementedError
+        For complex operands, as in PyTorch.
+    """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _refuse_complex(input, msg=_CLAMP_COMPLEX)
@@ -60,17 +88,45 @@ def clamp(input, min=None, max=None):  # noqa: A002
 clip = clamp
 
 
-def clamp_min(input, min):  # noqa: A002
+def clamp_min(input: Tensor, min: TensorOrNumber) -> Tensor:  # noqa: A002
+    """``clamp(input, min=min)`` (``torch.clamp_min``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    min : Tensor or Number
+        The lower bound.
+
+    Returns
+    -------
+    Tensor
+        As :func:`clamp` gives it.
+    """
     _require_tensor("clamp_min", input)
     return clamp(input, min=min)
 
 
-def clamp_max(input, max):  # noqa: A002
+def clamp_max(input: Tensor, max: TensorOrNumber) -> Tensor:  # noqa: A002
+    """``clamp(input, max=max)`` (``torch.clamp_max``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    max : Tensor or Number
+        The upper bound.
+
+    Returns
+    -------
+    Tensor
+        As :func:`clamp` gives it.
+    """
     _require_tensor("clamp_max", input)
     return clamp(input, max=max)
 
 
-def _masked_fill_fn(x, mask, value):
+def _masked_fill_fn(x: Any, mask: Any, value: Any) -> Any:
     if hasattr(value, "dtype") and value.dtype != x.dtype:
         value = P.convert_element_type(value, x.dtype)
     return P.where(mask, value, x)
@@ -80,7 +136,7 @@ _MaskedFillBackward0 = composite_class("MaskedFillBackward0", ("self", "mask", "
                                        edge_idx=(0,))
 
 
-def _check_fill_value(d, v):
+def _check_fill_value(d: Any, v: Any) -> None:
     """PyTorch's check that the fill value ``v`` (a number or an array) fits the dtype of
     ``d``: a complex value with a nonzero imaginary part does not fit a real tensor."""
     if d.dtype.kind != "c" and np.iscomplexobj(v) and np.any(np.imag(v) != 0):
@@ -88,10 +144,32 @@ def _check_fill_value(d, v):
                            "overflow")
 
 
-def masked_fill(input, mask, value):  # noqa: A002
-    """``value`` where the boolean ``mask`` is True, else ``input``.  The gradient of a
-    tensor ``value`` has its own dtype (the real part of the cotangent for a real ``value``
-    filled into a complex ``input``)."""
+def masked_fill(input: Tensor, mask: Tensor, value: TensorOrNumber) -> Tensor:  # noqa: A002
+    """``value`` where ``mask`` is True, else ``input`` (``torch.masked_fill``).
+
+    The gradient of a tensor ``value`` has its own dtype (the real part of the cotangent
+    for a real ``value`` filled into a complex ``input``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    mask : Tensor
+        A bool tensor broadcastable to ``input``'s shape.
+    value : Tensor or Number
+        The fill value: a number or a 0-d tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        For a mask that is not bool or does not broadcast, a tensor ``value`` that is not
+        0-d, or a complex value for a real ``input``.
+    """
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "

@@ -38,14 +38,14 @@ _GatherBackward0 = node_class("GatherBackward0", ("self", "index"), edge_idx=(0,
 _FlipBackward0 = node_class("FlipBackward0", ("self",))
 
 
-def _convert_index(idx):
+def _convert_index(idx: Any) -> Any:
     """A NumPy index from a PyTorch one (tensors become arrays or ints)."""
     if isinstance(idx, tuple):
         return tuple(_convert_index1(i) for i in idx)
     return _convert_index1(idx)
 
 
-def _convert_index1(i):
+def _convert_index1(i: Any) -> Any:
     if isinstance(i, Tensor):
         d = i._data
         if d.dtype.kind == "b":
@@ -63,7 +63,7 @@ def _convert_index1(i):
     return i
 
 
-def _index_class(template, arrays):
+def _index_class(template: tuple[Any, ...], arrays: Sequence[Any]) -> Any:
     if arrays:
         return _IndexBackward0
     last = _NOTHING = object()
@@ -80,8 +80,26 @@ def _index_class(template, arrays):
     return _UnsqueezeBackward0
 
 
-def getitem(input, idx):  # noqa: A002
-    """``input[idx]``: basic indexing gives a view, advanced indexing a copy."""
+def getitem(input: Tensor, idx: Any) -> Tensor:  # noqa: A002
+    """``input[idx]`` (``Tensor.__getitem__``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    idx : Any
+        An index: ints, slices, None, Ellipsis, integer or bool tensors and lists.
+
+    Returns
+    -------
+    Tensor
+        Basic indexing gives a view, advanced indexing a copy.
+
+    Raises
+    ------
+    IndexError
+        For an index out of range or a tensor index of another dtype.
+    """
     d = input._data
     template, arrays = I.split_index(_convert_index(idx))
     try:
@@ -98,7 +116,8 @@ def getitem(input, idx):  # noqa: A002
     return t
 
 
-def _index_put_fn(x, mask, v, *arrays, template, shape):
+def _index_put_fn(x: Any, mask: Any, v: Any, *arrays: Any, template: tuple[Any, ...],
+                  shape: tuple[int, ...]) -> Any:
     """``x`` with ``v`` (broadcast to the indexed ``shape``) written at the index: the
     composition whose derivative ``index_put`` has (duplicate indices: the forward keeps
     NumPy's last write, see :func:`_index_put`)."""
@@ -112,7 +131,8 @@ _IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "mask", "valu
                                      edge_idx=(0, 2))
 
 
-def _index_put(input, template, arrays, value):  # noqa: A002
+def _index_put(input: Tensor, template: tuple[Any, ...], arrays: Sequence[Any],  # noqa: A002
+               value: TensorOrNumber) -> Tensor:
     d = input._data
     idx = I._rebuild(template, arrays)
     vd = value._data if isinstance(value, Tensor) else value
@@ -130,7 +150,28 @@ def _index_put(input, template, arrays, value):  # noqa: A002
                     mask=0, out=out)
 
 
-def select(input, dim, index):  # noqa: A002
+def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """``input`` at ``index`` along ``dim``, which is removed (``torch.select``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int
+        The dimension.
+    index : int
+        The position (negative: from the end).
+
+    Returns
+    -------
+    Tensor
+        A view with one dimension fewer.
+
+    Raises
+    ------
+    IndexError
+        For ``index`` out of range.
+    """
     d = input._data
     ax = _dim(dim, d.ndim)
     n = d.shape[ax]
@@ -142,7 +183,32 @@ def select(input, dim, index):  # noqa: A002
     return _view_op(input, I.gather_p, params, _SelectBackward0)
 
 
-def narrow(input, dim, start, length):  # noqa: A002
+def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:  # noqa: A002
+    """The slice ``start:start + length`` along ``dim`` (``torch.narrow``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int
+        The dimension.
+    start : int or Tensor
+        The first position (negative: from the end; a 0-d integer tensor).
+    length : int
+        The number of positions.
+
+    Returns
+    -------
+    Tensor
+        A view.
+
+    Raises
+    ------
+    RuntimeError
+        For a 0-d ``input``, a negative ``length`` or a slice past the end.
+    IndexError
+        For ``start`` out of range.
+    """
     d = input._data
     if d.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -166,7 +232,29 @@ def narrow(input, dim, start, length):  # noqa: A002
     return _view_op(input, I.gather_p, {"template": template}, _SliceBackward0)
 
 
-def split(tensor, split_size_or_sections, dim=0):
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int],
+          dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into pieces along ``dim`` (``torch.split``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The input tensor.
+    split_size_or_sections : int or sequence of int
+        The size of each piece (the last may be smaller), or the sizes of the pieces.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+
+    Raises
+    ------
+    RuntimeError
+        For sizes that do not sum to the dimension's size.
+    """
     d = tensor._data
     ax = _dim(dim, d.ndim)
     n = d.shape[ax]
@@ -186,19 +274,65 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(out)
 
 
-def chunk(input, chunks, dim=0):  # noqa: A002
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """Split into at most ``chunks`` equal pieces along ``dim`` (``torch.chunk``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    chunks : int
+        The number of pieces.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views, of size ``ceil(n / chunks)`` but the last.
+    """
     n = input._data.shape[_dim(dim, input._data.ndim)]
     s = -(-n // chunks) if chunks > 0 else n
     return split(input, _pymax(s, 1), dim)
 
 
-def unbind(input, dim=0):  # noqa: A002
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """The slices along ``dim``, which is removed (``torch.unbind``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+    """
     d = input._data
     ax = _dim(dim, d.ndim)
     return tuple(select(input, ax, i) for i in range(d.shape[ax]))
 
 
-def index_select(input, dim, index):  # noqa: A002
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    """The entries at ``index`` along ``dim`` (``torch.index_select``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int
+        The dimension.
+    index : Tensor
+        A 1-d (or 0-d) integer tensor of positions.
+
+    Returns
+    -------
+    Tensor
+        A copy; dimension ``dim`` has ``index``'s length.
+    """
     d = input._data
     ax = _dim(dim, d.ndim)
     if d.ndim == 0:   # a 0-d tensor: as a 1-element vector, the result 0-d again
@@ -211,8 +345,29 @@ def index_select(input, dim, index):  # noqa: A002
                    [d, ix], out, (2, False))
 
 
-def gather(input, dim, index):  # noqa: A002
-    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (PyTorch's gather)."""
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    """Values along ``dim`` at ``index`` (``torch.gather``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int
+        The dimension.
+    index : Tensor
+        An int64 tensor of ``input``'s number of dimensions.
+
+    Returns
+    -------
+    Tensor
+        ``index``'s shape: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``.
+
+    Raises
+    ------
+    RuntimeError
+        For an index of another number of dimensions, larger sizes than ``input``'s
+        (but along ``dim``) or values out of range.
+    """
     d = input._data
     ax = _dim(dim, d.ndim)
     ix = index._data if isinstance(index, Tensor) else np.asarray(index)
@@ -229,7 +384,7 @@ def gather(input, dim, index):  # noqa: A002
                    [d, *arrays], out, ((1 << (len(arrays) + 1)) - 2, False))
 
 
-def _check_gather(d, ax, ix):
+def _check_gather(d: Any, ax: int, ix: Any) -> None:
     """PyTorch's RuntimeErrors for ``gather``'s index: its number of dimensions, its sizes
     (at most the input's, but along ``dim``) and its values (concrete ones)."""
     if ix.ndim != d.ndim and not (ix.ndim <= 1 and d.ndim <= 1):
@@ -248,7 +403,21 @@ def _check_gather(d, ax, ix):
                                f"with size {n}")
 
 
-def flip(input, dims):  # noqa: A002
+def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:  # noqa: A002
+    """Reverse the order along ``dims`` (``torch.flip``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dims : int or sequence of int
+        The dimensions reversed.
+
+    Returns
+    -------
+    Tensor
+        A copy, as in PyTorch.
+    """
     d = input._data
     axes = () if _empty_dims(dims) else _dims(dims, d.ndim)
     template = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(d.ndim))
@@ -258,7 +427,7 @@ def flip(input, dims):  # noqa: A002
                    SAVE_NONE)
 
 
-def _tri_fn(x, mask):
+def _tri_fn(x: Any, mask: Any) -> Any:
     return P.where(mask, x, x.dtype.type(0))
 
 
@@ -266,26 +435,80 @@ _TrilBackward0 = composite_class("TrilBackward0", ("self", "mask"), edge_idx=(0,
 _TriuBackward0 = composite_class("TriuBackward0", ("self", "mask"), edge_idx=(0,))
 
 
-def _check_matrix(d):
+def _check_matrix(d: Any) -> None:
     if d.ndim < 2:
         raise RuntimeError("tril/triu: input tensor must have at least 2 dimensions")
 
 
-def tril(input, diagonal=0):  # noqa: A002
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The lower triangle of the matrices (``torch.tril``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A matrix or a batch of matrices (the last two dimensions).
+    diagonal : int, default 0
+        Keep the elements on and below this diagonal (positive: above the main one).
+
+    Returns
+    -------
+    Tensor
+        Same shape; zeros elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        Below 2 dimensions.
+    """
     d = input._data
     _check_matrix(d)
     mask = np.tril(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TrilBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
-def triu(input, diagonal=0):  # noqa: A002
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The upper triangle of the matrices (``torch.triu``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A matrix or a batch of matrices (the last two dimensions).
+    diagonal : int, default 0
+        Keep the elements on and above this diagonal (positive: above the main one).
+
+    Returns
+    -------
+    Tensor
+        Same shape; zeros elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        Below 2 dimensions.
+    """
     d = input._data
     _check_matrix(d)
     mask = np.triu(np.ones(d.shape[-2:], bool), diagonal)
     return _compose(_TriuBackward0, _tri_fn, [input, mask], [d, mask], mask=0)
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    """The diagonal of the matrices of ``dim1`` and ``dim2`` (``torch.diagonal``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    offset : int, default 0
+        The diagonal (positive: above the main one).
+    dim1, dim2 : int
+        The matrix dimensions (0 and 1 by default).
+
+    Returns
+    -------
+    Tensor
+        The diagonals as the last dimension (a copy here, a view in PyTorch).
+    """
     d = input._data
     a, b = _dim(dim1, d.ndim), _dim(dim2, d.ndim)
     n = _pymin(d.shape[a] - _pymax(-offset, 0), d.shape[b] - _pymax(offset, 0))
@@ -296,8 +519,26 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     return getitem(x, (Ellipsis, ia, ib))
 
 
-def diag(input, diagonal=0):  # noqa: A002
-    """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """A diagonal of a matrix, or a matrix with a vector on a diagonal (``torch.diag``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A vector or a matrix.
+    diagonal : int, default 0
+        The diagonal (positive: above the main one).
+
+    Returns
+    -------
+    Tensor
+        1-d for a matrix, 2-d for a vector.
+
+    Raises
+    ------
+    RuntimeError
+        For other numbers of dimensions.
+    """
     d = input._data
     if d.ndim == 2:
         return globals()["diagonal"](input, diagonal)
@@ -310,26 +551,73 @@ def diag(input, diagonal=0):  # noqa: A002
     return _index_put(z, template, arrays, input)
 
 
-def trace(input):  # noqa: A002
-    """The sum of the main diagonal of a matrix (``torch.trace``)."""
+def trace(input: Tensor) -> Tensor:  # noqa: A002
+    """The sum of the main diagonal of a matrix (``torch.trace``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A matrix.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        For a tensor that is not a matrix.
+    """
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return sum(diagonal(input))
 
 
-def real(x):
-    """The real part of a complex tensor as a view (the tensor itself if it is real).
-    As in PyTorch it is ``view_as_real(x)[..., 0]`` (``SelectBackward0`` on top of
-    ``ViewAsRealBackward0``): writes go through to ``x``, and the gradient ``g`` (real)
-    reaches ``x`` as the complex ``g + 0j`` (the C -> R rule)."""
+def real(input: Tensor) -> Tensor:  # noqa: A002
+    """The real part as a view (``torch.real``, ``Tensor.real``).
+
+    As in PyTorch it is ``view_as_real(input)[..., 0]`` (``SelectBackward0`` on top of
+    ``ViewAsRealBackward0``): writes go through to ``input``, and the gradient ``g``
+    (real) reaches ``input`` as the complex ``g + 0j`` (the C -> R rule).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+
+    Returns
+    -------
+    Tensor
+        A real view; ``input`` itself if it is real.
+    """
+    x = input
     if x._data.dtype.kind != "c":
         return x
     return select(view_as_real(x), -1, 0)
 
 
-def imag(x):
-    """The imaginary part of a complex tensor as a view, ``view_as_real(x)[..., 1]``: the
-    gradient ``g`` reaches ``x`` as ``1j * g``.  ``RuntimeError`` for a real tensor."""
+def imag(input: Tensor) -> Tensor:  # noqa: A002
+    """The imaginary part as a view (``torch.imag``, ``Tensor.imag``).
+
+    ``view_as_real(input)[..., 1]``: the gradient ``g`` reaches ``input`` as ``1j * g``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A complex tensor.
+
+    Returns
+    -------
+    Tensor
+        A real view.
+
+    Raises
+    ------
+    RuntimeError
+        For a real tensor.
+    """
+    x = input
     if x._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return select(view_as_real(x), -1, 1)
