@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _ops as O
 from . import _factories as F
+from . import _tensor_convert as _TC
 from ._opbase import replace_summary
 from ._tensor import Tensor, _make_plain
 from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
@@ -419,6 +420,8 @@ def _alpha_inplace(fn: _Fn) -> Callable[..., Tensor]:
 
 
 _METHODS = {
+    # conversions and protocols: float(t), len(t), iter(t), deepcopy ...
+    **_TC.METHODS,
     # operators: return NotImplemented for operands they do not know
     # commutative: ``2 * t`` is ``mul(t, 2)`` as in PyTorch (next_functions order)
     "__add__": O._add, "__radd__": O._add,

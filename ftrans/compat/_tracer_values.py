@@ -21,6 +21,8 @@ A staged value (``ftrans.jit``) has no concrete value at all: its own
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.trace import PrimalTracer, Tracer, current_trace
 
 __all__ = ["concrete"]
@@ -79,3 +81,18 @@ def concrete(data, what):
         d = d.primal
         outermost = False
     return d
+
+
+def _concrete(data: Any) -> Any:
+    """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
+    itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
+    example's values: an elementwise check over it checks each example); None for a
+    staged (jit) value, which has none."""
+    while isinstance(data, Tracer):
+        if hasattr(data, "primal"):
+            data = data.primal
+        elif hasattr(data, "val") and hasattr(data, "bdim"):
+            data = data.val
+        else:
+            return None
+    return data
