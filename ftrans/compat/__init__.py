@@ -50,10 +50,11 @@ from ._ops import erf  # noqa: F401,E402  (torch.erf; nn.functional.gelu uses it
 from ._einsum import einsum  # noqa: F401  (composed of the operations of _ops)
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,
-    rand, randn, randint, randperm, zeros_like, ones_like, empty_like, full_like, rand_like,
-    randn_like, randint_like, manual_seed, seed, initial_seed, Generator, default_generator,
-    get_rng_state, set_rng_state, set_default_device, get_default_device,
+    zeros_like, ones_like, empty_like, full_like, manual_seed, seed, initial_seed, Generator,
+    default_generator, get_rng_state, set_rng_state, set_default_device, get_default_device,
 )
+from ._random_factories import (  # noqa: F401
+    rand, randn, randint, randperm, rand_like, randn_like, randint_like)
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
 # operator families and namespaces added as adapters (issue 23): each module's __all__ names
