@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,12 +22,31 @@ from ._opbase import (SAVE_NONE, _EMPTY, _compose, _convert, _ctype, _kk, _promo
     _record, _save_cross, _tensorize, _tname)
 from ._pointwise import (mul)
 from ._view_ops import (expand, reshape, unsqueeze)
+
 # cat / stack ---------------------------------------------------------------------------
 _CatBackward0 = node_class("CatBackward0", (), params={"dim": lambda n: n._params["axis"]})
 
 
-def cat(tensors, dim=0):
-    """Concatenate along ``dim`` (dtypes promoted as in PyTorch)."""
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along ``dim`` (``torch.cat``, ``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple). Legacy empty ``(0,)`` tensors are skipped, as in PyTorch.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    Tensor
+        The concatenation, of the tensors' promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or shapes that differ outside ``dim``.
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -90,8 +111,26 @@ _StackBackward0 = composite_class("StackBackward0", (),
                                   params={"dim": lambda n: n._params["axis"]})
 
 
-def stack(tensors, dim=0):
-    """Stack tensors of equal shape along a new dimension ``dim``."""
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Stack tensors of equal shape along a new dimension ``dim`` (``torch.stack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple).
+    dim : int, default 0
+        The new dimension's position.
+
+    Returns
+    -------
+    Tensor
+        One dimension more than the tensors, of their promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or shapes that differ.
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -107,9 +146,24 @@ def stack(tensors, dim=0):
                     casts=_list_casts(tensors, r))
 
 
-def hstack(tensors):
-    """Concatenate along the first axis of 1-d tensors, the second otherwise
-    (``torch.hstack``)."""
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along the first axis of 1-d tensors, the second otherwise (``torch.hstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple). 0-d tensors count as 1-d.
+
+    Returns
+    -------
+    Tensor
+        The concatenation.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or tensors of different numbers of dimensions.
+    """
     _nonempty(tensors, "hstack")
     tensors = [atleast_1d(t) for t in tensors]
     nds = {t.dim() for t in tensors}
@@ -119,13 +173,29 @@ def hstack(tensors):
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
-def _nonempty(tensors, name):
+def _nonempty(tensors: Sequence[Tensor], name: str) -> None:
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
 
-def vstack(tensors):
-    """Concatenate along the first axis after ``atleast_2d`` (``torch.vstack``)."""
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along the first axis after ``atleast_2d`` (``torch.vstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple).
+
+    Returns
+    -------
+    Tensor
+        The concatenation.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence.
+    """
     _nonempty(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0)
 
@@ -178,8 +248,27 @@ def _dot(cls, a, b, dn, ad=None, bd=None):
     return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
 
 
-def matmul(input, other):  # noqa: A002
-    """Matrix product with NumPy/PyTorch broadcasting rules."""
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """Matrix product with PyTorch's broadcasting rules (``torch.matmul``, ``@``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand (at least 1-d; a vector is a row).
+    other : Tensor
+        The second operand (at least 1-d; a vector is a column), of ``input``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        The dot product of vectors, matrix(-vector) products, or batched products over the
+        broadcast batch dimensions.
+
+    Raises
+    ------
+    RuntimeError
+        For different dtypes, a 0-d operand, or inner sizes that differ.
+    """
     if not isinstance(other, Tensor):
         other = _tensorize(other)
     if not isinstance(input, Tensor):
@@ -221,21 +310,78 @@ def matmul(input, other):  # noqa: A002
     return _dot(_BmmBackward0, a, b, (((nbt + 1,), (nbt,)), (bdims, bdims)))
 
 
-def mm(input, mat2):  # noqa: A002
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Matrix product of two matrices (``torch.mm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n, k)`` matrix.
+    mat2 : Tensor
+        A ``(k, m)`` matrix.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 2-d.
+    """
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"mm: expected 2D tensors, got {input._data.ndim}D and "
                            f"{mat2._data.ndim}D")
     return matmul(input, mat2)
 
 
-def mv(input, vec):  # noqa: A002
+def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+    """Matrix-vector product (``torch.mv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n, k)`` matrix.
+    vec : Tensor
+        A ``(k,)`` vector.
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands of other numbers of dimensions.
+    """
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{input._data.ndim}, {vec._data.ndim}")
     return matmul(input, vec)
 
 
-def dot(input, other):  # noqa: A002
+def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """Dot product of two vectors, without conjugation (``torch.dot``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A 1-d tensor.
+    other : Tensor
+        A 1-d tensor of the same length and dtype.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 1-d.
+    """
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
                            f"{other._data.ndim}D tensors")
@@ -245,12 +391,30 @@ def dot(input, other):  # noqa: A002
 _ViewBackward0i = composite_class("ViewBackward0", ("self", "other"))
 
 
-def _inner_fn(a, b):
+def _inner_fn(a: Any, b: Any) -> Any:
     return _fnp.inner(a, b)
 
 
-def inner(input, other):  # noqa: A002
-    """``torch.inner``: the sum over the last dimensions (a product when one is 0-d)."""
+def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The sum of products over the last dimensions (``torch.inner``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand (same last size).
+
+    Returns
+    -------
+    Tensor
+        ``input.shape[:-1] + other.shape[:-1]``; the product when one is 0-d.
+
+    Raises
+    ------
+    RuntimeError
+        For last dimensions of different sizes.
+    """
     if input._data.ndim == 0 or other._data.ndim == 0:
         return mul(input, other)
     if input._data.ndim == 1 and other._data.ndim == 1:
@@ -263,13 +427,46 @@ def inner(input, other):  # noqa: A002
     return _compose(_ViewBackward0i, _inner_fn, [input, other], [ad, bd])
 
 
-def bmm(input, mat2):  # noqa: A002
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched matrix product (``torch.bmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A ``(b, n, k)`` tensor.
+    mat2 : Tensor
+        A ``(b, k, m)`` tensor.
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 3-d.
+    """
     if input._data.ndim != 3 or mat2._data.ndim != 3:
         raise RuntimeError("batch1 and batch2 must be 3D tensors")
     return matmul(input, mat2)
 
 
-def outer(input, vec2):  # noqa: A002
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    """Outer product of two vectors (``torch.outer``, ``ger``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n,)`` vector.
+    vec2 : Tensor
+        An ``(m,)`` vector.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``, of the promoted dtype.
+    """
     return mul(unsqueeze(input, 1), vec2)
 
 
@@ -280,24 +477,74 @@ ger = outer
 _CloneBackward0 = composite_class("CloneBackward0", ("self",))
 
 
-def _identity_fn(x):
+def _identity_fn(x: Any) -> Any:
     return x
 
 
-def clone(input, *, memory_format=None):  # noqa: A002
-    """A copy (with the same history: ``CloneBackward0``)."""
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
+    """A copy, recorded as ``CloneBackward0`` (``torch.clone``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    memory_format : object, optional
+        Accepted for PyTorch's signature; the copy is C-contiguous.
+
+    Returns
+    -------
+    Tensor
+        The copy.
+    """
     d = input._data
     out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
     return _compose(_CloneBackward0, _identity_fn, [input], [d], mask=0, out=out)
 
 
-def contiguous(input, memory_format=None):  # noqa: A002
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:  # noqa: A002
+    """A C-contiguous tensor of the same values (``Tensor.contiguous``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    memory_format : object, optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when contiguous, a :func:`clone` otherwise.
+    """
     d = input._data
     return input if isinstance(d, _Tracer) or d.flags.c_contiguous else clone(input)
 
 
-def to(input, *args, **kwargs):  # noqa: A002
-    """Convert dtype (and/or device: only 'cpu'); ``to(other)`` takes other's dtype."""
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+    """Convert the dtype and/or the device (``Tensor.to``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    *args : Any
+        A dtype, a device (or its string), a tensor (whose dtype is taken); a bool
+        (``non_blocking``) is ignored.
+    **kwargs : Any
+        ``dtype``, ``device``, ``copy`` (a copy even when nothing changes),
+        ``non_blocking`` and ``memory_format`` (ignored).
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when nothing changes (and no ``copy``); the gradient flows back
+        through a conversion or a device copy.
+
+    Raises
+    ------
+    TypeError
+        For another keyword.
+    """
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     dev = kwargs.pop("device", None)
