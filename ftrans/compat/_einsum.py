@@ -40,6 +40,8 @@ exception types and messages (``ValueError`` from the Python-level argument hand
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ._tensor import Tensor
 from . import _ops as O   # partially initialised when _ops imports this module: use at call time
 
@@ -48,22 +50,36 @@ _NO_OPERAND = ("einsum(): must specify the equation string and at least one oper
                "least one operand and its subscripts list")
 
 
-def einsum(*args):
-    """Sum of products of the operands' elements along labelled dimensions
-    (``torch.einsum``).
+def einsum(*args: Any) -> Tensor:
+    """Sum of products of the operands' elements along labelled dimensions (``torch.einsum``).
 
-    Args: ``(equation, *operands)``, ``(equation, [operands])`` or the sublist form
-    ``(op1, sublist1, op2, sublist2, ..., [sublist_out])``.  Operands: compat Tensors of
-    any shapes matching the equation.  Returns a Tensor whose shape is the output labels'
-    sizes (size-1 dimensions broadcast).
+    See the module docstring for the contraction order and dtype rules.
 
-    Raises ``ValueError`` (fewer than two arguments, sublist int outside [0, 52)),
-    ``TypeError`` (equation not a str, an operand not a Tensor), ``RuntimeError``
-    (operand count, subscripts vs ndim, invalid characters, bad '.', output label
-    missing from the inputs or repeated, label/ellipsis sizes that do not broadcast,
-    repeated-label sizes that differ, different dtypes in a contraction) and
-    ``NotImplementedError`` (bool contraction) with torch's messages.  See the module
-    docstring for the contraction order and dtype rules.
+    Parameters
+    ----------
+    *args : Any
+        ``(equation, *operands)``, ``(equation, [operands])`` or the sublist form
+        ``(op1, sublist1, op2, sublist2, ..., [sublist_out])``; the operands are compat
+        Tensors of any shapes matching the equation.
+
+    Returns
+    -------
+    Tensor
+        The shape is the output labels' sizes (size-1 dimensions broadcast).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two arguments, a sublist int outside [0, 52).
+    TypeError
+        An equation that is not a str, an operand that is not a Tensor.
+    RuntimeError
+        The operand count, subscripts vs ndim, invalid characters, a bad '.', an output
+        label missing from the inputs or repeated, label/ellipsis sizes that do not
+        broadcast, repeated-label sizes that differ, different dtypes in a contraction
+        (torch's messages).
+    NotImplementedError
+        A bool contraction.
     """
     if len(args) < 2:
         raise ValueError(_NO_OPERAND)

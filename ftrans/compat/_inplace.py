@@ -1,6 +1,7 @@
 """compat operations: in-place writes (``add_``, ``x[idx] = v``, ``copy_``, ``fill_``)."""
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from ._opbase import (_compose, _tensorize, _tname)
 from ._clamp_ops import _check_fill_value
 from ._shape_ops import (_convert_index, _index_put, getitem)
 from . import _opbase as _B
+from ._typing import TensorOrNumber
 # =============================================================================== in-place
 _NOGRAD_VIEW_MSG = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -230,8 +232,18 @@ def _copied(self, src):
     return _compose(_CopyBackwards, _copy_fn, [self, src], [d, sd], mask=0, out=out)
 
 
-def setitem(input, idx, value):  # noqa: A002
-    """``input[idx] = value`` (in place)."""
+def setitem(input: Tensor, idx: Any, value: Any) -> None:  # noqa: A002
+    """``input[idx] = value``, in place (``Tensor.__setitem__``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor written.
+    idx : Any
+        The index, as for ``input[idx]``.
+    value : Tensor or Number
+        The values, broadcast to the indexed shape.
+    """
     template, arrays = I.split_index(_convert_index(idx))
     if not arrays:
         v = getitem(input, idx)
@@ -240,15 +252,59 @@ def setitem(input, idx, value):  # noqa: A002
     _inplace(input, _index_put, template, arrays, value)
 
 
-def copy_(self, src, non_blocking=False):
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` into ``self`` in place (``Tensor.copy_``).
+
+    Parameters
+    ----------
+    src : Tensor or array_like
+        The values, broadcast to ``self``'s shape and converted to its dtype; the gradient
+        flows back to ``src``.
+    non_blocking : bool, default False
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+
+    Raises
+    ------
+    RuntimeError
+        For a ``src`` that does not broadcast.
+    """
     return _inplace(self, _copied, src)
 
 
-def zero_(self):
+def zero_(self: Tensor) -> Tensor:
+    """Fill ``self`` with zeros in place (``Tensor.zero_``).
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+    """
     return _inplace(self, _zeros_of)
 
 
-def fill_(self, value):
+def fill_(self: Tensor, value: TensorOrNumber) -> Tensor:
+    """Fill ``self`` with ``value`` in place (``Tensor.fill_``).
+
+    Parameters
+    ----------
+    value : Tensor or Number
+        A number or a 0-d tensor (whose gradient is the sum of ``self``'s).
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+
+    Raises
+    ------
+    RuntimeError
+        For a tensor ``value`` that is not 0-d, or a complex value for a real tensor.
+    """
     return _inplace(self, _filled, value)
 
 

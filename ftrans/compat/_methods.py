@@ -415,7 +415,7 @@ def _addr(name: str) -> Any:
 def _alpha_inplace(fn: _Fn) -> Callable[..., Tensor]:
     def m(self: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
         return O._inplace(self, fn, other, alpha=alpha)
-    m.__doc__ = re.sub(r"^input : .*\n(    .*\n)*", "", _inplace_doc(fn), flags=re.M)
+    m.__doc__ = re.sub(r"^(input|out) : .*\n(    .*\n)*", "", _inplace_doc(fn), flags=re.M)
     return m
 
 
