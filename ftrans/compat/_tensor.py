@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,7 +27,12 @@ from . import _tracer_values as _TV
 from ._tracer_values import _concrete  # noqa: F401  (compat.nn imports it here)
 from ._device import Size, device, _device_of_array
 from ._device import check_device, _default_device  # noqa: F401  (their names here)
-from ._tensor_repr import format_tensor
+from ._tensor_repr import _ctype, format_tensor
+
+if TYPE_CHECKING:   # the methods installed at import, for type checkers only
+    from ._tensor_typing import TensorMethods as _TensorBase
+else:
+    _TensorBase = object
 from .autograd.grad_mode import _tls
 from .autograd._node import AccumulateGrad, Meta, NO_EDGE, RemovableHandle
 
@@ -71,7 +76,7 @@ def _extra(t):
     return x
 
 
-class Tensor:
+class Tensor(_TensorBase):
     """An n-dimensional array with autograd (PyTorch's ``torch.Tensor``).
 
     ``Tensor(data)`` builds a tensor of the default float dtype from nested sequences
@@ -641,12 +646,6 @@ def _rebuild(data, rg):
     t = _make(data)
     t._rg = rg
     return t
-
-
-def _ctype(npdt):
-    return {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
-            "int32": "int", "complex64": "complex<float>",
-            "complex128": "complex<double>"}.get(str(npdt), str(npdt))
 
 
 def _plain(obj):

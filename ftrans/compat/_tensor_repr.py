@@ -69,3 +69,10 @@ def format_tensor(a: Any, grad_fn_name: str | None, requires_grad: bool,
     if tangent is not None:
         kw.append("tangent=" + tangent)
     return "tensor(" + body + "".join(", " + k for k in kw) + ")"
+
+
+def _ctype(npdt: Any) -> str:
+    """PyTorch's C type name of a NumPy dtype (``float``, ``double`` ...)."""
+    return {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
+            "int32": "int", "complex64": "complex<float>",
+            "complex128": "complex<double>"}.get(str(npdt), str(npdt))
