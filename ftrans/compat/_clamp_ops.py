@@ -178,7 +178,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: TensorOrNumber) -> Tensor:  
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")
-    vd = value._data if isinstance(value, Tensor) else value
+    vd: Any = value._data if isinstance(value, Tensor) else value
     try:
         np.broadcast_shapes(m.shape, d.shape)
     except ValueError:

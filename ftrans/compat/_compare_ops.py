@@ -2,6 +2,9 @@
 ``isnan``/``isclose`` ... and ``where``."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 
 import numpy as np
 
@@ -19,10 +22,10 @@ from ._opbase import (_EMPTY, _any_traced, _binary, _check_int_division, _checke
 from ._typing import TensorOrNumber
 
 
-def _compare(prim):
+def _compare(prim: Any) -> Callable[[Any, Any], Any]:
     bind = prim.bind
 
-    def op(a, b):
+    def op(a: Any, b: Any) -> Any:
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -50,11 +53,11 @@ ge = greater_equal = _checked(_ge, doc=binary_doc("ge", "``input >= other`` (rea
                                                   dtype="bool"))
 
 
-def _logical(npfn, traced=None):
+def _logical(npfn: Any, traced: Any = None) -> Callable[[Any, Any], Any]:
     """A logical/bitwise operation: NumPy's ``npfn`` on arrays; on Tracers (under
     ``compat.func``) ftrans.numpy's ``traced`` -- the logical function, which is the
     bitwise one on booleans (integer bitwise operations have no primitive: TypeError)."""
-    def op(a, b):
+    def op(a: Any, b: Any) -> Any:
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -109,13 +112,13 @@ def logical_not(input: Tensor) -> Tensor:  # noqa: A002
     return _make_plain(_fnp.logical_not(d) if _any_traced(d) else np.logical_not(d))
 
 
-def _rem(prim, name):
+def _rem(prim: Any, name: str) -> Callable[[Any, Any], Tensor]:
     """``remainder``/``fmod``: the operation table's rows, with torch's node names
     (``<Name>Backward0`` for a scalar divisor, ``<Name>Backward1`` for a tensor)."""
     tt = _binary(prim, f"{name}Backward1", ("self", "other"), (3, False))
     ts = _binary(prim, f"{name}Backward0", ("self", "other"), (3, False), edge_idx=(0,))
 
-    def op(a, b):
+    def op(a: Any, b: Any) -> Tensor:
         _check_int_division(a, b)
         r = (tt if isinstance(b, Tensor) else ts)(a, b)
         if r is NotImplemented:
@@ -125,8 +128,8 @@ def _rem(prim, name):
     return op
 
 
-_remainder = _rem(E.remainder_p, "Remainder")
-_fmod = _rem(E.fmod_p, "Fmod")
+_remainder = _rem(E.remainder_p, "Remainder")  # type: ignore[attr-defined]  # (op table)
+_fmod = _rem(E.fmod_p, "Fmod")  # type: ignore[attr-defined]  # (op table)
 
 
 def remainder(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:  # noqa: A002
@@ -333,7 +336,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         _reraise_broadcast(e, (a._data, _data_of(b)))
 
 
-def _data_of(v):
+def _data_of(v: Any) -> Any:
     return v._data if isinstance(v, Tensor) else np.asarray(v)
 
 

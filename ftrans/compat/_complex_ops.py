@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -141,9 +143,9 @@ def is_neg(input: Tensor) -> bool:  # noqa: A002
     return False
 
 
-def _angle_fn(z, rdt):
+def _angle_fn(z: Any, rdt: np.dtype[Any]) -> Any:
     if z.dtype.kind == "c":
-        return P.arctan2(P.imag(z), P.real(z))   # derivative 0 at 0 (arctan2's convention)
+        return P.arctan2(P.imag(z), P.real(z))   # type: ignore[attr-defined]  # (an op-table row); derivative 0 at 0 (arctan2's convention)
     neg = P.where(P.lt(z, 0), rdt.type(math.pi), rdt.type(0))
     return P.where(P.isnan(z), P.stop_gradient(z), neg)   # piecewise constant: derivative 0
 
@@ -172,7 +174,7 @@ def angle(input: Tensor) -> Tensor:  # noqa: A002
                     {"rdt": rdt})
 
 
-def _complex_dtype_of(real, imag, name):
+def _complex_dtype_of(real: Any, imag: Any, name: str) -> np.dtype[Any]:
     """The complex dtype built from the real tensors ``real`` and ``imag`` (PyTorch's checks
     of ``torch.complex``/``torch.polar``: two floating tensors of one dtype)."""
     for what, v in (("real" if name == "complex" else "abs", real),
@@ -196,7 +198,7 @@ def _complex_dtype_of(real, imag, name):
     return np.dtype(np.complex64 if a == np.float32 else np.complex128)
 
 
-def _complex_parts(ad, bd, cdt):
+def _complex_parts(ad: Any, bd: Any, cdt: np.dtype[Any]) -> np.ndarray:
     """An empty complex array of the broadcast shape of ``ad`` and ``bd``."""
     try:
         shape = np.broadcast_shapes(ad.shape, bd.shape)
@@ -205,7 +207,7 @@ def _complex_parts(ad, bd, cdt):
     return np.empty(shape, cdt)
 
 
-def _complex_fn(re, im):
+def _complex_fn(re: Any, im: Any) -> Any:
     return P.add(re, P.mul(im, 1j))
 
 
@@ -248,8 +250,8 @@ def complex_(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A002
 complex_.__name__ = "complex"
 
 
-def _polar_fn(r, theta):
-    return P.mul(r, P.exp(P.mul(theta, 1j)))
+def _polar_fn(r: Any, theta: Any) -> Any:
+    return P.mul(r, P.exp(P.mul(theta, 1j)))  # type: ignore[attr-defined]  # (an op-table row)
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
@@ -290,13 +292,13 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
                     [abs, angle], [ad, td], out=out)
 
 
-def _re_im_last(z):
+def _re_im_last(z: Any) -> Any:
     """The real array ``(..., 2)`` of the real and imaginary parts of ``z`` (ftrans ops)."""
     n = len(z.shape)
     return P.concatenate((P.expand_dims(P.real(z), (n,)), P.expand_dims(P.imag(z), (n,))), n)
 
 
-def _complex_of_last(g):
+def _complex_of_last(g: Any) -> Any:
     """``g[..., 0] + 1j * g[..., 1]`` (ftrans ops): the adjoint of :func:`_re_im_last`."""
     lead = (slice(None),) * (len(g.shape) - 1)
     re = I.gather_p.bind(g, template=lead + (0,))
@@ -314,33 +316,34 @@ class _ViewFn:
 
     __slots__ = ("name", "impl", "_fwd", "_adj")
 
-    def __init__(self, name, impl, fwd, adj):
+    def __init__(self, name: str, impl: Callable[[Any], Any], fwd: Callable[[Any], Any],
+                 adj: Callable[[Any], Any]) -> None:
         self.name = name
         self.impl = impl
         self._fwd = fwd
         self._adj = adj
 
-    def bind(self, x, **params):
+    def bind(self, x: Any, **params: Any) -> Any:
         return self._fwd(x)
 
-    def vjp(self, ct, ans, primals, needs, **params):
+    def vjp(self, ct: Any, ans: Any, primals: Any, needs: Any, **params: Any) -> list[Any]:
         return [self._adj(ct)]
 
-    def jvp(self, primals, tangents, **params):
+    def jvp(self, primals: Any, tangents: Any, **params: Any) -> tuple[Any, Any]:
         t = tangents[0]
         return self._fwd(primals[0]), (t if t is _zero else self._fwd(t))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"_ViewFn({self.name})"
 
 
-def _as_real_view(d):
+def _as_real_view(d: np.ndarray) -> np.ndarray:
     """The float view ``(..., 2)`` of the complex array ``d`` (shares its memory)."""
     r = d.real
     return np.lib.stride_tricks.as_strided(r, d.shape + (2,), r.strides + (r.itemsize,))
 
 
-def _as_complex_view(d):
+def _as_complex_view(d: np.ndarray) -> np.ndarray:
     """The complex view of the float array ``d`` of shape ``(..., 2)`` (last stride 1)."""
     return d.view(D.from_np(d.dtype).to_complex().np)[..., 0]
 
@@ -381,7 +384,7 @@ def view_as_real(input: Tensor) -> Tensor:  # noqa: A002
     return _mark_view(t, input, _VIEW_AS_REAL, _EMPTY)
 
 
-def _storage_offset(d):
+def _storage_offset(d: np.ndarray) -> int:
     """Offset in elements of ``d`` from the start of the array owning its memory."""
     root = d
     while isinstance(root.base, np.ndarray):

@@ -47,8 +47,9 @@ class Size(tuple[int, ...]):
     def __getitem__(self, i: slice) -> Size: ...
 
     def __getitem__(self, i: SupportsIndex | slice) -> int | Size:
-        r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r
+        if isinstance(i, slice):
+            return Size(tuple.__getitem__(self, i))
+        return tuple.__getitem__(self, i)
 
 
 class device:
@@ -71,7 +72,8 @@ class device:
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index = type.index
+            type = type.type
         if ":" in type:
             type, idx = type.split(":", 1)
             index = int(idx)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -24,6 +24,11 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full"
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
            "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
            "get_rng_state", "set_rng_state", "set_default_device", "get_default_device"]
+
+
+def _fresh_seed() -> int:
+    """A seed from fresh OS entropy (NumPy's ``SeedSequence``: an int when not given)."""
+    return cast(int, np.random.SeedSequence().entropy)
 
 
 class Generator:
@@ -43,7 +48,7 @@ class Generator:
     def __init__(self, device: DeviceLike = "cpu") -> None:
         check_device(device)
         self.device = device if not isinstance(device, str) else _device(device)
-        self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._seed = _fresh_seed() % (2 ** 63)
         self._rng = np.random.default_rng(self._seed)
 
     def manual_seed(self, seed: int) -> Generator:
@@ -82,7 +87,7 @@ class Generator:
         int
             The new seed.
         """
-        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        s = _fresh_seed() % (2 ** 63)
         self.manual_seed(s)
         return s
 
@@ -532,7 +537,7 @@ def arange(start: Number | Tensor, end: Number | Tensor | None = None,
     """
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    vals: list[Any] = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if out is not None and out.dtype.np.kind in "iu" and int(vals[2]) == 0:
         raise ValueError("step must be nonzero")   # torch: a float step cast to out's integers
     _check_range(*vals)
@@ -609,7 +614,8 @@ def linspace(start: Number | Tensor, end: Number | Tensor, steps: int, *, dtype:
         For a negative ``steps`` or start/end tensors that are not 0-d.
     """
     _check_steps("linspace", start, end, steps)
-    return _finish(np.linspace(float(start), float(end), int(steps)).astype(_fdt(dtype)),
+    return _finish(np.linspace(float(start), float(end),  # type: ignore[arg-type]  # (0-d)
+                               int(steps)).astype(_fdt(dtype)),
                    requires_grad, device)
 
 
@@ -648,7 +654,8 @@ def logspace(start: Number | Tensor, end: Number | Tensor, steps: int, base: flo
         For a negative ``steps`` or start/end tensors that are not 0-d.
     """
     _check_steps("logspace", start, end, steps)
-    return _finish(np.logspace(float(start), float(end), int(steps), base=base)
+    return _finish(np.logspace(float(start), float(end),  # type: ignore[arg-type]  # (0-d)
+                               int(steps), base=base)
                    .astype(_fdt(dtype)), requires_grad, device)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,13 +83,13 @@ _CatBackward0c = composite_class("CatBackward0", (),
                                  params={"dim": lambda n: n._params["axis"]})
 
 
-def _cat_some_fn(*xs, axis, keep):
+def _cat_some_fn(*xs: Any, axis: int, keep: tuple[int, ...]) -> Any:
     """The concatenation of the operands at the positions ``keep`` (the others are the
     legacy empty (0,) tensors torch's ``cat`` skips)."""
     return P.concatenate([xs[i] for i in keep], axis)
 
 
-def _list_casts(tensors, r):
+def _list_casts(tensors: Sequence[Tensor], r: np.dtype[Any]) -> tuple[Any, ...] | None:
     """``casts`` of an operation on a list of tensors promoted to the dtype ``r``: the
     original floating/complex dtype of each converted tensor (its gradient is converted
     back: the real part for a real tensor promoted to complex), or None if none was."""
@@ -101,7 +101,7 @@ def _list_casts(tensors, r):
 concat = concatenate = cat
 
 
-def _stack_fn(*xs, axis):
+def _stack_fn(*xs: Any, axis: int) -> Any:
     shape = xs[0].shape
     new = shape[:axis] + (1,) + shape[axis:]
     return S.concatenate_p.bind(*[P.reshape(x, new) for x in xs], axis=axis)
@@ -200,29 +200,29 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
-def _atleast(one, name):
-    def f(*tensors):
+def _atleast(one: Callable[[Tensor], Tensor], name: str) -> Callable[..., Any]:
+    def f(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
         if len(tensors) == 1 and isinstance(tensors[0], Tensor):
             return one(tensors[0])
-        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
-        return tuple(one(t) for t in tensors)
+        items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) \
+            else tensors
+        return tuple(one(t) for t in items)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"``torch.{name}``: a tensor, or a tuple for several tensors (given as "
                  "arguments or as one list/tuple).")
     return f
 
 
-def _atleast_1d(t):
+def _atleast_1d(t: Tensor) -> Tensor:
     return reshape(t, (1,)) if t._data.ndim == 0 else t
 
 
-def _atleast_2d(t):
+def _atleast_2d(t: Tensor) -> Tensor:
     n = t._data.ndim
     return reshape(t, (1,) * (2 - n) + t._data.shape) if n < 2 else t
 
 
-def _atleast_3d(t):
+def _atleast_3d(t: Tensor) -> Tensor:
     s = t._data.shape
     n = len(s)
     return reshape(t, ((1, 1, 1), (1,) + s + (1,), s + (1,))[n]) if n < 3 else t
@@ -240,7 +240,7 @@ _DotBackward0 = node_class("DotBackward0", ("self", "tensor"))
 _BmmBackward0 = node_class("BmmBackward0", ("self", "mat2"))
 
 
-def _dot(cls, a, b, dn, ad=None, bd=None):
+def _dot(cls: Any, a: Tensor, b: Tensor, dn: Any, ad: Any = None, bd: Any = None) -> Tensor:
     ad = a._data if ad is None else ad
     bd = b._data if bd is None else bd
     params = {"dimension_numbers": dn}
@@ -572,12 +572,12 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
     return out
 
 
-def _to_host_bwd(node, ct, primals, ans, needs):
+def _to_host_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
     """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
     return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
 
 
-def _to_gpu_bwd(node, ct, primals, ans, needs):
+def _to_gpu_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
     """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
     return [cuda._lazy_init().asarray(ct)]
 
@@ -586,7 +586,7 @@ _ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
 _ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
 
 
-def _to_device(x, dev):
+def _to_device(x: Tensor, dev: Any) -> Tensor:
     """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
     (the gradient goes back to the source device)."""
     d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))

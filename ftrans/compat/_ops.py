@@ -32,6 +32,8 @@ builders of elementwise operations), :mod:`._compare_ops`, :mod:`._complex_ops`,
 (indexing), :mod:`._join_ops` (cat/stack, matrix
 products, conversions), :mod:`._inplace` and :mod:`._nn_ops`.
 """
+from typing import Any
+
 from . import (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _clamp_ops,
                _view_ops, _shape_ops, _join_ops, _inplace, _nn_ops)
 
@@ -42,7 +44,7 @@ for _part in (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _cla
 del _part
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     """``_fw_on``/``_fwad`` live in :mod:`._opbase` (autograd.forward_ad sets them there):
     read through, never copied."""
     if name in ("_fw_on", "_fwad"):

@@ -188,10 +188,10 @@ def square(input: Tensor) -> Tensor:  # noqa: A002
 
 
 # composite unary functions -------------------------------------------------------------
-def _sigmoid_fn(x):
+def _sigmoid_fn(x: Any) -> Any:
     if x.dtype.kind == "c":
-        return P.div(1.0, P.add(1.0, P.exp(P.neg(x))))
-    return P.exp(P.neg(P.logaddexp(x.dtype.type(0), P.neg(x))))   # no overflow
+        return P.div(1.0, P.add(1.0, P.exp(P.neg(x))))  # type: ignore[attr-defined]  # (an op-table row)
+    return P.exp(P.neg(P.logaddexp(x.dtype.type(0), P.neg(x))))   # type: ignore[attr-defined]  # (an op-table row); no overflow
 
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
@@ -247,8 +247,8 @@ def relu(input: Tensor) -> Tensor:  # noqa: A002
     return _custom(_ReluBackward0, _FUSED["relu"], [x], [d])[0]
 
 
-def _rsqrt_fn(x):
-    return P.div(1.0, P.sqrt(x))
+def _rsqrt_fn(x: Any) -> Any:
+    return P.div(1.0, P.sqrt(x))  # type: ignore[attr-defined]  # (an op-table row)
 
 
 def rsqrt(input: Tensor) -> Tensor:  # noqa: A002
@@ -269,7 +269,7 @@ def rsqrt(input: Tensor) -> Tensor:  # noqa: A002
     return _compose(composite_class("RsqrtBackward0", ("self",)), _rsqrt_fn, [x], [d])
 
 
-def _reciprocal_fn(x):
+def _reciprocal_fn(x: Any) -> Any:
     return P.div(1.0, x)
 
 
@@ -291,8 +291,8 @@ def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
     return _compose(composite_class("ReciprocalBackward0", ("self",)), _reciprocal_fn, [x], [d])
 
 
-def _logn_fn(x, ln):
-    return P.div(P.log(x), x.dtype.type(ln) if x.dtype.kind == "f" else ln)
+def _logn_fn(x: Any, ln: float) -> Any:
+    return P.div(P.log(x), x.dtype.type(ln) if x.dtype.kind == "f" else ln)  # type: ignore[attr-defined]  # (an op-table row)
 
 
 def _logn(name: str, base: float) -> Callable[[Tensor], Tensor]:
@@ -309,7 +309,7 @@ log2 = _logn("Log2Backward0", 2.0)
 log10 = _logn("Log10Backward0", 10.0)
 
 
-def _exp2_fn(x):
+def _exp2_fn(x: Any) -> Any:
     return P.pow(x.dtype.type(2) if x.dtype.kind == "f" else 2.0, x)
 
 
@@ -528,7 +528,7 @@ _PowBackward0i = node_class("PowBackward0", ("self",),
                             params={"exponent": lambda n: n._params["n"]})
 
 
-def _integer_pow(x, n):
+def _integer_pow(x: Tensor, n: int) -> Tensor:
     d = x._data
     if d.dtype.kind in "iu" and n < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -564,7 +564,7 @@ def float_power(input: TensorOrNumber, exponent: TensorOrNumber) -> Tensor:  # n
     _one_tensor("float_power", input, exponent)
     dt = np.dtype(np.complex128 if _has_complex(input, exponent) else np.float64)
 
-    def up(v):
+    def up(v: Any) -> Any:
         if isinstance(v, Tensor):
             return _convert(v, dt)
         if isinstance(v, np.ndarray):

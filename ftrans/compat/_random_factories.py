@@ -3,7 +3,7 @@
 numbers differ from PyTorch's for the same seed)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -170,14 +170,15 @@ def randint(low: int = 0, high: int | SizeLike | None = None, size: SizeLike | N
     TypeError
         Without a size.
     """
-    if size is None and isinstance(high, (tuple, list)):   # randint(high, size)
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
-    if size is None:
+    lo, hi, shape = low, cast(Any, high), cast(Any, size)   # (torch's two overloads)
+    if shape is None and isinstance(hi, (tuple, list)):   # randint(high, size)
+        lo, hi, shape = 0, low, hi
+    elif hi is None:
+        lo, hi = 0, low
+    if shape is None:
         raise TypeError("randint() missing the required argument 'size' (a tuple of ints)")
     npdt = np.dtype(np.int64) if dtype is None else D.to_np(dtype)
-    return _finish(_gen(generator).integers(low, high, size=tuple(size)).astype(npdt),
+    return _finish(_gen(generator).integers(lo, hi, size=tuple(shape)).astype(npdt),
                    requires_grad, device)
 
 

@@ -35,7 +35,7 @@ _KEEPDIM_DOC = ("keepdim : bool, default False\n    Keep the reduced dimensions 
 _DTYPE_DOC = ("dtype : dtype, optional\n    Convert ``input`` to this dtype before the "
               "reduction.")
 # =============================================================================== reductions
-def _dims(dim, ndim):
+def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """Sorted tuple of non-negative axes for ``dim`` (None: all)."""
     if ndim == 0:
         if dim is not None:
@@ -59,20 +59,20 @@ def _dims(dim, ndim):
     return (_dim(dim, ndim),)
 
 
-def _keep_shape(shape, axes):
+def _keep_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
-def _sum_fn(x, axes, keepdim):
+def _sum_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = P.reduce_sum(x, axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-def _mean_fn(x, axes, keepdim, n):
+def _mean_fn(x: Any, axes: tuple[int, ...], keepdim: bool, n: int) -> Any:
     return P.div(_sum_fn(x, axes, keepdim), x.dtype.type(n) if x.dtype.kind == "f" else n)
 
 
-def _self_sizes(n):
+def _self_sizes(n: Any) -> tuple[int, ...]:
     if n._saved is None:
         raise G.freed_error()
     return tuple(n._saved[0].shape)
@@ -146,7 +146,8 @@ def nansum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
         For a complex ``input``, as in PyTorch.
     """
     _refuse_complex(input, msg="nansum on CPU does not support complex inputs", exc=RuntimeError)
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+    return sum(where(isnan(input), 0.0, input), dim, keepdim,  # type: ignore[arg-type]
+               dtype=dtype)  # (where of three operands is a Tensor)
 
 
 def mean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
@@ -188,7 +189,7 @@ def mean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
     return _compose(cls, _mean_fn, [x], [d], {"axes": axes, "keepdim": keepdim, "n": n}, mask=0)
 
 
-def _prod_fn(x, axes, keepdim):
+def _prod_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = R.reduce_prod_p.bind(x, axes=axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
@@ -230,12 +231,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False,  # noqa: 
                     {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
 
 
-def _amax_fn(x, prim, axes, keepdim):
+def _amax_fn(x: Any, prim: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = prim.bind(x, axes=axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-def _take_fn(x, *arrays, axis, keepdim):
+def _take_fn(x: Any, *arrays: Any, axis: int, keepdim: bool) -> Any:
     """``x`` at the index ``arrays`` (an argmax along ``axis``), as ``max(dim)`` gives it."""
     out = I.gather_p.bind(x, *arrays, template=tuple(I._Slot(k) for k in range(len(arrays))))
     return P.expand_dims(out, (axis,)) if keepdim else out
@@ -247,8 +248,8 @@ _MaxBackward1 = node_class("MaxBackward1", ("self",))
 _MinBackward1 = node_class("MinBackward1", ("self",))
 _MaxBackward0 = composite_class("MaxBackward0", ("self", "indices"), edge_idx=(0,))
 _MinBackward0 = composite_class("MinBackward0", ("self", "indices"), edge_idx=(0,))
-_max_ret = namedtuple("max", ["values", "indices"])
-_min_ret = namedtuple("min", ["values", "indices"])
+_max_ret = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.max
+_min_ret = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.min
 
 
 def _extremum(which: str) -> Callable[..., Any]:
@@ -483,11 +484,11 @@ def all(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001,A00
                                          keepdims=keepdim)))
 
 
-def _vnorm_fn(x, ord, axes, keepdim):
+def _vnorm_fn(x: Any, ord: float, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)   # derivative 0 at 0
 
 
-def _mnorm_fn(x, ord, axes, keepdim):
+def _mnorm_fn(x: Any, ord: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fla.norm(x, ord=ord, axis=axes, keepdims=keepdim)
 
 
@@ -532,7 +533,8 @@ def norm(input: Tensor, p: float | str | None = "fro",  # noqa: A002
     d = x._data
     if isinstance(p, str):
         if p == "nuc":
-            axes = tuple(_dim(a, d.ndim) for a in ((-2, -1) if dim is None else dim))
+            dims = (-2, -1) if dim is None else ((dim,) if isinstance(dim, int) else dim)
+            axes = tuple(_dim(a, d.ndim) for a in dims)
             if len(axes) != 2:
                 raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
             return _compose(_NormBackward, _mnorm_fn, [x], [d],
@@ -550,11 +552,11 @@ _VarBackward0 = composite_class("VarBackward0", ("self",))
 _StdBackward0 = composite_class("StdBackward0", ("self",))
 
 
-def _var_fn(x, axes, ddof, keepdim):
+def _var_fn(x: Any, axes: tuple[int, ...], ddof: float, keepdim: bool) -> Any:
     return _fnp.var(x, axis=axes, ddof=ddof, keepdims=keepdim)
 
 
-def _std_fn(x, axes, ddof, keepdim):
+def _std_fn(x: Any, axes: tuple[int, ...], ddof: float, keepdim: bool) -> Any:
     return _fnp.std(x, axis=axes, ddof=ddof, keepdims=keepdim)   # derivative 0 if constant
 
 
@@ -612,7 +614,7 @@ var = _var_like(_var_fn, _VarBackward0, "var")
 std = _var_like(_std_fn, _StdBackward0, "std")
 
 
-def _logsumexp_fn(x, axes, keepdim):
+def _logsumexp_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fnn.logsumexp(x, axis=axes, keepdims=keepdim)   # (complex too: shift by max real)
 
 

@@ -19,7 +19,7 @@ from . import _tracer_values as _TV
 from ._opbase import (SAVE_NONE, _any_traced, _compose, _kk, _pyabs, _pymax, _pymin, _pysum,
     _record)
 from ._complex_ops import view_as_real
-from ._reductions import (_dims, _size_attr)
+from ._reductions import (_dims, _size_attr, sum as _sum)
 from ._view_ops import (_UnsqueezeBackward0, _basic_index, _empty_dims,
     _view_op, movedim, reshape)
 from ._view_ops import (expand, permute, squeeze, t, transpose,  # noqa: F401  (compat.
@@ -217,8 +217,8 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     if isinstance(start, Tensor):
         if start.dim() != 0 or start._data.dtype.kind not in "iu":
             raise RuntimeError("start must be an 0-dim integral Tensor.")
-        start = start.item()
-    start = int(start)
+    s: Any = start.item() if isinstance(start, Tensor) else start
+    start = int(s)
     if not -n <= start <= n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
                          f"{start})")
@@ -375,7 +375,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
     if d.ndim == 0 and isinstance(index, Tensor):   # as 1-element vectors; index's shape
         return reshape(gather(reshape(input, (1,)), dim, reshape(index, (-1,))),
                        tuple(ix.shape))
-    grids = list(np.indices(ix.shape, sparse=True))
+    grids: list[Any] = list(np.indices(ix.shape, sparse=True))
     grids[ax] = ix
     arrays = tuple(g if isinstance(g, _Tracer) else np.asarray(g) for g in grids)
     template = tuple(I._Slot(k) for k in range(len(arrays)))
@@ -571,7 +571,7 @@ def trace(input: Tensor) -> Tensor:  # noqa: A002
     """
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    return sum(diagonal(input))
+    return _sum(diagonal(input))   # (the builtin sum gave the int 0 for a 0x0 matrix)
 
 
 def real(input: Tensor) -> Tensor:  # noqa: A002

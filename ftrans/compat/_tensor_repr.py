@@ -17,6 +17,7 @@ def _float_formatter(a: Any) -> dict[str, Callable[[Any], str]] | None:
     fin = a[np.isfinite(a)].astype(np.float64)
     v = np.abs(fin)
     nz = v[v != 0]
+    fmt: Callable[[Any], str]
     if v.size == 0 or np.all(v == np.round(v)):
         if nz.size and nz.max() >= 1e8:
             fmt = "{:.4e}".format

@@ -7,6 +7,8 @@ class ``Tensor``'s base for type checkers only (``if TYPE_CHECKING``); at run ti
 base is ``object``.  The operators are typed as torch's stubs type them (``Tensor`` in,
 ``Tensor`` out); any other installed method reads as ``Any`` (``__getattr__``).
 """
+# mypy: disable-error-code="empty-body"
+# (declarations only: the bodies are the installed functions)
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -21,7 +21,7 @@ A staged value (``ftrans.jit``) has no concrete value at all: its own
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..core.trace import PrimalTracer, Tracer, current_trace
 
@@ -48,11 +48,11 @@ _MASK = ("vmap: We do not support batching operators that can support dynamic sh
          "Attempting to batch over indexing with a boolean mask.")
 
 
-def _batched(d):
+def _batched(d: Any) -> bool:
     return hasattr(d, "bdim") and hasattr(d, "val")
 
 
-def concrete(data, what):
+def concrete(data: Any, what: str) -> Any:
     """The concrete array behind ``data`` for the operation ``what`` ("item", "bool",
     "tolist", "numpy" or "mask"); ``data`` itself when it is not a Tracer or is a staged
     one (the caller's conversion then raises the Tracer's own error).
@@ -78,7 +78,7 @@ def concrete(data, what):
             return data
         if what == "numpy" and outermost:
             raise RuntimeError(_NO_STORAGE if hasattr(d, "tangent") else _REQUIRES_GRAD)
-        d = d.primal
+        d = cast(Any, d).primal   # (every PrimalTracer subclass has one)
         outermost = False
     return d
 

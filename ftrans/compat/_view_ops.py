@@ -476,8 +476,7 @@ def expand(input: Tensor, *sizes: int | SizeLike) -> Tensor:  # noqa: A002
                                    f"Target sizes: {list(sizes)}.  Tensor sizes: "
                                    f"{list(d.shape)}")
             shape.append(s)
-    shape = tuple(shape)
-    return _view_op(input, S.broadcast_to_p, {"shape": shape}, _ExpandBackward0)
+    return _view_op(input, S.broadcast_to_p, {"shape": tuple(shape)}, _ExpandBackward0)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002

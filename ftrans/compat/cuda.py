@@ -10,7 +10,7 @@ arrays, which the kernels dispatch on (DESIGN.md, "Kernels and devices").  Witho
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class device:
         self.prev = cp.cuda.runtime.getDevice()
         cp.cuda.runtime.setDevice(self.idx)
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         _lazy_init().cuda.runtime.setDevice(self.prev)
         return False
 
@@ -222,7 +222,7 @@ manual_seed_all = manual_seed
 
 def seed() -> None:
     """Seed the GPU generator from fresh entropy (``torch.cuda.seed``, ``seed_all``)."""
-    manual_seed(int(np.random.SeedSequence().entropy % (2 ** 32)))
+    manual_seed(cast(int, np.random.SeedSequence().entropy) % (2 ** 32))
 
 
 seed_all = seed
