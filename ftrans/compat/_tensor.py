@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from ._tracer_values import _concrete  # noqa: F401  (compat.nn imports it here)
 from ._device import Size, device, _device_of_array
 from ._device import check_device, _default_device  # noqa: F401  (their names here)
 from ._tensor_repr import _ctype, format_tensor
+from ._tensor_extra import _Extra
 
 if TYPE_CHECKING:   # the methods installed at import, for type checkers only
     from ._tensor_typing import TensorMethods as _TensorBase
@@ -45,31 +46,11 @@ _new = object.__new__
 # them here would close a circle): autograd.graph's ``new_view_node`` (the ``grad_fn`` of a
 # view regenerated after an in-place change of its base) and the autograd.forward_ad module
 # (tangents of views, ``detach_``, ``repr``).
-_new_view_node = None
-_fwad = None
+_new_view_node: Any = None
+_fwad: Any = None
 
 
-class _Extra:
-    """Rarely needed per-tensor state, allocated on first use."""
-
-    __slots__ = ("hooks", "retains", "base", "chain", "view_ver", "acc", "inference",
-                 "nograd_view", "name", "post_acc", "fw")
-
-    def __init__(self):
-        self.hooks = None        # leaf tensor hooks {id: fn}
-        self.retains = False     # retain_grad() on a non-leaf
-        self.base = None         # view: the base tensor (never itself a view)
-        self.chain = None        # view: ((prim, params, Meta, extra_args), ...) base -> view
-        self.view_ver = 0        # view: version when its grad_fn was last valid
-        self.acc = None          # weakref to the AccumulateGrad node of a leaf
-        self.inference = False   # created in inference mode
-        self.nograd_view = False  # view created in no_grad of a base requiring grad
-        self.name = None
-        self.post_acc = None     # post-accumulate-grad hooks {id: fn(tensor)}
-        self.fw = None           # forward AD: (level generation, tangent); autograd.forward_ad
-
-
-def _extra(t):
+def _extra(t: Tensor) -> _Extra:
     x = t._x
     if x is None:
         x = t._x = _Extra()
@@ -90,6 +71,13 @@ class Tensor(_TensorBase):
     """
 
     __slots__ = ("_data", "_grad_fn", "_onr", "_rg", "_grad", "_vc", "_x", "__weakref__")
+    _data: Any                  # a NumPy array, a CuPy array, or a Tracer (compat.func)
+    _grad_fn: Any               # the node that created it (autograd.graph), None for leaves
+    _onr: int                   # which output of _grad_fn
+    _rg: bool                   # requires_grad of a leaf
+    _grad: Tensor | None
+    _vc: list[int]              # the version counter, shared with views
+    _x: _Extra | None
     __array_priority__ = 1000
 
     def __init__(self, *args: Any) -> None:
@@ -283,7 +271,7 @@ class Tensor(_TensorBase):
         return self._vc[0]
 
     @property
-    def _base(self):
+    def _base(self) -> Tensor | None:
         x = self._x
         return None if x is None else x.base
 
@@ -488,7 +476,7 @@ class Tensor(_TensorBase):
         d = self._data
         if isinstance(d, Tracer):   # the primal below the derivative layers (vmap's stays)
             while isinstance(d, PrimalTracer):
-                d = d.primal
+                d = cast(Any, d).primal   # (every PrimalTracer subclass has one)
             if isinstance(d, Tracer):
                 d = _P.stop_gradient(d)
         t = _make(d)
@@ -624,31 +612,31 @@ class Tensor(_TensorBase):
         """
         return self._host("tolist").tolist()
 
-    def _host(self, what):
+    def _host(self, what: str) -> Any:
         """The concrete array (a traced value's primal; torch.func's errors where there
         is none, see :mod:`._tracer_values`)."""
         d = self._data
         return _TV.concrete(d, what) if isinstance(d, Tracer) else d
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self)
 
-    def __reduce_ex__(self, proto):
+    def __reduce_ex__(self, proto: Any) -> Any:
         return (_rebuild, (self._data.copy(), self._rg))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return _format(self)
 
     __str__ = __repr__
 
 
-def _rebuild(data, rg):
+def _rebuild(data: Any, rg: bool) -> Tensor:
     t = _make(data)
     t._rg = rg
     return t
 
 
-def _plain(obj):
+def _plain(obj: Any) -> Any:
     """Nested sequences with tensors replaced by their values."""
     if isinstance(obj, Tensor):
         return obj._data
@@ -657,7 +645,7 @@ def _plain(obj):
     return obj
 
 
-def _dim(d, ndim):
+def _dim(d: Any, ndim: int) -> int:
     d = int(d)
     n = max(ndim, 1)
     if not -n <= d < n:
@@ -667,7 +655,7 @@ def _dim(d, ndim):
 
 
 # ---------------------------------------------------------------------- construction
-def _make(data, grad_fn=None):
+def _make(data: Any, grad_fn: Any = None) -> Tensor:
     """A new tensor around ``data`` (normalized to an array) with ``grad_fn``."""
     if type(data) is not _ndarray:
         data = _as_array(data)
@@ -682,7 +670,7 @@ def _make(data, grad_fn=None):
     return t
 
 
-def _as_array(data):
+def _as_array(data: Any) -> Any:
     if isinstance(data, Tracer):   # a value traced by an ftrans transform (compat.func)
         return data
     if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
@@ -691,7 +679,7 @@ def _as_array(data):
     return data  # a CuPy (or other array-API) array
 
 
-def _make_plain(data):
+def _make_plain(data: Any) -> Tensor:
     """A tensor created outside recording (marks inference tensors)."""
     t = _make(data)
     if _tls.inference:
@@ -700,7 +688,7 @@ def _make_plain(data):
 
 
 # ----------------------------------------------------------------------- graph edges
-def _acc(t):
+def _acc(t: Tensor) -> Any:
     """The AccumulateGrad node of leaf ``t`` (cached weakly on the tensor)."""
     x = _extra(t)
     r = x.acc
@@ -711,7 +699,7 @@ def _acc(t):
     return node
 
 
-def _edge(t):
+def _edge(t: Tensor) -> tuple[Any, int]:
     """The gradient edge of ``t``: (grad_fn, output_nr), (AccumulateGrad, 0) or
     (None, 0) when ``t`` does not require grad."""
     if t._x is None:
@@ -729,7 +717,7 @@ def _edge(t):
     return NO_EDGE
 
 
-def _grad_fn_of(t):
+def _grad_fn_of(t: Tensor) -> Any:
     """``t._grad_fn``, regenerated first for a view whose base changed in place."""
     x = t._x
     if x is None or x.base is None:
@@ -749,18 +737,19 @@ def _grad_fn_of(t):
     return t._grad_fn
 
 
-def _set_retains(node, nr, t):
+def _set_retains(node: Any, nr: int, t: Tensor) -> None:
     hk = node._hooks()
     if hk.rgh is None:
         hk.rgh = {}
     hk.rgh[nr] = t
 
 
-def _requires_grad(t):
+def _requires_grad(t: Tensor) -> bool:
     return t._rg or _grad_fn_of(t) is not None
 
 
-def _mark_view(out, src, prim, params, extra=()):
+def _mark_view(out: Tensor, src: Tensor, prim: Any, params: dict[str, Any],
+               extra: Sequence[Any] = ()) -> Tensor:
     """Make ``out`` (computed from ``src`` by ``prim``) a view of ``src``'s base."""
     sx = src._x
     meta = Meta(src._data.shape, src._data.dtype)
