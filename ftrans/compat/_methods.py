@@ -12,7 +12,9 @@ import numpy as np
 from . import _ops as O
 from . import _factories as F
 from . import _tensor_convert as _TC
+from ._inplace import _inplace as _run_inplace
 from ._opbase import replace_summary
+from ._pointwise import ROW_FUNCTIONS
 from ._tensor import Tensor, _make_plain
 from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
 from ..primitives import optable
@@ -54,7 +56,7 @@ def _inplace(fn: _Fn) -> Callable[..., Tensor]:
     """The in-place method of ``fn`` (``Tensor.exp_``): ``fn``'s signature (its first
     parameter bound to the tensor) and docstring."""
     def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return O._inplace(self, fn, *args, **kwargs)
+        return _run_inplace(self, fn, *args, **kwargs)
     m.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     m.__doc__ = _inplace_doc(fn)
     return m
@@ -311,7 +313,7 @@ def _uniform(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = N
                            f"> to={b}")
     d = self._data
     vals = F._gen(generator).uniform(a, b, d.shape).astype(d.dtype)
-    return O._inplace(self, lambda s: O._filled_array(s, vals))
+    return _run_inplace(self, lambda s: O._filled_array(s, vals))
 
 
 def _normal(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
@@ -341,7 +343,7 @@ def _normal(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     d = self._data
     vals = F._gen(generator).normal(mean, std, d.shape).astype(d.dtype)
-    return O._inplace(self, lambda s: O._filled_array(s, vals))
+    return _run_inplace(self, lambda s: O._filled_array(s, vals))
 
 
 def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -401,7 +403,7 @@ def _abs_(self: Tensor) -> Tensor:
     """
     if self._data.dtype.kind == "c":
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return O._inplace(self, O.abs)
+    return _run_inplace(self, O.abs)
 
 
 def _size_method(self: Tensor, dim: int | None = None) -> Any:
@@ -414,7 +416,7 @@ def _addr(name: str) -> Any:
 
 def _alpha_inplace(fn: _Fn) -> Callable[..., Tensor]:
     def m(self: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
-        return O._inplace(self, fn, other, alpha=alpha)
+        return _run_inplace(self, fn, other, alpha=alpha)
     m.__doc__ = re.sub(r"^(input|out) : .*\n(    .*\n)*", "", _inplace_doc(fn), flags=re.M)
     return m
 
@@ -511,10 +513,11 @@ _METHODS = {
 
 
 # in-place forms of the operation table's rows that torch has (sinh_, tan_, expm1_ ...)
+_op: Any
 for _op in optable.ROWS:
-    if _op.torch in O.ROW_FUNCTIONS and _op.torch_inplace:
-        for _n in (_op.torch,) + _op.torch_aliases:
-            _METHODS.setdefault(_n + "_", _inplace(O.ROW_FUNCTIONS[_n]))
+    if _op.torch in ROW_FUNCTIONS and _op.torch_inplace:
+        for _n in (_op.torch,) + tuple(_op.torch_aliases):
+            _METHODS.setdefault(_n + "_", _inplace(ROW_FUNCTIONS[_n]))
 
 
 def install() -> None:

@@ -31,6 +31,13 @@ def _sum_to_fn(x: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
 _SumBackward1 = composite_class("SumBackward1", ("self",))
 
 
+def _sizes_arg(size: tuple[Any, ...]) -> tuple[int, ...]:
+    """Sizes given as ints or as one sequence, as ints."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
 def sum_to_size(self: Tensor, *size: int | Sequence[int]) -> Tensor:
     """``self`` summed to ``size`` (``Tensor.sum_to_size``).
 
@@ -52,9 +59,7 @@ def sum_to_size(self: Tensor, *size: int | Sequence[int]) -> Tensor:
     RuntimeError
         For a size that does not broadcast to ``self``'s shape.
     """
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = tuple(size[0])
-    size = tuple(int(s) for s in size)
+    size = _sizes_arg(size)
     d = self._data
     try:
         ok = np.broadcast_shapes(size, d.shape) == d.shape
@@ -97,9 +102,7 @@ def resize_(self: Tensor, *sizes: int | Sequence[int], memory_format: Any = None
     RuntimeError
         For a negative size, a tensor that requires grad, or a traced one.
     """
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
-        sizes = tuple(sizes[0])
-    sizes = tuple(int(s) for s in sizes)
+    sizes = _sizes_arg(sizes)
     for s in sizes:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "

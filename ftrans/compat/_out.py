@@ -14,7 +14,7 @@ import functools
 import inspect
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,11 +50,11 @@ _EXACT = frozenset(("matmul", "mm", "mv", "bmm", "dot", "softmax", "log_softmax"
                     "where", "complex", "polar"))
 
 
-def _tname(npdt):
+def _tname(npdt: Any) -> str:
     return D.from_np(npdt)._tname[:-6]
 
 
-def _any_rg(args, kwargs):
+def _any_rg(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
     for a in list(args) + list(kwargs.values()):
         if isinstance(a, Tensor) and a.requires_grad:
             return True
@@ -64,7 +64,7 @@ def _any_rg(args, kwargs):
     return False
 
 
-def write_out(out, r, name):
+def write_out(out: Any, r: Tensor, name: str) -> Tensor:
     """Write the result ``r`` (a Tensor) into ``out`` by PyTorch's out= rules."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
@@ -108,7 +108,7 @@ _PARTIAL = ("unsupported operation: some elements of the input tensor and the wr
             "performing the operation.")
 
 
-def _check_overlap(out, args, kwargs, name):
+def _check_overlap(out: Any, args: Sequence[Any], kwargs: dict[str, Any], name: str) -> None:
     """torch's memory-overlap checks of ``out=``: an ``out`` with repeated elements (an
     expanded tensor), or one overlapping an input other than exactly (any overlap for the
     functions of :data:`_NO_ALIAS`)."""

@@ -630,7 +630,7 @@ def _row_op(op: Any) -> Callable[..., Tensor]:
 
 
 #: torch name (and alias) -> compat function, for the operation table's rows
-ROW_FUNCTIONS = {}
+ROW_FUNCTIONS: dict[str, Callable[..., Tensor]] = {}
 for _row in P.optable.ROWS:
     if _row.torch and _row.torch not in _HAND_WRITTEN:
         _f = _row_op(_row)

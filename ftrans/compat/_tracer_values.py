@@ -71,7 +71,7 @@ def concrete(data: Any, what: str) -> Any:
                 raise RuntimeError(_NO_STORAGE)
             if what == "mask":
                 raise RuntimeError(_MASK)
-            if not outermost or current_trace() is not d._trace:   # vmap(grad(f)) ...
+            if not outermost or current_trace() is not d._trace:  # type: ignore[attr-defined, unused-ignore]  # (core.trace declares it); vmap(grad(f)) ...
                 raise RuntimeError(_NESTED)
             raise RuntimeError(_CONTROL if what == "bool" else _ITEM)
         if not isinstance(d, PrimalTracer):

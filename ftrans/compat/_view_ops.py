@@ -133,7 +133,8 @@ def view(input: Tensor, *shape: int | SizeLike) -> Tensor:  # noqa: A002
     d = input._data
     new = _infer_shape(_shape_arg(shape), d.size)
     try:
-        out = d.reshape(new) if isinstance(d, _Tracer) else np.reshape(d, new, copy=False)
+        out = d.reshape(new) if isinstance(d, _Tracer) else np.reshape(  # type: ignore[attr-defined, unused-ignore]  # (Tracer's array methods are attached at import)
+            d, new, copy=False)
     except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
