@@ -8,7 +8,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _dtype as D
-from ._factories import Generator, _fdt, _finish, _gen, _size
+from ._generator import Generator, _fdt, _finish, _gen, _size
 from ._tensor import Tensor
 from ._typing import DeviceLike, DTypeArg, SizeLike
 
