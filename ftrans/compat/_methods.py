@@ -38,7 +38,7 @@ def _ni(f: _Fn) -> _Fn:
     return g
 
 
-_RETURNS = re.compile(r"^Returns\n-------\n.*?(?=^\S.*\n---|\Z)", re.M | re.S)
+_RETURNS = re.compile(r"^Returns\n-------\n.*?(?=^\S[^\n]*\n---|\Z)", re.M | re.S)
 _INPLACE_RETURNS = "Returns\n-------\nTensor\n    ``input`` (``self``) itself, overwritten.\n\n"
 
 

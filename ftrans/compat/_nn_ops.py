@@ -13,7 +13,7 @@ from .autograd._composite import composite_class, residual_class
 from .. import primitives as P
 
 from ._opbase import (SAVE_NONE, _as_float, _compose, _convert, _ctype, _custom, _k, _record,
-                      _refuse_complex, _save_cross, _tname, _unary)
+                      _refuse_complex, _save_cross, _tname, _unary, unary_doc)
 # =============================================================================== nn kernels
 # torch.nn.functional's heavy operations are ftrans.nn's: convolution, max pooling, batch
 # norm and the fused log-softmax + NLL are ftrans.custom_vjp functions whose forward keeps
@@ -23,7 +23,8 @@ from ..primitives.special import erf_p as _erf_p  # noqa: E402
 from ..primitives import window as _W  # noqa: E402
 from ..nn import FUSED as _FUSED  # noqa: E402
 
-erf = _unary(_erf_p, "ErfBackward0", "x")
+erf = _unary(_erf_p, "ErfBackward0", "x", doc=unary_doc(
+    "erf", "the error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to input``."))
 
 _ConvolutionBackward0 = residual_class("ConvolutionBackward0",
                                        ("_params", "input", "weight", "bias"),
