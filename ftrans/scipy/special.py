@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from typing import cast
+from typing import Literal, cast, overload
 
 import numpy as np
 
@@ -553,6 +553,16 @@ def log_softmax(x: ArrayLike, axis: Axis = None) -> Array:
     return _nn.log_softmax(_float(x, name="log_softmax"), axis=axis)
 
 
+@overload
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: Literal[False] = False) -> Array: ...
+
+
+@overload
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, *, return_sign: Literal[True]) -> tuple[Array, Array]: ...
+
+
 def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
               keepdims: bool = False, return_sign: bool = False
               ) -> Array | tuple[Array, Array]:
@@ -586,7 +596,9 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
     >>> round(float(fss.logsumexp([0.0, 0.0])), 12)    # log 2
     0.69314718056
     """
-    return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=return_sign)
+    if return_sign:
+        return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=True)
+    return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b)
 
 
 # ---------------------------------------------------------------------------------
