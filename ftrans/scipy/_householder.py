@@ -182,8 +182,7 @@ def geqrf(a: ArrayLike) -> tuple[Array, Array]:
         ar = P.real(alpha) if cx else alpha
         ai2 = P.mul(P.imag(alpha), P.imag(alpha)) if cx else np.zeros((), real)
         trivial = P.logical_and(P.eq(xn2, 0), P.eq(ai2, 0))
-        # (P.sqrt: a row of the operation table, installed at import)
-        norm = P.sqrt(P.add(P.add(P.mul(ar, ar), ai2), xn2))  # type: ignore[attr-defined]
+        norm = P.ROW_OPS["sqrt"](P.add(P.add(P.mul(ar, ar), ai2), xn2))
         sign = P.where(P.lt(ar, 0), np.ones((), real), -np.ones((), real))
         beta = P.where(trivial, ar, P.mul(sign, norm))                   # real
         safe_beta = P.where(trivial, np.ones((), real), beta)

@@ -209,5 +209,5 @@ def spherical_jn(n: int, z: ArrayLike) -> Array:
     for k in range(8, -1, -1):   # Horner in z^2; the next term is below 1e-20 for |z| < 0.5
         series = P.add(P.mul(series, zz), (-1.0) ** k / math.factorial(2 * k + 1))
     zl = P.where(small, 1.0, za)
-    sin_zl = P.sin(zl)  # type: ignore[attr-defined]  # (an optable row)
+    sin_zl = P.ROW_OPS["sin"](zl)
     return P.convert_element_type(P.where(small, series, P.div(sin_zl, zl)), za.dtype)

@@ -54,9 +54,6 @@ from .. import primitives as P
 from ..primitives import special as _ps
 from ..nn import activations as _nn
 from ..typing import Array, ArrayLike, Axis
-
-# P.exp, P.log, P.log1p, P.logaddexp are rows of the operation table, installed on
-# ftrans.primitives at import: mypy cannot see them (the ``type: ignore[attr-defined]``s)
 from ._args import _float, _floats, _unary_doc, _binary_doc
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "gamma",
@@ -294,7 +291,7 @@ def gamma(z: ArrayLike) -> Array:
     24.0
     """
     z = _float(z, name="gamma")
-    return P.mul(_sgn_like(_gammasgn(z), z), P.exp(_ps.gammaln(z)))  # type: ignore[attr-defined]
+    return P.mul(_sgn_like(_gammasgn(z), z), P.ROW_OPS["exp"](_ps.gammaln(z)))
 
 
 def _sgn_like(s: Array, x: Array) -> Array:
@@ -346,7 +343,7 @@ def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """
     a, b = _floats(a, b, name="beta")
     s = P.mul(P.mul(_gammasgn(a), _gammasgn(b)), _gammasgn(P.add(a, b)))
-    return P.mul(_sgn_like(s, a), P.exp(betaln(a, b)))  # type: ignore[attr-defined]
+    return P.mul(_sgn_like(s, a), P.ROW_OPS["exp"](betaln(a, b)))
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -396,12 +393,12 @@ def log_expit(x: ArrayLike) -> Array:
 
 def softplus(x: ArrayLike) -> Array:
     x = _float(x, name="softplus")
-    return P.logaddexp(0.0, x)  # type: ignore[attr-defined]
+    return P.ROW_OPS["logaddexp"](0.0, x)
 
 
 def logit(p: ArrayLike) -> Array:
     p = _float(p, name="logit")
-    return P.sub(P.log(p), P.log1p(P.neg(p)))  # type: ignore[attr-defined]
+    return P.sub(P.ROW_OPS["log"](p), P.ROW_OPS["log1p"](P.neg(p)))
 
 
 expit.__doc__ = _unary_doc(
@@ -434,11 +431,11 @@ def _x_log_f(x: ArrayLike, y: ArrayLike, logf: Callable[[Array], Array],
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
-    return _x_log_f(x, y, P.log, lambda y: P.le(y, 0.0), "xlogy")  # type: ignore[attr-defined]
+    return _x_log_f(x, y, P.ROW_OPS["log"], lambda y: P.le(y, 0.0), "xlogy")
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
-    return _x_log_f(x, y, P.log1p, lambda y: P.le(y, -1.0), "xlog1py")  # type: ignore[attr-defined]
+    return _x_log_f(x, y, P.ROW_OPS["log1p"], lambda y: P.le(y, -1.0), "xlog1py")
 
 
 _XLOG_NOTE = ("The derivative in ``x`` is ``{}`` (also at ``x == 0``), in ``y`` ``{}``;"
@@ -457,7 +454,7 @@ def entr(x: ArrayLike) -> Array:
     pos = P.gt(x, 0.0)
     xs = P.where(pos, x, 1.0)
     other = _like(P.where(P.eq(x, 0.0), 0.0, -np.inf), x)
-    return P.where(pos, P.neg(P.mul(xs, P.log(xs))), other)  # type: ignore[attr-defined]
+    return P.where(pos, P.neg(P.mul(xs, P.ROW_OPS["log"](xs))), other)
 
 
 entr.__doc__ = _unary_doc(
@@ -476,13 +473,13 @@ def _rel_entr_parts(x: ArrayLike, y: ArrayLike, name: str
 
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     x, y, ok, xs, ys, zero_case = _rel_entr_parts(x, y, "rel_entr")
-    val = P.mul(xs, P.sub(P.log(xs), P.log(ys)))  # type: ignore[attr-defined]
+    val = P.mul(xs, P.sub(P.ROW_OPS["log"](xs), P.ROW_OPS["log"](ys)))
     return P.where(ok, val, _like(P.where(zero_case, 0.0, np.inf), x))
 
 
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     x, y, ok, xs, ys, zero_case = _rel_entr_parts(x, y, "kl_div")
-    val = P.add(P.sub(P.mul(xs, P.sub(P.log(xs), P.log(ys))), xs), ys)  # type: ignore[attr-defined]
+    val = P.add(P.sub(P.mul(xs, P.sub(P.ROW_OPS["log"](xs), P.ROW_OPS["log"](ys))), xs), ys)
     return P.where(ok, val, P.where(zero_case, y, np.inf))
 
 
