@@ -18,7 +18,7 @@ running module holds:
   ``Tensor`` after its class body, as a base class ``_TensorMethods`` that
   ``ftrans/compat/_tensor.py`` names under ``TYPE_CHECKING`` only.
 
-Usage (from the repository root)::
+Usage (from the repository root; Python 3.11 or newer, for ``typing.get_overloads``)::
 
     python tools/stubgen.py            # write the stubs
     python tools/stubgen.py --check    # exit 1 if a committed stub is not current
@@ -209,6 +209,15 @@ def _signature(fn: Callable[..., Any], imports: _Imports, where: str,
     return f"({', '.join(parts)}) -> {ret}"
 
 
+def _defs(name: str, fn: Callable[..., Any], imports: _Imports, where: str) -> list[str]:
+    """``def name(...)`` for ``fn``, or one ``@overload`` per overload it declares."""
+    overloads = typing.get_overloads(inspect.unwrap(fn))
+    if not overloads:
+        return [f"def {name}{_signature(fn, imports, where)}: ..."]
+    imports.lines.add("from typing import overload")
+    return [f"@overload\ndef {name}{_signature(o, imports, where)}: ..." for o in overloads]
+
+
 def _statically_defined(fn: Any, name: str) -> str | None:
     """The module whose top level defines ``fn`` as ``name`` in its source, or None."""
     mod = getattr(fn, "__module__", None)
@@ -266,7 +275,7 @@ def namespace_stub(modname: str) -> str:
             if home_mod is not None and home_mod != modname:
                 imports.add_from(home_mod, name, name, obj, reexport=True)
             else:
-                body.append(f"def {name}{_signature(obj, imports, where)}: ...")
+                body.extend(_defs(name, obj, imports, where))
             continue
         home = _home(obj, name) if callable(obj) else None
         if home is not None:                # numpy's own arange, a ufunc ...
