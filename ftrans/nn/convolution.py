@@ -118,7 +118,9 @@ def _conv_bwd(params: _ConvParams, res: tuple[Any, ...], g: Array) -> tuple[Any,
         g = np.ascontiguousarray(g)
         return (_K.conv2d_grad_input(g, w, tuple(x.shape), strides, padding, dilation),
                 _K.conv2d_grad_weight(g, cols, tuple(w.shape)), gb)
-    return tuple(_conv_p.vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
+    vjp = _conv_p.vjp
+    assert vjp is not None          # the convolution primitive has its VJP rule
+    return tuple(vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
 
 
 _conv = custom_vjp(_conv_fun, nondiff_argnums=(0,))
