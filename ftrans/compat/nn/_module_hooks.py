@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
@@ -64,16 +66,39 @@ _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
 
 
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
-    module's own pre-hooks)."""
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register a forward pre-hook common to all modules (``torch.nn.modules.module``'s).
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args)``, run before each module's own pre-hooks; it may return
+        new args.
+
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
+    """
     h = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[h.id] = hook
     return h
 
 
-def register_module_forward_hook(hook):
-    """A forward hook ``hook(module, args, output)`` common to all modules."""
+def register_module_forward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register a forward hook common to all modules (``torch.nn.modules.module``'s).
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args, output)``, run after ``forward``; a non-None result replaces
+        the output.
+
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
+    """
     h = RemovableHandle(_global_forward_hooks)
     _global_forward_hooks[h.id] = hook
     return h
@@ -82,10 +107,26 @@ def register_module_forward_hook(hook):
 class _HookMixin:
     """The hook methods of :class:`~ftrans.compat.nn.Module` (a base class of it)."""
 
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
-        before ``forward``; it may return new args (a tuple, or one value that is
-        wrapped in a tuple; with kwargs: an ``(args, kwargs)`` pair)."""
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Register a hook that runs before ``forward``.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``); it may
+            return new args (a tuple, or one value that is wrapped in a tuple; with kwargs:
+            an ``(args, kwargs)`` pair).
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments of the call too.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[h.id] = hook
         if with_kwargs:
@@ -94,10 +135,28 @@ class _HookMixin:
             self._forward_pre_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
-        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
-        output)``) runs after ``forward``; a non-None result replaces the output."""
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Register a hook that runs after ``forward``.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+            output)``); a non-None result replaces the output.
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments of the call too.
+        always_call : bool, optional
+            Run the hook even when ``forward`` raises.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
                             self._forward_hooks_always_called)
         self._forward_hooks[h.id] = hook
@@ -109,11 +168,30 @@ class _HookMixin:
             self._forward_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect
-        to the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
-        tuples (None where an input does not require grad).  A non-None result replaces
-        ``grad_input``.  Raises RuntimeError when mixed with ``register_backward_hook``."""
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
+        """Register a hook on the gradients with respect to the module's inputs and outputs.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_input, grad_output)``, run when the gradients with respect to
+            the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
+            tuples (None where an input does not require grad).  A non-None result replaces
+            ``grad_input``.
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            When mixed with ``register_backward_hook`` on one module.
+        """
         if self._is_full_backward_hook is False:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
@@ -124,7 +202,24 @@ class _HookMixin:
             self._backward_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_backward_hook(self, hook):
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Not provided: PyTorch deprecates it; use ``register_full_backward_hook``.
+
+        Parameters
+        ----------
+        hook : callable
+            Unused.
+
+        Returns
+        -------
+        RemovableHandle
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise NotImplementedError("register_backward_hook is deprecated in PyTorch and not "
                                   "provided by ftrans.compat; use register_full_backward_hook")
 

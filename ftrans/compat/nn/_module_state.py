@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
@@ -36,9 +38,26 @@ class _StateDictMixin:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Ordered dict of parameters and persistent buffers by dotted name (detached
-        tensors sharing storage unless ``keep_vars``)."""
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
+        """The parameters and persistent buffers by dotted name (``torch.nn.Module.state_dict``).
+
+        Parameters
+        ----------
+        *args : Any
+            The deprecated positional form ``(destination, prefix, keep_vars)``.
+        destination : dict, optional
+            Fill this dict instead of a new ``OrderedDict``.
+        prefix : str, optional
+            Prepended to every key.
+        keep_vars : bool, optional
+            Keep the tensors themselves (default: detached tensors sharing storage).
+
+        Returns
+        -------
+        dict of str to Tensor
+            An ordered dict, keys such as ``"0.weight"`` or ``"bn.running_mean"``.
+        """
         if args:
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
@@ -111,14 +130,35 @@ class _StateDictMixin:
                     elif input_name[0] not in local:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy parameters and buffers from ``state_dict`` (values are copied in place,
-        converted to each parameter's dtype; ``assign=True`` puts the given tensors in
-        place of the module's instead, keeping each parameter's ``requires_grad``).
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` (``torch.nn.Module.load_state_dict``).
 
-        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.  Raises
-        RuntimeError listing missing/unexpected keys (``strict=True``) and size
-        mismatches, with PyTorch's messages."""
+        Values are copied in place, converted to each parameter's dtype.
+
+        Parameters
+        ----------
+        state_dict : dict of str to Tensor
+            As :meth:`state_dict` returns.
+        strict : bool, optional
+            Missing and unexpected keys are errors (default True).
+        assign : bool, optional
+            Put the given tensors in place of the module's instead of copying (keeping each
+            parameter's ``requires_grad``).
+
+        Returns
+        -------
+        _IncompatibleKeys
+            The named tuple ``(missing_keys, unexpected_keys)``.
+
+        Raises
+        ------
+        TypeError
+            If ``state_dict`` is not a dict.
+        RuntimeError
+            Listing missing/unexpected keys (``strict=True``) and size mismatches, with
+            PyTorch's messages.
+        """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
@@ -144,7 +184,24 @@ class _StateDictMixin:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
-    def register_state_dict_pre_hook(self, hook):
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Not supported yet by ftrans.compat (``torch.nn.Module.register_state_dict_pre_hook``).
+
+        Parameters
+        ----------
+        hook : callable
+            Unused.
+
+        Returns
+        -------
+        RemovableHandle
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise NotImplementedError("register_state_dict_pre_hook is not supported by "
                                   "ftrans.compat yet")
 
