@@ -516,8 +516,8 @@ class EmbeddingBag(Module):
             s += f", padding_idx={self.padding_idx}"
         return s
 
-    def forward(self, input: Tensor, offsets: Tensor | None = None,
-                per_sample_weights: Tensor | None = None) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                per_sample_weights: Tensor | None = None) -> Tensor:
         """Reduce each bag of embeddings (``F.embedding_bag``).
 
         Parameters

@@ -162,8 +162,8 @@ class _MaxUnpoolNd(Module):
         """
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input: Tensor, indices: Tensor,
-                output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, indices: Tensor,  # noqa: A002
+                output_size: Sequence[int] | None = None) -> Tensor:
         """Place each value at its index of the output plane, zeros elsewhere.
 
         Parameters
