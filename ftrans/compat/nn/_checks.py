@@ -5,7 +5,10 @@ bad input; the functional layers call them before computing."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
+from ftrans.compat import Tensor
 from ftrans.compat._opbase import _ctype
 
 __all__ = ["conv", "pool", "divisor", "adaptive", "group_norm", "hardtanh", "embedding"]
@@ -126,3 +129,21 @@ def hardtanh(min_val, max_val):
 def embedding(weight):
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
+
+
+def _ntuple(n: int, name: str = "argument") -> Callable[[Any], tuple[int, ...]]:
+    def parse(x: Any) -> tuple[int, ...]:
+        if isinstance(x, (list, tuple)):
+            if len(x) == 1 and n > 1:
+                return tuple(x) * n
+            if len(x) != n:
+                raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {x}")
+            return tuple(int(a) for a in x)
+        return (int(x),) * n
+    return parse
+
+
+def _check_tensor(x: Any, fname: str, what: str = "input") -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{what}' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")

@@ -11,7 +11,9 @@ import ftrans.compat as torch
 from ftrans.compat import _ops as _K
 from ftrans.compat._tensor import _concrete
 
-from ._functional_layers import (dropout, linear, logsigmoid)
+from ._functional_layers import linear
+from ._functional_act import logsigmoid
+from ._functional_norm import dropout
 
 # ============================================================================== losses
 _REDUCTIONS = ("none", "mean", "sum")

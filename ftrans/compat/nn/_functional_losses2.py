@@ -14,7 +14,9 @@ import numpy as np
 
 import ftrans.compat as torch
 
-from ._functional_layers import _check_tensor, logsigmoid, pairwise_distance
+from ._checks import _check_tensor
+from ._functional_act import logsigmoid
+from ._functional_norm import pairwise_distance
 from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
 from ._functional_layers import linear
 from ftrans.compat._opbase import _compose

@@ -19,10 +19,11 @@ import ftrans.compat as torch
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
-from ._functional_layers import (_ntuple, _check_tensor, _conv_transposend, _max_pool,
-                                 _avg_pool, _adaptive_avg, _adaptive_max, leaky_relu,
-                                 pad as _pad_constant, interpolate as _interpolate_basic,
-                                 _interp_sizes)
+from ._checks import _ntuple, _check_tensor
+from ._functional_layers import (_conv_transposend, _max_pool, _avg_pool, _adaptive_avg,
+                                 _adaptive_max)
+from ._functional_act import leaky_relu
+from ._functional_norm import pad as _pad_constant, interpolate as _interpolate_basic, _interp_sizes
 
 __all__ = ["hardshrink", "softshrink", "glu", "rrelu", "pixel_shuffle", "pixel_unshuffle",
            "channel_shuffle", "unfold", "fold", "conv_transpose3d", "max_pool3d",

@@ -13,7 +13,8 @@ from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
 
-from ._functional_layers import _check_tensor, pad as _pad_constant, batch_norm
+from ._checks import _check_tensor
+from ._functional_norm import pad as _pad_constant, batch_norm
 
 __all__ = ["grid_sample"]
 
