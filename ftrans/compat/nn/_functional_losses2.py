@@ -8,11 +8,14 @@ exception to plain composition is documented in :func:`ctc_loss`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 import warnings
 
 import numpy as np
 
 import ftrans.compat as torch
+from .._typing import Tensor
 
 from ._checks import _check_tensor
 from ._functional_act import logsigmoid
@@ -33,16 +36,44 @@ __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss
            "rms_norm", "local_response_norm", "embedding_bag", "linear_cross_entropy"]
 
 
-def _relu(z):
+def _relu(z: Tensor) -> Tensor:
     """``max(z, 0)`` with derivative 0 at 0 (ATen's ``z > 0 ? z : 0`` in the losses)."""
     return torch.where(z > 0, z, torch.zeros_like(z))
 
 
 # ============================================================================== pair losses
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                          reduction="mean"):
-    """``torch.nn.functional.cosine_embedding_loss``: ``1 - cos`` for ``target == 1``,
-    ``max(0, cos - margin)`` for ``target == -1``."""
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos - margin)`` for ``target == -1`` (``torch.nn.functional.cosine_embedding_loss``).
+
+    Parameters
+    ----------
+    input1 : Tensor
+        ``(N, D)`` or ``(D,)``.
+    input2 : Tensor
+        Same shape.
+    target : Tensor
+        ``(N,)`` or ``()`` of 1 and -1.
+    margin : float, optional
+        Default 0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     td = target.dim()
     if td not in (0, 1):
@@ -63,10 +94,31 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(pos + neg, reduction)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002
-                         reduction="mean"):
-    """``torch.nn.functional.hinge_embedding_loss``: ``x`` where ``target == 1``,
-    ``max(0, margin - x)`` where ``target == -1``."""
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1`` (``torch.nn.functional.hinge_embedding_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Distances, any shape.
+    target : Tensor
+        1 and -1, ``input``'s shape.
+    margin : float, optional
+        Default 1.0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = torch.zeros_like(input)
     out_margin = torch.where(target != 1, (margin - input).clamp_min(0), zeros)
@@ -74,9 +126,38 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(out_margin + out_self, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                        reduction="mean"):
-    """``torch.nn.functional.margin_ranking_loss``: ``max(0, -y (x1 - x2) + margin)``."""
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``max(0, -y (x1 - x2) + margin)`` (``torch.nn.functional.margin_ranking_loss``).
+
+    Parameters
+    ----------
+    input1 : Tensor
+        First input.
+    input2 : Tensor
+        Second input.
+    target : Tensor
+        1 and -1, the inputs' shape.
+    margin : float, optional
+        Default 0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
@@ -85,16 +166,66 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
-def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.soft_margin_loss``: ``log(1 + exp(-y x))``."""
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``log(1 + exp(-y x))`` (``torch.nn.functional.soft_margin_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores, any shape.
+    target : Tensor
+        1 and -1, ``input``'s shape.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _reduce(torch.log1p(torch.exp(-input * target)), reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None,  # noqa: A002
-                     eps=1e-8, reduce=None, reduction="mean"):
-    """``torch.nn.functional.poisson_nll_loss``: ``exp(x) - y x`` (``log_input``) or
-    ``x - y log(x + eps)``, plus Stirling's term for ``y > 1`` when ``full``."""
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Poisson negative log-likelihood (``torch.nn.functional.poisson_nll_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The rate, or its log with ``log_input``.
+    target : Tensor
+        Counts, ``input``'s shape.
+    log_input : bool, optional
+        ``input`` is the log rate: ``exp(x) - y x`` (default True); else ``x - y log(x + eps)``.
+    full : bool, optional
+        Add Stirling's term for ``y > 1`` (default False).
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    eps : float, optional
+        Added inside the log without ``log_input`` (default 1e-8).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``reduction``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
@@ -109,10 +240,40 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.gaussian_nll_loss``: ``(log max(var, eps) + (x - y)^2 /
-    max(var, eps)) / 2`` (the clamp passes the gradient through, as PyTorch's in-place
-    clamp under ``no_grad`` does)."""
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Gaussian negative log-likelihood ``(log max(var, eps) + (x - y)^2 / max(var, eps)) / 2`` (``torch.nn.functional.gaussian_nll_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Means ``(N, *)``.
+    target : Tensor
+        Samples, ``input``'s shape.
+    var : Tensor or float
+        Variances, non-negative: ``input``'s shape, one per sample, or a number.
+    full : bool, optional
+        Add ``log(2 pi) / 2`` (default False).
+    eps : float, optional
+        Lower clamp of ``var`` (default 1e-6).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For negative variances, a bad ``var`` shape or an unknown ``reduction``.
+
+    Notes
+    -----
+    The clamp passes the gradient through, as PyTorch's in-place clamp under ``no_grad``
+    does.
+    """
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -137,10 +298,31 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 # ============================================================================== multi-class margins
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
-                                reduction="mean"):
-    """``torch.nn.functional.multilabel_soft_margin_loss``: the mean over classes of the
-    binary logistic losses."""
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None,
+                                reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """The mean over classes of the binary logistic losses (``torch.nn.functional.multilabel_soft_margin_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        0 and 1, ``input``'s shape.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -155,18 +337,18 @@ _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
-def _scalar_name(t):
+def _scalar_name(t: Tensor) -> str:
     """PyTorch's scalar-type name of a tensor's dtype (``Float``, ``Double`` ...)."""
     name = str(t.dtype).split(".")[-1]
     return _SCALAR_NAMES.get(name, name)
 
 
-def _check_reduction(reduction):
+def _check_reduction(reduction: str) -> None:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _frames(input, target, fname):  # noqa: A002
+def _frames(input: Tensor, target: Tensor, fname: str) -> tuple[int, int]:  # noqa: A002
     if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0) or (
             input.dim() == 1 and input.shape[0] == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
@@ -176,10 +358,40 @@ def _frames(input, target, fname):  # noqa: A002
     return nframe, dim
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,  # noqa: A002
-                      reduce=None, reduction="mean"):
-    """``torch.nn.functional.multi_margin_loss``: ``sum_{i != y} max(0, margin - x_y +
-    x_i)^p / C`` (times ``weight[y]``)."""
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Multi-class hinge loss ``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times ``weight[y]``) (``torch.nn.functional.multi_margin_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        Class indices ``(N,)`` or ``()``.
+    p : int, optional
+        1 (default) or 2.
+    margin : float, optional
+        Default 1.0.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
@@ -212,9 +424,33 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
-def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.multilabel_margin_loss``: targets are class indices ended by
-    the first -1; ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C``."""
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Multi-label hinge loss ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C`` (``torch.nn.functional.multilabel_margin_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        int64 class indices, ``input``'s shape, ended by the first -1.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     nframe, dim = _frames(input, target, "multilabel_margin_loss")
@@ -242,7 +478,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 # ============================================================================== triplets
-def _triplet_dims(anchor, positive, negative):
+def _triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
     a, p, n = anchor.dim(), positive.dim(), negative.dim()
     if not (a == p and p == n):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
@@ -250,10 +486,47 @@ def _triplet_dims(anchor, positive, negative):
                            f"{p}D, and negative {n}D inputs")
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
-    """``torch.nn.functional.triplet_margin_loss``: ``max(0, margin + d(a, p) - d(a, n))``
-    with the ``p``-norm pairwise distance."""
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-06, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``max(0, margin + d(a, p) - d(a, n))`` with the ``p``-norm pairwise distance (``torch.nn.functional.triplet_margin_loss``).
+
+    Parameters
+    ----------
+    anchor : Tensor
+        ``(N, D)`` or ``(D,)``.
+    positive : Tensor
+        Same shape.
+    negative : Tensor
+        Same shape.
+    margin : float, optional
+        Positive (default 1.0).
+    p : float, optional
+        Norm order (default 2).
+    eps : float, optional
+        Added to the differences (default 1e-6).
+    swap : bool, optional
+        Use ``min(d(a, n), d(p, n))`` (the distance swap) (default False).
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``margin``.
+    RuntimeError
+        For inputs of different ranks.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -265,10 +538,39 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean"):
-    """``torch.nn.functional.triplet_margin_with_distance_loss`` (default distance:
-    ``pairwise_distance``)."""
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``max(0, margin + d(a, p) - d(a, n))`` with a given distance (``torch.nn.functional.triplet_margin_with_distance_loss``).
+
+    Parameters
+    ----------
+    anchor : Tensor
+        ``(N, D)`` or ``(D,)``.
+    positive : Tensor
+        Same shape.
+    negative : Tensor
+        Same shape.
+    distance_function : callable, optional
+        ``d(x1, x2) -> Tensor`` (default ``pairwise_distance``).
+    margin : float, optional
+        Positive (default 1.0).
+    swap : bool, optional
+        Use the distance swap (default False).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``margin`` or an unknown ``reduction``.
+    """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -286,7 +588,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 _CtcLossBackward0 = composite_class("CtcLossBackward0", ("log_probs",))
 
 
-def _lengths(v, n, what):
+def _lengths(v: Tensor | Sequence[int], n: int, what: str) -> np.ndarray:
     a = np.asarray(v.numpy(force=True) if isinstance(v, torch.Tensor) else v, np.int64)
     a = a.reshape(-1)
     if a.size != n:
@@ -294,16 +596,48 @@ def _lengths(v, n, what):
     return a
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
-    """``torch.nn.functional.ctc_loss`` (``ftrans.nn.ctc_loss``, one ``CtcLossBackward0``
-    node): ``log_probs (T, N, C)`` or ``(T, C)``; ``targets`` padded ``(N, S)`` or
-    concatenated.
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[int],
+             target_lengths: Tensor | Sequence[int], blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> Tensor:  # noqa: A002
+    """Connectionist temporal classification loss (``torch.nn.functional.ctc_loss``).
 
+    ``ftrans.nn.ctc_loss``, one ``CtcLossBackward0`` node.
+
+    Parameters
+    ----------
+    log_probs : Tensor
+        ``(T, N, C)`` or ``(T, C)`` log-probabilities.
+    targets : Tensor
+        Padded ``(N, S)`` or concatenated targets.
+    input_lengths : Tensor or sequence of int
+        ``(N,)``.
+    target_lengths : Tensor or sequence of int
+        ``(N,)``.
+    blank : int, optional
+        The blank label (default 0).
+    reduction : str, optional
+        ``'mean'`` (default: each loss divided by its target length, then averaged), ``'sum'``
+        or ``'none'``.
+    zero_infinity : bool, optional
+        Replace infinite losses and their gradients by zero (default False).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+
+    Notes
+    -----
     The gradient is PyTorch's: ATen's CTC backward returns the gradient with respect to
     the logits behind a ``log_softmax`` (``ftrans.nn.ctc_loss``'s exact derivative plus
     ``exp(log_probs)`` at every valid time step); a zero-valued term ``exp(lp) -
-    exp(lp).detach()`` adds that here."""
+    exp(lp).detach()`` adds that here.  Graves et al. (2006).
+    """
     _check_tensor(log_probs, "ctc_loss", "log_probs")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -344,10 +678,27 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 # ============================================================================== distances, norms
-def pdist(input, p=2):  # noqa: A002
-    """``torch.nn.functional.pdist``: the ``p``-norm distances between the rows of an
-    ``(N, M)`` input, upper triangle in row-major order (``N (N - 1) / 2`` values; zero
-    distances have gradient 0)."""
+def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm distances between the rows of ``input`` (``torch.nn.functional.pdist``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, M)``.
+    p : float, optional
+        Non-negative norm order (default 2).
+
+    Returns
+    -------
+    Tensor
+        ``(N (N - 1) / 2,)``: the upper triangle in row-major order (zero distances have
+        gradient 0).
+
+    Raises
+    ------
+    RuntimeError
+        For an input that is not 2-d or a negative ``p``.
+    """
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:
@@ -366,9 +717,31 @@ def pdist(input, p=2):  # noqa: A002
     return torch.where(zero, torch.zeros_like(s), safe ** (1.0 / p))
 
 
-def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
-    """``torch.nn.functional.rms_norm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the
-    trailing ``normalized_shape`` (``eps`` defaults to the dtype's machine epsilon)."""
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:  # noqa: A002
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` (``torch.nn.functional.rms_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, *normalized_shape)``.
+    normalized_shape : int or sequence of int
+        The trailing shape.
+    weight : Tensor, optional
+        Scale of ``normalized_shape``.
+    eps : float, optional
+        Default: the dtype's machine epsilon.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        For shapes that do not match ``normalized_shape``.
+    """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0:
@@ -390,9 +763,33 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     return out if weight is None else out * weight
 
 
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A002
-    """``torch.nn.functional.local_response_norm``: ``x / (k + alpha mean_window(x^2))^beta``
-    over ``size`` neighbouring channels."""
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:  # noqa: A002
+    """``x / (k + alpha mean_window(x^2))^beta`` over ``size`` neighbouring channels (``torch.nn.functional.local_response_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, *)``, at least 3-d.
+    size : int
+        Number of neighbouring channels.
+    alpha : float, optional
+        Multiplicative factor (default 1e-4).
+    beta : float, optional
+        Exponent (default 0.75).
+    k : float, optional
+        Additive factor (default 1.0).
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``.
+
+    Raises
+    ------
+    ValueError
+        For an input of fewer than 3 dimensions.
+    """
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          "
@@ -412,13 +809,50 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A00
 
 
 # ============================================================================== embedding_bag
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # noqa: A002
-                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
-                  include_last_offset=False, padding_idx=None):
-    """``torch.nn.functional.embedding_bag``: sums, means or maxima of bags of rows of
-    ``weight``; bags are the rows of a 2-D ``input`` or the ``offsets`` segments of a 1-D
-    one; ``padding_idx`` entries are left out, empty bags give zeros
-    (``ftrans.nn.embedding_bag``, one ``EmbeddingBagBackward0`` node)."""
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:  # noqa: A002
+    """Sums, means or maxima of bags of rows of ``weight`` (``torch.nn.functional.embedding_bag``).
+
+    ``ftrans.nn.embedding_bag``, one ``EmbeddingBagBackward0`` node.
+
+    Parameters
+    ----------
+    input : Tensor
+        Indices: ``(B, L)`` (each row a bag) or 1-d with ``offsets``.
+    weight : Tensor
+        ``(num_embeddings, dim)``.
+    offsets : Tensor, optional
+        Start of each bag in a 1-d ``input``.
+    max_norm : float, optional
+        Not supported.
+    norm_type : float, optional
+        The norm of ``max_norm`` (default 2).
+    scale_grad_by_freq : bool, optional
+        Not supported (must be False).
+    mode : str, optional
+        ``'sum'``, ``'mean'`` (default) or ``'max'``.
+    sparse : bool, optional
+        Not supported (must be False).
+    per_sample_weights : Tensor, optional
+        Weights of the looked-up rows, ``input``'s shape (``'sum'`` only).
+    include_last_offset : bool, optional
+        ``offsets`` has one more entry, the end of the last bag.
+    padding_idx : int, optional
+        Entries left out of the bags.
+
+    Returns
+    -------
+    Tensor
+        ``(B, dim)``; empty bags give zeros.
+
+    Raises
+    ------
+    ValueError
+        For bad arguments (PyTorch's messages).
+    """
     if weight.dtype == torch.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
@@ -483,7 +917,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
                     [weight._data, per_sample_weights._data], params, mask=3)
 
 
-def _psw_bag(weight, per_sample_weights, **params):
+def _psw_bag(weight: Tensor, per_sample_weights: Tensor, **params: Any) -> Any:
     return _fnn.embedding_bag(weight, per_sample_weights=per_sample_weights, **params)
 
 
@@ -492,13 +926,39 @@ _EmbeddingBagBackward0 = composite_class("EmbeddingBagBackward0",
 
 
 # ============================================================================== linear + CE
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
-                         reduction="mean", ignore_index=None, label_smoothing=0.0,
-                         options=None):
-    """``torch.nn.functional.linear_cross_entropy``: ``cross_entropy(linear(input,
-    linear_weight, linear_bias), target)``; ``linear_weight (C, *out_features, in)``
-    gives K-dimensional logits ``(N, C, *out_features)``.  ``options`` (PyTorch's chunking
-    of the batch to save memory) is accepted and ignored: the result is the same."""
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:  # noqa: A002
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` (``torch.nn.functional.linear_cross_entropy``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, in)``.
+    linear_weight : Tensor
+        ``(C, *out_features, in)``: K-dimensional logits ``(N, C, *out_features)``.
+    target : Tensor
+        Class indices or probabilities, as ``cross_entropy`` takes them.
+    linear_bias : Tensor, optional
+        The projection's bias.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    ignore_index : int, optional
+        A target index that contributes nothing (default: none).
+    label_smoothing : float, optional
+        As ``cross_entropy``'s (default 0.0).
+    options : Any, optional
+        PyTorch's chunking of the batch to save memory: accepted and ignored (the result
+        is the same).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:
