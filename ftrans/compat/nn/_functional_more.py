@@ -10,6 +10,7 @@ underlying ftrans functions; nothing here defines a derivative.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import math
 import warnings
@@ -151,7 +152,7 @@ _Im2ColBackward0 = composite_class("Im2ColBackward0", ("self",))
 _Col2ImBackward0 = composite_class("Col2ImBackward0", ("self",))
 
 
-def _shuffle_factor(input, factor, fname, what):  # noqa: A002
+def _shuffle_factor(input: Tensor, factor: int, fname: str, what: str) -> int:  # noqa: A002
     _check_tensor(input, fname)
     r = int(factor)
     if input.dim() < 3:
@@ -245,9 +246,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 
 
 # ============================================================================== unfold / fold
-def _patch_args(input, fname, ndims, kernel_size, dilation, padding, stride):  # noqa: A002
-    """``(batched input, was batched, kernel, dilation, padding, stride)`` of unfold/fold,
-    with PyTorch's checks."""
+def _patch_args(input: Tensor, fname: str, ndims: tuple[int, ...], kernel_size: Any, dilation: Any,  # noqa: A002
+                padding: Any, stride: Any) -> tuple[Any, ...]:
     _check_tensor(input, fname)
     if input.dim() not in ndims:
         raise NotImplementedError(f"Input Error: Only {ndims[0]}D or {ndims[1]}D input Tensors "
@@ -351,18 +351,18 @@ def fold(input: Tensor, output_size: int | Sequence[int], kernel_size: int | Seq
 
 
 # ============================================================================== dropout
-def _check_p(p):
+def _check_p(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _feature_mask(input, p, nsp, fname, batched_dims):  # noqa: A002
-    """Keep-mask of shape ``(N, C, 1, ...)`` (one draw per channel)."""
+def _feature_mask(input: Tensor, p: float, nsp: int, fname: str, batched_dims: int) -> Tensor:  # noqa: A002
     shape = tuple(input.shape[:batched_dims]) + (1,) * (input.dim() - batched_dims)
     return (torch.rand(shape, device=input.device) >= p).to(input.dtype)
 
 
-def _channel_dropout(nsp, fname, input, p, training, inplace):  # noqa: A002
+def _channel_dropout(nsp: int, fname: str, input: Tensor, p: float, training: bool,  # noqa: A002
+                     inplace: bool) -> Tensor:
     _check_p(p)
     if not training or p == 0.0:
         return input
@@ -476,7 +476,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _alpha(input, p, training, inplace, feature):  # noqa: A002
+def _alpha(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:  # noqa: A002
     _check_p(p)
     if not training or p == 0.0:
         return input

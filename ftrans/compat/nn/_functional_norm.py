@@ -9,7 +9,7 @@ import math
 import numbers
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -131,7 +131,8 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
         If the trailing shape of ``input`` is not ``normalized_shape``.
     """
     if isinstance(normalized_shape, numbers.Integral):
-        normalized_shape = (normalized_shape,)
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = cast(Sequence[int], normalized_shape)   # (mypy: Integral is not int)
     k = len(normalized_shape)
     if tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
@@ -442,7 +443,7 @@ class _nullctx:
     def __enter__(self) -> _nullctx:
         return self
 
-    def __exit__(self, *a: object) -> bool:
+    def __exit__(self, *a: object) -> Literal[False]:
         return False
 
 

@@ -123,9 +123,8 @@ def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Se
                      count_include_pad, divisor_override)
 
 
-def _adaptive_checked(nsp, kind, input, output_size, return_indices=False):  # noqa: A002
-    """PyTorch's argument checks of adaptive pooling, then the pooling of
-    :mod:`._functional_layers` (an empty output for zero-size bins)."""
+def _adaptive_checked(nsp: int, kind: str, input: Tensor, output_size: Any,  # noqa: A002
+                      return_indices: bool = False) -> Any:
     fname = f"adaptive_{kind}_pool{nsp}d"
     _check_tensor(input, fname)
     if isinstance(output_size, (list, tuple)):
@@ -293,7 +292,8 @@ _UNPOOL_NODES = {k: composite_class(f"MaxUnpool{k}DBackward0", ("self", "indices
                  for k in (2, 3)}
 
 
-def _max_unpool(nsp, input, indices, kernel_size, stride, padding, output_size):  # noqa: A002
+def _max_unpool(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
+                padding: Any, output_size: Sequence[int] | None) -> Tensor:
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     st = ks if stride is None else _ntuple(nsp, "stride")(stride)
     pd = _ntuple(nsp, "padding")(padding)
@@ -414,8 +414,7 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int
 
 
 # ============================================================================== fractional pooling
-def _intervals(sample, L, o, k):
-    """PyTorch's fractional max-pool window starts for one plane and axis."""
+def _intervals(sample: float, L: int, o: int, k: int) -> np.ndarray:
     if o == 1:
         return np.array([L - k], np.int64)
     alpha = (L - k) / (o - 1)
@@ -424,8 +423,8 @@ def _intervals(sample, L, o, k):
     return seq
 
 
-def _fractional(nsp, input, kernel_size, output_size, output_ratio, return_indices,  # noqa: A002
-                samples):
+def _fractional(nsp: int, input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,  # noqa: A002
+                return_indices: bool, samples: Tensor | None) -> Any:
     fname = f"fractional_max_pool{nsp}d"
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     if output_size is None and output_ratio is None:

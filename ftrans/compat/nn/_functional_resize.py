@@ -18,7 +18,8 @@ from ._functional_norm import pad as _pad_constant, interpolate as _interpolate_
 
 
 # ============================================================================== pad
-def _pad_index(L, lo, hi, mode, dim, shape, pad):
+def _pad_index(L: int, lo: int, hi: int, mode: str, dim: int, shape: Sequence[int],
+               pad: Sequence[int]) -> np.ndarray:
     src = np.arange(-lo, L + hi)
     if mode == "reflect":
         if lo >= L or hi >= L:
@@ -41,9 +42,7 @@ def _pad_index(L, lo, hi, mode, dim, shape, pad):
     return src.astype(np.int64)
 
 
-def _reversed_padding(padding, kernel_size, dilation):
-    """``Conv*d._reversed_padding_repeated_twice``: the per-axis padding of a convolution
-    (ints or 'same'/'valid') as ``F.pad``'s ``(left_last, right_last, ...)``."""
+def _reversed_padding(padding: Any, kernel_size: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
     out = []
     for i, (k, d) in enumerate(zip(kernel_size, dilation)):
         if padding == "valid":
@@ -99,8 +98,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 
 # ============================================================================== interpolate
-def _cubic_matrix(L, o, scale, align_corners, dtype):
-    """``(o, L)`` matrix of PyTorch's bicubic weights (``A = -0.75``, clamped taps)."""
+def _cubic_matrix(L: int, o: int, scale: float, align_corners: bool, dtype: Any) -> np.ndarray:
     A = -0.75
     m = np.zeros((o, L), dtype)
     for i in range(o):

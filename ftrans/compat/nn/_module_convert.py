@@ -86,7 +86,7 @@ class _ConvertMixin:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
-        def convert(t):
+        def convert(t: Tensor) -> Tensor:
             if device is not None:
                 t = t.to(device=device)
             if dtype is not None and (t.is_floating_point() or t.is_complex()):

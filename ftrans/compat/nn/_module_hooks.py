@@ -21,20 +21,21 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, *dicts):
+    def __init__(self, *dicts: dict[int, Any]) -> None:
         self._dicts = [weakref.ref(d) if _weakrefable(d) else (lambda d=d: d) for d in dicts]
         self.id = next(RemovableHandle._ids)
 
-    def remove(self):
+    def remove(self) -> None:
+        """Unregister the hook."""
         for r in self._dicts:
             d = r()
             if d is not None and self.id in d:
                 del d[self.id]
 
-    def __enter__(self):
+    def __enter__(self) -> RemovableHandle:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.remove()
 
 
@@ -42,7 +43,7 @@ class _HookDict(OrderedDict):
     """An ordered dict that a weak reference can point to."""
 
 
-def _weakrefable(d):
+def _weakrefable(d: object) -> bool:
     try:
         weakref.ref(d)
         return True
@@ -53,12 +54,12 @@ class _BackwardHookFn(torch.autograd.Function):
     """Identity on tensors whose backward hands the incoming gradients to ``fn``."""
 
     @staticmethod
-    def forward(ctx, fn, *xs):
+    def forward(ctx: Any, fn: Callable[..., Any], *xs: Tensor) -> tuple[Tensor, ...]:
         ctx.fn = fn
         return tuple(x.clone() for x in xs)
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx: Any, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
         return (None,) + tuple(ctx.fn(grads))
 
 
@@ -106,6 +107,16 @@ def register_module_forward_hook(hook: Callable[..., Any]) -> RemovableHandle:
 
 class _HookMixin:
     """The hook methods of :class:`~ftrans.compat.nn.Module` (a base class of it)."""
+
+    # set by Module.__init__
+    _forward_pre_hooks: _HookDict
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks: _HookDict
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks_always_called: dict[int, bool]
+    _backward_hooks: _HookDict
+    _is_full_backward_hook: bool | None
+    forward: Callable[..., Any]
 
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
@@ -224,7 +235,7 @@ class _HookMixin:
                                   "provided by ftrans.compat; use register_full_backward_hook")
 
     # ------------------------------------------------------------------ call
-    def _call_impl(self, *args, **kwargs):
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         pre = self._forward_pre_hooks
         fwd = self._forward_hooks
         bwd = self._backward_hooks
@@ -259,7 +270,8 @@ class _HookMixin:
 
     __call__ = _call_impl
 
-    def _run_backward_hooks(self, grad_input, grad_output):
+    def _run_backward_hooks(self, grad_input: tuple[Tensor | None, ...],
+                            grad_output: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
         for hook in list(self._backward_hooks.values()):
             r = hook(self, grad_input, grad_output)
             if r is not None:
@@ -270,7 +282,7 @@ class _HookMixin:
                 grad_input = r
         return grad_input
 
-    def _wrap_inputs(self, args):
+    def _wrap_inputs(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         state = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
         rg = [i for i in pos if args[i].requires_grad]
@@ -281,23 +293,23 @@ class _HookMixin:
         others = {i: (tuple(args[i].shape), args[i].dtype, args[i].device) for i in pos
                   if i not in rg}
 
-        def on_inputs(grads):
+        def on_inputs(grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
             # tensor inputs that do not require grad get zeros, as in PyTorch
-            gi = [None] * len(pos)
+            gi: list[Tensor | None] = [None] * len(pos)
             for i, (shape, dt, dev) in others.items():
                 gi[pos.index(i)] = torch.zeros(shape, dtype=dt, device=dev)
             for k, i in enumerate(rg):
                 gi[pos.index(i)] = grads[k]
             go = state["grad_output"] or ()
-            gi = self._run_backward_hooks(tuple(gi), go)
-            return tuple(gi[pos.index(i)] for i in rg)
+            hooked = self._run_backward_hooks(tuple(gi), go)
+            return tuple(hooked[pos.index(i)] for i in rg)
         new = _BackwardHookFn.apply(on_inputs, *[args[i] for i in rg])
-        args = list(args)
+        wrapped = list(args)
         for k, i in enumerate(rg):
-            args[i] = new[k]
-        return tuple(args), state
+            wrapped[i] = new[k]
+        return tuple(wrapped), state
 
-    def _wrap_outputs(self, result, state):
+    def _wrap_outputs(self, result: Any, state: dict[str, Any]) -> Any:
         single = isinstance(result, Tensor)
         outs = (result,) if single else result
         if not isinstance(outs, tuple):
@@ -306,7 +318,7 @@ class _HookMixin:
         if not idx:
             return result
 
-        def on_outputs(grads):
+        def on_outputs(grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
             state["grad_output"] = tuple(grads)
             if not state["inputs_rg"]:
                 import warnings

@@ -19,7 +19,7 @@ __all__ = []
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return super().__repr__()
@@ -30,7 +30,15 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class _StateDictMixin:
     """The state-dict methods of :class:`~ftrans.compat.nn.Module` (a base class of it)."""
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
+    # set by Module.__init__
+    _parameters: dict[str, Any]
+    _buffers: dict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Any]
+    _state_dict_hooks: dict[int, Callable[..., Any]]
+    _load_state_dict_pre_hooks: dict[int, Callable[..., Any]]
+
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -75,8 +83,9 @@ class _StateDictMixin:
                 destination = r
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str,
+                              local_metadata: dict[str, Any], strict: bool, missing_keys: list[str],
+                              unexpected_keys: list[str], error_msgs: list[str]) -> None:
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -161,10 +170,12 @@ class _StateDictMixin:
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
         state_dict = OrderedDict(state_dict)
 
-        def load(module, prefix=""):
+        def load(module: Any, prefix: str = "") -> None:
             meta = {"assign_to_params_buffers": True} if assign else {}
             module._load_from_state_dict(state_dict, prefix, meta, True, missing, unexpected,
                                          errors)
@@ -205,15 +216,16 @@ class _StateDictMixin:
         raise NotImplementedError("register_state_dict_pre_hook is not supported by "
                                   "ftrans.compat yet")
 
-    def _register_state_dict_hook(self, hook):
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         h = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[h.id] = hook
         return h
 
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
+                                           with_module: bool = False) -> RemovableHandle:
         h = RemovableHandle(self._load_state_dict_pre_hooks)
         if with_module:
-            def wrapped(*args, _h=hook):
+            def wrapped(*args: Any, _h: Callable[..., Any] = hook) -> Any:
                 return _h(self, *args)
             self._load_state_dict_pre_hooks[h.id] = wrapped
         else:

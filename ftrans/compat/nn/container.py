@@ -613,7 +613,7 @@ class ParameterDict(Module):
 
     def __init__(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None) -> None:
         super().__init__()
-        self._keys = {}
+        self._keys: dict[str, None] = {}
         if parameters is not None:
             self.update(parameters)
 

@@ -278,7 +278,9 @@ class RMSNorm(LayerNorm):
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
                  elementwise_affine: bool = True, device: DeviceLike = None,
                  dtype: DTypeArg = None) -> None:
-        super().__init__(normalized_shape, eps, elementwise_affine, False, device, dtype)
+        # eps=None: rms_norm's default, the dtype's machine epsilon
+        super().__init__(normalized_shape, eps, elementwise_affine, False, device,  # type: ignore[arg-type]
+                         dtype)
 
     def extra_repr(self) -> str:
         """The constructor settings shown in ``repr(module)``.

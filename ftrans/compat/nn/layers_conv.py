@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from .._typing import DTypeArg, DeviceLike, Tensor
 from . import functional as F
@@ -55,7 +56,7 @@ class _ConvNd(Module):
         self.out_channels = out_channels
         self.kernel_size = tup(kernel_size)
         self.stride = tup(stride)
-        self.padding = padding if isinstance(padding, str) else tup(padding)
+        self.padding: str | tuple[int, ...] = padding if isinstance(padding, str) else tup(padding)
         self.dilation = tup(dilation)
         self.transposed = self._transposed
         self.output_padding = tup(output_padding)
@@ -120,7 +121,7 @@ class _ConvNd(Module):
         Tensor
             ``(N, C_out, *spatial_out)`` with ``out = (L + 2p - d(k-1) - 1)//s + 1`` per axis.
         """
-        padding = self.padding
+        padding: str | int | tuple[int, ...] = self.padding
         if self.padding_mode != "zeros":   # padded by F.pad, then an unpadded convolution
             input = F.pad(input, F._functional_more._reversed_padding(  # noqa: A001
                 padding, self.kernel_size, self.dilation), mode=self.padding_mode)
@@ -301,7 +302,9 @@ class _ConvTransposeNd(_ConvNd):
                        zip(want, x_sp, self.stride, self.padding, self.dilation,
                            self.kernel_size))
         return F._conv_transposend(self._n, f"conv_transpose{self._n}d", input, self.weight,
-                                   self.bias, self.stride, self.padding, op, self.groups,
+                                   self.bias, self.stride,
+                                   cast(tuple[int, ...], self.padding),  # never a string here
+                                   op, self.groups,
                                    self.dilation)
 
 

@@ -26,7 +26,7 @@ def _empty(shape: Sequence[int], dtype: DTypeArg = None, device: DeviceLike = No
 class _BatchNorm(Module):
     """The batch (and instance) normalization layers' base."""
 
-    _dims = (2, 3)
+    _dims: tuple[int, ...] = (2, 3)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: DeviceLike = None,

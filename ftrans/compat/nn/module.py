@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from .._typing import Tensor
 from .parameter import Parameter, Buffer, typename
@@ -284,7 +284,7 @@ class Module(_StateDictMixin, _HookMixin, _ConvertMixin):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return p
 
-    def get_buffer(self, target: str) -> Tensor:
+    def get_buffer(self, target: str) -> Tensor | None:
         """The buffer at the dotted path ``target``.
 
         Parameters
@@ -294,8 +294,8 @@ class Module(_StateDictMixin, _HookMixin, _ConvertMixin):
 
         Returns
         -------
-        Tensor
-            The buffer.
+        Tensor or None
+            The buffer (None where one was registered as None).
 
         Raises
         ------
@@ -370,8 +370,8 @@ class Module(_StateDictMixin, _HookMixin, _ConvertMixin):
                         persistent = value.persistent
                         remove_from(d)
                         self.register_buffer(name, value, persistent)
-                    else:
-                        buffers[name] = value
+                    else:   # (name in buffers: buffers is a dict)
+                        cast(dict[str, Any], buffers)[name] = value
                 else:
                     object.__setattr__(self, name, value)
 

@@ -46,7 +46,7 @@ class DataParallel(Module):
         ids = [] if device_ids is None else [getattr(d, "index", d) for d in device_ids]
         if any(i not in (None, 0) for i in ids):
             raise ValueError(f"DataParallel: ftrans.compat runs on one device; device_ids "
-                             f"{list(device_ids)} name others")
+                             f"{list(device_ids or ())} name others")
         self.module = module
         self.device_ids = ids
         self.output_device = output_device

@@ -125,6 +125,8 @@ class Buffer(Tensor):
         Include the buffer in ``state_dict`` (default True).
     """
 
+    persistent: bool
+
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:
             data = torch.empty(0)

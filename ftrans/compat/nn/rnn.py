@@ -118,7 +118,7 @@ class RNNBase(Module):
                 lin = input_size if layer == 0 else hidden_size * nd
                 sfx = "_reverse" if direction == 1 else ""
                 names = [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
-                shapes = [(gate, lin), (gate, hidden_size)]
+                shapes: list[tuple[int, ...]] = [(gate, lin), (gate, hidden_size)]
                 if bias:
                     names += [f"bias_ih_l{layer}{sfx}", f"bias_hh_l{layer}{sfx}"]
                     shapes += [(gate,), (gate,)]
@@ -231,7 +231,7 @@ class RNNBase(Module):
                 k = layer * nd + d
                 h = h0[k]
                 c = c0[k] if lstm else None
-                steps = [None] * T
+                steps: list[Any] = [None] * T
                 order = range(T - 1, -1, -1) if d == 1 else range(T)
                 for t in order:
                     h, c = _cell_step(self.mode, xw[t], h, c, w_hh, b_hh)

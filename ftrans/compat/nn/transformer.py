@@ -432,10 +432,10 @@ class Transformer(Module):
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
-                                            activation, layer_norm_eps, batch_first,
-                                            norm_first, bias, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+            dec_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                                activation, layer_norm_eps, batch_first,
+                                                norm_first, bias, dtype=dtype)
+            self.decoder = TransformerDecoder(dec_layer, num_decoder_layers,
                                               LayerNorm(d_model, eps=layer_norm_eps,
                                                         bias=bias, dtype=dtype))
         for p in self.parameters():
