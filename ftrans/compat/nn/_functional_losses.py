@@ -667,7 +667,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if hd * H != E:
         raise AssertionError(f"embed_dim {E} not divisible by num_heads {H}")
     if not use_separate_proj_weight:
-        wq, wk, wv = in_proj_weight.chunk(3)
+        wq, wk, wv = in_proj_weight.chunk(3)  # type: ignore[union-attr]  # given unless separate
     else:
         wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
     bq = bk = bv = None
@@ -680,7 +680,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         raise AssertionError("bias cannot be added to static key.")
     if bias_k is not None:   # one more key/value position (torch's order: before static_k)
         k = torch.cat([k, bias_k.repeat(1, N, 1)])
-        v = torch.cat([v, bias_v.repeat(1, N, 1)])
+        v = torch.cat([v, bias_v.repeat(1, N, 1)])  # type: ignore[union-attr]  # checked above
         attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
     # (L, N, E) -> (N * H, L, hd)
     q = q.reshape(L, N * H, hd).transpose(0, 1)

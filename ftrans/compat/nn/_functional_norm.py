@@ -243,6 +243,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                         var.reshape(N, C).mean(0) * (momentum * n / max(n - 1, 1)))
     else:
         shape = (1, C) + (1,) * (input.dim() - 2)
+        if running_mean is None or running_var is None:   # (PyTorch's check and message)
+            raise RuntimeError("Expected running_mean and running_var to be defined when "
+                               "use_input_stats is false")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
     shape = (1, C) + (1,) * (input.dim() - 2)
     if weight is not None:

@@ -305,6 +305,7 @@ def _max_unpool(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, stri
                            f"{list(indices.shape)}")
     default = [(L - 1) * s + k - 2 * p
                for L, s, k, p in zip(input.shape[-nsp:], st, ks, pd)]
+    out: list[int] | None
     if output_size is None:
         out = default
     else:

@@ -284,7 +284,7 @@ class _HookMixin:
 
     def _wrap_inputs(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        state = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
+        state: dict[str, Any] = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
         rg = [i for i in pos if args[i].requires_grad]
         if not rg:
             return args, state

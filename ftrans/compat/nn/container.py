@@ -6,7 +6,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
-from typing import Any, Self, SupportsIndex
+from typing import Any, Self, SupportsIndex, cast
 
 from ftrans.compat import Tensor
 from .module import Module, _addindent
@@ -462,7 +462,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
+            for j, m in enumerate(cast(Iterable[tuple[str, Module]], modules)):
                 if len(m) != 2:
                     raise ValueError(f"ModuleDict update sequence element #{j} has length "
                                      f"{len(m)}; 2 is required")

@@ -230,7 +230,7 @@ class RNNBase(Module):
                 xw = F.linear(layer_in, w_ih, b_ih)            # (T, N, gates * H)
                 k = layer * nd + d
                 h = h0[k]
-                c = c0[k] if lstm else None
+                c = c0[k] if lstm else None  # type: ignore[index]  # c0 is set for LSTM
                 steps: list[Any] = [None] * T
                 order = range(T - 1, -1, -1) if d == 1 else range(T)
                 for t in order:
@@ -252,7 +252,7 @@ class RNNBase(Module):
         if not batched:
             out = out.squeeze(1)
             h_n = h_n.squeeze(1)
-            c_n = c_n.squeeze(1) if lstm else None
+            c_n = c_n.squeeze(1) if lstm else None  # type: ignore[union-attr]  # set for LSTM
         return (out, (h_n, c_n)) if lstm else (out, h_n)
 
 
@@ -449,12 +449,12 @@ class RNNCellBase(Module):
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
         else:
-            h, c = (hx if batched else hx.unsqueeze(0)), None
+            h, c = (hx if batched else hx.unsqueeze(0)), None  # type: ignore[union-attr]  # a Tensor
         xw = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xw, h, c, self.weight_hh, self.bias_hh)
         if not batched:
             h = h.squeeze(0)
-            c = c.squeeze(0) if lstm else None
+            c = c.squeeze(0) if lstm else None  # type: ignore[union-attr]  # set for LSTM
         return (h, c) if lstm else h
 
 
