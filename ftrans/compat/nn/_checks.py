@@ -51,8 +51,8 @@ def conv(fname: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | Non
         raise RuntimeError("padding='same' is not supported for strided convolutions")
 
 
-def pool(fname: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,  # noqa: A002
-         dilation: Any = 1) -> None:
+def pool(fname: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
+         padding: Any, dilation: Any = 1) -> None:
     ks = _tuple(kernel_size, nsp)
     if any(k <= 0 for k in ks):
         raise RuntimeError(f"{fname}() kernel_size must be greater than zero, but got "

@@ -49,7 +49,8 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002
     return input.relu_()
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+               inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, ``negative_slope * x`` otherwise (``torch.nn.functional.leaky_relu``).
 
     Parameters
@@ -181,7 +182,9 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
-    """``log(1 + exp(beta x)) / beta``, the identity where ``beta x > threshold`` (``torch.nn.functional.softplus``).
+    """``log(1 + exp(beta x)) / beta``, the identity where ``beta x > threshold``.
+
+    As ``torch.nn.functional.softplus``.
 
     Parameters
     ----------
@@ -238,8 +241,11 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
-    """``clamp(x, min_val, max_val)``; gradient 1 strictly inside, 0 at and beyond the bounds (``torch.nn.functional.hardtanh``).
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
+             inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)``; gradient 1 strictly inside, 0 at and beyond the bounds.
+
+    As ``torch.nn.functional.hardtanh``.
 
     Parameters
     ----------
@@ -372,7 +378,9 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """``relu6(x + 3) / 6``; gradient 1/6 strictly inside (-3, 3) (``torch.nn.functional.hardsigmoid``).
+    """``relu6(x + 3) / 6``; gradient 1/6 strictly inside (-3, 3).
+
+    As ``torch.nn.functional.hardsigmoid``.
 
     Parameters
     ----------
@@ -454,7 +462,8 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     return input - torch.tanh(input)
 
 
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+def threshold(input: Tensor, threshold: float, value: float,  # noqa: A002
+              inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value`` (``torch.nn.functional.threshold``).
 
     Parameters

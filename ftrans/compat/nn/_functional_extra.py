@@ -64,7 +64,9 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
 
 def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:  # noqa: A002
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` (``torch.nn.functional.rms_norm``).
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape``.
+
+    As ``torch.nn.functional.rms_norm``.
 
     Parameters
     ----------
@@ -110,7 +112,9 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tenso
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:  # noqa: A002
-    """``x / (k + alpha mean_window(x^2))^beta`` over ``size`` neighbouring channels (``torch.nn.functional.local_response_norm``).
+    """``x / (k + alpha mean_window(x^2))^beta`` over ``size`` neighbouring channels.
+
+    As ``torch.nn.functional.local_response_norm``.
 
     Parameters
     ----------
@@ -275,7 +279,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
                          linear_bias: Tensor | None = None, weight: Tensor | None = None,
                          reduction: str = "mean", ignore_index: int | None = None,
                          label_smoothing: float = 0.0, options: Any = None) -> Tensor:  # noqa: A002
-    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` (``torch.nn.functional.linear_cross_entropy``).
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)``.
+
+    As ``torch.nn.functional.linear_cross_entropy``.
 
     Parameters
     ----------

@@ -114,8 +114,9 @@ def _convnd(nsp: int, fname: str, input: Tensor, weight: Tensor, bias: Tensor | 
     return out.squeeze(0) if unbatched else out
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-       padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:  # noqa: A002
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: int | Sequence[int] = 1, padding: str | int | Sequence[int] = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """1-d convolution (cross-correlation) (``torch.nn.functional.conv1d``).
 
     Parameters
@@ -154,8 +155,9 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
     return _convnd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-       padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:  # noqa: A002
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: int | Sequence[int] = 1, padding: str | int | Sequence[int] = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """2-d convolution (cross-correlation) (``torch.nn.functional.conv2d``).
 
     Parameters
@@ -194,8 +196,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
     return _convnd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-       padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:  # noqa: A002
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+           stride: int | Sequence[int] = 1, padding: str | int | Sequence[int] = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """3-d convolution (cross-correlation) (``torch.nn.functional.conv3d``).
 
     Parameters
@@ -263,10 +266,13 @@ def _conv_transposend(nsp: int, fname: str, input: Tensor, weight: Tensor,  # no
     return out.squeeze(0) if unbatched else out
 
 
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-                     padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1,
-                     dilation: int | Sequence[int] = 1) -> Tensor:  # noqa: A002
-    """Transposed 1-d convolution, the gradient of ``conv1d`` w.r.t. its input (``torch.nn.functional.conv_transpose1d``).
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """Transposed 1-d convolution, the gradient of ``conv1d`` w.r.t. its input.
+
+    As ``torch.nn.functional.conv_transpose1d``.
 
     Parameters
     ----------
@@ -303,10 +309,13 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                              output_padding, groups, dilation)
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-                     padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1,
-                     dilation: int | Sequence[int] = 1) -> Tensor:  # noqa: A002
-    """Transposed 2-d convolution, the gradient of ``conv2d`` w.r.t. its input (``torch.nn.functional.conv_transpose2d``).
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """Transposed 2-d convolution, the gradient of ``conv2d`` w.r.t. its input.
+
+    As ``torch.nn.functional.conv_transpose2d``.
 
     Parameters
     ----------
@@ -344,9 +353,10 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 
 # ============================================================================== pooling
-def _pool_geometry(nsp: int, fname: str, input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
-                   stride: int | Sequence[int] | None, padding: int | Sequence[int],
-                   dilation: int | Sequence[int], ceil_mode: bool) -> tuple[Any, ...]:
+def _pool_geometry(nsp: int, fname: str, input: Tensor,  # noqa: A002
+                   kernel_size: int | Sequence[int], stride: int | Sequence[int] | None,
+                   padding: int | Sequence[int], dilation: int | Sequence[int],
+                   ceil_mode: bool) -> tuple[Any, ...]:
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     st = ks if (stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)) \
         else _ntuple(nsp, "stride")(stride)
@@ -391,9 +401,10 @@ def _max_pool(nsp: int, fname: str, input: Tensor, kernel_size: int | Sequence[i
     return out
 
 
-def max_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
-           return_indices: bool = False) -> Any:  # noqa: A002
+def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
     """Maximum over windows of the last 1 axis (``torch.nn.functional.max_pool1d``).
 
     Parameters
@@ -428,9 +439,10 @@ def max_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Se
                      ceil_mode, return_indices)
 
 
-def max_pool2d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
-           return_indices: bool = False) -> Any:  # noqa: A002
+def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
     """Maximum over windows of the last 2 axes (``torch.nn.functional.max_pool2d``).
 
     Parameters
@@ -487,9 +499,9 @@ def _avg_pool(nsp: int, fname: str, input: Tensor, kernel_size: int | Sequence[i
     return s / torch.as_tensor(div, dtype=s.dtype, device=input.device)
 
 
-def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, ceil_mode: bool = False,
-           count_include_pad: bool = True) -> Tensor:  # noqa: A002
+def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last 1 axis (``torch.nn.functional.avg_pool1d``).
 
     Parameters
@@ -522,10 +534,10 @@ def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Se
                      count_include_pad, None)
 
 
-def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, ceil_mode: bool = False,
-           count_include_pad: bool = True,
-           divisor_override: int | None = None) -> Tensor:  # noqa: A002
+def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
     """Mean over windows of the last 2 axes (``torch.nn.functional.avg_pool2d``).
 
     Parameters
@@ -600,7 +612,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     return _adaptive_avg(2, input, output_size)
 
 
-def _adaptive_max(nsp: int, input: Tensor, output_size: Any, return_indices: bool) -> Any:  # noqa: A002
+def _adaptive_max(nsp: int, input: Tensor, output_size: Any,  # noqa: A002
+                  return_indices: bool) -> Any:
     _checks.adaptive(f"adaptive_max_pool{nsp}d", nsp, input, output_size)
     sizes = tuple(input.shape[-nsp:])
     out = _ntuple(nsp, "output_size")(
@@ -640,11 +653,13 @@ def _adaptive_max(nsp: int, input: Tensor, output_size: Any, return_indices: boo
     return best, torch.as_tensor(idx.reshape(lead + out), device=input.device)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+def adaptive_max_pool1d(input: Tensor, output_size: Any,  # noqa: A002
+                        return_indices: bool = False) -> Any:
     return _adaptive_max(1, input, output_size, return_indices)
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002
+                        return_indices: bool = False) -> Any:
     """Max pooling to ``output_size`` with PyTorch's adaptive bins; the gradient goes to
     each bin's first maximum."""
     return _adaptive_max(2, input, output_size, return_indices)

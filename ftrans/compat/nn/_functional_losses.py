@@ -48,8 +48,9 @@ def _check_sizes(input: Tensor, target: Tensor, fname: str) -> None:  # noqa: A0
                       stacklevel=3)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
-             reduce: bool | None = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
     """Squared error ``(input - target)^2``, reduced (``torch.nn.functional.mse_loss``).
 
     Parameters
@@ -81,9 +82,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     return _reduce(loss, reduction)
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
-            reduce: bool | None = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # noqa: A002
-    """Absolute error ``|input - target|``, reduced (derivative 0 where they are equal) (``torch.nn.functional.l1_loss``).
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Absolute error ``|input - target|``, reduced (derivative 0 where they are equal).
+
+    As ``torch.nn.functional.l1_loss``.
 
     Parameters
     ----------
@@ -113,9 +117,12 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     return _reduce(loss, reduction)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
-                   reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:  # noqa: A002
-    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``torch.nn.functional.smooth_l1_loss``).
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere.
+
+    As ``torch.nn.functional.smooth_l1_loss``.
 
     Parameters
     ----------
@@ -156,7 +163,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:  # noqa: A002
-    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere (``torch.nn.functional.huber_loss``).
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere.
+
+    As ``torch.nn.functional.huber_loss``.
 
     Parameters
     ----------
@@ -364,7 +373,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:  # noqa: A002
-    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x`` (``torch.nn.functional.binary_cross_entropy``).
+    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x``.
+
+    As ``torch.nn.functional.binary_cross_entropy``.
 
     Each log is clamped at -100, as in PyTorch.
 
@@ -416,7 +427,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: bool | None = None,
                                      reduce: bool | None = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:  # noqa: A002
-    """``-w (pos_weight t log s(x) + (1 - t) log(1 - s(x)))`` with ``s`` the sigmoid (``torch.nn.functional.binary_cross_entropy_with_logits``).
+    """``-w (pos_weight t log s(x) + (1 - t) log(1 - s(x)))`` with ``s`` the sigmoid.
+
+    As ``torch.nn.functional.binary_cross_entropy_with_logits``.
 
     Computed as PyTorch does: ``(1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x)``.
 
@@ -466,9 +479,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _reduce(loss, reduction)
 
 
-def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
-           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:  # noqa: A002
-    """Kullback-Leibler divergence, pointwise ``target (log target - input)`` (``torch.nn.functional.kl_div``).
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence, pointwise ``target (log target - input)``.
+
+    As ``torch.nn.functional.kl_div``.
 
     The pointwise loss is 0 where ``target == 0``.
 
@@ -515,7 +531,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
-    """``softmax(Q K^T * scale + mask) V`` over the last two axes (``torch.nn.functional.scaled_dot_product_attention``).
+    """``softmax(Q K^T * scale + mask) V`` over the last two axes.
+
+    As ``torch.nn.functional.scaled_dot_product_attention``.
 
     Parameters
     ----------

@@ -41,7 +41,9 @@ def _relu(z: Tensor) -> Tensor:
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:  # noqa: A002
-    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos - margin)`` for ``target == -1`` (``torch.nn.functional.cosine_embedding_loss``).
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos - margin)`` for ``target == -1``.
+
+    As ``torch.nn.functional.cosine_embedding_loss``.
 
     Parameters
     ----------
@@ -93,7 +95,9 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:  # noqa: A002
-    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1`` (``torch.nn.functional.hinge_embedding_loss``).
+    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``.
+
+    As ``torch.nn.functional.hinge_embedding_loss``.
 
     Parameters
     ----------
@@ -238,7 +242,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """Gaussian negative log-likelihood ``(log max(var, eps) + (x - y)^2 / max(var, eps)) / 2`` (``torch.nn.functional.gaussian_nll_loss``).
+    """Gaussian negative log-likelihood ``(log max(var, eps) + (x - y)^2 / max(var, eps)) / 2``.
+
+    As ``torch.nn.functional.gaussian_nll_loss``.
 
     Parameters
     ----------
@@ -294,10 +300,12 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
 
 
 # ============================================================================== multi-class margins
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                size_average: bool | None = None,
-                                reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """The mean over classes of the binary logistic losses (``torch.nn.functional.multilabel_soft_margin_loss``).
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                                weight: Tensor | None = None, size_average: bool | None = None,
+                                reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """The mean over classes of the binary logistic losses.
+
+    As ``torch.nn.functional.multilabel_soft_margin_loss``.
 
     Parameters
     ----------
@@ -357,7 +365,9 @@ def _frames(input: Tensor, target: Tensor, fname: str) -> tuple[int, int]:  # no
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: bool | None = None,
                       reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """Multi-class hinge loss ``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times ``weight[y]``) (``torch.nn.functional.multi_margin_loss``).
+    """Multi-class hinge loss ``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C``.
+
+    As ``torch.nn.functional.multi_margin_loss``.
 
     Parameters
     ----------
@@ -420,9 +430,12 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss, reduction)
 
 
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
-                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """Multi-label hinge loss ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C`` (``torch.nn.functional.multilabel_margin_loss``).
+def multilabel_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                           size_average: bool | None = None, reduce: bool | None = None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C``.
+
+    As ``torch.nn.functional.multilabel_margin_loss``.
 
     Parameters
     ----------
@@ -486,7 +499,9 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         p: float = 2, eps: float = 1e-06, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:  # noqa: A002
-    """``max(0, margin + d(a, p) - d(a, n))`` with the ``p``-norm pairwise distance (``torch.nn.functional.triplet_margin_loss``).
+    """``max(0, margin + d(a, p) - d(a, n))`` with the ``p``-norm pairwise distance.
+
+    As ``torch.nn.functional.triplet_margin_loss``.
 
     Parameters
     ----------
@@ -534,11 +549,15 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
-def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
-                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor,  # noqa: A002
+                                      negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor]
+                                      | None = None,
                                       margin: float = 1.0, swap: bool = False,
-                                      reduction: str = "mean") -> Tensor:  # noqa: A002
-    """``max(0, margin + d(a, p) - d(a, n))`` with a given distance (``torch.nn.functional.triplet_margin_with_distance_loss``).
+                                      reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with a given distance.
+
+    As ``torch.nn.functional.triplet_margin_with_distance_loss``.
 
     Parameters
     ----------

@@ -61,7 +61,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0 (``torch.nn.functional.softshrink``).
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
+
+    As ``torch.nn.functional.softshrink``.
 
     Parameters
     ----------
@@ -215,7 +217,9 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
-    """Regroup the channels ``(N, g C', *) -> (N, C' g, *)`` (``torch.nn.functional.channel_shuffle``).
+    """Regroup the channels ``(N, g C', *) -> (N, C' g, *)``.
+
+    As ``torch.nn.functional.channel_shuffle``.
 
     Parameters
     ----------
@@ -246,8 +250,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 
 
 # ============================================================================== unfold / fold
-def _patch_args(input: Tensor, fname: str, ndims: tuple[int, ...], kernel_size: Any, dilation: Any,  # noqa: A002
-                padding: Any, stride: Any) -> tuple[Any, ...]:
+def _patch_args(input: Tensor, fname: str, ndims: tuple[int, ...], kernel_size: Any,  # noqa: A002
+                dilation: Any, padding: Any, stride: Any) -> tuple[Any, ...]:
     _check_tensor(input, fname)
     if input.dim() not in ndims:
         raise NotImplementedError(f"Input Error: Only {ndims[0]}D or {ndims[1]}D input Tensors "
@@ -264,8 +268,9 @@ def _patch_args(input: Tensor, fname: str, ndims: tuple[int, ...], kernel_size: 
     return (input if batched else input.unsqueeze(0)), batched, ks, dl, pd, st
 
 
-def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
-           stride: int | Sequence[int] = 1) -> Tensor:  # noqa: A002
+def unfold(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+           dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+           stride: int | Sequence[int] = 1) -> Tensor:
     """Extract sliding windows (im2col) (``torch.nn.functional.unfold``).
 
     ``ftrans.nn.unfold``, one ``Im2ColBackward0`` node.
@@ -301,9 +306,12 @@ def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequ
     return cols if batched else cols.squeeze(0)
 
 
-def fold(input: Tensor, output_size: int | Sequence[int], kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
-         padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> Tensor:  # noqa: A002
-    """Sum sliding windows into an image (col2im, the adjoint of ``unfold``) (``torch.nn.functional.fold``).
+def fold(input: Tensor, output_size: int | Sequence[int],  # noqa: A002
+         kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+         padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> Tensor:
+    """Sum sliding windows into an image (col2im, the adjoint of ``unfold``).
+
+    As ``torch.nn.functional.fold``.
 
     ``ftrans.nn.fold``, one ``Col2ImBackward0`` node.
 
@@ -356,7 +364,8 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _feature_mask(input: Tensor, p: float, nsp: int, fname: str, batched_dims: int) -> Tensor:  # noqa: A002
+def _feature_mask(input: Tensor, p: float, nsp: int, fname: str,  # noqa: A002
+                  batched_dims: int) -> Tensor:
     shape = tuple(input.shape[:batched_dims]) + (1,) * (input.dim() - batched_dims)
     return (torch.rand(shape, device=input.device) >= p).to(input.dtype)
 
@@ -383,8 +392,11 @@ def _channel_dropout(nsp: int, fname: str, input: Tensor, p: float, training: bo
     return input.copy_(out) if inplace else out
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """Zero whole channels of ``(N, C, L)`` with probability ``p`` (``torch.nn.functional.dropout1d``).
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, L)`` with probability ``p``.
+
+    As ``torch.nn.functional.dropout1d``.
 
     The mask comes from compat's generator, not PyTorch's.
 
@@ -415,8 +427,11 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _channel_dropout(1, "dropout1d", input, p, training, inplace)
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """Zero whole channels of ``(N, C, H, W)`` with probability ``p`` (``torch.nn.functional.dropout2d``).
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, H, W)`` with probability ``p``.
+
+    As ``torch.nn.functional.dropout2d``.
 
     The mask comes from compat's generator, not PyTorch's.
 
@@ -444,8 +459,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _channel_dropout(2, "dropout2d", input, p, training, inplace)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """Zero whole channels of ``(N, C, D, H, W)`` with probability ``p`` (``torch.nn.functional.dropout3d``).
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, D, H, W)`` with probability ``p``.
+
+    As ``torch.nn.functional.dropout3d``.
 
     The mask comes from compat's generator, not PyTorch's.
 
@@ -476,7 +494,8 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _alpha(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:  # noqa: A002
+def _alpha(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A002
+           feature: bool) -> Tensor:
     _check_p(p)
     if not training or p == 0.0:
         return input
@@ -494,7 +513,8 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
     return input.copy_(out) if inplace else out
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:  # noqa: A002
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
     """Dropout that keeps SELU's mean and variance (``torch.nn.functional.alpha_dropout``).
 
     The mask comes from compat's generator, not PyTorch's.
@@ -523,7 +543,8 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     return _alpha(input, p, training, inplace, False)
 
 
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:  # noqa: A002
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
     """``alpha_dropout`` of whole channels (``torch.nn.functional.feature_alpha_dropout``).
 
     The mask comes from compat's generator, not PyTorch's.

@@ -26,7 +26,9 @@ from ._checks import _ntuple, _check_tensor
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-05) -> Tensor:  # noqa: A002
-    """Batch normalization over all axes but the channel axis 1 (``torch.nn.functional.batch_norm``).
+    """Batch normalization over all axes but the channel axis 1.
+
+    As ``torch.nn.functional.batch_norm``.
 
     Training normalizes with the batch statistics (biased variance) and updates the
     running statistics in place, ``r = (1 - momentum) r + momentum * stat`` with the
@@ -152,7 +154,9 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-05) -> Tensor:  # noqa: A002
-    """Normalize each channel group of every sample, then a per-channel affine map (``torch.nn.functional.group_norm``).
+    """Normalize each channel group of every sample, then a per-channel affine map.
+
+    As ``torch.nn.functional.group_norm``.
 
     Parameters
     ----------
@@ -200,7 +204,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-05) -> Tensor:  # noqa: A002
-    """Normalize each (sample, channel) plane over its spatial axes (``torch.nn.functional.instance_norm``).
+    """Normalize each (sample, channel) plane over its spatial axes.
+
+    As ``torch.nn.functional.instance_norm``.
 
     Parameters
     ----------
@@ -256,7 +262,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (``torch.nn.functional.cosine_similarity``).
+    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim``.
+
+    As ``torch.nn.functional.cosine_similarity``.
 
     Parameters
     ----------
@@ -308,7 +316,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
-def _interp_sizes(input: Tensor, size: Any, scale_factor: Any, nsp: int) -> tuple[Any, Any, Any]:  # noqa: A002
+def _interp_sizes(input: Tensor, size: Any, scale_factor: Any,  # noqa: A002
+                  nsp: int) -> tuple[Any, Any, Any]:
     sp = tuple(input.shape[2:])
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
@@ -322,7 +331,8 @@ def _interp_sizes(input: Tensor, size: Any, scale_factor: Any, nsp: int) -> tupl
     return sp, out, scales
 
 
-def _linear_matrix(L: int, o: int, scale: float, align_corners: bool, dtype: DTypeLike) -> np.ndarray:
+def _linear_matrix(L: int, o: int, scale: float, align_corners: bool,
+                   dtype: DTypeLike) -> np.ndarray:
     """``(o, L)`` matrix of 1-d linear interpolation weights (PyTorch's source index
     rule: ``(dst + 0.5) * scale - 0.5`` clamped at 0, or ``dst (L-1)/(o-1)`` with
     ``align_corners``)."""
@@ -340,9 +350,9 @@ def _linear_matrix(L: int, o: int, scale: float, align_corners: bool, dtype: DTy
     return m
 
 
-def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",  # noqa: A002
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # noqa: A002
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial axes of ``(N, C, *spatial)``: ``mode`` 'nearest' (source index
     ``floor(dst * scale)``), 'linear'/'bilinear' (separable linear weights, PyTorch's
     source-index rule).  Other modes raise NotImplementedError."""
@@ -375,7 +385,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                               "(nearest, linear, bilinear, trilinear)")
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1,  # noqa: A002
+              eps: float = 1e-12) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim`` (``torch.nn.functional.normalize``).
 
     Parameters
@@ -399,8 +410,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 # ============================================================================== dropout, embedding
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (``torch.nn.functional.dropout``).
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    As ``torch.nn.functional.dropout``.
 
     The mask comes from compat's generator (``torch.manual_seed``), not PyTorch's.
 
@@ -533,7 +547,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return torch.as_tensor((a[..., None] == np.arange(n)).astype(np.int64), device=tensor.device)
 
 
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
+        value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` axes (``pad = (left_last, right_last, left_prev,
     ...)``) with ``value``; ``mode='constant'`` only."""
     if mode != "constant":

@@ -20,9 +20,10 @@ from ._functional_layers import (_conv_transposend, _max_pool, _avg_pool, _adapt
 
 
 # ============================================================================== 3-d pooling
-def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-                     padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1,
-                     dilation: int | Sequence[int] = 1) -> Tensor:  # noqa: A002
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
     """Transposed 3-d convolution (``torch.nn.functional.conv_transpose3d``).
 
     Parameters
@@ -53,9 +54,10 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                              output_padding, groups, dilation)
 
 
-def max_pool3d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
-           return_indices: bool = False) -> Any:  # noqa: A002
+def max_pool3d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
     """Maximum over windows of the last three axes (``torch.nn.functional.max_pool3d``).
 
     Parameters
@@ -90,9 +92,10 @@ def max_pool3d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Se
                      ceil_mode, return_indices)
 
 
-def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-           padding: int | Sequence[int] = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-           divisor_override: int | None = None) -> Tensor:  # noqa: A002
+def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
     """Mean over windows of the last three axes (``torch.nn.functional.avg_pool3d``).
 
     Parameters
@@ -159,7 +162,9 @@ def _adaptive_checked(nsp: int, kind: str, input: Tensor, output_size: Any,  # n
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
-    """Average pooling of the last 1 axis to ``output_size`` (``torch.nn.functional.adaptive_avg_pool1d``).
+    """Average pooling of the last 1 axis to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_avg_pool1d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``.
 
@@ -179,7 +184,9 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
-    """Average pooling of the last 2 axes to ``output_size`` (``torch.nn.functional.adaptive_avg_pool2d``).
+    """Average pooling of the last 2 axes to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_avg_pool2d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``.
 
@@ -199,7 +206,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
-    """Average pooling of the last 3 axes to ``output_size`` (``torch.nn.functional.adaptive_avg_pool3d``).
+    """Average pooling of the last 3 axes to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_avg_pool3d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``.
 
@@ -218,8 +227,11 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     return _adaptive_checked(3, "avg", input, output_size)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    """Max pooling of the last 1 axis to ``output_size`` (``torch.nn.functional.adaptive_max_pool1d``).
+def adaptive_max_pool1d(input: Tensor, output_size: Any,  # noqa: A002
+                        return_indices: bool = False) -> Any:
+    """Max pooling of the last 1 axis to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_max_pool1d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``; the gradient goes to each bin's
     first maximum.
@@ -241,8 +253,11 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     return _adaptive_checked(1, "max", input, output_size, return_indices)
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    """Max pooling of the last 2 axes to ``output_size`` (``torch.nn.functional.adaptive_max_pool2d``).
+def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002
+                        return_indices: bool = False) -> Any:
+    """Max pooling of the last 2 axes to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_max_pool2d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``; the gradient goes to each bin's
     first maximum.
@@ -264,8 +279,11 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     return _adaptive_checked(2, "max", input, output_size, return_indices)
 
 
-def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    """Max pooling of the last 3 axes to ``output_size`` (``torch.nn.functional.adaptive_max_pool3d``).
+def adaptive_max_pool3d(input: Tensor, output_size: Any,  # noqa: A002
+                        return_indices: bool = False) -> Any:
+    """Max pooling of the last 3 axes to ``output_size``.
+
+    As ``torch.nn.functional.adaptive_max_pool3d``.
 
     PyTorch's bins ``[floor(i L / o), ceil((i + 1) L / o))``; the gradient goes to each bin's
     first maximum.
@@ -292,8 +310,8 @@ _UNPOOL_NODES = {k: composite_class(f"MaxUnpool{k}DBackward0", ("self", "indices
                  for k in (2, 3)}
 
 
-def _max_unpool(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
-                padding: Any, output_size: Sequence[int] | None) -> Tensor:
+def _max_unpool(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any,  # noqa: A002
+                stride: Any, padding: Any, output_size: Sequence[int] | None) -> Tensor:
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     st = ks if stride is None else _ntuple(nsp, "stride")(stride)
     pd = _ntuple(nsp, "padding")(padding)
@@ -327,9 +345,12 @@ def _max_unpool(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, stri
                     [input._data, indices._data], {"output_size": tuple(out)}, mask=2)
 
 
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-             padding: int | Sequence[int] = 0, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
-    """Place each value at its index of the output plane, zeros elsewhere (``torch.nn.functional.max_unpool1d``).
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """Place each value at its index of the output plane, zeros elsewhere.
+
+    As ``torch.nn.functional.max_unpool1d``.
 
     The inverse of ``max_pool1d(..., return_indices=True)``.
 
@@ -356,9 +377,12 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-             padding: int | Sequence[int] = 0, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
-    """Place each value at its index of the output plane, zeros elsewhere (``torch.nn.functional.max_unpool2d``).
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """Place each value at its index of the output plane, zeros elsewhere.
+
+    As ``torch.nn.functional.max_unpool2d``.
 
     The inverse of ``max_pool2d(..., return_indices=True)``.
 
@@ -385,9 +409,12 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int
     return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
-def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-             padding: int | Sequence[int] = 0, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
-    """Place each value at its index of the output plane, zeros elsewhere (``torch.nn.functional.max_unpool3d``).
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """Place each value at its index of the output plane, zeros elsewhere.
+
+    As ``torch.nn.functional.max_unpool3d``.
 
     The inverse of ``max_pool3d(..., return_indices=True)``.
 
@@ -424,8 +451,8 @@ def _intervals(sample: float, L: int, o: int, k: int) -> np.ndarray:
     return seq
 
 
-def _fractional(nsp: int, input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,  # noqa: A002
-                return_indices: bool, samples: Tensor | None) -> Any:
+def _fractional(nsp: int, input: Tensor, kernel_size: Any, output_size: Any,  # noqa: A002
+                output_ratio: Any, return_indices: bool, samples: Tensor | None) -> Any:
     fname = f"fractional_max_pool{nsp}d"
     ks = _ntuple(nsp, "kernel_size")(kernel_size)
     if output_size is None and output_ratio is None:
@@ -479,11 +506,14 @@ def _fractional(nsp: int, input: Tensor, kernel_size: Any, output_size: Any, out
     return best, idx
 
 
-def fractional_max_pool2d(input: Tensor, kernel_size: int | Sequence[int], output_size: int | Sequence[int] | None = None,
-                      output_ratio: float | Sequence[float] | None = None,
-                      return_indices: bool = False,
-                      _random_samples: Tensor | None = None) -> Any:  # noqa: A002
-    """Fractional max pooling over the last two axes (``torch.nn.functional.fractional_max_pool2d``).
+def fractional_max_pool2d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+                          output_size: int | Sequence[int] | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Fractional max pooling over the last two axes.
+
+    As ``torch.nn.functional.fractional_max_pool2d``.
 
     Without ``_random_samples`` the window offsets come from compat's generator (not
     PyTorch's).
@@ -516,11 +546,14 @@ def fractional_max_pool2d(input: Tensor, kernel_size: int | Sequence[int], outpu
                        _random_samples)
 
 
-def fractional_max_pool3d(input: Tensor, kernel_size: int | Sequence[int], output_size: int | Sequence[int] | None = None,
-                      output_ratio: float | Sequence[float] | None = None,
-                      return_indices: bool = False,
-                      _random_samples: Tensor | None = None) -> Any:  # noqa: A002
-    """Fractional max pooling over the last three axes (``torch.nn.functional.fractional_max_pool3d``).
+def fractional_max_pool3d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002
+                          output_size: int | Sequence[int] | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Fractional max pooling over the last three axes.
+
+    As ``torch.nn.functional.fractional_max_pool3d``.
 
     Random offsets as in ``fractional_max_pool2d``.
 

@@ -42,7 +42,8 @@ def _pad_index(L: int, lo: int, hi: int, mode: str, dim: int, shape: Sequence[in
     return src.astype(np.int64)
 
 
-def _reversed_padding(padding: Any, kernel_size: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
+def _reversed_padding(padding: Any, kernel_size: Sequence[int],
+                      dilation: Sequence[int]) -> tuple[int, ...]:
     out = []
     for i, (k, d) in enumerate(zip(kernel_size, dilation)):
         if padding == "valid":
@@ -56,7 +57,8 @@ def _reversed_padding(padding: Any, kernel_size: Sequence[int], dilation: Sequen
     return tuple(v for lo_hi in reversed(out) for v in lo_hi)
 
 
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
+        value: float | None = None) -> Tensor:
     """Pad the trailing axes (``torch.nn.functional.pad``).
 
     Parameters
@@ -211,7 +213,8 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+def upsample_nearest(input: Tensor, size: Any = None,  # noqa: A002
+                     scale_factor: Any = None) -> Tensor:
     """``interpolate(mode='nearest')`` (``torch.nn.functional.upsample_nearest``).
 
     Parameters
@@ -231,8 +234,11 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
-    """``interpolate(mode='bilinear', align_corners=True)`` (``torch.nn.functional.upsample_bilinear``).
+def upsample_bilinear(input: Tensor, size: Any = None,  # noqa: A002
+                      scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode='bilinear', align_corners=True)``.
+
+    As ``torch.nn.functional.upsample_bilinear``.
 
     Parameters
     ----------

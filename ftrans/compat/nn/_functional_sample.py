@@ -283,8 +283,9 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     return out, mean.reshape(-1), rstd.reshape(-1)
 
 
-def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None,
-                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: A002
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int],  # noqa: A002
+                      weight: Tensor | None, bias: Tensor | None,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """Layer norm with its statistics (``torch.native_layer_norm``).
 
     Parameters
@@ -332,8 +333,9 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
     return out, mean.detach(), rstd.detach()
 
 
-def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int,
-                      HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: A002
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      N: int, C: int, HxW: int, group: int,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """Group norm with its statistics (``torch.native_group_norm``).
 
     Parameters

@@ -38,7 +38,8 @@ class _StateDictMixin:
     _state_dict_hooks: dict[int, Callable[..., Any]]
     _load_state_dict_pre_hooks: dict[int, Callable[..., Any]]
 
-    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()

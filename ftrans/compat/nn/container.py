@@ -370,7 +370,9 @@ class ModuleDict(Module):
         The initial modules.
     """
 
-    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None) -> None:
+    def __init__(self,
+                 modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None
+                 ) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)
@@ -611,7 +613,8 @@ class ParameterDict(Module):
         The initial values; Tensors are wrapped in ``Parameter``.
     """
 
-    def __init__(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None) -> None:
+    def __init__(self,
+                 parameters: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None) -> None:
         super().__init__()
         self._keys: dict[str, None] = {}
         if parameters is not None:

@@ -78,7 +78,8 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return _gen(generator)
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
     """Fill with ``U(a, b)`` (``torch.nn.init.uniform_``).
 
     Parameters
@@ -100,7 +101,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generato
     return _fill(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
     """Fill with ``N(mean, std^2)`` (``torch.nn.init.normal_``).
 
     Parameters
@@ -122,8 +124,8 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Gene
     return _fill(tensor, _rng(generator).normal(mean, std, tuple(tensor.shape)))
 
 
-def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
-                  generator: Generator | None = None) -> Tensor:
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
     """Fill with ``N(mean, std^2)`` truncated to ``[a, b]`` (``torch.nn.init.trunc_normal_``).
 
     Drawn by rejection sampling.
@@ -271,8 +273,11 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
-    """Fill with ``U(-a, a)``, ``a = gain sqrt(6 / (fan_in + fan_out))`` (``torch.nn.init.xavier_uniform_``).
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
+    """Fill with ``U(-a, a)``, ``a = gain sqrt(6 / (fan_in + fan_out))``.
+
+    As ``torch.nn.init.xavier_uniform_``.
 
     Parameters
     ----------
@@ -304,7 +309,9 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Generator | No
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
-    """Fill with ``N(0, std^2)``, ``std = gain sqrt(2 / (fan_in + fan_out))`` (``torch.nn.init.xavier_normal_``).
+    """Fill with ``N(0, std^2)``, ``std = gain sqrt(2 / (fan_in + fan_out))``.
+
+    As ``torch.nn.init.xavier_normal_``.
 
     Parameters
     ----------
@@ -335,7 +342,8 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | Non
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator: Generator | None = None) -> Tensor:
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """Fill with ``U(-b, b)``, ``b = gain sqrt(3 / fan)`` (``torch.nn.init.kaiming_uniform_``).
 
     ``gain = calculate_gain(nonlinearity, a)``.

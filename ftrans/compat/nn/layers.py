@@ -1,5 +1,6 @@
 """Layers of ``torch.nn`` (linear, embedding, reshaping here; convolution and pooling
-in :mod:`.layers_conv`, normalization, dropout and padding in :mod:`.layers_norm`).  Parameter names, shapes, default initializations and reprs are
+in :mod:`.layers_conv`, normalization, dropout and padding in :mod:`.layers_norm`).
+Parameter names, shapes, default initializations and reprs are
 PyTorch's (``reset_parameters`` of each class); the forward passes are
 :mod:`~ftrans.compat.nn.functional` calls."""
 from __future__ import annotations
@@ -97,7 +98,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Redraw ``weight`` (Kaiming-uniform, ``a=sqrt(5)``) and ``bias`` (``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``).
+        """Redraw ``weight`` (Kaiming-uniform, ``a=sqrt(5)``) and ``bias`` (uniform, fan-in bound).
         """
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -394,9 +395,10 @@ class Embedding(Module):
                            self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     @classmethod
-    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
-                        max_norm: float | None = None, norm_type: float = 2.0,
-                        scale_grad_by_freq: bool = False, sparse: bool = False) -> Embedding:
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
         """An Embedding whose weight is ``embeddings``.
 
         Parameters

@@ -172,7 +172,9 @@ LocalResponseNorm.extra_repr = _lrn_repr  # type: ignore[method-assign]
 
 
 class UpsamplingNearest2d(Upsample):
-    """Nearest-neighbour upsampling, ``Upsample(mode='nearest')`` (``torch.nn.UpsamplingNearest2d``).
+    """Nearest-neighbour upsampling, ``Upsample(mode='nearest')``.
+
+    As ``torch.nn.UpsamplingNearest2d``.
 
     Parameters
     ----------
@@ -188,7 +190,9 @@ class UpsamplingNearest2d(Upsample):
 
 
 class UpsamplingBilinear2d(Upsample):
-    """Bilinear upsampling, ``Upsample(mode='bilinear', align_corners=True)`` (``torch.nn.UpsamplingBilinear2d``).
+    """Bilinear upsampling, ``Upsample(mode='bilinear', align_corners=True)``.
+
+    As ``torch.nn.UpsamplingBilinear2d``.
 
     Parameters
     ----------
@@ -224,7 +228,8 @@ class RReLU(Module):
     Network".
     """
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
         super().__init__()
         self.lower, self.upper, self.inplace = lower, upper, inplace
 
@@ -255,7 +260,9 @@ class RReLU(Module):
 
 
 class RMSNorm(LayerNorm):
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` (``torch.nn.RMSNorm``).
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape``.
+
+    As ``torch.nn.RMSNorm``.
 
     Parameters
     ----------
@@ -279,8 +286,8 @@ class RMSNorm(LayerNorm):
                  elementwise_affine: bool = True, device: DeviceLike = None,
                  dtype: DTypeArg = None) -> None:
         # eps=None: rms_norm's default, the dtype's machine epsilon
-        super().__init__(normalized_shape, eps, elementwise_affine, False, device,  # type: ignore[arg-type]
-                         dtype)
+        super().__init__(normalized_shape, eps,  # type: ignore[arg-type]
+                         elementwise_affine, False, device, dtype)
 
     def extra_repr(self) -> str:
         """The constructor settings shown in ``repr(module)``.
@@ -403,7 +410,8 @@ def _pad_class(name: str, n: int, mode: str, with_value: bool = False) -> type[_
             "circular": "its periodic continuation"}.get(mode, "zeros")
     sides = ("left, right", "left, right, top, bottom",
              "left, right, top, bottom, front, back")[n - 1]
-    doc = f"""Pad the last {n} ax{'is' if n == 1 else 'es'} with {"a constant" if with_value else what} (``torch.nn.{name}``).
+    fill = "a constant" if with_value else what
+    doc = f"""Pad the last {n} ax{'is' if n == 1 else 'es'} with {fill} (``torch.nn.{name}``).
 
     Parameters
     ----------

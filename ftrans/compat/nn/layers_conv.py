@@ -74,7 +74,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Redraw ``weight`` (Kaiming-uniform, ``a=sqrt(5)``) and ``bias`` (``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``).
+        """Redraw ``weight`` (Kaiming-uniform, ``a=sqrt(5)``) and ``bias`` (uniform, fan-in bound).
         """
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -278,7 +278,8 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, output_padding)
 
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor,  # noqa: A002
+                output_size: Sequence[int] | None = None) -> Tensor:
         """Apply the transposed convolution.
 
         Parameters
@@ -309,7 +310,9 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """Transposed 1-d convolution (``torch.nn.ConvTranspose1d``), the gradient of ``conv1d`` w.r.t. its input.
+    """Transposed 1-d convolution, the gradient of ``conv1d`` w.r.t. its input.
+
+    ``torch.nn.ConvTranspose1d``.
 
     ``weight (C_in, C_out/groups, k)`` and ``bias (C_out,)``, both from PyTorch's default
     ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` init; input ``(N, C_in, L)`` or unbatched.
@@ -352,7 +355,9 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """Transposed 2-d convolution (``torch.nn.ConvTranspose2d``), the gradient of ``conv2d`` w.r.t. its input.
+    """Transposed 2-d convolution, the gradient of ``conv2d`` w.r.t. its input.
+
+    ``torch.nn.ConvTranspose2d``.
 
     ``weight (C_in, C_out/groups, kH, kW)`` and ``bias (C_out,)``, both from PyTorch's default
     ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` init; input ``(N, C_in, H, W)`` or unbatched.
@@ -400,9 +405,10 @@ class _MaxPoolNd(Module):
 
     _n = 2
 
-    def __init__(self, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
-                 padding: int | tuple[int, ...] = 0, dilation: int | tuple[int, ...] = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+    def __init__(self, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] | None = None, padding: int | tuple[int, ...] = 0,
+                 dilation: int | tuple[int, ...] = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -561,9 +567,10 @@ class AvgPool2d(Module):
         Divide by this instead of the window size.
     """
 
-    def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
-                 padding: int | tuple[int, int] = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+    def __init__(self, kernel_size: int | tuple[int, int],
+                 stride: int | tuple[int, int] | None = None, padding: int | tuple[int, int] = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size

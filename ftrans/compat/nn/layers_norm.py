@@ -375,7 +375,9 @@ class _InstanceNorm(_BatchNorm):
         return out.squeeze(0) if unbatched else out
 
 class InstanceNorm1d(_InstanceNorm):
-    """Per-sample, per-channel normalization of ``(N, C, L)`` or ``(C, L)`` (``torch.nn.InstanceNorm1d``).
+    """Per-sample, per-channel normalization of ``(N, C, L)`` or ``(C, L)``.
+
+    As ``torch.nn.InstanceNorm1d``.
 
     Parameters
     ----------
@@ -400,7 +402,9 @@ class InstanceNorm1d(_InstanceNorm):
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Per-sample, per-channel normalization of ``(N, C, H, W)`` or ``(C, H, W)`` (``torch.nn.InstanceNorm2d``).
+    """Per-sample, per-channel normalization of ``(N, C, H, W)`` or ``(C, H, W)``.
+
+    As ``torch.nn.InstanceNorm2d``.
 
     Parameters
     ----------

@@ -144,7 +144,8 @@ class _MaxUnpoolNd(Module):
 
     _n = 2
 
-    def __init__(self, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+    def __init__(self, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] | None = None,
                  padding: int | tuple[int, ...] = 0) -> None:
         super().__init__()
         tup = F._ntuple(self._n)
@@ -223,9 +224,10 @@ class FractionalMaxPool2d(Module):
 
     _n = 2
 
-    def __init__(self, kernel_size: int | tuple[int, ...], output_size: int | tuple[int, ...] | None = None,
-                 output_ratio: float | tuple[float, ...] | None = None, return_indices: bool = False,
-                 _random_samples: Tensor | None = None) -> None:
+    def __init__(self, kernel_size: int | tuple[int, ...],
+                 output_size: int | tuple[int, ...] | None = None,
+                 output_ratio: float | tuple[float, ...] | None = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.output_size = output_size
@@ -287,7 +289,9 @@ class FractionalMaxPool3d(FractionalMaxPool2d):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """Transposed 3-d convolution (``torch.nn.ConvTranspose3d``), the gradient of ``conv3d`` w.r.t. its input.
+    """Transposed 3-d convolution, the gradient of ``conv3d`` w.r.t. its input.
+
+    ``torch.nn.ConvTranspose3d``.
 
     ``weight (C_in, C_out/groups, kD, kH, kW)`` and ``bias (C_out,)``, both from PyTorch's default
     ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` init; input ``(N, C_in, D, H, W)`` or unbatched.

@@ -129,7 +129,9 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """Huber loss: squared error below ``delta``, ``delta``-scaled absolute error above (``torch.nn.HuberLoss``).
+    """Huber loss: squared error below ``delta``, ``delta``-scaled absolute error above.
+
+    As ``torch.nn.HuberLoss``.
 
     Parameters
     ----------
@@ -204,7 +206,9 @@ class NLLLoss(_WeightedLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    """Cross entropy of logits and class indices or class probabilities (``torch.nn.CrossEntropyLoss``).
+    """Cross entropy of logits and class indices or class probabilities.
+
+    As ``torch.nn.CrossEntropyLoss``.
 
     ``log_softmax`` followed by ``nll_loss`` for class indices.
 
@@ -330,7 +334,9 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input`` (``torch.nn.KLDivLoss``).
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``.
+
+    As ``torch.nn.KLDivLoss``.
 
     Parameters
     ----------

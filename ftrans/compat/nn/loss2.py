@@ -33,7 +33,8 @@ class CTCLoss(_Loss):
     Graves et al. (2006), "Connectionist Temporal Classification".
     """
 
-    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
         super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
@@ -71,7 +72,9 @@ class _MarginLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_MarginLoss):
-    """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos(x1, x2) - margin)`` for ``y = -1`` (``torch.nn.CosineEmbeddingLoss``).
+    """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos(x1, x2) - margin)`` for ``y = -1``.
+
+    As ``torch.nn.CosineEmbeddingLoss``.
 
     Parameters
     ----------
@@ -412,7 +415,9 @@ class GaussianNLLLoss(_Loss):
 
 
 class TripletMarginLoss(_Loss):
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance (``torch.nn.TripletMarginLoss``).
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance.
+
+    As ``torch.nn.TripletMarginLoss``.
 
     Parameters
     ----------
@@ -468,7 +473,9 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance (``torch.nn.TripletMarginWithDistanceLoss``).
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance.
+
+    As ``torch.nn.TripletMarginWithDistanceLoss``.
 
     Parameters
     ----------

@@ -162,7 +162,8 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _weights(self, layer: int, direction: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+    def _weights(self, layer: int,
+                 direction: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
         sfx = "_reverse" if direction == 1 else ""
         g = lambda n: getattr(self, f"{n}_l{layer}{sfx}")  # noqa: E731
         if self.bias:
@@ -262,7 +263,8 @@ class RNN(RNNBase):
     Parameters
     ----------
     *args, **kwargs : Any
-        ``input_size`` (int), ``hidden_size`` (int), ``num_layers`` (int, default 1), ``nonlinearity``
+        ``input_size`` (int), ``hidden_size`` (int), ``num_layers`` (int, default 1),
+        ``nonlinearity``
         (``'tanh'``, default, or ``'relu'``; the fourth positional argument),
         ``bias`` (bool, default True), ``batch_first`` (bool, default False: inputs are
         ``(L, N, H_in)``), ``dropout`` (float, on the outputs of every layer but the last in
@@ -291,7 +293,9 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory (``torch.nn.LSTM``), PyTorch's gate order (input, forget, cell, output).
+    """Long short-term memory (``torch.nn.LSTM``).
+
+    PyTorch's gate order: input, forget, cell, output.
 
     Parameters
     ----------
@@ -449,7 +453,8 @@ class RNNCellBase(Module):
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
         else:
-            h, c = (hx if batched else hx.unsqueeze(0)), None  # type: ignore[union-attr]  # a Tensor
+            # (hx is a Tensor here)
+            h, c = (hx if batched else hx.unsqueeze(0)), None  # type: ignore[union-attr]
         xw = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xw, h, c, self.weight_hh, self.bias_hh)
         if not batched:
@@ -483,7 +488,8 @@ class RNNCell(RNNCellBase):
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device: DeviceLike = None, dtype: DTypeArg = None) -> None:
+                 nonlinearity: str = "tanh", device: DeviceLike = None,
+                 dtype: DTypeArg = None) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")

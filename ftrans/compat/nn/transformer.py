@@ -81,9 +81,9 @@ class TransformerEncoderLayer(Module):
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
+                 activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -138,7 +138,9 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerDecoderLayer(Module):
-    """Self-attention, cross-attention to the memory and a feed-forward block (``torch.nn.TransformerDecoderLayer``).
+    """Self-attention, cross-attention to the memory and a feed-forward block.
+
+    As ``torch.nn.TransformerDecoderLayer``.
 
     Submodules ``self_attn``, ``multihead_attn``, ``linear1``, ``dropout``, ``linear2``,
     ``norm1..3``, ``dropout1..3`` (PyTorch's names).
@@ -175,9 +177,9 @@ class TransformerDecoderLayer(Module):
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
+                 activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -285,7 +287,8 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src: Tensor, mask: Tensor | None = None,
-                src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None) -> Tensor:
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
         """Pass ``src`` through the layers and the final norm.
 
         Parameters
@@ -491,7 +494,8 @@ class Transformer(Module):
                             tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
 
     @staticmethod
-    def generate_square_subsequent_mask(sz: int, device: DeviceLike = None, dtype: DTypeArg = None) -> Tensor:
+    def generate_square_subsequent_mask(sz: int, device: DeviceLike = None,
+                                        dtype: DTypeArg = None) -> Tensor:
         """Float causal mask: 0 on and below the diagonal, -inf above.
 
         Parameters

@@ -19,9 +19,11 @@ def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                   foreach: bool | None = None) -> Tensor:
-    """The ``norm_type``-norm of all ``tensors`` together, as one vector (``torch.nn.utils.get_total_norm``).
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The ``norm_type``-norm of all ``tensors`` together, as one vector.
+
+    As ``torch.nn.utils.get_total_norm``.
 
     Parameters
     ----------
@@ -64,7 +66,9 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
-    """Scale the gradients in place so their joint norm is at most ``max_norm`` (``torch.nn.utils.clip_grad_norm_``).
+    """Scale the gradients in place so their joint norm is at most ``max_norm``.
+
+    As ``torch.nn.utils.clip_grad_norm_``.
 
     The factor is ``max_norm / (norm + 1e-6)`` clamped at 1, as in PyTorch.
 
@@ -134,8 +138,11 @@ def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
-    """Clamp every gradient element to ``[-clip_value, clip_value]`` in place (``torch.nn.utils.clip_grad_value_``).
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
+                     foreach: bool | None = None) -> None:
+    """Clamp every gradient element to ``[-clip_value, clip_value]`` in place.
+
+    As ``torch.nn.utils.clip_grad_value_``.
 
     Parameters
     ----------
@@ -153,7 +160,9 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """All parameters flattened and concatenated into one 1-d tensor (``torch.nn.utils.parameters_to_vector``).
+    """All parameters flattened and concatenated into one 1-d tensor.
+
+    As ``torch.nn.utils.parameters_to_vector``.
 
     Parameters
     ----------
@@ -176,7 +185,9 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Copy consecutive slices of ``vec`` into the parameters' data (``torch.nn.utils.vector_to_parameters``).
+    """Copy consecutive slices of ``vec`` into the parameters' data.
+
+    As ``torch.nn.utils.vector_to_parameters``.
 
     Parameters
     ----------

@@ -12,7 +12,9 @@ __all__ = ["pad_sequence"]
 
 def pad_sequence(sequences: Iterable[Tensor], batch_first: bool = False, padding_value: float = 0.0,
                  padding_side: str = "right") -> Tensor:
-    """Stack variable-length tensors, padding them to the longest (``torch.nn.utils.rnn.pad_sequence``).
+    """Stack variable-length tensors, padding them to the longest.
+
+    As ``torch.nn.utils.rnn.pad_sequence``.
 
     Parameters
     ----------
