@@ -318,11 +318,6 @@ def register_pytree_node_class(cls: _T) -> _T:
     ``tree_unflatten(aux_data, children)`` classmethod (JAX's
     ``register_pytree_node_class``).
 
-    Parameters
-    ----------
-    cls : type
-        The class to register.
-
     Returns
     -------
     type
