@@ -21,6 +21,7 @@ A tracer that outlives its transform ("escaped tracer") eventually reaches
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any
 
 from . import debug
 
@@ -168,6 +169,7 @@ class Tracer:
     """
 
     __slots__ = ("_trace",)
+    _trace: Trace
     __array_priority__ = 1000
     # consulted by Tracer.__array_ufunc__: maps a NumPy ufunc to the ftrans function
     _ufuncs: dict = {}
@@ -175,6 +177,13 @@ class Tracer:
     _numpy_protocol = None
 
     # --- abstract-value attributes -------------------------------------------------
+    if TYPE_CHECKING:  # defined by every subclass (a property or a slot)
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+
+        @property
+        def dtype(self) -> Any: ...
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
