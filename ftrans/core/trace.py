@@ -48,7 +48,7 @@ class TracerArrayConversionError(TypeError):
 
 
 class _Context(threading.local):
-    trace = None  # set to EVAL below, per thread on first access
+    trace: Trace  # EVAL, set on the class below (each thread sees it until it sets its own)
 
 
 _ctx = _Context()
