@@ -618,7 +618,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 
     >>> ftrans.grad(lambda x, y: x * y ** 2, argnums=(0, 1))(3.0, 2.0)
     (array(4.), array(12.))
-    >>> ftrans.grad(ftrans.grad(fnp.sin))(0.5) == -np.sin(0.5)
+    >>> bool(ftrans.grad(ftrans.grad(fnp.sin))(0.5) == -np.sin(0.5))
     True
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
