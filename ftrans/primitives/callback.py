@@ -14,6 +14,8 @@ says to wrap the call in ``custom_jvp``/``custom_vjp`` (as JAX does).
 from __future__ import annotations
 
 import types
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..kernels import backend_for
 from ._base import expand_dims
 from ._rules import batched_front, move_to_front
+from ..typing import DTypeLike, PyTree
 
 __all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p"]
 
@@ -34,19 +37,23 @@ class ShapeDtypeStruct(ShapedArray):
 
     Parameters
     ----------
-    shape : tuple of int
+    shape : sequence of int
+        The shape.
     dtype : dtype-like
+        The dtype.
 
+    Examples
+    --------
     >>> ShapeDtypeStruct((3,), "float64")
     ShapeDtypeStruct(shape=(3,), dtype=float64)
     """
 
     __slots__ = ()
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape: Sequence[int], dtype: DTypeLike) -> None:
         super().__init__(shape, as_numpy_dtype(dtype))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
 
@@ -162,7 +169,8 @@ def _batch(vals, dims, *, callback, result_avals, vmap_method, name):
     return outs, [0] * len(outs)
 
 
-def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential", **kwargs):
+def pure_callback(callback: Callable[..., Any], result_shape_dtypes: PyTree, *args: PyTree,
+                  vmap_method: str = "sequential", **kwargs: Any) -> PyTree:
     """Call a host function on NumPy arrays from ftrans code (JAX's ``jax.pure_callback``).
 
     Parameters
@@ -171,24 +179,26 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
         ``callback(*args, **kwargs)`` with NumPy arrays at the leaves of ``args``; must be
         pure (no side effects that matter: it may run more than once, or not at all).
         It returns a pytree with the structure of ``result_shape_dtypes``.
-    result_shape_dtypes : pytree of ShapeDtypeStruct (or anything with .shape, .dtype)
-        The declared shapes and dtypes of the results (the abstract evaluation under
+    result_shape_dtypes : PyTree
+        A pytree of ``ShapeDtypeStruct`` (or anything with ``.shape`` and ``.dtype``):
+        the declared shapes and dtypes of the results (the abstract evaluation under
         ``jit``).
-    *args : pytrees of arrays
+    *args : PyTree
         The operands (tracers under a transform; concrete when ``callback`` runs).
-    vmap_method : {"sequential", "expand_dims", "broadcast_all"}
+    vmap_method : {"sequential", "expand_dims", "broadcast_all"}, default "sequential"
         How ``vmap`` maps the call (JAX's meanings): ``"sequential"`` calls
         ``callback`` once per mapped element; ``"expand_dims"`` calls it once with a
         leading axis on every operand (size 1 on the unbatched ones);
         ``"broadcast_all"`` calls it once with every operand broadcast to the batch
         size.  With the last two, ``callback`` must handle the leading axis and return
         results with it.
-    **kwargs
+    **kwargs : Any
         Passed to ``callback`` unchanged (static).
 
     Returns
     -------
-    pytree of arrays with the structure of ``result_shape_dtypes``.
+    PyTree
+        Arrays with the structure of ``result_shape_dtypes``.
 
     Raises
     ------
@@ -197,6 +207,12 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
         is differentiated (wrap it in ``custom_jvp``/``custom_vjp`` with your own rule).
     ValueError
         For an unknown ``vmap_method``.
+
+    Notes
+    -----
+    Follows ``jax.pure_callback``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.pure_callback.html), including
+    the meanings of ``vmap_method``.
 
     Examples
     --------
@@ -220,7 +236,7 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
     leaves, in_tree = tree_flatten(args)
     name = getattr(callback, "__name__", type(callback).__name__)
 
-    def flat_callback(*xs):
+    def flat_callback(*xs: Any) -> tuple[Any, ...]:
         out = callback(*tree_unflatten(in_tree, list(xs)), **kwargs)
         out_leaves, out_tree = tree_flatten(out)
         if out_tree != res_tree:
