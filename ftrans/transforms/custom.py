@@ -558,7 +558,7 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args: Any) -> Any:
-        if self.fwd is None:
+        if self.fwd is None or self.bwd is None:  # (defvjp sets both)
             raise TypeError(f"custom_vjp function {self.__name__!r} has no VJP rule; define "
                             "one with f.defvjp(fwd, bwd) before calling it")
         nondiff, diff = _split(args, self.nondiff_argnums)
