@@ -213,7 +213,7 @@ def policy_fwd(fun: Callable[..., Any], policy: Policy, primals: Sequence[Any]
         return None
     ir, saved = plan
     extra = [ir.eqns[k].outputs[0] for k in saved]
-    outs = eval_ir(IR(ir.in_vars, ir.const_vars, ir.consts, ir.eqns, ir.out_vars + extra),
+    outs = eval_ir(IR(ir.in_vars, ir.const_vars, ir.consts, ir.eqns, [*ir.out_vars, *extra]),
                    *primals)
     n = len(ir.out_vars)
     return tuple(outs[:n]), tuple(primals) + tuple(outs[n:])
