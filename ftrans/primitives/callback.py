@@ -60,11 +60,11 @@ class ShapeDtypeStruct(ShapedArray):
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
 
 
-def _check_results(outs, avals, name):
+def _check_results(outs: Any, avals: Sequence[ShapedArray], name: str) -> tuple[Any, ...]:
     if not isinstance(outs, (tuple, list)) or len(outs) != len(avals):
         raise TypeError(f"pure_callback: {name!r} returned {len(outs) if isinstance(outs, (tuple, list)) else 1}"
                         f" result leaves, but result_shape_dtypes declares {len(avals)}")
-    res = []
+    res: list[Any] = []
     for k, (o, a) in enumerate(zip(outs, avals)):
         o = np.asarray(o)
         if o.shape != a.shape or o.dtype != a.dtype:
@@ -77,7 +77,8 @@ def _check_results(outs, avals, name):
     return tuple(res)
 
 
-def _host_call(args, callback, result_avals, name):
+def _host_call(args: Sequence[Any], callback: Callable[..., Any],
+               result_avals: Sequence[ShapedArray], name: str) -> tuple[Any, ...]:
     """The callback on NumPy arrays (CuPy operands copied to the host, as JAX's
     callbacks copy device buffers), its results checked against the declaration."""
     with set_current_trace(EVAL):
@@ -86,7 +87,8 @@ def _host_call(args, callback, result_avals, name):
 
 
 @pure_callback_p.def_impl
-def _impl(*args, callback, result_avals, vmap_method, name):
+def _impl(*args: Any, callback: Callable[..., Any], result_avals: Sequence[ShapedArray],
+          vmap_method: str, name: str) -> tuple[Any, ...]:
     be = backend_for(*args) if args else None
     if be is None or type(be) is types.ModuleType:   # NumPy or CuPy operands
         outs = _host_call(args, callback, result_avals, name)
@@ -102,11 +104,13 @@ def _impl(*args, callback, result_avals, vmap_method, name):
 
 
 @pure_callback_p.def_abstract_eval
-def _abstract_eval(*avals, callback, result_avals, vmap_method, name):
+def _abstract_eval(*avals: Any, callback: Callable[..., Any],
+                   result_avals: Sequence[ShapedArray], vmap_method: str,
+                   name: str) -> tuple[ShapedArray, ...]:
     return tuple(result_avals)
 
 
-def _not_differentiable(name):
+def _not_differentiable(name: str) -> TypeError:
     return TypeError(
         f"pure_callback: cannot differentiate through the host function {name!r} (ftrans "
         "cannot see inside it). Wrap the function that calls pure_callback in "
@@ -115,30 +119,34 @@ def _not_differentiable(name):
 
 
 @pure_callback_p.def_jvp
-def _jvp(primals, tangents, *, callback, result_avals, vmap_method, name):
+def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, callback: Callable[..., Any],
+         result_avals: Sequence[ShapedArray], vmap_method: str, name: str
+         ) -> tuple[Any, list[Any]]:
     if any(t is not zero for t in tangents):
         raise _not_differentiable(name)
     return pure_callback_p.bind(*primals, callback=callback, result_avals=result_avals,
                                 vmap_method=vmap_method, name=name), [zero] * len(result_avals)
 
 
-def _vjp_fwd(*primals, callback, result_avals, vmap_method, name):
+def _vjp_fwd(*primals: Any, callback: Callable[..., Any], result_avals: Sequence[ShapedArray],
+             vmap_method: str, name: str) -> tuple[Any, Any]:
     # reverse mode records a primitive only when an input is differentiated: refuse
     # at once (in the forward pass) rather than in the backward pass
     raise _not_differentiable(name)
 
 
-pure_callback_p.vjp_fwd = _vjp_fwd
+pure_callback_p.vjp_fwd = _vjp_fwd  # type: ignore[assignment]  # Primitive's None default
 
 
 @pure_callback_p.def_vjp
-def _vjp(ct, ans, primals, needs, **params):  # pragma: no cover (vjp_fwd raises first)
+def _vjp(ct: Any, ans: Any, primals: Any, needs: Any, **params: Any) -> list[Any]:  # pragma: no cover (vjp_fwd raises first)
     raise _not_differentiable(params["name"])
 
 
-def _sequential(callback, dims, size):
+def _sequential(callback: Callable[..., Any], dims: Sequence[int | None], size: int
+                ) -> Callable[..., Any]:
     """A host function over the stacked operands that calls ``callback`` per row."""
-    def seq(*xs):
+    def seq(*xs: Any) -> tuple[Any, ...] | None:
         rows = [callback(*[x if d is None else x[i] for x, d in zip(xs, dims)])
                 for i in range(size)]
         if not rows:
@@ -148,7 +156,9 @@ def _sequential(callback, dims, size):
 
 
 @pure_callback_p.def_batch
-def _batch(vals, dims, *, callback, result_avals, vmap_method, name):
+def _batch(vals: Sequence[Any], dims: Sequence[int | None], *, callback: Callable[..., Any],
+           result_avals: Sequence[ShapedArray], vmap_method: str, name: str
+           ) -> tuple[Any, list[int]]:
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     out_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
     if vmap_method == "sequential":
