@@ -265,7 +265,8 @@ class custom_jvp:
     """Decorator: a function with a user-defined JVP rule (JAX's ``custom_jvp``).
 
     The rule is used by forward mode, transposed for reverse mode (it must be linear
-    in the tangents) and batched by ``vmap``; see the docstring of the ``ftrans.transforms.custom`` module.
+    in the tangents) and batched by ``vmap`` (the docstring of the module
+    ``ftrans.transforms.custom`` has the details).
 
     Parameters
     ----------
