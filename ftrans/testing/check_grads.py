@@ -418,9 +418,9 @@ def check_grads(f: Callable[..., Any], args: Sequence[PyTree], order: int = 2,
 
     Notes
     -----
-    Follows ``jax.test_util.check_grads`` (same arguments and recursion over orders);
-    the reverse-mode check is the dot-product (adjoint) test, with the real inner
-    product of PyTorch's complex convention.
+    Follows ``jax.test_util.check_grads`` (its arguments, plus ``seed``, and its
+    recursion over orders); the reverse-mode check is the dot-product (adjoint) test,
+    with the real inner product of PyTorch's complex convention.
 
     Examples
     --------

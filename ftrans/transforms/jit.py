@@ -142,8 +142,8 @@ class disable_jit:
     Notes
     -----
     As ``jax.disable_jit``
-    (https://docs.jax.dev/en/latest/_autosummary/jax.disable_jit.html), but
-    thread-local.
+    (https://docs.jax.dev/en/latest/_autosummary/jax.disable_jit.html); the setting
+    applies to the current thread.
 
     Examples
     --------
