@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -181,10 +181,28 @@ def normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str
 
 
 _NO_FUN: Any = object()
-_F = TypeVar("_F", bound=Callable[..., Any])
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def decorator_factory(transform: _F) -> _F:
+class _Transform(Generic[_P, _R]):
+    """The type checker's view of a transform made by :func:`decorator_factory`: called
+    with a function and the transform's options, or with the keyword options only (a
+    decorator).  Never instantiated: at run time the transform is a plain function."""
+
+    @overload
+    def __call__(self, fun: Callable[..., Any], /, *args: _P.args,
+                 **kwargs: _P.kwargs) -> _R: ...
+
+    @overload
+    def __call__(self, /, **kwargs: Any) -> Callable[[Callable[..., Any]], _R]: ...
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+
+def decorator_factory(transform: Callable[Concatenate[Callable[..., Any], _P], _R]
+                      ) -> _Transform[_P, _R]:
     """``transform`` that, called without a function (only keyword options), returns
     the decorator ``lambda f: transform(f, **options)``.
 
@@ -197,4 +215,5 @@ def decorator_factory(transform: _F) -> _F:
         if fun is _NO_FUN:
             return functools.partial(transform, **kwargs)
         return transform(fun, *args, **kwargs)
-    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature
+    # functools.wraps keeps the signature for inspect; _Transform states both forms
+    return wrapper  # type: ignore[return-value]
