@@ -60,7 +60,7 @@ NAMESPACES = {
 TENSOR_STUB = "ftrans/compat/_tensor_methods.pyi"
 
 # where a type alias (an object without __module__/__qualname__ of its own) is looked up
-_ALIAS_HOMES = ("ftrans.typing", "ftrans.compat._typing", "typing", "collections.abc",
+_ALIAS_HOMES = ("ftrans.typing", "ftrans.compat.types", "typing", "collections.abc",
                 "numpy.typing", "numpy")
 # the operator methods of Tensor a stub declares (the rest of the dunders are object's)
 _OPERATORS = {
@@ -154,7 +154,7 @@ def _annotation(ann: Any, globs: dict[str, Any], imports: _Imports, where: str) 
         home = _home(obj, head)
         if home is None:
             raise SystemExit(f"stubgen: {where}: cannot tell where {head!r} (in {ann!r}) "
-                             f"is defined; use the names of ftrans.typing / compat._typing")
+                             f"is defined; use the names of ftrans.typing / compat.types")
         imports.add_from(home[0], home[1], head, obj)
         return tok
     return _TOKEN.sub(resolve, ann)

@@ -76,7 +76,7 @@ del _m
 from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import _out  # noqa: E402
-from ._typing import TensorOrNumber  # noqa: E402
+from .types import TensorOrNumber  # noqa: E402
 
 for _n in _out.OUT_FUNCTIONS:   # out= keyword on the module-level functions
     globals()[_n] = _out.with_out(globals()[_n], _n)

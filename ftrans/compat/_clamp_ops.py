@@ -14,7 +14,7 @@ from .. import primitives as P
 from ._opbase import (_broadcast_error, _require_tensor, _compose, _ctype, _default_float,
     _refuse_complex, _scalar)
 from ._pointwise import (_CLAMP_COMPLEX, maximum, minimum)
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 
 
 def _clamp_fn(x: Any, lo: Any, hi: Any) -> Any:

@@ -19,7 +19,7 @@ from ..primitives.select import select_p
 from ._opbase import (_EMPTY, _any_traced, _binary, _check_int_division, _checked,
     _one_tensor, _operands, _operands_or_raise, _real_only, _record, _refuse_complex,
     _require_tensor, _reraise_broadcast, _tname, binary_doc)
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 
 
 def _compare(prim: Any) -> Callable[[Any, Any], Any]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
-from ._typing import DeviceLike, DTypeArg, Number, SizeLike
+from .types import DeviceLike, DTypeArg, Number, SizeLike
 from ._generator import (  # noqa: F401  (compat's modules read them here, as F.<name>)
     Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state,
     set_rng_state, set_default_device, get_default_device, _finish, _fdt, _gen, _size)

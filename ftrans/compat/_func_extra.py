@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _ops as O
 from ._func_modules import _named, functional_call
-from ._typing import Tensor
+from .types import Tensor
 
 __all__ = ["functionalize", "replace_all_batch_norm_modules_", "make_functional",
            "make_functional_with_buffers", "combine_state_for_ensemble", "FunctionalModule",

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _ops as O
-from ._typing import Tensor
+from .types import Tensor
 
 __all__ = ["functional_call", "stack_module_state"]
 

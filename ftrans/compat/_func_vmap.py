@@ -19,7 +19,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from . import _factories as F
 from ._func_core import call_transformed, is_tensor
 from ._tensor import _make_plain
-from ._typing import Tensor
+from .types import Tensor
 
 __all__ = ["vmap"]
 

@@ -15,7 +15,7 @@ from . import _dtype as D
 from . import cuda
 from ._tensor import Tensor, _make_plain, check_device
 from ._tensor import device as _device, _default_device
-from ._typing import DeviceLike, DTypeArg
+from .types import DeviceLike, DTypeArg
 
 
 def _fresh_seed() -> int:

@@ -18,7 +18,7 @@ from ._opbase import (_compose, _tensorize, _tname)
 from ._clamp_ops import _check_fill_value
 from ._shape_ops import (_convert_index, _index_put, getitem)
 from . import _opbase as _B
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 # =============================================================================== in-place
 _NOGRAD_VIEW_MSG = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "

@@ -16,7 +16,7 @@ from ._inplace import _inplace as _run_inplace
 from ._opbase import replace_summary
 from ._pointwise import ROW_FUNCTIONS
 from ._tensor import Tensor, _make_plain
-from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
+from .types import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
 from ..primitives import optable
 
 _Fn = Callable[..., Any]

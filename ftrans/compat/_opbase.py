@@ -21,7 +21,7 @@ from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .autograd._composite import run as _run_composite, run_with_residuals, Residuals, Static
 from ..primitives.convert import convert_element_type_p
 from ..core.trace import Tracer as _Tracer
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round

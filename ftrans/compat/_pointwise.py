@@ -23,7 +23,7 @@ from ._opbase import (SAVE_NONE, SAVE_X, _as_float, _binary, _checked, _compose,
     _refuse_complex, _save_both, _save_cross, _save_div, _save_pow, _scalar, _tensorize,
     _unary, binary_doc, unary_doc)
 from ._intdiv import floor_divide, _rounded_div  # noqa: F401  (floor_divide: _ops's name)
-from ._typing import Number, TensorOrNumber
+from .types import Number, TensorOrNumber
 from ._compare_ops import _compare
 from ._compare_ops import (bitwise_and, bitwise_or, bitwise_xor)  # noqa: F401  (read here
 # by compat._special_ops)

@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtype as D
 from ._generator import Generator, _fdt, _finish, _gen, _size
 from ._tensor import Tensor
-from ._typing import DeviceLike, DTypeArg, SizeLike
+from .types import DeviceLike, DTypeArg, SizeLike
 
 __all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"]
 

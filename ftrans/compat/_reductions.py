@@ -26,7 +26,7 @@ from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _any_traced, _as_float, _co
     _k, _record, _refuse_complex, _tname)
 from ._pointwise import (maximum, minimum)
 from ._compare_ops import (isnan, where)
-from ._typing import DTypeArg
+from .types import DTypeArg
 
 _DIM_DOC = ("dim : int or sequence of int, optional\n    Dimensions to reduce; all by "
             "default.")

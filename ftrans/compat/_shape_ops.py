@@ -24,7 +24,7 @@ from ._view_ops import (_UnsqueezeBackward0, _basic_index, _empty_dims,
     _view_op, movedim, reshape)
 from ._view_ops import (expand, permute, squeeze, t, transpose,  # noqa: F401  (compat.
     unsqueeze, view)                                           # _index_ops2 reads them here)
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 
 
 # indexing ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..primitives import indexing as I
 from ..core.trace import Tracer as _Tracer
 
 from ._opbase import (SAVE_NONE, _compose, _k, _record)
-from ._typing import SizeLike
+from .types import SizeLike
 from ._reductions import (_dims, _size_attr)
 
 

@@ -35,7 +35,7 @@ from ._engine import run_backward, _retain
 from .. import _tensor as T
 from .. import _ops as O
 from .._dtype import from_np
-from .._typing import Tensor
+from ..types import Tensor
 from .graph import GradientEdge
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",

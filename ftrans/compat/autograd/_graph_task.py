@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Optional
 
 from .._tensor import _edge
-from .._typing import Tensor
+from ..types import Tensor
 from ._node import _lock, Meta, meta, RemovableHandle, Node, AccumulateGrad
 from ._saved import _Packed
 

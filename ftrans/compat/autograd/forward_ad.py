@@ -85,7 +85,7 @@ from .. import _opbase as OB
 from . import graph as G
 from ._composite import CompositeNode
 from .grad_mode import _DecoratorContextManager, _tls
-from .._typing import Tensor
+from ..types import Tensor
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]

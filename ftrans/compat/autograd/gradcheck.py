@@ -61,7 +61,7 @@ import numpy as np
 from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
 from .. import _tensor as T
 from .._factories import _gen
-from .._typing import Tensor
+from ..types import Tensor
 from ._gradcheck_fn import GradcheckError, _Fn, _diff_outputs, _is_tensor, _tuple
 from ._gradcheck_modes import (
     _check_inputs, _fast_gradcheck, _no_batched_forward_grad, _no_fwd_over_rev,

@@ -46,7 +46,7 @@ import numpy as np
 from ... import primitives as P
 from .. import _tensor
 from .._tensor import _make
-from .._typing import Tensor
+from ..types import Tensor
 from . import _events
 from ._node import (_seq, _acc_seq, _lock, FREED, NO_EDGE, freed_error, Meta,  # noqa: F401
                     meta, RemovableHandle, Node, AccumulateGrad)

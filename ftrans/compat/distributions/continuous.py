@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .. import _ops as O
 from .._factories import _gen, full, tensor, zeros_like
 from .._tensor import Tensor, Size, _make_plain
-from .._typing import SizeLike
+from ..types import SizeLike
 from ... import numpy as fnp
 from ... import primitives as P
 from ...typing import Array, Shape

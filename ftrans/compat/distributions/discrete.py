@@ -11,7 +11,7 @@ import numpy as np
 
 from .._factories import _gen, arange, full_like, zeros_like
 from .._tensor import Size, Tensor, _make_plain
-from .._typing import SizeLike
+from ..types import SizeLike
 from ..autograd.grad_mode import no_grad
 from ... import numpy as fnp
 from ...typing import Array

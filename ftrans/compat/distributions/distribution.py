@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, Size
-from .._typing import SizeLike
+from ..types import SizeLike
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .utils import lazy_property, size

@@ -3,7 +3,7 @@ as event dimensions (``log_prob``/``entropy`` summed over them)."""
 from __future__ import annotations
 
 from .._tensor import Size, Tensor
-from .._typing import SizeLike
+from ..types import SizeLike
 from . import constraints
 from .distribution import Distribution
 from .utils import size, sum_rightmost

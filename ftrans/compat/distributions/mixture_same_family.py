@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _ops as O
 from .._tensor import Size, Tensor, _make_plain
-from .._typing import SizeLike
+from ..types import SizeLike
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .discrete import Categorical

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, Size
-from .._typing import SizeLike
+from ..types import SizeLike
 from ... import numpy as fnp
 from ...typing import Array
 from ...scipy import linalg as fsl

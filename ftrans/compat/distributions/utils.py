@@ -25,7 +25,7 @@ from ..autograd._composite import composite_class
 from ... import numpy as fnp
 from ...scipy import special as fsp
 from ...typing import Array
-from .._typing import SizeLike, TensorOrNumber
+from ..types import SizeLike, TensorOrNumber
 
 __all__ = ["broadcast_all", "lazy_property", "probs_to_logits", "logits_to_probs",
            "clamp_probs", "apply", "sum_rightmost"]

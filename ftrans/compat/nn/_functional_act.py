@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 import ftrans.compat as torch
-from .._typing import DTypeArg, Tensor
+from ..types import DTypeArg, Tensor
 from . import _checks
 
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 
 from ._functional_layers import linear
 from ._functional_losses import cross_entropy

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 from ftrans.compat import _ops as _K
 from ftrans.compat._tensor import _concrete
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 
 from ._checks import _check_tensor
 from ._functional_losses import _legacy_reduction, _reduce

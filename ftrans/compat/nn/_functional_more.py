@@ -16,7 +16,7 @@ import math
 import warnings
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 from ftrans.compat import _ops as _K
 from ftrans.compat._tensor import _concrete
 from . import _checks

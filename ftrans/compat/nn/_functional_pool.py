@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose

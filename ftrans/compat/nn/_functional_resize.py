@@ -12,7 +12,7 @@ import numpy as np
 
 import ftrans.compat as torch
 from ._functional_layers import _adaptive_avg
-from .._typing import Tensor
+from ..types import Tensor
 
 from ._functional_norm import pad as _pad_constant, interpolate as _interpolate_basic, _interp_sizes
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import ftrans.compat as torch
-from .._typing import Tensor
+from ..types import Tensor
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Self
 
 import ftrans.compat as torch
-from .._typing import DeviceLike, Tensor, dtype
+from ..types import DeviceLike, Tensor, dtype
 
 __all__: list[str] = []
 

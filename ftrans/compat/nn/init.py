@@ -18,7 +18,7 @@ import numpy as np
 import ftrans.compat as torch
 from ftrans.compat._factories import Generator, _gen
 from numpy.typing import ArrayLike
-from .._typing import Tensor
+from ..types import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",

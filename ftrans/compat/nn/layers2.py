@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import ftrans.compat as torch
-from .._typing import DTypeArg, DeviceLike, Tensor
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
 from .layers import Upsample, LayerNorm, Dropout, _empty

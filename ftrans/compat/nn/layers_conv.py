@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import cast
 
-from .._typing import DTypeArg, DeviceLike, Tensor
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
 from .module import Module

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import ftrans.compat as torch
-from .._typing import DTypeArg, DeviceLike, Tensor
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
 from .module import Module

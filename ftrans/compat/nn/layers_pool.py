@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._typing import Tensor
+from ..types import Tensor
 from . import functional as F
 from .layers import _MaxPoolNd, _ConvTransposeNd, AvgPool2d, AdaptiveAvgPool1d, AdaptiveMaxPool1d
 from .module import Module

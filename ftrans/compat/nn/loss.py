@@ -2,7 +2,7 @@
 class weights and ``pos_weight`` are registered as buffers, as in PyTorch."""
 from __future__ import annotations
 
-from .._typing import Tensor
+from ..types import Tensor
 from . import functional as F
 from .module import Module
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .._typing import Tensor
+from ..types import Tensor
 from . import functional as F
 from .layers import PairwiseDistance
 from .loss import _Loss, _WeightedLoss

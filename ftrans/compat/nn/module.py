@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Self, cast
 
-from .._typing import Tensor
+from ..types import Tensor
 from .parameter import Parameter, Buffer, typename
 from ._module_hooks import (  # noqa: F401  (nn.module's names)
     RemovableHandle, _HookDict, _HookMixin, register_module_forward_hook,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._typing import device
+from ..types import device
 from .module import Module
 
 __all__ = ["DataParallel"]

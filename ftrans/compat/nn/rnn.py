@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 import ftrans.compat as torch
-from .._typing import DTypeArg, DeviceLike, Tensor
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
 from .module import Module

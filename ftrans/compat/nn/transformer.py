@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable
 
 import ftrans.compat as torch
-from .._typing import DTypeArg, DeviceLike, Tensor
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from .module import Module
 from .activation import MultiheadAttention

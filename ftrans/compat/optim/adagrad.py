@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import optim as _fo
-from .._typing import Tensor
+from ..types import Tensor
 from .. import _factories as F
 from .optimizer import ParamsT, _FunctionalOptimizer, _step_tensor, _float
 

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _ops as O
-from .._typing import Tensor
+from ..types import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, ParamsT
 

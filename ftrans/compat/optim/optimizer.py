@@ -25,7 +25,7 @@ import numpy as np
 from .. import _tensor as _T
 from .. import _dtype as D
 from .. import _factories as F
-from .._typing import DTypeArg, Tensor
+from ..types import DTypeArg, Tensor
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.graph import RemovableHandle
 

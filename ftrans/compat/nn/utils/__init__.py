@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Iterable
 
 import ftrans.compat as torch
-from ..._typing import Tensor
+from ...types import Tensor
 from . import rnn  # noqa: F401
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",

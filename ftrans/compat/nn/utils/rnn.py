@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import ftrans.compat as torch
-from ..._typing import Tensor
+from ...types import Tensor
 
 __all__ = ["pad_sequence"]
 
