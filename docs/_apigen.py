@@ -60,9 +60,19 @@ _DATA_DOCS = {
 _SEEN_CLASSES: dict = {}
 
 
+# modules of type aliases: each alias is documented by its ``#:`` comment in the source
+_ALIAS_MODULES = ("ftrans.typing", "ftrans.compat.types")
+_DATA_DOCS["NDArray"] = ("NumPy's generic array type, ``NDArray[np.float64]`` "
+                         "(``numpy.typing.NDArray``, re-exported).")
+
+
 def _directive(modname, name, obj):
     if isinstance(obj, types.ModuleType):
         return None
+    if modname in _ALIAS_MODULES:
+        if name in _DATA_DOCS:
+            return f".. py:data:: {name}\n\n   {_DATA_DOCS[name]}\n"
+        return f".. autodata:: {modname}.{name}\n   :no-value:\n"
     if inspect.isclass(obj):
         d = f".. autoclass:: {modname}.{name}\n"
         # a class re-exported by two documented modules (compat.no_grad is
@@ -315,6 +325,8 @@ def generate(outdir: Path):
     pages = {
         "ftrans": _ftrans_page(),
         "tree_util": _module_page("ftrans.tree_util", "Pytrees: nested containers of arrays."),
+        "typing": _module_page("ftrans.typing", (importlib.import_module("ftrans.typing")
+                                                 .__doc__ or "").split("\n\n", 1)[1]),
         "numpy": _numpy_page(),
         "scipy": _module_page("ftrans.scipy.special",
                               "``import ftrans.scipy.special as fss``: differentiable "
@@ -353,6 +365,11 @@ def generate(outdir: Path):
         "compat_func": _compat_func_page(),
         "compat_linalg": _module_page("ftrans.compat.linalg", "``torch.linalg`` on "
                                       "``ftrans.numpy.linalg`` and ``ftrans.scipy.linalg``."),
+        "compat_types": _module_page("ftrans.compat.types", "``torch.types``: the aliases "
+                                     "compat's annotations use (``Tensor``, ``Size``, "
+                                     "``device`` and ``dtype`` are documented in "
+                                     ":doc:`compat` and :doc:`compat_tensor`).",
+                                     exclude=("Tensor", "Size", "device", "dtype")),
         "compat_fft": _module_page("ftrans.compat.fft", "``torch.fft`` on ``ftrans.numpy.fft``."),
         "compat_special": _module_page("ftrans.compat.special", "``torch.special`` on "
                                        "``ftrans.scipy.special``."),

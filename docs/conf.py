@@ -11,8 +11,11 @@ so a new public name appears without editing the docs.
 """
 from __future__ import annotations
 
+import importlib
+import inspect
 import shutil
 import sys
+import typing
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -46,10 +49,17 @@ myst_heading_anchors = 3
 nb_execution_mode = "off"
 nb_merge_streams = True
 
-# --- autodoc / napoleon (NumPy-style docstrings; Google style in compat/)
-autodoc_typehints = "none"        # signatures as written; types live in the docstrings
+# --- autodoc / napoleon (NumPy-style docstrings, checked by tools/apicheck.py)
+autodoc_typehints = "signature"   # the annotations, in the signature line
 autodoc_member_order = "bysource"
-napoleon_google_docstring = True     # compat/ uses Google style
+# annotations name these aliases (ftrans.typing, compat's torch names): keep the names,
+# linked to their documentation, instead of expanding NumPy's ArrayLike union
+autodoc_type_aliases = {n: f"ftrans.typing.{n}" for n in (
+    "Array", "ArrayLike", "DTypeLike", "PyTree", "Shape", "ShapeLike", "Axis", "Scalar",
+    "Fun", "Key")}
+autodoc_type_aliases.update({n: f"ftrans.compat.types.{n}" for n in (
+    "Number", "TensorOrNumber", "SizeLike", "DeviceLike", "DTypeArg")})
+napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
 napoleon_use_ivar = True
@@ -86,7 +96,50 @@ def _copy_notebooks(app):
             stale.unlink()
 
 
+_BY_NAME: dict = {}
+
+
+def _public_reference(app, env, node, contnode):
+    """Resolve a reference that an annotation makes to an ftrans class.
+
+    A class named by its defining private module (``ftrans.compat._tensor.Tensor``)
+    links to where it is documented (``ftrans.compat.Tensor``).  A type variable, or a
+    class that exists but is documented nowhere (an internal base such as
+    ``compat.autograd.graph.OpNode``), is shown as plain text.  A name that does not
+    import is left to fail: that is a broken reference."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith("ftrans."):
+        return None
+    modname, _, name = target.rpartition(".")
+    try:
+        obj = getattr(importlib.import_module(modname), name)
+    except (ImportError, AttributeError):
+        return None
+    if isinstance(obj, (typing.TypeVar, typing.ParamSpec)):
+        return contnode
+    py = env.get_domain("py")
+    by_name = _BY_NAME.get(id(py.objects))
+    if by_name is None:             # the documented classes by their last name, once
+        by_name = {}
+        for documented, entry in py.objects.items():
+            if entry.objtype in ("class", "data", "exception"):
+                by_name.setdefault(documented.rsplit(".", 1)[-1], []).append(documented)
+        _BY_NAME.clear()
+        _BY_NAME[id(py.objects)] = by_name
+    for documented in by_name.get(name, ()):
+        mod, _, attr = documented.rpartition(".")
+        try:
+            same = getattr(importlib.import_module(mod), attr) is obj
+        except (ImportError, AttributeError):
+            continue
+        if same:
+            return py.resolve_xref(env, node.get("refdoc"), app.builder, "class",
+                                   documented, node, contnode)
+    return contnode if inspect.isclass(obj) else None
+
+
 def setup(app):
     import _apigen
+    app.connect("missing-reference", _public_reference)
     app.connect("builder-inited", _copy_notebooks)
     app.connect("builder-inited", lambda app: _apigen.generate(DOCS / "api" / "_generated"))
