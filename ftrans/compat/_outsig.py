@@ -8,6 +8,7 @@ does.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -45,8 +46,28 @@ def set_out_signature(f: Callable[..., Any], fn: Callable[..., Any],
         sig = sig.replace(parameters=params)
     f.__signature__ = sig  # type: ignore[attr-defined]  # (functions accept attributes)
     f.__name__ = fn.__name__
-    f.__doc__ = fn.__doc__
+    f.__doc__ = _with_out_doc(fn.__doc__, "tuple" in annotation)
     return f
+
+
+_SECTION = re.compile(r"\n\n([ \t]*)(Returns|Yields|Raises|Warns|See Also|Notes|References|"
+                      r"Examples)\n[ \t]*-{3,}\n")
+
+
+def _with_out_doc(doc: str | None, several: bool) -> str | None:
+    """``doc`` with an entry for ``out`` at the end of its Parameters section (unchanged
+    when it documents ``out`` or has no Parameters section)."""
+    if not doc or "Parameters\n" not in doc or re.search(r"^\s*out : ", doc, re.M):
+        return doc
+    start = doc.index("Parameters\n")
+    m = _SECTION.search(doc, start)
+    end = m.start() if m else len(doc.rstrip())
+    indent = m.group(1) if m else " " * 4
+    what = ("Tensors the results are written into (a tuple, one per result)" if several
+            else "Tensor the result is written into")
+    entry = (f"\n{indent}out : {'tuple of Tensor' if several else 'Tensor'}, optional\n"
+             f"{indent}    {what}; returned.  No gradient is recorded.")
+    return doc[:end] + entry + doc[end:]
 
 
 def in_place_doc(name: str, of: str = "") -> str:
