@@ -9,7 +9,10 @@ concrete values.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,24 +24,26 @@ from ._opbase import _compose, _tname, _default_float, _any_traced, _promote_dat
 from . import _reductions as _R
 from ._out import with_out, write_out, _any_rg
 from .autograd.grad_mode import _tls, no_grad
+from ._outsig import set_out_signature
+from ._typing import DTypeArg, Number, TensorOrNumber
 
 __all__ = ["quantile", "nanquantile", "std_mean", "var_mean", "nanmean", "aminmax",
            "count_nonzero", "cov", "corrcoef", "diff", "searchsorted", "bucketize", "bincount",
            "histc", "histogram", "histogramdd", "unique", "unique_consecutive"]
-METHODS: dict = {}
+METHODS: dict[str, Callable[..., Any]] = {}
 
 _pyrange = builtins.range
 
 
-def _ret(name, fields):
+def _ret(name: str, fields: list[str]) -> Any:
     """A ``torch.return_types.<name>`` look-alike: a named tuple that is also built from one
     sequence, as PyTorch's structseq (``type(r)(iterable)``)."""
     base = namedtuple(name, fields)
 
-    def __new__(cls, *args):
+    def __new__(cls: Any, *args: Any) -> Any:
         return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
 
-    def __repr__(self):
+    def __repr__(self: Any) -> str:
         return (f"torch.return_types.{name}(\n"
                 + ",\n".join(f"{k}={v!r}" for k, v in zip(fields, self)) + ")")
     t = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__})
@@ -59,28 +64,28 @@ _CorrcoefBackward0 = composite_class("CorrcoefBackward0", ("self",))
 _DiffBackward0 = composite_class("DiffBackward0", ("self", "prepend", "append"))
 
 
-def _data(t, name, arg="input", pos=1):
+def _data(t: Any, name: str, arg: str = "input", pos: int = 1) -> Any:
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
                         f"{type(t).__name__}")
     return t._data
 
 
-def _concrete(d, name):
+def _concrete(d: Any, name: str) -> Any:
     if _any_traced(d):
         raise RuntimeError(f"{name}(): data-dependent output shape; not supported under "
                            "compat.func transforms")
     return np.asarray(d)
 
 
-def _with_out(f):
+def _with_out(f: Callable[..., Any]) -> Callable[..., Any]:
     """``f`` with torch's ``out=(values, indices)``: the results are written into the
     given tensors (:func:`._out.write_out`: resized, same dtype required); an ``out``
     tensor that shares memory with the input is refused, and so is ``out=`` when an
     argument requires grad, as in PyTorch."""
     name = f.__name__
 
-    def g(input, *args, out=None, **kwargs):  # noqa: A002
+    def g(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         if out is None:
             return f(input, *args, **kwargs)
         if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
@@ -104,9 +109,7 @@ def _with_out(f):
                                    f"{o.dtype} instead")
             write_out(o, v, name)
         return type(r)(out)
-    g.__name__ = name
-    g.__doc__ = f.__doc__
-    return g
+    return set_out_signature(g, f, "tuple[Tensor, ...] | list[Tensor] | None")
 
 
 # =============================================================================== quantiles
@@ -154,8 +157,9 @@ def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
     return _fnp.reshape(v, v.shape[1:]) if qshape is None or len(qshape) == 0 else v
 
 
-def _quantile(name, cls, nan):
-    def op(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+def _quantile(name: str, cls: type, nan: bool) -> Callable[..., Tensor]:
+    def op(input: Tensor, q: Tensor | float, dim: int | None = None,  # noqa: A002
+           keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
         d = _data(input, name)
         if d.dtype not in (np.float32, np.float64):
             raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
@@ -185,9 +189,35 @@ def _quantile(name, cls, nan):
         return _compose(cls, _quantile_fn, [input, q if qt is not None else None], [d, qt],
                         params)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: quantiles ``q`` (a float, or a 0-d or 1-d tensor of "
-                  "the input's dtype, whose axis comes first) along ``dim`` (all elements by "
-                  "default)" + (", ignoring NaNs." if nan else "; NaN when a slice has a NaN."))
+    op.__doc__ = f"""The ``q``-quantiles along ``dim`` (``torch.{name}``).
+
+    {"NaNs are ignored (NaN only for an all-NaN slice)." if nan else
+     "NaN where a slice holds a NaN."}
+
+    Parameters
+    ----------
+    input : Tensor
+        A float32 or float64 tensor, not empty.
+    q : float or Tensor
+        The quantiles in [0, 1]: a number, or a 0-d or 1-d tensor of ``input``'s dtype.
+    dim : int, optional
+        The dimension reduced (all elements by default).
+    keepdim : bool, optional
+        Keep ``dim`` with size 1.
+    interpolation : str, optional
+        Between two data points: ``"linear"``, ``"lower"``, ``"higher"``,
+        ``"midpoint"`` or ``"nearest"``.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape without ``dim``; a 1-d ``q``'s dimension comes first.
+
+    Raises
+    ------
+    RuntimeError
+        If the dtype, ``q`` or ``interpolation`` is invalid, or ``input`` is empty.
+    """
     return op
 
 
@@ -196,8 +226,10 @@ nanquantile = _quantile("nanquantile", _NanquantileBackward0, True)
 
 
 # =============================================================================== moments
-def _moments(name, second):
-    def op(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+def _moments(name: str, second: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, Tensor]]:
+    def op(input: Tensor, dim: int | Sequence[int] | bool | None = None,  # noqa: A002
+           unbiased: bool | None = None, keepdim: bool = False, *,
+           correction: Number | None = None) -> tuple[Tensor, Tensor]:
         if isinstance(dim, bool):   # the (input, unbiased) overload
             dim, unbiased = None, dim
         if correction is None:
@@ -207,8 +239,34 @@ def _moments(name, second):
         v = second(input, dim, keepdim=keepdim, correction=correction)
         return v, _R.mean(input, dim, keepdim)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: ``({name[:3]}, mean)`` over ``dim`` (Bessel's correction "
-                  "by default); two nodes instead of PyTorch's one.")
+    op.__doc__ = f"""The {name[:3]} and the mean over ``dim`` (``torch.{name}``).
+
+    Two graph nodes instead of PyTorch's one (the same gradients).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating or complex tensor.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default); a bool here is ``unbiased`` (torch's
+        ``(input, unbiased)`` overload).
+    unbiased : bool, optional
+        Bessel's correction (``correction=1``, the default) or not (0).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    correction : Number, optional
+        The difference between the sample size and the degrees of freedom.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``({name[:3]}, mean)``.
+
+    Raises
+    ------
+    RuntimeError
+        If both ``unbiased`` and ``correction`` are given.
+    """
     return op
 
 
@@ -216,17 +274,41 @@ var_mean = _moments("var_mean", _R.var)
 std_mean = _moments("std_mean", _R.std)
 
 
-def _axes(dim, ndim):
+def _axes(dim: int | Sequence[int] | None, ndim: int) -> Any:
     return _R._dims(dim, ndim)
 
 
-def _nanmean_fn(x, axes, keepdims):
+def _nanmean_fn(x: Any, axes: Any, keepdims: bool) -> Any:
     return _fnp.nanmean(x, axis=axes, keepdims=keepdims)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """``torch.nanmean``: the mean of the non-NaN elements (NaN for an all-NaN slice)."""
-    x = input if dtype is None else input.to(dtype)
+def nanmean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
+            keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """The mean of the non-NaN elements over ``dim`` (``torch.nanmean``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating or complex tensor.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        ``input`` is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape without ``dim`` (NaN for an all-NaN slice).
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not floating or complex.
+    """
+    t: Any = input   # (Tensor.to is installed at import: mypy cannot see it)
+    x = input if dtype is None else t.to(dtype)
     d = _data(x, "nanmean")
     if d.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -235,9 +317,32 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                     {"axes": _axes(dim, d.ndim), "keepdims": keepdim})
 
 
-def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
-    """``torch.aminmax``: ``(min, max)`` over ``dim`` (all elements by default); ties share
-    the gradient evenly, as ``amin``/``amax``."""
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:  # noqa: A002
+    """The minimum and maximum over ``dim`` (``torch.aminmax``).
+
+    Ties share the gradient evenly, as ``amin``/``amax``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A real tensor.
+    dim : int, optional
+        The dimension reduced (all elements by default).
+    keepdim : bool, optional
+        Keep ``dim`` with size 1.
+
+    Returns
+    -------
+    aminmax
+        ``(min, max)``, ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is complex, or empty with no ``dim``.
+    IndexError
+        If ``dim`` has size 0.
+    """
     d = _data(input, "aminmax")
     if d.dtype.kind == "c":
         raise RuntimeError("aminmax(): does not support complex input")
@@ -255,19 +360,32 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
 aminmax = _with_out(aminmax)
 
 
-def count_nonzero(input, dim=None):  # noqa: A002
-    """``torch.count_nonzero``: int64 number of non-zero elements over ``dim``."""
+def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    """The number of non-zero elements over ``dim`` (``torch.count_nonzero``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default).
+
+    Returns
+    -------
+    Tensor
+        int64, ``input``'s shape without ``dim``.
+    """
     d = _data(input, "count_nonzero")
     axes = _axes(dim, d.ndim)
     return _make_plain(_fnp.asarray(_fnp.sum(d != 0, axis=axes), dtype=np.int64))
 
 
 # =============================================================================== cov
-def _real_dtype(v):
+def _real_dtype(v: Any) -> Any:
     return np.dtype(v.dtype).type(0).real.dtype
 
 
-def _cov_fn(x, fw, aw, correction):
+def _cov_fn(x: Any, fw: Any, aw: Any, correction: Number) -> Any:
     """PyTorch's ``cov``: the weights ``fw * aw``, their sum and the normalization in the
     weights' own dtype (0-d values divide without promoting, as PyTorch's 0-d tensors); a
     normalization <= 0 becomes 0."""
@@ -297,16 +415,40 @@ def _cov_fn(x, fw, aw, correction):
     return _fnp.squeeze(c / nf)
 
 
-def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
-    """``torch.cov``: covariance matrix of the variables (rows) of ``input``; integer
-    inputs give the default float dtype."""
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables (rows) of ``input`` (``torch.cov``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The observations: ``(variables, observations)``, or 1-d for one variable; integer
+        inputs give the default float dtype.
+    correction : int, optional
+        The difference between the sample size and the degrees of freedom (1: Bessel's).
+    fweights : Tensor, optional
+        Non-negative integer frequency weights, one per observation.
+    aweights : Tensor, optional
+        Non-negative float observation weights.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``, or 0-d for one variable.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has more than 2 dimensions or a weight is invalid.
+    """
     d = _data(input, "cov")
     if d.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {d.ndim} dimensions")
     x = input
     if d.dtype.kind not in "fc":
-        x = input.to(D.from_np(_default_float()))
+        t: Any = input   # (Tensor.to is installed at import)
+        x = t.to(D.from_np(_default_float()))
     fw = None if fweights is None else _data(fweights, "cov", "fweights")
     aw = None if aweights is None else _data(aweights, "cov", "aweights")
     if fw is not None and fw.dtype.kind not in "iu":
@@ -332,30 +474,69 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
                     {"correction": correction})
 
 
-def _corrcoef_fn(x):
+def _corrcoef_fn(x: Any) -> Any:
     return _fnp.corrcoef(x if x.ndim else _fnp.reshape(x, (1,)), dtype=np.dtype(x.dtype))
 
 
-def corrcoef(input):  # noqa: A002
-    """``torch.corrcoef``: Pearson correlation coefficients of the rows of ``input``."""
+def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The observations: ``(variables, observations)``, or 1-d.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``, or 0-d for one variable.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has more than 2 dimensions.
+    """
     d = _data(input, "corrcoef")
     if d.ndim > 2:
         raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
                            f"got an input with {d.ndim} dimensions")
-    x = input if d.dtype.kind in "fc" else input.to(D.from_np(_default_float()))
+    t: Any = input   # (Tensor.to is installed at import)
+    x = input if d.dtype.kind in "fc" else t.to(D.from_np(_default_float()))
     xd = x._data
     return _compose(_CorrcoefBackward0, _corrcoef_fn, [x], [xd])
 
 
 # =============================================================================== diff
-def _diff_fn(x, p, a, n, axis):
+def _diff_fn(x: Any, p: Any, a: Any, n: int, axis: int) -> Any:
     nv = np._NoValue
     return _fnp.diff(x, n, axis, nv if p is None else p, nv if a is None else a)
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
-    """``torch.diff``: the ``n``-th forward difference along ``dim``, after concatenating
-    ``prepend`` and ``append``; bool tensors give ``!=`` of neighbours."""
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``torch.diff``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (at least 1-d); bool tensors give ``!=`` of neighbours.
+    n : int, optional
+        How many times to difference (non-negative).
+    dim : int, optional
+        The dimension.
+    prepend, append : Tensor, optional
+        Concatenated before / after ``input`` along ``dim`` first (same other sizes).
+
+    Returns
+    -------
+    Tensor
+        ``dim`` shortened by ``n``; the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is 0-d, ``n`` negative or the shapes do not match.
+    """
     d = _data(input, "diff")
     if d.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -387,7 +568,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
 
 
 # =============================================================================== searching
-def _search_rows(seq, vals, side, sorter):
+def _search_rows(seq: Any, vals: Any, side: str, sorter: Any) -> Any:
     """``numpy.searchsorted`` per row of the last axis (the leading axes of ``seq`` and
     ``vals`` match) or of the 1-d ``seq``."""
     if seq.ndim == 1:
@@ -404,11 +585,37 @@ def _search_rows(seq, vals, side, sorter):
     return out.reshape(vals.shape)
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
-                 sorter=None):
-    """``torch.searchsorted``: for each value of ``input`` the index where it would be
-    inserted into the rows of ``sorted_sequence`` (``right``/``side='right'``: after
-    equal elements)."""
+def searchsorted(sorted_sequence: Tensor, input: TensorOrNumber, *,  # noqa: A002
+                 out_int32: bool = False, right: bool = False, side: str | None = None,
+                 sorter: Tensor | None = None) -> Tensor:
+    """Insertion indices of values into sorted rows (``torch.searchsorted``).
+
+    Parameters
+    ----------
+    sorted_sequence : Tensor
+        Sorted 1-d tensor, or rows sorted along the last dimension.
+    input : Tensor or Number
+        The values (a number only for a 1-d ``sorted_sequence``); the leading dimensions
+        match ``sorted_sequence``'s.
+    out_int32 : bool, optional
+        int32 indices (int64 by default).
+    right : bool, optional
+        Insert after equal elements.
+    side : {"left", "right"}, optional
+        The same as ``right`` (not opposite to it).
+    sorter : Tensor, optional
+        int64 indices that sort each row of ``sorted_sequence``.
+
+    Returns
+    -------
+    Tensor
+        Integer indices, shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes, ``side`` or ``sorter`` are invalid.
+    """
     seq = _data(sorted_sequence, "searchsorted", "sorted_sequence")
     if isinstance(input, Tensor):
         vals = input._data
@@ -455,9 +662,31 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _make_plain(_fnp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
-    """``torch.bucketize``: the bucket of each value of ``input`` in the 1-d
-    ``boundaries`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``)."""
+def bucketize(input: TensorOrNumber, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
+              right: bool = False) -> Tensor:
+    """The bucket of each value in 1-d ``boundaries`` (``torch.bucketize``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The values.
+    boundaries : Tensor
+        Increasing 1-d boundaries.
+    out_int32 : bool, optional
+        int32 indices (int64 by default).
+    right : bool, optional
+        ``boundaries[i-1] <= x < boundaries[i]`` (False: ``<`` then ``<=``).
+
+    Returns
+    -------
+    Tensor
+        Integer indices, shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``boundaries`` is not 1-d.
+    """
     b = _data(boundaries, "bucketize", "boundaries", 2)
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
@@ -465,9 +694,30 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
 
 
 # =============================================================================== counting
-def bincount(input, weights=None, minlength=0):  # noqa: A002
-    """``torch.bincount``: occurrences of each non-negative integer of the 1-d ``input``
-    (summed ``weights``: their dtype for float/double weights, double otherwise)."""
+def bincount(input: Tensor, weights: Tensor | None = None,  # noqa: A002
+             minlength: int = 0) -> Tensor:
+    """Occurrences of each non-negative integer (``torch.bincount``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A 1-d tensor of non-negative integers.
+    weights : Tensor, optional
+        Summed instead of counting, one per element.
+    minlength : int, optional
+        The least number of bins.
+
+    Returns
+    -------
+    Tensor
+        ``max(input) + 1`` (at least ``minlength``) bins: int64 counts, or the summed
+        weights (their dtype for float32/float64 weights, float64 otherwise).
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not 1-d non-negative integers or the weights do not match.
+    """
     d = _concrete(_data(input, "bincount"), "bincount")
     if d.ndim != 1 or d.dtype.kind not in "iub" or (d.size and d.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -484,7 +734,7 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
     return _make_plain(r.astype(w.dtype if w.dtype in (np.float32, np.float64) else np.float64))
 
 
-def _linspace(lo, hi, steps, dtype):
+def _linspace(lo: float, hi: float, steps: int, dtype: Any) -> Any:
     """``torch.linspace``'s values (the first half from ``lo``, the second from ``hi``)."""
     dt = np.dtype(dtype)
     lo, hi = dt.type(lo), dt.type(hi)
@@ -497,7 +747,7 @@ def _linspace(lo, hi, steps, dtype):
                     ).astype(dt)
 
 
-def _bin_counts(x, edges, w):
+def _bin_counts(x: Any, edges: Any, w: Any) -> Any:
     """Counts (or summed weights) of ``x`` in the bins of the increasing ``edges``: left
     closed, the last bin closed; values outside are dropped."""
     nb = len(edges) - 1
@@ -508,14 +758,33 @@ def _bin_counts(x, edges, w):
     return np.bincount(idx, None if w is None else w[keep], nb)
 
 
-def _float_only(d, name):
+def _float_only(d: Any, name: str) -> None:
     if d.dtype.kind != "f":
         raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
 
 
-def histc(input, bins=100, min=0, max=0):  # noqa: A002
-    """``torch.histc``: counts in ``bins`` equal bins over ``[min, max]`` (the data's range
-    when both are 0); values outside are ignored; the input's dtype."""
+def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0) -> Tensor:  # noqa: A002
+    """A histogram of ``bins`` equal bins over ``[min, max]`` (``torch.histc``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating tensor (flattened).
+    bins : int, optional
+        The number of bins.
+    min, max : Number, optional
+        The range (the data's range when both are 0); values outside are ignored.
+
+    Returns
+    -------
+    Tensor
+        The counts, shape ``(bins,)``, ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not floating, ``bins`` not positive or the range invalid.
+    """
     d = _concrete(_data(input, "histc"), "histc")
     _float_only(d, "histogram_cpu")
     if bins <= 0:
@@ -534,7 +803,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     return _make_plain(_bin_counts(d.reshape(-1), edges, None).astype(d.dtype))
 
 
-def _edges(x, bins, rng, dtype, name):
+def _edges(x: Any, bins: Any, rng: Any, dtype: Any, name: str) -> Any:
     """``(edges,)`` of one dimension: a 1-d tensor of edges, or ``bins`` equal bins over
     ``rng`` (the data's range by default, widened by 0.5 when it is one point)."""
     if isinstance(bins, Tensor):
@@ -564,7 +833,7 @@ def _edges(x, bins, rng, dtype, name):
     return _linspace(lo, hi, bins + 1, dtype)
 
 
-def _density(hist, edges_list):
+def _density(hist: Any, edges_list: Sequence[Any]) -> Any:
     total = hist.sum()
     widths = np.ones_like(hist)
     for i, e in enumerate(edges_list):
@@ -574,9 +843,34 @@ def _density(hist, edges_list):
     return hist / total / widths
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
-    """``torch.histogram``: ``(hist, bin_edges)`` with ``bins`` equal bins over ``range``
-    (the data's range by default) or the given 1-d tensor of edges."""
+def histogram(input: Tensor, bins: int | Tensor = 100, *,  # noqa: A002
+              range: Sequence[float] | None = None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False) -> Any:
+    """A histogram of ``input`` (``torch.histogram``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating tensor (flattened).
+    bins : int or Tensor, optional
+        The number of equal bins, or a 1-d tensor of increasing edges.
+    range : sequence of float, optional
+        ``(min, max)`` of the equal bins (the data's range by default).
+    weight : Tensor, optional
+        Weights shaped as ``input``, summed instead of counting.
+    density : bool, optional
+        Normalize to a probability density.
+
+    Returns
+    -------
+    histogram
+        ``(hist, bin_edges)``, ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not floating or the bins, range or weights are invalid.
+    """
     d = _concrete(_data(input, "histogram"), "histogram")
     _float_only(d, "histogram_cpu")
     w = None if weight is None else _concrete(_data(weight, "histogram", "weight"), "histogram")
@@ -591,9 +885,34 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
     return _hist_ret(_make_plain(h), _make_plain(e))
 
 
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
-    """``torch.histogramdd``: the ``D``-dimensional histogram of the points in the last
-    axis of ``input``; ``bins`` an int, ``D`` ints or ``D`` 1-d tensors of edges."""
+def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor] = 10, *,  # noqa: A002
+                range: Sequence[float] | None = None,  # noqa: A002
+                weight: Tensor | None = None, density: bool = False) -> Any:
+    """The ``D``-dimensional histogram of points (``torch.histogramdd``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating points ``(..., D)``: the last dimension holds the coordinates.
+    bins : int or sequence of int or sequence of Tensor, optional
+        Equal bins per dimension (one int, or ``D`` ints), or ``D`` 1-d tensors of edges.
+    range : sequence of float, optional
+        ``(min_1, max_1, ..., min_D, max_D)`` (the data's range by default).
+    weight : Tensor, optional
+        One weight per point, summed instead of counting.
+    density : bool, optional
+        Normalize to a probability density.
+
+    Returns
+    -------
+    histogramdd
+        ``(hist, bin_edges)``: the ``D``-dimensional counts and a tuple of ``D`` edges.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not floating or the bins, range or weights are invalid.
+    """
     d = _concrete(_data(input, "histogramdd"), "histogramdd")
     _float_only(d, "histogramdd")
     if d.ndim < 2 and d.ndim != 1:
@@ -630,7 +949,8 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
 
 
 # =============================================================================== sets
-def _unique_out(vals, inv, counts, return_inverse, return_counts):
+def _unique_out(vals: Any, inv: Any, counts: Any, return_inverse: bool,
+                return_counts: bool) -> Any:
     res = [_make_plain(vals)]
     if return_inverse:
         res.append(_make_plain(np.asarray(inv, np.int64)))
@@ -639,9 +959,28 @@ def _unique_out(vals, inv, counts, return_inverse, return_counts):
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """``torch.unique``: the sorted unique elements (slices along ``dim``), with the inverse
-    indices and counts on request (always sorted)."""
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The unique elements, sorted (``torch.unique``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    sorted : bool, optional
+        Accepted (the result is always sorted).
+    return_inverse : bool, optional
+        Also return the index of each element in the result.
+    return_counts : bool, optional
+        Also return the count of each unique element.
+    dim : int, optional
+        Unique slices along ``dim`` (default: elements of the flattened input).
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The unique values, then the int64 inverse indices and counts where asked for.
+    """
     d = _concrete(_data(input, "unique"), "unique")
     if dim is None:
         v, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,
@@ -654,9 +993,26 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _unique_out(v, inv.reshape(-1), cnt, return_inverse, return_counts)
 
 
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """``torch.unique_consecutive``: the input with each run of equal consecutive elements
-    (slices along ``dim``) collapsed to one."""
+def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A002
+                       return_counts: bool = False, dim: int | None = None) -> Any:
+    """Each run of equal consecutive elements collapsed to one (``torch.unique_consecutive``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    return_inverse : bool, optional
+        Also return the index of each element in the result.
+    return_counts : bool, optional
+        Also return the length of each run.
+    dim : int, optional
+        Runs of equal slices along ``dim`` (default: of the flattened input).
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The values, then the int64 inverse indices and counts where asked for.
+    """
     d = _concrete(_data(input, "unique_consecutive"), "unique_consecutive")
     if dim is None:
         x, ax = d.reshape(-1), 0
@@ -678,16 +1034,18 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov, corrcoef = (
-    with_out(f) for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff,
-                          cov, corrcoef))
+    set_out_signature(with_out(f), f)
+    for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov,
+              corrcoef))
 histogram = _with_out(histogram)
 
 
-def _method(f):
-    def m(self, *args, **kwargs):
+def _method(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The method form of ``f``: its signature (``self`` as the first argument) and
+    docstring."""
+    @functools.wraps(f)
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         return f(self, *args, **kwargs)
-    m.__name__ = f.__name__
-    m.__doc__ = f.__doc__
     return m
 
 
