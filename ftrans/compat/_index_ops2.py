@@ -17,6 +17,9 @@ The torch functions are installed through :mod:`._index_ops`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain, _dim
@@ -28,6 +31,7 @@ from . import _shape_ops as _V
 from . import _tracer_values as _TV
 from ._opbase import _compose
 from ._inplace import _check_inplace
+from ._typing import SizeLike
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "diagonal_copy", "expand_copy", "narrow_copy", "permute_copy", "squeeze_copy",
@@ -140,11 +144,35 @@ def _strided_params(elem, inside, storage, pos):
     return {"idx": np.maximum(elem, 0), "mask": elem >= 0, "const": storage[pos]}
 
 
-def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided``: a view of ``input``'s storage with the given sizes, strides
-    (in elements) and offset.  The storage is the contiguous array ``input``'s memory
-    belongs to (``input`` itself for a tensor of another layout); positions outside
-    ``input`` read their current values and get no gradient."""
+def as_strided(input: Tensor, size: SizeLike, stride: SizeLike,  # noqa: A002
+               storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes and strides (``torch.as_strided``).
+
+    The storage is the contiguous array ``input``'s memory belongs to (``input`` itself
+    for a tensor of another layout); positions outside ``input`` read their current
+    values and get no gradient.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor whose storage is viewed.
+    size : sequence of int
+        The view's shape.
+    stride : sequence of int
+        Its strides, in elements.
+    storage_offset : int, optional
+        The offset of its first element (``input``'s own by default).
+
+    Returns
+    -------
+    Tensor
+        The view, shape ``size``.
+
+    Raises
+    ------
+    RuntimeError
+        If the view reaches outside the storage or the lengths differ.
+    """
     return _as_strided(input, size, stride, storage_offset, _AsStridedBackward0,
                        _AsStridedPartial)
 
@@ -163,9 +191,26 @@ def _as_strided(input, size, stride, storage_offset, cls, partial_cls):  # noqa:
     return _V._view_op(input, I.gather_p, {"template": template}, cls, out, extra=arrays)
 
 
-def as_strided_(self, size, stride, storage_offset=None):
-    """``Tensor.as_strided_``: ``self`` becomes :func:`as_strided` of itself (its history
-    continues through the ``AsStridedBackward0`` node)."""
+def as_strided_(self: Tensor, size: SizeLike, stride: SizeLike,
+                storage_offset: int | None = None) -> Tensor:
+    """``self`` made the strided view of itself, in place (``Tensor.as_strided_``).
+
+    Its history continues through the ``AsStridedBackward0`` node.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The new shape.
+    stride : sequence of int
+        The strides, in elements.
+    storage_offset : int, optional
+        The offset of the first element.
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+    """
     _check_inplace(self)
     r = _as_strided(self, size, stride, storage_offset, _AsStridedBackward1,
                     _AsStridedPartial1)
@@ -179,17 +224,55 @@ def as_strided_(self, size, stride, storage_offset=None):
     return self
 
 
-def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided_copy``: :func:`as_strided` as a new tensor."""
+def as_strided_copy(input: Tensor, size: SizeLike, stride: SizeLike,  # noqa: A002
+                    storage_offset: int | None = None) -> Tensor:
+    """:func:`as_strided` as a new tensor (``torch.as_strided_copy``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor whose storage is read.
+    size : sequence of int
+        The result's shape.
+    stride : sequence of int
+        The strides, in elements.
+    storage_offset : int, optional
+        The offset of the first element.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, shape ``size``.
+    """
     elem, inside, storage, pos, off = _strided(input, size, stride, storage_offset)
     return _compose(_AsStridedCopy, _strided_fn, [input], [input._data],
                     _strided_params(elem, inside, storage, pos), mask=0)
 
 
-def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided_scatter``: ``input`` with ``src`` written where
-    ``as_strided(input, size, stride, storage_offset)`` reads (``input`` is taken as
-    contiguous)."""
+def as_strided_scatter(input: Tensor, src: Tensor, size: SizeLike,  # noqa: A002
+                       stride: SizeLike, storage_offset: int | None = None) -> Tensor:
+    """``input`` with ``src`` written where ``as_strided`` reads (``torch.as_strided_scatter``).
+
+    ``input`` is taken as contiguous.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    src : Tensor
+        The values, shape ``size``.
+    size : sequence of int
+        The strided view's shape.
+    stride : sequence of int
+        Its strides, in elements.
+    storage_offset : int, optional
+        The offset of its first element.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     plain = _make_plain(np.empty(d.shape, d.dtype))
     elem, inside, storage, pos, off = _strided(plain, size, stride, storage_offset,
@@ -218,9 +301,26 @@ def _unfold_positions(d, dimension, size, step):
     return ax
 
 
-def unfold(input, dimension, size, step):  # noqa: A002
-    """``Tensor.unfold``: the windows of ``size`` elements taken every ``step`` along
-    ``dimension``, as a new last dimension (a view)."""
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+    """Windows of ``size`` elements every ``step`` along ``dimension`` (``Tensor.unfold``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dimension : int
+        The dimension windowed.
+    size : int
+        The window length.
+    step : int
+        The distance between windows (positive).
+
+    Returns
+    -------
+    Tensor
+        A view: ``dimension`` becomes the number of windows, and a new last dimension of
+        ``size`` holds each window.
+    """
     d = input._data
     ax = _unfold_positions(d, dimension, size, step)
     if d.ndim == 0:
@@ -245,7 +345,7 @@ def _copy_op(name, view_fn, node):
     new tensor, one ``node`` per output."""
     cls = composite_class(node, ("self",))
 
-    def op(input, *args, **kwargs):  # noqa: A002
+    def op(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
         d = input._data
         pos = view_fn(_positions(d.shape), *args, **kwargs)
         one = isinstance(pos, Tensor)
@@ -253,8 +353,20 @@ def _copy_op(name, view_fn, node):
                 for p in ((pos,) if one else pos)]
         return outs[0] if one else (tuple(outs) if isinstance(pos, tuple) else outs)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: ``torch.{name[:-5]}`` as a new tensor (not a view; node "
-                  f"``{node}``).")
+    op.__doc__ = f"""``torch.{name[:-5]}`` as a new tensor, not a view (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    *args, **kwargs : Any
+        The arguments of ``torch.{name[:-5]}`` after ``input``.
+
+    Returns
+    -------
+    Tensor or sequence of Tensor
+        What ``torch.{name[:-5]}`` returns, copied (each result one ``{node}`` node).
+    """
     return op
 
 
@@ -318,7 +430,7 @@ def _scatter_op(name, view_fn, node):
     where ``view_fn`` reads."""
     cls = composite_class(node, ("self", "src"))
 
-    def op(input, src, *args, **kwargs):  # noqa: A002
+    def op(input: Tensor, src: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
         d = input._data
         pos = view_fn(_positions(d.shape), *args, **kwargs)._data
         sd = src._data
@@ -327,7 +439,28 @@ def _scatter_op(name, view_fn, node):
                                f"src size = {list(sd.shape)}, slice size = {list(pos.shape)}")
         return _compose(cls, _flat_put_fn, [input, src], [d, sd], {"idx": pos}, mask=0)
     op.__name__ = name
-    op.__doc__ = f"``torch.{name}``: ``input`` with ``src`` embedded (node ``{node}``)."
+    view = name[:-8]
+    op.__doc__ = f"""``input`` with ``src`` written where ``{view}`` reads (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    src : Tensor
+        The values, shaped as the slice (converted to ``input``'s dtype).
+    *args, **kwargs : Any
+        The arguments of ``torch.{name[:-8]}`` after ``input`` (which slice).
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input`` (one ``{node}`` node).
+
+    Raises
+    ------
+    RuntimeError
+        If ``src``'s shape is not the slice's.
+    """
     return op
 
 
@@ -480,9 +613,21 @@ def _masked_select_fn(x, *, idx, shape):
     return x[idx] if shape else _fnp.reshape(x, (1,))[idx]
 
 
-def masked_select(input, mask):  # noqa: A002
-    """``torch.masked_select``: the 1-d tensor of ``input``'s elements where ``mask`` is
-    True (both broadcast)."""
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+    """The elements of ``input`` where ``mask`` is True (``torch.masked_select``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    mask : Tensor
+        A bool tensor (broadcast with ``input``).
+
+    Returns
+    -------
+    Tensor
+        1-d, in C order.
+    """
     d = input._data
     m = _bool_mask("masked_select", mask)
     shape = _broadcast(d, m, "masked_select")
@@ -493,23 +638,60 @@ def masked_select(input, mask):  # noqa: A002
 
 
 # =============================================================================== nonzero
-def nonzero(input, *, as_tuple=False):  # noqa: A002
-    """``torch.nonzero``: the (n, ndim) int64 indices of the nonzero elements, or (with
-    ``as_tuple``) one 1-d index tensor per dimension (a 0-d input counts as 1-d)."""
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """The indices of the non-zero elements (``torch.nonzero``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (a 0-d input counts as 1-d).
+    as_tuple : bool, optional
+        Return one 1-d index tensor per dimension instead.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        int64 indices ``(n, ndim)``, or ``ndim`` tensors of shape ``(n,)``.
+    """
     d = _data(input)
     if as_tuple:
         return tuple(_make_plain(a.astype(np.int64)) for a in np.nonzero(np.atleast_1d(d)))
     return _make_plain(np.argwhere(d).astype(np.int64))
 
 
-def argwhere(input):  # noqa: A002
-    """``torch.argwhere``: ``nonzero(input)``."""
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    """The indices of the non-zero elements (``torch.argwhere``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+
+    Returns
+    -------
+    Tensor
+        ``nonzero(input)``: int64, ``(n, ndim)``.
+    """
     return nonzero(input)
 
 
-def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002
-    """``torch.nonzero_static``: ``nonzero`` truncated or padded with ``fill_value`` to
-    ``size`` rows."""
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """``nonzero`` with a fixed number of rows (``torch.nonzero_static``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    size : int
+        The number of rows: the indices are truncated or padded to it.
+    fill_value : int, optional
+        The value of the padding rows.
+
+    Returns
+    -------
+    Tensor
+        int64, ``(size, ndim)``.
+    """
     if size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got "
                            f"{size}")
@@ -529,10 +711,34 @@ def _gather_dim_fn(x, *, idx):
     return x[idx]
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
-    """``torch.repeat_interleave``: each element (slice along ``dim``; of the flattened
-    tensor when ``dim`` is None) repeated ``repeats`` times.  With only a 1-d integer
-    tensor of repeats, the indices ``0..n-1`` repeated that many times."""
+def repeat_interleave(input: Tensor, repeats: Tensor | int | None = None,  # noqa: A002
+                      dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times (``torch.repeat_interleave``).
+
+    With only a 1-d integer tensor of repeats, the indices ``0..n-1`` repeated that many
+    times.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (the repeats, when ``repeats`` is not given).
+    repeats : Tensor or int, optional
+        The number of repetitions: one, or one per element (slice) along ``dim``.
+    dim : int, optional
+        The dimension (default: the flattened tensor).
+    output_size : int, optional
+        The total length along ``dim`` (checked against the repeats).
+
+    Returns
+    -------
+    Tensor
+        ``dim`` lengthened to the sum of the repeats.
+
+    Raises
+    ------
+    RuntimeError
+        If the repeats are invalid or do not match.
+    """
     if repeats is None:
         r = _data(input)
         if r.ndim > 1 or r.dtype.kind not in "iu":
