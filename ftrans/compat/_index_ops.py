@@ -20,6 +20,10 @@ functions), ``masked_select``, ``nonzero`` and ``repeat_interleave`` are in
 """
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain, _dim
@@ -33,6 +37,8 @@ from .autograd.graph import node_class
 from ._inplace import _inplace
 from ._out import with_out as _with_out
 from . import _index_ops2
+from ._outsig import in_place_doc, set_out_signature
+from ._typing import Number, TensorOrNumber
 from ._index_ops2 import _flat_gather_fn as _take_fn, _data, _bool_mask, _broadcast
 
 __all__ = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
@@ -213,10 +219,39 @@ def _with_flat(d, extra):
     return extra
 
 
-def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A002
-    """``torch.scatter``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0`` (``src`` a tensor
-    or a number; ``reduce='add'``/``'multiply'`` accumulates).  Repeated indices without
-    ``reduce``: the last write (in C order of ``index``) wins."""
+def scatter(input: Tensor, dim: int, index: Tensor,  # noqa: A002
+            src: TensorOrNumber | None = None, *, value: Number | None = None,
+            reduce: str | None = None) -> Tensor:
+    """Values written at indices along ``dim`` (``torch.scatter``).
+
+    ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.  Repeated indices without
+    ``reduce``: the last write (in C order of ``index``) wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices, no larger than ``src`` in any dimension.
+    src : Tensor or Number, optional
+        The values (or give ``value``).
+    value : Number, optional
+        One value written everywhere (torch's ``value`` overload).
+    reduce : {"add", "multiply"}, optional
+        Accumulate into ``input`` instead of overwriting.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes, dtypes or ``reduce`` are invalid, or an index is out of range.
+    """
     if src is None:
         src = value
     if src is None:
@@ -260,15 +295,62 @@ _ScatterNotImplemented = node_class("NotImplemented", ("self", "src"))
 _ScatterNotImplemented.name = lambda self: "torch::autograd::NotImplemented"
 
 
-def scatter_add(input, dim, index, src):  # noqa: A002
-    """``torch.scatter_add``: ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``."""
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    """Values added at indices along ``dim`` (``torch.scatter_add``).
+
+    ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices.
+    src : Tensor
+        The values added.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, ax, ix, sd, idx, cut = _scatter_args("scatter_add", input, dim, index, src)
     return _updated(_ScatterAddBackward0, input, src, idx, "sum", **_with_flat(d, {"cut": cut}))
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
-    """``torch.scatter_reduce`` with ``reduce`` one of sum, prod, mean, amax, amin; the
-    gradient of amax/amin is split evenly among ties (PyTorch's convention)."""
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+                   reduce: str, *, include_self: bool = True) -> Tensor:
+    """Values reduced into indices along ``dim`` (``torch.scatter_reduce``).
+
+    The gradient of amax/amin is split evenly among ties (PyTorch's convention).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices.
+    src : Tensor
+        The values.
+    reduce : {"sum", "prod", "mean", "amax", "amin"}
+        The reduction.
+    include_self : bool, optional
+        Whether ``input``'s values take part in the reduction.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``reduce`` is unknown.
+    """
     if reduce not in _REDUCE_SCATTER:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -326,8 +408,28 @@ def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, pref
     return d, (slice(None),) * ax + (ix,), extra
 
 
-def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
-    """``torch.index_add``: ``out[..., index[i], ...] += alpha * source[..., i, ...]``."""
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa: A002
+              alpha: Number = 1) -> Tensor:
+    """``out[..., index[i], ...] += alpha * source[..., i, ...]`` (``torch.index_add``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d integer indices, one per slice of ``source``.
+    source : Tensor
+        The slices added.
+    alpha : Number, optional
+        The factor of ``source``.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_add", input, dim, index, source)
     if d.dtype.kind in "iub":
         alpha = int(alpha)   # (torch converts alpha to the tensor's type)
@@ -336,17 +438,52 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     return _updated(_IndexAddBackward0, input, source, idx, "sum", **extra)
 
 
-def index_copy(input, dim, index, source):  # noqa: A002
-    """``torch.index_copy``: ``out[..., index[i], ...] = source[..., i, ...]`` (repeated
-    indices: the last write wins)."""
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """``out[..., index[i], ...] = source[..., i, ...]`` (``torch.index_copy``).
+
+    Repeated indices: the last write wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d int64 indices.
+    source : Tensor
+        The slices written.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_copy", input, dim, index, source, IndexError,
                                     "index_copy_(): ", long_only=RuntimeError)
     return _updated(_IndexCopyBackward0, input, source, idx, "set", **extra)
 
 
-def index_fill(input, dim, index, value):  # noqa: A002
-    """``torch.index_fill``: the entries at ``index`` along ``dim`` set to ``value`` (a
-    number or a 0-d tensor); negative indices count from the end."""
+def index_fill(input: Tensor, dim: int, index: Tensor,  # noqa: A002
+               value: TensorOrNumber) -> Tensor:
+    """The entries at ``index`` along ``dim`` set to ``value`` (``torch.index_fill``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d int64 indices (negative ones count from the end).
+    value : Tensor or Number
+        A number or a 0-d tensor.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_fill", input, dim, index, None, IndexError,
                                     wrap=True, long_only=IndexError)
     if isinstance(value, Tensor):
@@ -362,8 +499,35 @@ def index_fill(input, dim, index, value):  # noqa: A002
     return _updated(_IndexFillBackward0, input, d.dtype.type(value), idx, "set", **extra)
 
 
-def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
-    """``torch.index_reduce`` with ``reduce`` one of prod, mean, amax, amin."""
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
+                 reduce: str, *, include_self: bool = True) -> Tensor:
+    """Slices of ``source`` reduced into ``index`` along ``dim`` (``torch.index_reduce``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d integer indices, one per slice of ``source``.
+    source : Tensor
+        The slices.
+    reduce : {"prod", "mean", "amax", "amin"}
+        The reduction.
+    include_self : bool, optional
+        Whether ``input``'s values take part in the reduction.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``reduce`` is unknown.
+    """
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
@@ -402,9 +566,28 @@ def _put_index(d, indices):
     return tuple(out)
 
 
-def index_put(input, indices, values, accumulate=False):  # noqa: A002
-    """``torch.index_put``: ``out[indices] = values`` (``+=`` with ``accumulate``); repeated
-    indices without ``accumulate``: the last write wins."""
+def index_put(input: Tensor, indices: Sequence[Tensor | None],  # noqa: A002
+              values: Tensor, accumulate: bool = False) -> Tensor:
+    """``out[indices] = values`` (``torch.index_put``).
+
+    Repeated indices without ``accumulate``: the last write wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    indices : sequence of Tensor
+        One index tensor (integer or bool) per leading dimension, as advanced indexing.
+    values : Tensor
+        The values (broadcast to the indexed shape).
+    accumulate : bool, optional
+        Add instead of overwriting.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     idx = _put_index(d, indices)
     if not isinstance(values, Tensor):
@@ -443,9 +626,26 @@ def _flat_index(name, d, index):
     return np.where(ix < 0, ix + n, ix)
 
 
-def put(input, index, source, accumulate=False):  # noqa: A002
-    """``torch.put``: ``input`` as a flat tensor with ``source`` written at ``index``
-    (added with ``accumulate``; otherwise repeated indices: the last write wins)."""
+def put(input: Tensor, index: Tensor, source: Tensor,  # noqa: A002
+        accumulate: bool = False) -> Tensor:
+    """``source`` written into the flattened ``input`` at ``index`` (``torch.put``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified), read as a flat tensor.
+    index : Tensor
+        int64 flat indices (negative ones count from the end).
+    source : Tensor
+        The values, one per index.
+    accumulate : bool, optional
+        Add instead of overwriting (otherwise repeated indices: the last write wins).
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     sd = source._data
     if sd.dtype != d.dtype:
@@ -460,9 +660,26 @@ def put(input, index, source, accumulate=False):  # noqa: A002
                     "sum" if accumulate else "set", flat=True)
 
 
-def take(input, index):  # noqa: A002
-    """``torch.take``: ``input`` read as a flat tensor at ``index`` (negative indices count
-    from the end); the result has ``index``'s shape."""
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    """The flattened ``input`` read at ``index`` (``torch.take``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input, read as a flat tensor.
+    index : Tensor
+        int64 flat indices (negative ones count from the end).
+
+    Returns
+    -------
+    Tensor
+        ``index``'s shape.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range.
+    """
     d = input._data
     if _batched_index(index):
         return _compose(_TakeBackward0, _traced_take_fn, [input, index._data],
@@ -500,9 +717,23 @@ def _take_along_fn(x, *, ix, axis, shape):
     return _fnp.take_along_axis(x, ix, axis=axis)
 
 
-def take_along_dim(input, indices, dim=None):  # noqa: A002
-    """``torch.take_along_dim``: ``numpy.take_along_axis`` (the flattened tensor when
-    ``dim`` is None); ``input`` and ``indices`` broadcast in the other dimensions."""
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """``numpy.take_along_axis`` (``torch.take_along_dim``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    indices : Tensor
+        int64 indices along ``dim``; broadcast with ``input`` in the other dimensions.
+    dim : int, optional
+        The dimension (default: the flattened tensors).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape with ``indices``' size along ``dim``.
+    """
     d = input._data
     if _batched_index(indices):
         i = indices._data
@@ -548,9 +779,23 @@ _MaskedScatterBackward0 = composite_class("MaskedScatterBackward0", ("self", "ma
                                           edge_idx=(0, 2))
 
 
-def masked_scatter(input, mask, source):  # noqa: A002
-    """``torch.masked_scatter``: the positions where ``mask`` (broadcast with ``input``) is
-    True take ``source``'s elements in order."""
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """``source``'s elements written, in order, where ``mask`` is True (``torch.masked_scatter``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    mask : Tensor
+        A bool tensor broadcast with ``input``.
+    source : Tensor
+        At least as many elements as ``mask`` has True entries.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     m = _bool_mask("masked_scatter_", mask)
     sd = source._data
@@ -579,11 +824,11 @@ _OVERLAP = ("unsupported operation: some elements of the input tensor and the wr
             "the operation.")
 
 
-def _out_form(fn):
+def _out_form(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with torch's ``out=`` keyword: ``out`` may not share memory with an operand."""
     g = _with_out(fn)
 
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is not None and isinstance(out, Tensor):
             od = out._data
             for a in list(args) + list(kwargs.values()):
@@ -591,9 +836,7 @@ def _out_form(fn):
                         isinstance(od, np.ndarray) and np.may_share_memory(a._data, od):
                     raise RuntimeError(_OVERLAP)
         return g(*args, out=out, **kwargs)
-    f.__name__ = fn.__name__
-    f.__doc__ = fn.__doc__
-    return f
+    return set_out_signature(f, fn)
 
 
 _OUT = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_reduce",
@@ -601,11 +844,11 @@ _OUT = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "
 
 
 # =============================================================================== methods
-def _method_inplace(fn):
-    def m(self, *args, **kwargs):
+def _method_inplace(fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return _inplace(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
-    m.__doc__ = f"In-place form of :func:`{fn.__name__}`."
+    m.__doc__ = in_place_doc(fn.__name__)
     return m
 
 
