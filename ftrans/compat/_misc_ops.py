@@ -8,6 +8,9 @@ construction and shape operations are in :mod:`._misc_ops2` (installed from here
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from . import _ops as O
@@ -16,6 +19,8 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _promote_datas, _scalar, _tensorize, _tname
 from ._out import with_out
+from ._outsig import in_place_doc, set_out_signature
+from ._typing import Number, TensorOrNumber
 from . import _misc_ops2 as _M2
 from . import _misc_methods as _MM
 
@@ -122,9 +127,33 @@ _BaddbmmBackward0 = composite_class("BaddbmmBackward0", ("self", "batch1", "batc
 _AddbmmBackward0 = composite_class("AddbmmBackward0", ("self", "batch1", "batch2"))
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addmm``: ``beta * input + alpha * (mat1 @ mat2)``; ``beta=0`` ignores
-    ``input`` (NaN included)."""
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1,  # noqa: A002
+          alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, p)``.
+    mat1 : Tensor
+        ``(n, m)``.
+    mat2 : Tensor
+        ``(m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     m1, m2 = _t(mat1, "mat1"), _t(mat2, "mat2")
     _need("addmm", m1, 2, "mat1")
     _need("addmm", m2, 2, "mat2")
@@ -135,8 +164,33 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     return _addprod(_AddmmBackward0, "addmm", _addmm_fn, input, (m1, m2), beta, alpha, shape)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addmv``: ``beta * input + alpha * (mat @ vec)``."""
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1,  # noqa: A002
+          alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n,)``.
+    mat : Tensor
+        ``(n, m)``.
+    vec : Tensor
+        ``(m,)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     m, v = _t(mat, "mat"), _t(vec, "vec")
     if m._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {_t(input)._data.ndim}, "
@@ -148,9 +202,35 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
                     (m._data.shape[0],))
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addr``: ``beta * input + alpha * outer(vec1, vec2)`` (``and``/``or`` for
-    bool tensors)."""
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1,  # noqa: A002
+         alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``).
+
+    For bool tensors ``and``/``or`` take the place of the products and the sum.
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, m)``.
+    vec1 : Tensor
+        ``(n,)``.
+    vec2 : Tensor
+        ``(m,)``.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes do not match or ``beta``/``alpha`` do not suit the dtype.
+    """
     a, b = _t(vec1, "vec1"), _t(vec2, "vec2")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1 and vec2, but got "
@@ -177,16 +257,66 @@ def _bmm_shapes(fname, b1, b2):
     return s1, s2
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.baddbmm``: ``beta * input + alpha * bmm(batch1, batch2)``."""
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,  # noqa: A002
+            alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)`` (``torch.baddbmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(b, n, p)``.
+    batch1 : Tensor
+        ``(b, n, m)``.
+    batch2 : Tensor
+        ``(b, m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     b1, b2 = _t(batch1, "batch1"), _t(batch2, "batch2")
     s1, s2 = _bmm_shapes("baddbmm", b1, b2)
     return _addprod(_BaddbmmBackward0, "baddbmm", _addmm_fn, input, (b1, b2), beta, alpha,
                     (s1[0], s1[1], s2[2]))
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addbmm``: ``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``."""
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,  # noqa: A002
+           alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])`` (``torch.addbmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, p)``.
+    batch1 : Tensor
+        ``(b, n, m)``.
+    batch2 : Tensor
+        ``(b, m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     b1, b2 = _t(batch1, "batch1"), _t(batch2, "batch2")
     s1, s2 = _bmm_shapes("addbmm", b1, b2)
     return _addprod(_AddbmmBackward0, "addbmm", _addbmm_fn, input, (b1, b2), beta, alpha,
@@ -225,14 +355,52 @@ def _addc(cls, fn, fname, input, tensor1, tensor2, value):
                     casts=casts if any(c is not None for c in casts) else None)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``torch.addcmul``: ``input + value * tensor1 * tensor2`` (broadcast, promoted)."""
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: Number = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend.
+    tensor1, tensor2 : Tensor
+        The factors (all three broadcast and promoted).
+    value : Number, optional
+        The product's factor.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+    """
     return _addc(_AddcmulBackward0, _addcmul_fn, "addcmul", input, tensor1, tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``torch.addcdiv``: ``input + value * tensor1 / tensor2``; integer ``tensor1`` and
-    ``tensor2`` are refused, as in PyTorch."""
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: Number = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend.
+    tensor1 : Tensor
+        The numerator (not an integer tensor, as in PyTorch).
+    tensor2 : Tensor
+        The denominator (not an integer tensor).
+    value : Number, optional
+        The quotient's factor.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``tensor1`` and ``tensor2`` are integer tensors.
+    """
     t1, t2 = _t(tensor1, "tensor1"), _t(tensor2, "tensor2")
     if t1._data.dtype.kind in "iub" and t2._data.dtype.kind in "iub":
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
@@ -250,8 +418,26 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 _VdotBackward0 = composite_class("VdotBackward0", ("self", "other"))
 
 
-def vdot(input, other):  # noqa: A002
-    """``torch.vdot``: ``sum(conj(input) * other)`` of two 1-D tensors of one dtype."""
+def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``sum(conj(input) * other)`` of two 1-d tensors (``torch.vdot``).
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d, conjugated.
+    other : Tensor
+        1-d, same length and dtype.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     a, b = _t(input), _t(other, "other")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
@@ -286,9 +472,30 @@ _LerpBackward0 = composite_class("LerpBackward0", ("self", "end"))
 _LerpBackward1 = composite_class("LerpBackward1", ("self", "end", "weight"))
 
 
-def lerp(input, end, weight):  # noqa: A002
-    """``torch.lerp``: ``input + weight * (end - input)`` (PyTorch's two-sided formula);
-    ``input``, ``end`` and a tensor ``weight`` must have one dtype."""
+def lerp(input: Tensor, end: Tensor, weight: TensorOrNumber) -> Tensor:  # noqa: A002
+    """Linear interpolation ``input + weight * (end - input)`` (``torch.lerp``).
+
+    PyTorch's two-sided formula (exact at ``weight = 1``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The start points.
+    end : Tensor
+        The end points, same dtype (broadcast).
+    weight : Tensor or Number
+        The weight (a tensor: same dtype, broadcast).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the dtypes differ or the shapes do not broadcast.
+    """
     x, e = _t(input), _t(end, "end")
     if x._data.dtype.kind not in "fc":
         raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
@@ -326,8 +533,21 @@ def _kron_fn(a, b):
     return _fnp.kron(a, b)
 
 
-def kron(input, other):  # noqa: A002
-    """``torch.kron``: the Kronecker product (operands promoted as in PyTorch)."""
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The Kronecker product (``torch.kron``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand (promoted with ``input`` as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Each dimension the product of the operands' (the shorter shape padded with 1s).
+    """
     a, b = _t(input), _t(other, "other")
     r = _promote_datas([a, b])
     ad = a._data if a._data.dtype == r else a._data.astype(r)
@@ -342,9 +562,30 @@ def _tensordot_fn(a, b, axes):
     return _fnp.tensordot(a, b, axes)
 
 
-def tensordot(a, b, dims=2):
-    """``torch.tensordot``: ``dims`` an int (the last ``dims`` of ``a`` with the first of
-    ``b``), a pair of lists of dimensions, or a 2-row tensor."""
+def tensordot(a: Tensor, b: Tensor,
+              dims: int | Sequence[Sequence[int]] | Tensor = 2) -> Tensor:
+    """Sums of products over the given dimensions (``torch.tensordot``).
+
+    Parameters
+    ----------
+    a : Tensor
+        The first operand.
+    b : Tensor
+        The second operand, same dtype.
+    dims : int or pair of sequences of int or Tensor, optional
+        An int (the last ``dims`` of ``a`` with the first of ``b``), a pair of lists of
+        dimensions, or a 2-row tensor of them.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s remaining dimensions followed by ``b``'s.
+
+    Raises
+    ------
+    RuntimeError
+        If the contracted sizes differ.
+    """
     x, y = _t(a, "a"), _t(b, "b")
     if isinstance(dims, Tensor):
         dims = dims._data.tolist()
@@ -429,9 +670,35 @@ _CdistBackward0 = composite_class("CdistBackward0", ("x1", "x2"))
 _DistBackward0 = composite_class("DistBackward0", ("self", "other"))
 
 
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """``torch.cdist``: the ``p``-norm distance between each row of ``x1`` and each row of
-    ``x2`` (batched); ``compute_mode`` selects PyTorch's matrix-product form for ``p=2``."""
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str | None = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each pair of rows (``torch.cdist``).
+
+    Parameters
+    ----------
+    x1 : Tensor
+        ``(*, P, M)`` floating rows.
+    x2 : Tensor
+        ``(*, R, M)``, same dtype (batch dimensions broadcast).
+    p : float, optional
+        The norm's order (non-negative).
+    compute_mode : str, optional
+        ``"use_mm_for_euclid_dist_if_necessary"`` (default: the matrix-product form for
+        ``p=2`` when ``P > 25`` or ``R > 25``), ``"use_mm_for_euclid_dist"`` or
+        ``"donot_use_mm_for_euclid_dist"``.
+
+    Returns
+    -------
+    Tensor
+        ``(*, P, R)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes are invalid or ``p`` is negative.
+    ValueError
+        If ``compute_mode`` is unknown.
+    """
     a, b = _t(x1, "x1"), _t(x2, "x2")
     ad, bd = a._data, b._data
     if ad.ndim < 2 or bd.ndim < 2:
@@ -468,8 +735,23 @@ def _dist_fn(a, b, p):
     return _norm_last(_fnp.reshape(d, (-1,)), p, axis=0)
 
 
-def dist(input, other, p=2):  # noqa: A002
-    """``torch.dist``: the ``p``-norm of ``input - other`` (broadcast, promoted)."""
+def dist(input: Tensor, other: Tensor, p: Number = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm of ``input - other`` (``torch.dist``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand (broadcast, promoted).
+    p : Number, optional
+        The norm's order.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+    """
     a, b = _t(input), _t(other, "other")
     r = _promote_datas([a, b])
     if r.kind not in "fc":
@@ -504,9 +786,25 @@ def _renorm_fn(x, p, axis, maxnorm):
 _RenormBackward0 = composite_class("RenormBackward0", ("self",))
 
 
-def renorm(input, p, dim, maxnorm):  # noqa: A002
-    """``torch.renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is
-    scaled down to norm ``maxnorm``."""
+def renorm(input: Tensor, p: Number, dim: int, maxnorm: Number) -> Tensor:  # noqa: A002
+    """Slices along ``dim`` scaled to a ``p``-norm of at most ``maxnorm`` (``torch.renorm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    p : Number
+        The norm's order.
+    dim : int
+        Each index of ``dim`` is one slice.
+    maxnorm : Number
+        The largest norm kept; larger slices are scaled down to it.
+
+    Returns
+    -------
+    Tensor
+        Shaped as ``input``.
+    """
     x = _t(input)
     d = x._data
     if d.ndim <= 1:
@@ -522,11 +820,11 @@ def renorm(input, p, dim, maxnorm):  # noqa: A002
 
 
 # =============================================================================== methods
-def _inplace(fn):
-    def m(self, *args, **kwargs):
+def _inplace(fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return O._inplace(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
-    m.__doc__ = f"``Tensor.{fn.__name__}_``: in-place ``{fn.__name__}`` of ``self``."
+    m.__doc__ = in_place_doc(fn.__name__)
     return m
 
 
@@ -540,24 +838,23 @@ addmv_ = METHODS["addmv_"]   # (torch.addmv_ is also a function)
 __all__.append("addmv_")
 
 
-def _exact_out(fn):
+def _exact_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``out=`` of the fused products, which write only their operands' dtype (PyTorch
     refuses another dtype of ``out``, where elementwise ops cast)."""
     g = with_out(fn)
 
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is not None and isinstance(out, Tensor) and isinstance(args[0], Tensor) and \
                 out._data.dtype != args[0]._data.dtype:
             raise RuntimeError(f"Expected out tensor to have dtype {args[0].dtype}, but got "
                                f"{out.dtype} instead")
         return g(*args, out=out, **kwargs)
-    f.__name__, f.__doc__ = fn.__name__, fn.__doc__
-    return f
+    return set_out_signature(f, fn)
 
 
 # out= on the functions PyTorch gives one (PyTorch's out rules: ._out)
 for _n in ("addr", "addcmul", "addcdiv", "lerp", "kron", "column_stack", "dstack", "row_stack"):
-    globals()[_n] = with_out(globals()[_n], _n)
+    globals()[_n] = set_out_signature(with_out(globals()[_n], _n), globals()[_n])
 for _n in ("addmm", "addmv", "baddbmm", "addbmm", "vdot", "tensordot", "renorm"):
     globals()[_n] = _exact_out(globals()[_n])
 del _n
