@@ -20,7 +20,6 @@ functions), ``masked_select``, ``nonzero`` and ``repeat_interleave`` are in
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +28,6 @@ import numpy as np
 from ._tensor import Tensor, _make_plain, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
-from .. import lax as _lax
 from . import _tracer_values as _TV
 from ._opbase import _compose, _ctype, _record, _tname
 from . import _opbase as _B
@@ -40,137 +38,14 @@ from . import _index_ops2
 from ._outsig import in_place_doc, set_out_signature
 from ._typing import Number, TensorOrNumber
 from ._index_ops2 import _flat_gather_fn as _take_fn, _data, _bool_mask, _broadcast
+from ._index_base import (_index_data, _check_bounds, _same_dtype, _refuse_kind, _updated,
+                          _along_dim)
 
 __all__ = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_reduce", "masked_scatter", "take",
            "take_along_dim", "put"] + _index_ops2.__all__
 
 _REDUCE_SCATTER = ("sum", "prod", "mean", "amax", "amin")
-_OPS = {"set": "set", "sum": "add", "add": "add", "mean": "add", "prod": "multiply",
-        "multiply": "multiply", "amax": "max", "amin": "min"}
-
-
-# =============================================================================== helpers
-def _index_data(index, name):
-    ix = _data(index)
-    if ix.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    return ix.astype(np.int64, copy=False)
-
-
-def _check_bounds(ix, n, dim, exc=RuntimeError, prefix="", wrap=False):
-    """``ix`` in ``[0, n)`` (``[-n, n)`` with ``wrap``, then wrapped); torch's error."""
-    if ix.size:
-        lo = -n if wrap else 0
-        bad = ix[(ix < lo) | (ix >= n)]
-        if bad.size:
-            raise exc(f"{prefix}index {int(bad.flat[0])} is out of bounds for dimension {dim} "
-                      f"with size {n}")
-    return np.where(ix < 0, ix + n, ix) if wrap else ix
-
-
-def _same_dtype(name, d, sd, what="src"):
-    if sd.dtype != d.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to {what}.dtype")
-
-
-def _identity(dtype, op):
-    """The neutral element of the reduction ``op`` in ``dtype`` (``include_self=False``)."""
-    if op in ("sum", "mean"):
-        return dtype.type(0)
-    if op == "prod":
-        return dtype.type(1)
-    if dtype.kind == "b":
-        return np.bool_(op == "amin")
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return dtype.type(info.min if op == "amax" else info.max)
-    return dtype.type(-np.inf if op == "amax" else np.inf)
-
-
-def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alpha=None,
-               shape=None, flat=False):
-    """``x`` updated at the index ``idx`` with ``src`` by ``op`` (torch's reduction names
-    or "set"): the composition of every scatter-like operation.  ``cut``: the part of
-    ``src`` used (scatter's ``src[:index.shape]``); ``counts``: how many updates reach
-    each position (``mean``, ``include_self=False``); ``alpha``: ``src`` is scaled
-    (``index_add``); ``shape``: ``x`` is first broadcast to it (``masked_scatter``);
-    ``flat``: ``x`` and ``src`` are indexed flattened (``put``, 0-d operands)."""
-    out_shape = tuple(x.shape) if shape is None else shape
-    if shape is not None:
-        x = _fnp.broadcast_to(x, shape)
-    if flat:
-        x = _fnp.reshape(x, (-1,))
-        src = _fnp.reshape(src, (-1,)) if getattr(src, "ndim", 0) else src
-    if cut is not None:
-        src = src[cut]
-    if alpha is not None:
-        src = src * alpha
-    if hasattr(src, "dtype") and src.dtype != x.dtype:
-        src = _fnp.astype(src, x.dtype)
-    written = None
-    if counts is not None:
-        written = counts > 0
-        if flat:
-            written = written.reshape(-1)
-    if not include_self:
-        ident = _identity(x.dtype, op)
-        masked = _fnp.where(written, ident, x)
-        if op in ("amax", "amin"):
-            # PyTorch counts an excluded ``self`` equal to the result among the ties that
-            # share the gradient (it gets none of it): keep it as a constant candidate
-            r0 = _lax.stop_gradient(getattr(_fnp.at(masked)[idx], _OPS[op])(src))
-            masked = _fnp.where(written & (x == r0), _lax.stop_gradient(x), masked)
-        x = masked
-    r = getattr(_fnp.at(x)[idx], _OPS[op])(src)
-    if op == "mean":
-        c = counts.reshape(-1) if flat else counts
-        c = np.where(written, c + (1 if include_self else 0), 1).astype(x.dtype)
-        r = _fnp.floor_divide(r, c) if x.dtype.kind in "iub" else r / c
-    return _fnp.reshape(r, out_shape) if flat or r.shape != out_shape else r
-
-
-def _save_with_result(needs):
-    return (-1, True)
-
-
-def _refuse_kind(d, reduce, kernel):
-    """torch's NotImplementedError for reductions it lacks: amax/amin of complex tensors,
-    mean of boolean ones."""
-    if (d.dtype.kind == "c" and reduce in ("amax", "amin")) or (d.dtype.kind == "b" and
-                                                                 reduce == "mean"):
-        kernel = kernel or f"scatter_gather_tensor_cpu_reduce_{reduce}"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(d.dtype)}\'')
-
-
-def _counts(shape, idx):
-    c = np.zeros(shape, np.int64)
-    np.add.at(c, idx, 1)
-    return c
-
-
-def _updated(cls, input, src, idx, op, include_self=True, **extra):  # noqa: A002
-    """The node ``cls`` for :func:`_update_fn` of ``input`` (and the tensor ``src``, or a
-    number)."""
-    d = input._data
-    flat = extra.get("flat", False)
-    shape = extra.get("shape") or d.shape
-    counts = (_counts((int(np.prod(shape)),) if flat else shape, idx)
-              if op == "mean" or not include_self else None)
-    params = dict(idx=idx, op=op, include_self=include_self, counts=counts, **extra)
-    # torch's nodes for the reductions whose derivative reads the result save it (an
-    # in-place write to the result is then an error at backward, as in PyTorch)
-    save = _save_with_result if op in ("prod", "amax", "amin") else -1
-    if isinstance(src, Tensor):
-        return _compose(cls, _update_fn, [input, src], [d, src._data], params, mask=save)
-    return _compose(cls, _update_fn, [input], [d], dict(params, src=src), mask=save)
-
-
-def _along_dim(ix, dim):
-    """The NumPy index addressing ``index``'s positions with ``dim`` replaced by ``ix``."""
-    grids = list(np.indices(ix.shape, sparse=True))
-    grids[dim] = ix
-    return tuple(grids)
 
 
 # =============================================================================== scatter
