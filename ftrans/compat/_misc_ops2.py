@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import builtins
 import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ..scipy import linalg as _sla
 from ._opbase import _compose, _promote_datas, _tname
+from ._typing import SizeLike
 from ._misc_ops3 import (_t, _new_empty_strided, tril_indices, triu_indices,  # noqa: F401
                          unravel_index, trapezoid, trapz, cumulative_trapezoid, gradient,
                          scalar_tensor, fill, empty_permuted, empty_strided, finfo, iinfo)
@@ -60,36 +63,81 @@ def _atleast(n, t):
     return O.reshape(t, (1,) * (n - d.ndim) + d.shape)
 
 
-def _atleast_nd(n):
-    def f(*tensors):
+def _atleast_nd(n: int) -> Callable[..., Any]:
+    def f(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
         ts, as_list = _seq(tensors, f"atleast_{n}d")
         out = tuple(_atleast(n, _t(t)) for t in ts)
         return out if as_list or len(out) != 1 else out[0]
     f.__name__ = f"atleast_{n}d"
-    f.__doc__ = (f"``torch.atleast_{n}d``: views with at least {n} dimensions (one tensor, "
-                 "several, or a list/tuple of tensors -> a tuple).")
+    f.__doc__ = f"""Views with at least {n} dimensions (``torch.atleast_{n}d``).
+
+    Parameters
+    ----------
+    *tensors : Tensor or sequence of Tensor
+        One tensor, several, or one list/tuple of tensors.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        One tensor for one tensor argument; a tuple otherwise.
+    """
     return f
 
 
 atleast_1d, atleast_2d, atleast_3d = _atleast_nd(1), _atleast_nd(2), _atleast_nd(3)
 
 
-def column_stack(tensors):
-    """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors stacked as columns (``torch.column_stack``).
+
+    0-d and 1-d tensors become columns, then ``hstack``.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        The concatenation along dimension 1.
+    """
     O._nonempty(tensors, "column_stack")
     ts = [_t(t) for t in tensors]
     ts = [O.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
     return O.cat(ts, 1)
 
 
-def dstack(tensors):
-    """``torch.dstack``: concatenation along the third dimension (``atleast_3d`` first)."""
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenation along the third dimension, ``atleast_3d`` first (``torch.dstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        At least 3-d.
+    """
     O._nonempty(tensors, "dstack")
     return O.cat([_atleast(3, _t(t)) for t in tensors], 2)
 
 
-def row_stack(tensors):
-    """``torch.row_stack``: alias of ``vstack``."""
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors stacked as rows (``torch.row_stack``, alias of ``vstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        The concatenation along dimension 0 (``atleast_2d`` first).
+    """
     return O.vstack(tensors)
 
 
@@ -101,9 +149,24 @@ def _block_diag_fn(*xs):
     return _sla.block_diag(*xs)
 
 
-def block_diag(*tensors):
-    """``torch.block_diag``: a block-diagonal matrix of 0-d, 1-d and 2-d tensors (dtypes
-    promoted)."""
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix (``torch.block_diag``).
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        0-d, 1-d (a row) or 2-d blocks; dtypes promoted.
+
+    Returns
+    -------
+    Tensor
+        2-d: the blocks along the diagonal, zeros elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        If a tensor has more than 2 dimensions.
+    """
     ts = [_t(t, "tensors") for t in tensors]
     if not ts:
         return _make_plain(np.zeros((1, 0), D.get_default_dtype().np))
@@ -130,9 +193,24 @@ def _block_diag_np(datas, r):
     return out
 
 
-def broadcast_shapes(*shapes):
-    """``torch.broadcast_shapes``: the broadcast shape (a ``torch.Size``) of ints and
-    sequences of ints; RuntimeError for shapes that do not broadcast."""
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
+    """The broadcast shape of the given shapes (``torch.broadcast_shapes``).
+
+    Parameters
+    ----------
+    *shapes : int or sequence of int
+        The shapes (an int is a 1-d shape).
+
+    Returns
+    -------
+    Size
+        The broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes do not broadcast.
+    """
     norm = []
     for s in shapes:
         if isinstance(s, (int, np.integer)):
@@ -154,9 +232,22 @@ def broadcast_shapes(*shapes):
                            f"{norm}") from None
 
 
-def meshgrid(*tensors, indexing=None):
-    """``torch.meshgrid``: expanded views of 0-d/1-d tensors (``indexing`` 'ij' -- the
-    default, with PyTorch's warning when omitted -- or 'xy')."""
+def meshgrid(*tensors: Tensor | Sequence[Tensor],
+             indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids of 0-d/1-d tensors (``torch.meshgrid``).
+
+    Parameters
+    ----------
+    *tensors : Tensor or sequence of Tensor
+        The coordinates (several tensors or one list of them).
+    indexing : {"ij", "xy"}, optional
+        Matrix (default, with PyTorch's warning when omitted) or Cartesian indexing.
+
+    Returns
+    -------
+    tuple of Tensor
+        Expanded views, each of the grid's shape.
+    """
     ts, _ = _seq(tensors, "meshgrid")
     ts = [_t(t, "tensors") for t in ts]
     if indexing is None:
@@ -186,9 +277,19 @@ def meshgrid(*tensors, indexing=None):
     return tuple(outs)
 
 
-def cartesian_prod(*tensors):
-    """``torch.cartesian_prod``: the rows of all combinations of 1-d tensors (one tensor:
-    itself)."""
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """The Cartesian product of 1-d tensors (``torch.cartesian_prod``).
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        1-d tensors.
+
+    Returns
+    -------
+    Tensor
+        ``(N, len(tensors))`` rows of all combinations (one tensor: itself).
+    """
     ts = [_t(t, "tensors") for t in tensors]
     for t in ts:
         if t._data.ndim != 1:
@@ -199,9 +300,24 @@ def cartesian_prod(*tensors):
     return O.stack([O.flatten(g) for g in grids], 1)
 
 
-def combinations(input, r=2, with_replacement=False):  # noqa: A002
-    """``torch.combinations``: the length-``r`` combinations of a 1-d tensor, as rows
-    (``itertools.combinations`` order)."""
+def combinations(input: Tensor, r: int = 2,  # noqa: A002
+                 with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of a 1-d tensor, as rows (``torch.combinations``).
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d.
+    r : int, optional
+        The combination length.
+    with_replacement : bool, optional
+        Allow repeated elements.
+
+    Returns
+    -------
+    Tensor
+        ``(N, r)`` in ``itertools.combinations`` order.
+    """
     x = _t(input)
     if x._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
@@ -244,9 +360,24 @@ def _diag_embed_fn(x, offset, dim1, dim2):
 _DiagEmbedBackward0 = composite_class("DiagEmbedBackward0", ("self",))
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
-    """``torch.diag_embed``: the last dimension of ``input`` put on the diagonal
-    ``offset`` of the planes ``(dim1, dim2)`` of a new tensor."""
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2,  # noqa: A002
+               dim2: int = -1) -> Tensor:
+    """The last dimension of ``input`` put on diagonals of a new tensor (``torch.diag_embed``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The diagonals (last dimension).
+    offset : int, optional
+        Which diagonal: 0 the main one, positive above it.
+    dim1, dim2 : int, optional
+        The planes' dimensions in the result.
+
+    Returns
+    -------
+    Tensor
+        One dimension more than ``input``; zeros off the diagonal.
+    """
     x = _t(input)
     d = x._data
     nd = d.ndim + 1
@@ -264,8 +395,21 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
                     {"offset": offset, "dim1": a1, "dim2": a2}, mask=0)
 
 
-def diagflat(input, offset=0):  # noqa: A002
-    """``torch.diagflat``: the flattened ``input`` on diagonal ``offset`` of a matrix."""
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+    """The flattened ``input`` on a diagonal of a matrix (``torch.diagflat``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values.
+    offset : int, optional
+        Which diagonal: 0 the main one, positive above it.
+
+    Returns
+    -------
+    Tensor
+        2-d.
+    """
     return diag_embed(O.reshape(_t(input), (-1,)), offset, 0, 1)
 
 
@@ -279,9 +423,24 @@ def _split_points(n, sections):
     return pts
 
 
-def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
-    """``torch.tensor_split``: views of ``input`` split into ``n`` nearly equal parts (an
-    int) or at the given indices (a list or a tensor)."""
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor,  # noqa: A002
+                 dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of ``input`` split along ``dim`` (``torch.tensor_split``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    indices_or_sections : int or sequence of int or Tensor
+        ``n`` nearly equal parts (an int or 0-d tensor), or the split indices.
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     x = _t(input)
     d = x._data
     if d.ndim == 0:
@@ -319,8 +478,9 @@ def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
     return tuple(out)
 
 
-def _dir_split(name, ax, mind):
-    def f(input, indices_or_sections):  # noqa: A002
+def _dir_split(name: str, ax: int, mind: int) -> Callable[..., tuple[Tensor, ...]]:
+    def f(input: Tensor,  # noqa: A002
+          indices_or_sections: int | Sequence[int] | Tensor) -> tuple[Tensor, ...]:
         x = _t(input)
         nd = x._data.ndim
         if nd < mind:
@@ -335,7 +495,26 @@ def _dir_split(name, ax, mind):
                                    f"_size {indices_or_sections}!")
         return tensor_split(x, indices_or_sections, a)
     f.__name__ = name
-    f.__doc__ = f"``torch.{name}``: ``tensor_split`` along dimension {ax}."
+    f.__doc__ = f"""``tensor_split`` along dimension {ax} (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least {mind}-d{" (``hsplit`` of a 1-d tensor splits dimension 0, else 1)"
+                          if name == "hsplit" else ""}.
+    indices_or_sections : int or sequence of int or Tensor
+        A number of equal parts (must divide the size), or the split indices.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has too few dimensions or the size is not divisible.
+    """
     return f
 
 
@@ -344,8 +523,24 @@ vsplit = _dir_split("vsplit", 0, 2)
 dsplit = _dir_split("dsplit", 2, 3)
 
 
-def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
-    """``torch.split_with_sizes``: views of the given sizes along ``dim``."""
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int],  # noqa: A002
+                     dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of the given sizes along ``dim`` (``torch.split_with_sizes``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    split_sizes : sequence of int
+        The sizes (summing to ``dim``'s size).
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     x = _t(input)
     ax = _dim(dim, x._data.ndim)
     sizes = [int(s) for s in split_sizes]
@@ -356,29 +551,97 @@ def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
     return O.split(x, sizes, ax)
 
 
-def unsafe_split(input, split_size, dim=0):  # noqa: A002
-    """``torch.unsafe_split``: ``split`` (compat's views are always safe)."""
+def unsafe_split(input: Tensor, split_size: int | Sequence[int],  # noqa: A002
+                 dim: int = 0) -> tuple[Tensor, ...]:
+    """``split`` (``torch.unsafe_split``; compat's views are always safe).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    split_size : int or sequence of int
+        The size of each part, or the sizes.
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     return O.split(_t(input), split_size, dim)
 
 
-def unsafe_chunk(input, chunks, dim=0):  # noqa: A002
-    """``torch.unsafe_chunk``: ``chunk``."""
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """``chunk`` (``torch.unsafe_chunk``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    chunks : int
+        The number of chunks (positive).
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+
+    Raises
+    ------
+    RuntimeError
+        If ``chunks`` is not positive.
+    """
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     return O.chunk(_t(input), chunks, dim)
 
 
 # =============================================================================== flips, roll ...
-def fliplr(input):  # noqa: A002
-    """``torch.fliplr``: reverse dimension 1 (at least 2-d)."""
+def fliplr(input: Tensor) -> Tensor:  # noqa: A002
+    """Dimension 1 reversed (``torch.fliplr``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has fewer than 2 dimensions.
+    """
     x = _t(input)
     if x._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return O.flip(x, (1,))
 
 
-def flipud(input):  # noqa: A002
-    """``torch.flipud``: reverse dimension 0 (at least 1-d)."""
+def flipud(input: Tensor) -> Tensor:  # noqa: A002
+    """Dimension 0 reversed (``torch.flipud``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d.
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is 0-d.
+    """
     x = _t(input)
     if x._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -396,8 +659,24 @@ def _roll_fn(x, shifts, axes):
     return _fnp.roll(x, shifts, axes)
 
 
-def roll(input, shifts, dims=None):  # noqa: A002
-    """``torch.roll``: elements shifted along ``dims`` (the flattened tensor without)."""
+def roll(input: Tensor, shifts: int | Sequence[int],  # noqa: A002
+         dims: int | Sequence[int] | None = None) -> Tensor:
+    """Elements shifted cyclically along ``dims`` (``torch.roll``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    shifts : int or sequence of int
+        The shifts, one per dimension of ``dims``.
+    dims : int or sequence of int, optional
+        The dimensions (default: the flattened tensor, reshaped back).
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+    """
     x = _t(input)
     d = x._data
     sh = tuple(int(s) for s in shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
@@ -414,8 +693,23 @@ def roll(input, shifts, dims=None):  # noqa: A002
     return _compose(_RollBackward0, _roll_fn, [x], [d], params, mask=0)
 
 
-def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
-    """``torch.rot90``: rotation by ``k`` quarter turns in the plane ``dims``."""
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  # noqa: A002
+    """Rotation by ``k`` quarter turns in the plane ``dims`` (``torch.rot90``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+    k : int, optional
+        The number of turns (from the first dimension toward the second).
+    dims : sequence of int, optional
+        The two dimensions of the plane.
+
+    Returns
+    -------
+    Tensor
+        The rotated tensor.
+    """
     x = _t(input)
     d = x._data
     dims = tuple(dims)
@@ -435,9 +729,21 @@ def _tile_fn(x, reps):
     return _fnp.tile(x, reps)
 
 
-def tile(input, dims):  # noqa: A002
-    """``torch.tile``: ``input`` repeated ``dims`` times along each dimension (leading ones
-    added to the shorter of the two)."""
+def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor:  # noqa: A002
+    """``input`` repeated ``dims`` times along each dimension (``torch.tile``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dims : int or sequence of int
+        The repetitions (leading ones are added to the shorter of ``dims`` and the shape).
+
+    Returns
+    -------
+    Tensor
+        Each dimension multiplied.
+    """
     x = _t(input)
     reps = tuple(int(r) for r in dims) if isinstance(dims, (tuple, list, Size)) else (int(dims),)
     for r in reps:
@@ -451,8 +757,19 @@ def tile(input, dims):  # noqa: A002
     return O.repeat(x, reps)
 
 
-def ravel(input):  # noqa: A002
-    """``torch.ravel``: the flattened tensor (a view when possible)."""
+def ravel(input: Tensor) -> Tensor:  # noqa: A002
+    """The flattened tensor, a view when possible (``torch.ravel``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+
+    Returns
+    -------
+    Tensor
+        1-d.
+    """
     return O.reshape(_t(input), (-1,))
 
 
