@@ -7,6 +7,9 @@ PyTorch's signature; its node's backward is ``ftrans.vjp`` of that function.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from . import _dtype as D
@@ -18,6 +21,7 @@ from .. import numpy as _fnp
 from .. import scipy as _fsp   # (ftrans.scipy.integrate loads on first use)
 from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._inplace import _overwritten_fn, _fill_fn
+from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, dtype
 
 __all__ = ["tril_indices", "triu_indices", "unravel_index", "trapezoid", "trapz",
            "cumulative_trapezoid", "gradient", "scalar_tensor", "fill", "empty_permuted",
@@ -39,23 +43,94 @@ def _index_dtype(dtype, fname):
     return dt.np
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
-                 pin_memory=False):
-    """``torch.tril_indices``: the 2-row index tensor of the lower triangle."""
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DTypeArg = None,
+                 device: DeviceLike = None, layout: Any = None,
+                 pin_memory: bool = False) -> Tensor:
+    """The indices of the lower triangle of a ``row x col`` matrix (``torch.tril_indices``).
+
+    Parameters
+    ----------
+    row, col : int
+        The matrix shape.
+    offset : int, optional
+        The diagonal bounding the triangle: 0 the main one, positive above it.
+    dtype : dtype, optional
+        int64 (default) or int32.
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+
+    Returns
+    -------
+    Tensor
+        ``(2, N)``: the row indices, then the column indices, row by row.
+
+    Raises
+    ------
+    NotImplementedError
+        If ``dtype`` is not int64 or int32.
+    """
     r, c = np.tril_indices(int(row), int(offset), int(col))
     return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "tril_indices")).reshape(2, -1))
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
-                 pin_memory=False):
-    """``torch.triu_indices``: the 2-row index tensor of the upper triangle."""
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DTypeArg = None,
+                 device: DeviceLike = None, layout: Any = None,
+                 pin_memory: bool = False) -> Tensor:
+    """The indices of the upper triangle of a ``row x col`` matrix (``torch.triu_indices``).
+
+    Parameters
+    ----------
+    row, col : int
+        The matrix shape.
+    offset : int, optional
+        The diagonal bounding the triangle: 0 the main one, positive above it.
+    dtype : dtype, optional
+        int64 (default) or int32.
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+
+    Returns
+    -------
+    Tensor
+        ``(2, N)``: the row indices, then the column indices, row by row.
+
+    Raises
+    ------
+    NotImplementedError
+        If ``dtype`` is not int64 or int32.
+    """
     r, c = np.triu_indices(int(row), int(offset), int(col))
     return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "triu_indices")).reshape(2, -1))
 
 
-def unravel_index(indices, shape):
-    """``torch.unravel_index``: a tuple of coordinate tensors (int64) for flat
-    ``indices`` into ``shape`` (out-of-range and negative indices wrap, as in PyTorch)."""
+def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """Coordinates of flat indices into ``shape`` (``torch.unravel_index``).
+
+    Parameters
+    ----------
+    indices : Tensor
+        Integer flat indices (out-of-range and negative ones wrap, as in PyTorch).
+    shape : int or sequence of int
+        The shape indexed.
+
+    Returns
+    -------
+    tuple of Tensor
+        One int64 tensor of ``indices``' shape per dimension.
+
+    Raises
+    ------
+    TypeError
+        If ``indices`` is not a Tensor.
+    """
     if not isinstance(indices, Tensor):
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     d = indices._data
@@ -116,20 +191,72 @@ def _integrate(fn, cls_dx, cls_x, y, x, dx, dim):
     return _compose(cls_x, fn, [yt, x], [yd, xd], {"dx": 1.0, "axis": ax})
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """``torch.trapezoid``: the trapezoidal rule along ``dim`` (``x``: sample points, a
-    tensor, or a uniform spacing; ``dx``: the spacing)."""
+def trapezoid(y: Tensor, x: TensorOrNumber | None = None, *, dx: Number | None = None,
+              dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim`` (``torch.trapezoid``).
+
+    Parameters
+    ----------
+    y : Tensor
+        The values.
+    x : Tensor or Number, optional
+        The sample points along ``dim`` (a tensor), or a uniform spacing (a number).
+    dx : Number, optional
+        The uniform spacing (1 by default).
+    dim : int, optional
+        The dimension integrated.
+
+    Returns
+    -------
+    Tensor
+        ``y``'s shape without ``dim``.
+    """
     return _integrate(_trapz_fn, _MulBackward1, _TrapzBackward, y, x, dx, dim)
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
-    """``torch.trapz``: alias of ``trapezoid``."""
+def trapz(y: Tensor, x: TensorOrNumber | None = None, *, dx: Number | None = None,
+          dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim`` (``torch.trapz``, alias of ``trapezoid``).
+
+    Parameters
+    ----------
+    y : Tensor
+        The values.
+    x : Tensor or Number, optional
+        The sample points along ``dim`` (a tensor), or a uniform spacing (a number).
+    dx : Number, optional
+        The uniform spacing (1 by default).
+    dim : int, optional
+        The dimension integrated.
+
+    Returns
+    -------
+    Tensor
+        ``y``'s shape without ``dim``.
+    """
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    """``torch.cumulative_trapezoid``: the cumulative trapezoidal rule along ``dim``
-    (``n - 1`` values, no initial zero)."""
+def cumulative_trapezoid(y: Tensor, x: TensorOrNumber | None = None, *,
+                         dx: Number | None = None, dim: int = -1) -> Tensor:
+    """The cumulative trapezoidal rule along ``dim`` (``torch.cumulative_trapezoid``).
+
+    Parameters
+    ----------
+    y : Tensor
+        The values.
+    x : Tensor or Number, optional
+        The sample points along ``dim`` (a tensor), or a uniform spacing (a number).
+    dx : Number, optional
+        The uniform spacing (1 by default).
+    dim : int, optional
+        The dimension integrated.
+
+    Returns
+    -------
+    Tensor
+        ``dim`` one shorter (``n - 1`` values, no initial zero).
+    """
     return _integrate(_cumtrapz_fn, _CumsumBackward0, _CumtrapzBackward, y, x, dx, dim)
 
 
@@ -141,9 +268,28 @@ def _gradient_fn(f, *coords, axis, spacing, edge_order):
                          edge_order=edge_order)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
-    """``torch.gradient``: NumPy's second-order central differences along each of ``dim``
-    (all by default); ``spacing`` a number, a list of numbers or of coordinate tensors."""
+def gradient(input: Tensor, *, spacing: Any = 1,  # noqa: A002
+             dim: int | Sequence[int] | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """Second-order central differences along each of ``dim`` (``torch.gradient``).
+
+    NumPy's ``gradient`` rules.
+
+    Parameters
+    ----------
+    input : Tensor
+        The samples.
+    spacing : Number or sequence of Number or sequence of Tensor, optional
+        One spacing, one per dimension, or the coordinate tensors.
+    dim : int or sequence of int, optional
+        The dimensions (all by default).
+    edge_order : int, optional
+        The accuracy order at the boundaries (1 or 2).
+
+    Returns
+    -------
+    tuple of Tensor
+        One derivative per dimension, each shaped as ``input``.
+    """
     x = _t(input)
     d = x._data
     if dim is None:
@@ -188,9 +334,36 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
 
 
 # =============================================================================== factories
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
-                  requires_grad=False):
-    """``torch.scalar_tensor``: a 0-d tensor of the default float dtype (or ``dtype``)."""
+def scalar_tensor(s: TensorOrNumber, *, dtype: DTypeArg = None, layout: Any = None,
+                  device: DeviceLike = None, pin_memory: bool = False,
+                  requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding ``s`` (``torch.scalar_tensor``).
+
+    Parameters
+    ----------
+    s : Number or Tensor
+        The value (a one-element tensor is read).
+    dtype : dtype, optional
+        The dtype (the default float dtype by default).
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+    requires_grad : bool, optional
+        Whether the result requires grad.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    TypeError
+        If ``s`` is not a number.
+    """
     if _scalar(s) is None and not isinstance(s, Tensor):
         raise TypeError(f"scalar_tensor(): argument 's' must be Number, not "
                         f"{type(s).__name__}")
@@ -213,17 +386,72 @@ def _strided(size, stride, dtype, device, requires_grad, fname):
     return F.empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
-                  pin_memory=False):
-    """``torch.empty_strided``: a tensor of ``size`` (zero-filled; compat's tensors are
-    contiguous, ``stride`` is checked and not kept)."""
+def empty_strided(size: SizeLike, stride: SizeLike, *, dtype: DTypeArg = None,
+                  layout: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
+    """A tensor of ``size`` (``torch.empty_strided``).
+
+    Zero-filled; compat's tensors are contiguous: ``stride`` is checked and not kept.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape.
+    stride : sequence of int
+        The strides (as many as ``size``).
+    dtype : dtype, optional
+        The dtype (the default float dtype by default).
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+    requires_grad : bool, optional
+        Whether the result requires grad.
+
+    Returns
+    -------
+    Tensor
+        Shape ``size``.
+    """
     return _strided(size, stride, dtype, device, requires_grad, "empty_strided")
 
 
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-                   requires_grad=False, pin_memory=False):
-    """``torch.empty_permuted``: a tensor of ``size`` (zero-filled; the physical layout
-    is checked and not kept)."""
+def empty_permuted(size: SizeLike, physical_layout: Sequence[int], *,
+                   dtype: DTypeArg = None, layout: Any = None, device: DeviceLike = None,
+                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A tensor of ``size`` (``torch.empty_permuted``).
+
+    Zero-filled; the physical layout is checked and not kept.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape.
+    physical_layout : sequence of int
+        A permutation of the dimensions (the memory order in PyTorch).
+    dtype : dtype, optional
+        The dtype (the default float dtype by default).
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+    requires_grad : bool, optional
+        Whether the result requires grad.
+
+    Returns
+    -------
+    Tensor
+        Shape ``size``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``physical_layout`` is not a permutation of the dimensions.
+    """
     size = tuple(int(s) for s in size)
     if sorted(int(p) for p in physical_layout) != list(range(len(size))):
         raise RuntimeError(f"Dimension order must be a permutation of 0..{len(size) - 1}, got "
@@ -231,9 +459,33 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return F.empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
-                       requires_grad=False, pin_memory=False):
-    """``Tensor.new_empty_strided``: ``empty_strided`` of ``self``'s dtype by default."""
+def _new_empty_strided(self: Tensor, size: SizeLike, stride: SizeLike, *,
+                       dtype: DTypeArg = None, layout: Any = None, device: DeviceLike = None,
+                       requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """``empty_strided`` of ``self``'s dtype by default (``Tensor.new_empty_strided``).
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape.
+    stride : sequence of int
+        The strides (checked, not kept).
+    dtype : dtype, optional
+        The dtype (``self``'s by default).
+    device : device, optional
+        The device of the result.
+    layout : Any, optional
+        Accepted for torch's signature.
+    pin_memory : bool, optional
+        Accepted (no effect).
+    requires_grad : bool, optional
+        Whether the result requires grad.
+
+    Returns
+    -------
+    Tensor
+        A zero-filled tensor of shape ``size``.
+    """
     return _strided(size, stride, dtype or self.dtype, device, requires_grad,
                     "new_empty_strided")
 
@@ -242,9 +494,21 @@ _FillBackward0 = composite_class("FillBackward0", ("self",))
 _FillBackward1 = composite_class("FillBackward1", ("self", "value"))
 
 
-def fill(input, value):  # noqa: A002
-    """``torch.fill``: a new tensor of ``input``'s shape and dtype filled with ``value``
-    (a number or a 0-d tensor, which gets the gradient)."""
+def fill(input: Tensor, value: TensorOrNumber) -> Tensor:  # noqa: A002
+    """A new tensor of ``input``'s shape and dtype filled with ``value`` (``torch.fill``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Gives the shape and dtype.
+    value : Tensor or Number
+        A number, or a 0-d tensor (which gets the gradient).
+
+    Returns
+    -------
+    Tensor
+        Shaped as ``input``.
+    """
     x = _t(input)
     d = x._data
     if not isinstance(value, Tensor):
@@ -273,11 +537,23 @@ def _info_dtype(fname, dt, kinds, what, other):
 
 
 class finfo:
-    """``torch.finfo``: machine limits of a floating dtype (``bits``, ``eps``, ``max``,
-    ``min``, ``tiny``/``smallest_normal``, ``resolution``, ``dtype``) -- of the default
-    dtype when called without one."""
+    """Machine limits of a floating dtype (``torch.finfo``).
 
-    def __init__(self, type=D.get_default_dtype):  # noqa: A002
+    Attributes ``bits``, ``eps``, ``max``, ``min``, ``tiny``/``smallest_normal``,
+    ``resolution`` and ``dtype``.
+
+    Parameters
+    ----------
+    type : dtype, optional
+        A floating or complex dtype (the default dtype when omitted).
+
+    Raises
+    ------
+    TypeError
+        If ``type`` is not a floating or complex dtype.
+    """
+
+    def __init__(self, type: Any = D.get_default_dtype) -> None:  # noqa: A002
         dt = D.get_default_dtype() if type is D.get_default_dtype else type
         i = np.finfo(_info_dtype("finfo", dt, "fc", "a floating point", "iinfo").np)
         self.bits = int(i.bits)
@@ -295,10 +571,22 @@ class finfo:
 
 
 class iinfo:
-    """``torch.iinfo``: machine limits of an integer dtype (``bits``, ``max``, ``min``,
-    ``dtype``)."""
+    """Machine limits of an integer dtype (``torch.iinfo``).
 
-    def __init__(self, type):  # noqa: A002
+    Attributes ``bits``, ``max``, ``min`` and ``dtype``.
+
+    Parameters
+    ----------
+    type : dtype
+        An integer dtype (not bool).
+
+    Raises
+    ------
+    TypeError
+        If ``type`` is not an integer dtype.
+    """
+
+    def __init__(self, type: dtype) -> None:  # noqa: A002
         i = np.iinfo(_info_dtype("iinfo", type, "iu", "an integer", "finfo").np)
         self.bits = int(i.bits)
         self.max = int(i.max)
