@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._tensor import Tensor, _make_plain
+from ._typing import TensorOrNumber
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import (_any_traced, _check_int_division, _compose, _operands_or_raise,
@@ -50,9 +51,30 @@ def _rounded_div(input, other, mode):  # noqa: A002
                     [ad, bd], mask=0, casts=casts)
 
 
-def floor_divide(a, b):
-    """``torch.floor_divide``: the quotient rounded down (integers stay integers; no
-    gradient, as PyTorch's)."""
+def floor_divide(a: TensorOrNumber, b: TensorOrNumber) -> Tensor:
+    """The quotient rounded down (``torch.floor_divide``).
+
+    Integers stay integers; no gradient, as PyTorch's.
+
+    Parameters
+    ----------
+    a : Tensor or Number
+        The dividend.
+    b : Tensor or Number
+        The divisor (broadcast against ``a``).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If an integer divisor is zero or the shapes do not broadcast.
+    NotImplementedError
+        If an operand is complex.
+    """
     _refuse_complex(a, b, kernel="div_floor_cpu")
     ad, bd, _ = _operands_or_raise(a, b)
     _check_int_division(ad, bd)

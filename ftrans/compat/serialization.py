@@ -29,6 +29,7 @@ import io
 import os
 import pickle
 import zipfile
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 
@@ -40,6 +41,8 @@ __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_g
            "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
+#: What ``save``/``load`` accept as a file (torch's ``FileLike``).
+FileLike: TypeAlias = "str | os.PathLike[str] | IO[bytes]"
 
 _STORAGE_OF = {  # storage class name <-> NumPy dtype (PyTorch's typed storages)
     "DoubleStorage": np.float64, "FloatStorage": np.float32, "HalfStorage": np.float16,
@@ -186,13 +189,38 @@ def _archive_name(f):
     return "archive"
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
-    """Save ``obj`` (tensors, and dicts/lists/tuples/OrderedDicts of them and of plain
-    Python values) to ``f`` (a path or a writable binary file object) in PyTorch's zip
-    checkpoint format; a path ending in ``.npz`` writes a NumPy ``.npz`` archive of a
-    (nested) dict of tensors instead.
+def save(obj: Any, f: FileLike, pickle_module: Any = None,
+         pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save ``obj`` in PyTorch's zip checkpoint format (``torch.save``).
 
+    A path ending in ``.npz`` writes a NumPy ``.npz`` archive of a (nested) dict of
+    tensors instead.
+
+    Parameters
+    ----------
+    obj : Any
+        Tensors, and dicts/lists/tuples/OrderedDicts of them and of plain Python values.
+    f : str or os.PathLike or binary file
+        A path or a writable binary file object.
+    pickle_module : Any, optional
+        Only the standard ``pickle`` module (or None) is supported.
+    pickle_protocol : int, optional
+        The pickle protocol of the ``data.pkl`` record.
+    _use_new_zipfile_serialization : bool, optional
+        Must be True (the legacy format is not supported).
+    _disable_byteorder_record : bool, optional
+        Omit the ``byteorder`` record, as PyTorch's flag.
+
+    Raises
+    ------
+    ValueError
+        If ``pickle_module`` is not ``pickle``.
+    NotImplementedError
+        If the legacy format is asked for.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch, io
     >>> buf = io.BytesIO()
     >>> torch.save({"w": torch.ones(2)}, buf)
@@ -205,7 +233,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
         raise NotImplementedError("save: the legacy (pre-1.6) format is not supported; use "
                                   "the zip format (the default)")
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".npz"):
-        return _save_npz(obj, f)
+        _save_npz(obj, f)
+        return
     buf = io.BytesIO()
     p = _Pickler(buf)
     p.dump(obj)
@@ -471,18 +500,44 @@ def _to_device(obj, map_location):
     return mv(obj)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
-         **pickle_load_args):
-    """Load an object saved by :func:`save` or by ``torch.save`` (zip format) from ``f``
-    (a path or a readable binary file object); ``.npz`` paths load a flat dict of tensors.
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool = True, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+    """Load an object saved by :func:`save` or by ``torch.save`` (``torch.load``).
 
-    ``weights_only=True`` (the default, as PyTorch 2.6+) refuses globals outside the
-    allow-list with ``pickle.UnpicklingError`` (PyTorch's message);
-    ``weights_only=False`` unpickles anything (only for trusted files).  ``map_location``
-    (None, ``"cpu"``, a device, a dict of locations or a callable) is accepted; storages
-    load on the CPU, CUDA locations need CUDA (``RuntimeError`` as PyTorch's otherwise).
-    ``FileNotFoundError`` for a missing path; ``RuntimeError`` for a file that is not a
-    zip checkpoint (the legacy pre-1.6 format is not supported).
+    The zip format; ``.npz`` paths load a flat dict of tensors.  The legacy pre-1.6
+    format is not supported.
+
+    Parameters
+    ----------
+    f : str or os.PathLike or binary file
+        A path or a readable binary file object.
+    map_location : Any, optional
+        None, ``"cpu"``, a device, a dict of locations or a callable; storages load on
+        the CPU, CUDA locations need CUDA.
+    pickle_module : Any, optional
+        Accepted for torch's signature.
+    weights_only : bool, optional
+        True (the default, as PyTorch 2.6+): globals outside the allow-list are refused;
+        False unpickles anything (only for trusted files).
+    mmap : bool, optional
+        Accepted for torch's signature.
+    **pickle_load_args : Any
+        Accepted for torch's signature.
+
+    Returns
+    -------
+    Any
+        The saved object, its tensors as compat tensors.
+
+    Raises
+    ------
+    pickle.UnpicklingError
+        If ``weights_only`` and the file needs a global outside the allow-list.
+    FileNotFoundError
+        If the path does not exist.
+    RuntimeError
+        If the file is not a zip checkpoint, or a CUDA location is asked for without
+        CUDA.
     """
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".npz"):
         with np.load(f, allow_pickle=False) as z:
