@@ -27,6 +27,7 @@ from .. import numpy as _fnp
 from .. import lax as _lax
 from ._opbase import _compose, _tname, _any_traced
 from ._inplace import _inplace
+from ._join_ops import clone as _clone
 from ._out import with_out
 from . import _sort_ops2 as _S2
 from ._sort_ops2 import *  # noqa: F401,F403  (re-exported: installed with this module's __all__)
@@ -88,7 +89,7 @@ def _selected(cls: type, x: Tensor, d: Any, idx: Any, axis: int,
               keepdim: bool = True) -> Tensor:
     """The values of ``x`` at ``idx`` along ``axis``, recorded as one node of ``cls``
     (integer/bool tensors: no node)."""
-    params = {"axis": axis, "keepdim": keepdim}
+    params: dict[str, Any] = {"axis": axis, "keepdim": keepdim}
     if d.dtype.kind not in "fc":
         return _make_plain(_select_fn(d, idx, **params))
     return _compose(cls, _select_fn, [x, None], [d, idx], params, mask=0)
@@ -165,7 +166,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False,  # noqa: A002
     idx = _sort_idx(e, ax, descending)
     cls = _SortBackward0 if stable is None else _SortBackward1
     if d.ndim == 0:
-        return _sort_ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        return _sort_ret(_clone(input), _make_plain(np.zeros((), np.int64)))
     return _sort_ret(_selected(cls, input, d, idx, ax), _indices(idx))
 
 
@@ -250,7 +251,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,  # noqa: A0
     idx = _sort_idx(e, ax, largest)
     idx = _fnp.take(idx, np.arange(k), axis=ax)
     if d.ndim == 0:
-        return _topk_ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        return _topk_ret(_clone(input), _make_plain(np.zeros((), np.int64)))
     return _topk_ret(_selected(_TopkBackward0, input, d, idx, ax), _indices(idx))
 
 
@@ -269,7 +270,7 @@ def _pick(name: str, ret: Any, cls: type, input: Tensor, d: Any, dim: int,  # no
     order = _fnp.argsort(e, axis=ax)
     idx = _fnp.take_along_axis(order, k_of(e, ax), ax)
     if d.ndim == 0:
-        return ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        return ret(_clone(input), _make_plain(np.zeros((), np.int64)))
     return ret(_selected(cls, input, d, idx, ax, keepdim), _indices(idx, keepdim, ax))
 
 
@@ -466,7 +467,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
     e = _as1d(d)
     idx = _mode_idx(e, ax)
     if d.ndim == 0:
-        return _mode_ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+        return _mode_ret(_clone(input), _make_plain(np.zeros((), np.int64)))
     return _mode_ret(_selected(_ModeBackward0, input, d, idx, ax, keepdim),
                      _indices(idx, keepdim, ax))
 
@@ -574,7 +575,7 @@ def _cum_extremum(which: str) -> Callable[..., Any]:
         pos = _fnp.where(eq, _fnp.reshape(_fnp.arange(e.shape[ax]), shape), 0)
         idx = _lax.cummax(pos, ax)
         if d.ndim == 0:
-            return ret(input.clone(), _make_plain(np.zeros((), np.int64)))
+            return ret(_clone(input), _make_plain(np.zeros((), np.int64)))
         return ret(_selected(cls, input, d, idx, ax), _indices(idx))
     op.__name__ = which
     op.__doc__ = f"""Running {which[3:]}imum along ``dim`` and its index (``torch.{which}``).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -44,7 +44,8 @@ _DiffBackward0 = composite_class("DiffBackward0", ("self", "prepend", "append"))
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
+def _quantile_fn(x: Any, qt: Any, q: Any, qshape: tuple[int, ...] | None, axis: int | None,
+                 method: str, keepdims: bool, nan: bool) -> Any:
     """PyTorch's quantile: ranks ``q (n - 1)`` into the sorted slice (``nan``: ``q (count of
     non-NaN - 1)``, 0 for an all-NaN slice; otherwise the last index, a NaN, for a slice with
     a NaN), rounded for lower/higher/nearest, then ``lerp`` of the two neighbours -- so the
@@ -97,7 +98,8 @@ def _quantile(name: str, cls: type, nan: bool) -> Callable[..., Tensor]:
                 raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
             if qd.ndim > 1:
                 raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-            qv, qshape = tuple(float(v) for v in qd.reshape(-1)), tuple(qd.shape)
+            qv: Any = tuple(float(v) for v in qd.reshape(-1))
+            qshape: tuple[int, ...] | None = tuple(qd.shape)
         else:
             qd = np.asarray(float(q))
             qv, qshape = float(q), None
@@ -496,7 +498,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
 
 # =============================================================================== searching
-def _search_rows(seq: Any, vals: Any, side: str, sorter: Any) -> Any:
+def _search_rows(seq: Any, vals: Any, side: Literal["left", "right"], sorter: Any) -> Any:
     """``numpy.searchsorted`` per row of the last axis (the leading axes of ``seq`` and
     ``vals`` match) or of the 1-d ``seq``."""
     if seq.ndim == 1:

@@ -29,7 +29,7 @@ _pyrange = builtins.range
 def _ret(name: str, fields: list[str]) -> Any:
     """A ``torch.return_types.<name>`` look-alike: a named tuple that is also built from one
     sequence, as PyTorch's structseq (``type(r)(iterable)``)."""
-    base = namedtuple(name, fields)
+    base = namedtuple(name, fields)  # type: ignore[misc]  # (a name chosen at run time)
 
     def __new__(cls: Any, *args: Any) -> Any:
         return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
@@ -166,7 +166,7 @@ def _float_only(d: Any, name: str) -> None:
         raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
 
 
-def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0) -> Tensor:  # noqa: A002
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
     """A histogram of ``bins`` equal bins over ``[min, max]`` (``torch.histc``).
 
     Parameters
@@ -175,7 +175,7 @@ def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0) -> T
         A floating tensor (flattened).
     bins : int, optional
         The number of bins.
-    min, max : Number, optional
+    min, max : float, optional
         The range (the data's range when both are 0); values outside are ignored.
 
     Returns
@@ -322,18 +322,17 @@ def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor] = 10
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     nd = d.shape[-1]
     pts = d.reshape(-1, nd)
-    if isinstance(bins, (int, np.integer)):
-        bins = [int(bins)] * nd
-    bins = list(bins)
-    if len(bins) != nd:
+    nbins: list[Any] = [int(bins)] * nd if isinstance(bins, (int, np.integer)) else \
+        list(bins)
+    if len(nbins) != nd:
         raise RuntimeError(f"torch.histogramdd: expected {nd} sequences of bin edges for each "
-                           f"of the {nd} input dimensions, but got {len(bins)} sequences")
+                           f"of the {nd} input dimensions, but got {len(nbins)} sequences")
     if range is not None and len(range) != 2 * nd:
         raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should "
                            f"have {2 * nd} elements, but got {len(range)}")
     w = None if weight is None else _concrete(_data(weight, "histogramdd", "weight"),
                                               "histogramdd").reshape(-1)
-    edges = [_edges(pts[:, i], bins[i], None if range is None else range[2 * i:2 * i + 2],
+    edges = [_edges(pts[:, i], nbins[i], None if range is None else range[2 * i:2 * i + 2],
                     d.dtype, "histogramdd") for i in _pyrange(nd)]
     keep = np.ones(pts.shape[0], bool)
     idx = []
