@@ -29,6 +29,7 @@ from ._tensor import Tensor, _make_plain, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from . import _tracer_values as _TV
+from ._shape_ops import reshape as _reshape
 from ._opbase import _compose, _ctype, _record, _tname
 from . import _opbase as _B
 from .autograd.graph import node_class
@@ -141,8 +142,8 @@ def scatter(input: Tensor, dim: int, index: Tensor,  # noqa: A002
     extra = _with_flat(d, {"cut": cut})
     args = [input] + ([src] if isinstance(src, Tensor) else [])
     if not isinstance(src, Tensor):
-        src = np.full(ix.shape, src, dtype=d.dtype) if ix.size else src
-        r = _updated(_ScatterBackward1, input, src, idx, op, **extra)
+        filled = np.full(ix.shape, src, dtype=d.dtype) if ix.size else src
+        r = _updated(_ScatterBackward1, input, filled, idx, op, **extra)
     else:
         r = _updated(_ScatterBackward0, input, src, idx, op, **extra)
     if reduce is not None and r._grad_fn is not None and not _B._fw_on:
@@ -307,7 +308,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa
     """
     d, idx, extra = _index_dim_args("index_add", input, dim, index, source)
     if d.dtype.kind in "iub":
-        alpha = int(alpha)   # (torch converts alpha to the tensor's type)
+        alpha = int(alpha)  # type: ignore[arg-type]  # (torch converts alpha; complex raises)
     if alpha != 1:
         extra["alpha"] = alpha
     return _updated(_IndexAddBackward0, input, source, idx, "sum", **extra)
@@ -688,7 +689,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
     else:
         idx = (np.nonzero(mb.reshape(1))[0],)
         extra["flat"] = True
-    src = source.reshape(-1) if sd.ndim != 1 else source
+    src = _reshape(source, -1) if sd.ndim != 1 else source
     extra["cut"] = slice(0, k)
     return _updated(_MaskedScatterBackward0, input, src, idx, "set", **extra)
 

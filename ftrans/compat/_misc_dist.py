@@ -13,7 +13,6 @@ from ._tensor import Tensor, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _promote_datas, _tensorize, _tname
-from ._typing import Number
 
 __all__ = ["cdist", "dist", "renorm"]
 
@@ -134,7 +133,7 @@ def _dist_fn(a, b, p):
     return _norm_last(_fnp.reshape(d, (-1,)), p, axis=0)
 
 
-def dist(input: Tensor, other: Tensor, p: Number = 2) -> Tensor:  # noqa: A002
+def dist(input: Tensor, other: Tensor, p: Tensor | float = 2) -> Tensor:  # noqa: A002
     """The ``p``-norm of ``input - other`` (``torch.dist``).
 
     Parameters
@@ -143,8 +142,8 @@ def dist(input: Tensor, other: Tensor, p: Number = 2) -> Tensor:  # noqa: A002
         The first operand.
     other : Tensor
         The second operand (broadcast, promoted).
-    p : Number, optional
-        The norm's order.
+    p : float or Tensor, optional
+        The norm's order (a 0-d tensor is read).
 
     Returns
     -------
@@ -185,18 +184,18 @@ def _renorm_fn(x, p, axis, maxnorm):
 _RenormBackward0 = composite_class("RenormBackward0", ("self",))
 
 
-def renorm(input: Tensor, p: Number, dim: int, maxnorm: Number) -> Tensor:  # noqa: A002
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
     """Slices along ``dim`` scaled to a ``p``-norm of at most ``maxnorm`` (``torch.renorm``).
 
     Parameters
     ----------
     input : Tensor
         The input.
-    p : Number
-        The norm's order.
+    p : float
+        The norm's order (positive).
     dim : int
         Each index of ``dim`` is one slice.
-    maxnorm : Number
+    maxnorm : float
         The largest norm kept; larger slices are scaled down to it.
 
     Returns

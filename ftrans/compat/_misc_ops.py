@@ -19,6 +19,7 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._out import with_out
+from ._inplace import _inplace as _inplace_op
 from ._outsig import in_place_doc, set_out_signature
 from ._typing import Number, TensorOrNumber
 from . import _misc_ops2 as _M2
@@ -623,7 +624,7 @@ def tensordot(a: Tensor, b: Tensor,
 # =============================================================================== methods
 def _inplace(fn: Callable[..., Any]) -> Callable[..., Tensor]:
     def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return O._inplace(self, fn, *args, **kwargs)
+        return _inplace_op(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
     m.__doc__ = in_place_doc(fn.__name__)
     return m

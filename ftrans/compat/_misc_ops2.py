@@ -679,11 +679,12 @@ def roll(input: Tensor, shifts: int | Sequence[int],  # noqa: A002
     """
     x = _t(input)
     d = x._data
-    sh = tuple(int(s) for s in shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
+    sh = tuple(int(s) for s in shifts) if isinstance(shifts, (tuple, list)) else \
+        (int(shifts),)  # type: ignore[arg-type]  # (an int here)
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(sh) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
-        params = {"shifts": sh[0], "axes": None}
+        params: dict[str, Any] = {"shifts": sh[0], "axes": None}
     else:
         dm = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
         if len(dm) != len(sh):
@@ -745,7 +746,8 @@ def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor:  # noqa: A002
         Each dimension multiplied.
     """
     x = _t(input)
-    reps = tuple(int(r) for r in dims) if isinstance(dims, (tuple, list, Size)) else (int(dims),)
+    reps = tuple(int(r) for r in dims) if isinstance(dims, (tuple, list, Size)) else \
+        (int(dims),)  # type: ignore[arg-type]  # (an int here)
     for r in reps:
         if r < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "

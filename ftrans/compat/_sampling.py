@@ -17,11 +17,12 @@ import numpy as np
 from . import _dtype as D
 from . import _factories as F
 from ._inplace import _inplace
+from ._join_ops import clone as _clone
 from ._out import write_out
 from ._opbase import _broadcast_error, _compose, _tname
 from ._tensor import Tensor, _make_plain
 from .autograd._composite import composite_class
-from ._typing import DeviceLike, DTypeArg, SizeLike, TensorOrNumber
+from ._typing import DeviceLike, DTypeArg, SizeLike
 from .. import primitives as P
 
 __all__ = ["normal", "bernoulli", "multinomial", "poisson"]
@@ -65,7 +66,7 @@ def _shape_of(*arrays):
         raise _broadcast_error(*arrays[:2]) from None
 
 
-def normal(mean: TensorOrNumber = 0.0, std: TensorOrNumber = 1.0,
+def normal(mean: Tensor | float = 0.0, std: Tensor | float = 1.0,
            size: SizeLike | None = None, *, generator: F.Generator | None = None,
            out: Tensor | None = None, dtype: DTypeArg = None, layout: Any = None,
            device: DeviceLike = None, pin_memory: bool = False,
@@ -78,9 +79,9 @@ def normal(mean: TensorOrNumber = 0.0, std: TensorOrNumber = 1.0,
 
     Parameters
     ----------
-    mean : Tensor or Number, optional
+    mean : Tensor or float, optional
         The means (a floating tensor, or a number).
-    std : Tensor or Number, optional
+    std : Tensor or float, optional
         The standard deviations (non-negative).
     size : sequence of int, optional
         The shape, required when ``mean`` and ``std`` are numbers (only then).
@@ -109,37 +110,40 @@ def normal(mean: TensorOrNumber = 0.0, std: TensorOrNumber = 1.0,
     RuntimeError
         If ``std`` is negative, ``size`` is missing or extra, or a dtype is not floating.
     """
+    # (the overloads are told apart by isinstance flags, which mypy does not follow)
+    mean_v: Any = mean
+    std_v: Any = std
     g = F._gen(generator)
-    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    mt, st = isinstance(mean_v, Tensor), isinstance(std_v, Tensor)
     if not mt and not st:
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got "
-                            f"({type(mean).__name__}, {type(std).__name__}), but expected "
+                            f"({type(mean_v).__name__}, {type(std_v).__name__}), but expected "
                             "one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
                             "(float mean, Tensor std), (float mean, float std, tuple of ints "
                             "size)")
-        if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        if std_v < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std_v}")
         npdt = F._fdt(dtype)
         if npdt.kind not in "fc":
             raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
                                       f"'{_tname(npdt)}'")
-        vals = g.normal(float(mean), float(std), F._size((size,))).astype(npdt)
+        vals = g.normal(float(mean_v), float(std_v), F._size((size,))).astype(npdt)
         return F._finish(vals, requires_grad, device)
     if size is not None:
         raise TypeError("normal(): 'size' is only accepted with a number mean and std")
-    ts = [t for t in (mean, std) if isinstance(t, Tensor)]
+    ts = [t for t in (mean_v, std_v) if isinstance(t, Tensor)]
     for t in ts:
         _require_float(t, "normal_kernel_cpu")
-    if not st and std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    if st and bool(np.any(np.asarray(std._data) < 0)):
+    if not st and std_v < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std_v}")
+    if st and bool(np.any(np.asarray(std_v._data) < 0)):
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    npdt = (mean if mt else std).dtype.np
+    npdt = (mean_v if mt else std_v).dtype.np
     if mt and st:
-        npdt = D.promote_types(mean.dtype.np, std.dtype.np)
-    m = np.asarray(mean._data) if mt else float(mean)
-    s = np.asarray(std._data) if st else float(std)
+        npdt = D.promote_types(mean_v.dtype.np, std_v.dtype.np)
+    m = np.asarray(mean_v._data) if mt else float(mean_v)
+    s = np.asarray(std_v._data) if st else float(std_v)
     shape = _shape_of(m, s)
     vals = (m + s * g.standard_normal(shape)).astype(npdt)
     name = "NormalBackward3" if mt and st else ("NormalBackward1" if mt else "NormalBackward2")
@@ -152,7 +156,7 @@ def _prob_check(p, name="bernoulli_"):
         raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p}")
 
 
-def bernoulli(input: Tensor, p: TensorOrNumber | None = None, *,  # noqa: A002
+def bernoulli(input: Tensor, p: Tensor | float | None = None, *,  # noqa: A002
               generator: F.Generator | None = None, out: Tensor | None = None) -> Tensor:
     """0/1 draws with the probabilities ``input`` (``torch.bernoulli``).
 
@@ -164,7 +168,7 @@ def bernoulli(input: Tensor, p: TensorOrNumber | None = None, *,  # noqa: A002
     ----------
     input : Tensor
         The probabilities in [0, 1] (floating), or the shape and dtype with ``p``.
-    p : Tensor or Number, optional
+    p : Tensor or float, optional
         One probability (or a tensor of them) instead of ``input``'s values.
     generator : Generator, optional
         The random number generator (the default one when omitted).
@@ -185,7 +189,7 @@ def bernoulli(input: Tensor, p: TensorOrNumber | None = None, *,  # noqa: A002
     shape = tuple(input.shape)
     if p is not None:
         if isinstance(p, Tensor):
-            return bernoulli_(input.clone(), p, generator=generator)
+            return bernoulli_(_clone(input), p, generator=generator)
         _prob_check(p)
         return _make_plain((g.random(shape) < p).astype(input.dtype.np))
     _require_float(input, "bernoulli_tensor_cpu_p_")
@@ -203,13 +207,13 @@ def _fill(self, name, vals):
     return _inplace(self, lambda s: _sampled(name, [s], vals))
 
 
-def bernoulli_(self: Tensor, p: TensorOrNumber = 0.5, *,
+def bernoulli_(self: Tensor, p: Tensor | float = 0.5, *,
                generator: F.Generator | None = None) -> Tensor:
     """Fill with 0/1 draws of probability ``p`` (``Tensor.bernoulli_``).
 
     Parameters
     ----------
-    p : Tensor or Number, optional
+    p : Tensor or float, optional
         The probability: a number, or a tensor that broadcasts to ``self``.
     generator : Generator, optional
         The random number generator (the default one when omitted).

@@ -280,7 +280,7 @@ def _save_npz(obj, f):
 
 
 # =============================================================================== loading
-_SAFE_USER = {}
+_SAFE_USER: dict[str, Any] = {}
 
 
 def add_safe_globals(safe_globals):
