@@ -3,6 +3,8 @@ one composition every update uses (``_update_fn``: set/add/multiply/max/min at i
 and its recording (``_updated``)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor
@@ -16,14 +18,15 @@ _OPS = {"set": "set", "sum": "add", "add": "add", "mean": "add", "prod": "multip
 
 
 # =============================================================================== helpers
-def _index_data(index, name):
+def _index_data(index: Any, name: str) -> Any:
     ix = _data(index)
     if ix.dtype.kind not in "iu":
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     return ix.astype(np.int64, copy=False)
 
 
-def _check_bounds(ix, n, dim, exc=RuntimeError, prefix="", wrap=False):
+def _check_bounds(ix: Any, n: Any, dim: Any, exc: Any = RuntimeError, prefix: str = "",
+                  wrap: bool = False) -> Any:
     """``ix`` in ``[0, n)`` (``[-n, n)`` with ``wrap``, then wrapped); torch's error."""
     if ix.size:
         lo = -n if wrap else 0
@@ -34,12 +37,12 @@ def _check_bounds(ix, n, dim, exc=RuntimeError, prefix="", wrap=False):
     return np.where(ix < 0, ix + n, ix) if wrap else ix
 
 
-def _same_dtype(name, d, sd, what="src"):
+def _same_dtype(name: str, d: Any, sd: Any, what: str = "src") -> None:
     if sd.dtype != d.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to {what}.dtype")
 
 
-def _identity(dtype, op):
+def _identity(dtype: Any, op: str) -> Any:
     """The neutral element of the reduction ``op`` in ``dtype`` (``include_self=False``)."""
     if op in ("sum", "mean"):
         return dtype.type(0)
@@ -53,8 +56,9 @@ def _identity(dtype, op):
     return dtype.type(-np.inf if op == "amax" else np.inf)
 
 
-def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alpha=None,
-               shape=None, flat=False):
+def _update_fn(x: Any, src: Any, *, idx: Any, op: str, include_self: bool = True, cut: Any = None,
+               counts: Any = None, alpha: Any = None, shape: Any = None,
+               flat: bool = False) -> Any:
     """``x`` updated at the index ``idx`` with ``src`` by ``op`` (torch's reduction names
     or "set"): the composition of every scatter-like operation.  ``cut``: the part of
     ``src`` used (scatter's ``src[:index.shape]``); ``counts``: how many updates reach
@@ -73,7 +77,7 @@ def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alp
         src = src * alpha
     if hasattr(src, "dtype") and src.dtype != x.dtype:
         src = _fnp.astype(src, x.dtype)
-    written = None
+    written: Any = None   # (where an update lands; set with ``counts``, which mean needs)
     if counts is not None:
         written = counts > 0
         if flat:
@@ -95,11 +99,11 @@ def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alp
     return _fnp.reshape(r, out_shape) if flat or r.shape != out_shape else r
 
 
-def _save_with_result(needs):
+def _save_with_result(needs: Any) -> Any:
     return (-1, True)
 
 
-def _refuse_kind(d, reduce, kernel):
+def _refuse_kind(d: Any, reduce: str, kernel: str) -> None:
     """torch's NotImplementedError for reductions it lacks: amax/amin of complex tensors,
     mean of boolean ones."""
     if (d.dtype.kind == "c" and reduce in ("amax", "amin")) or (d.dtype.kind == "b" and
@@ -108,13 +112,14 @@ def _refuse_kind(d, reduce, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(d.dtype)}\'')
 
 
-def _counts(shape, idx):
+def _counts(shape: Any, idx: Any) -> Any:
     c = np.zeros(shape, np.int64)
     np.add.at(c, idx, 1)
     return c
 
 
-def _updated(cls, input, src, idx, op, include_self=True, **extra):  # noqa: A002
+def _updated(cls: Any, input: Tensor, src: Any, idx: Any, op: str,  # noqa: A002
+             include_self: bool = True, **extra: Any) -> Tensor:
     """The node ``cls`` for :func:`_update_fn` of ``input`` (and the tensor ``src``, or a
     number)."""
     d = input._data
@@ -131,7 +136,7 @@ def _updated(cls, input, src, idx, op, include_self=True, **extra):  # noqa: A00
     return _compose(cls, _update_fn, [input], [d], dict(params, src=src), mask=save)
 
 
-def _along_dim(ix, dim):
+def _along_dim(ix: Any, dim: Any) -> Any:
     """The NumPy index addressing ``index``'s positions with ``dim`` replaced by ``ix``."""
     grids = list(np.indices(ix.shape, sparse=True))
     grids[dim] = ix

@@ -56,7 +56,7 @@ _ScatterAddBackward0 = composite_class("ScatterAddBackward0", ("self", "src"))
 _ScatterReduceBackward0 = composite_class("ScatterReduceBackward0", ("self", "src"))
 
 
-def _scatter_args(name, input, dim, index, src):  # noqa: A002
+def _scatter_args(name: str, input: Any, dim: Any, index: Any, src: Any) -> Any:  # noqa: A002
     """``(data, dim, index, src data or None, idx, cut)`` after torch's checks."""
     d = input._data
     ax = _dim(dim, d.ndim)
@@ -89,7 +89,7 @@ def _scatter_args(name, input, dim, index, src):  # noqa: A002
     return d, ax, ix1, sd, idx, cut
 
 
-def _with_flat(d, extra):
+def _with_flat(d: Any, extra: Any) -> Any:
     if d.ndim == 0:
         extra["flat"] = True
     return extra
@@ -159,10 +159,10 @@ class _NoDerivative:
 
     name = "not_implemented"
 
-    def __init__(self, what):
+    def __init__(self: Any, what: str) -> None:
         self.what = what
 
-    def vjp(self, *args, **params):
+    def vjp(self: Any, *args: Any, **params: Any) -> None:
         raise RuntimeError(f"derivative for {self.what} is not implemented")
 
 
@@ -245,8 +245,9 @@ _IndexReduceBackward0 = composite_class("IndexReduceBackward0", ("self", "source
 _IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "values"))
 
 
-def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, prefix="",  # noqa: A002
-                    wrap=False, long_only=None):
+def _index_dim_args(name: str, input: Any, dim: Any, index: Any, source: Any = None,
+                    exc: Any = RuntimeError, prefix: str = "", wrap: bool = False,
+                    long_only: Any = None) -> Any:
     """``(data, idx, extra)`` for the ``index_*`` operations along ``dim``; ``long_only``:
     the exception of an index that is not int64 (``index_copy``, ``index_fill``)."""
     d = input._data
@@ -408,11 +409,11 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d, idx, extra = _index_dim_args("index_reduce", input, dim, index, source, IndexError)
-    _refuse_kind(d, reduce, {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce))
+    _refuse_kind(d, reduce, {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce, ""))
     return _updated(_IndexReduceBackward0, input, source, idx, reduce, include_self, **extra)
 
 
-def _put_index(d, indices):
+def _put_index(d: Any, indices: Any) -> Any:
     """The NumPy index of ``index_put``'s list of index tensors (negative indices count
     from the end)."""
     if isinstance(indices, Tensor):
@@ -488,7 +489,7 @@ _TakeBackward0 = composite_class("TakeBackward0", ("self", "index"), edge_idx=(0
 _GatherBackward0 = composite_class("GatherBackward0", ("self", "index"), edge_idx=(0,))
 
 
-def _flat_index(name, d, index):
+def _flat_index(name: str, d: Any, index: Any) -> Any:
     ix = _data(index)
     if ix.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
@@ -564,7 +565,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     return _compose(_TakeBackward0, _take_fn, [input], [d], {"idx": ix}, mask=0)
 
 
-def _batched_index(index):
+def _batched_index(index: Any) -> Any:
     """Whether ``index`` holds a value batched by ``compat.func.vmap`` (the gathers then
     take it as a traced operand: no bounds check, negative indices still wrap)."""
     if not isinstance(index, Tensor) or isinstance(index._data, np.ndarray):
@@ -576,7 +577,7 @@ def _batched_index(index):
     return False
 
 
-def _traced_take_fn(x, i, *, axis):
+def _traced_take_fn(x: Any, i: Any, *, axis: Any) -> Any:
     """``take``/``take_along_dim`` with a traced index ``i`` (negative entries wrap)."""
     if axis is None:
         x = _fnp.reshape(x, (-1,))
@@ -587,7 +588,7 @@ def _traced_take_fn(x, i, *, axis):
     return _fnp.take_along_axis(x, i, axis=axis)
 
 
-def _take_along_fn(x, *, ix, axis, shape):
+def _take_along_fn(x: Any, *, ix: Any, axis: Any, shape: Any) -> Any:
     if shape is not None:
         x = _fnp.broadcast_to(x, shape)
     return _fnp.take_along_axis(x, ix, axis=axis)
@@ -683,7 +684,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
     k = int(mb.sum())
     if k > sd.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    extra = {"shape": shape if shape != d.shape else None, "flat": False}
+    extra: dict[str, Any] = {"shape": shape if shape != d.shape else None, "flat": False}
     if shape:
         idx = np.nonzero(mb)
     else:

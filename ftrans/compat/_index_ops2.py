@@ -42,12 +42,12 @@ __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "repeat_interleave"]
 
 
-def _flat_gather_fn(x, *, idx):
+def _flat_gather_fn(x: Any, *, idx: Any) -> Any:
     """``x`` read as a flat array at the positions ``idx`` (any shape)."""
     return _fnp.reshape(x, (-1,))[idx]
 
 
-def _flat_put_fn(x, src, *, idx):
+def _flat_put_fn(x: Any, src: Any, *, idx: Any) -> Any:
     """``x`` with ``src`` written at the flat positions ``idx`` (last write wins)."""
     if src.dtype != x.dtype:
         src = _fnp.astype(src, x.dtype)
@@ -55,14 +55,14 @@ def _flat_put_fn(x, src, *, idx):
     return _fnp.reshape(r, tuple(x.shape))
 
 
-def _positions(shape):
+def _positions(shape: Any) -> Any:
     """A plain tensor holding each element's flat position (C order)."""
     return _make_plain(np.arange(int(np.prod(shape, dtype=np.int64)),
                                  dtype=np.int64).reshape(shape))
 
 
 # =============================================================================== as_strided
-def _storage(d):
+def _storage(d: Any) -> Any:
     """``(storage, offset, strides)``: the flat C-contiguous array ``d`` lives in, ``d``'s
     first element's position in it and ``d``'s strides in elements (a C-contiguous copy of
     ``d`` when its memory has another layout)."""
@@ -81,7 +81,8 @@ def _storage(d):
     return c.reshape(-1), 0, tuple(s // d.itemsize for s in c.strides)
 
 
-def _strided(input, size, stride, storage_offset, name="as_strided"):  # noqa: A002
+def _strided(input: Any, size: Any, stride: Any, storage_offset: Any,  # noqa: A002
+             name: str = "as_strided") -> Any:
     """``(elem, inside, storage, pos, offset)`` of ``as_strided(input, size, stride,
     storage_offset)``: ``pos`` the storage positions read, ``elem`` the matching element
     of ``input`` (flat, C order; -1 where a position is outside ``input``)."""
@@ -123,7 +124,7 @@ def _strided(input, size, stride, storage_offset, name="as_strided"):  # noqa: A
     return elem, bool((elem >= 0).all()), storage, pos, off
 
 
-def _strided_fn(x, *, idx, mask, const):
+def _strided_fn(x: Any, *, idx: Any, mask: Any, const: Any) -> Any:
     """``as_strided``'s values: ``x``'s elements at ``idx`` where ``mask``, the constants
     ``const`` (storage outside ``x``) elsewhere."""
     g = _fnp.reshape(x, (-1,))[idx]
@@ -138,7 +139,7 @@ _AsStridedPartial = composite_class("AsStridedBackward0", ("self",))
 _AsStridedScatterBackward0 = composite_class("AsStridedScatterBackward0", ("self", "src"))
 
 
-def _strided_params(elem, inside, storage, pos):
+def _strided_params(elem: Any, inside: Any, storage: Any, pos: Any) -> Any:
     if inside:
         return {"idx": elem, "mask": None, "const": None}
     return {"idx": np.maximum(elem, 0), "mask": elem >= 0, "const": storage[pos]}
@@ -177,7 +178,8 @@ def as_strided(input: Tensor, size: SizeLike, stride: SizeLike,  # noqa: A002
                        _AsStridedPartial)
 
 
-def _as_strided(input, size, stride, storage_offset, cls, partial_cls):  # noqa: A002
+def _as_strided(input: Any, size: Any, stride: Any, storage_offset: Any, cls: Any,  # noqa: A002
+                partial_cls: Any) -> Any:
     d = input._data
     elem, inside, storage, pos, off = _strided(input, size, stride, storage_offset)
     if not inside or not isinstance(d, np.ndarray) or d.ndim == 0:
@@ -289,7 +291,7 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: SizeLike,  # noqa: A002
 _UnfoldBackward0 = node_class("UnfoldBackward0", ("self",), edge_idx=(0,))
 
 
-def _unfold_positions(d, dimension, size, step):
+def _unfold_positions(d: Any, dimension: Any, size: Any, step: Any) -> Any:
     ax = _dim(dimension, d.ndim)
     n = d.shape[ax] if d.ndim else 1
     if size > n:
@@ -340,7 +342,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # no
 
 
 # =============================================================================== *_copy
-def _copy_op(name, view_fn, node):
+def _copy_op(name: str, view_fn: Any, node: Any) -> Any:
     """``torch.<name>``: ``view_fn``'s result (the view ``torch.<name without _copy>``) as a
     new tensor, one ``node`` per output."""
     cls = composite_class(node, ("self",))
@@ -370,15 +372,15 @@ def _copy_op(name, view_fn, node):
     return op
 
 
-def _alias(t):
+def _alias(t: Any) -> Any:
     return _V.getitem(t, ...)
 
 
-def _expand(t, size, *, implicit=False):
+def _expand(t: Any, size: Any, *, implicit: bool = False) -> Any:
     return _V.expand(t, size)
 
 
-def _narrow(t, dim, start, length):
+def _narrow(t: Any, dim: Any, start: Any, length: Any) -> Any:
     """``narrow`` with ``narrow_copy``'s own checks (PyTorch's messages and types)."""
     d = t._data
     if d.ndim == 0:
@@ -397,14 +399,14 @@ def _narrow(t, dim, start, length):
     return _V.narrow(t, dim, start, length)
 
 
-def _transpose(t, dim0, dim1):
+def _transpose(t: Any, dim0: Any, dim1: Any) -> Any:
     if t._data.ndim == 0:   # (torch: dims 0 and -1 name the one "dimension" of a 0-d tensor)
         _dim(dim0, 0), _dim(dim1, 0)
         return t
     return _V.transpose(t, dim0, dim1)
 
 
-def _split_with_sizes(t, split_sizes, dim=0):
+def _split_with_sizes(t: Any, split_sizes: Any, dim: int = 0) -> Any:
     return list(_V.split(t, [int(s) for s in split_sizes], dim))
 
 
@@ -425,7 +427,7 @@ split_with_sizes_copy = _copy_op("split_with_sizes_copy", _split_with_sizes,
 
 
 # =============================================================================== *_scatter
-def _scatter_op(name, view_fn, node):
+def _scatter_op(name: str, view_fn: Any, node: Any) -> Any:
     """``torch.<name>``: ``input`` with ``src`` (converted to ``input``'s dtype) written
     where ``view_fn`` reads."""
     cls = composite_class(node, ("self", "src"))
@@ -464,7 +466,7 @@ def _scatter_op(name, view_fn, node):
     return op
 
 
-def _slice(t, dim=0, start=None, end=None, step=1):
+def _slice(t: Any, dim: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Any:
     d = t._data
     if step is None:
         step = 1
@@ -485,10 +487,10 @@ _UnsafeMaskedIndexPutAccumulateBackward0 = composite_class(
     "UnsafeMaskedIndexPutAccumulateBackward0", ("self", "values"))
 
 
-def _clamped_index(d, indices):
+def _clamped_index(d: Any, indices: Any) -> Any:
     """``indices`` (None: a whole dimension) as a NumPy index, clamped into range (the
     positions a mask hides may be out of range)."""
-    out = []
+    out: list[Any] = []
     for k, i in enumerate(indices):
         if i is None:
             out.append(slice(None))
@@ -499,11 +501,11 @@ def _clamped_index(d, indices):
     return tuple(out)
 
 
-def _masked_index_fn(x, *, idx, mask, fill):
+def _masked_index_fn(x: Any, *, idx: Any, mask: Any, fill: Any) -> Any:
     return _fnp.where(mask, x[idx], fill)
 
 
-def _unsafe_masked_index(input, mask, indices, fill):  # noqa: A002
+def _unsafe_masked_index(input: Any, mask: Any, indices: Any, fill: Any) -> Any:  # noqa: A002
     """``torch.ops.aten._unsafe_masked_index``: ``where(mask, input[indices], fill)``; the
     indices under a False mask may be out of range (they are clamped)."""
     d = input._data
@@ -513,11 +515,12 @@ def _unsafe_masked_index(input, mask, indices, fill):  # noqa: A002
                     {"idx": idx, "mask": m, "fill": d.dtype.type(fill)}, mask=0)
 
 
-def _masked_put_fn(x, v, *, idx, mask):
+def _masked_put_fn(x: Any, v: Any, *, idx: Any, mask: Any) -> Any:
     return _fnp.at(x)[idx].add(_fnp.where(mask, v, 0))
 
 
-def _unsafe_masked_index_put_accumulate(input, mask, indices, values):  # noqa: A002
+def _unsafe_masked_index_put_accumulate(input: Any, mask: Any, indices: Any,  # noqa: A002
+                                        values: Any) -> Any:
     """``torch.ops.aten._unsafe_masked_index_put_accumulate``: ``input.index_put(indices,
     where(mask, values, 0), accumulate=True)`` with the masked-off indices clamped."""
     d = input._data
@@ -528,7 +531,7 @@ def _unsafe_masked_index_put_accumulate(input, mask, indices, values):  # noqa: 
 
 
 # =============================================================================== _chunk_cat
-def _chunk_cat(tensors, dim, num_chunks):
+def _chunk_cat(tensors: Any, dim: Any, num_chunks: Any) -> Any:
     """``torch._chunk_cat``: each tensor split into ``num_chunks`` chunks along ``dim``
     (zero-padded to a multiple of ``num_chunks``), each chunk flattened after ``dim``, and
     the chunks concatenated: shape ``leading + (num_chunks, total)``.  Not differentiable
@@ -568,7 +571,7 @@ def _chunk_cat(tensors, dim, num_chunks):
 
 
 # =============================================================================== helpers
-def _data(v, what="index"):
+def _data(v: Any, what: str = "index") -> Any:
     """The concrete array of a tensor/array-like (an index: its primal under compat.func).
 
     Raises
@@ -587,14 +590,14 @@ def _data(v, what="index"):
                            "over the values only, or loop over the examples") from None
 
 
-def _bool_mask(name, mask):
+def _bool_mask(name: str, mask: Any) -> Any:
     m = _data(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
     return m
 
 
-def _broadcast(d, m, name):
+def _broadcast(d: Any, m: Any, name: str) -> Any:
     try:
         return np.broadcast_shapes(d.shape, m.shape)
     except ValueError:
@@ -607,7 +610,7 @@ _MaskedSelectBackward0 = composite_class("MaskedSelectBackward0", ("self", "mask
                                          edge_idx=(0,))
 
 
-def _masked_select_fn(x, *, idx, shape):
+def _masked_select_fn(x: Any, *, idx: Any, shape: Any) -> Any:
     if tuple(x.shape) != shape:
         x = _fnp.broadcast_to(x, shape)
     return x[idx] if shape else _fnp.reshape(x, (1,))[idx]
@@ -707,7 +710,7 @@ _RepeatInterleaveBackward0 = composite_class("IndexSelectBackward0", ("self", "i
                                              edge_idx=(0,))
 
 
-def _gather_dim_fn(x, *, idx):
+def _gather_dim_fn(x: Any, *, idx: Any) -> Any:
     return x[idx]
 
 

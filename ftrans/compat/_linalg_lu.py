@@ -23,7 +23,8 @@ __all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
 linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
-lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])  # type: ignore[name-match]  # (torch.return_types)
+# torch.return_types.lu_unpack (the class keeps torch's name)
+lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])  # type: ignore[name-match]
 linalg_ldl_factor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 linalg_ldl_factor_ex = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 

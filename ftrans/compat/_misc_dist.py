@@ -6,6 +6,8 @@ its node's backward is ``ftrans.vjp`` of that composition.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import _ops as O
@@ -17,7 +19,7 @@ from ._opbase import _compose, _promote_datas, _tensorize, _tname
 __all__ = ["cdist", "dist", "renorm"]
 
 
-def _t(v, name="input"):
+def _t(v: Any, name: str = "input") -> Any:
     if isinstance(v, Tensor):
         return v
     if isinstance(v, (np.ndarray, list, tuple)):
@@ -26,12 +28,12 @@ def _t(v, name="input"):
 
 
 # =============================================================================== cdist / dist
-def _pdist_fn(a, b, p):
+def _pdist_fn(a: Any, b: Any, p: Any) -> Any:
     d = a[..., :, None, :] - b[..., None, :, :]
     return _norm_last(d, p)
 
 
-def _mm_dist_fn(a, b):
+def _mm_dist_fn(a: Any, b: Any) -> Any:
     # the matrix-product form (``compute_mode='use_mm_for_euclid_dist'``): ||a||^2 + ||b||^2
     # - 2 a.b, clamped at 0 before the square root, as PyTorch computes it
     a2 = _fnp.sum(a * a, axis=-1)[..., :, None]
@@ -40,18 +42,18 @@ def _mm_dist_fn(a, b):
     return _safe_root(_fnp.maximum(a2 + b2 - 2 * ab, 0), 2)
 
 
-def _safe_pow(v, e):
+def _safe_pow(v: Any, e: Any) -> Any:
     """``v ** e`` of ``v >= 0`` with 0 (and a zero derivative) where ``v == 0``: PyTorch's
     distance gradients are 0 at coinciding points (the minimum-norm subgradient)."""
     z = v == 0
     return _fnp.where(z, 0, _fnp.where(z, 1, v) ** e)
 
 
-def _safe_root(s, p):
+def _safe_root(s: Any, p: Any) -> Any:
     return _safe_pow(s, 0.5) if p == 2 else _safe_pow(s, 1.0 / p)
 
 
-def _norm_last(d, p, axis=-1):
+def _norm_last(d: Any, p: Any, axis: Any = -1) -> Any:
     ad = _fnp.abs(d)
     if p == 0:
         return _fnp.sum((ad != 0).astype(ad.dtype), axis=axis)
@@ -128,7 +130,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     return _compose(_CdistBackward0, _pdist_fn, [a, b], [a._data, b._data], {"p": float(p)})
 
 
-def _dist_fn(a, b, p):
+def _dist_fn(a: Any, b: Any, p: Any) -> Any:
     d = a - b
     return _norm_last(_fnp.reshape(d, (-1,)), p, axis=0)
 
@@ -166,7 +168,7 @@ def dist(input: Tensor, other: Tensor, p: Tensor | float = 2) -> Tensor:  # noqa
 
 
 # =============================================================================== renorm
-def _renorm_fn(x, p, axis, maxnorm):
+def _renorm_fn(x: Any, p: Any, axis: Any, maxnorm: Any) -> Any:
     axes = tuple(i for i in range(x.ndim) if i != axis)
     ax = _fnp.abs(x)
     if p == float("inf"):

@@ -33,7 +33,7 @@ globals().update({_n: getattr(_MM, _n) for _n in _MM.__all__})
 
 
 # =============================================================================== helpers
-def _same_dtype(fname, tensors):
+def _same_dtype(fname: str, tensors: Any) -> None:
     """PyTorch's fused products need operands of one dtype (no promotion)."""
     d0 = tensors[0]._data.dtype
     for t in tensors[1:]:
@@ -42,7 +42,7 @@ def _same_dtype(fname, tensors):
                                f"{_tname(d0)} and {_tname(t._data.dtype)}")
 
 
-def _check_coef(d, beta, alpha):
+def _check_coef(d: Any, beta: Any, alpha: Any) -> Any:
     """``beta``/``alpha`` as PyTorch uses them: numbers, truncated to integers for integer
     tensors; complex ones only for complex tensors."""
     out = []
@@ -56,13 +56,13 @@ def _check_coef(d, beta, alpha):
     return out
 
 
-def _scale(p, c):
+def _scale(p: Any, c: Any) -> Any:
     if isinstance(c, bool):
         return p if c else _fnp.zeros_like(p)
     return p if c == 1 else p * c
 
 
-def _combine(x, p, beta, alpha):
+def _combine(x: Any, p: Any, beta: Any, alpha: Any) -> Any:
     """``beta * x + alpha * p`` with ``x`` broadcast to ``p``'s shape; ``beta == 0`` ignores
     ``x`` (NaN and inf included), as PyTorch does."""
     p = _scale(p, alpha)
@@ -73,7 +73,7 @@ def _combine(x, p, beta, alpha):
     return _scale(x, beta) + p
 
 
-def _expandable(fname, x, shape):
+def _expandable(fname: str, x: Any, shape: Any) -> None:
     try:
         ok = np.broadcast_shapes(x.shape, shape) == tuple(shape)
     except ValueError:
@@ -83,7 +83,8 @@ def _expandable(fname, x, shape):
                            f"to the result's size {list(shape)}")
 
 
-def _addprod(cls, fname, fn, input, ops, beta, alpha, shape):
+def _addprod(cls: Any, fname: str, fn: Any, input: Any, ops: Any, beta: Any, alpha: Any,
+             shape: Any) -> Any:
     x = _t(input)
     ops = [_t(o) for o in ops]
     _same_dtype(fname, [x] + ops)
@@ -94,23 +95,23 @@ def _addprod(cls, fname, fn, input, ops, beta, alpha, shape):
                     {"beta": beta, "alpha": alpha}, mask=mask)
 
 
-def _need(fname, t, nd, what):
+def _need(fname: str, t: Any, nd: Any, what: str) -> None:
     if t._data.ndim != nd:
         raise RuntimeError(f"{fname}: {what} must be a {nd}-D tensor, got {t._data.ndim}-D")
 
 
 # =============================================================================== fused products
-def _addmm_fn(x, a, b, beta, alpha):
+def _addmm_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     return _combine(x, _fnp.matmul(a, b), beta, alpha)
 
 
-def _addr_fn(x, a, b, beta, alpha):
+def _addr_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     if a.dtype.kind == "b":
         return _combine(x, _fnp.logical_and(a[:, None], b[None, :]), beta, alpha)
     return _combine(x, _fnp.outer(a, b), beta, alpha)
 
 
-def _addbmm_fn(x, a, b, beta, alpha):
+def _addbmm_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     return _combine(x, _fnp.sum(_fnp.matmul(a, b), axis=0), beta, alpha)
 
 
@@ -238,7 +239,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1,  # noqa
                     (a._data.shape[0], b._data.shape[0]))
 
 
-def _bmm_shapes(fname, b1, b2):
+def _bmm_shapes(fname: str, b1: Any, b2: Any) -> Any:
     _need(fname, b1, 3, "batch1")
     _need(fname, b2, 3, "batch2")
     s1, s2 = b1._data.shape, b2._data.shape
@@ -318,11 +319,11 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,  
 
 
 # ------------------------------------------------------------------------- addcmul / addcdiv
-def _addcmul_fn(x, a, b, value):
+def _addcmul_fn(x: Any, a: Any, b: Any, value: Any) -> Any:
     return x + _scale(a * b, value)
 
 
-def _addcdiv_fn(x, a, b, value):
+def _addcdiv_fn(x: Any, a: Any, b: Any, value: Any) -> Any:
     return x + _scale(a / b, value)
 
 
@@ -330,7 +331,7 @@ _AddcmulBackward0 = composite_class("AddcmulBackward0", ("self", "tensor1", "ten
 _AddcdivBackward0 = composite_class("AddcdivBackward0", ("self", "tensor1", "tensor2"))
 
 
-def _addc(cls, fn, fname, input, tensor1, tensor2, value):
+def _addc(cls: Any, fn: Any, fname: str, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
     ts = [_t(input), _t(tensor1, "tensor1"), _t(tensor2, "tensor2")]
     if _scalar(value) is None:
         raise TypeError(f"{fname}(): argument 'value' must be Number, not "
@@ -449,13 +450,13 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _compose(_VdotBackward0, _fnp.vdot, [a, b], [a._data, b._data])
 
 
-def _lerp_fn(x, e, w):
+def _lerp_fn(x: Any, e: Any, w: Any) -> Any:
     d = e - x
     small = _fnp.abs(w) < 0.5
     return _fnp.where(small, x + w * d, e - d * (1 - w))
 
 
-def _lerp_scalar_fn(x, e, weight):
+def _lerp_scalar_fn(x: Any, e: Any, weight: Any) -> Any:
     d = e - x
     if abs(weight) < 0.5:
         return x + d * weight
@@ -520,7 +521,7 @@ _KronBackward = composite_class("UnsafeViewBackward0", ("self", "other"))
 _TensordotBackward = composite_class("ViewBackward0", ("self", "other"))
 
 
-def _kron_fn(a, b):
+def _kron_fn(a: Any, b: Any) -> Any:
     n = max(a.ndim, b.ndim)
     a = _fnp.reshape(a, (1,) * (n - a.ndim) + a.shape)
     b = _fnp.reshape(b, (1,) * (n - b.ndim) + b.shape)
@@ -552,7 +553,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _compose(_KronBackward, _kron_fn, [a, b], [ad, bd])
 
 
-def _tensordot_fn(a, b, axes):
+def _tensordot_fn(a: Any, b: Any, axes: Any) -> Any:
     return _fnp.tensordot(a, b, axes)
 
 

@@ -40,7 +40,7 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_sh
 _pysum = builtins.sum
 
 
-def _seq(tensors, fname):
+def _seq(tensors: Any, fname: str) -> Any:
     """The tensors of a variadic call or of one list/tuple argument."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return list(tensors[0]), True
@@ -52,7 +52,7 @@ def _seq(tensors, fname):
 
 
 # =============================================================================== atleast_*d
-def _atleast(n, t):
+def _atleast(n: Any, t: Any) -> Any:
     d = t._data
     if d.ndim >= n:
         return t
@@ -145,7 +145,7 @@ def row_stack(tensors: Sequence[Tensor]) -> Tensor:
 _BlockDiagBackward0 = composite_class("BlockDiagBackward0", ())
 
 
-def _block_diag_fn(*xs):
+def _block_diag_fn(*xs: Any) -> Any:
     return _sla.block_diag(*xs)
 
 
@@ -183,7 +183,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return _compose(_BlockDiagBackward0, _block_diag_fn, ts, datas, mask=0)
 
 
-def _block_diag_np(datas, r):
+def _block_diag_np(datas: Any, r: Any) -> Any:
     out = np.zeros((_pysum(d.shape[0] for d in datas), _pysum(d.shape[1] for d in datas)), r)
     i = j = 0
     for d in datas:
@@ -334,7 +334,7 @@ def combinations(input: Tensor, r: int = 2,  # noqa: A002
 
 
 # =============================================================================== diagonals
-def _diag_embed_fn(x, offset, dim1, dim2):
+def _diag_embed_fn(x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
     n = x.shape[-1] + abs(offset)
     mask = np.eye(n, k=offset, dtype=bool)
     # row i (offset >= 0) or column j (offset < 0) of the plane holds x[..., i] (x[..., j])
@@ -414,7 +414,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
 
 
 # =============================================================================== splits
-def _split_points(n, sections):
+def _split_points(n: Any, sections: Any) -> Any:
     q, r = divmod(n, sections)
     pts, s = [], 0
     for i in range(sections - 1):
@@ -653,7 +653,7 @@ _Rot90Backward0 = composite_class("Rot90Backward0", ("self",))
 _RepeatBackward0 = composite_class("RepeatBackward0", ("self",))
 
 
-def _roll_fn(x, shifts, axes):
+def _roll_fn(x: Any, shifts: Any, axes: Any) -> Any:
     if axes is None:
         return _fnp.reshape(_fnp.roll(_fnp.reshape(x, (-1,)), shifts), x.shape)
     return _fnp.roll(x, shifts, axes)
@@ -726,7 +726,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
                     mask=0)
 
 
-def _tile_fn(x, reps):
+def _tile_fn(x: Any, reps: Any) -> Any:
     return _fnp.tile(x, reps)
 
 

@@ -28,7 +28,7 @@ __all__ = ["tril_indices", "triu_indices", "unravel_index", "trapezoid", "trapz"
            "empty_strided", "finfo", "iinfo"]
 
 
-def _t(v, name="input"):
+def _t(v: Any, name: str = "input") -> Any:
     if isinstance(v, Tensor):
         return v
     raise TypeError(f"{name} must be a Tensor, got {type(v).__name__}")
@@ -36,7 +36,7 @@ def _t(v, name="input"):
 
 
 # =============================================================================== indices
-def _index_dtype(dtype, fname):
+def _index_dtype(dtype: Any, fname: str) -> Any:
     dt = D.int64 if dtype is None else dtype
     if dt not in (D.int64, D.int32):
         raise NotImplementedError(f"\"{fname}\" not implemented for '{dt._tname[:-6]}'")
@@ -151,11 +151,11 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
 
 
 # =============================================================================== integration
-def _trapz_fn(y, x, dx, axis):
+def _trapz_fn(y: Any, x: Any, dx: Any, axis: Any) -> Any:
     return _fnp.trapezoid(y, x, dx=dx, axis=axis)
 
 
-def _cumtrapz_fn(y, x, dx, axis):
+def _cumtrapz_fn(y: Any, x: Any, dx: Any, axis: Any) -> Any:
     return _fsp.integrate.cumulative_trapezoid(y, x, dx=dx, axis=axis)
 
 
@@ -165,7 +165,7 @@ _CumsumBackward0 = composite_class("CumsumBackward0", ("y", "x"))
 _CumtrapzBackward = composite_class("DivBackward1", ("y", "x"))
 
 
-def _integrate(fn, cls_dx, cls_x, y, x, dx, dim):
+def _integrate(fn: Any, cls_dx: Any, cls_x: Any, y: Any, x: Any, dx: Any, dim: Any) -> Any:
     yt = _t(y, "y")
     d = yt._data
     if d.ndim == 0:
@@ -263,7 +263,7 @@ def cumulative_trapezoid(y: Tensor, x: TensorOrNumber | None = None, *,
 _GradientBackward = composite_class("CatBackward0", ("self",))
 
 
-def _gradient_fn(f, *coords, axis, spacing, edge_order):
+def _gradient_fn(f: Any, *coords: Any, axis: Any, spacing: Any, edge_order: Any) -> Any:
     return _fnp.gradient(f, *(coords if coords else (spacing,)), axis=axis,
                          edge_order=edge_order)
 
@@ -374,7 +374,8 @@ def scalar_tensor(s: TensorOrNumber, *, dtype: DTypeArg = None, layout: Any = No
                   requires_grad=requires_grad)
 
 
-def _strided(size, stride, dtype, device, requires_grad, fname):
+def _strided(size: Any, stride: Any, dtype: Any, device: Any, requires_grad: Any,
+             fname: str) -> Any:
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
     if len(size) != len(stride):
@@ -523,7 +524,7 @@ def fill(input: Tensor, value: TensorOrNumber) -> Tensor:  # noqa: A002
 
 
 # =============================================================================== finfo / iinfo
-def _info_dtype(fname, dt, kinds, what, other):
+def _info_dtype(fname: str, dt: Any, kinds: Any, what: str, other: Any) -> Any:
     """``dt`` checked as PyTorch's ``finfo``/``iinfo`` check their argument (TypeErrors)."""
     if not isinstance(dt, D.dtype):
         raise TypeError(f"{fname}(): argument 'type' (position 1) must be torch.dtype, not "
@@ -564,7 +565,7 @@ class finfo:
         self.resolution = float(i.resolution)
         self.dtype = str(i.dtype)
 
-    def __repr__(self):
+    def __repr__(self: Any) -> Any:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
@@ -593,5 +594,5 @@ class iinfo:
         self.min = int(i.min)
         self.dtype = str(i.dtype)
 
-    def __repr__(self):
+    def __repr__(self: Any) -> Any:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

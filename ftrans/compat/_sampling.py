@@ -30,14 +30,14 @@ __all__ = ["normal", "bernoulli", "multinomial", "poisson"]
 _CLASSES: dict = {}
 
 
-def _node(name, n):
+def _node(name: str, n: Any) -> Any:
     key = (name, n)
     if key not in _CLASSES:
         _CLASSES[key] = composite_class(name, ("self", "other", "third")[:n])
     return _CLASSES[key]
 
 
-def _stopped_sum(*xs):
+def _stopped_sum(*xs: Any) -> Any:
     """The value of a sample (drawn outside) with PyTorch's zero derivative: the
     broadcast sum of the operands behind ``stop_gradient`` (the value itself is ``out``)."""
     r = xs[0]
@@ -46,7 +46,7 @@ def _stopped_sum(*xs):
     return P.stop_gradient(r)
 
 
-def _sampled(name, tensors, value):
+def _sampled(name: str, tensors: Any, value: Any) -> Any:
     """``value`` (a NumPy array) as the output of a node ``name`` of ``tensors`` (those
     that require grad get a zero gradient, as PyTorch's sampling nodes give)."""
     datas = [t._data for t in tensors]
@@ -54,12 +54,12 @@ def _sampled(name, tensors, value):
                     out=np.asarray(value))
 
 
-def _require_float(t, kernel):
+def _require_float(t: Any, kernel: str) -> None:
     if t.dtype.np.kind not in "fc":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(t.dtype.np)}\'')
 
 
-def _shape_of(*arrays):
+def _shape_of(*arrays: Any) -> Any:
     try:
         return np.broadcast_shapes(*[np.shape(a) for a in arrays])
     except ValueError:
@@ -151,7 +151,7 @@ def normal(mean: Tensor | float = 0.0, std: Tensor | float = 1.0,
     return r if out is None else write_out(out, r, "normal")
 
 
-def _prob_check(p, name="bernoulli_"):
+def _prob_check(p: Any, name: str = "bernoulli_") -> None:
     if not 0 <= p <= 1:
         raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p}")
 
@@ -200,7 +200,7 @@ def bernoulli(input: Tensor, p: Tensor | float | None = None, *,  # noqa: A002
     return r if out is None else write_out(out, r, "bernoulli")
 
 
-def _fill(self, name, vals):
+def _fill(self: Any, name: str, vals: Any) -> Any:
     """Write the sample ``vals`` into ``self`` (in place; a node ``name`` with a zero
     derivative when ``self`` is in a graph)."""
     vals = np.asarray(vals).astype(self.dtype.np)
@@ -248,7 +248,7 @@ def bernoulli_(self: Tensor, p: Tensor | float = 0.5, *,
     return _fill(self, "BernoulliBackward1", g.random(shape) < float(p))
 
 
-def _continuous(self, what):
+def _continuous(self: Any, what: str) -> None:
     if self.dtype.np.kind not in "fc":
         ct = {"Cauchy": "long int"}.get(what, _tname(self.dtype.np))
         raise RuntimeError(f"{what} distribution is a continuous probability distribution. "
@@ -371,7 +371,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     return _fill(self, "LogNormalBackward0", v)
 
 
-def _int_range(npdt):
+def _int_range(npdt: Any) -> Any:
     if npdt == np.bool_:
         return 0, 1
     if npdt.kind in "iu":
