@@ -133,7 +133,7 @@ def _isnan(d: Any) -> Any:
 
 # =============================================================================== sorting
 def sort(input: Tensor, dim: int = -1, descending: bool = False,  # noqa: A002
-         stable: bool | None = None) -> Any:
+         stable: bool | None = None) -> tuple[Tensor, Tensor]:
     """The values sorted along ``dim`` and their indices (``torch.sort``).
 
     Always a stable sort: ties keep their order; NaN counts as the largest value.
@@ -210,11 +210,11 @@ def msort(input: Tensor) -> Tensor:  # noqa: A002
     Tensor
         ``sort(input, dim=0).values``.
     """
-    return sort(input, 0).values
+    return sort(input, 0)[0]   # (.values)
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,  # noqa: A002
-         sorted: bool = True) -> Any:  # noqa: A002
+         sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The ``k`` largest values along ``dim`` and their indices (``torch.topk``).
 
     Parameters
@@ -274,7 +274,8 @@ def _pick(name: str, ret: Any, cls: type, input: Tensor, d: Any, dim: int,  # no
     return ret(_selected(cls, input, d, idx, ax, keepdim), _indices(idx, keepdim, ax))
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
+def kthvalue(input: Tensor, k: int, dim: int = -1,  # noqa: A002
+             keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The ``k``-th smallest value along ``dim`` and its index (``torch.kthvalue``).
 
     Parameters
@@ -353,7 +354,8 @@ def _median_all(name: str, cls: type, input: Tensor, d: Any,  # noqa: A002
 
 def _median(name: str, ret: Any, all_cls: type, dim_cls: type, ignore_nan: bool,
             summary: str) -> Callable[..., Any]:
-    def op(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:  # noqa: A002
+    def op(input: Tensor, dim: int | None = None,  # noqa: A002
+           keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         d = _data(input, name)
         _no_complex_sort(d)
         if dim is None:
@@ -434,7 +436,8 @@ def _mode_idx(e: Any, ax: int) -> Any:
     return _fnp.moveaxis(idx, -1, ax)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
+def mode(input: Tensor, dim: int = -1,  # noqa: A002
+         keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The most frequent value along ``dim`` and its index (``torch.mode``).
 
     The smallest of equally frequent values, at its last occurrence.
@@ -561,7 +564,7 @@ def _cum_extremum(which: str) -> Callable[..., Any]:
     ret = _cummax_ret if which == "cummax" else _cummin_ret
     cls = _CummaxBackward0 if which == "cummax" else _CumminBackward0
 
-    def op(input: Tensor, dim: int) -> Any:  # noqa: A002
+    def op(input: Tensor, dim: int) -> tuple[Tensor, Tensor]:  # noqa: A002
         d = _data(input, which)
         if d.dtype.kind == "c":
             raise NotImplementedError(f'"{which}_cpu" not implemented for '

@@ -247,7 +247,8 @@ def nanmean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
                     {"axes": _axes(dim, d.ndim), "keepdims": keepdim})
 
 
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:  # noqa: A002
+def aminmax(input: Tensor, *, dim: int | None = None,  # noqa: A002
+            keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The minimum and maximum over ``dim`` (``torch.aminmax``).
 
     Ties share the gradient evenly, as ``amin``/``amax``.

@@ -248,7 +248,7 @@ def _density(hist: Any, edges_list: Sequence[Any]) -> Any:
 
 def histogram(input: Tensor, bins: int | Tensor = 100, *,  # noqa: A002
               range: Sequence[float] | None = None, weight: Tensor | None = None,  # noqa: A002
-              density: bool = False) -> Any:
+              density: bool = False) -> tuple[Tensor, Tensor]:
     """A histogram of ``input`` (``torch.histogram``).
 
     Parameters
@@ -290,7 +290,8 @@ def histogram(input: Tensor, bins: int | Tensor = 100, *,  # noqa: A002
 
 def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor] = 10, *,  # noqa: A002
                 range: Sequence[float] | None = None,  # noqa: A002
-                weight: Tensor | None = None, density: bool = False) -> Any:
+                weight: Tensor | None = None,
+                density: bool = False) -> tuple[Tensor, tuple[Tensor, ...]]:
     """The ``D``-dimensional histogram of points (``torch.histogramdd``).
 
     Parameters
