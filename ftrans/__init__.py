@@ -11,6 +11,10 @@ The public API (DESIGN.md): ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``ja
 imported on first access).  ``ftrans.numpy`` is imported lazily on first attribute
 access so that ``import ftrans`` stays fast.
 """
+from __future__ import annotations
+
+from types import ModuleType
+
 from . import tree_util
 from .core import float0, EscapedTracerError, TracerArrayConversionError
 from .transforms import (jvp, vjp, grad, value_and_grad, jacfwd, jacrev, jacobian, hessian,
@@ -41,7 +45,7 @@ from . import checkpoint_policies, ad_checkpoint  # noqa: E402
 __all__ += ["make_jaxpr", "checkpoint_policies", "ad_checkpoint"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> ModuleType:
     # imported on first access: ``testing`` pulls in SciPy-free helpers only when used,
     # ``dask`` the Dask library, ``random`` the PRNG keys and samplers, ``nn`` the
     # neural-network functions (their numba kernels load on first use)

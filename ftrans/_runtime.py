@@ -10,17 +10,29 @@ from .core import ShapedArray
 from .core.abstract import aval_of
 from .core.pytree import tree_leaves
 from .kernels import backend_for
+from .typing import ArrayLike, PyTree
 
 __all__ = ["block_until_ready", "typeof"]
 
 
-def block_until_ready(x):
-    """Wait until the arrays in the pytree ``x`` are computed; return ``x`` (JAX's
-    ``jax.block_until_ready``).
+def block_until_ready(x: PyTree) -> PyTree:
+    """Wait until the arrays in the pytree ``x`` are computed (``jax.block_until_ready``).
 
     A no-op for NumPy arrays (computed when returned); when a leaf is a CuPy array the
     current CUDA stream is synchronized.
 
+    Parameters
+    ----------
+    x : PyTree
+        Arrays (or a pytree of them).
+
+    Returns
+    -------
+    PyTree
+        ``x`` itself.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> tree = {"w": np.ones(2)}
     >>> block_until_ready(tree) is tree
@@ -33,14 +45,21 @@ def block_until_ready(x):
     return x
 
 
-def typeof(x):
-    """The abstract value of ``x`` (JAX's ``jax.typeof``): a ``ShapedArray`` with
-    ``shape``, ``dtype`` and ``weak_type`` (true for a Python scalar).
+def typeof(x: ArrayLike) -> ShapedArray:
+    """The abstract value of ``x`` (JAX's ``jax.typeof``).
 
     Parameters
     ----------
     x : array, tracer or Python scalar
+        The value.
 
+    Returns
+    -------
+    ShapedArray
+        Its ``shape``, ``dtype`` and ``weak_type`` (true for a Python scalar).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> typeof(np.ones((2, 3), np.float32))
     ShapedArray((2, 3), float32)

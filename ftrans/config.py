@@ -24,6 +24,8 @@ restores the previous value on exit.
 """
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from .core import debug as _debug
 
 __all__ = ["update", "read", "debug_nans"]
@@ -31,7 +33,7 @@ __all__ = ["update", "read", "debug_nans"]
 _OPTIONS = ("debug_nans",)
 
 
-def _option(name, who):
+def _option(name: Any, who: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"ftrans.config.{who}: the option name must be a str, got "
                         f"{type(name).__name__}")
@@ -43,8 +45,15 @@ def _option(name, who):
     return key
 
 
-def update(name: str, value) -> None:
+def update(name: str, value: bool) -> None:
     """Set option ``name`` (``"debug_nans"`` or ``"jax_debug_nans"``) to ``value``.
+
+    Parameters
+    ----------
+    name : str
+        The option, with or without JAX's ``jax_`` prefix.
+    value : bool
+        Its new value (a NumPy bool is accepted).
 
     Raises
     ------
@@ -60,13 +69,29 @@ def update(name: str, value) -> None:
     _debug.nans = bool(value)
 
 
-def read(name: str):
-    """The current value of option ``name``."""
+def read(name: str) -> bool:
+    """The current value of option ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The option, with or without JAX's ``jax_`` prefix.
+
+    Returns
+    -------
+    bool
+        Its value.
+
+    Raises
+    ------
+    AttributeError
+        For an unknown option.
+    """
     _option(name, "read")
     return _debug.nans
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> bool:
     # ftrans.config.debug_nans is the context manager below; the value reads as
     # ftrans.config.jax_debug_nans (as jax.config.jax_debug_nans)
     if name == "jax_debug_nans":
@@ -75,10 +100,23 @@ def __getattr__(name):
 
 
 class debug_nans:
-    """Context manager (and decorator-free switch) turning debug_nans on -- or off with
-    ``debug_nans(False)`` -- inside its block, restoring the previous value on exit;
-    ``ftrans.debug_nans`` is the same class (JAX's ``jax.debug_nans``).
+    """Context manager turning debug_nans on (or off) inside its block.
 
+    The previous value is restored on exit; ``ftrans.debug_nans`` is the same class
+    (JAX's ``jax.debug_nans``).
+
+    Parameters
+    ----------
+    value : bool, default True
+        The setting inside the block (``debug_nans(False)`` turns it off).
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not a bool.
+
+    Examples
+    --------
     >>> import ftrans, ftrans.numpy as fnp, numpy as np
     >>> with ftrans.debug_nans():
     ...     fnp.log(np.array([-1.0]))     # doctest: +ELLIPSIS
@@ -88,16 +126,16 @@ class debug_nans:
 
     __slots__ = ("value", "prev")
 
-    def __init__(self, value: bool = True):
+    def __init__(self, value: bool = True) -> None:
         if not isinstance(value, bool):
             raise TypeError(f"debug_nans: expected True or False, got {value!r}")
         self.value = value
 
-    def __enter__(self):
+    def __enter__(self) -> debug_nans:
         self.prev = _debug.nans
         _debug.nans = self.value
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _debug.nans = self.prev
         return False

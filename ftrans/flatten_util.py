@@ -7,17 +7,21 @@ any other code.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from . import numpy as fnp
 from .core import result_type, is_inexact
 from .core.abstract import dtype_of
 from .core.pytree import tree_flatten, tree_unflatten
+from .typing import Array, PyTree
 
 __all__ = ["ravel_pytree"]
 
 
-def _promote(dtypes):
+def _promote(dtypes: list[np.dtype[Any]]) -> np.dtype[Any]:
     """JAX's promotion of the leaves' dtypes (its lattice puts every integer below
     every inexact dtype; see the docstring of :func:`ravel_pytree`)."""
     if not dtypes:
@@ -26,12 +30,12 @@ def _promote(dtypes):
     return result_type(*(inexact or dtypes))
 
 
-def ravel_pytree(pytree):
+def ravel_pytree(pytree: PyTree) -> tuple[Array, Callable[[Array], PyTree]]:
     """Ravel a pytree of arrays and scalars into a 1-D array (JAX's ``ravel_pytree``).
 
     Parameters
     ----------
-    pytree : pytree
+    pytree : PyTree
         Leaves are arrays, tracers or Python/NumPy scalars.
 
     Returns
@@ -57,6 +61,8 @@ def ravel_pytree(pytree):
         (from ``unravel``) If the leaves had several dtypes and ``v``'s dtype is not
         ``flat``'s (cast it first), as JAX.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> flat, unravel = ravel_pytree({"w": np.ones((2, 2)), "b": np.zeros(2)})
     >>> flat
@@ -79,7 +85,7 @@ def ravel_pytree(pytree):
         flat = np.zeros(0, to_dtype)
     offsets = np.cumsum([0] + sizes)
 
-    def unravel(v):
+    def unravel(v: Array) -> PyTree:
         shape = tuple(np.shape(v))
         if shape != (n,):
             raise ValueError(f"unravel: expected a vector of shape ({n},) (the raveled "

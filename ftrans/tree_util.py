@@ -14,6 +14,8 @@ See :mod:`ftrans.core.pytree` for the container types and the flattening order, 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .core.pytree import (tree_flatten, tree_unflatten, tree_map, tree_leaves,  # noqa: F401
                           tree_structure, register_pytree_node, PyTreeDef, _node_of)
@@ -21,6 +23,7 @@ from .core.pytree_keys import (SequenceKey, DictKey, GetAttrKey, FlattenedIndexK
                                keystr, tree_flatten_with_path, tree_leaves_with_path,
                                tree_map_with_path, register_pytree_with_keys,
                                register_pytree_node_class, register_dataclass)
+from .typing import PyTree
 
 __all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure",
            "register_pytree_node", "PyTreeDef", "SequenceKey", "DictKey", "GetAttrKey",
@@ -28,12 +31,31 @@ __all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_st
            "tree_map_with_path", "register_pytree_with_keys", "register_pytree_node_class",
            "register_dataclass", "Partial", "tree_transpose", "tree_reduce", "tree_all"]
 
-_NO_INITIALIZER = object()
+_NO_INITIALIZER: Any = object()
 
 
-def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
-    """``functools.reduce(function, tree_leaves(tree)[, initializer])`` (JAX's
-    ``tree_reduce``).
+def tree_reduce(function: Callable[[Any, Any], Any], tree: PyTree,
+                initializer: Any = _NO_INITIALIZER,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Reduce the leaves of ``tree`` with ``function`` (JAX's ``tree_reduce``).
+
+    ``functools.reduce(function, tree_leaves(tree)[, initializer])``.
+
+    Parameters
+    ----------
+    function : callable
+        ``(accumulated, leaf) -> accumulated``.
+    tree : PyTree
+        The tree whose leaves are reduced, in flattening order.
+    initializer : Any, optional
+        The start value; without it the first leaf is.
+    is_leaf : callable, optional
+        ``x -> bool``; a subtree for which it returns True is taken as a leaf.
+
+    Returns
+    -------
+    Any
+        The reduced value.
 
     Raises
     ------
@@ -41,6 +63,8 @@ def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
         If ``tree`` has no leaves and no ``initializer`` is given (``functools.reduce``'s
         error).
 
+    Examples
+    --------
     >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
     6
     """
@@ -50,32 +74,60 @@ def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
     return functools.reduce(function, leaves, initializer)
 
 
-def tree_all(tree, *, is_leaf=None):
-    """``all(tree_leaves(tree))`` (JAX's ``tree_all``); ``True`` for a tree with no leaves.
+def tree_all(tree: PyTree, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every leaf of ``tree`` is true (JAX's ``tree_all``).
 
+    ``all(tree_leaves(tree))``.
+
+    Parameters
+    ----------
+    tree : PyTree
+        The tree.
+    is_leaf : callable, optional
+        ``x -> bool``; a subtree for which it returns True is taken as a leaf.
+
+    Returns
+    -------
+    bool
+        ``True`` when every leaf is truthy (also for a tree with no leaves).
+
+    Examples
+    --------
     >>> tree_all({"a": True, "b": [1, 2]}), tree_all([True, 0])
     (True, False)
     """
     return all(tree_leaves(tree, is_leaf))
 
 
-def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
-    """Turn a tree of structure ``outer`` whose subtrees have structure ``inner`` into a
-    tree of structure ``inner`` whose subtrees have structure ``outer`` (JAX's
-    ``tree_transpose``; e.g. a list of pairs into a pair of lists).
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: PyTree) -> PyTree:
+    """Swap the outer and inner levels of a nested pytree (JAX's ``tree_transpose``).
+
+    Turns a tree of structure ``outer`` whose subtrees have structure ``inner`` into a
+    tree of structure ``inner`` whose subtrees have structure ``outer`` (e.g. a list of
+    pairs into a pair of lists).
 
     Parameters
     ----------
-    outer_treedef, inner_treedef : PyTreeDef
-        ``inner_treedef=None`` takes the structure of the first outer subtree.
-    pytree_to_transpose : pytree
+    outer_treedef : PyTreeDef
+        The outer structure.
+    inner_treedef : PyTreeDef or None
+        The inner structure; ``None`` takes the structure of the first outer subtree.
+    pytree_to_transpose : PyTree
         Of structure ``outer_treedef`` composed with ``inner_treedef``.
+
+    Returns
+    -------
+    PyTree
+        Of structure ``inner_treedef`` composed with ``outer_treedef``.
 
     Raises
     ------
     ValueError
         If ``pytree_to_transpose`` does not have that structure.
 
+    Examples
+    --------
     >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0, 0)),
     ...                [(1, 2, 3), (4, 5, 6)])
     ([1, 4], [2, 5], [3, 6])
@@ -98,16 +150,16 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return tree_unflatten(inner_treedef, columns)
 
 
-def _flatten_up_to(treedef, tree):
+def _flatten_up_to(treedef: PyTreeDef, tree: PyTree) -> list[PyTree]:
     """The subtrees of ``tree`` at the leaves of ``treedef`` (its prefix)."""
-    out = []
+    out: list[PyTree] = []
 
-    def rec(td, x):
+    def rec(td: PyTreeDef, x: Any) -> None:
         if td.kind is None:
             out.append(x)
             return
         kind, entry = _node_of(x)
-        children = list(entry[0](x)[0]) if kind is td.kind else None
+        children = list(entry[0](x)[0]) if kind is td.kind and entry is not None else None
         if children is None or len(children) != len(td.children):
             raise ValueError(f"tree_transpose: the tree does not have the outer structure "
                              f"{treedef} (at a {type(x).__name__} node)")
@@ -121,16 +173,29 @@ def _flatten_up_to(treedef, tree):
 
 
 class Partial(functools.partial):
-    """A ``functools.partial`` that is a pytree: its bound arguments are children (so it
-    can be passed through ``jit``, ``vmap`` and ``grad`` as an argument) and the wrapped
-    function is static auxiliary data (JAX's ``tree_util.Partial``).
+    """A ``functools.partial`` that is a pytree (JAX's ``tree_util.Partial``).
 
+    Its bound arguments are children (so it can be passed through ``jit``, ``vmap`` and
+    ``grad`` as an argument) and the wrapped function is static auxiliary data.
+
+    Parameters
+    ----------
+    func : callable
+        The function; a ``functools.partial`` is unwrapped and its bound arguments
+        joined to these (they stay children, as in JAX).
+    *args : Any
+        Positional arguments bound first.
+    **kwargs : Any
+        Keyword arguments bound.
+
+    Examples
+    --------
     >>> add = Partial(lambda a, b: a + b, 1.0)
     >>> add(2.0), tree_leaves(add)
     (3.0, [1.0])
     """
 
-    def __new__(cls, func, *args, **kwargs):
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Partial:
         # (as JAX: a Partial of a Partial would make the inner one's arguments static)
         if isinstance(func, functools.partial):
             original = func
@@ -140,5 +205,9 @@ class Partial(functools.partial):
         return super().__new__(cls, func, *args, **kwargs)
 
 
-register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
-                     lambda func, c: Partial(func, *c[0], **c[1]))
+def _partial_unflatten(func: Callable[..., Any], children: Iterable[Any]) -> Partial:
+    args, kwargs = children
+    return Partial(func, *args, **kwargs)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func), _partial_unflatten)

@@ -31,11 +31,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike, NDArray
+import numpy.typing as npt
+from numpy.typing import NDArray  # NumPy's generic array type: NDArray[np.float64]
 
 __all__ = ["Array", "ArrayLike", "DTypeLike", "NDArray", "PyTree", "Shape", "ShapeLike",
            "Axis", "Scalar", "Fun", "Key"]
 
+#: What NumPy accepts as an array: an array, a nested sequence, a Python or NumPy scalar
+#: (``numpy.typing.ArrayLike``).
+ArrayLike: TypeAlias = npt.ArrayLike
+#: What NumPy accepts as a dtype: a ``numpy.dtype``, a scalar type, a name (``"float32"``)
+#: (``numpy.typing.DTypeLike``; None, "the default", is not part of it: write
+#: ``DTypeLike | None``).
+DTypeLike: TypeAlias = npt.DTypeLike
 #: An array result: ``numpy.ndarray`` (``cupy.ndarray`` on the GPU), or a tracer
 #: standing for one under a transform.
 Array: TypeAlias = NDArray[Any]

@@ -58,7 +58,7 @@ PUBLIC_MODULES = [
     "ftrans.compat.optim", "ftrans.compat.optim.lr_scheduler", "ftrans.compat.utils.data",
     "ftrans.compat.utils.checkpoint", "ftrans.compat.func", "ftrans.compat.linalg",
     "ftrans.compat.fft", "ftrans.compat.special", "ftrans.compat.signal.windows",
-    "ftrans.compat.distributions", "ftrans.compat.cuda",
+    "ftrans.compat.distributions", "ftrans.compat.cuda", "ftrans.compat.types",
 ]
 
 #: numpydoc validation errors that fail the check (numpydoc's codes; the full list is

@@ -14,6 +14,11 @@ named as PyTorch names them (``MulBackward0`` ...).  Behaviour follows PyTorch's
 documentation (see ``DESIGN.md``, "Compat API"); ``ftrans.compat.autograd`` holds
 ``backward``, ``grad``, the grad modes and the graph.
 """
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
 from . import _dtype
 from ._dtype import (dtype, float16, float32, float64, complex64, complex128, int8, int16,
                      int32, int64, uint8, half, double, cfloat, cdouble, short, long,
@@ -50,10 +55,11 @@ from ._ops import erf  # noqa: F401,E402  (torch.erf; nn.functional.gelu uses it
 from ._einsum import einsum  # noqa: F401  (composed of the operations of _ops)
 from ._factories import (  # noqa: F401
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, logspace, eye,
-    rand, randn, randint, randperm, zeros_like, ones_like, empty_like, full_like, rand_like,
-    randn_like, randint_like, manual_seed, seed, initial_seed, Generator, default_generator,
-    get_rng_state, set_rng_state, set_default_device, get_default_device,
+    zeros_like, ones_like, empty_like, full_like, manual_seed, seed, initial_seed, Generator,
+    default_generator, get_rng_state, set_rng_state, set_default_device, get_default_device,
 )
+from ._random_factories import (  # noqa: F401
+    rand, randn, randint, randperm, rand_like, randn_like, randint_like)
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                        is_grad_enabled, is_inference_mode_enabled)
 # operator families and namespaces added as adapters (issue 23): each module's __all__ names
@@ -70,6 +76,7 @@ del _m
 from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import _out  # noqa: E402
+from .types import TensorOrNumber  # noqa: E402
 
 for _n in _out.OUT_FUNCTIONS:   # out= keyword on the module-level functions
     globals()[_n] = _out.with_out(globals()[_n], _n)
@@ -80,40 +87,144 @@ from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_ena
 __version__ = "2.13.0+ftrans"
 
 
-def is_tensor(obj) -> "bool":
+def is_tensor(obj: object) -> builtins.bool:
+    """Whether ``obj`` is a compat Tensor (``torch.is_tensor``).
+
+    Parameters
+    ----------
+    obj : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        ``isinstance(obj, Tensor)``.
+    """
     return isinstance(obj, Tensor)
 
 
-def numel(input) -> "int":  # noqa: A002
+def numel(input: Tensor) -> builtins.int:  # noqa: A002
+    """The number of elements of ``input`` (``torch.numel``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor.
+
+    Returns
+    -------
+    int
+        The product of its sizes.
+    """
     return input.numel()
 
 
-def is_floating_point(input) -> "bool":  # noqa: A002
+def is_floating_point(input: Tensor) -> builtins.bool:  # noqa: A002
+    """Whether ``input``'s dtype is floating (``torch.is_floating_point``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor.
+
+    Returns
+    -------
+    bool
+        True for float16/32/64.
+    """
     return input.is_floating_point()
 
 
-def is_complex(input) -> "bool":  # noqa: A002
+def is_complex(input: Tensor) -> builtins.bool:  # noqa: A002
+    """Whether ``input``'s dtype is complex (``torch.is_complex``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor.
+
+    Returns
+    -------
+    bool
+        True for complex64/128.
+    """
     return input.is_complex()
 
 
-def detach(input):  # noqa: A002
+def detach(input: Tensor) -> Tensor:  # noqa: A002
+    """``input.detach()`` (``torch.detach``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor.
+
+    Returns
+    -------
+    Tensor
+        A tensor sharing ``input``'s storage, detached from the graph.
+    """
     return input.detach()
 
 
-def zero_(input):  # noqa: A002
+def zero_(input: Tensor) -> Tensor:  # noqa: A002
+    """``input.zero_()`` (``torch.zero_``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor, filled with zeros in place.
+
+    Returns
+    -------
+    Tensor
+        ``input``.
+    """
     return input.zero_()
 
 
-def promote_types(type1, type2):
-    """PyTorch's promotion of two dtypes (int64 with float32 is float32)."""
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """PyTorch's promotion of two dtypes (``torch.promote_types``).
+
+    Parameters
+    ----------
+    type1, type2 : dtype
+        The dtypes.
+
+    Returns
+    -------
+    dtype
+        Like NumPy's promotion, except that an integer or bool with a floating or
+        complex dtype gives that dtype (int64 with float32 is float32).
+    """
     return _dtype.from_np(_dtype.promote_types(type1.np, type2.np))
 
 
-def result_type(tensor1, tensor2):
+def result_type(tensor1: TensorOrNumber, tensor2: TensorOrNumber) -> dtype:
+    """The dtype of an operation on ``tensor1`` and ``tensor2`` (``torch.result_type``).
+
+    Parameters
+    ----------
+    tensor1, tensor2 : Tensor or Number
+        The operands.
+
+    Returns
+    -------
+    dtype
+        PyTorch's result dtype (dimensioned tensors before 0-d ones before Python numbers).
+    """
     return _dtype.from_np(_ops._promote_datas((tensor1, tensor2)))
 
 
-def set_printoptions(**kwargs):
+def set_printoptions(**kwargs: Any) -> None:
+    """Set the print options of tensors (``torch.set_printoptions``).
+
+    Parameters
+    ----------
+    **kwargs : Any
+        ``precision``, ``threshold``, ``edgeitems`` and ``linewidth`` are passed to
+        :func:`numpy.set_printoptions`; other options are ignored.
+    """
     import numpy as _np
     _np.set_printoptions(**{k: v for k, v in kwargs.items()
                             if k in ("precision", "threshold", "edgeitems", "linewidth")})

@@ -16,6 +16,7 @@ float32 (true division).
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import numpy as np
 
@@ -29,12 +30,24 @@ __all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", 
 
 
 class dtype:
-    """A tensor element type (PyTorch's ``torch.dtype``)."""
+    """A tensor element type (PyTorch's ``torch.dtype``).
+
+    The module's instances (``float32`` ...) are the dtypes; compare them with ``==``.
+
+    Parameters
+    ----------
+    name : str
+        PyTorch's name (``"float32"``).
+    np_dtype : numpy dtype-like
+        The NumPy dtype of the tensors' arrays.
+    tname : str
+        PyTorch's legacy tensor type name (``"FloatTensor"``).
+    """
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
                  "_cat", "_tname")
 
-    def __init__(self, name, np_dtype, tname):
+    def __init__(self, name: str, np_dtype: Any, tname: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         kind = self.np.kind
@@ -45,16 +58,30 @@ class dtype:
         self._cat = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[kind]
         self._tname = tname
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "torch." + self.name
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_by_name, (self.name,))
 
-    def to_real(self):
+    def to_real(self) -> dtype:
+        """The real dtype of a complex one (``self`` for real dtypes).
+
+        Returns
+        -------
+        dtype
+            float32 for complex64, float64 for complex128.
+        """
         return {complex64: float32, complex128: float64}.get(self, self)
 
-    def to_complex(self):
+    def to_complex(self) -> dtype:
+        """The complex dtype of a floating one (``self`` otherwise).
+
+        Returns
+        -------
+        dtype
+            complex64 for float16 and float32, complex128 for float64.
+        """
         return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
 
 
@@ -79,11 +106,11 @@ _FROM_NP = {d.np: d for d in _ALL}
 _NAMES = {d.name: d for d in _ALL}
 
 
-def _by_name(name):
+def _by_name(name: str) -> dtype:
     return _NAMES[name]
 
 
-def from_np(np_dtype) -> dtype:
+def from_np(np_dtype: Any) -> dtype:
     """The compat dtype of a NumPy dtype (``TypeError`` for an unsupported one)."""
     d = _FROM_NP.get(np_dtype)
     if d is None:
@@ -95,7 +122,7 @@ def from_np(np_dtype) -> dtype:
     return d
 
 
-def to_np(d):
+def to_np(d: Any) -> np.dtype[Any]:
     """NumPy dtype for a compat dtype, a NumPy dtype or a Python type; a string is a
     ``TypeError`` as in PyTorch (``dtype='float32'``: use ``torch.float32``)."""
     if type(d) is dtype:
@@ -121,19 +148,36 @@ _default = [float32]
 
 
 def get_default_dtype() -> dtype:
-    """The dtype of floating tensors created from Python floats (float32 at start)."""
+    """The dtype of floating tensors created from Python floats (``torch.get_default_dtype``).
+
+    Returns
+    -------
+    dtype
+        float32 at start.
+    """
     return _default[0]
 
 
-def set_default_dtype(d) -> None:
-    """Set the default floating dtype (float32 or float64; process-wide)."""
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype, process-wide (``torch.set_default_dtype``).
+
+    Parameters
+    ----------
+    d : dtype
+        float16, float32 or float64.
+
+    Raises
+    ------
+    TypeError
+        For another dtype.
+    """
     if type(d) is not dtype or d not in (float16, float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default[0] = d
     _cache.clear()
 
 
-def default_complex() -> np.dtype:
+def default_complex() -> np.dtype[Any]:
     return np.dtype(np.complex128) if _default[0] is float64 else np.dtype(np.complex64)
 
 
@@ -141,7 +185,7 @@ def default_complex() -> np.dtype:
 _CAT = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
-def promote_types(a, b):
+def promote_types(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
     """PyTorch's promote_types on NumPy dtypes: like NumPy's, except that an integer or
     bool with a floating/complex dtype gives that floating/complex dtype (int64 with
     float32 is float32)."""
@@ -153,7 +197,7 @@ def promote_types(a, b):
     return np.promote_types(a, b)
 
 
-def _promote(a, b):
+def _promote(a: np.dtype[Any] | None, b: np.dtype[Any]) -> np.dtype[Any]:
     if a is None:
         return b
     if b is None:
@@ -161,7 +205,8 @@ def _promote(a, b):
     return promote_types(a, b)
 
 
-def _combine(higher, lower):
+def _combine(higher: np.dtype[Any] | None,
+             lower: np.dtype[Any] | None) -> np.dtype[Any] | None:
     """PyTorch's combine_categories(higher, lower) on NumPy dtypes (None = undefined)."""
     if higher is None:
         return lower
@@ -181,10 +226,10 @@ def _combine(higher, lower):
     return higher
 
 
-_cache: dict = {}
+_cache: dict[Any, Any] = {}
 
 
-def scalar_np_dtype(v):
+def scalar_np_dtype(v: Any) -> np.dtype[Any]:
     """dtype a Python scalar contributes in promotion (PyTorch's wrapped numbers)."""
     t = type(v)
     if t is bool or t is np.bool_:
@@ -196,7 +241,8 @@ def scalar_np_dtype(v):
     return _default[0].np
 
 
-def result_type(dim_dtypes, zero_dtypes, scalar_dtypes):
+def result_type(dim_dtypes: tuple[np.dtype[Any], ...], zero_dtypes: tuple[np.dtype[Any], ...],
+                scalar_dtypes: tuple[np.dtype[Any], ...]) -> Any:
     """Result NumPy dtype from the dtypes of dimensioned tensors, 0-d tensors and Python
     scalars (each a tuple of NumPy dtypes)."""
     key = (dim_dtypes, zero_dtypes, scalar_dtypes)

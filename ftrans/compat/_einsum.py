@@ -40,6 +40,9 @@ exception types and messages (``ValueError`` from the Python-level argument hand
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ._tensor import Tensor
 from . import _ops as O   # partially initialised when _ops imports this module: use at call time
 
@@ -48,22 +51,36 @@ _NO_OPERAND = ("einsum(): must specify the equation string and at least one oper
                "least one operand and its subscripts list")
 
 
-def einsum(*args):
-    """Sum of products of the operands' elements along labelled dimensions
-    (``torch.einsum``).
+def einsum(*args: Any) -> Tensor:
+    """Sum of products of the operands' elements along labelled dimensions (``torch.einsum``).
 
-    Args: ``(equation, *operands)``, ``(equation, [operands])`` or the sublist form
-    ``(op1, sublist1, op2, sublist2, ..., [sublist_out])``.  Operands: compat Tensors of
-    any shapes matching the equation.  Returns a Tensor whose shape is the output labels'
-    sizes (size-1 dimensions broadcast).
+    See the module docstring for the contraction order and dtype rules.
 
-    Raises ``ValueError`` (fewer than two arguments, sublist int outside [0, 52)),
-    ``TypeError`` (equation not a str, an operand not a Tensor), ``RuntimeError``
-    (operand count, subscripts vs ndim, invalid characters, bad '.', output label
-    missing from the inputs or repeated, label/ellipsis sizes that do not broadcast,
-    repeated-label sizes that differ, different dtypes in a contraction) and
-    ``NotImplementedError`` (bool contraction) with torch's messages.  See the module
-    docstring for the contraction order and dtype rules.
+    Parameters
+    ----------
+    *args : Any
+        ``(equation, *operands)``, ``(equation, [operands])`` or the sublist form
+        ``(op1, sublist1, op2, sublist2, ..., [sublist_out])``; the operands are compat
+        Tensors of any shapes matching the equation.
+
+    Returns
+    -------
+    Tensor
+        The shape is the output labels' sizes (size-1 dimensions broadcast).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two arguments, a sublist int outside [0, 52).
+    TypeError
+        An equation that is not a str, an operand that is not a Tensor.
+    RuntimeError
+        The operand count, subscripts vs ndim, invalid characters, a bad '.', an output
+        label missing from the inputs or repeated, label/ellipsis sizes that do not
+        broadcast, repeated-label sizes that differ, different dtypes in a contraction
+        (torch's messages).
+    NotImplementedError
+        A bool contraction.
     """
     if len(args) < 2:
         raise ValueError(_NO_OPERAND)
@@ -96,7 +113,7 @@ def einsum(*args):
 
 
 # ------------------------------------------------------------------------------ parsing
-def _sublist_label(n):
+def _sublist_label(n: Any) -> str:
     """torch.functional.einsum's ``parse_subscript`` (same checks, same errors)."""
     if n is Ellipsis:
         return "..."
@@ -108,12 +125,12 @@ def _sublist_label(n):
                      "[0, 52)")
 
 
-def _typename(v):
+def _typename(v: object) -> str:
     t = type(v)
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-def _code(b):
+def _code(b: int) -> int | None:
     """Label code of an ASCII letter byte (torch: 'A'-'Z' -> 0-25, 'a'-'z' -> 26-51), or
     None for anything else."""
     if 65 <= b <= 90:
@@ -123,18 +140,18 @@ def _code(b):
     return None
 
 
-def _letter(code):
+def _letter(code: int) -> str:
     return chr(code + 65) if code < 26 else chr(code - 26 + 97)
 
 
-def _invalid(index):
+def _invalid(index: int) -> RuntimeError:
     return RuntimeError(f"einsum(): invalid subscript given at index {index} in the equation "
                         "string, subscripts must be in [a-zA-Z]")
 
 
-def _parse_lhs(lhs, num_ops):
+def _parse_lhs(lhs: bytes, num_ops: int) -> list[list[int]]:
     """Label codes (``_ELL`` for '...') of each operand, in the equation's order."""
-    labels = [[] for _ in range(num_ops)]
+    labels: list[list[int]] = [[] for _ in range(num_ops)]
     cur, ell, i = 0, False, 0
     while i < len(lhs):
         b = lhs[i]
@@ -168,7 +185,8 @@ def _parse_lhs(lhs, num_ops):
     return labels
 
 
-def _parse_rhs(rhs, offset, count, ell_codes):
+def _parse_rhs(rhs: bytes, offset: int, count: list[int],
+               ell_codes: list[int]) -> tuple[list[int], bool]:
     """Output codes of an explicit output; ``offset``: index of ``rhs`` in the equation."""
     out, ell, i = [], False, 0
     while i < len(rhs):
@@ -198,7 +216,8 @@ def _parse_rhs(rhs, offset, count, ell_codes):
     return out, ell
 
 
-def _parse(equation, shapes):
+def _parse(equation: str, shapes: list[tuple[int, ...]]
+           ) -> tuple[list[list[int]], list[int], dict[int, int], frozenset[int]]:
     """Check ``equation`` against the operand shapes, in torch's order of checks.
 
     Returns ``(dims, out, sizes, out_codes)``: the label code of every dimension of every
@@ -231,7 +250,7 @@ def _parse(equation, shapes):
         out = ell_codes + [c for c in range(_ELL) if count[c] == 1]
     else:
         out, _ = _parse_rhs(eq[arrow + 2:], arrow + 2, count, ell_codes)
-    sizes = {}
+    sizes: dict[int, int] = {}
     dims = []
     for i, (ls, shape) in enumerate(zip(labels, shapes)):
         d, k = [], 0
@@ -273,7 +292,7 @@ def _parse(equation, shapes):
 
 
 # ------------------------------------------------------------------------------ computing
-def _diagonals(x, labels):
+def _diagonals(x: Tensor, labels: list[int]) -> tuple[Tensor, list[int]]:
     """Replace each repeated label of one operand by its diagonal (appended last)."""
     labels = list(labels)
     while len(set(labels)) != len(labels):
@@ -285,15 +304,15 @@ def _diagonals(x, labels):
     return x, labels
 
 
-def _positions(labels, order):
+def _positions(labels: list[int], order: list[int]) -> list[int]:
     return [labels.index(c) for c in order]
 
 
-def _is_identity(perm):
+def _is_identity(perm: list[int]) -> bool:
     return all(k == p for k, p in enumerate(perm))
 
 
-def _single(x, labels, out, sizes):
+def _single(x: Tensor, labels: list[int], out: list[int], sizes: dict[int, int]) -> Tensor:
     """One operand: permute to (output, contracted) order, then sum the contracted."""
     rest = sorted(c for c in labels if c not in out)
     x = O.permute(x, _positions(labels, out + rest))
@@ -302,7 +321,7 @@ def _single(x, labels, out, sizes):
     return x
 
 
-def _squeeze_ones(x, labels):
+def _squeeze_ones(x: Tensor, labels: list[int]) -> tuple[Tensor, list[int]]:
     """Drop size-1 dimensions: they broadcast (torch counts only sizes != 1)."""
     shape = x._data.shape
     ones = tuple(k for k, s in enumerate(shape) if s == 1)
@@ -311,24 +330,27 @@ def _squeeze_ones(x, labels):
     return O.squeeze(x, ones), [c for k, c in enumerate(labels) if shape[k] != 1]
 
 
-def _sum_out(x, labels, codes):
+def _sum_out(x: Tensor, labels: list[int], codes: list[int]) -> tuple[Tensor, list[int]]:
     if not codes:
         return x, labels
     x = O.sum(x, tuple(labels.index(c) for c in codes))
     return x, [c for c in labels if c not in codes]
 
 
-def _contract_all(ops, out, sizes, out_codes):
+def _contract_all(ops: list[tuple[Tensor, list[int]]], out: list[int], sizes: dict[int, int],
+                  out_codes: frozenset[int]) -> Tensor:
     """Two or more operands, contracted left to right (at::einsum's pair loop)."""
     ops = [_squeeze_ones(x, ls) for x, ls in ops]
-    count = {}
+    count: dict[int, int] = {}
     for _, ls in ops:
         for c in ls:
             if c not in out_codes:
                 count[c] = count.get(c, 0) + 1
     a, la = ops[0]
     for b, lb in ops[1:]:
-        sum_a, sum_b, contract = [], [], []
+        sum_a: list[int] = []
+        sum_b: list[int] = []
+        contract: list[int] = []
         for c in sorted(set(la) | set(lb)):
             if c in out_codes:
                 continue
@@ -356,7 +378,7 @@ def _contract_all(ops, out, sizes, out_codes):
     return a
 
 
-def _mul_pair(a, la, b, lb):
+def _mul_pair(a: Tensor, la: list[int], b: Tensor, lb: list[int]) -> tuple[Tensor, list[int]]:
     """Broadcasting product of two operands without labels to contract."""
     extra = [c for c in lb if c not in la]
     labels = la + extra
@@ -373,14 +395,15 @@ def _mul_pair(a, la, b, lb):
     return O.mul(a, b), labels
 
 
-def _prod(shape):
+def _prod(shape: Iterable[int]) -> int:
     n = 1
     for s in shape:
         n *= s
     return n
 
 
-def _matmul_pair(a, la, b, lb, contract):
+def _matmul_pair(a: Tensor, la: list[int], b: Tensor, lb: list[int],
+                 contract: list[int]) -> tuple[Tensor, list[int]]:
     """One (batched) matmul: ``a`` as (batch, a-only, contracted), ``b`` as (batch,
     contracted, b-only), reshaped to 3-D (2-D without batch labels) and back."""
     ad, bd = a._data, b._data
@@ -411,7 +434,7 @@ def _matmul_pair(a, la, b, lb, contract):
     return r, labels
 
 
-def _arrange(x, labels, order, shape):
+def _arrange(x: Tensor, labels: list[int], order: list[int], shape: tuple[int, ...]) -> Tensor:
     perm = _positions(labels, order)
     if not _is_identity(perm):
         x = O.permute(x, perm)

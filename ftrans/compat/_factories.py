@@ -1,4 +1,5 @@
-"""Tensor factories (``tensor``, ``zeros``, ``randn`` ...) and the random generator.
+"""Tensor factories (``tensor``, ``zeros``, ``arange`` ...) and the random generator
+(the random factories are in :mod:`._random_factories`).
 
 Floating factories use the default dtype (float32 unless ``set_default_dtype``);
 ``tensor`` infers int64 for integers, bool for booleans, complex64 for complex numbers
@@ -8,154 +9,27 @@ generator: values differ from PyTorch's for the same seed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import _dtype as D
-from . import cuda
-from ._tensor import Tensor, _make_plain, check_device
-from ._tensor import device as _device, _default_device
+from ._tensor import Tensor
+from .types import DeviceLike, DTypeArg, Number, SizeLike
+from ._generator import (  # noqa: F401  (compat's modules read them here, as F.<name>)
+    Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state,
+    set_rng_state, set_default_device, get_default_device, _finish, _fdt, _gen, _size)
+from ._random_factories import (  # noqa: F401  (F.randperm ...)
+    rand, randn, randint, randperm, rand_like, randn_like, randint_like)
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange",
-           "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
-           "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
+           "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
            "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
            "get_rng_state", "set_rng_state", "set_default_device", "get_default_device"]
 
 
-class Generator:
-    """A random generator (``torch.Generator``): a NumPy ``Generator`` (PCG64) seeded
-    through PyTorch's API.  ``get_state()`` is a uint8 tensor (as PyTorch's, though the
-    bytes encode PCG64's state, not a Mersenne Twister's) that ``set_state`` restores;
-    the numbers drawn differ from PyTorch's for the same seed."""
-
-    def __init__(self, device="cpu"):
-        check_device(device)
-        self.device = device if not isinstance(device, str) else _device(device)
-        self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
-        self._rng = np.random.default_rng(self._seed)
-
-    def manual_seed(self, seed):
-        """Seed the generator (an int; negative values wrap as in PyTorch); returns it."""
-        seed = int(seed)
-        if seed < 0:
-            seed += 2 ** 64
-        if not 0 <= seed < 2 ** 64:
-            raise RuntimeError(f"Overflow when unpacking long long (seed {seed} does not fit "
-                               "in 64 bits)")
-        self._seed = seed
-        self._rng = np.random.default_rng(self._seed)
-        return self
-
-    def seed(self):
-        """Seed from fresh entropy; returns the seed."""
-        s = int(np.random.SeedSequence().entropy % (2 ** 63))
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        """The state as a uint8 tensor of 37 bytes (PCG64 state, increment, cached half
-        word): pass it to :meth:`set_state` to replay the same numbers."""
-        st = self._rng.bit_generator.state
-        b = (int(st["state"]["state"]).to_bytes(16, "little")
-             + int(st["state"]["inc"]).to_bytes(16, "little")
-             + bytes([int(st["has_uint32"])]) + int(st["uinteger"]).to_bytes(4, "little"))
-        return _finish(np.frombuffer(b, np.uint8).copy(), False)
-
-    def set_state(self, new_state):
-        """Restore a state from :meth:`get_state`; ``TypeError``/``RuntimeError`` for
-        anything else."""
-        if isinstance(new_state, dict):      # NumPy's own form
-            self._rng.bit_generator.state = new_state
-            return self
-        if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        a = np.asarray(new_state._data)
-        if a.dtype != np.uint8 or a.size != 37:
-            raise RuntimeError("Invalid generator state: expected the 37-byte uint8 tensor "
-                               "returned by Generator.get_state()")
-        b = a.tobytes()
-        self._rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(b[:16], "little"),
-                      "inc": int.from_bytes(b[16:32], "little")},
-            "has_uint32": b[32], "uinteger": int.from_bytes(b[33:37], "little")}
-        return self
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    """Seed the default generator and, when CuPy sees a GPU, the GPU's (results are
-    reproducible, not PyTorch's numbers); returns the default generator."""
-    g = default_generator.manual_seed(seed)
-    if cuda._state["cupy"] is not None or not cuda._state["checked"]:
-        cuda.manual_seed_all(int(seed))
-    return g
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    """The default generator's state (a uint8 tensor)."""
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state):
-    """Restore the default generator's state from :func:`get_rng_state`."""
-    default_generator.set_state(new_state)
-
-
-def _finish(data, requires_grad, device=None):
-    if device is None:
-        device = _default_device[0]
-    if device is not None:
-        check_device(device)
-        dev = device if isinstance(device, _device) else _device(str(device))
-        if dev.type == "cuda":
-            data = cuda.to_device_array(data, dev)
-    t = _make_plain(data)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def set_default_device(device):
-    """Device of the tensors factories create when given no ``device`` (None or "cpu":
-    the CPU; "cuda" needs CuPy and a GPU -- checked when a factory runs, as in PyTorch)."""
-    _default_device[0] = None if device is None else (
-        device if isinstance(device, _device) else _device(str(device)))
-
-
-def get_default_device():
-    """The default device of the factories (``device(type='cpu')`` unless set)."""
-    d = _default_device[0]
-    if d is None or d.type == "cpu":
-        return _device("cpu")
-    check_device(d)
-    return _device("cuda", d.index if d.index is not None else 0)
-
-
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        size = size[0]
-    return tuple(int(s) for s in size)
-
-
-def _fdt(dtype):
-    return D.get_default_dtype().np if dtype is None else D.to_np(dtype)
-
-
-def _infer_np(data):
+def _infer_np(data: Any) -> np.dtype[Any] | None:
     """dtype PyTorch infers for Python data (None for NumPy arrays: keep theirs)."""
     if isinstance(data, (bool, np.bool_)):
         return np.dtype(np.bool_)
@@ -168,7 +42,7 @@ def _infer_np(data):
     return None
 
 
-def _convert(obj):
+def _convert(obj: Any) -> Any:
     """Nested Python data -> (array, inferred dtype)."""
     if isinstance(obj, Tensor):
         return obj._data
@@ -179,13 +53,13 @@ def _convert(obj):
     return obj
 
 
-def _pick(a_py):
+def _pick(a_py: Any) -> np.dtype[Any]:
     """PyTorch's dtype for nested data: the promotion (``promote_types``) of the element
     dtypes, where a Python bool is bool, an int int64, a float the default float dtype, a
     complex the default complex dtype, and NumPy scalars and arrays keep their dtype."""
     found = []
 
-    def walk(o):
+    def walk(o: Any) -> None:
         if isinstance(o, (list, tuple)):
             for v in o:
                 walk(v)
@@ -211,8 +85,47 @@ def _pick(a_py):
     return dt
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor (always a copy) from nested sequences, a NumPy array or a number."""
+def tensor(data: Any, *, dtype: DTypeArg = None, device: DeviceLike = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor (always a copy) from nested sequences, a NumPy array or a number.
+
+    Parameters
+    ----------
+    data : Any
+        Nested lists/tuples of numbers or tensors, a NumPy array or scalar, a tensor, or
+        a number.
+    dtype : dtype, optional
+        The dtype; by default inferred as PyTorch does: int64 for ints, bool for bools,
+        the default float dtype for floats, complex64 (complex128 with a float64 default)
+        for complex numbers, NumPy's own dtype for NumPy data.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    pin_memory : bool, default False
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+
+    Raises
+    ------
+    TypeError
+        For data that is not numeric.
+    RuntimeError
+        For ``requires_grad`` with an integer or bool dtype.
+
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> torch.tensor([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> torch.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
     if isinstance(data, Tensor):
         arr = np.array(data._data, dtype=None if dtype is None else D.to_np(dtype), copy=True)
     elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype
@@ -230,9 +143,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(arr, requires_grad, device)
 
 
-def as_tensor(data, dtype=None, device=None):
-    """A tensor sharing memory with ``data`` when possible (a NumPy array or a tensor of the
-    same dtype)."""
+def as_tensor(data: Any, dtype: DTypeArg = None, device: DeviceLike = None) -> Tensor:
+    """A tensor sharing memory with ``data`` when possible (``torch.as_tensor``).
+
+    Parameters
+    ----------
+    data : Any
+        A tensor, a NumPy array, or data as for :func:`tensor`.
+    dtype : dtype, optional
+        The dtype; ``data``'s (or :func:`tensor`'s inference) by default.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+
+    Returns
+    -------
+    Tensor
+        ``data`` itself for a tensor of that dtype, a tensor sharing a NumPy array's
+        memory, otherwise a copy.
+    """
     if isinstance(data, Tensor):
         if dtype is None or D.to_np(dtype) == data._data.dtype:
             return data
@@ -243,28 +171,82 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(ndarray):
-    """A tensor sharing memory with a NumPy array."""
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (``torch.from_numpy``).
+
+    Parameters
+    ----------
+    ndarray : numpy.ndarray
+        The array (of a dtype compat has).
+
+    Returns
+    -------
+    Tensor
+        The tensor; writes go through to the array.
+
+    Raises
+    ------
+    TypeError
+        For something else than an array.
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     D.from_np(ndarray.dtype)
     return _finish(ndarray, False)
 
 
-def _factory(fill):
-    def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+_IGNORED = ("out, layout, pin_memory, memory_format : optional\n    Accepted for PyTorch's "
+            "signature; ignored.")
+
+
+def _factory(fill: Callable[..., Any], name: str, what: str) -> Callable[..., Tensor]:
+    def f(*size: int | SizeLike, out: Tensor | None = None, dtype: DTypeArg = None,
+          layout: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+          pin_memory: bool = False, memory_format: Any = None) -> Tensor:
         return _finish(fill(_size(size), _fdt(dtype)), requires_grad, device)
+    f.__doc__ = (f"A tensor of {what} (``torch.{name}``).\n\nParameters\n----------\n"
+                 "*size : int or sequence of int\n    The shape, as ints or one sequence.\n"
+                 f"{_IGNORED}\n{DT}\n{DV}\n{RG}\n\nReturns\n-------\nTensor\n"
+                 "    The new tensor.")
     return f
 
 
-zeros = _factory(np.zeros)
-ones = _factory(np.ones)
-empty = _factory(np.zeros)  # zero-filled: uninitialized memory is never exposed
+DT = "dtype : dtype, optional\n    The dtype; the default float dtype by default."
+DV = ("device : device or str or int, optional\n    The device; the default device "
+      "(``set_default_device``, the CPU) by default.")
+RG = "requires_grad : bool, default False\n    Whether the new tensor requires grad."
+zeros = _factory(np.zeros, "zeros", "zeros")
+ones = _factory(np.ones, "ones", "ones")
+# zero-filled: uninitialized memory is never exposed
+empty = _factory(np.zeros, "empty", "uninitialized values (zeros here)")
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False):
+def full(size: SizeLike | int, fill_value: Number, *, dtype: DTypeArg = None,
+         device: DeviceLike = None, requires_grad: bool = False, out: Tensor | None = None,
+         layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (``torch.full``).
+
+    Parameters
+    ----------
+    size : sequence of int or int
+        The shape.
+    fill_value : Number
+        The value.
+    dtype : dtype, optional
+        The dtype; inferred from ``fill_value`` by default (int64, bool, the default
+        float or complex dtype).
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    out, layout, pin_memory : optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+    """
     if dtype is None:
         dtype_np = _infer_np(fill_value) or D.get_default_dtype().np
     else:
@@ -273,11 +255,46 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
                            fill_value, dtype_np), requires_grad, device)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
-           out=None, layout=None, pin_memory=False):
+def arange(start: Number | Tensor, end: Number | Tensor | None = None,
+           step: Number | Tensor = 1, *, dtype: DTypeArg = None, device: DeviceLike = None,
+           requires_grad: bool = False, out: Tensor | None = None, layout: Any = None,
+           pin_memory: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (excluded) in steps of ``step`` (``torch.arange``).
+
+    Parameters
+    ----------
+    start : Number or Tensor
+        The first value; with ``end`` None, the end (the start is 0).
+    end : Number or Tensor, optional
+        The end (excluded).
+    step : Number or Tensor, default 1
+        The step (not 0).
+    dtype : dtype, optional
+        The dtype; int64 when all three are ints, the default float dtype otherwise.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    out : Tensor, optional
+        Only checked (an integer ``out`` with a zero step is an error); ignored.
+    layout, pin_memory : optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        A 1-d tensor.
+
+    Raises
+    ------
+    RuntimeError
+        For a zero step, a non-finite bound, or a step of the wrong sign.
+    ValueError
+        For an integer ``out`` with a step that truncates to 0.
+    """
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    vals: list[Any] = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if out is not None and out.dtype.np.kind in "iu" and int(vals[2]) == 0:
         raise ValueError("step must be nonzero")   # torch: a float step cast to out's integers
     _check_range(*vals)
@@ -294,7 +311,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(arr, requires_grad, device)
 
 
-def _check_range(start, end, step):
+def _check_range(start: Any, end: Any, step: Any) -> None:
     """torch.arange's RuntimeErrors for a range it cannot build."""
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -305,7 +322,7 @@ def _check_range(start, end, step):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 
 
-def _check_steps(name, start, end, steps):
+def _check_steps(name: str, start: Any, end: Any, steps: Any) -> None:
     """torch.linspace/logspace's errors: ``steps`` an int >= 0, 0-d start and end."""
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -319,147 +336,165 @@ def _check_steps(name, start, end, steps):
         raise RuntimeError(f"number of steps must be non-negative, got {int(steps)}")
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None,
-             layout=None):
+def linspace(start: Number | Tensor, end: Number | Tensor, steps: int, *, dtype: DTypeArg = None,
+             device: DeviceLike = None, requires_grad: bool = False,
+             out: Tensor | None = None, layout: Any = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (``torch.linspace``).
+
+    Parameters
+    ----------
+    start : Number or Tensor
+        The first value (a 0-d tensor or a number).
+    end : Number or Tensor
+        The last value (included).
+    steps : int
+        The number of values.
+    dtype : dtype, optional
+        The dtype; the default float dtype (``get_default_dtype()``) by default.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    out, layout : optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        A 1-d tensor.
+
+    Raises
+    ------
+    TypeError
+        For a ``steps`` that is not an int.
+    RuntimeError
+        For a negative ``steps`` or start/end tensors that are not 0-d.
+    """
     _check_steps("linspace", start, end, steps)
-    return _finish(np.linspace(float(start), float(end), int(steps)).astype(_fdt(dtype)),
+    return _finish(np.linspace(float(start), float(end),  # type: ignore[arg-type]  # (0-d)
+                               int(steps)).astype(_fdt(dtype)),
                    requires_grad, device)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start: Number | Tensor, end: Number | Tensor, steps: int, base: float = 10.0, *,
+             dtype: DTypeArg = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)`` (``torch.logspace``).
+
+    Parameters
+    ----------
+    start : Number or Tensor
+        The first value (a 0-d tensor or a number).
+    end : Number or Tensor
+        The last value (included).
+    steps : int
+        The number of values.
+    base : float, default 10.0
+        The base.
+    dtype : dtype, optional
+        The dtype; the default float dtype (``get_default_dtype()``) by default.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+
+    Returns
+    -------
+    Tensor
+        A 1-d tensor.
+
+    Raises
+    ------
+    TypeError
+        For a ``steps`` that is not an int.
+    RuntimeError
+        For a negative ``steps`` or start/end tensors that are not 0-d.
+    """
     _check_steps("logspace", start, end, steps)
-    return _finish(np.logspace(float(start), float(end), int(steps), base=base)
+    return _finish(np.logspace(float(start), float(end),  # type: ignore[arg-type]  # (0-d)
+                               int(steps), base=base)
                    .astype(_fdt(dtype)), requires_grad, device)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def eye(n: int, m: int | None = None, *, dtype: DTypeArg = None, device: DeviceLike = None,
+        requires_grad: bool = False, out: Tensor | None = None, layout: Any = None) -> Tensor:
+    """The ``n`` by ``m`` identity matrix (``torch.eye``).
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    m : int, optional
+        The number of columns; ``n`` by default.
+    dtype : dtype, optional
+        The dtype; the default float dtype (``get_default_dtype()``) by default.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    out, layout : optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        Ones on the diagonal, zeros elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        For a negative size.
+    """
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _finish(np.eye(n, n if m is None else m, dtype=_fdt(dtype)), requires_grad, device)
 
 
-def _gen(generator):
-    return (generator or default_generator)._rng
+_LIKE = ("dtype : dtype, optional\n    The dtype; ``input``'s by default.\n{DV}\n{RG}\n"
+         "layout, memory_format : optional\n    Accepted for PyTorch's signature; ignored.")
 
 
-def _rand_size(size, kw_size, name):
-    """The shape of ``rand(*size)``/``rand(size=...)``: torch's RuntimeError for a negative
-    dimension."""
-    if kw_size is not None:
-        if size:
-            raise TypeError(f"{name}() got multiple values for argument 'size'")
-        size = (kw_size,)
-    shape = _size(size)
-    if any(s < 0 for s in shape):
-        bad = next(s for s in shape if s < 0)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
-                           f"{list(shape)}")
-    return shape
-
-
-def _float_kernel(npdt, kernel):
-    if npdt.kind not in "fc":
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{D.from_np(npdt)._tname[:-6]}'")
-
-
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False, **kw):
-    """``torch.rand``: uniform draws on [0, 1) (complex dtypes: real and imaginary parts
-    each uniform); ``size`` as separate ints, one sequence or the keyword."""
-    shape = _rand_size(size, kw.pop("size", None), "rand")
-    _no_extra("rand", kw)
-    npdt = _fdt(dtype)
-    _float_kernel(npdt, "check_uniform_bounds")
-    g = _gen(generator)
-    if npdt.kind == "c":
-        arr = (g.random(shape) + 1j * g.random(shape)).astype(npdt)
-    else:
-        arr = g.random(shape).astype(npdt)
-    return _finish(arr, requires_grad, device)
-
-
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-          layout=None, pin_memory=False, **kw):
-    """``torch.randn``: standard normal draws (complex dtypes: variance 1 split evenly
-    between the real and imaginary parts)."""
-    s = _rand_size(size, kw.pop("size", None), "randn")
-    _no_extra("randn", kw)
-    npdt = _fdt(dtype)
-    _float_kernel(npdt, "normal_kernel_cpu")
-    g = _gen(generator)
-    if npdt.kind == "c":
-        arr = ((g.standard_normal(s) + 1j * g.standard_normal(s)) / np.sqrt(2)).astype(npdt)
-    else:
-        arr = g.standard_normal(s).astype(npdt)
-    return _finish(arr, requires_grad, device)
-
-
-def _no_extra(name, kw):
-    if kw:
-        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
-
-
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
-    """``torch.randint(high, size)`` or ``torch.randint(low, high, size)``."""
-    if size is None and isinstance(high, (tuple, list)):   # randint(high, size)
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing the required argument 'size' (a tuple of ints)")
-    npdt = np.dtype(np.int64) if dtype is None else D.to_np(dtype)
-    return _finish(_gen(generator).integers(low, high, size=tuple(size)).astype(npdt),
-                   requires_grad, device)
-
-
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-             layout=None, pin_memory=False):
-    """``torch.randperm``: a random permutation of ``0 .. n-1`` (int64 unless ``dtype``)."""
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    npdt = np.dtype(np.int64) if dtype is None else D.to_np(dtype)
-    return _finish(_gen(generator).permutation(n).astype(npdt), requires_grad, device)
-
-
-def _like(fill):
-    def f(input, *, dtype=None, device=None, requires_grad=False, layout=None,
-          memory_format=None):
+def _like(fill: Callable[..., Any], name: str, what: str) -> Callable[..., Tensor]:
+    def f(input: Tensor, *, dtype: DTypeArg = None, device: DeviceLike = None,  # noqa: A002
+          requires_grad: bool = False, layout: Any = None, memory_format: Any = None) -> Tensor:
         npdt = input._data.dtype if dtype is None else D.to_np(dtype)
         return _finish(fill(input._data.shape, npdt), requires_grad, device)
+    f.__doc__ = (f"A tensor of {what} of ``input``'s shape and dtype (``torch.{name}``).\n\n"
+                 "Parameters\n----------\ninput : Tensor\n    The tensor whose shape is taken.\n"
+                 + _LIKE.format(DV=DV, RG=RG) + "\n\nReturns\n-------\nTensor\n    The new tensor.")
     return f
 
 
-zeros_like = _like(np.zeros)
-ones_like = _like(np.ones)
-empty_like = _like(np.zeros)
+zeros_like = _like(np.zeros, "zeros_like", "zeros")
+ones_like = _like(np.ones, "ones_like", "ones")
+empty_like = _like(np.zeros, "empty_like", "uninitialized values (zeros here)")
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
-              memory_format=None):
+def full_like(input: Tensor, fill_value: Number, *, dtype: DTypeArg = None,  # noqa: A002
+              device: DeviceLike = None, requires_grad: bool = False, layout: Any = None,
+              memory_format: Any = None) -> Tensor:
+    """A tensor of ``input``'s shape filled with ``fill_value`` (``torch.full_like``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor whose shape is taken.
+    fill_value : Number
+        The value.
+    dtype : dtype, optional
+        The dtype; ``input``'s by default.
+    device : device or str or int, optional
+        The device; the default device (``set_default_device``, the CPU) by default.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    layout, memory_format : optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+    """
     npdt = input._data.dtype if dtype is None else D.to_np(dtype)
     return _finish(np.full(input._data.shape, fill_value, npdt), requires_grad, device)
-
-
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,  # noqa: A002
-              layout=None, memory_format=None):
-    return rand(input._data.shape, generator=generator,
-                dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad,
-                device=device)
-
-
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,  # noqa: A002
-               layout=None, memory_format=None):
-    return randn(input._data.shape, generator=generator,
-                 dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad,
-                 device=device)
-
-
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,  # noqa: A002
-                 requires_grad=False, layout=None, memory_format=None):
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, input._data.shape, generator=generator,
-                   dtype=input.dtype if dtype is None else dtype, device=device)

@@ -20,6 +20,8 @@ function of the arrays of every Tensor in the arguments -- to :func:`run`:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +40,11 @@ __all__ = ["check_argnums", "split_aux", "check_diff", "diff_datas", "to_data", 
            "substitute", "check_scalar", "call_transformed", "run", "is_tensor", "replaying"]
 
 
-def is_tensor(x):
+def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-def check_argnums(argnums, nargs, api):
+def check_argnums(argnums: Any, nargs: int, api: str) -> list[int]:
     """torch.func's ``argnums`` rules: the positions (non-negative, unique), or
     ``RuntimeError`` with torch's messages."""
     if isinstance(argnums, int):
@@ -62,7 +64,7 @@ def check_argnums(argnums, nargs, api):
     return out
 
 
-def split_aux(out, has_aux, api):
+def split_aux(out: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
@@ -71,7 +73,7 @@ def split_aux(out, has_aux, api):
     return out
 
 
-def check_diff(x, api):
+def check_diff(x: Any, api: str) -> None:
     if not is_tensor(x):
         raise RuntimeError(f"{api}: Expected the differentiated arguments to be Tensors (or "
                            f"pytrees of Tensors), got {type(x).__name__}")
@@ -80,22 +82,22 @@ def check_diff(x, api):
                            f"differentiated (got {x.dtype})")
 
 
-def to_data(tree):
+def to_data(tree: Any) -> Any:
     leaves, td = tree_flatten(tree)
     return tree_unflatten(td, [x._data if is_tensor(x) else x for x in leaves])
 
 
-def _is_array(x):
+def _is_array(x: Any) -> bool:
     return isinstance(x, Tracer) or hasattr(x, "__array_namespace__") or \
         type(x).__module__ == "numpy"
 
 
-def to_tensors(tree):
+def to_tensors(tree: Any) -> Any:
     leaves, td = tree_flatten(tree)
     return tree_unflatten(td, [_make_plain(x) if _is_array(x) else x for x in leaves])
 
 
-def diff_datas(args, nums, api):
+def diff_datas(args: Sequence[Any], nums: Sequence[int], api: str) -> list[Any]:
     """The arrays of the differentiated arguments ``nums`` (each a pytree), checked."""
     datas = []
     for a in nums:
@@ -106,10 +108,12 @@ def diff_datas(args, nums, api):
     return datas
 
 
-def substitute(func, args, nums, kwargs, api, has_aux, check=None):
+def substitute(func: Callable[..., Any], args: Sequence[Any], nums: Sequence[int],
+               kwargs: dict[str, Any], api: str, has_aux: bool,
+               check: Callable[[Any], None] | None = None) -> Callable[..., Any]:
     """``f(*datas)`` for the ftrans transforms: ``func`` with arguments ``nums`` replaced
     by Tensors around the traced values; returns the outputs' arrays (and aux)."""
-    def f(*ds):
+    def f(*ds: Any) -> Any:
         new = list(args)
         for a, d in zip(nums, ds):
             new[a] = to_tensors(d)
@@ -124,8 +128,8 @@ def substitute(func, args, nums, kwargs, api, has_aux, check=None):
     return f
 
 
-def check_scalar(api):
-    def check(out):
+def check_scalar(api: str) -> Callable[[Any], None]:
+    def check(out: Any) -> None:
         if not is_tensor(out):
             raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return a Tensor, "
                                f"got {type(out)}")
@@ -137,7 +141,7 @@ def check_scalar(api):
 
 
 # ------------------------------------------------------------------ the computation
-def call_transformed(args, body):
+def call_transformed(args: Any, body: Callable[[Any], Any]) -> Any:
     """``body(plain_args)`` -- a transformed computation returning a pytree of arrays
     (and other leaves) -- on the arrays of every Tensor of ``args`` (a tuple of pytrees:
     positional arguments, keyword arguments, cotangents ...), through :func:`run`:
@@ -146,9 +150,9 @@ def call_transformed(args, body):
     leaves, td = tree_flatten(list(args))
     tpos = [i for i, x in enumerate(leaves) if is_tensor(x)]
     tensors = [leaves[i] for i in tpos]
-    box = []
+    box: list[Any] = []
 
-    def fn(datas):
+    def fn(datas: Sequence[Any]) -> list[Any]:
         new = list(leaves)
         for i, d in zip(tpos, datas):
             if d is not leaves[i]._data:
@@ -167,7 +171,7 @@ def call_transformed(args, body):
     return tree_unflatten(otd, flat)
 
 
-def _differentiable(tensors):
+def _differentiable(tensors: Sequence[Tensor]) -> list[int]:
     """Positions of the tensors the results must be differentiable with respect to:
     inexact ones requiring grad (grad mode on) or holding a forward AD tangent."""
     grad_on = is_grad_enabled()
@@ -182,7 +186,7 @@ def _differentiable(tensors):
 
 
 @contextlib.contextmanager
-def replaying(state):
+def replaying(state: Tensor) -> Iterator[None]:
     """Run with the default generator at ``state`` (the draws of the first run), and
     give it back its own state afterwards."""
     gen = F.default_generator
@@ -194,7 +198,7 @@ def replaying(state):
         gen.set_state(now)
 
 
-def run(fn, tensors):
+def run(fn: Callable[[list[Any]], Sequence[Any]], tensors: Sequence[Tensor]) -> list[Tensor]:
     """``fn(arrays) -> list of arrays`` on the arrays of ``tensors``, as Tensors: plain
     ones, or outputs of one :class:`_TransformFn` node when some input needs a graph
     (see the module docstring)."""
@@ -204,9 +208,9 @@ def run(fn, tensors):
         with no_grad():
             return [_make_plain(o) for o in fn(datas)]
     rng_state = F.default_generator.get_state()
-    dep = []
+    dep: list[bool] = []
 
-    def g(*dd):
+    def g(*dd: Any) -> list[Any]:
         full = list(datas)
         for i, d in zip(diff, dd):
             full[i] = d
@@ -232,7 +236,8 @@ class _Box:
     generator's state before the first run (replayed by recomputations)."""
     __slots__ = ("g", "vjp_fn", "res", "dep", "rng_state", "datas")
 
-    def __init__(self, g, vjp_fn, res, dep, rng_state, datas):
+    def __init__(self, g: Callable[..., list[Any]], vjp_fn: Callable[..., Any], res: list[Any],
+                 dep: list[bool], rng_state: Tensor, datas: list[Any]) -> None:
         self.g, self.vjp_fn, self.res, self.dep = g, vjp_fn, res, dep
         self.rng_state, self.datas = rng_state, datas
 
@@ -243,7 +248,7 @@ class _TransformFn(Function):
     ``create_graph``, hence differentiable again), forward AD is ``ftrans.jvp`` of it."""
 
     @staticmethod
-    def forward(ctx, box, *inputs):
+    def forward(ctx: Any, box: _Box, *inputs: Tensor) -> tuple[Tensor, ...]:
         ctx.box = box
         ctx.save_for_backward(*inputs)
         outs = tuple(_make_plain(o) for o in box.res)
@@ -251,27 +256,27 @@ class _TransformFn(Function):
         return outs
 
     @staticmethod
-    def backward(ctx, *cts):
+    def backward(ctx: Any, *cts: Tensor | None) -> tuple[Tensor | None, ...]:
         box = ctx.box
         inputs = ctx.saved_tensors
-        cts = [_make_plain(np.zeros(np.shape(r), r.dtype)) if c is None else c
-               for c, r in zip(cts, box.res)]
-        if is_grad_enabled() and any(t.requires_grad for t in list(inputs) + cts):
+        cts_: list[Tensor] = [_make_plain(np.zeros(np.shape(r), r.dtype)) if c is None else c
+                              for c, r in zip(cts, box.res)]
+        if is_grad_enabled() and any(t.requires_grad for t in list(inputs) + cts_):
             n = len(inputs)
 
-            def again(ds):
+            def again(ds: list[Any]) -> list[Any]:
                 with replaying(box.rng_state):
                     _, fn = vjp_unchecked(box.g, *ds[:n])
                 return list(fn(list(ds[n:])))
-            grads = run(again, list(inputs) + cts)
+            grads = run(again, list(inputs) + cts_)
         else:
             with no_grad():
-                r = box.vjp_fn([c._data for c in cts])
+                r = box.vjp_fn([c._data for c in cts_])
             grads = [_make_plain(x) for x in r]
         return (None,) + tuple(grads)
 
     @staticmethod
-    def jvp(ctx, _box_tangent, *tangents):
+    def jvp(ctx: Any, _box_tangent: Any, *tangents: Tensor | None) -> tuple[Tensor, ...]:
         box = ctx.box
         tans = [np.zeros_like(x) if t is None else t._data for x, t in zip(box.datas, tangents)]
         with no_grad(), replaying(box.rng_state):

@@ -4,11 +4,19 @@
 work with ``compat.nn.Module`` and any object providing it."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 from . import _ops as O
+from .types import Tensor
 
 __all__ = ["functional_call", "stack_module_state"]
 
-def _named(module, what):
+# ``module`` arguments are typed ``Any``: the helpers are duck-typed (any object with
+# ``named_parameters()``/``named_buffers()``), and ``compat.nn`` is above this module.
+
+
+def _named(module: Any, what: str) -> list[tuple[str, Any]]:
     fn = getattr(module, what)
     try:
         return list(fn(remove_duplicate=False))
@@ -16,7 +24,7 @@ def _named(module, what):
         return list(fn())
 
 
-def _resolve(module, path):
+def _resolve(module: Any, path: str) -> tuple[Any, str]:
     *mods, leaf = path.split(".")
     m = module
     for p in mods:
@@ -27,7 +35,7 @@ def _resolve(module, path):
 _MISSING = object()
 
 
-def _swap(module, path, value):
+def _swap(module: Any, path: str, value: Any) -> Any:
     """Set ``module.<path>`` to ``value``; returns the old value (``_MISSING`` if none)."""
     m, name = _resolve(module, path)
     for store in ("_parameters", "_buffers"):
@@ -47,15 +55,45 @@ def _swap(module, path, value):
     return old
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):
-    """Call ``module(*args, **kwargs)`` with its parameters and buffers replaced by the
-    tensors of ``parameter_and_buffer_dicts`` (a dict ``{"a.b.weight": tensor}`` or a
-    tuple of dicts), restoring the originals afterwards, even on error
-    (``torch.func.functional_call``).  With ``tie_weights`` a tensor given for one of
-    several names sharing one parameter replaces all of them; ``strict=True`` requires
-    exactly the module's parameter and buffer names (``RuntimeError`` listing the missing
-    and unexpected keys).  ``ValueError`` for a key given in two dicts."""
+def functional_call(module: Any,
+                    parameter_and_buffer_dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+                    args: Any = None, kwargs: dict[str, Any] | None = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
+    """Call a module with its parameters and buffers replaced (``torch.func.functional_call``).
+
+    The originals are restored afterwards, even on error.
+
+    Parameters
+    ----------
+    module : Module
+        A ``compat.nn.Module`` (or any object with ``named_parameters()`` and
+        ``named_buffers()``).
+    parameter_and_buffer_dicts : dict or sequence of dict
+        ``{"a.b.weight": tensor}``, or several such dicts (no key in two of them).
+    args : Any, optional
+        The positional arguments: a tuple, or one argument.
+    kwargs : dict, optional
+        The keyword arguments.
+    tie_weights : bool, optional
+        A tensor given for one of several names sharing one parameter replaces all of
+        them.
+    strict : bool, optional
+        Require exactly the module's parameter and buffer names.
+
+    Returns
+    -------
+    Any
+        What ``module(*args, **kwargs)`` returns.
+
+    Raises
+    ------
+    RuntimeError
+        With ``strict``, listing the missing and unexpected keys.
+    ValueError
+        For a key given in two dicts, tied names given different tensors, or
+        ``parameter_and_buffer_dicts`` not a dict or a sequence of dicts.
+    """
+    merged: dict[str, Any]
     if isinstance(parameter_and_buffer_dicts, dict):
         merged = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, (tuple, list)):
@@ -83,7 +121,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
                                + "\n\t".join(msgs))
     if tie_weights:
-        groups = {}
+        groups: dict[int, list[str]] = {}
         for n, t in named:
             groups.setdefault(id(t), []).append(n)
         for names in groups.values():
@@ -109,12 +147,29 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             _swap(module, k, old)
 
 
-def stack_module_state(models):
-    """``(params, buffers)``: dicts mapping each parameter (buffer) name of the models --
-    instances of one class -- to the stack of their tensors along a new dimension 0, for
-    ensembling with ``vmap(functional_call ...)`` (``torch.func.stack_module_state``).
-    Stacked parameters are new leaves requiring grad (when the models' do).
-    ``RuntimeError`` for an empty list, mixed classes or mixed training modes."""
+def stack_module_state(models: Iterable[Any]
+                       ) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
+    """Stack the parameters and buffers of models (``torch.func.stack_module_state``).
+
+    For ensembling with ``vmap(functional_call ...)``.
+
+    Parameters
+    ----------
+    models : iterable of Module
+        Instances of one class, all in training or all in eval mode.
+
+    Returns
+    -------
+    tuple of (dict, dict)
+        ``(params, buffers)``: each parameter (buffer) name mapped to the stack of the
+        models' tensors along a new dimension 0.  Stacked parameters are new leaves
+        requiring grad (when the models' do).
+
+    Raises
+    ------
+    RuntimeError
+        For no models, mixed classes or mixed training modes.
+    """
     models = list(models)
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
@@ -125,7 +180,7 @@ def stack_module_state(models):
     if len({type(m) for m in models}) != 1:
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
 
-    def stack(what, leaf):
+    def stack(what: str, leaf: bool) -> dict[str, Tensor]:
         out = {}
         for name, _ in getattr(models[0], what)():
             ts = [dict(getattr(m, what)())[name] for m in models]

@@ -11,12 +11,15 @@ draws its own numbers.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .. import transforms as _TR
 from ..core.pytree import tree_flatten, tree_unflatten
 from . import _factories as F
 from ._func_core import call_transformed, is_tensor
 from ._tensor import _make_plain
+from .types import Tensor
 
 __all__ = ["vmap"]
 
@@ -25,7 +28,7 @@ _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. 
                  "the randomness operation out of vmap")
 
 
-def _broadcast_dims(in_dims, args):
+def _broadcast_dims(in_dims: Any, args: Sequence[Any]) -> list[Any]:
     if isinstance(in_dims, int) or in_dims is None:
         return [in_dims] * len(args)
     if not isinstance(in_dims, tuple):
@@ -39,7 +42,7 @@ def _broadcast_dims(in_dims, args):
     return list(in_dims)
 
 
-def _leaf_dims(dim, arg):
+def _leaf_dims(dim: Any, arg: Any) -> tuple[list[Any], Any, list[Any]]:
     """Per-leaf in_dims of ``arg`` for an in_dim that is an int/None or a prefix tree."""
     leaves, td = tree_flatten(arg)
     if dim is None or isinstance(dim, int):
@@ -50,7 +53,7 @@ def _leaf_dims(dim, arg):
     return leaves, td, dleaves
 
 
-def _batch_size(split, in_dims):
+def _batch_size(split: Sequence[tuple[list[Any], Any, list[Any]]], in_dims: Any) -> int:
     """The common size of the mapped dimensions (torch.func's ``ValueError`` messages)."""
     sizes = []
     for leaves, _, ds in split:
@@ -81,18 +84,50 @@ def _batch_size(split, in_dims):
     return sizes[0]
 
 
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Map ``func`` over dimension ``in_dims`` of its inputs (``torch.func.vmap``):
-    ``in_dims``/``out_dims`` are ints (negative allowed), None (not mapped / not
-    batched) or pytrees of them matching the inputs/outputs.  All mapped inputs must
-    have the same size along their mapped dimension (``ValueError``); ``func`` must return
-    Tensors.  ``randomness``: "error" (``RuntimeError`` if ``func`` draws from the default
-    generator), "same", "different" (see the module docstring).  ``func`` runs once on
-    batched traces (``ftrans.vmap``); over inputs that require grad the results are
-    differentiable (one compat node whose backward is ``ftrans.vjp``).  Operations
-    without a value per example raise torch.func's ``RuntimeError`` (``.item()``,
-    control flow on a batched value, boolean-mask indexing: :mod:`._tracer_values`).
+def vmap(func: Callable[..., Any], in_dims: int | tuple[Any, ...] | None = 0,
+         out_dims: int | tuple[Any, ...] | None = 0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable[..., Any]:
+    """Map ``func`` over a dimension of its inputs (``torch.func.vmap``).
 
+    ``func`` runs once on batched traces (``ftrans.vmap``); over inputs that require grad
+    the results are differentiable (one compat node whose backward is ``ftrans.vjp``).
+    Operations without a value per example raise torch.func's ``RuntimeError``
+    (``.item()``, control flow on a batched value, boolean-mask indexing:
+    :mod:`._tracer_values`).
+
+    Parameters
+    ----------
+    func : callable
+        Takes the examples' arguments; must return Tensors (a pytree of them).
+    in_dims : int, None or tuple, optional
+        The mapped dimension of each input: an int (negative allowed), None (not mapped)
+        or a pytree of them matching the inputs.
+    out_dims : int, None or tuple, optional
+        Where the batch dimension goes in each output (None: not batched), or a pytree
+        of them matching the outputs.
+    randomness : {"error", "same", "different"}, optional
+        "error": ``RuntimeError`` if ``func`` draws from the default generator; "same":
+        every example gets the same numbers; "different": each its own (see the module
+        docstring).
+    chunk_size : int, optional
+        Examples per batched pass (all at once by default).
+
+    Returns
+    -------
+    callable
+        The batched function; its outputs have the batch dimension at ``out_dims``.
+        Calling it raises ``ValueError`` when the mapped inputs' sizes differ, an
+        ``in_dims`` does not fit its input, or ``func`` returns a non-Tensor.
+
+    Raises
+    ------
+    RuntimeError
+        For another ``randomness``.
+    ValueError
+        For a ``chunk_size`` that is not a positive int.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> from ftrans.compat.func import vmap
     >>> vmap(torch.dot)(torch.ones(3, 2), torch.ones(3, 2))
@@ -106,7 +141,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                          f"{chunk_size})")
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         dims = _broadcast_dims(in_dims, args)
         split = [_leaf_dims(d, a) for d, a in zip(dims, args)]
         if _batch_size(split, in_dims) == 0:
@@ -124,11 +159,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapper
 
 
-def _advanced(gen, before):
+def _advanced(gen: Any, before: Tensor) -> bool:
     return not bool((gen.get_state() == before).all())
 
 
-def _batched(func, split, kwargs, out_dims, chunk_size):
+def _batched(func: Callable[..., Any], split: Sequence[tuple[list[Any], Any, list[Any]]],
+             kwargs: dict[str, Any], out_dims: Any, chunk_size: int | None) -> Any:
     """``func`` once on batched traces (``ftrans.vmap``) through ``call_transformed``."""
     args = tuple(tree_unflatten(td, leaves) for leaves, td, _ in split)
     axes = [d for leaves, _, ds in split for x, d in zip(leaves, ds) if is_tensor(x)]
@@ -136,15 +172,15 @@ def _batched(func, split, kwargs, out_dims, chunk_size):
         oax = list(tree_flatten(out_dims, is_leaf=lambda v: v is None)[0])
     else:
         oax = out_dims
-    out_def = []
+    out_def: list[Any] = []
 
-    def body(plain):
+    def body(plain: Any) -> Any:
         plain_args, kw = plain
         leaves_all = [tree_flatten(a)[0] for a in plain_args]
         defs = [td for _, td, _ in split]
         datas = [x._data for leaves in leaves_all for x in leaves if is_tensor(x)]
 
-        def f(ds_):
+        def f(ds_: Sequence[Any]) -> list[Any]:
             it = iter(ds_)
             ex_args = [tree_unflatten(td, [_make_plain(next(it)) if is_tensor(x) else x
                                            for x in leaves])
@@ -167,7 +203,8 @@ def _batched(func, split, kwargs, out_dims, chunk_size):
     return tree_unflatten(out_def[-1], list(outs))
 
 
-def _empty_batch(func, split, kwargs, out_dims):
+def _empty_batch(func: Callable[..., Any], split: Sequence[tuple[list[Any], Any, list[Any]]],
+                 kwargs: dict[str, Any], out_dims: Any) -> Any:
     """vmap over a batch of size 0: ``func`` runs once on zero-filled examples to learn
     its outputs' shapes and dtypes; the results are empty along the mapped dimension."""
     ex_args = []

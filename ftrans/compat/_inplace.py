@@ -1,6 +1,8 @@
 """compat operations: in-place writes (``add_``, ``x[idx] = v``, ``copy_``, ``fill_``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -13,8 +15,10 @@ from .. import primitives as P
 from ..primitives import indexing as I
 
 from ._opbase import (_compose, _tensorize, _tname)
-from ._shape_ops import (_check_fill_value, _convert_index, _index_put, getitem)
+from ._clamp_ops import _check_fill_value
+from ._shape_ops import (_convert_index, _index_put, getitem)
 from . import _opbase as _B
+from .types import TensorOrNumber
 # =============================================================================== in-place
 _NOGRAD_VIEW_MSG = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -24,7 +28,7 @@ _NOGRAD_VIEW_MSG = (
     "be tracked).")
 
 
-def _check_inplace(t):
+def _check_inplace(t: Tensor) -> None:
     x = t._x
     if x is not None and x.inference and not _tls.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
@@ -46,7 +50,7 @@ def _check_inplace(t):
                            "in-place operation.")
 
 
-def _inplace(self, fn, *args, **kwargs):
+def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run ``fn(self, *args)`` out of place, write the result into ``self`` and rebase
     ``self``'s history on the new node."""
     _check_inplace(self)
@@ -55,7 +59,7 @@ def _inplace(self, fn, *args, **kwargs):
     return self
 
 
-def _commit(self, r):
+def _commit(self: Tensor, r: Tensor) -> None:
     if G._write_guard is not None:  # allow_mutation_on_saved_tensors
         G._write_guard(self)
     d = self._data
@@ -89,7 +93,7 @@ def _commit(self, r):
         _B._fwad._commit_tangent(self, r)
 
 
-def _commit_traced(self, d, rd):
+def _commit_traced(self: Tensor, d: Any, rd: Any) -> None:
     """An in-place write under ``compat.func``: the tensor's value becomes the traced result
     (values are immutable there; the transform sees a new value, as torch.func's
     functionalization does).  A view's write would have to reach its base: refused."""
@@ -105,7 +109,7 @@ def _commit_traced(self, d, rd):
     self._vc[0] += 1
 
 
-def _snapshot_saved(node, self):
+def _snapshot_saved(node: Any, self: Tensor) -> None:
     """Saved references to ``self``'s old value in ``node`` become copies (made before
     ``self`` is overwritten), connected to ``self``'s old history."""
     inner = node._fn if type(node) is G.CopySlices else node
@@ -129,7 +133,7 @@ def _snapshot_saved(node, self):
             saved[i] = (ghost, data, ghost._vc, ghost._vc[0], e[0])
 
 
-def _move_retains(t, old, old_nr, new):
+def _move_retains(t: Tensor, old: Any, old_nr: int, new: Any) -> None:
     x = t._x
     if x is None or not x.retains:
         return
@@ -139,7 +143,7 @@ def _move_retains(t, old, old_nr, new):
     _set_retains(new, 0, t)
 
 
-def _rebase(self, node, k=0):
+def _rebase(self: Tensor, node: Any, k: int = 0) -> None:
     """Make ``node`` (an in-place operation on ``self``, its input ``k``) the history of
     ``self`` -- through a CopySlices node on its base when ``self`` is a view."""
     inner = node
@@ -170,13 +174,13 @@ _ZeroBackward0 = composite_class("ZeroBackward0", ("self",))
 _FillBackward2 = composite_class("FillBackward2", ("self",))
 
 
-def _overwritten_fn(x):
+def _overwritten_fn(x: Any) -> Any:
     """The derivative of a value that does not depend on ``x`` (``zero_``, ``fill_`` with
     a number): zero (the value itself is computed by the caller)."""
     return P.stop_gradient(x)
 
 
-def _fill_fn(x, value):
+def _fill_fn(x: Any, value: Any) -> Any:
     """``x`` filled with the 0-d ``value`` (``fill_`` with a tensor value)."""
     if value.dtype != x.dtype:
         value = P.convert_element_type(value, x.dtype)
@@ -186,12 +190,12 @@ def _fill_fn(x, value):
 _FillBackward3 = composite_class("FillBackward3", ("self", "value"))
 
 
-def _zeros_of(self):
+def _zeros_of(self: Tensor) -> Tensor:
     d = self._data
     return _compose(_ZeroBackward0, _overwritten_fn, [self], [d], mask=0, out=np.zeros_like(d))
 
 
-def _filled(self, value):
+def _filled(self: Tensor, value: Any) -> Tensor:
     d = self._data
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
@@ -204,7 +208,7 @@ def _filled(self, value):
                     out=np.full_like(d, value))
 
 
-def _copy_fn(x, src):
+def _copy_fn(x: Any, src: Any) -> Any:
     """``x`` overwritten by ``src`` (broadcast, converted to ``x``'s dtype)."""
     if src.dtype != x.dtype:
         src = P.convert_element_type(src, x.dtype)
@@ -215,7 +219,7 @@ _CopyBackwards = composite_class("CopyBackwards", ("self", "src"))
 _CopyBackwards.name = lambda self: "torch::autograd::CopyBackwards"
 
 
-def _copied(self, src):
+def _copied(self: Tensor, src: Any) -> Tensor:
     d = self._data
     if not isinstance(src, Tensor):
         src = _tensorize(src)
@@ -229,8 +233,18 @@ def _copied(self, src):
     return _compose(_CopyBackwards, _copy_fn, [self, src], [d, sd], mask=0, out=out)
 
 
-def setitem(input, idx, value):  # noqa: A002
-    """``input[idx] = value`` (in place)."""
+def setitem(input: Tensor, idx: Any, value: Any) -> None:  # noqa: A002
+    """``input[idx] = value``, in place (``Tensor.__setitem__``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor written.
+    idx : Any
+        The index, as for ``input[idx]``.
+    value : Tensor or Number
+        The values, broadcast to the indexed shape.
+    """
     template, arrays = I.split_index(_convert_index(idx))
     if not arrays:
         v = getitem(input, idx)
@@ -239,19 +253,63 @@ def setitem(input, idx, value):  # noqa: A002
     _inplace(input, _index_put, template, arrays, value)
 
 
-def copy_(self, src, non_blocking=False):
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` into ``self`` in place (``Tensor.copy_``).
+
+    Parameters
+    ----------
+    src : Tensor or array_like
+        The values, broadcast to ``self``'s shape and converted to its dtype; the gradient
+        flows back to ``src``.
+    non_blocking : bool, default False
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+
+    Raises
+    ------
+    RuntimeError
+        For a ``src`` that does not broadcast.
+    """
     return _inplace(self, _copied, src)
 
 
-def zero_(self):
+def zero_(self: Tensor) -> Tensor:
+    """Fill ``self`` with zeros in place (``Tensor.zero_``).
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+    """
     return _inplace(self, _zeros_of)
 
 
-def fill_(self, value):
+def fill_(self: Tensor, value: TensorOrNumber) -> Tensor:
+    """Fill ``self`` with ``value`` in place (``Tensor.fill_``).
+
+    Parameters
+    ----------
+    value : Tensor or Number
+        A number or a 0-d tensor (whose gradient is the sum of ``self``'s).
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+
+    Raises
+    ------
+    RuntimeError
+        For a tensor ``value`` that is not 0-d, or a complex value for a real tensor.
+    """
     return _inplace(self, _filled, value)
 
 
-def _filled_array(self, vals):
+def _filled_array(self: Tensor, vals: Any) -> Tensor:
     d = self._data
     return _compose(_FillBackward2, _overwritten_fn, [self], [d], mask=0,
                     out=np.asarray(vals, d.dtype))

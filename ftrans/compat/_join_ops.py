@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -19,13 +21,32 @@ from ..core.trace import Tracer as _Tracer
 from ._opbase import (SAVE_NONE, _EMPTY, _compose, _convert, _ctype, _kk, _promote_datas,
     _record, _save_cross, _tensorize, _tname)
 from ._pointwise import (mul)
-from ._shape_ops import (expand, reshape, unsqueeze)
+from ._view_ops import (expand, reshape, unsqueeze)
+
 # cat / stack ---------------------------------------------------------------------------
 _CatBackward0 = node_class("CatBackward0", (), params={"dim": lambda n: n._params["axis"]})
 
 
-def cat(tensors, dim=0):
-    """Concatenate along ``dim`` (dtypes promoted as in PyTorch)."""
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along ``dim`` (``torch.cat``, ``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple). Legacy empty ``(0,)`` tensors are skipped, as in PyTorch.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    Tensor
+        The concatenation, of the tensors' promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or shapes that differ outside ``dim``.
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -62,13 +83,13 @@ _CatBackward0c = composite_class("CatBackward0", (),
                                  params={"dim": lambda n: n._params["axis"]})
 
 
-def _cat_some_fn(*xs, axis, keep):
+def _cat_some_fn(*xs: Any, axis: int, keep: tuple[int, ...]) -> Any:
     """The concatenation of the operands at the positions ``keep`` (the others are the
     legacy empty (0,) tensors torch's ``cat`` skips)."""
     return P.concatenate([xs[i] for i in keep], axis)
 
 
-def _list_casts(tensors, r):
+def _list_casts(tensors: Sequence[Tensor], r: np.dtype[Any]) -> tuple[Any, ...] | None:
     """``casts`` of an operation on a list of tensors promoted to the dtype ``r``: the
     original floating/complex dtype of each converted tensor (its gradient is converted
     back: the real part for a real tensor promoted to complex), or None if none was."""
@@ -80,7 +101,7 @@ def _list_casts(tensors, r):
 concat = concatenate = cat
 
 
-def _stack_fn(*xs, axis):
+def _stack_fn(*xs: Any, axis: int) -> Any:
     shape = xs[0].shape
     new = shape[:axis] + (1,) + shape[axis:]
     return S.concatenate_p.bind(*[P.reshape(x, new) for x in xs], axis=axis)
@@ -90,8 +111,26 @@ _StackBackward0 = composite_class("StackBackward0", (),
                                   params={"dim": lambda n: n._params["axis"]})
 
 
-def stack(tensors, dim=0):
-    """Stack tensors of equal shape along a new dimension ``dim``."""
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Stack tensors of equal shape along a new dimension ``dim`` (``torch.stack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple).
+    dim : int, default 0
+        The new dimension's position.
+
+    Returns
+    -------
+    Tensor
+        One dimension more than the tensors, of their promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or shapes that differ.
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -107,9 +146,24 @@ def stack(tensors, dim=0):
                     casts=_list_casts(tensors, r))
 
 
-def hstack(tensors):
-    """Concatenate along the first axis of 1-d tensors, the second otherwise
-    (``torch.hstack``)."""
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along the first axis of 1-d tensors, the second otherwise (``torch.hstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple). 0-d tensors count as 1-d.
+
+    Returns
+    -------
+    Tensor
+        The concatenation.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence or tensors of different numbers of dimensions.
+    """
     _nonempty(tensors, "hstack")
     tensors = [atleast_1d(t) for t in tensors]
     nds = {t.dim() for t in tensors}
@@ -119,40 +173,56 @@ def hstack(tensors):
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
-def _nonempty(tensors, name):
+def _nonempty(tensors: Sequence[Tensor], name: str) -> None:
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
 
-def vstack(tensors):
-    """Concatenate along the first axis after ``atleast_2d`` (``torch.vstack``)."""
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along the first axis after ``atleast_2d`` (``torch.vstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (a non-empty list or tuple).
+
+    Returns
+    -------
+    Tensor
+        The concatenation.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty sequence.
+    """
     _nonempty(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
-def _atleast(one, name):
-    def f(*tensors):
+def _atleast(one: Callable[[Tensor], Tensor], name: str) -> Callable[..., Any]:
+    def f(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
         if len(tensors) == 1 and isinstance(tensors[0], Tensor):
             return one(tensors[0])
-        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
-        return tuple(one(t) for t in tensors)
+        items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) \
+            else tensors
+        return tuple(one(t) for t in items)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"``torch.{name}``: a tensor, or a tuple for several tensors (given as "
                  "arguments or as one list/tuple).")
     return f
 
 
-def _atleast_1d(t):
+def _atleast_1d(t: Tensor) -> Tensor:
     return reshape(t, (1,)) if t._data.ndim == 0 else t
 
 
-def _atleast_2d(t):
+def _atleast_2d(t: Tensor) -> Tensor:
     n = t._data.ndim
     return reshape(t, (1,) * (2 - n) + t._data.shape) if n < 2 else t
 
 
-def _atleast_3d(t):
+def _atleast_3d(t: Tensor) -> Tensor:
     s = t._data.shape
     n = len(s)
     return reshape(t, ((1, 1, 1), (1,) + s + (1,), s + (1,))[n]) if n < 3 else t
@@ -170,7 +240,7 @@ _DotBackward0 = node_class("DotBackward0", ("self", "tensor"))
 _BmmBackward0 = node_class("BmmBackward0", ("self", "mat2"))
 
 
-def _dot(cls, a, b, dn, ad=None, bd=None):
+def _dot(cls: Any, a: Tensor, b: Tensor, dn: Any, ad: Any = None, bd: Any = None) -> Tensor:
     ad = a._data if ad is None else ad
     bd = b._data if bd is None else bd
     params = {"dimension_numbers": dn}
@@ -178,8 +248,27 @@ def _dot(cls, a, b, dn, ad=None, bd=None):
     return _record(cls, dot_general_p, params, [a, b], [ad, bd], out, _save_cross)
 
 
-def matmul(input, other):  # noqa: A002
-    """Matrix product with NumPy/PyTorch broadcasting rules."""
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """Matrix product with PyTorch's broadcasting rules (``torch.matmul``, ``@``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand (at least 1-d; a vector is a row).
+    other : Tensor
+        The second operand (at least 1-d; a vector is a column), of ``input``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        The dot product of vectors, matrix(-vector) products, or batched products over the
+        broadcast batch dimensions.
+
+    Raises
+    ------
+    RuntimeError
+        For different dtypes, a 0-d operand, or inner sizes that differ.
+    """
     if not isinstance(other, Tensor):
         other = _tensorize(other)
     if not isinstance(input, Tensor):
@@ -221,21 +310,78 @@ def matmul(input, other):  # noqa: A002
     return _dot(_BmmBackward0, a, b, (((nbt + 1,), (nbt,)), (bdims, bdims)))
 
 
-def mm(input, mat2):  # noqa: A002
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Matrix product of two matrices (``torch.mm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n, k)`` matrix.
+    mat2 : Tensor
+        A ``(k, m)`` matrix.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 2-d.
+    """
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"mm: expected 2D tensors, got {input._data.ndim}D and "
                            f"{mat2._data.ndim}D")
     return matmul(input, mat2)
 
 
-def mv(input, vec):  # noqa: A002
+def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+    """Matrix-vector product (``torch.mv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n, k)`` matrix.
+    vec : Tensor
+        A ``(k,)`` vector.
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands of other numbers of dimensions.
+    """
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{input._data.ndim}, {vec._data.ndim}")
     return matmul(input, vec)
 
 
-def dot(input, other):  # noqa: A002
+def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """Dot product of two vectors, without conjugation (``torch.dot``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A 1-d tensor.
+    other : Tensor
+        A 1-d tensor of the same length and dtype.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 1-d.
+    """
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
                            f"{other._data.ndim}D tensors")
@@ -245,12 +391,30 @@ def dot(input, other):  # noqa: A002
 _ViewBackward0i = composite_class("ViewBackward0", ("self", "other"))
 
 
-def _inner_fn(a, b):
+def _inner_fn(a: Any, b: Any) -> Any:
     return _fnp.inner(a, b)
 
 
-def inner(input, other):  # noqa: A002
-    """``torch.inner``: the sum over the last dimensions (a product when one is 0-d)."""
+def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The sum of products over the last dimensions (``torch.inner``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand (same last size).
+
+    Returns
+    -------
+    Tensor
+        ``input.shape[:-1] + other.shape[:-1]``; the product when one is 0-d.
+
+    Raises
+    ------
+    RuntimeError
+        For last dimensions of different sizes.
+    """
     if input._data.ndim == 0 or other._data.ndim == 0:
         return mul(input, other)
     if input._data.ndim == 1 and other._data.ndim == 1:
@@ -263,13 +427,46 @@ def inner(input, other):  # noqa: A002
     return _compose(_ViewBackward0i, _inner_fn, [input, other], [ad, bd])
 
 
-def bmm(input, mat2):  # noqa: A002
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched matrix product (``torch.bmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A ``(b, n, k)`` tensor.
+    mat2 : Tensor
+        A ``(b, k, m)`` tensor.
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        For operands that are not 3-d.
+    """
     if input._data.ndim != 3 or mat2._data.ndim != 3:
         raise RuntimeError("batch1 and batch2 must be 3D tensors")
     return matmul(input, mat2)
 
 
-def outer(input, vec2):  # noqa: A002
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    """Outer product of two vectors (``torch.outer``, ``ger``).
+
+    Parameters
+    ----------
+    input : Tensor
+        An ``(n,)`` vector.
+    vec2 : Tensor
+        An ``(m,)`` vector.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``, of the promoted dtype.
+    """
     return mul(unsqueeze(input, 1), vec2)
 
 
@@ -280,24 +477,74 @@ ger = outer
 _CloneBackward0 = composite_class("CloneBackward0", ("self",))
 
 
-def _identity_fn(x):
+def _identity_fn(x: Any) -> Any:
     return x
 
 
-def clone(input, *, memory_format=None):  # noqa: A002
-    """A copy (with the same history: ``CloneBackward0``)."""
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
+    """A copy, recorded as ``CloneBackward0`` (``torch.clone``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    memory_format : object, optional
+        Accepted for PyTorch's signature; the copy is C-contiguous.
+
+    Returns
+    -------
+    Tensor
+        The copy.
+    """
     d = input._data
     out = d if isinstance(d, _Tracer) else np.array(d, copy=True, order="C")
     return _compose(_CloneBackward0, _identity_fn, [input], [d], mask=0, out=out)
 
 
-def contiguous(input, memory_format=None):  # noqa: A002
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:  # noqa: A002
+    """A C-contiguous tensor of the same values (``Tensor.contiguous``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    memory_format : object, optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when contiguous, a :func:`clone` otherwise.
+    """
     d = input._data
     return input if isinstance(d, _Tracer) or d.flags.c_contiguous else clone(input)
 
 
-def to(input, *args, **kwargs):  # noqa: A002
-    """Convert dtype (and/or device: only 'cpu'); ``to(other)`` takes other's dtype."""
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+    """Convert the dtype and/or the device (``Tensor.to``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    *args : Any
+        A dtype, a device (or its string), a tensor (whose dtype is taken); a bool
+        (``non_blocking``) is ignored.
+    **kwargs : Any
+        ``dtype``, ``device``, ``copy`` (a copy even when nothing changes),
+        ``non_blocking`` and ``memory_format`` (ignored).
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when nothing changes (and no ``copy``); the gradient flows back
+        through a conversion or a device copy.
+
+    Raises
+    ------
+    TypeError
+        For another keyword.
+    """
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     dev = kwargs.pop("device", None)
@@ -325,12 +572,12 @@ def to(input, *args, **kwargs):  # noqa: A002
     return out
 
 
-def _to_host_bwd(node, ct, primals, ans, needs):
+def _to_host_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
     """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
     return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
 
 
-def _to_gpu_bwd(node, ct, primals, ans, needs):
+def _to_gpu_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
     """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
     return [cuda._lazy_init().asarray(ct)]
 
@@ -339,7 +586,7 @@ _ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
 _ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
 
 
-def _to_device(x, dev):
+def _to_device(x: Tensor, dev: Any) -> Tensor:
     """``x`` on device ``dev``: a NumPy <-> CuPy copy, recorded as ``ToCopyBackward0``
     (the gradient goes back to the source device)."""
     d = dev if isinstance(dev, _dev_cls) else _dev_cls(str(dev))

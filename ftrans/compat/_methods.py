@@ -1,25 +1,36 @@
 """Operators and math methods of :class:`~ftrans.compat.Tensor` (installed on import)."""
 from __future__ import annotations
 
+import inspect
+import re
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _ops as O
 from . import _factories as F
+from . import _tensor_convert as _TC
+from ._inplace import _inplace as _run_inplace
+from ._opbase import replace_summary
+from ._pointwise import ROW_FUNCTIONS
 from ._tensor import Tensor, _make_plain
+from .types import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, device
 from ..primitives import optable
 
+_Fn = Callable[..., Any]
 
-def _swap(f):
-    def g(self, other):
+
+def _swap(f: _Fn) -> _Fn:
+    def g(self: Tensor, other: Any) -> Any:
         return f(other, self)
     return g
 
 
-def _ni(f):
+def _ni(f: _Fn) -> _Fn:
     """Binary operator returning NotImplemented for operands it cannot handle."""
-    def g(self, other):
+    def g(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, float, complex, bool, np.ndarray, np.generic)):
             return NotImplemented
         return f(self, other)
@@ -27,17 +38,35 @@ def _ni(f):
     return g
 
 
-def _inplace(fn):
-    def m(self, *args, **kwargs):
-        return O._inplace(self, fn, *args, **kwargs)
+_RETURNS = re.compile(r"^Returns\n-------\n.*?(?=^\S[^\n]*\n---|\Z)", re.M | re.S)
+_INPLACE_RETURNS = "Returns\n-------\nTensor\n    ``input`` (``self``) itself, overwritten.\n\n"
+
+
+def _inplace_doc(fn: _Fn) -> str:
+    """The docstring of the in-place method of ``fn``: ``fn``'s, with its summary and
+    Returns section for the in-place form."""
+    name = fn.__name__
+    doc = replace_summary(inspect.getdoc(fn), f"In-place ``torch.{name}`` "
+                          f"(``Tensor.{name}_``): the result is written into ``self``.")
+    doc, n = _RETURNS.subn(_INPLACE_RETURNS, doc + "\n")
+    return doc.rstrip() + "\n"
+
+
+def _inplace(fn: _Fn) -> Callable[..., Tensor]:
+    """The in-place method of ``fn`` (``Tensor.exp_``): ``fn``'s signature (its first
+    parameter bound to the tensor) and docstring."""
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return _run_inplace(self, fn, *args, **kwargs)
+    m.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    m.__doc__ = _inplace_doc(fn)
     return m
 
 
-def _pos(self):
+def _pos(self: Tensor) -> Tensor:
     return self
 
 
-def _invert(self):
+def _invert(self: Tensor) -> Tensor:
     d = self._data
     if d.dtype.kind == "b":
         return _make_plain(np.logical_not(d))
@@ -46,19 +75,21 @@ def _invert(self):
     raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
 
 
-def _eq(self, other):
+def _eq(self: Tensor, other: Any) -> Any:
     if other is None:
         return False
     return O._eq(self, other)
 
 
-def _ne(self, other):
+def _ne(self: Tensor, other: Any) -> Any:
     if other is None:
         return True
     return O._ne(self, other)
 
 
-def _T(self):
+def _T(self: Tensor) -> Tensor:
+    """The tensor with its dimensions reversed (deprecated by PyTorch except for 0-d and
+    2-d tensors: a UserWarning otherwise)."""
     n = self._data.ndim
     if n != 2 and n != 0:
         warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
@@ -69,112 +100,330 @@ def _T(self):
     return O.permute(self, tuple(range(n))[::-1])
 
 
-def _mT(self):
+def _mT(self: Tensor) -> Tensor:
+    """The transpose of the last two dimensions (a batch of matrices); RuntimeError below
+    2-d."""
     if self._data.ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
                            f"{self._data.ndim}-D tensor.")
     return O.transpose(self, -2, -1)
 
 
-def _max(self, dim=None, keepdim=False):
+def _where(self: Tensor, condition: Tensor, y: TensorOrNumber) -> Tensor:
+    """``self`` where ``condition`` else ``y`` (``Tensor.where``: ``torch.where(condition,
+    self, y)``).
+
+    Parameters
+    ----------
+    condition : Tensor
+        A bool tensor, broadcast with the operands.
+    y : Tensor or Number
+        The values where ``condition`` is False.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, of the operands' promoted dtype.
+    """
+    return O.where(condition, self, y)
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self`` converted to ``other``'s dtype (``Tensor.type_as``).
+
+    Parameters
+    ----------
+    other : Tensor
+        The tensor whose dtype is taken.
+
+    Returns
+    -------
+    Tensor
+        ``self`` itself when the dtypes agree, a converted copy otherwise.
+    """
+    return O._convert(self, other._data.dtype)
+
+
+def _max(self: Tensor, dim: int | Tensor | None = None,
+         keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     return O.max(self, dim, keepdim)
 
 
-def _min(self, dim=None, keepdim=False):
+def _min(self: Tensor, dim: int | Tensor | None = None,
+         keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     return O.min(self, dim, keepdim)
 
 
-def _sum(self, dim=None, keepdim=False, dtype=None):
+def _sum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False,
+         dtype: DTypeArg = None) -> Tensor:
     return O.sum(self, dim, keepdim, dtype=dtype)
 
 
-def _mean(self, dim=None, keepdim=False, dtype=None):
+def _mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False,
+          dtype: DTypeArg = None) -> Tensor:
     return O.mean(self, dim, keepdim, dtype=dtype)
 
 
-def _conv(npdt):
-    def m(self, memory_format=None):
+for _m, _f in ((_max, O.max), (_min, O.min), (_sum, O.sum), (_mean, O.mean)):
+    # the method takes ``dtype`` also positionally; the parameters are the function's
+    _m.__doc__ = re.sub(r"^input : Tensor\n(    .*\n)+", "", inspect.getdoc(_f) or "",
+                        flags=re.M).replace("(``torch.", "(``Tensor.")
+
+
+_MEMORY_FORMAT = ("memory_format : object, optional\n    Accepted for PyTorch's signature; "
+                  "ignored.")
+
+
+def _conv(npdt: Any) -> Callable[..., Tensor]:
+    def m(self: Tensor, memory_format: Any = None) -> Tensor:
         return O._convert(self, np.dtype(npdt))
+    m.__doc__ = f"""``self`` converted to {np.dtype(npdt).name} (``self`` itself if it is).
+
+    Parameters
+    ----------
+    {_MEMORY_FORMAT.replace(chr(10), chr(10) + "    ")}
+
+    Returns
+    -------
+    Tensor
+        The converted tensor; the gradient flows back through the conversion (floating
+        and complex results).
+    """
     return m
 
 
-def _float(self, memory_format=None):
+def _float(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` converted to float32 (``self`` itself if it is).
+
+    Parameters
+    ----------
+    memory_format : object, optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        The converted tensor.
+    """
     return O._convert(self, np.dtype(np.float32))
 
 
-def _new_factory(fill):
-    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+def _new_factory(fill: _Fn) -> Callable[..., Tensor]:
+    def m(self: Tensor, *size: Any, dtype: DTypeArg = None, device: DeviceLike = None,
+          requires_grad: bool = False, **kw: Any) -> Tensor:
         return fill(*size, dtype=self.dtype if dtype is None else dtype, device=device,
                     requires_grad=requires_grad)
+    name = fill.__name__
+    m.__doc__ = f"""A new tensor of ``size`` as ``torch.{name}`` makes it, of ``self``'s dtype
+    by default (``Tensor.new_{name}``).
+
+    Parameters
+    ----------
+    *size : int or sequence of int
+        The shape.
+    dtype : dtype, optional
+        The dtype; ``self``'s by default.
+    device : device or str or int, optional
+        The device.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+    **kw : Any
+        Further keywords of PyTorch's signature (``layout``, ``pin_memory``); ignored.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+    """
     return m
 
 
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def _new_full(self: Tensor, size: SizeLike, fill_value: Number, *, dtype: DTypeArg = None,
+              device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor of ``size`` filled with ``fill_value``, of ``self``'s dtype by default.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape.
+    fill_value : Number
+        The value.
+    dtype : dtype, optional
+        The dtype; ``self``'s by default.
+    device : device or str or int, optional
+        Accepted for PyTorch's signature; ignored.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+    """
     return F.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                   requires_grad=requires_grad)
 
 
-def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self: Tensor, data: Any, *, dtype: DTypeArg = None, device: DeviceLike = None,
+                requires_grad: bool = False) -> Tensor:
+    """A new tensor of ``data`` (copied), of ``self``'s dtype by default.
+
+    Parameters
+    ----------
+    data : array_like
+        Nested lists, numbers, arrays or a tensor.
+    dtype : dtype, optional
+        The dtype; ``self``'s by default.
+    device : device or str or int, optional
+        Accepted for PyTorch's signature; ignored.
+    requires_grad : bool, default False
+        Whether the new tensor requires grad.
+
+    Returns
+    -------
+    Tensor
+        The new tensor.
+    """
     return F.tensor(data, dtype=self.dtype if dtype is None else dtype,
                     requires_grad=requires_grad)
 
 
-def _uniform(self, a=0.0, b=1.0, *, generator=None):
+def _uniform(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill ``self`` in place with uniform samples from ``[a, b)`` (``Tensor.uniform_``).
+
+    Parameters
+    ----------
+    a, b : float
+        The interval's bounds (0 and 1 by default).
+    generator : Generator, optional
+        The generator to draw from; the default generator by default.
+
+    Returns
+    -------
+    Tensor
+        ``self``, overwritten.
+
+    Raises
+    ------
+    RuntimeError
+        If ``a > b``.
+    """
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
                            f"> to={b}")
     d = self._data
     vals = F._gen(generator).uniform(a, b, d.shape).astype(d.dtype)
-    return O._inplace(self, lambda s: O._filled_array(s, vals))
+    return _run_inplace(self, lambda s: O._filled_array(s, vals))
 
 
-def _normal(self, mean=0.0, std=1.0, *, generator=None):
+def _normal(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: Any = None) -> Tensor:
+    """Fill ``self`` in place with normal samples (``Tensor.normal_``).
+
+    Parameters
+    ----------
+    mean : float, default 0.0
+        The mean.
+    std : float, default 1.0
+        The standard deviation.
+    generator : Generator, optional
+        The generator to draw from; the default generator by default.
+
+    Returns
+    -------
+    Tensor
+        ``self``, overwritten.
+
+    Raises
+    ------
+    RuntimeError
+        If ``std < 0``.
+    """
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     d = self._data
     vals = F._gen(generator).normal(mean, std, d.shape).astype(d.dtype)
-    return O._inplace(self, lambda s: O._filled_array(s, vals))
+    return _run_inplace(self, lambda s: O._filled_array(s, vals))
 
 
-def _cpu(self, *args, **kwargs):
+def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``self`` on the CPU (``self`` itself if it is there).
+
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        Accepted for PyTorch's signature (``memory_format``); ignored.
+
+    Returns
+    -------
+    Tensor
+        The tensor on the CPU.
+    """
     return O.to(self, "cpu")
 
 
-def _cuda(self, device=None, non_blocking=False, memory_format=None):
+def _cuda(self: Tensor, device: device | str | int | None = None, non_blocking: bool = False,
+          memory_format: Any = None) -> Tensor:
+    """``self`` on a CUDA device (CuPy arrays).
+
+    Parameters
+    ----------
+    device : device or str or int, optional
+        The device; ``"cuda"`` (the current one) by default, an int is ``cuda:<int>``.
+    non_blocking : bool, default False
+        Accepted for PyTorch's signature; ignored.
+    memory_format : object, optional
+        Accepted for PyTorch's signature; ignored.
+
+    Returns
+    -------
+    Tensor
+        The tensor on the device.
+    """
     if isinstance(device, int):
         device = f"cuda:{device}"
     return O.to(self, device or "cuda")
 
 
-def _part_setter(part):
+def _part_setter(part: _Fn) -> Callable[[Tensor, Any], None]:
     """Setter of ``.real``/``.imag``: ``z.real = v`` copies ``v`` into the view (in place,
     recorded), as PyTorch does."""
-    def setter(self, value):
+    def setter(self: Tensor, value: Any) -> None:
         part(self).copy_(value)
     return setter
 
 
-def _abs_(self):
+def _abs_(self: Tensor) -> Tensor:
+    """In-place ``torch.abs`` (``Tensor.abs_``); RuntimeError for a complex tensor.
+
+    Returns
+    -------
+    Tensor
+        ``self``, overwritten.
+    """
     if self._data.dtype.kind == "c":
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return O._inplace(self, O.abs)
+    return _run_inplace(self, O.abs)
 
 
-def _size_method(self, dim=None):
+def _size_method(self: Tensor, dim: int | None = None) -> Any:
     return Tensor.size(self, dim)
 
 
-def _addr(name):
+def _addr(name: str) -> Any:
     return getattr(O, name)
 
 
-def _alpha_inplace(fn):
-    def m(self, other, *, alpha=1):
-        return O._inplace(self, fn, other, alpha=alpha)
+def _alpha_inplace(fn: _Fn) -> Callable[..., Tensor]:
+    def m(self: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        return _run_inplace(self, fn, other, alpha=alpha)
+    m.__doc__ = re.sub(r"^(input|out) : .*\n(    .*\n)*", "", _inplace_doc(fn), flags=re.M)
     return m
 
 
 _METHODS = {
+    # conversions and protocols: float(t), len(t), iter(t), deepcopy ...
+    **_TC.METHODS,
     # operators: return NotImplemented for operands they do not know
     # commutative: ``2 * t`` is ``mul(t, 2)`` as in PyTorch (next_functions order)
     "__add__": O._add, "__radd__": O._add,
@@ -211,7 +460,7 @@ _METHODS = {
     "sgn": O.sgn, "square": O.square, "sigmoid": O.sigmoid, "relu": O.relu,
     "floor": O.floor, "ceil": O.ceil, "round": O.round, "conj": O.conj,
     "clamp": O.clamp, "clip": O.clamp, "clamp_min": O.clamp_min, "clamp_max": O.clamp_max,
-    "maximum": O.maximum, "minimum": O.minimum, "where": lambda self, c, y: O.where(c, self, y),
+    "maximum": O.maximum, "minimum": O.minimum, "where": _where,
     "masked_fill": O.masked_fill,
     "softmax": O.softmax, "log_softmax": O.log_softmax, "logsumexp": O.logsumexp,
     "eq": O.eq, "ne": O.ne, "lt": O.lt, "le": O.le, "gt": O.gt, "ge": O.ge,
@@ -242,7 +491,7 @@ _METHODS = {
     "double": _conv(np.float64), "half": _conv(np.float16), "long": _conv(np.int64),
     "int": _conv(np.int32), "short": _conv(np.int16), "bool": _conv(np.bool_),
     "byte": _conv(np.uint8), "cfloat": _conv(np.complex64), "cdouble": _conv(np.complex128),
-    "type_as": lambda self, other: O._convert(self, other._data.dtype),
+    "type_as": _type_as,
     "cpu": _cpu, "cuda": _cuda,
     "new_zeros": _new_factory(F.zeros), "new_ones": _new_factory(F.ones),
     "new_empty": _new_factory(F.empty), "new_full": _new_full, "new_tensor": _new_tensor,
@@ -264,13 +513,15 @@ _METHODS = {
 
 
 # in-place forms of the operation table's rows that torch has (sinh_, tan_, expm1_ ...)
+_op: Any
 for _op in optable.ROWS:
-    if _op.torch in O.ROW_FUNCTIONS and _op.torch_inplace:
-        for _n in (_op.torch,) + _op.torch_aliases:
-            _METHODS.setdefault(_n + "_", _inplace(O.ROW_FUNCTIONS[_n]))
+    if _op.torch in ROW_FUNCTIONS and _op.torch_inplace:
+        for _n in (_op.torch,) + tuple(_op.torch_aliases):
+            _METHODS.setdefault(_n + "_", _inplace(ROW_FUNCTIONS[_n]))
 
 
-def install():
+def install() -> None:
+    """Set the methods of :data:`_METHODS` on ``Tensor``."""
     for name, fn in _METHODS.items():
         setattr(Tensor, name, fn)
 

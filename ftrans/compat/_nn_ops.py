@@ -2,17 +2,18 @@
 cross entropy."""
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
-from ._tensor import _make_plain
+from ._tensor import Tensor, _make_plain
 from .autograd import graph as G
 from .autograd.graph import node_class
 from .autograd._composite import composite_class, residual_class
 from .. import primitives as P
 
 from ._opbase import (SAVE_NONE, _as_float, _compose, _convert, _ctype, _custom, _k, _record,
-                      _refuse_complex, _save_cross, _tname, _unary)
+                      _refuse_complex, _save_cross, _tname, _unary, unary_doc)
 # =============================================================================== nn kernels
 # torch.nn.functional's heavy operations are ftrans.nn's: convolution, max pooling, batch
 # norm and the fused log-softmax + NLL are ftrans.custom_vjp functions whose forward keeps
@@ -22,15 +23,16 @@ from ..primitives.special import erf_p as _erf_p  # noqa: E402
 from ..primitives import window as _W  # noqa: E402
 from ..nn import FUSED as _FUSED  # noqa: E402
 
-erf = _unary(_erf_p, "ErfBackward0", "x")
+erf = _unary(_erf_p, "ErfBackward0", "x", doc=unary_doc(
+    "erf", "the error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to input``."))
 
 _ConvolutionBackward0 = residual_class("ConvolutionBackward0",
                                        ("_params", "input", "weight", "bias"),
                                        edge_idx=(1, 2, 3))
 
 
-def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa: A002
-                lhs_dilation=None):
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,  # noqa: A002
+                padding: Any, dilation: Any, groups: int, lhs_dilation: Any = None) -> Tensor:
     """Cross-correlation of ``input`` ``(N, C, *spatial)`` with ``weight``
     ``(O, C // groups, *window)`` plus ``bias`` ``(O,)`` (or None): one node,
     ``ftrans.nn``'s fused convolution (``FUSED["conv"]``).
@@ -38,7 +40,7 @@ def convolution(input, weight, bias, stride, padding, dilation, groups,  # noqa:
     ``stride``/``dilation``/``lhs_dilation``: ints per spatial axis; ``padding``: ``(lo,
     hi)`` pairs.  Raises RuntimeError (as PyTorch) for mismatched dtypes or channels."""
     xd, wd = input._data, weight._data
-    bd = None if bias is None else bias._data
+    bd: Any = None if bias is None else bias._data
     if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
         other = wd.dtype if xd.dtype != wd.dtype else bd.dtype
         what = "weight" if xd.dtype != wd.dtype else "bias"
@@ -72,14 +74,15 @@ _MAXPOOL_NODES = {k: residual_class(f"MaxPool{k}DWithIndicesBackward0", ("_param
 _AVGPOOL_NODES = {k: node_class(f"AvgPool{k}DBackward0", ("self",)) for k in (1, 2, 3)}
 
 
-def _window_params(nd, window, strides, padding, dilation):
+def _window_params(nd: int, window: Any, strides: Any, padding: Any, dilation: Any) -> Any:
     lead = (1,) * (nd - len(window))
     return {"window_dimensions": lead + tuple(window), "window_strides": lead + tuple(strides),
             "padding": ((0, 0),) * len(lead) + tuple(tuple(p) for p in padding),
             "window_dilation": lead + tuple(dilation)}
 
 
-def window_max(input, window, strides, padding, dilation):  # noqa: A002
+def window_max(input: Tensor, window: Any, strides: Any, padding: Any,  # noqa: A002
+               dilation: Any) -> Tensor:
     """Maximum over windows of the trailing axes of ``input`` (padding with -inf):
     ``ftrans.nn``'s fused max pooling (``FUSED["max_pool"]``: the forward keeps each
     window's argmax, the backward scatters there); the gradient goes to each window's
@@ -94,7 +97,8 @@ def window_max(input, window, strides, padding, dilation):  # noqa: A002
                    [params, d])[0]
 
 
-def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
+def window_argmax(input: Tensor, window: Any, strides: Any, padding: Any,  # noqa: A002
+                  dilation: Any) -> Tensor:
     """Flat index (within each trailing ``len(window)``-d plane) of each window's first
     maximum: ``max_pool``'s ``return_indices``."""
     d = input._data
@@ -109,7 +113,8 @@ def window_argmax(input, window, strides, padding, dilation):  # noqa: A002
     return _make_plain(idx.reshape(lead + idx.shape[1:]))
 
 
-def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
+def window_sum(input: Tensor, window: Any, strides: Any, padding: Any,  # noqa: A002
+               dilation: Any = None) -> Tensor:
     """Sum over windows of the trailing axes of ``input`` (zero padding): the
     ``reduce_window_sum`` primitive."""
     d = _as_float(input._data)
@@ -121,11 +126,11 @@ def window_sum(input, window, strides, padding, dilation=None):  # noqa: A002
                    out, SAVE_NONE)
 
 
-def _bn_eval_fn(x, w, b, mean, var, eps):
+def _bn_eval_fn(x: Any, w: Any, b: Any, mean: Any, var: Any, eps: float) -> Any:
     """Batch norm with given statistics (eval mode): ``(x - mean) / sqrt(var + eps) * w +
     b`` over axis 1."""
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-    scale = P.div(x.dtype.type(1), P.sqrt(P.add(var, x.dtype.type(eps))))
+    scale = P.div(x.dtype.type(1), P.sqrt(P.add(var, x.dtype.type(eps))))  # type: ignore[attr-defined]  # (an op-table row)
     if w is not None:
         scale = P.mul(scale, w)
     out = P.mul(P.sub(x, P.reshape(mean, shape)), P.reshape(scale, shape))
@@ -138,7 +143,9 @@ _BN_EVAL = composite_class("NativeBatchNormBackward0", ("input", "weight", "bias
                            edge_idx=(0, 1, 2))
 
 
-def native_batch_norm(input, weight, bias, running_mean, running_var, training, eps):  # noqa: A002
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Any, running_var: Any,
+                      training: bool, eps: float) -> Any:
     """Batch normalization over every axis but 1 as one node (``torch.native_batch_norm``).
 
     Returns ``(output, batch_mean, batch_var)`` -- the statistics (biased variance; None
@@ -169,7 +176,8 @@ _CrossEntropyBackward = residual_class("NllLossBackward0", ("self", "target", "w
                                        edge_idx=(0,))
 
 
-def cross_entropy_indices(input, target, ignore_index, reduction):  # noqa: A002
+def cross_entropy_indices(input: Tensor, target: Tensor, ignore_index: int,  # noqa: A002
+                          reduction: str) -> Tensor | None:
     """``cross_entropy`` of logits ``input (N, C)`` (float32/float64) and class indices
     ``target (N,)`` with ``reduction`` 'mean' or 'sum', no class weights or label
     smoothing, as one node: ``ftrans.nn``'s fused log-softmax + NLL
@@ -196,7 +204,7 @@ def cross_entropy_indices(input, target, ignore_index, reduction):  # noqa: A002
                    [d, safe, coef], post="sum")[0]
 
 
-def _linear_fn(x, w, b):
+def _linear_fn(x: Any, w: Any, b: Any) -> Any:
     out = P.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())))
     return out if b is None else P.add(out, b)
 
@@ -205,7 +213,7 @@ _AddmmBackward0 = composite_class("AddmmBackward0", ("self", "mat1", "mat2"))
 _LinearMmBackward0 = composite_class("MmBackward0", ("self", "mat2"))
 
 
-def linear(input, weight, bias=None):  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """``input @ weight.T + bias`` as one node (``torch.nn.functional.linear``):
     ``input (*, in)``, ``weight (out, in)``, ``bias (out,)``.  RuntimeError (PyTorch's
     message) for mismatched shapes or dtypes."""
@@ -215,7 +223,7 @@ def linear(input, weight, bias=None):  # noqa: A002
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a} and "
                            f"{wd.shape[1] if wd.ndim == 2 else '?'}x"
                            f"{wd.shape[0] if wd.ndim else '?'})")
-    bd = None if bias is None else bias._data
+    bd: Any = None if bias is None else bias._data
     if xd.dtype != wd.dtype or (bd is not None and bd.dtype != xd.dtype):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_ctype(xd.dtype)} != {_ctype(wd.dtype)}")
@@ -223,4 +231,4 @@ def linear(input, weight, bias=None):  # noqa: A002
     return _compose(cls, _linear_fn, [input, weight, bias], [xd, wd, bd], mask=_save_cross)
 
 
-G._convert = _convert   # see autograd.graph._convert
+G._convert = _convert  # type: ignore[assignment, unused-ignore]  # see autograd.graph._convert

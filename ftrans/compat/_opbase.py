@@ -6,6 +6,9 @@ The torch functions themselves are gathered in :mod:`ftrans.compat._ops`.
 from __future__ import annotations
 
 import builtins
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -18,17 +21,70 @@ from .autograd.graph import NO_EDGE, node_class, new_node, meta as _meta
 from .autograd._composite import run as _run_composite, run_with_residuals, Residuals, Static
 from ..primitives.convert import convert_element_type_p
 from ..core.trace import Tracer as _Tracer
+from .types import TensorOrNumber
 
 _pyabs, _pymin, _pymax, _pysum, _pyround = builtins.abs, builtins.min, builtins.max, \
     builtins.sum, builtins.round
-_EMPTY = {}
+_EMPTY: dict[str, Any] = {}
 _T1 = (True,)
 _fw_on = False   # a forward AD level is active (set by autograd.forward_ad)
-_fwad = None     # the autograd.forward_ad module: it is above this one and sets this name
+_fwad: Any = None  # the autograd.forward_ad module: it is above this one and sets this name
+
+
+# =============================================================================== docstrings
+#: numpydoc Parameters entries shared by the generated functions' docstrings
+P_INPUT = "input : Tensor\n    The input tensor."
+P_OUT = ("out : Tensor, optional\n    Tensor the result is written into (converted to its "
+         "dtype, resized to the result's shape); it is also returned.  Not differentiable.")
+
+
+def docstring(summary: str, params: Sequence[str], returns: str, notes: str = "") -> str:
+    """A numpydoc docstring: the one-line ``summary``, the description ``notes`` (if any),
+    the Parameters entries ``params`` (``"name : type\\n    description"``) and the
+    Returns entry ``returns``."""
+    parts = [summary]
+    if notes:
+        parts.append(notes)
+    if params:
+        parts.append("Parameters\n----------\n" + "\n".join(params))
+    parts.append("Returns\n-------\n" + returns)
+    return "\n\n".join(parts)
+
+
+def _is_header(lines: list[str], k: int) -> bool:
+    return k + 1 < len(lines) and bool(lines[k].strip()) and \
+        set(lines[k + 1].strip()) == {"-"} and len(lines[k + 1].strip()) >= 3
+
+
+def add_param_doc(doc: str | None, entry: str) -> str:
+    """``doc`` (a numpydoc docstring) with the Parameters entry ``entry`` appended to its
+    Parameters section (the section is added when missing)."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    heads = [k for k in range(len(lines)) if _is_header(lines, k)]
+    par = next((k for k in heads if lines[k].strip() == "Parameters"), None)
+    if par is None:
+        new = ["Parameters", "----------"] + entry.splitlines() + [""]
+        at = heads[0] if heads else len(lines)
+        if not heads:
+            new = [""] + new[:-1]
+        return "\n".join(lines[:at] + new + lines[at:])
+    nxt = next((k for k in heads if k > par), len(lines))
+    at = nxt
+    while at > par + 2 and not lines[at - 1].strip():
+        at -= 1
+    return "\n".join(lines[:at] + entry.splitlines() + lines[at:])
+
+
+def replace_summary(doc: str | None, summary: str) -> str:
+    """``doc`` with its one-line summary replaced by ``summary``."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    return "\n".join([summary] + lines[1:])
 
 
 # =============================================================================== recording
-def _record(cls, prim, params, args, datas, out, save, casts=None, _fw=True):
+def _record(cls: Any, prim: Any, params: dict[str, Any], args: Sequence[Any],
+            datas: Sequence[Any], out: Any, save: Any, casts: Any = None,
+            _fw: bool = True) -> Tensor:
     """The output tensor of an operation, with a node when recording applies.
 
     ``args``: the operands as given (Tensors or raw values: Python scalars, index arrays);
@@ -74,7 +130,7 @@ def _record(cls, prim, params, args, datas, out, save, casts=None, _fw=True):
     return t
 
 
-def _save_all(needs):
+def _save_all(needs: Sequence[bool]) -> tuple[int, bool]:
     return (-1, True)
 
 
@@ -84,20 +140,20 @@ SAVE_OUT = (0, True)
 SAVE_X_OUT = (1, True)
 
 
-def _save_cross(needs):
+def _save_cross(needs: Sequence[bool]) -> tuple[int, bool]:
     """mul: each operand's formula reads the other operand."""
     return ((2 if needs[0] else 0) | (1 if needs[1] else 0), False)
 
 
-def _save_div(needs):
+def _save_div(needs: Sequence[bool]) -> tuple[int, bool]:
     return (2, needs[1])
 
 
-def _save_pow(needs):
+def _save_pow(needs: Sequence[bool]) -> tuple[int, bool]:
     return (3, needs[1])
 
 
-def _save_both(needs):
+def _save_both(needs: Sequence[bool]) -> tuple[int, bool]:
     return (3, False)
 
 
@@ -108,19 +164,19 @@ _save_out = G.save_out
 
 
 # =============================================================================== operands
-def _k(prim, d):
+def _k(prim: Any, d: Any) -> Callable[..., Any]:
     """``prim``'s kernel for a concrete NumPy array ``d``, its ``bind`` otherwise (a Tracer
     of an ftrans transform under ``compat.func``; CuPy arrays also take ``bind``, which
     goes straight to the kernel outside transforms)."""
     return prim.impl if type(d) is np.ndarray else prim.bind
 
 
-def _kk(prim, *datas):
+def _kk(prim: Any, *datas: Any) -> Callable[..., Any]:
     """:func:`_k` for several operands: ``bind`` when any of them is a Tracer."""
     return prim.bind if _any_traced(*datas) else prim.impl
 
 
-def _any_traced(*datas):
+def _any_traced(*datas: Any) -> bool:
     """True when a value is a Tracer of an ftrans transform (``compat.func``'s traced
     path): the operation must then compute with primitives' ``bind``, not NumPy."""
     for d in datas:
@@ -129,14 +185,14 @@ def _any_traced(*datas):
     return False
 
 
-def _tensorize(v):
+def _tensorize(v: Any) -> Tensor:
     """A Tensor for array-likes that are not Python scalars (NumPy arrays, lists)."""
     if isinstance(v, Tensor):
         return v
     return _make(np.asarray(v))
 
 
-def _scalar(v):
+def _scalar(v: Any) -> Any:
     t = type(v)
     if t is float or t is int or t is bool or t is complex:
         return v
@@ -147,13 +203,15 @@ def _scalar(v):
     return None
 
 
-def _default_float():
+def _default_float() -> np.dtype[Any]:
     return D.get_default_dtype().np
 
 
-def _promote_datas(items):
+def _promote_datas(items: Sequence[Any]) -> np.dtype[Any]:
     """PyTorch's result dtype for ``items`` (Tensors and Python scalars)."""
-    dim, zero, sc = [], [], []
+    dim: list[np.dtype[Any]] = []
+    zero: list[np.dtype[Any]] = []
+    sc: list[np.dtype[Any]] = []
     for v in items:
         if isinstance(v, Tensor):
             d = v._data
@@ -163,7 +221,7 @@ def _promote_datas(items):
     return D.result_type(tuple(dim), tuple(zero), tuple(sc))
 
 
-def _operands(a, b):
+def _operands(a: Any, b: Any) -> tuple[Any, Any, Any] | None:
     """``(a_data, b_data, casts)`` for a binary operation: arrays converted to PyTorch's
     result dtype (Python scalars stay weak), ``casts`` the original dtypes of converted
     operands (or None).  None for an operand that is neither a tensor, a number nor a
@@ -206,13 +264,13 @@ def _operands(a, b):
         _orig_dtype(a, r), _orig_dtype(b, r))
 
 
-def _bad_operand(prefix, a, b):
+def _bad_operand(prefix: str, a: Any, b: Any) -> TypeError:
     """The TypeError for an operand that is neither a tensor nor a number."""
     bad = b if isinstance(a, Tensor) else a
     return TypeError(f"{prefix}expected a Tensor or a number, got {type(bad).__name__}")
 
 
-def _operands_or_raise(a, b):
+def _operands_or_raise(a: Any, b: Any) -> tuple[Any, Any, Any]:
     """:func:`_operands`, a TypeError for an operand that is neither a tensor nor a number."""
     r = _operands(a, b)
     if r is None:
@@ -220,7 +278,7 @@ def _operands_or_raise(a, b):
     return r
 
 
-def _cast_operand(v, d, r):
+def _cast_operand(v: Any, d: Any, r: np.dtype[Any]) -> Any:
     if isinstance(v, Tensor) and d.dtype != r:
         return d.astype(r)
     if not isinstance(v, Tensor) and r.kind in "fc" and type(d) is int and r.kind == "f":
@@ -228,13 +286,13 @@ def _cast_operand(v, d, r):
     return d
 
 
-def _orig_dtype(v, r):
+def _orig_dtype(v: Any, r: np.dtype[Any]) -> np.dtype[Any] | None:
     if isinstance(v, Tensor) and v._data.dtype != r and v._data.dtype.kind in "fc":
         return v._data.dtype
     return None
 
 
-def _as_float(d):
+def _as_float(d: Any) -> Any:
     """Integer/bool data converted to the default float dtype (for float-only functions)."""
     if d.dtype.kind in "fc":
         return d
@@ -242,7 +300,7 @@ def _as_float(d):
 
 
 # ------------------------------------------------------------------ operations without complex
-def _has_complex(*vals) -> bool:
+def _has_complex(*vals: Any) -> bool:
     """True if an operand is a complex tensor, array or number."""
     for v in vals:
         if isinstance(v, Tensor):
@@ -254,7 +312,8 @@ def _has_complex(*vals) -> bool:
     return False
 
 
-def _refuse_complex(*vals, kernel=None, msg=None, exc=NotImplementedError):
+def _refuse_complex(*vals: Any, kernel: str | None = None, msg: str | None = None,
+                    exc: type[Exception] = NotImplementedError) -> None:
     """Raise as PyTorch 2.13 does when an operation has no complex implementation.
 
     PyTorch refuses complex operands of orderings (``lt``, ``maximum``, ``clamp``, ``max``
@@ -272,22 +331,25 @@ def _refuse_complex(*vals, kernel=None, msg=None, exc=NotImplementedError):
     raise exc(msg)
 
 
-def _real_only(fn, kernel=None, msg=None, exc=NotImplementedError):
-    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`)."""
-    def f(*args, **kwargs):
+def _real_only(fn: Callable[..., Any], kernel: str | None = None, msg: str | None = None,
+               exc: type[Exception] = NotImplementedError) -> Callable[..., Any]:
+    """``fn`` refusing complex positional operands (see :func:`_refuse_complex`); it shows
+    ``fn``'s signature and docstring (``__wrapped__``)."""
+    def f(*args: Any, **kwargs: Any) -> Any:
         if _has_complex(*args):
             _refuse_complex(*args, kernel=kernel, msg=msg, exc=exc)
         return fn(*args, **kwargs)
     f.__name__ = fn.__name__
     f.__doc__ = fn.__doc__
+    f.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature shows fn's
     return f
 
 
-def _tname(npdt):
+def _tname(npdt: Any) -> str:
     return D.from_np(npdt)._tname[:-6]
 
 
-def _ctype(npdt):
+def _ctype(npdt: Any) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
             "int32": "int", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>"}.get(str(npdt), str(npdt))
@@ -295,7 +357,7 @@ def _ctype(npdt):
 
 _ToCopyBackward0 = node_class("ToCopyBackward0", ("self",))
 
-def _convert(x, npdt):
+def _convert(x: Tensor, npdt: np.dtype[Any]) -> Tensor:
     d = x._data
     if d.dtype == npdt:
         return x
@@ -310,15 +372,30 @@ def _convert(x, npdt):
     return _record(_ToCopyBackward0, convert_element_type_p, params, [x], [d], out, SAVE_NONE)
 
 
-def _unary(prim, name, save, float_only=True):
+def unary_doc(torch_name: str, summary: str, dtype: str = "float", notes: str = "") -> str:
+    """The docstring of the elementwise function ``torch.<torch_name>`` (``summary``: what
+    it computes, one sentence); ``dtype``: the result's dtype, ``"float"`` (integer inputs
+    promoted to the default float dtype), ``"same"`` (the input's) or ``"bool"``."""
+    ret = {"float": "of ``input``'s floating dtype (integer and bool inputs give the "
+                    "default float dtype)",
+           "same": "of ``input``'s dtype", "bool": "of dtype bool"}[dtype]
+    s = summary[0].lower() + summary[1:] if summary[:2] != summary[:2].upper() else summary
+    return docstring(f"Elementwise ``torch.{torch_name}``: {s}", [P_INPUT],
+                     f"Tensor\n    Same shape as ``input``, {ret}.", notes)
+
+
+def _unary(prim: Any, name: str, save: str | None, float_only: bool = True,
+           doc: str | None = None) -> Callable[[Tensor], Tensor]:
     """A unary elementwise operation recorded as one primitive node saving its input
-    ("x"), its result ("out") or both ("x_out")."""
+    ("x"), its result ("out") or both ("x_out"); ``doc``: its docstring (a generic one
+    naming the primitive by default)."""
     cls = node_class(name, ("self",))
     impl, bind = prim.impl, prim.bind
     mask = 1 if save in ("x", "x_out") else 0
     so = save in ("out", "x_out")
 
-    def op(x):
+    def op(input: Tensor) -> Tensor:  # noqa: A002
+        x = input
         d = x._data
         if float_only and d.dtype.kind not in "fc":
             d = d.astype(_default_float())
@@ -349,10 +426,14 @@ def _unary(prim, name, save, float_only=True):
             return t
         return _make_plain(out)
     op.__name__ = prim.name
+    op.__doc__ = doc or unary_doc(prim.name, f"the ``{prim.name}`` primitive.",
+                                  "float" if float_only else "same")
     return op
 
 
-def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None):
+def _compose(cls: Any, fn: Callable[..., Any], args: Sequence[Any], datas: Sequence[Any],
+             params: dict[str, Any] = _EMPTY, mask: Any = -1, casts: Any = None,
+             out: Any = None) -> Tensor:
     """The result of the composition ``fn(*datas, **params)`` (ftrans operations: NumPy
     arrays run eagerly, Tracers under ``compat.func`` are traced), recorded as one
     composite node of class ``cls`` whose backward is ``ftrans.vjp(fn)``
@@ -369,7 +450,8 @@ def _compose(cls, fn, args, datas, params=_EMPTY, mask=-1, casts=None, out=None)
                    casts)
 
 
-def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
+def _custom(cls: Any, f: Any, args: Sequence[Any], datas: Sequence[Any], casts: Any = None,
+            post: Any = None, params: dict[str, Any] = _EMPTY) -> tuple[Tensor, Any]:
     """The output of the ``ftrans.custom_vjp`` function ``f(*datas)`` (``ftrans.nn``'s fused
     kernels), recorded as one node of the residual class ``cls``
     (:func:`.autograd._composite.residual_class`): when a node is recorded, the forward is
@@ -386,19 +468,19 @@ def _custom(cls, f, args, datas, casts=None, post=None, params=_EMPTY):
     return _make_plain(Residuals(None, post).apply(full)), full
 
 
-def _any_requires_grad(args):
+def _any_requires_grad(args: Sequence[Any]) -> bool:
     for a in args:
         if isinstance(a, Tensor) and _edge(a)[0] is not None:
             return True
     return False
 
 
-def _broadcast_error(*datas):
+def _broadcast_error(*datas: Any) -> RuntimeError:
     """PyTorch's RuntimeError for operands whose shapes do not broadcast: the shapes are
     combined left to right, "tensor a" is the broadcast shape so far, "tensor b" the next
     operand.  Non-array operands (Python scalars) are skipped."""
     shapes = [tuple(getattr(d, "shape", ())) for d in datas]
-    acc = ()
+    acc: tuple[int, ...] = ()
     for sb in shapes:
         n = _pymax(len(acc), len(sb))
         sa2 = (1,) * (n - len(acc)) + acc
@@ -412,7 +494,7 @@ def _broadcast_error(*datas):
                         "broadcast")
 
 
-def _reraise_broadcast(e, datas):
+def _reraise_broadcast(e: Exception, datas: Sequence[Any]) -> NoReturn:
     """Raise PyTorch's broadcasting RuntimeError for the ValueError ``e`` of NumPy when the
     shapes of ``datas`` do not broadcast; re-raise ``e`` otherwise."""
     try:
@@ -422,7 +504,7 @@ def _reraise_broadcast(e, datas):
     raise e
 
 
-def _integral(v):
+def _integral(v: Any) -> bool:
     """True for an integer/bool tensor, array or Python integer (no promotion to float)."""
     d = v._data if isinstance(v, Tensor) else v
     dt = getattr(d, "dtype", None)
@@ -431,7 +513,7 @@ def _integral(v):
     return isinstance(v, (int, np.integer))   # (bool is an int)
 
 
-def _check_int_division(a, b):
+def _check_int_division(a: Any, b: Any) -> None:
     """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division or remainder
     whose divisor ``b`` has a zero (tensors or their data; concrete values only: a traced
     divisor is unknown).  A floating operand returns at once."""
@@ -442,7 +524,8 @@ def _check_int_division(a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
-def _binary(prim, name, names, save, rname=None, edge_idx=None):
+def _binary(prim: Any, name: str, names: tuple[str, ...], save: Any, rname: str | None = None,
+            edge_idx: tuple[int, ...] | None = None) -> Callable[[Any, Any], Any]:
     """A binary elementwise operation recorded as one primitive node.  ``save``: (mask,
     save_out) or a function of (needs_a, needs_b) returning one (tabulated here);
     ``edge_idx``: the operands shown in ``next_functions`` (all by default)."""
@@ -454,7 +537,8 @@ def _binary(prim, name, names, save, rname=None, edge_idx=None):
         mask_so = save(k) if callable(save) else save
         table[k[0] * 2 + k[1]] = (k,) + tuple(mask_so)
 
-    def op(a, b):
+    def op(a: Any, b: Any) -> Tensor:
+        """The operator form: NotImplemented for an operand it does not know."""
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -509,14 +593,14 @@ def _binary(prim, name, names, save, rname=None, edge_idx=None):
     return op
 
 
-def _require_tensor(fname, v, what="input", pos=1):
+def _require_tensor(fname: str, v: Any, what: str = "input", pos: int = 1) -> None:
     """torch's TypeError for a schema argument that must be a Tensor."""
     if not isinstance(v, Tensor):
         raise TypeError(f"{fname}(): argument '{what}' (position {pos}) must be Tensor, not "
                         f"{type(v).__name__}")
 
 
-def _one_tensor(fname, a, b):
+def _one_tensor(fname: str, a: Any, b: Any) -> None:
     """torch's TypeError when neither operand of ``fname`` is a Tensor (``pow(2, 3)``)."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{fname}() received an invalid combination of arguments - got "
@@ -524,7 +608,34 @@ def _one_tensor(fname, a, b):
                         "for at least one of them")
 
 
-def _checked(op, accepts="tensor_scalar"):
+#: the parameter types of a binary function by torch's schema for Python numbers
+_ACCEPTS_TYPES = {"any": ("Tensor or Number", "Tensor or Number"),
+                  "one_tensor": ("Tensor or Number", "Tensor or Number"),
+                  "tensor_scalar": ("Tensor", "Tensor or Number"),
+                  "tensors": ("Tensor", "Tensor")}
+
+
+def binary_doc(torch_name: str, summary: str, accepts: str = "tensor_scalar",
+               dtype: str = "promoted", notes: str = "") -> str:
+    """The docstring of the binary elementwise function ``torch.<torch_name>`` (see
+    :func:`_checked` for ``accepts``); ``dtype``: the result's, ``"promoted"`` (PyTorch's
+    promotion of the operands), ``"float"`` (promoted, integers to the default float
+    dtype) or ``"bool"``."""
+    ta, tb = _ACCEPTS_TYPES[accepts]
+    one = " (at least one of the two is a Tensor)" if accepts in ("any", "one_tensor") else ""
+    ret = {"promoted": "of the operands' promoted dtype (PyTorch's type promotion)",
+           "float": "of the operands' promoted floating dtype (integers give the default "
+                    "float dtype)",
+           "bool": "of dtype bool"}[dtype]
+    return docstring(
+        f"Elementwise ``torch.{torch_name}``: {summary[0].lower() + summary[1:]}",
+        [f"input : {ta}\n    The first operand{one}.",
+         f"other : {tb}\n    The second operand, broadcast with ``input``."],
+        f"Tensor\n    The broadcast shape of the operands, {ret}.", notes)
+
+
+def _checked(op: Callable[[Any, Any], Any], accepts: str = "tensor_scalar",
+             doc: str | None = None) -> Callable[..., Tensor]:
     """The function form of an operator: an unsupported operand is a TypeError (the
     operator itself returns NotImplemented so that Python tries the reflected one).
     ``accepts`` is torch's schema for Python numbers: ``"any"`` (``torch.add(2, 3)``),
@@ -535,19 +646,23 @@ def _checked(op, accepts="tensor_scalar"):
     need_b = accepts == "tensors"
     one = accepts == "one_tensor"
 
-    def f(a, b):
-        if need_a and not isinstance(a, Tensor):
-            _require_tensor(f.__name__, a)
-        if need_b and not isinstance(b, Tensor):
-            _require_tensor(f.__name__, b, "other", 2)
+    def f(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:  # noqa: A002
+        if need_a and not isinstance(input, Tensor):
+            _require_tensor(f.__name__, input)
+        if need_b and not isinstance(other, Tensor):
+            _require_tensor(f.__name__, other, "other", 2)
         if one:
-            _one_tensor(f.__name__, a, b)
-        r = op(a, b)
+            _one_tensor(f.__name__, input, other)
+        r = op(input, other)
         if r is NotImplemented:
-            raise _bad_operand(f"{op.__name__}(): ", a, b)
+            raise _bad_operand(f"{op.__name__}(): ", input, other)
         return r
     f.__name__ = op.__name__
-    f.__doc__ = op.__doc__
+    # torch's schema: a Tensor where Python numbers are refused (a copy of the
+    # annotations per function: the closures share their code)
+    f.__annotations__ = dict(f.__annotations__, **{
+        k: "Tensor" for k, need in (("input", need_a), ("other", need_b)) if need})
+    f.__doc__ = doc or binary_doc(op.__name__, f"the ``{op.__name__}`` operation.", accepts)
     return f
 
 

@@ -26,19 +26,25 @@ history on the new node (:func:`_inplace`).
 This module is the namespace of compat's operations (what ``Tensor``'s methods, the
 ``torch.*`` functions and autograd read); they are written in its parts, each above the
 previous ones: :mod:`._opbase` (recording a node, operands and type promotion, the
-builders of elementwise operations), :mod:`._pointwise`, :mod:`._reductions`,
-:mod:`._shape_ops` (clamp/where, views, indexing), :mod:`._join_ops` (cat/stack, matrix
+builders of elementwise operations), :mod:`._compare_ops`, :mod:`._complex_ops`,
+:mod:`._pointwise`, :mod:`._reductions`,
+:mod:`._clamp_ops`, :mod:`._view_ops` (views and reshapes), :mod:`._shape_ops`
+(indexing), :mod:`._join_ops` (cat/stack, matrix
 products, conversions), :mod:`._inplace` and :mod:`._nn_ops`.
 """
-from . import _opbase, _pointwise, _reductions, _shape_ops, _join_ops, _inplace, _nn_ops
+from typing import Any
 
-for _part in (_opbase, _pointwise, _reductions, _shape_ops, _join_ops, _inplace, _nn_ops):
+from . import (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _clamp_ops,
+               _view_ops, _shape_ops, _join_ops, _inplace, _nn_ops)
+
+for _part in (_opbase, _compare_ops, _complex_ops, _pointwise, _reductions, _clamp_ops,
+              _view_ops, _shape_ops, _join_ops, _inplace, _nn_ops):
     globals().update({k: v for k, v in vars(_part).items()
                       if not k.startswith("__") and k not in ("_fw_on", "_fwad")})
 del _part
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     """``_fw_on``/``_fwad`` live in :mod:`._opbase` (autograd.forward_ad sets them there):
     read through, never copied."""
     if name in ("_fw_on", "_fwad"):

@@ -11,12 +11,17 @@ grad mode on, an argument (or ``out``) requiring grad is a ``RuntimeError``.
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
+from ._opbase import P_OUT, add_param_doc
 from ..primitives import optable
 from .autograd.grad_mode import _tls, no_grad
 
@@ -45,11 +50,11 @@ _EXACT = frozenset(("matmul", "mm", "mv", "bmm", "dot", "softmax", "log_softmax"
                     "where", "complex", "polar"))
 
 
-def _tname(npdt):
+def _tname(npdt: Any) -> str:
     return D.from_np(npdt)._tname[:-6]
 
 
-def _any_rg(args, kwargs):
+def _any_rg(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
     for a in list(args) + list(kwargs.values()):
         if isinstance(a, Tensor) and a.requires_grad:
             return True
@@ -59,7 +64,7 @@ def _any_rg(args, kwargs):
     return False
 
 
-def write_out(out, r, name):
+def write_out(out: Any, r: Tensor, name: str) -> Tensor:
     """Write the result ``r`` (a Tensor) into ``out`` by PyTorch's out= rules."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
@@ -103,7 +108,7 @@ _PARTIAL = ("unsupported operation: some elements of the input tensor and the wr
             "performing the operation.")
 
 
-def _check_overlap(out, args, kwargs, name):
+def _check_overlap(out: Any, args: Sequence[Any], kwargs: dict[str, Any], name: str) -> None:
     """torch's memory-overlap checks of ``out=``: an ``out`` with repeated elements (an
     expanded tensor), or one overlapping an input other than exactly (any overlap for the
     functions of :data:`_NO_ALIAS`)."""
@@ -125,12 +130,28 @@ def _check_overlap(out, args, kwargs, name):
                 raise RuntimeError(_PARTIAL)
 
 
-def with_out(fn, name=None):
-    """``fn`` with an ``out=`` keyword (see the module docstring)."""
+def _out_signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """``fn``'s signature with the keyword ``out: Tensor | None = None`` (where it has no
+    ``out`` parameter of its own)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if "out" in sig.parameters:
+        return sig
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                            annotation="Tensor | None")
+    at = len(params)
+    if params and params[-1].kind is inspect.Parameter.VAR_KEYWORD:
+        at -= 1
+    return sig.replace(parameters=params[:at] + [out] + params[at:])
+
+
+def with_out(fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
+    """``fn`` with an ``out=`` keyword (see the module docstring): its signature and
+    docstring are ``fn``'s with the parameter ``out`` added."""
     name = name or fn.__name__
 
     @functools.wraps(fn)
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is None:
             return fn(*args, **kwargs)
         if _tls.grad and (_any_rg(args, kwargs) or (isinstance(out, Tensor)
@@ -142,5 +163,10 @@ def with_out(fn, name=None):
         with no_grad():
             r = fn(*args, **kwargs)
         return write_out(out, r, name)
-    f._ftrans_out = True
+    f._ftrans_out = True  # type: ignore[attr-defined]
+    f.__signature__ = _out_signature(fn)  # type: ignore[attr-defined]
+    doc = inspect.getdoc(fn) or ""
+    if not re.search(r"^out : ", doc, re.M):
+        doc = add_param_doc(doc, P_OUT)
+    f.__doc__ = doc
     return f

@@ -3,6 +3,8 @@ softmax)."""
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,9 +24,18 @@ from ..numpy import linalg as _fla
 
 from ._opbase import (SAVE_NONE, SAVE_X, SAVE_X_OUT, _any_traced, _as_float, _compose, _custom,
     _k, _record, _refuse_complex, _tname)
-from ._pointwise import (isnan, maximum, minimum, where)
+from ._pointwise import (maximum, minimum)
+from ._compare_ops import (isnan, where)
+from .types import DTypeArg
+
+_DIM_DOC = ("dim : int or sequence of int, optional\n    Dimensions to reduce; all by "
+            "default.")
+_KEEPDIM_DOC = ("keepdim : bool, default False\n    Keep the reduced dimensions with size "
+                "1.")
+_DTYPE_DOC = ("dtype : dtype, optional\n    Convert ``input`` to this dtype before the "
+              "reduction.")
 # =============================================================================== reductions
-def _dims(dim, ndim):
+def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """Sorted tuple of non-negative axes for ``dim`` (None: all)."""
     if ndim == 0:
         if dim is not None:
@@ -48,20 +59,20 @@ def _dims(dim, ndim):
     return (_dim(dim, ndim),)
 
 
-def _keep_shape(shape, axes):
+def _keep_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
-def _sum_fn(x, axes, keepdim):
+def _sum_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = P.reduce_sum(x, axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-def _mean_fn(x, axes, keepdim, n):
+def _mean_fn(x: Any, axes: tuple[int, ...], keepdim: bool, n: int) -> Any:
     return P.div(_sum_fn(x, axes, keepdim), x.dtype.type(n) if x.dtype.kind == "f" else n)
 
 
-def _self_sizes(n):
+def _self_sizes(n: Any) -> tuple[int, ...]:
     if n._saved is None:
         raise G.freed_error()
     return tuple(n._saved[0].shape)
@@ -76,8 +87,26 @@ _MeanBackward0 = composite_class("MeanBackward0", ("self",), params=_size_attr)
 _MeanBackward1 = composite_class("MeanBackward1", ("self",), params=_dim_attrs)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
-    """Sum over ``dim`` (all dimensions by default)."""
+def sum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001,A002
+        keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """Sum over ``dim`` (``torch.sum``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        Convert ``input`` to this dtype before the reduction.
+
+    Returns
+    -------
+    Tensor
+        The sums; integer and bool tensors give int64, as in PyTorch.
+    """
     x = input if dtype is None else input.to(dtype)
     d = x._data
     if d.dtype.kind in "biu":
@@ -91,13 +120,61 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
                     {"axes": _dims(dim, d.ndim), "keepdim": keepdim}, mask=0)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def nansum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
+           keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """Sum over ``dim`` treating NaN as zero (``torch.nansum``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        Convert ``input`` to this dtype before the reduction.
+
+    Returns
+    -------
+    Tensor
+        The sums of the non-NaN elements.
+
+    Raises
+    ------
+    RuntimeError
+        For a complex ``input``, as in PyTorch.
+    """
     _refuse_complex(input, msg="nansum on CPU does not support complex inputs", exc=RuntimeError)
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+    return sum(where(isnan(input), 0.0, input), dim, keepdim,  # type: ignore[arg-type]
+               dtype=dtype)  # (where of three operands is a Tensor)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """Mean over ``dim`` (all dimensions by default); floating/complex tensors only."""
+def mean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
+         keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """Mean over ``dim`` (``torch.mean``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor, floating or complex.
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        Convert ``input`` to this dtype before the reduction.
+
+    Returns
+    -------
+    Tensor
+        The means, of ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer or bool ``input`` (PyTorch cannot infer the output dtype).
+    """
     x = input if dtype is None else input.to(dtype)
     d = x._data
     if d.dtype.kind not in "fc":
@@ -112,7 +189,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     return _compose(cls, _mean_fn, [x], [d], {"axes": axes, "keepdim": keepdim, "n": n}, mask=0)
 
 
-def _prod_fn(x, axes, keepdim):
+def _prod_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = R.reduce_prod_p.bind(x, axes=axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
@@ -121,7 +198,26 @@ _ProdBackward0 = node_class("ProdBackward0", ("self",))
 _ProdBackward1 = composite_class("ProdBackward1", ("self",))
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False,  # noqa: A002
+         *, dtype: DTypeArg = None) -> Tensor:
+    """Product over ``dim`` (``torch.prod``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int, optional
+        Dimension to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimension with size 1.
+    dtype : dtype, optional
+        Convert ``input`` to this dtype before the reduction.
+
+    Returns
+    -------
+    Tensor
+        The products; integer and bool tensors give int64, as in PyTorch.
+    """
     x = input if dtype is None else input.to(dtype)
     d = x._data
     if d.dtype.kind in "biu":
@@ -135,12 +231,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                     {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
 
 
-def _amax_fn(x, prim, axes, keepdim):
+def _amax_fn(x: Any, prim: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     out = prim.bind(x, axes=axes)
     return P.reshape(out, _keep_shape(x.shape, axes)) if keepdim else out
 
 
-def _take_fn(x, *arrays, axis, keepdim):
+def _take_fn(x: Any, *arrays: Any, axis: int, keepdim: bool) -> Any:
     """``x`` at the index ``arrays`` (an argmax along ``axis``), as ``max(dim)`` gives it."""
     out = I.gather_p.bind(x, *arrays, template=tuple(I._Slot(k) for k in range(len(arrays))))
     return P.expand_dims(out, (axis,)) if keepdim else out
@@ -152,11 +248,11 @@ _MaxBackward1 = node_class("MaxBackward1", ("self",))
 _MinBackward1 = node_class("MinBackward1", ("self",))
 _MaxBackward0 = composite_class("MaxBackward0", ("self", "indices"), edge_idx=(0,))
 _MinBackward0 = composite_class("MinBackward0", ("self", "indices"), edge_idx=(0,))
-_max_ret = namedtuple("max", ["values", "indices"])
-_min_ret = namedtuple("min", ["values", "indices"])
+_max_ret = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.max
+_min_ret = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.min
 
 
-def _extremum(which):
+def _extremum(which: str) -> Callable[..., Any]:
     prim = R.reduce_max_p if which == "max" else R.reduce_min_p
     full_cls = _MaxBackward1 if which == "max" else _MinBackward1
     dim_cls = _MaxBackward0 if which == "max" else _MinBackward0
@@ -164,7 +260,8 @@ def _extremum(which):
     ret = _max_ret if which == "max" else _min_ret
     pair = maximum if which == "max" else minimum
 
-    def op(input, dim=None, keepdim=False):  # noqa: A002
+    def op(input: Tensor, dim: int | Tensor | None = None,  # noqa: A002
+           keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         if isinstance(dim, Tensor):
             return pair(input, dim)
         d = input._data
@@ -208,6 +305,33 @@ def _extremum(which):
                           {"axis": ax, "keepdim": keepdim}, mask=0, out=vals)
         return ret(values, indices)
     op.__name__ = which
+    op.__doc__ = f"""The {which}imum (``torch.{which}``): of all elements, along ``dim``
+    with its indices, or elementwise with a tensor ``dim`` (``torch.{which}(a, b)`` is
+    ``torch.{which}imum``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    dim : int or Tensor, optional
+        The dimension to reduce (all elements by default); a Tensor: the other operand of
+        the elementwise {which}imum.
+    keepdim : bool, default False
+        Keep the reduced dimension with size 1.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The {which}imum (a 0-d tensor) without ``dim``; with ``dim`` the named tuple
+        ``(values, indices)`` (indices int64); the elementwise result for a tensor ``dim``.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty ``input`` without ``dim``, or complex ``input`` with ``dim``.
+    NotImplementedError
+        For a complex ``input`` without ``dim``.
+    """
     return op
 
 
@@ -215,10 +339,12 @@ max = _extremum("max")  # noqa: A001
 min = _extremum("min")  # noqa: A001
 
 
-def _amax_like(prim, cls, npf):
+def _amax_like(prim: Any, cls: Any, npf: Any) -> Callable[..., Tensor]:
     kernel = f"{npf.__name__}_values_cpu"
+    name = npf.__name__
 
-    def op(input, dim=(), keepdim=False):  # noqa: A002
+    def op(input: Tensor, dim: int | Sequence[int] = (),  # noqa: A002
+           keepdim: bool = False) -> Tensor:
         d = input._data
         _refuse_complex(input, kernel=kernel)
         axes = _dims(dim if dim != () else None, d.ndim)
@@ -235,6 +361,32 @@ def _amax_like(prim, cls, npf):
         if d.dtype.kind not in "fc":
             return _make_plain(_amax_fn(d, **params))
         return _compose(cls, _amax_fn, [input], [d], params)
+    op.__doc__ = f"""The {name}imum over ``dim`` (``torch.{name}``); the gradient is shared
+    equally among tied elements, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        The {name}ima, of ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty ``input`` without ``dim``.
+    IndexError
+        For a reduced dimension of size 0.
+    NotImplementedError
+        For a complex ``input``.
+    """
     return op
 
 
@@ -245,10 +397,10 @@ amin = _amax_like(R.reduce_min_p, _AminBackward0, np.min)
 _ARG_COMPLEX = "{}(): does not support complex input"
 
 
-def _arg_extremum(npf, name):
+def _arg_extremum(npf: Any, name: str) -> Callable[..., Tensor]:
     """``argmax``/``argmin``: int64 indices (of the flattened tensor when ``dim`` is None);
     complex tensors are refused as in PyTorch."""
-    def f(input, dim=None, keepdim=False):  # noqa: A002
+    def f(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002
         _refuse_complex(input, msg=_ARG_COMPLEX.format(name), exc=RuntimeError)
         d = input._data
         if dim is None:
@@ -258,6 +410,27 @@ def _arg_extremum(npf, name):
         r = npf(d, axis=_dim(dim, d.ndim), keepdims=keepdim)
         return _make_plain(np.asarray(r, np.int64))
     f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""Indices of the {name[3:]}imum (``torch.{name}``), the first at ties.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor (real).
+    dim : int, optional
+        The dimension to reduce; by default the index into the flattened tensor.
+    keepdim : bool, default False
+        Keep the reduced dimension(s) with size 1.
+
+    Returns
+    -------
+    Tensor
+        int64 indices.
+
+    Raises
+    ------
+    RuntimeError
+        For a complex ``input``.
+    """
     return f
 
 
@@ -265,23 +438,57 @@ argmax = _arg_extremum(np.argmax, "argmax")
 argmin = _arg_extremum(np.argmin, "argmin")
 
 
-def any(input, dim=None, keepdim=False):  # noqa: A001
+def any(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001,A002
+        keepdim: bool = False) -> Tensor:
+    """True where any element along ``dim`` is nonzero (``torch.any``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor.
+    """
     d = input._data
     return _make_plain(np.asarray(np.any(d, axis=None if dim is None else _dims(dim, d.ndim),
                                          keepdims=keepdim)))
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001
+def all(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A001,A002
+        keepdim: bool = False) -> Tensor:
+    """True where all elements along ``dim`` are nonzero (``torch.all``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    dim : int or sequence of int, optional
+        Dimensions to reduce; all by default.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor.
+    """
     d = input._data
     return _make_plain(np.asarray(np.all(d, axis=None if dim is None else _dims(dim, d.ndim),
                                          keepdims=keepdim)))
 
 
-def _vnorm_fn(x, ord, axes, keepdim):
+def _vnorm_fn(x: Any, ord: float, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)   # derivative 0 at 0
 
 
-def _mnorm_fn(x, ord, axes, keepdim):
+def _mnorm_fn(x: Any, ord: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fla.norm(x, ord=ord, axis=axes, keepdims=keepdim)
 
 
@@ -289,16 +496,45 @@ _LinalgVectorNormBackward0 = composite_class("LinalgVectorNormBackward0", ("self
 _NormBackward = composite_class("SumBackward1", ("self",))
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
-    """``torch.norm``: a vector norm of any order ``p`` (2/'fro' by default; 0 counts the
-    nonzero elements, with a zero gradient where PyTorch's is None) over ``dim`` (all
-    dimensions by default), or the nuclear norm ``p='nuc'`` of the matrices over ``dim``
-    (the last two dimensions by default); ``ftrans.numpy.linalg``'s norms."""
+def norm(input: Tensor, p: float | str | None = "fro",  # noqa: A002
+         dim: int | Sequence[int] | None = None, keepdim: bool = False,
+         dtype: DTypeArg = None) -> Tensor:
+    """A vector norm or the nuclear norm (``torch.norm``).
+
+    ``ftrans.numpy.linalg``'s norms: a vector norm of any order ``p`` over ``dim``, or the
+    nuclear norm ``p='nuc'`` of the matrices over ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor.
+    p : float or str or None, default 'fro'
+        The order: a number (0 counts the nonzero elements, with a zero gradient where
+        PyTorch's is None), ``'fro'`` or None (2), or ``'nuc'``.
+    dim : int or sequence of int, optional
+        Dimensions of the vector norm (all by default); for ``'nuc'`` the two matrix
+        dimensions (the last two by default).
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        Convert ``input`` to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        The norms, real.
+
+    Raises
+    ------
+    RuntimeError
+        For an unknown string ``p`` or a ``dim`` of ``'nuc'`` that is not two dimensions.
+    """
     x = input if dtype is None else input.to(dtype)
     d = x._data
     if isinstance(p, str):
         if p == "nuc":
-            axes = tuple(_dim(a, d.ndim) for a in ((-2, -1) if dim is None else dim))
+            dims = (-2, -1) if dim is None else ((dim,) if isinstance(dim, int) else dim)
+            axes = tuple(_dim(a, d.ndim) for a in dims)
             if len(axes) != 2:
                 raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
             return _compose(_NormBackward, _mnorm_fn, [x], [d],
@@ -316,16 +552,18 @@ _VarBackward0 = composite_class("VarBackward0", ("self",))
 _StdBackward0 = composite_class("StdBackward0", ("self",))
 
 
-def _var_fn(x, axes, ddof, keepdim):
+def _var_fn(x: Any, axes: tuple[int, ...], ddof: float, keepdim: bool) -> Any:
     return _fnp.var(x, axis=axes, ddof=ddof, keepdims=keepdim)
 
 
-def _std_fn(x, axes, ddof, keepdim):
+def _std_fn(x: Any, axes: tuple[int, ...], ddof: float, keepdim: bool) -> Any:
     return _fnp.std(x, axis=axes, ddof=ddof, keepdims=keepdim)   # derivative 0 if constant
 
 
-def _var_like(fn, cls, name):
-    def op(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+def _var_like(fn: Any, cls: Any, name: str) -> Callable[..., Tensor]:
+    def op(input: Tensor, dim: int | Sequence[int] | bool | None = None,  # noqa: A002
+           unbiased: bool | None = None, keepdim: bool = False, *,
+           correction: float | None = None) -> Tensor:
         if isinstance(dim, bool):   # torch's overload var(input, unbiased)
             dim, unbiased = None, dim
         if correction is None:
@@ -339,11 +577,36 @@ def _var_like(fn, cls, name):
         return _compose(cls, fn, [input], [d], {"axes": _dims(dim, d.ndim),
                                                 "ddof": correction, "keepdim": keepdim})
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}`` over ``dim`` (all dimensions by default) with Bessel's "
-                  "``correction`` (1 by default; the positional ``unbiased`` of torch's "
-                  f"overloads is accepted: ``{name}(t, False)``)"
-                  + ("; a constant slice has gradient 0 as in PyTorch." if name == "std"
-                     else "."))
+    what = "Standard deviation" if name == "std" else "Variance"
+    const = " A constant slice has gradient 0, as in PyTorch." if name == "std" else ""
+    op.__doc__ = f"""{what} over ``dim`` (``torch.{name}``).
+
+    With Bessel's ``correction``; the positional ``unbiased`` of torch's overloads is
+    accepted (``{name}(t, False)``).{const}
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor, floating or complex.
+    dim : int or sequence of int or bool, optional
+        Dimensions to reduce (all by default); a bool is torch's ``{name}(input, unbiased)``.
+    unbiased : bool, optional
+        False for ``correction=0``.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    correction : float, optional
+        The divisor is ``N - correction``; 1 by default.
+
+    Returns
+    -------
+    Tensor
+        The {what.lower()}, real.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer ``input``, or both ``correction`` and ``unbiased`` given.
+    """
     return op
 
 
@@ -351,14 +614,32 @@ var = _var_like(_var_fn, _VarBackward0, "var")
 std = _var_like(_std_fn, _StdBackward0, "std")
 
 
-def _logsumexp_fn(x, axes, keepdim):
+def _logsumexp_fn(x: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fnn.logsumexp(x, axis=axes, keepdims=keepdim)   # (complex too: shift by max real)
 
 
-def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    """``log(sum(exp(x), dim))`` computed stably.  For complex ``x`` the shift is the
-    largest real part, as in PyTorch, so the imaginary part is the principal argument of
-    the sum; the gradient is ``grad * conj(exp(x - result))``."""
+def logsumexp(input: Tensor, dim: int | Sequence[int],  # noqa: A002
+              keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input), dim))`` computed stably (``torch.logsumexp``).
+
+    For complex ``input`` the shift is the largest real part, as in PyTorch, so the
+    imaginary part is the principal argument of the sum; the gradient is
+    ``grad * conj(exp(input - result))``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor; integers are promoted to the default float dtype.
+    dim : int or sequence of int
+        Dimensions to reduce.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        The reduced tensor, floating.
+    """
     d = _as_float(input._data)
     return _compose(composite_class("LogsumexpBackward0", ("self",)), _logsumexp_fn, [input],
                     [d], {"axes": _dims(dim, d.ndim), "keepdim": keepdim})
@@ -371,10 +652,11 @@ _LogSoftmaxBackward0 = residual_class("LogSoftmaxBackward0", ("_axes", "self"),
                                       params=_sm_attrs, edge_idx=(1,))
 
 
-def _softmax(f, cls, name):
+def _softmax(f: Any, cls: Any, name: str, summary: str) -> Callable[..., Tensor]:
     """torch's ``softmax``/``log_softmax``: ``ftrans.nn``'s fused function ``f`` (the
     result is its residual)."""
-    def op(input, dim=None, dtype=None):  # noqa: A002
+    def op(input: Tensor, dim: int | None = None,  # noqa: A002
+           dtype: DTypeArg = None) -> Tensor:
         x = input if dtype is None else input.to(dtype)
         d = _as_float(x._data)
         if dim is None:
@@ -385,12 +667,34 @@ def _softmax(f, cls, name):
             _refuse_complex(x, kernel=f"{name}{last}_kernel_impl")
         return _custom(cls, f, [axes, x], [axes, d], params={"axes": axes})[0]
     op.__name__ = name
+    op.__doc__ = f"""{summary} along ``dim``, computed stably (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input tensor; integers are promoted to the default float dtype.
+    dim : int, optional
+        The dimension; by default PyTorch's legacy choice (0 for 0-, 1- and 3-d inputs,
+        1 otherwise).
+    dtype : dtype, optional
+        Convert ``input`` to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating.
+
+    Raises
+    ------
+    NotImplementedError
+        For a complex ``input``, as in PyTorch.
+    """
     return op
 
 
-softmax = _softmax(_FUSED["softmax"], _SoftmaxBackward0, "softmax")
-softmax.__doc__ = """``exp(x) / sum(exp(x), dim)`` (computed stably)."""
-log_softmax = _softmax(_FUSED["log_softmax"], _LogSoftmaxBackward0, "log_softmax")
-log_softmax.__doc__ = """``x - logsumexp(x, dim)`` (computed stably)."""
+softmax = _softmax(_FUSED["softmax"], _SoftmaxBackward0, "softmax",
+                   "``exp(input) / sum(exp(input), dim)``")
+log_softmax = _softmax(_FUSED["log_softmax"], _LogSoftmaxBackward0, "log_softmax",
+                       "``input - logsumexp(input, dim)``")
 
 

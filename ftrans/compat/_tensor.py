@@ -15,14 +15,25 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from . import _dtype as D
-from . import cuda
 from ..core.trace import PrimalTracer, Tracer
 from .. import primitives as _P
 from . import _tracer_values as _TV
+from ._tracer_values import _concrete  # noqa: F401  (compat.nn imports it here)
+from ._device import Size, device, _device_of_array
+from ._device import check_device, _default_device  # noqa: F401  (their names here)
+from ._tensor_repr import _ctype, format_tensor
+from ._tensor_extra import _Extra
+
+if TYPE_CHECKING:   # the methods installed at import, for type checkers only
+    from ._tensor_typing import TensorMethods as _TensorBase
+else:
+    _TensorBase = object
 from .autograd.grad_mode import _tls
 from .autograd._node import AccumulateGrad, Meta, NO_EDGE, RemovableHandle
 
@@ -35,125 +46,41 @@ _new = object.__new__
 # them here would close a circle): autograd.graph's ``new_view_node`` (the ``grad_fn`` of a
 # view regenerated after an in-place change of its base) and the autograd.forward_ad module
 # (tangents of views, ``detach_``, ``repr``).
-_new_view_node = None
-_fwad = None
+_new_view_node: Any = None
+_fwad: Any = None
 
 
-class Size(tuple):
-    """Shape of a tensor: a tuple that prints as ``torch.Size([2, 3])``."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return f"torch.Size([{', '.join(map(str, self))}])"
-
-    __str__ = __repr__
-
-    def numel(self):
-        n = 1
-        for d in self:
-            n *= d
-        return n
-
-    def __getitem__(self, i):
-        r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r
-
-
-class device:
-    """A device (``device('cpu')``); only the CPU is supported so far."""
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):  # noqa: A002
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
-                               f"string: {type}")
-        self.type = type
-        self.index = index
-
-    def __repr__(self):
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-
-_CPU = device("cpu")
-
-
-_default_device = [None]   # set_default_device (None: the CPU)
-
-
-def check_device(dev):
-    """Validate a device argument: the CPU, or a GPU when CuPy sees one (PyTorch's
-    ``AssertionError("Torch not compiled with CUDA enabled")`` otherwise)."""
-    if dev is None:
-        return
-    d = dev if isinstance(dev, device) else device(str(dev))
-    if d.type == "cuda":
-        cuda._lazy_init()
-
-
-def _device_of_array(a):
-    if type(a) is np.ndarray or not hasattr(a, "device") or not hasattr(a.device, "id"):
-        return _CPU
-    return device("cuda", int(a.device.id))
-
-
-class _Extra:
-    """Rarely needed per-tensor state, allocated on first use."""
-
-    __slots__ = ("hooks", "retains", "base", "chain", "view_ver", "acc", "inference",
-                 "nograd_view", "name", "post_acc", "fw")
-
-    def __init__(self):
-        self.hooks = None        # leaf tensor hooks {id: fn}
-        self.retains = False     # retain_grad() on a non-leaf
-        self.base = None         # view: the base tensor (never itself a view)
-        self.chain = None        # view: ((prim, params, Meta, extra_args), ...) base -> view
-        self.view_ver = 0        # view: version when its grad_fn was last valid
-        self.acc = None          # weakref to the AccumulateGrad node of a leaf
-        self.inference = False   # created in inference mode
-        self.nograd_view = False  # view created in no_grad of a base requiring grad
-        self.name = None
-        self.post_acc = None     # post-accumulate-grad hooks {id: fn(tensor)}
-        self.fw = None           # forward AD: (level generation, tangent); autograd.forward_ad
-
-
-def _extra(t):
+def _extra(t: Tensor) -> _Extra:
     x = t._x
     if x is None:
         x = t._x = _Extra()
     return x
 
 
-class Tensor:
+class Tensor(_TensorBase):
     """An n-dimensional array with autograd (PyTorch's ``torch.Tensor``).
 
     ``Tensor(data)`` builds a tensor of the default float dtype from nested sequences
-    (as ``torch.Tensor`` does); prefer :func:`ftrans.compat.tensor`.
+    (as ``torch.Tensor`` does), ``Tensor(2, 3)`` a zero tensor of that shape; prefer
+    :func:`ftrans.compat.tensor`.
+
+    Parameters
+    ----------
+    *args : Any
+        Nested sequences (or an array) of values, or the sizes of a zero tensor.
     """
 
     __slots__ = ("_data", "_grad_fn", "_onr", "_rg", "_grad", "_vc", "_x", "__weakref__")
+    _data: Any                  # a NumPy array, a CuPy array, or a Tracer (compat.func)
+    _grad_fn: Any               # the node that created it (autograd.graph), None for leaves
+    _onr: int                   # which output of _grad_fn
+    _rg: bool                   # requires_grad of a leaf
+    _grad: Tensor | None
+    _vc: list[int]              # the version counter, shared with views
+    _x: _Extra | None
     __array_priority__ = 1000
 
-    def __init__(self, *args):
+    def __init__(self, *args: Any) -> None:
         if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
             data = np.array(_plain(args[0]), dtype=D.get_default_dtype().np)
         else:
@@ -173,65 +100,166 @@ class Tensor:
     # ------------------------------------------------------------------ attributes
     @property
     def shape(self) -> Size:
+        """The shape (a ``Size``)."""
         return Size(self._data.shape)
 
-    def size(self, dim=None):
-        """The shape (a ``Size``), or the length of dimension ``dim``."""
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the length of dimension ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            A dimension (negative: from the end).
+
+        Returns
+        -------
+        Size or int
+            The shape (a ``Size``) without ``dim``, the length of ``dim`` with it.
+        """
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_dim(dim, self._data.ndim)]
 
     def dim(self) -> int:
+        """The number of dimensions (``ndimension``).
+
+        Returns
+        -------
+        int
+            ``len(self.shape)``.
+        """
         return self._data.ndim
 
     ndimension = dim
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return self._data.ndim
 
     def numel(self) -> int:
+        """The number of elements (``nelement``).
+
+        Returns
+        -------
+        int
+            The product of the sizes.
+        """
         return int(self._data.size)
 
     nelement = numel
 
     @property
-    def dtype(self):
+    def dtype(self) -> D.dtype:
+        """The dtype (``torch.float32`` ...)."""
         return D.from_np(self._data.dtype)
 
     @property
-    def device(self):
+    def device(self) -> device:
+        """The device: the CPU, or the GPU of a CuPy array."""
         return _device_of_array(self._data)
 
     @property
-    def is_cuda(self):
+    def is_cuda(self) -> bool:
+        """Whether the tensor lives on a CUDA GPU."""
         return self.device.type == "cuda"
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating one.
+
+        Returns
+        -------
+        bool
+            True for float16/32/64.
+        """
         return self._data.dtype.kind == "f"
 
     def is_complex(self) -> bool:
+        """Whether the dtype is complex.
+
+        Returns
+        -------
+        bool
+            True for complex64/128.
+        """
         return self._data.dtype.kind == "c"
 
     def element_size(self) -> int:
+        """The size of one element in bytes.
+
+        Returns
+        -------
+        int
+            The dtype's item size.
+        """
         return self._data.dtype.itemsize
 
-    def type(self, dtype=None):
+    def type(self, dtype: Any = None) -> Any:
+        """The type name, or the tensor converted to ``dtype``.
+
+        Parameters
+        ----------
+        dtype : dtype, optional
+            The dtype converted to.
+
+        Returns
+        -------
+        str or Tensor
+            ``"torch.FloatTensor"`` ... without ``dtype``; ``self.to(dtype)`` with it.
+        """
         if dtype is None:
             return "torch." + self.dtype._tname
         return self.to(dtype)
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> Any:
+        """The strides in elements, or the stride of dimension ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            A dimension (negative: from the end).
+
+        Returns
+        -------
+        tuple of int or int
+            All strides without ``dim``, the stride of ``dim`` with it.
+        """
         st = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
         return st if dim is None else st[_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self, memory_format=None) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the elements are contiguous in row-major order.
+
+        Parameters
+        ----------
+        memory_format : object, optional
+            Accepted for PyTorch's signature; ignored.
+
+        Returns
+        -------
+        bool
+            NumPy's C-contiguous flag.
+        """
         return bool(self._data.flags.c_contiguous)
 
     def data_ptr(self) -> int:
+        """The address of the first element.
+
+        Returns
+        -------
+        int
+            The data pointer.
+        """
         return int(self._data.__array_interface__["data"][0])
 
     def is_inference(self) -> bool:
+        """Whether the tensor was created in inference mode.
+
+        Returns
+        -------
+        bool
+            The inference flag.
+        """
         x = self._x
         return x is not None and x.inference
 
@@ -243,7 +271,7 @@ class Tensor:
         return self._vc[0]
 
     @property
-    def _base(self):
+    def _base(self) -> Tensor | None:
         x = self._x
         return None if x is None else x.base
 
@@ -252,26 +280,45 @@ class Tensor:
         return x is not None and x.base is not None
 
     @property
-    def name(self):
+    def name(self) -> str | None:
+        """The name set by autograd's anomaly mode and graph tools, or None."""
         x = self._x
         return None if x is None else x.name
 
     # ------------------------------------------------------------------ autograd state
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:
         """The node that created this tensor (None for leaves)."""
         return _grad_fn_of(self)
 
     @property
     def requires_grad(self) -> bool:
+        """Whether gradients are computed for this tensor (settable on leaves)."""
         return self._rg or _grad_fn_of(self) is not None
 
     @requires_grad.setter
-    def requires_grad(self, flag):
+    def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(bool(flag))
 
-    def requires_grad_(self, requires_grad: bool = True):
-        """Set ``requires_grad`` of a leaf in place; returns ``self``."""
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` of a leaf in place.
+
+        Parameters
+        ----------
+        requires_grad : bool, default True
+            The new flag.
+
+        Returns
+        -------
+        Tensor
+            ``self``.
+
+        Raises
+        ------
+        RuntimeError
+            For a non-leaf set to False, an integer tensor set to True, or an inference
+            tensor outside inference mode.
+        """
         if _grad_fn_of(self) is not None:
             if requires_grad:
                 return self
@@ -298,10 +345,11 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        """Whether the tensor has no ``grad_fn`` (created by the user, or not requiring grad)."""
         return _grad_fn_of(self) is None
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         """Gradient accumulated by backward (leaves and ``retain_grad()`` tensors)."""
         if self._grad is None and _grad_fn_of(self) is not None and not self.retains_grad:
             warnings.warn(
@@ -315,7 +363,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value):
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
@@ -333,15 +381,16 @@ class Tensor:
         self._grad = value
 
     @grad.deleter
-    def grad(self):
+    def grad(self) -> None:
         self._grad = None
 
     @property
     def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
         x = self._x
         return x is not None and x.retains and _grad_fn_of(self) is not None
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Populate ``.grad`` of this non-leaf tensor during backward (no-op on leaves)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -354,10 +403,24 @@ class Tensor:
         x.retains = True
         _set_retains(gf, self._onr, self)
 
-    def register_hook(self, hook):
-        """Register ``hook(grad) -> Tensor or None`` called with the gradient of this
-        tensor during backward; a returned tensor replaces the gradient.  Returns a handle
-        with ``remove()``."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Register a hook called with the gradient of this tensor during backward.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(grad) -> Tensor or None``; a returned tensor replaces the gradient.
+
+        Returns
+        -------
+        RemovableHandle
+            A handle whose ``remove()`` removes the hook.
+
+        Raises
+        ------
+        RuntimeError
+            If the tensor does not require grad.
+        """
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
@@ -369,8 +432,25 @@ class Tensor:
             x.hooks = {}
         return RemovableHandle(x.hooks, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """Register ``hook(tensor)`` called after ``.grad`` of this leaf was accumulated."""
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> RemovableHandle:
+        """Register ``hook(tensor)`` called after ``.grad`` of this leaf was accumulated.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(tensor) -> None``.
+
+        Returns
+        -------
+        RemovableHandle
+            A handle whose ``remove()`` removes the hook.
+
+        Raises
+        ------
+        RuntimeError
+            For a non-leaf tensor or one that does not require grad.
+        """
         if _grad_fn_of(self) is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -382,14 +462,21 @@ class Tensor:
             x.post_acc = {}
         return RemovableHandle(x.post_acc, hook)
 
-    def detach(self):
-        """A tensor sharing this one's storage and version counter, detached from the
-        graph (never requires grad).  Under a ``compat.func`` transform (a traced value)
-        it also stops the transform's derivative, as ``torch.func``'s does."""
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's storage and version counter, detached from the graph.
+
+        Under a ``compat.func`` transform (a traced value) it also stops the transform's
+        derivative, as ``torch.func``'s does.
+
+        Returns
+        -------
+        Tensor
+            A new tensor that never requires grad.
+        """
         d = self._data
         if isinstance(d, Tracer):   # the primal below the derivative layers (vmap's stays)
             while isinstance(d, PrimalTracer):
-                d = d.primal
+                d = cast(Any, d).primal   # (every PrimalTracer subclass has one)
             if isinstance(d, Tracer):
                 d = _P.stop_gradient(d)
         t = _make(d)
@@ -399,8 +486,19 @@ class Tensor:
             _extra(t).inference = True
         return t
 
-    def detach_(self):
-        """Detach this tensor from the graph in place, making it a leaf (not for views)."""
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place, making it a leaf (not for views).
+
+        Returns
+        -------
+        Tensor
+            ``self``.
+
+        Raises
+        ------
+        RuntimeError
+            For a view that requires grad.
+        """
         x = self._x
         if x is not None and x.base is not None and self.requires_grad:
             raise RuntimeError(
@@ -419,146 +517,126 @@ class Tensor:
         return self
 
     @property
-    def data(self):
+    def data(self) -> Tensor:
         """A tensor sharing the storage but neither the history nor the version counter."""
         t = _make(self._data)
         return t
 
     @data.setter
-    def data(self, value):
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError("Tensor.data must be set to a Tensor")
         self._data = value._data
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``; see
-        :func:`ftrans.compat.autograd.backward`."""
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False,
+                 inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+        See :func:`ftrans.compat.autograd.backward`.
+
+        Parameters
+        ----------
+        gradient : Tensor, optional
+            The gradient with respect to this tensor; None for a scalar (1).
+        retain_graph : bool, optional
+            Keep the graph's saved tensors for another backward; ``create_graph`` by
+            default.
+        create_graph : bool, default False
+            Record the backward pass, for higher derivatives.
+        inputs : Tensor or sequence of Tensor, optional
+            Accumulate only into these tensors; all leaves by default.
+
+        Examples
+        --------
+        >>> import ftrans.compat as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([2., 4.])
+        """
         from .autograd import backward  # deferred: autograd's engine entry, above Tensor
         if inputs is not None and isinstance(inputs, Tensor):
             inputs = (inputs,)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ conversions
-    def numpy(self, *, force=False):
-        """The underlying NumPy array (shares memory)."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying NumPy array (shares memory).
+
+        Parameters
+        ----------
+        force : bool, default False
+            Allow a tensor that requires grad.
+
+        Returns
+        -------
+        numpy.ndarray
+            The array.
+
+        Raises
+        ------
+        RuntimeError
+            For a tensor that requires grad without ``force``.
+        """
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._host("numpy")
 
-    def item(self):
-        """The single value as a Python number."""
+    def item(self) -> bool | int | float | complex:
+        """The single value as a Python number.
+
+        Returns
+        -------
+        bool or int or float or complex
+            The value.
+
+        Raises
+        ------
+        RuntimeError
+            For a tensor of more than one element.
+        """
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
         return self._host("item").reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
+        """The values as nested lists of Python numbers.
+
+        Returns
+        -------
+        list or Number
+            Nested lists (a number for a 0-d tensor).
+        """
         return self._host("tolist").tolist()
 
-    def _host(self, what):
+    def _host(self, what: str) -> Any:
         """The concrete array (a traced value's primal; torch.func's errors where there
         is none, see :mod:`._tracer_values`)."""
         d = self._data
         return _TV.concrete(d, what) if isinstance(d, Tracer) else d
 
-    def __array__(self, dtype=None, copy=None):
-        if self.requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        d = self._host("numpy")
-        return d if dtype is None else d.astype(dtype)
-
-    def __float__(self):
-        return float(_real_scalar(self._scalar("float"), "double"))
-
-    def __int__(self):
-        return int(_real_scalar(self._scalar("int"), "int64_t"))
-
-    def __complex__(self):
-        return complex(self._scalar("complex"))
-
-    def __index__(self):
-        if self._data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        return int(self._scalar("index"))
-
-    def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._host("bool").reshape(()))
-
-    def _scalar(self, what):
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
-        return self._host("item").reshape(()).item()
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def __iter__(self):
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
-
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self)
 
-    def __reduce_ex__(self, proto):
+    def __reduce_ex__(self, proto: Any) -> Any:
         return (_rebuild, (self._data.copy(), self._rg))
 
-    def __deepcopy__(self, memo):
-        if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                               "support the deepcopy protocol at the moment.  If you were "
-                               "attempting to deepcopy a module, this may be because of a "
-                               "torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
-        t = _make(self._data.copy())
-        t._rg = self._rg
-        if self._grad is not None:
-            t._grad = _make(self._grad._data.copy())
-        memo[id(self)] = t
-        return t
-
-    def __repr__(self):
+    def __repr__(self) -> str:
         return _format(self)
 
     __str__ = __repr__
 
-    def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
-            return format(self._data.item(), spec)
-        return repr(self)
 
-
-def _real_scalar(v, ctype):
-    """A complex value with zero imaginary part as a real one (PyTorch converts those;
-    any other complex value is an error)."""
-    if isinstance(v, complex):
-        if v.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-        return v.real
-    return v
-
-
-def _rebuild(data, rg):
+def _rebuild(data: Any, rg: bool) -> Tensor:
     t = _make(data)
     t._rg = rg
     return t
 
 
-def _ctype(npdt):
-    return {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
-            "int32": "int", "complex64": "complex<float>",
-            "complex128": "complex<double>"}.get(str(npdt), str(npdt))
-
-
-def _plain(obj):
+def _plain(obj: Any) -> Any:
     """Nested sequences with tensors replaced by their values."""
     if isinstance(obj, Tensor):
         return obj._data
@@ -567,7 +645,7 @@ def _plain(obj):
     return obj
 
 
-def _dim(d, ndim):
+def _dim(d: Any, ndim: int) -> int:
     d = int(d)
     n = max(ndim, 1)
     if not -n <= d < n:
@@ -577,7 +655,7 @@ def _dim(d, ndim):
 
 
 # ---------------------------------------------------------------------- construction
-def _make(data, grad_fn=None):
+def _make(data: Any, grad_fn: Any = None) -> Tensor:
     """A new tensor around ``data`` (normalized to an array) with ``grad_fn``."""
     if type(data) is not _ndarray:
         data = _as_array(data)
@@ -592,7 +670,7 @@ def _make(data, grad_fn=None):
     return t
 
 
-def _as_array(data):
+def _as_array(data: Any) -> Any:
     if isinstance(data, Tracer):   # a value traced by an ftrans transform (compat.func)
         return data
     if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
@@ -601,22 +679,7 @@ def _as_array(data):
     return data  # a CuPy (or other array-API) array
 
 
-def _concrete(data):
-    """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
-    itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
-    example's values: an elementwise check over it checks each example); None for a
-    staged (jit) value, which has none."""
-    while isinstance(data, Tracer):
-        if hasattr(data, "primal"):
-            data = data.primal
-        elif hasattr(data, "val") and hasattr(data, "bdim"):
-            data = data.val
-        else:
-            return None
-    return data
-
-
-def _make_plain(data):
+def _make_plain(data: Any) -> Tensor:
     """A tensor created outside recording (marks inference tensors)."""
     t = _make(data)
     if _tls.inference:
@@ -625,7 +688,7 @@ def _make_plain(data):
 
 
 # ----------------------------------------------------------------------- graph edges
-def _acc(t):
+def _acc(t: Tensor) -> Any:
     """The AccumulateGrad node of leaf ``t`` (cached weakly on the tensor)."""
     x = _extra(t)
     r = x.acc
@@ -636,7 +699,7 @@ def _acc(t):
     return node
 
 
-def _edge(t):
+def _edge(t: Tensor) -> tuple[Any, int]:
     """The gradient edge of ``t``: (grad_fn, output_nr), (AccumulateGrad, 0) or
     (None, 0) when ``t`` does not require grad."""
     if t._x is None:
@@ -654,7 +717,7 @@ def _edge(t):
     return NO_EDGE
 
 
-def _grad_fn_of(t):
+def _grad_fn_of(t: Tensor) -> Any:
     """``t._grad_fn``, regenerated first for a view whose base changed in place."""
     x = t._x
     if x is None or x.base is None:
@@ -674,18 +737,19 @@ def _grad_fn_of(t):
     return t._grad_fn
 
 
-def _set_retains(node, nr, t):
+def _set_retains(node: Any, nr: int, t: Tensor) -> None:
     hk = node._hooks()
     if hk.rgh is None:
         hk.rgh = {}
     hk.rgh[nr] = t
 
 
-def _requires_grad(t):
+def _requires_grad(t: Tensor) -> bool:
     return t._rg or _grad_fn_of(t) is not None
 
 
-def _mark_view(out, src, prim, params, extra=()):
+def _mark_view(out: Tensor, src: Tensor, prim: Any, params: dict[str, Any],
+               extra: Sequence[Any] = ()) -> Tensor:
     """Make ``out`` (computed from ``src`` by ``prim``) a view of ``src``'s base."""
     sx = src._x
     meta = Meta(src._data.shape, src._data.dtype)
@@ -709,65 +773,12 @@ def _mark_view(out, src, prim, params, extra=()):
     return out
 
 
-# ------------------------------------------------------------------------- printing
-def _float_formatter(a):
-    """PyTorch's float format: ``1.`` for integral values, 4 decimals otherwise, scientific
-    notation for wide ranges; every element padded to the same width."""
-    if a.dtype.kind != "f":
-        return None
-    fin = a[np.isfinite(a)].astype(np.float64)
-    v = np.abs(fin)
-    nz = v[v != 0]
-    if v.size == 0 or np.all(v == np.round(v)):
-        if nz.size and nz.max() >= 1e8:
-            fmt = "{:.4e}".format
-        else:
-            def fmt(x):
-                return f"{x:.0f}." if np.isfinite(x) else f"{x}"
-    elif nz.size and (nz.max() / nz.min() > 1000.0 or nz.max() >= 1e8 or nz.min() < 1e-4):
-        fmt = "{:.4e}".format
-    else:
-        fmt = "{:.4f}".format
-    width = 0
-    if fin.size:
-        width = max(len(fmt(fin.max())), len(fmt(fin.min())))
-    if fin.size != a.size:
-        width = max(width, 3 if not np.any(np.isneginf(a)) else 4)
-
-    def pad(x):
-        return fmt(x).rjust(width)
-    return {"float_kind": pad}
-
-
-def _format(t):
-    a = t._data
-    kw = []
-    if a.size == 0:
-        body = "[]"
-        if a.ndim != 1:
-            kw.append(f"size=({', '.join(map(str, a.shape))}{',' if a.ndim == 1 else ''})")
-    else:
-        with np.printoptions(threshold=1000, edgeitems=3, linewidth=80):
-            body = np.array2string(a, separator=", ", prefix="tensor(",
-                                   formatter=_float_formatter(a))
-    dt = a.dtype
-    default = D.get_default_dtype().np
-    if dt.kind == "f" and dt != default:
-        kw.append(f"dtype={D.from_np(dt)!r}")
-    elif dt.kind == "c" and dt != D.default_complex():
-        kw.append(f"dtype={D.from_np(dt)!r}")
-    elif dt.kind in "iu" and dt != np.int64:
-        kw.append(f"dtype={D.from_np(dt)!r}")
+def _format(t: Tensor) -> str:
+    """PyTorch's ``repr`` of ``t`` (:func:`._tensor_repr.format_tensor`)."""
     gf = _grad_fn_of(t)
-    if gf is not None:
-        nm = gf.name()
-        if nm.startswith("torch::autograd::"):
-            nm = nm[17:]
-        kw.append(f"grad_fn=<{nm}>")
-    elif t._rg:
-        kw.append("requires_grad=True")
+    tangent = None
     if t._x is not None and t._x.fw is not None:
         tan = _fwad._repr_tangent(t)
         if tan is not None:
-            kw.append("tangent=" + _format(tan))
-    return "tensor(" + body + "".join(", " + k for k in kw) + ")"
+            tangent = _format(tan)
+    return format_tensor(t._data, None if gf is None else gf.name(), t._rg, tangent)

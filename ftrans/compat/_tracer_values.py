@@ -21,6 +21,8 @@ A staged value (``ftrans.jit``) has no concrete value at all: its own
 """
 from __future__ import annotations
 
+from typing import Any, cast
+
 from ..core.trace import PrimalTracer, Tracer, current_trace
 
 __all__ = ["concrete"]
@@ -46,11 +48,11 @@ _MASK = ("vmap: We do not support batching operators that can support dynamic sh
          "Attempting to batch over indexing with a boolean mask.")
 
 
-def _batched(d):
+def _batched(d: Any) -> bool:
     return hasattr(d, "bdim") and hasattr(d, "val")
 
 
-def concrete(data, what):
+def concrete(data: Any, what: str) -> Any:
     """The concrete array behind ``data`` for the operation ``what`` ("item", "bool",
     "tolist", "numpy" or "mask"); ``data`` itself when it is not a Tracer or is a staged
     one (the caller's conversion then raises the Tracer's own error).
@@ -69,13 +71,28 @@ def concrete(data, what):
                 raise RuntimeError(_NO_STORAGE)
             if what == "mask":
                 raise RuntimeError(_MASK)
-            if not outermost or current_trace() is not d._trace:   # vmap(grad(f)) ...
+            if not outermost or current_trace() is not d._trace:  # type: ignore[attr-defined, unused-ignore]  # (core.trace declares it); vmap(grad(f)) ...
                 raise RuntimeError(_NESTED)
             raise RuntimeError(_CONTROL if what == "bool" else _ITEM)
         if not isinstance(d, PrimalTracer):
             return data
         if what == "numpy" and outermost:
             raise RuntimeError(_NO_STORAGE if hasattr(d, "tangent") else _REQUIRES_GRAD)
-        d = d.primal
+        d = cast(Any, d).primal   # (every PrimalTracer subclass has one)
         outermost = False
     return d
+
+
+def _concrete(data: Any) -> Any:
+    """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
+    itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
+    example's values: an elementwise check over it checks each example); None for a
+    staged (jit) value, which has none."""
+    while isinstance(data, Tracer):
+        if hasattr(data, "primal"):
+            data = data.primal
+        elif hasattr(data, "val") and hasattr(data, "bdim"):
+            data = data.val
+        else:
+            return None
+    return data

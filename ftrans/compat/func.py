@@ -33,6 +33,8 @@ mask, raise ``RuntimeError``.  The modules' helpers are in :mod:`._func_modules`
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .. import transforms as _TR
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -55,14 +57,32 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
            "FunctionalModule", "FunctionalModuleWithBuffers"]
 
 
-def grad_and_value(func, argnums=0, has_aux=False):
-    """``func``'s gradient with respect to the arguments ``argnums`` (int or tuple) and
-    its value: ``grad_and_value(f)(*args) -> (grad, value)`` (``((grad, (value, aux))``
-    with ``has_aux``).  ``func`` must return a real scalar (one-element) Tensor
-    (``RuntimeError`` otherwise, as ``torch.func``); the gradient has the structure of the
-    differentiated argument(s) -- pytrees of Tensors are allowed.  Runs on
-    ``ftrans.value_and_grad``.
+def grad_and_value(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``func``'s gradient and value (``torch.func.grad_and_value``).
 
+    Runs on ``ftrans.value_and_grad``.
+
+    Parameters
+    ----------
+    func : callable
+        Returns a real scalar (one-element) Tensor, or ``(scalar, aux)`` with
+        ``has_aux``; its arguments may be pytrees of Tensors.
+    argnums : int or tuple of int, optional
+        The argument(s) to differentiate with respect to.
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``; ``aux`` is returned as it is.
+
+    Returns
+    -------
+    callable
+        ``grad_and_value(f)(*args) -> (grad, value)`` (``(grad, (value, aux))`` with
+        ``has_aux``); the gradient has the structure of the differentiated argument(s)
+        (a tuple over ``argnums`` when it is a tuple).  Calling it raises
+        ``RuntimeError`` when ``func``'s output is not a real scalar, as ``torch.func``.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> from ftrans.compat.func import grad_and_value
     >>> g, v = grad_and_value(lambda x: (x ** 2).sum())(torch.tensor([1.0, 2.0]))
@@ -72,12 +92,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
     api = "grad_and_value"
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = check_argnums(argnums, len(args), api)
         diff_datas(args, nums, api)
         sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
 
-        def body(plain):
+        def body(plain: Any) -> Any:
             plain, kw = plain
             f = substitute(func, plain, nums, kw, api, has_aux, check_scalar(api))
             value, g = _TR.value_and_grad(f, sel, has_aux=has_aux)(*diff_datas(plain, nums,
@@ -88,10 +108,30 @@ def grad_and_value(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(func, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``func`` with respect to ``argnums``
-    (``torch.func.grad``); ``(grad, aux)`` with ``has_aux``.  See :func:`grad_and_value`.
+def grad(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
+         has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient of scalar-valued ``func`` with respect to ``argnums`` (``torch.func.grad``).
 
+    See :func:`grad_and_value`.
+
+    Parameters
+    ----------
+    func : callable
+        Returns a real scalar (one-element) Tensor, or ``(scalar, aux)`` with
+        ``has_aux``.
+    argnums : int or tuple of int, optional
+        The argument(s) to differentiate with respect to.
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``.
+
+    Returns
+    -------
+    callable
+        ``grad(f)(*args)``: the gradient, with the structure of the differentiated
+        argument(s); ``(grad, aux)`` with ``has_aux``.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> from ftrans.compat.func import grad
     >>> grad(lambda x: x.sin().sum())(torch.tensor([0.0]))
@@ -100,13 +140,14 @@ def grad(func, argnums=0, has_aux=False):
     gv = grad_and_value(func, argnums, has_aux)
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         g, v = gv(*args, **kwargs)
         return (g, v[1]) if has_aux else g
     return wrapper
 
 
-def _check_cotangents(cts, ct_def, outs, out_def):
+def _check_cotangents(cts: Sequence[Any], ct_def: Any, outs: Sequence[Any], out_def: Any
+                      ) -> None:
     if ct_def != out_def and not (len(outs) == 1 and len(cts) == 1):
         raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                            "pytree structure of outputs to the function. cotangents: "
@@ -118,19 +159,36 @@ def _check_cotangents(cts, ct_def, outs, out_def):
                                f"{tuple(o.shape)}.")
 
 
-def vjp(func, *primals, has_aux=False):
-    """``(output, vjp_fn)`` (``(output, vjp_fn, aux)``): ``vjp_fn(cotangents)`` returns
-    a tuple with one cotangent per primal (each of the primal's pytree structure) for
-    cotangents of ``output``'s structure (``torch.func.vjp``).  ``vjp_fn`` can be called
-    several times.  Runs on ``ftrans.vjp``; the output is differentiable with respect to
-    primals that require grad, ``vjp_fn``'s results with respect to those primals and the
-    cotangents."""
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``func``'s output and its vector-Jacobian product function (``torch.func.vjp``).
+
+    Runs on ``ftrans.vjp``; the output is differentiable with respect to primals that
+    require grad, ``vjp_fn``'s results with respect to those primals and the cotangents.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the primals; returns a pytree of Tensors (``(output, aux)`` with
+        ``has_aux``).
+    *primals : Any
+        The arguments: pytrees of Tensors.
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``.
+
+    Returns
+    -------
+    tuple
+        ``(output, vjp_fn)`` (``(output, vjp_fn, aux)`` with ``has_aux``).
+        ``vjp_fn(cotangents)`` -- cotangents of ``output``'s structure -- returns a tuple
+        with one cotangent per primal (each of the primal's structure); it can be called
+        several times.
+    """
     nums = list(range(len(primals)))
     diff_datas(primals, nums, "vjp")
-    box = []
+    box: list[Any] = []
     rng_state = F.default_generator.get_state()
 
-    def body(plain):
+    def body(plain: Any) -> Any:
         f = substitute(func, plain, nums, {}, "vjp", has_aux)
         res = vjp_unchecked(f, *diff_datas(plain, nums, "vjp"), has_aux=has_aux)
         box.append(res[1])
@@ -141,11 +199,12 @@ def vjp(func, *primals, has_aux=False):
     graph = is_grad_enabled() and any(is_tensor(x) and x.requires_grad
                                       for x in tree_flatten(list(primals))[0])
 
-    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+    def vjp_fn(cotangents: Any, *, retain_graph: bool = True,
+               create_graph: bool | None = None) -> tuple[Any, ...]:
         cts, ct_def = tree_flatten(cotangents)
         _check_cotangents(cts, ct_def, outs, out_def)
 
-        def back(plain):
+        def back(plain: Any) -> Any:
             ps, cs = plain
             ct = tree_unflatten(out_def, [to_data(c) for c in tree_flatten(cs)[0]])
             if graph:     # recompute (same random draws): the graph must reach the primals
@@ -156,11 +215,11 @@ def vjp(func, *primals, has_aux=False):
             return stored(ct)
         return tuple(call_transformed((primals, cotangents), back))
 
-    ret = (out, vjp_fn)
+    ret: tuple[Any, ...] = (out, vjp_fn)
     return ret + (aux,) if has_aux else ret
 
 
-def _check_jvp_args(primals, tangents):
+def _check_jvp_args(primals: Any, tangents: Any) -> None:
     """torch.func.jvp's argument checks (its ``RuntimeError`` messages)."""
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. "
@@ -181,17 +240,42 @@ def _check_jvp_args(primals, tangents):
                                f"{tuple(t.shape)}")
 
 
-def jvp(func, primals, tangents, *, strict=False, has_aux=False):
-    """``(output, jvp_out)`` (``(output, jvp_out, aux)``): ``func(*primals)`` and its
-    directional derivative along ``tangents`` (``torch.func.jvp``).  ``primals`` and
-    ``tangents`` are tuples of the same pytree structure and shapes (``RuntimeError``
-    otherwise).  Runs on ``ftrans.jvp`` (forward mode); differentiable with respect to
-    primals and tangents that require grad."""
+def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
+        has_aux: bool = False) -> tuple[Any, ...]:
+    """``func(*primals)`` and its derivative along ``tangents`` (``torch.func.jvp``).
+
+    Runs on ``ftrans.jvp`` (forward mode); differentiable with respect to primals and
+    tangents that require grad.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the primals; returns a pytree of Tensors (``(output, aux)`` with
+        ``has_aux``).
+    primals : tuple
+        The arguments (pytrees of Tensors).
+    tangents : tuple
+        One tangent per primal, of the same pytree structure and shapes.
+    strict : bool, optional
+        Accepted (torch.func's flag; no effect).
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``.
+
+    Returns
+    -------
+    tuple
+        ``(output, jvp_out)`` (``(output, jvp_out, aux)`` with ``has_aux``).
+
+    Raises
+    ------
+    RuntimeError
+        ``primals`` or ``tangents`` not tuples, or of different structures or shapes.
+    """
     _check_jvp_args(primals, tangents)
     nums = list(range(len(primals)))
     diff_datas(primals, nums, "jvp")
 
-    def body(plain):
+    def body(plain: Any) -> Any:
         ps, ts = plain
         f = substitute(func, ps, nums, {}, "jvp", has_aux)
         return _TR.jvp(f, tuple(diff_datas(ps, nums, "jvp")), tuple(to_data(t) for t in ts),
@@ -199,14 +283,15 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     return tuple(call_transformed((primals, tangents), body))
 
 
-def _jacobian(api, ftrans_jac, func, argnums, has_aux):
+def _jacobian(api: str, ftrans_jac: Callable[..., Any], func: Callable[..., Any],
+              argnums: int | tuple[int, ...], has_aux: bool) -> Callable[..., Any]:
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = check_argnums(argnums, len(args), api)
         diff_datas(args, nums, api)
         sel = 0 if isinstance(argnums, int) else tuple(range(len(nums)))
 
-        def body(plain):
+        def body(plain: Any) -> Any:
             plain, kw = plain
             f = substitute(func, plain, nums, kw, api, has_aux)
             return ftrans_jac(f, sel, has_aux=has_aux)(*diff_datas(plain, nums, api))
@@ -215,41 +300,116 @@ def _jacobian(api, ftrans_jac, func, argnums, has_aux):
     return wrapper
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """Jacobian of ``func`` with respect to ``argnums`` by reverse mode
-    (``torch.func.jacrev``): for an output of shape ``O`` and an input of shape ``I`` the
-    block has shape ``O + I``; the result has the outputs' pytree structure, each leaf
-    the differentiated arguments' structure (a tuple over ``argnums`` when it is a tuple).
-    Runs on ``ftrans.jacrev`` (one batched VJP over the output basis)."""
+def jacrev(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *,
+           has_aux: bool = False, chunk_size: int | None = None,
+           _preallocate_and_copy: bool = False) -> Callable[..., Any]:
+    """Jacobian of ``func`` with respect to ``argnums`` by reverse mode (``torch.func.jacrev``).
+
+    Runs on ``ftrans.jacrev`` (one batched VJP over the output basis).
+
+    Parameters
+    ----------
+    func : callable
+        Returns a pytree of Tensors (``(output, aux)`` with ``has_aux``).
+    argnums : int or tuple of int, optional
+        The argument(s) to differentiate with respect to.
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``.
+    chunk_size : int, optional
+        Cotangents per batched VJP (all at once by default).
+    _preallocate_and_copy : bool, optional
+        torch.func's internal flag; no effect.
+
+    Returns
+    -------
+    callable
+        The Jacobian function: for an output of shape ``O`` and an input of shape ``I``
+        the block has shape ``O + I``; the result has the outputs' pytree structure, each
+        leaf the differentiated arguments' structure (a tuple over ``argnums`` when it is
+        a tuple).
+    """
     return _jacobian("jacrev", lambda f, a, has_aux: _TR.jacrev(f, a, has_aux=has_aux,
                                                                  chunk_size=chunk_size),
                      func, argnums, has_aux)
 
 
-def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """Jacobian of ``func`` with respect to ``argnums`` by forward mode
-    (``torch.func.jacfwd``): same shapes and structure as :func:`jacrev`.  Runs on
-    ``ftrans.jacfwd`` (one batched JVP over the input basis)."""
+def jacfwd(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
+           has_aux: bool = False, *, randomness: str = "error") -> Callable[..., Any]:
+    """Jacobian of ``func`` with respect to ``argnums`` by forward mode (``torch.func.jacfwd``).
+
+    Runs on ``ftrans.jacfwd`` (one batched JVP over the input basis).
+
+    Parameters
+    ----------
+    func : callable
+        Returns a pytree of Tensors (``(output, aux)`` with ``has_aux``).
+    argnums : int or tuple of int, optional
+        The argument(s) to differentiate with respect to.
+    has_aux : bool, optional
+        ``func`` returns ``(output, aux)``.
+    randomness : {"error", "different", "same"}, optional
+        torch.func's randomness option of the inner vmap.
+
+    Returns
+    -------
+    callable
+        The Jacobian function: same shapes and structure as :func:`jacrev`'s.
+
+    Raises
+    ------
+    RuntimeError
+        For another ``randomness``.
+    """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
     return _jacobian("jacfwd", _TR.jacfwd, func, argnums, has_aux)
 
 
-def hessian(func, argnums=0):
-    """``jacfwd(jacrev(func, argnums), argnums)`` (``torch.func.hessian``): for a scalar
-    output and an input of shape ``I`` the Hessian has shape ``I + I``."""
+def hessian(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0
+            ) -> Callable[..., Any]:
+    """``jacfwd(jacrev(func, argnums), argnums)`` (``torch.func.hessian``).
+
+    Parameters
+    ----------
+    func : callable
+        Returns a scalar Tensor.
+    argnums : int or tuple of int, optional
+        The argument(s) to differentiate with respect to.
+
+    Returns
+    -------
+    callable
+        The Hessian function: for an input of shape ``I`` the Hessian has shape
+        ``I + I``.
+    """
     return jacfwd(jacrev(func, argnums), argnums)
 
 
-def linearize(func, *primals):
-    """``torch.func.linearize``: ``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)``
-    is the Jacobian-vector product of ``func`` at ``primals``.  Differs from PyTorch in
-    cost only: each ``jvp_fn`` call evaluates ``compat.func.jvp`` at the primals again
-    (PyTorch traces the linearized function once)."""
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``func``'s output and its Jacobian-vector product function (``torch.func.linearize``).
+
+    Differs from PyTorch in cost only: each ``jvp_fn`` call evaluates
+    ``compat.func.jvp`` at the primals again (PyTorch traces the linearized function
+    once).
+
+    Parameters
+    ----------
+    func : callable
+        Takes the primals, returns Tensors.
+    *primals : Tensor
+        The point.
+
+    Returns
+    -------
+    tuple
+        ``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` (one per primal, its shape
+        and dtype; ``RuntimeError`` otherwise) is the Jacobian-vector product at
+        ``primals``.
+    """
     out = func(*primals)
 
-    def jvp_fn(*tangents):
+    def jvp_fn(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
             raise RuntimeError(f"Expected {len(primals)} tangents, got {len(tangents)}")
         for p, t in zip(primals, tangents):

@@ -94,6 +94,8 @@ from __future__ import annotations
 
 import os as _os
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -107,19 +109,26 @@ __all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit"
            "CacheIntegrityWarning"]
 
 
-def cache_dir():
-    """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``."""
+def cache_dir() -> str:
+    """The directory of generated modules: ``$FTRANS_CACHE_DIR`` or ``~/.cache/ftrans``.
+
+    Returns
+    -------
+    str
+        The path (it may not exist yet).
+    """
     from ._numba import cache_dir as d  # deferred: import time
     return d()
 
 
-def compile_ir(ir: IR, backend: str = "cpu"):
+def compile_ir(ir: IR, backend: str | None = "cpu") -> Callable[..., list[Any]]:
     """A callable computing ``ir`` on concrete arrays; see the module docstring.
 
     Parameters
     ----------
     ir : IR
-    backend : {"cpu", "gpu", None}
+        The program (as :func:`ftrans.make_ir` returns it).
+    backend : {"cpu", "gpu", None}, default "cpu"
         "cpu": NumPy inputs, numba code; "gpu": CuPy inputs, CuPy kernels; None: any
         other array type (Dask, array-API arrays): the reference executor, each
         primitive's impl dispatching on the arrays' namespace.  :func:`backend_of`
@@ -156,16 +165,29 @@ def compile_ir(ir: IR, backend: str = "cpu"):
 
 
 def inline_jit(ir: IR) -> IR:
-    """``ir`` with the equations of nested ``jit`` programs spliced in (recursively), so
-    that they fuse with their surroundings instead of running as separate programs."""
+    """Splice the equations of nested ``jit`` programs into ``ir``, recursively.
+
+    They then fuse with their surroundings instead of running as separate programs.
+
+    Parameters
+    ----------
+    ir : IR
+        The program.
+
+    Returns
+    -------
+    IR
+        The program without ``jit`` equations (``ir`` itself when it has none); inlined
+        equations get fresh variables.
+    """
     if not any(e.prim.name == "jit" and isinstance(e.params.get("ir"), IR) for e in ir.eqns):
         return ir
-    eqns = []
+    eqns: list[Eqn] = []
     const_vars, consts = list(ir.const_vars), list(ir.consts)
     seen = set(const_vars)
-    subst = {}
+    subst: dict[Var, Any] = {}
 
-    def sub(a):
+    def sub(a: Any) -> Any:
         return subst.get(a, a) if type(a) is Var else a
 
     for e in ir.eqns:
@@ -196,11 +218,21 @@ _CPU_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool, np.float64, 
                              np.bool_, np.complex128, np.complex64})
 
 
-def backend_of(args):
-    """The ``compile_ir`` backend for a program's arguments: "cpu" for NumPy arrays and
-    scalars, "gpu" when a CuPy array is among them, None for any other array type (the
-    program then runs with each primitive's impl, which keeps Dask graphs lazy and
-    array-API arrays in their namespace)."""
+def backend_of(args: Sequence[Any]) -> str | None:
+    """The ``compile_ir`` backend for a program's arguments.
+
+    Parameters
+    ----------
+    args : sequence
+        The program's arguments (arrays and scalars).
+
+    Returns
+    -------
+    str or None
+        "cpu" for NumPy arrays and scalars, "gpu" when a CuPy array is among them, None
+        for any other array type (the program then runs with each primitive's impl,
+        which keeps Dask graphs lazy and array-API arrays in their namespace).
+    """
     backend = "cpu"
     for a in args:
         t = type(a)
@@ -226,8 +258,21 @@ def _reference(ir):
     return run
 
 
-def graph_breaks(ir: IR, backend: str = "cpu"):
-    """Names of the primitives of ``ir`` that run their impl between compiled segments."""
+def graph_breaks(ir: IR, backend: str = "cpu") -> list[str]:
+    """Names of the primitives of ``ir`` that run their impl between compiled segments.
+
+    Parameters
+    ----------
+    ir : IR
+        The program (nested ``jit`` programs are inlined first).
+    backend : {"cpu", "gpu"}, default "cpu"
+        Whose lowering rules decide.
+
+    Returns
+    -------
+    list of str
+        Sorted, each name once.
+    """
     if backend == "cpu":
         from ._numba import lowerable  # deferred: import time
     else:

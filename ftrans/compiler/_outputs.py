@@ -41,7 +41,7 @@ def const_aliases(ir: IR, fresh=None):
     """
     if not ir.const_vars:
         return []
-    reach = {v: (v,) for v in ir.const_vars}
+    reach: dict[Var, tuple[Var, ...]] = {v: (v,) for v in ir.const_vars}
     for e in ir.eqns:
         if fresh is not None and fresh(e):
             continue

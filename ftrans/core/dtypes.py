@@ -6,6 +6,8 @@ Gradients have the dtype of their primal.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["float0", "result_type", "as_numpy_dtype", "kind_of", "is_inexact", "is_complex", "is_float",
@@ -16,9 +18,9 @@ __all__ = ["float0", "result_type", "as_numpy_dtype", "kind_of", "is_inexact", "
 float0 = np.dtype([("float0", np.void, 0)])
 
 
-def result_type(*args) -> np.dtype:
+def result_type(*args: Any) -> np.dtype[Any]:
     """NumPy's promotion of arrays, tracers, ShapedArrays, dtypes and Python scalars."""
-    conv = []
+    conv: list[Any] = []
     for a in args:
         if isinstance(a, (bool, int, float, complex, np.dtype, type)):
             conv.append(a)
@@ -27,7 +29,7 @@ def result_type(*args) -> np.dtype:
     return np.result_type(*conv)
 
 
-def as_numpy_dtype(d) -> np.dtype:
+def as_numpy_dtype(d: Any) -> np.dtype[Any]:
     """``numpy.dtype(d)``; another array library's dtype object (``array_api_strict``,
     CuPy, ...) becomes the NumPy dtype of the same name (``array_api_strict.float64``
     -> ``float64``): abstract values and promotion rules always speak NumPy dtypes.
@@ -49,7 +51,7 @@ def as_numpy_dtype(d) -> np.dtype:
                         "int8..uint64, float32/64, complex64/128)") from None
 
 
-def kind_of(x) -> str:
+def kind_of(x: Any) -> str:
     """NumPy's kind character (``"f"``, ``"c"``, ``"i"``, ``"b"`` ...) of the dtype of an
     array or tracer of any array library."""
     try:
@@ -58,7 +60,7 @@ def kind_of(x) -> str:
         return as_numpy_dtype(x.dtype).kind
 
 
-def is_inexact(dtype) -> bool:
+def is_inexact(dtype: Any) -> bool:
     """True for floating and complex dtypes (the ones with a tangent space)."""
     try:
         return np.dtype(dtype).kind in "fc"
@@ -66,15 +68,15 @@ def is_inexact(dtype) -> bool:
         return as_numpy_dtype(dtype).kind in "fc"
 
 
-def is_float(dtype) -> bool:
+def is_float(dtype: Any) -> bool:
     return as_numpy_dtype(dtype).kind == "f"
 
 
-def is_complex(dtype) -> bool:
+def is_complex(dtype: Any) -> bool:
     return as_numpy_dtype(dtype).kind == "c"
 
 
-def real_dtype(dtype) -> np.dtype:
+def real_dtype(dtype: Any) -> np.dtype[Any]:
     """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
     dtype = as_numpy_dtype(dtype)
     if dtype.kind == "c":
@@ -82,7 +84,7 @@ def real_dtype(dtype) -> np.dtype:
     return dtype
 
 
-def canonical_dtype(dtype) -> np.dtype:
+def canonical_dtype(dtype: Any) -> np.dtype[Any]:
     """``numpy.dtype(dtype)`` with a clear error for things that are not dtypes."""
     try:
         return np.dtype(dtype)

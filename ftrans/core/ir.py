@@ -51,6 +51,8 @@ import itertools
 import os
 import sys
 import weakref
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -78,11 +80,11 @@ class Var:
 
     __slots__ = ("aval", "count")
 
-    def __init__(self, aval: ShapedArray):
+    def __init__(self, aval: ShapedArray) -> None:
         self.aval = aval
         self.count = next(_counter)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Var({self.count}:{_aval_str(self.aval)})"
 
 
@@ -91,11 +93,11 @@ class Literal:
 
     __slots__ = ("val", "aval")
 
-    def __init__(self, val):
+    def __init__(self, val: bool | int | float | complex) -> None:
         self.val = val
         self.aval = aval_of(val)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return repr(self.val)
 
 
@@ -104,13 +106,16 @@ class Eqn:
 
     __slots__ = ("prim", "inputs", "params", "outputs")
 
-    def __init__(self, prim, inputs, params, outputs):
+    # ``prim``: a core.primitive.Primitive, or a stand-in with ``name``, ``bind`` and
+    # ``multiple_results`` (checkpoint's replay of saved values)
+    def __init__(self, prim: Any, inputs: Sequence[Var | Literal], params: dict[str, Any],
+                 outputs: Sequence[Var]) -> None:
         self.prim = prim
         self.inputs = list(inputs)
         self.params = dict(params)
         self.outputs = list(outputs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Eqn({self.prim.name}, {len(self.inputs)} in, {len(self.outputs)} out)"
 
 
@@ -128,41 +133,43 @@ class IR:
 
     __slots__ = ("in_vars", "const_vars", "consts", "eqns", "out_vars", "cache", "__weakref__")
 
-    def __init__(self, in_vars, const_vars, consts, eqns, out_vars):
+    def __init__(self, in_vars: Sequence[Var], const_vars: Sequence[Var], consts: Sequence[Any],
+                 eqns: Sequence[Eqn], out_vars: Sequence[Var | Literal]) -> None:
         self.in_vars = list(in_vars)
         self.const_vars = list(const_vars)
         self.consts = list(consts)
         self.eqns = list(eqns)
         self.out_vars = list(out_vars)
-        self.cache = {}  # transformed / compiled versions of this program, by key
+        # transformed / compiled versions of this program, by key
+        self.cache: dict[Any, Any] = {}
 
     @property
-    def in_avals(self):
+    def in_avals(self) -> list[ShapedArray]:
         return [v.aval for v in self.in_vars]
 
     @property
-    def out_avals(self):
+    def out_avals(self) -> list[ShapedArray]:
         return [v.aval for v in self.out_vars]
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> list[Any]:
         """Evaluate the program on ``args`` (one per input variable); see :func:`eval_ir`."""
         return eval_ir(self, *args)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return _print_ir(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<IR: {len(self.in_vars)} inputs, {len(self.eqns)} equations, "
                 f"{len(self.out_vars)} outputs>")
 
-    def _repr_pretty_(self, p, cycle):  # IPython
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython
         p.text(str(self))
 
 
 # ---------------------------------------------------------------------------------
 # evaluation: bind every equation on the current trace
 # ---------------------------------------------------------------------------------
-def eval_ir(ir: IR, *args, consts=None):
+def eval_ir(ir: IR, *args: Any, consts: Sequence[Any] | None = None) -> list[Any]:
     """Run ``ir`` on ``args`` by binding each equation's primitive on the current trace.
 
     With no transform active this computes (each primitive's ``impl``); under a
@@ -189,7 +196,7 @@ def eval_ir(ir: IR, *args, consts=None):
     """
     if len(args) != len(ir.in_vars):
         raise TypeError(f"the program takes {len(ir.in_vars)} inputs, got {len(args)}")
-    env = {}
+    env: dict[Var, Any] = {}
     for v, x in zip(ir.const_vars, ir.consts if consts is None else consts):
         env[v] = x
     for v, x in zip(ir.in_vars, args):
@@ -197,8 +204,8 @@ def eval_ir(ir: IR, *args, consts=None):
             x = x.item()  # a weakly typed value runs as a Python scalar
         env[v] = x
 
-    def read(a):
-        return a.val if type(a) is Literal else env[a]
+    def read(a: Var | Literal) -> Any:
+        return a.val if isinstance(a, Literal) else env[a]
 
     for eqn in ir.eqns:
         out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
@@ -219,9 +226,9 @@ def eval_ir(ir: IR, *args, consts=None):
 _FTRANS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _user_frame():
+def _user_frame() -> tuple[str, str, int] | None:
     """``(function name, file, line)`` of the innermost frame outside the ftrans package."""
-    f = sys._getframe(2)
+    f: Any = sys._getframe(2)
     while f is not None:
         fn = f.f_code.co_filename
         if not os.path.abspath(fn).startswith(_FTRANS_DIR + os.sep):
@@ -235,20 +242,20 @@ class StagingTracer(Tracer):
 
     __slots__ = ("aval", "var")
 
-    def __init__(self, trace, aval, var):
+    def __init__(self, trace: StagingTrace, aval: ShapedArray, var: Var) -> None:
         self._trace = trace
         self.aval = aval
         self.var = var
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.aval.shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype[Any]:
         return self.aval.dtype
 
-    def _conversion_error(self, what):
+    def _conversion_error(self, what: str) -> Exception:
         t = self._trace
         if not t.active:
             return _escaped(self)
@@ -263,7 +270,7 @@ class StagingTracer(Tracer):
             "ftrans.lax.while_loop / ftrans.lax.fori_loop / ftrans.lax.scan for a loop, or "
             "run eagerly inside `with ftrans.disable_jit():` to debug.")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"StagingTracer({_aval_str(self.aval)})"
 
 
@@ -279,10 +286,10 @@ _WEAK_PRESERVING = frozenset({"add", "sub", "mul", "div", "floor_divide", "pow",
 
 #: The constants' snapshots made by :func:`_snapshot` (by id): staging a program again
 #: (a transform of a staged program re-stages its equations) does not copy them again.
-_SNAPSHOTS = weakref.WeakValueDictionary()
+_SNAPSHOTS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
-def _snapshot(a):
+def _snapshot(a: Any) -> Any:
     """A private copy of the concrete array ``a`` that a staged program closes over: the
     program's value of it is the one at staging time, as in JAX (mutating ``a`` in place
     later does not change the program).  NumPy arrays are copied (C order), other array
@@ -299,7 +306,8 @@ def _snapshot(a):
         ns = getattr(a, "__array_namespace__", None)
         copy = getattr(a, "copy", None) or getattr(a, "clone", None)
         try:
-            c = ns().asarray(a, copy=True) if ns is not None else copy()
+            # (copy None: calling it raises TypeError, handled below)
+            c = ns().asarray(a, copy=True) if ns is not None else copy()  # type: ignore[misc]
         except (TypeError, ValueError, NotImplementedError):
             return a  # an array type without a copy (immutable ones need none)
     try:
@@ -314,17 +322,19 @@ class StagingTrace(Trace):
 
     __slots__ = ("eqns", "consts", "lifted")
 
-    def __init__(self, parent, name):
+    def __init__(self, parent: Trace, name: str) -> None:
         super().__init__(parent, name)
-        self.eqns = []
-        self.consts = {}   # id(array) -> (array, Var)
-        self.lifted = {}   # id(foreign tracer) -> (tracer, Var)
+        self.eqns: list[Eqn] = []
+        # id(array) -> (snapshot, Var, array)
+        self.consts: dict[int, tuple[Any, Var, Any]] = {}
+        # id(foreign tracer) -> (tracer, Var)
+        self.lifted: dict[int, tuple[Tracer, Var]] = {}
 
-    def new_arg(self, aval):
+    def new_arg(self, aval: ShapedArray) -> StagingTracer:
         """A fresh input tracer of abstract value ``aval``."""
         return StagingTracer(self, aval, Var(aval))
 
-    def _operand(self, a):
+    def _operand(self, a: Any) -> Var | Literal:
         if isinstance(a, StagingTracer) and a._trace is self:
             return a.var
         if isinstance(a, Tracer):
@@ -336,18 +346,18 @@ class StagingTrace(Trace):
             return entry[1]
         if isinstance(a, (bool, int, float, complex)) and not isinstance(a, np.generic):
             return Literal(a)
-        entry = self.consts.get(id(a))
-        if entry is None:
+        centry = self.consts.get(id(a))
+        if centry is None:
             key = id(a)
             if not hasattr(a, "shape") or not hasattr(a, "dtype"):
                 a = np.asarray(a)
             c = _snapshot(a)
             # keyed by the operand's id, so a second use of the same array is one constant;
             # the entry keeps the operand alive so its id is not reused while staging
-            entry = self.consts[key] = (c, Var(ShapedArray(c.shape, c.dtype)), a)
-        return entry[1]
+            centry = self.consts[key] = (c, Var(ShapedArray(c.shape, c.dtype)), a)
+        return centry[1]
 
-    def process_primitive(self, prim, args, params):
+    def process_primitive(self, prim: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
         ins = [self._operand(a) for a in args]
         avals = [a.val if type(a) is Literal else a.aval for a in ins]
         if prim.abstract_eval is None:
@@ -370,7 +380,8 @@ class StagingTrace(Trace):
         self.eqns.append(Eqn(prim, ins, params, [out.var]))
         return out
 
-    def to_ir(self, in_tracers, outs):
+    def to_ir(self, in_tracers: Sequence[StagingTracer], outs: Sequence[Any]
+              ) -> tuple[IR, list[Tracer]]:
         """Close the recording: the IR with inputs ``lifted vars + in_tracers`` and outputs
         ``outs`` (tracers of this trace, Python scalars, concrete arrays or foreign
         tracers); returns ``(ir, lifted_values)``."""
@@ -382,7 +393,8 @@ class StagingTrace(Trace):
         return ir, [t for t, _ in lifted]
 
 
-def stage(fun, args, name="make_ir"):
+def stage(fun: Callable[..., Any], args: Sequence[Any], name: str = "make_ir"
+          ) -> tuple[IR, list[Tracer]]:
     """Stage ``fun(*args)`` on abstract values.
 
     Parameters
@@ -422,7 +434,7 @@ def stage(fun, args, name="make_ir"):
 # ---------------------------------------------------------------------------------
 # program transformations that need no trace: dead-code elimination, partition
 # ---------------------------------------------------------------------------------
-def dce(ir: IR, used_outputs=None) -> IR:
+def dce(ir: IR, used_outputs: Sequence[bool] | None = None) -> IR:
     """The program without the equations no (used) output depends on.
 
     Parameters
@@ -440,7 +452,7 @@ def dce(ir: IR, used_outputs=None) -> IR:
     outs = ir.out_vars if used_outputs is None else [
         v for v, u in zip(ir.out_vars, used_outputs) if u]
     live = {v for v in outs if type(v) is Var}
-    eqns = []
+    eqns: list[Eqn] = []
     for e in reversed(ir.eqns):
         if any(o in live for o in e.outputs):
             eqns.append(e)
@@ -451,7 +463,8 @@ def dce(ir: IR, used_outputs=None) -> IR:
               eqns, outs)
 
 
-def partition(ir: IR, unknown_inputs, force_unknown=()):
+def partition(ir: IR, unknown_inputs: Sequence[bool], force_unknown: Collection[Eqn] = ()
+              ) -> tuple[IR, IR, list[bool], int]:
     """Split a program into the part computable from the *known* inputs and the rest.
 
     This is partial evaluation (JAX's ``partial_eval_jaxpr_nounits``): an equation is
@@ -482,9 +495,10 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
         order); ``out_unknown[i]`` tells which program returns output ``i`` (an output
         that does not depend on an unknown input is a known output).
     """
-    unknown = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
+    unknown: set[Var] = {v for v, u in zip(ir.in_vars, unknown_inputs) if u}
     force = {id(e) for e in force_unknown}
-    known_eqns, unknown_eqns = [], []
+    known_eqns: list[Eqn] = []
+    unknown_eqns: list[Eqn] = []
     for e in ir.eqns:
         if id(e) in force or any(type(a) is Var and a in unknown for a in e.inputs):
             unknown_eqns.append(e)
@@ -494,9 +508,10 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
     out_unknown = [type(v) is Var and v in unknown for v in ir.out_vars]
     # residuals: known variables (not constants) read by the unknown side
     const_set = set(ir.const_vars)
-    residuals, seen = [], set()
+    residuals: list[Var] = []
+    seen: set[Var] = set()
 
-    def need(a):
+    def need(a: Var | Literal) -> None:
         if type(a) is Var and a not in unknown and a not in seen and a not in const_set:
             seen.add(a)
             residuals.append(a)
@@ -506,7 +521,7 @@ def partition(ir: IR, unknown_inputs, force_unknown=()):
             need(a)
     known_in = [v for v, u in zip(ir.in_vars, unknown_inputs) if not u]
     known_out = [v for v, u in zip(ir.out_vars, out_unknown) if not u]
-    known_ir = dce(IR(known_in, ir.const_vars, ir.consts, known_eqns, known_out + residuals))
+    known_ir = dce(IR(known_in, ir.const_vars, ir.consts, known_eqns, [*known_out, *residuals]))
     # the unknown side reads residuals through fresh variables
     unknown_in = [v for v, u in zip(ir.in_vars, unknown_inputs) if u]
     unknown_ir = dce(IR(residuals + unknown_in, ir.const_vars, ir.consts, unknown_eqns,
@@ -522,20 +537,20 @@ _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "complex128": "c
           "uint8": "u8", "bool": "bool", "uint32": "u32", "uint64": "u64"}
 
 
-def _aval_str(aval):
+def _aval_str(aval: ShapedArray) -> str:
     dt = _SHORT.get(aval.dtype.name, aval.dtype.name)
     if aval.dtype.names is None and aval.dtype.kind == "V":
         dt = "float0"
     return f"{dt}[{','.join(map(str, aval.shape))}]"
 
 
-def _names():
+def _names() -> Iterator[str]:
     for n in itertools.count(1):
         for t in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
             yield "".join(t)
 
 
-def _param_str(v):
+def _param_str(v: Any) -> str:
     if isinstance(v, IR):
         return "{ " + str(v).replace("\n", "\n    ") + " }"
     if isinstance(v, tuple) and v and all(isinstance(x, IR) for x in v):  # cond's branches
@@ -551,17 +566,17 @@ def _param_str(v):
 
 def _print_ir(ir: IR) -> str:
     gen = _names()
-    names = {}
+    names: dict[Var, str] = {}
 
-    def name(v):
-        if type(v) is Literal:
+    def name(v: Var | Literal) -> str:
+        if isinstance(v, Literal):
             return repr(v.val)
         n = names.get(v)
         if n is None:
             n = names[v] = next(gen)
         return n
 
-    def decl(v):
+    def decl(v: Var | Literal) -> str:
         return f"{name(v)}:{_aval_str(v.aval)}"
 
     head = ", ".join(decl(v) for v in ir.in_vars)

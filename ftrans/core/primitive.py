@@ -41,6 +41,9 @@ outputs as constants.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .trace import _ctx, EVAL, _escaped, Tracer
 from . import debug
 
@@ -78,14 +81,15 @@ class Primitive:
         self.name = name
         self.differentiable = differentiable
         self.multiple_results = multiple_results
-        self.impl = None
-        self.abstract_eval = None
-        self.jvp = None
-        self.vjp = None
-        self.vjp_fwd = None
-        self.batch = None
-        self.lowering = None
-        self.facets = None
+        # the rules, set by the primitive's file (None: the primitive has no such rule)
+        self.impl: Callable[..., Any] | None = None
+        self.abstract_eval: Callable[..., Any] | None = None
+        self.jvp: Callable[..., Any] | None = None
+        self.vjp: Callable[..., Any] | None = None
+        self.vjp_fwd: Callable[..., Any] | None = None
+        self.batch: Callable[..., Any] | None = None
+        self.lowering: Any = None       # the compiler's lowering entry (compiler/_numba.py)
+        self.facets: Any = None         # the optable row (primitives/optable.py: Op), or None
         _registry[name] = self
 
     def bind(self, *args, **params):

@@ -21,6 +21,8 @@ A tracer that outlives its transform ("escaped tracer") eventually reaches
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import debug
 
@@ -47,7 +49,7 @@ class TracerArrayConversionError(TypeError):
 
 
 class _Context(threading.local):
-    trace = None  # set to EVAL below, per thread on first access
+    trace: Trace  # EVAL, set on the class below (each thread sees it until it sets its own)
 
 
 _ctx = _Context()
@@ -69,19 +71,21 @@ class Trace:
 
     __slots__ = ("parent", "name", "active", "__weakref__")
 
-    def __init__(self, parent: "Trace", name: str):
+    def __init__(self, parent: Trace, name: str) -> None:
         self.parent = parent
         self.name = name
         self.active = True
 
-    def process_primitive(self, prim, args, params):  # pragma: no cover - abstract
+    # (``prim`` is a core.primitive.Primitive, which imports this module)
+    def process_primitive(self, prim: Any, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} does not process primitives")
 
-    def finish(self):
+    def finish(self) -> None:
         """Mark the transform as returned: its tracers are now escaped."""
         self.active = False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} at {id(self):#x}>"
 
 
@@ -91,7 +95,7 @@ class EvalTrace(Trace):
 
     __slots__ = ()
 
-    def process_primitive(self, prim, args, params):
+    def process_primitive(self, prim: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
         for a in args:
             if isinstance(a, Tracer):
                 raise _escaped(a, prim)
@@ -106,11 +110,11 @@ class EvalTrace(Trace):
         return out
 
 
-EVAL = EvalTrace(None, "eval")
+EVAL = EvalTrace(None, "eval")  # type: ignore[arg-type]  # the bottom trace has no parent
 _Context.trace = EVAL
 
 
-def _escaped(tracer: "Tracer", prim=None) -> Exception:
+def _escaped(tracer: Tracer, prim: Any = None) -> Exception:
     t = tracer._trace
     where = f" (in primitive {prim.name!r})" if prim is not None else ""
     if t.active:
@@ -140,20 +144,20 @@ class set_current_trace:
 
     __slots__ = ("trace", "prev")
 
-    def __init__(self, trace: Trace):
+    def __init__(self, trace: Trace) -> None:
         self.trace = trace
 
-    def __enter__(self):
+    def __enter__(self) -> Trace:
         self.prev = _ctx.trace
         _ctx.trace = self.trace
         return self.trace
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _ctx.trace = self.prev
         return False
 
 
-def new_trace(cls, name: str, *args) -> Trace:
+def new_trace(cls: Callable[..., Trace], name: str, *args: Any) -> Trace:
     """Create a trace of class ``cls`` whose parent is the current trace."""
     return cls(_ctx.trace, name, *args)
 
@@ -168,13 +172,24 @@ class Tracer:
     """
 
     __slots__ = ("_trace",)
+    _trace: Trace
     __array_priority__ = 1000
     # consulted by Tracer.__array_ufunc__: maps a NumPy ufunc to the ftrans function
-    _ufuncs: dict = {}
+    _ufuncs: dict[Any, Callable[..., Any]] = {}
     # the handler of NumPy's dispatch protocols (see __array_function__)
-    _numpy_protocol = None
+    _numpy_protocol: Any = None
 
     # --- abstract-value attributes -------------------------------------------------
+    if TYPE_CHECKING:  # defined by every subclass (a property or a slot)
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+
+        @property
+        def dtype(self) -> Any: ...
+
+        # attached by ftrans.numpy (register_tracer_methods), as the operators are
+        def __getitem__(self, idx: Any) -> Any: ...
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -186,13 +201,13 @@ class Tracer:
             n *= d
         return n
 
-    def __len__(self):
+    def __len__(self) -> int:
         shape = self.shape
         if not shape:
             raise TypeError("len() of unsized object (a 0-d traced array)")
         return shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if not self.shape:
             raise TypeError("iteration over a 0-d traced array")
         return (self[i] for i in range(self.shape[0]))
@@ -208,29 +223,29 @@ class Tracer:
             "function use ftrans.numpy (import ftrans.numpy as fnp) instead of numpy, and "
             "do not convert traced values to Python numbers or NumPy arrays.")
 
-    def __array__(self, *args, **kwargs):
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise self._conversion_error("numpy.asarray")
 
-    def __float__(self):
+    def __float__(self) -> float:
         raise self._conversion_error("float()")
 
-    def __int__(self):
+    def __int__(self) -> int:
         raise self._conversion_error("int()")
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         raise self._conversion_error("complex()")
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         raise self._conversion_error("bool() (an `if` on a traced value)")
 
-    def __index__(self):
+    def __index__(self) -> int:
         raise self._conversion_error("an index")
 
-    def item(self, *args):
+    def item(self, *args: Any) -> Any:
         """Raises: a traced value has no concrete Python number (use it as an array)."""
         raise self._conversion_error(".item()")
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """Raises: a traced value has no concrete Python list (use it as an array)."""
         raise self._conversion_error(".tolist()")
 
@@ -248,25 +263,25 @@ class Tracer:
             "xp.matmul(x, a) or a @ x), which accepts the other library's arrays too.")
 
     @property
-    def device(self):
+    def device(self) -> Any:
         raise self._foreign_error("device")
 
     @property
-    def _array(self):
+    def _array(self) -> Any:
         raise self._foreign_error("_array")
 
     # NumPy's dispatch protocols (NEP 13 and NEP 18): ``numpy.sin(x)``, ``numpy.add.reduce(x)``
     # and ``numpy.sum(x)`` on a tracer run the ftrans.numpy function.  Core knows no NumPy
     # function: ftrans.numpy installs the handler (register_numpy_protocol) when imported.
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return _protocol(self, f"numpy.{ufunc.__name__}.{method}").array_ufunc(
             self, ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         name = f"{getattr(func, '__module__', 'numpy')}.{getattr(func, '__name__', func)}"
         return _protocol(self, name).array_function(self, func, types, args, kwargs)
 
-    __hash__ = None  # arrays are unhashable
+    __hash__ = None  # type: ignore[assignment]  # arrays are unhashable
 
 
 class PrimalTracer(Tracer):
@@ -275,19 +290,21 @@ class PrimalTracer(Tracer):
 
     __slots__ = ("primal",)
 
+    primal: Any
+
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.primal.shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return self.primal.dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"
 
 
-def _protocol(tracer: Tracer, what: str):
+def _protocol(tracer: Tracer, what: str) -> Any:
     handler = Tracer._numpy_protocol
     if handler is None:
         raise TypeError(
@@ -297,7 +314,7 @@ def _protocol(tracer: Tracer, what: str):
     return handler
 
 
-def register_numpy_protocol(handler) -> None:
+def register_numpy_protocol(handler: Any) -> None:
     """Install the handler of NumPy's dispatch protocols on tracers (called by
     ftrans.numpy).  ``handler.array_function(tracer, func, types, args, kwargs)`` answers
     ``__array_function__`` (NEP 18) and ``handler.array_ufunc(tracer, ufunc, method,
@@ -305,7 +322,8 @@ def register_numpy_protocol(handler) -> None:
     Tracer._numpy_protocol = handler
 
 
-def register_tracer_methods(methods: dict, ufuncs: dict | None = None) -> None:
+def register_tracer_methods(methods: dict[str, Any],
+                            ufuncs: dict[Any, Callable[..., Any]] | None = None) -> None:
     """Attach NumPy-like methods/operators to :class:`Tracer` (called by ftrans.numpy)."""
     for name, fn in methods.items():
         setattr(Tracer, name, fn)

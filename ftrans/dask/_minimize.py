@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from typing import IO, Any
 
 import numpy as np
 
 from ._objective import Objective
+from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["minimize"]
 
@@ -17,19 +20,19 @@ _HESSP = {"newton-cg", "trust-ncg", "trust-krylov", "trust-constr"}
 class _Progress:
     """One line per evaluation at most every ``every`` seconds (and the first and last)."""
 
-    def __init__(self, every, file):
+    def __init__(self, every: float, file: IO[str]) -> None:
         self.every, self.file = every, file
         self.t0 = self.last = time.perf_counter()
         self.evals = self.hvps = 0
-        self.pending = None
+        self.pending: tuple[float, float] | None = None
 
-    def _line(self, value, gnorm):
+    def _line(self, value: float, gnorm: float) -> None:
         t = time.perf_counter() - self.t0
         hv = f"  hvp {self.hvps:4d}" if self.hvps else ""
         print(f"ftrans.dask.minimize: eval {self.evals:4d}{hv}  loss {value:.12g}  "
               f"|grad| {gnorm:.3e}  {t:7.2f} s", file=self.file, flush=True)
 
-    def eval(self, value, grad):
+    def eval(self, value: float, grad: Array) -> None:
         self.evals += 1
         now = time.perf_counter()
         gnorm = float(np.linalg.norm(grad))
@@ -39,7 +42,7 @@ class _Progress:
         else:
             self.pending = (value, gnorm)
 
-    def done(self, res):
+    def done(self, res: Any) -> None:
         if self.pending is not None:
             self._line(*self.pending)
         print(f"ftrans.dask.minimize: {res.message} ({res.nit if 'nit' in res else '?'} "
@@ -47,8 +50,11 @@ class _Progress:
               file=self.file, flush=True)
 
 
-def minimize(objective, x0, method="L-BFGS-B", *, bounds=None, constraints=(), tol=None,
-             callback=None, options=None, progress=True, file=None):
+def minimize(objective: Objective, x0: PyTree, method: str = "L-BFGS-B", *,
+             bounds: Any = None, constraints: Any = (), tol: float | None = None,
+             callback: Callable[..., Any] | None = None,
+             options: dict[str, Any] | None = None, progress: bool | float = True,
+             file: IO[str] | None = None) -> Any:
     """Minimize an :class:`~ftrans.dask.Objective` with :func:`scipy.optimize.minimize`.
 
     SciPy gets the objective's value and gradient from one evaluation on the cluster
@@ -58,14 +64,23 @@ def minimize(objective, x0, method="L-BFGS-B", *, bounds=None, constraints=(), t
     Parameters
     ----------
     objective : ftrans.dask.Objective
-    x0 : pytree of float arrays
+        The objective.
+    x0 : PyTree
         Starting parameters (a flat vector or any pytree; SciPy works on the flattened
         float64 vector and ``result.params`` has ``x0``'s structure).
-    method : str
+    method : str, default "L-BFGS-B"
         A gradient-based method of :func:`scipy.optimize.minimize` (default "L-BFGS-B").
-    bounds, constraints, tol, callback, options
+    bounds : sequence or scipy.optimize.Bounds, optional
         Passed to :func:`scipy.optimize.minimize` unchanged (on the flat vector).
-    progress : bool or float
+    constraints : dict or sequence, default ()
+        Likewise.
+    tol : float, optional
+        Likewise.
+    callback : callable, optional
+        Likewise.
+    options : dict, optional
+        Likewise.
+    progress : bool or float, default True
         Print the evaluations, loss, gradient norm and elapsed seconds, at most once every
         ``progress`` seconds (``True``: 2 s; the first and last always), and a summary line;
         ``False`` prints nothing.
@@ -113,15 +128,15 @@ def minimize(objective, x0, method="L-BFGS-B", *, bounds=None, constraints=(), t
         else None
     nhev = [0]
 
-    def fun(x):
+    def fun(x: ArrayLike) -> tuple[float, Array]:
         value, grad = objective.flat_value_and_grad(x)
         if show is not None:
             show.eval(value, grad)
         return value, grad
 
-    kw = {}
+    kw: dict[str, Any] = {}
     if str(method).lower() in _HESSP:
-        def hessp(x, v):
+        def hessp(x: ArrayLike, v: ArrayLike) -> Array:
             nhev[0] += 1
             if show is not None:
                 show.hvps += 1

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..transforms import hvp as _hvp
 from ..transforms import value_and_grad as _value_and_grad
 from ._kernel import Kernel, Spec, head, identity, run_chunk, sum_parts
+from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["Objective"]
 
@@ -18,7 +21,7 @@ _REDUCTIONS = ("mean", "sum")
 _HESSIANS = ("exact", "gauss-newton")
 
 
-def _as_rows(name, a, X):
+def _as_rows(name: str, a: Any, X: Any) -> Any:
     """``a`` (Dask or NumPy, first axis the rows) as a Dask array with X's row chunks."""
     import dask.array as da
     if a is None:
@@ -59,13 +62,16 @@ class Objective:
     X : dask.array.Array, shape (N, ...)
         Features; chunks along axis 0 are the row blocks (any sizes, unequal allowed);
         other axes are rechunked to one chunk.
-    y, weights : dask.array.Array or numpy.ndarray, shape (N, ...), optional
-        Targets and non-negative row weights, rechunked to X's row chunks.
+    y : dask.array.Array or numpy.ndarray, shape (N, ...), optional
+        Targets, rechunked to X's row chunks.
+    weights : dask.array.Array or numpy.ndarray, shape (N,), optional
+        Non-negative row weights, rechunked to X's row chunks.
     model : callable, optional
         ``model(params, X_b) -> z_b`` (``per="example"`` only); ``loss(z_b, y_b)`` is then
         the rows' losses in the model's outputs; enables the Gauss-Newton product.
-    per : {"example", "chunk"}
-    reduction : {"mean", "sum"}
+    per : {"example", "chunk"}, default "example"
+        What ``loss`` returns: one loss per row, or the chunk's sum (above).
+    reduction : {"mean", "sum"}, default "mean"
         ``"sum"``: ``sum_i w_i l_i``; ``"mean"``: ``sum_i w_i l_i / sum_i w_i`` (``/ N``
         without weights), the weighted average of :func:`numpy.average` -- every row counts
         once whatever the size of its chunk.
@@ -80,12 +86,13 @@ class Objective:
         semi-definite for a convex loss, as Newton-CG wants.
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
-    split_every : int
+    split_every : int, default 8
         Fan-in of the reduction tree (>= 2).
 
     Attributes
     ----------
-    n_rows, n_chunks : int
+    n_rows : int
+        The number of rows ``N``.
     rows : list of (start, stop)
         The rows of each chunk.
     normalizer : float
@@ -141,8 +148,11 @@ class Objective:
     >>> client.close()
     """
 
-    def __init__(self, loss, X, y=None, weights=None, *, model=None, per="example",
-                 reduction="mean", penalty=None, hessian=None, client=None, split_every=8):
+    def __init__(self, loss: Callable[..., Any], X: Any, y: Any = None, weights: Any = None, *,
+                 model: Callable[..., Any] | None = None, per: str = "example",
+                 reduction: str = "mean", penalty: Callable[[PyTree], Any] | None = None,
+                 hessian: str | None = None, client: Any = None,
+                 split_every: int = 8) -> None:
         import dask.array as da
         import distributed
         from dask.core import flatten
@@ -218,14 +228,15 @@ class Objective:
         # tasks depend on this future instead of carrying a pickled copy each
         self._kernel = client.submit(identity, self._kernel_obj, pure=False,
                                      key=f"ftrans-kernel-{uuid.uuid4().hex}")
-        self._spec = None
+        self._spec: Spec | None = None
         self._checked = per == "example"
-        self._cache = None
+        self._cache: tuple[Array, float, Array] | None = None
         self.evaluations = 0
         self.seconds = 0.0
 
     @property
-    def n_chunks(self):
+    def n_chunks(self) -> int:
+        """The number of row blocks (chunks of ``X`` along axis 0)."""
         return len(self.rows)
 
     # --- the cluster side ------------------------------------------------------------
@@ -236,7 +247,7 @@ class Objective:
     #: larger ones by a reduction tree on the cluster
     gather_bytes = 16 << 20
 
-    def _run(self, what, x, v=None):
+    def _run(self, what: str, x: Array, v: Array | None = None) -> Any:
         """One graph: ``what`` on every chunk at the flat ``x``, then the chunks' results
         added in chunk order (on the client, or by a tree on the cluster when large).
 
@@ -248,8 +259,10 @@ class Objective:
             self._spec = Spec(np.asarray(x, dtype=np.float64))
         tok = uuid.uuid4().hex
         nb = len(self.rows)
-        dsk = {}
-        xs, vs, spec = x, v, self._spec
+        dsk: dict[Any, Any] = {}
+        xs: Any = x
+        vs: Any = v
+        spec: Any = self._spec
         if nb * (x.nbytes + (0 if v is None else v.nbytes)) > self.inline_bytes:
             xs, vs, spec = f"ftrans-x-{tok}", f"ftrans-v-{tok}", f"ftrans-spec-{tok}"
             dsk[xs], dsk[spec] = x, self._spec
@@ -270,7 +283,7 @@ class Objective:
         else:
             level = 0
             while len(parts) > 1:
-                nxt = []
+                nxt: list[Any] = []
                 for j, k in enumerate(range(0, len(parts), self.split_every)):
                     key = (f"ftrans-sum-{tok}-{level}", j)
                     dsk[key] = (sum_parts,) + tuple(parts[k:k + self.split_every])
@@ -281,7 +294,7 @@ class Objective:
         self.evaluations += 1
         return out
 
-    def _check_additive(self, x):
+    def _check_additive(self, x: Array) -> None:
         """A per-chunk loss must be a sum over rows: f(rows) == f(first half) + f(rest)."""
         m = min(16, self.rows[0][1])
         if m < 2:
@@ -294,9 +307,12 @@ class Objective:
         y = next(it) if self._y[0] is not None else None
         w = next(it) if self._w[0] is not None else None
         h = m // 2
+        if self._spec is None:  # flat parameters straight from SciPy (as in _run)
+            self._spec = Spec(np.asarray(x, dtype=np.float64))
+        spec = self._spec
         sub = lambda a, s: None if a is None else a[s]  # noqa: E731
         f = lambda s, r: float(self._kernel_obj.value(  # noqa: E731
-            self._spec, x, sub(X, s), sub(y, s), sub(w, s), 0, r))
+            spec, x, sub(X, s), sub(y, s), sub(w, s), 0, r))
         whole, a, b = f(slice(0, m), (0, m)), f(slice(0, h), (0, h)), f(slice(h, m), (h, m))
         tol = 1e-9 * max(abs(a) + abs(b), 1e-300)
         if abs(whole - (a + b)) > tol:
@@ -311,19 +327,21 @@ class Objective:
                 "or use per='example' and return one loss per row")
         self._checked = True
 
-    def _flat(self, what, x, v=None):
+    def _flat(self, what: str, x: ArrayLike, v: Array | None = None) -> Any:
         x = np.asarray(x, dtype=np.float64)
         if not self._checked:
             self._check_additive(x)
         return self._run(what, x, v)
 
-    def _penalty_vg(self, x):
-        if self.penalty is None:
+    def _penalty_vg(self, x: Array) -> tuple[float, Any]:
+        penalty, spec = self.penalty, self._spec
+        if penalty is None:
             return 0.0, 0.0
-        v, g = _value_and_grad(lambda x: self.penalty(self._spec.unravel(x)))(x)
+        assert spec is not None  # set by the first evaluation
+        v, g = _value_and_grad(lambda x: penalty(spec.unravel(x)))(x)
         return float(v), np.asarray(g)
 
-    def _set_spec(self, params):
+    def _set_spec(self, params: PyTree) -> Array:
         """Remember the layout of ``params`` (for :meth:`unravel`) and flatten them."""
         spec = Spec(params)
         if self._spec is None or spec.treedef != self._spec.treedef or \
@@ -332,9 +350,22 @@ class Objective:
         return self._spec.ravel(params)
 
     # --- flat vectors (SciPy's side) -------------------------------------------------
-    def flat_value_and_grad(self, x):
-        """Value (float) and gradient (flat float64 vector) at the flat vector ``x`` (the
-        layout of the parameters last passed to a method or to :func:`minimize`)."""
+    def flat_value_and_grad(self, x: ArrayLike) -> tuple[float, Array]:
+        """Value and gradient at the flat parameter vector ``x`` (SciPy's side).
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The parameters flattened in the layout of those last passed to a method or
+            to :func:`minimize`.
+
+        Returns
+        -------
+        value : float
+            The objective.
+        grad : numpy.ndarray, shape (n,)
+            Its gradient, float64 (a copy: the last result is cached).
+        """
         x = np.array(x, dtype=np.float64)
         if self._cache is not None and np.array_equal(self._cache[0], x):
             return self._cache[1], self._cache[2].copy()
@@ -345,39 +376,129 @@ class Objective:
         self._cache = (x, value, grad)
         return value, grad.copy()
 
-    def flat_hvp(self, x, v):
-        """The Hessian (or Gauss-Newton matrix) at the flat ``x`` times the flat ``v``."""
+    def flat_hvp(self, x: ArrayLike, v: ArrayLike) -> Array:
+        """The Hessian (or Gauss-Newton matrix) at the flat ``x`` times the flat ``v``.
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The flat parameters.
+        v : array_like, shape (n,)
+            The flat vector.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+            The product, float64 (the matrix chosen by ``hessian=``; the penalty's
+            exact Hessian is added).
+        """
         x = np.asarray(x, dtype=np.float64)
         v = np.asarray(v, dtype=np.float64)
         what = "hvp_exact" if self.hessian == "exact" else "hvp_gauss_newton"
         (hv,) = self._flat(what, x, v)
         hv = np.asarray(hv) / self.normalizer
-        if self.penalty is not None:
-            _, (ph,) = _hvp(lambda x: self.penalty(self._spec.unravel(x)), (x,), (v,))
+        penalty, spec = self.penalty, self._spec
+        if penalty is not None:
+            assert spec is not None  # set by the evaluation above
+            _, (ph,) = _hvp(lambda x: penalty(spec.unravel(x)), (x,), (v,))
             hv = hv + np.asarray(ph)
         return hv
 
     # --- the user's side: pytrees of parameters ---------------------------------------
-    def value_and_grad(self, params):
-        """``(value, gradient)``: a float and NumPy arrays shaped like ``params``."""
+    def _spec_set(self) -> Spec:
+        if self._spec is None:
+            raise ValueError("ftrans.dask.Objective: no parameters seen yet; evaluate it "
+                             "(or call minimize) with the parameters' pytree first")
+        return self._spec
+
+    def value_and_grad(self, params: PyTree) -> tuple[float, PyTree]:
+        """The objective and its gradient at ``params``.
+
+        Parameters
+        ----------
+        params : PyTree
+            The parameters (real arrays); their layout is remembered for
+            :meth:`unravel`.
+
+        Returns
+        -------
+        value : float
+            The objective.
+        grad : PyTree
+            NumPy float64 arrays shaped like ``params``.
+        """
         x = self._set_spec(params)
         v, g = self.flat_value_and_grad(x)
-        return v, self._spec.unravel(g)
+        return v, self._spec_set().unravel(g)
 
-    def value(self, params):
-        """The loss at ``params`` (a float); shares one evaluation with :meth:`grad`."""
+    def value(self, params: PyTree) -> float:
+        """The objective at ``params``; shares one evaluation with :meth:`grad`.
+
+        Parameters
+        ----------
+        params : PyTree
+            The parameters.
+
+        Returns
+        -------
+        float
+            The objective.
+        """
         return self.value_and_grad(params)[0]
 
-    def grad(self, params):
-        """The gradient at ``params`` (NumPy arrays shaped like ``params``)."""
+    def grad(self, params: PyTree) -> PyTree:
+        """The gradient at ``params``.
+
+        Parameters
+        ----------
+        params : PyTree
+            The parameters.
+
+        Returns
+        -------
+        PyTree
+            NumPy float64 arrays shaped like ``params``.
+        """
         return self.value_and_grad(params)[1]
 
-    def hvp(self, params, tangent):
-        """Hessian-vector product at ``params`` with ``tangent`` (same structure), the
-        exact Hessian or the Gauss-Newton matrix (``hessian=``)."""
-        x = self._set_spec(params)
-        return self._spec.unravel(self.flat_hvp(x, self._spec.ravel(tangent)))
+    def hvp(self, params: PyTree, tangent: PyTree) -> PyTree:
+        """Hessian-vector product at ``params`` with ``tangent``.
 
-    def unravel(self, x):
-        """A flat vector (SciPy's ``x``) -> the parameters' pytree."""
-        return self._spec.unravel(np.asarray(x))
+        The exact Hessian or the Gauss-Newton matrix, as ``hessian=`` chose.
+
+        Parameters
+        ----------
+        params : PyTree
+            The parameters.
+        tangent : PyTree
+            The vector, of ``params``' structure and shapes.
+
+        Returns
+        -------
+        PyTree
+            The product, shaped like ``params``.
+        """
+        x = self._set_spec(params)
+        spec = self._spec_set()
+        return spec.unravel(self.flat_hvp(x, spec.ravel(tangent)))
+
+    def unravel(self, x: ArrayLike) -> PyTree:
+        """A flat vector (SciPy's ``x``) as the parameters' pytree.
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The flat parameters.
+
+        Returns
+        -------
+        PyTree
+            Arrays in the layout of the parameters last passed to a method or to
+            :func:`minimize`.
+
+        Raises
+        ------
+        ValueError
+            Before any parameters were seen.
+        """
+        return self._spec_set().unravel(np.asarray(x))

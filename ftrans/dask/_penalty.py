@@ -1,14 +1,19 @@
 """Penalties on the parameters for :class:`ftrans.dask.Objective`: L2 and a smooth L1."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import numpy as _fnp
 from .. import tree_util as _tu
+from ..typing import Array, PyTree
 
 __all__ = ["l2", "smooth_l1"]
 
 
 class _Penalty:
-    def __init__(self, name, strength, term, select, eps=None):
+    def __init__(self, name: str, strength: float, term: Callable[[Any, Any], Any],
+                 select: Callable[[PyTree], PyTree] | None, eps: float | None = None) -> None:
         if not strength >= 0:
             raise ValueError(f"ftrans.dask.{name}: strength must be >= 0; got {strength!r}")
         if eps is not None and not eps > 0:
@@ -16,27 +21,28 @@ class _Penalty:
         self.name, self.strength, self.term, self.select, self.eps = (
             name, strength, term, select, eps)
 
-    def __call__(self, params):
+    def __call__(self, params: PyTree) -> Array:
         leaves = _tu.tree_leaves(params if self.select is None else self.select(params))
-        total = 0.0
+        total: Any = 0.0
         for leaf in leaves:
             total = total + _fnp.sum(self.term(leaf, self.eps))
         return self.strength * total
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         eps = "" if self.eps is None else f", eps={self.eps!r}"
         return f"ftrans.dask.{self.name}({self.strength!r}{eps})"
 
 
-def _half_square(x, eps):
+def _half_square(x: Any, eps: float | None) -> Any:
     return 0.5 * x * x
 
 
-def _pseudo_huber(x, eps):
+def _pseudo_huber(x: Any, eps: float) -> Any:
     return _fnp.sqrt(x * x + eps * eps) - eps
 
 
-def l2(strength, select=None):
+def l2(strength: float, select: Callable[[PyTree], PyTree] | None = None
+       ) -> Callable[[PyTree], Array]:
     """The ridge penalty ``strength / 2 * sum(p ** 2)`` over the parameters' leaves.
 
     Parameters
@@ -67,7 +73,8 @@ def l2(strength, select=None):
     return _Penalty("l2", strength, _half_square, select)
 
 
-def smooth_l1(strength, eps=1e-6, select=None):
+def smooth_l1(strength: float, eps: float = 1e-6,
+              select: Callable[[PyTree], PyTree] | None = None) -> Callable[[PyTree], Array]:
     """A differentiable L1 penalty, ``strength * sum(sqrt(p ** 2 + eps ** 2) - eps)``.
 
     The pseudo-Huber (Charbonnier) approximation of ``strength * sum(|p|)``: within
@@ -79,7 +86,7 @@ def smooth_l1(strength, eps=1e-6, select=None):
     ----------
     strength : float
         ``lambda >= 0``.
-    eps : float
+    eps : float, default 1e-6
         Smoothing width (> 0): quadratic for ``|p| << eps``, linear beyond.
     select : callable, optional
         As in :func:`l2`.

@@ -2,6 +2,9 @@
 programs) and ``select``."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero, is_inexact
@@ -9,6 +12,7 @@ from ..core.ir import IR, Var, dce, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
+from ..typing import Array, ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front
 from ..transforms.vmap import vmap
 from ..transforms.jit import jit_disabled
@@ -24,18 +28,20 @@ cond_p = Primitive("cond", multiple_results=True)
 
 
 @cond_p.def_impl
-def _cond_impl(index, *args, branches):
+def _cond_impl(index: Array, *args: Any, branches: tuple[IR, ...]) -> tuple[Any, ...]:
     i = min(max(int(index), 0), len(branches) - 1)
     return tuple(_arr(o) for o in compile_ir(branches[i], _backend(args))(*args))
 
 
 @cond_p.def_abstract_eval
-def _cond_abstract_eval(index, *avals, branches):
+def _cond_abstract_eval(index: ShapedArray, *avals: ShapedArray, branches: tuple[IR, ...]
+                        ) -> tuple[ShapedArray, ...]:
     return tuple(ShapedArray(a.shape, a.dtype) for a in branches[0].out_avals)
 
 
 @cond_p.def_jvp
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, branches: tuple[IR, ...]
+              ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     index, args = primals[0], primals[1:]
     nz = [t is not zero for t in tangents[1:]]
     n_out = len(branches[0].out_vars)
@@ -60,8 +66,13 @@ class _CondVJPPlan:
     """
 
     __slots__ = ("fwd", "bwd", "diff", "out_inexact", "bwds")
+    fwd: tuple[IR, ...]
+    bwd: tuple[IR, ...]
+    diff: list[bool]
+    out_inexact: list[bool]
+    bwds: dict[tuple[bool, ...], tuple[IR, ...]]
 
-    def bwd_for(self, needs):
+    def bwd_for(self, needs: Sequence[bool]) -> tuple[IR, ...]:
         """The backward branches computing only the cotangents in ``needs``."""
         used = tuple(bool(n) for d, n in zip(self.diff, needs) if d)
         out = self.bwds.get(used)
@@ -70,8 +81,8 @@ class _CondVJPPlan:
         return out
 
 
-def _cond_vjp_plan(branches):
-    def build():
+def _cond_vjp_plan(branches: tuple[IR, ...]) -> _CondVJPPlan:
+    def build() -> _CondVJPPlan:
         diff = [is_inexact(a.dtype) for a in branches[0].in_avals]
         parts = [_vjp_partition(b, diff) for b in branches]
         nout = len(branches[0].out_vars)
@@ -79,17 +90,19 @@ def _cond_vjp_plan(branches):
                      for k, _, _, nres, _ in parts]
         plan = _CondVJPPlan()
         plan.diff, plan.out_inexact, plan.bwds = diff, parts[0][4], {}
-        fwd, bwd = [], []
+        fwd: list[IR] = []
+        bwd: list[IR] = []
         for b, (known, unknown, ct_unknown, nres, _) in enumerate(parts):
             cvars, consts = list(known.const_vars), list(known.consts)
             u_cvars, u_consts = list(unknown.const_vars), list(unknown.consts)
 
-            def zero_var(aval, cv, cs):
+            def zero_var(aval: ShapedArray, cv: list[Var], cs: list[Any]) -> Var:
                 v = Var(ShapedArray(aval.shape, aval.dtype))
                 cv.append(v)
                 cs.append(np.zeros(aval.shape, aval.dtype))
                 return v
-            slots, ins = [], []
+            slots: list[Any] = []
+            ins: list[Any] = []
             for b2, avals in enumerate(res_avals):
                 if b2 == b:
                     slots += known.out_vars[len(known.out_vars) - nres:]
@@ -99,7 +112,8 @@ def _cond_vjp_plan(branches):
                     ins += [Var(a) for a in avals]
             fwd.append(IR(known.in_vars, cvars, consts, known.eqns,
                           known.out_vars[:nout] + slots))
-            outs, u = [], iter(unknown.out_vars)
+            outs: list[Any] = []
+            u = iter(unknown.out_vars)
             for i, unk in zip([i for i, d in enumerate(diff) if d], ct_unknown):
                 outs.append(next(u) if unk else zero_var(branches[b].in_avals[i], u_cvars,
                                                          u_consts))
@@ -115,12 +129,13 @@ class _CondResiduals:
 
     __slots__ = ("primals", "res")
 
-    def __init__(self, primals, res):
+    def __init__(self, primals: tuple[Any, ...], res: tuple[Any, ...]) -> None:
         self.primals = primals
         self.res = res
 
 
-def _cond_fwd(index, *args, branches):
+def _cond_fwd(index: Any, *args: Any, branches: tuple[IR, ...]
+              ) -> tuple[tuple[Any, ...], _CondResiduals]:
     plan = _cond_vjp_plan(branches)
     outs = cond_p.bind(index, *args, branches=plan.fwd)
     nout = len(branches[0].out_vars)
@@ -131,7 +146,8 @@ cond_p.vjp_fwd = _cond_fwd
 
 
 @cond_p.def_vjp
-def _cond_vjp(ct, ans, residuals, needs, *, branches):
+def _cond_vjp(ct: Sequence[Any], ans: Any, residuals: _CondResiduals, needs: Sequence[bool], *,
+              branches: tuple[IR, ...]) -> list[Any]:
     plan = _cond_vjp_plan(branches)
     needs = needs[1:]
     if not any(n and d for n, d in zip(needs, plan.diff)):
@@ -144,7 +160,8 @@ def _cond_vjp(ct, ans, residuals, needs, *, branches):
 
 
 @cond_p.def_batch
-def _cond_batch(vals, dims, *, branches):
+def _cond_batch(vals: Sequence[Any], dims: Sequence[int | None], *, branches: tuple[IR, ...]
+                ) -> tuple[Any, list[int | None]]:
     size = batch_size(vals, dims)
     if dims[0] is None:  # one branch per call, applied to batched operands
         args = [v if d is None else move_to_front(v, d) for v, d in zip(vals[1:], dims[1:])]
@@ -157,7 +174,7 @@ def _cond_batch(vals, dims, *, branches):
         return outs, [0 if u else None for u in union]
 
     # a batched index: every branch runs on every example; each example selects its own
-    def per_example(i, *xs):
+    def per_example(i: Any, *xs: Any) -> list[Any]:
         res = eval_ir(branches[0], *xs)
         for k in range(1, len(branches)):
             res = [P.where(P.eq(i, k), o, r) for o, r in zip(eval_ir(branches[k], *xs), res)]
@@ -166,7 +183,9 @@ def _cond_batch(vals, dims, *, branches):
     return tuple(outs), [0] * len(outs)
 
 
-def _stage_branches(funs, names, operands, what):
+def _stage_branches(funs: Sequence[Callable[..., Any]], names: Sequence[str],
+                    operands: Sequence[PyTree], what: str
+                    ) -> tuple[list[IR], list[Any], list[Any], Any]:
     leaves, in_tree = tree_flatten(tuple(operands))
     leaves = [_as_operand(x, what) for x in leaves]
     avals = [_aval(x) for x in leaves]
@@ -177,7 +196,8 @@ def _stage_branches(funs, names, operands, what):
             raise TypeError(f"{what}: every branch must return the same pytree structure; "
                             f"{names[0]} returned {trees[0]} but {n} returned {t}")
     # one list of closed-over values, in front of every branch's operands
-    all_lifted, seen = [], set()
+    all_lifted: list[Any] = []
+    seen: set[int] = set()
     for _, lifted, _, _ in staged:
         for t in lifted:
             if id(t) not in seen:
@@ -189,7 +209,8 @@ def _stage_branches(funs, names, operands, what):
     return ([_literals_to_consts(ir, dtypes) for ir in irs], all_lifted, leaves, trees[0])
 
 
-def _join_outputs(irs, weak, names, tree, what):
+def _join_outputs(irs: Sequence[IR], weak: Sequence[Sequence[bool]], names: Sequence[str],
+                  tree: Any, what: str) -> list[Any]:
     """The dtype of each output (Python-scalar outputs adopt the others'), or TypeError."""
     dtypes = []
     for k in range(len(irs[0].out_vars)):
@@ -216,23 +237,25 @@ def _join_outputs(irs, weak, names, tree, what):
     return dtypes
 
 
-def switch(index, branches, *operands):
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]],
+           *operands: PyTree) -> PyTree:
     """Apply ``branches[index](*operands)`` (JAX's ``lax.switch``).
 
     Parameters
     ----------
-    index : integer scalar (array, tracer or Python int)
-        Clamped to ``[0, len(branches) - 1]`` as in JAX, so out-of-range values pick
+    index : ArrayLike
+        An integer scalar (array, tracer or Python int), clamped to ``[0, len(branches) - 1]`` as in JAX, so out-of-range values pick
         the first or the last branch.
-    branches : sequence of callables
+    branches : sequence of callable
         Each takes ``*operands`` and returns a pytree; all branches must return the same
         structure with identical shapes and dtypes (Python scalars adopt the dtype of
         the other branches).
-    *operands : pytrees of arrays or Python scalars
+    *operands : PyTree
+        Pytrees of arrays or Python scalars, passed to the chosen branch.
 
     Returns
     -------
-    pytree
+    PyTree
         The chosen branch's output.  Every branch is traced once, on abstract values.
 
     Raises
@@ -244,8 +267,15 @@ def switch(index, branches, *operands):
         Under ``vmap`` with a batched index, nothing: every branch runs on every example
         and each example selects its own (a NaN in an unselected branch can then reach a
         gradient; use the double-``where`` idiom of ``ftrans.primitives.select``).
+
+    Examples
+    --------
+    >>> from ftrans import lax
+    >>> lax.switch(1, [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: -x], 3.0)
+    array(6.)
     """
-    branches = tuple(branches) if isinstance(branches, (list, tuple)) else branches
+    if isinstance(branches, (list, tuple)):
+        branches = tuple(branches)
     if not isinstance(branches, tuple) or not branches or not all(callable(b)
                                                                    for b in branches):
         raise TypeError(f"switch: branches must be a non-empty sequence of callables, got "
@@ -264,21 +294,26 @@ def switch(index, branches, *operands):
     return _cond(index, branches, [f"branch {i}" for i in range(n)], operands, "switch")
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)`` (JAX's
-    ``lax.cond``), as one differentiable, batchable, stageable primitive.
+def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
+         *operands: PyTree) -> PyTree:
+    """Conditionally apply ``true_fun`` or ``false_fun`` (JAX's ``lax.cond``).
+
+    ``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one
+    differentiable, batchable, stageable primitive.
 
     Parameters
     ----------
-    pred : scalar (bool or number; nonzero is true)
-    true_fun, false_fun : callables
+    pred : ArrayLike
+        A scalar (bool or number; nonzero is true).
+    true_fun, false_fun : callable
         Take ``*operands``; must return the same pytree structure with identical shapes
         and dtypes.  Both are traced (on abstract values); only one runs.
-    *operands : pytrees of arrays or Python scalars
+    *operands : PyTree
+        Pytrees of arrays or Python scalars, passed to the selected function.
 
     Returns
     -------
-    pytree
+    PyTree
         The selected function's output.
 
     Raises
@@ -287,9 +322,15 @@ def cond(pred, true_fun, false_fun, *operands):
         A non-scalar ``pred`` (use ``fnp.where`` for an elementwise choice), a
         non-callable branch, or outputs that differ in structure, shape or dtype.
 
-    >>> import ftrans.numpy as fnp
-    >>> cond(True, lambda x: x + 1.0, lambda x: x - 1.0, fnp.ones(2))
+    Examples
+    --------
+    >>> import ftrans, ftrans.numpy as fnp
+    >>> from ftrans import lax
+    >>> lax.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, fnp.ones(2))
     array([2., 2.])
+    >>> f = lambda x: lax.cond(x > 0, fnp.sin, fnp.cos, x)
+    >>> float(ftrans.grad(f)(0.0))  # the derivative of the branch taken: -sin(0)
+    -0.0
     """
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("cond(pred, true_fun, false_fun, *operands): true_fun and false_fun "
@@ -313,7 +354,8 @@ def cond(pred, true_fun, false_fun, *operands):
     return _cond(index, (false_fun, true_fun), ["false_fun", "true_fun"], operands, "cond")
 
 
-def _cond(index, funs, names, operands, what):
+def _cond(index: Any, funs: Sequence[Callable[..., Any]], names: Sequence[str],
+          operands: Sequence[PyTree], what: str) -> PyTree:
     irs, lifted, leaves, out_tree = _stage_branches(funs, names, operands, what)
     outs = cond_p.bind(index, *lifted, *leaves, branches=tuple(irs))
     return tree_unflatten(out_tree, list(outs))
@@ -324,14 +366,22 @@ def _cond(index, funs, names, operands, what):
 # =================================================================================
 # select
 # =================================================================================
-def select(pred, on_true, on_false):
-    """Elementwise ``on_true if pred else on_false`` (JAX's ``lax.select``): the
-    ``select`` primitive (``ftrans.primitives.where``) with lax's strict rules.
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
+    """Elementwise ``on_true if pred else on_false`` (JAX's ``lax.select``).
+
+    The ``select`` primitive (``ftrans.primitives.where``) with lax's strict rules.
 
     Parameters
     ----------
-    pred : bool array, scalar or of the operands' shape
-    on_true, on_false : arrays of identical shape and dtype
+    pred : ArrayLike
+        Boolean, a scalar or of the operands' shape.
+    on_true, on_false : ArrayLike
+        Arrays of identical shape and dtype.
+
+    Returns
+    -------
+    Array
+        Of the operands' shape and dtype.
 
     Raises
     ------

@@ -18,15 +18,21 @@ its siblings).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..core.dtypes import kind_of
 from .. import primitives as P
+from ..typing import Array, ArrayLike
+
+_Combine = Callable[[Array, Array], Array]
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]
 
 
-def _operand(x, axis, name):
+def _operand(x: Any, axis: int, name: str) -> tuple[Array, int]:
     if not (hasattr(x, "dtype") and hasattr(x, "shape")):
         x = np.asarray(x)
     if x.ndim == 0:
@@ -38,15 +44,15 @@ def _operand(x, axis, name):
     return x, ax % x.ndim
 
 
-def _rev(x, ax):
+def _rev(x: Array, ax: int) -> Array:
     return P.gather(x, (slice(None),) * ax + (slice(None, None, -1),))
 
 
-def _part(x, ax, lo, hi):
+def _part(x: Array, ax: int, lo: int, hi: int) -> Array:
     return P.gather(x, (slice(None),) * ax + (slice(lo, hi),))
 
 
-def _log_step(f, x, ax):
+def _log_step(f: _Combine, x: Array, ax: int) -> Array:
     """Inclusive scan of the associative ``f`` along ``ax`` (Hillis-Steele)."""
     n = x.shape[ax]
     s = 1
@@ -57,7 +63,7 @@ def _log_step(f, x, ax):
     return x
 
 
-def _sequential(f, x, ax):
+def _sequential(f: _Combine, x: Array, ax: int) -> Array:
     """Inclusive scan of ``f`` along ``ax``, one element after the other."""
     acc = _part(x, ax, 0, 1)
     outs = [acc]
@@ -67,8 +73,9 @@ def _sequential(f, x, ax):
     return P.concatenate(outs, ax) if len(outs) > 1 else acc
 
 
-def _cumulative(name, combine, kinds, sequential_complex=False):
-    def op(operand, axis=0, reverse=False):
+def _cumulative(name: str, combine: _Combine | None, kinds: str, summary: str,
+                sequential_complex: bool = False) -> Callable[..., Array]:
+    def op(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
         x, ax = _operand(operand, axis, name)
         if kind_of(x) not in kinds:
             raise TypeError(f"lax.{name}: operand of dtype {np.dtype(x.dtype)} is not "
@@ -83,28 +90,53 @@ def _cumulative(name, combine, kinds, sequential_complex=False):
             r = _log_step(combine, x, ax)
         return _rev(r, ax) if reverse else r
     op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"""{summary}
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array, of rank at least 1.
+    axis : int, optional
+        The axis to scan along (negative counts from the end).
+    reverse : bool, optional
+        Scan from the end of the axis.
+
+    Returns
+    -------
+    Array
+        Of ``operand``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        A 0-d operand or an out-of-range ``axis``.
+    TypeError
+        An unsupported dtype.
+    """
     return op
 
 
-def _logaddexp(a, b):
+def _logaddexp(a: Array, b: Array) -> Array:
     """``log(exp(a) + exp(b))``; complex operands shifted by the one of larger real
     part."""
     if kind_of(a) != "c":
-        return P.logaddexp(a, b)
+        return P.ROW_OPS["logaddexp"](a, b)
     m = P.where(P.ge(P.real(a), P.real(b)), a, b)
-    return P.add(m, P.log1p(P.exp(P.sub(P.sub(P.add(a, b), m), m))))
+    return P.add(m, P.ROW_OPS["log1p"](P.ROW_OPS["exp"](P.sub(P.sub(P.add(a, b), m), m))))
 
 
-cumsum = _cumulative("cumsum", None, "iufc")
-cumsum.__doc__ = """``jax.lax.cumsum``: inclusive sum along ``axis`` (the ``cumsum``
-primitive)."""
-cumprod = _cumulative("cumprod", P.mul, "iufc")
-cumprod.__doc__ = """``jax.lax.cumprod``: inclusive product along ``axis`` (multiplications
-only: exact derivatives where elements are 0)."""
-cummax = _cumulative("cummax", P.maximum, "biuf")
-cummax.__doc__ = """``jax.lax.cummax``: running maximum along ``axis`` (NaN propagates)."""
-cummin = _cumulative("cummin", P.minimum, "biuf")
-cummin.__doc__ = """``jax.lax.cummin``: running minimum along ``axis`` (NaN propagates)."""
-cumlogsumexp = _cumulative("cumlogsumexp", _logaddexp, "fc", sequential_complex=True)
-cumlogsumexp.__doc__ = """``jax.lax.cumlogsumexp``: ``log(cumsum(exp(x)))`` along ``axis``,
-computed stably (complex operands too, scanned in order)."""
+cumsum = _cumulative("cumsum", None, "iufc", """Inclusive sum along ``axis`` (``jax.lax.cumsum``).
+
+    The ``cumsum`` primitive.""")
+cumprod = _cumulative("cumprod", P.mul, "iufc", """Inclusive product along ``axis`` (``jax.lax.cumprod``).
+
+    Multiplications only: exact derivatives where elements are 0.""")
+cummax = _cumulative("cummax", P.maximum, "biuf", """Running maximum along ``axis`` (``jax.lax.cummax``).
+
+    NaN propagates.""")
+cummin = _cumulative("cummin", P.minimum, "biuf", """Running minimum along ``axis`` (``jax.lax.cummin``).
+
+    NaN propagates.""")
+cumlogsumexp = _cumulative("cumlogsumexp", _logaddexp, "fc", """Stable ``log(cumsum(exp(x)))`` along ``axis`` (``jax.lax.cumlogsumexp``).
+
+    Complex operands too, scanned in order.""", sequential_complex=True)

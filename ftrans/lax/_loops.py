@@ -2,13 +2,17 @@
 bounds, a ``while`` for traced ones)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero
-from ..core.ir import stage, eval_ir
+from ..core.ir import IR, stage, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
+from ..typing import ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front, batched_front
 from ..transforms.jit import jit_disabled
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
@@ -25,7 +29,7 @@ while_p = Primitive("while", multiple_results=True)
 
 
 @while_p.def_impl
-def _while_impl(*args, cond, body, n_cond, n_body):
+def _while_impl(*args: Any, cond: IR, body: IR, n_cond: int, n_body: int) -> tuple[Any, ...]:
     cc, bc = args[:n_cond], args[n_cond:n_cond + n_body]
     carry = list(args[n_cond + n_body:])
     backend = _backend(args)
@@ -36,12 +40,14 @@ def _while_impl(*args, cond, body, n_cond, n_body):
 
 
 @while_p.def_abstract_eval
-def _while_abstract_eval(*avals, cond, body, n_cond, n_body):
+def _while_abstract_eval(*avals: ShapedArray, cond: IR, body: IR, n_cond: int, n_body: int
+                         ) -> tuple[ShapedArray, ...]:
     return tuple(ShapedArray(a.shape, a.dtype) for a in body.in_avals[n_body:])
 
 
 @while_p.def_jvp
-def _while_jvp(primals, tangents, *, cond, body, n_cond, n_body):
+def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond: IR, body: IR,
+               n_cond: int, n_body: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     nc, nb = n_cond, n_body
     cc, bc, carry = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
     bt = tangents[nc:nc + nb]
@@ -78,12 +84,13 @@ _WHILE_VJP = (
 
 
 @while_p.def_vjp
-def _while_vjp(ct, ans, primals, needs, **params):
+def _while_vjp(ct: Any, ans: Any, primals: Any, needs: Any, **params: Any) -> list[Any]:
     raise ValueError(_WHILE_VJP)
 
 
 @while_p.def_batch
-def _while_batch(vals, dims, *, cond, body, n_cond, n_body):
+def _while_batch(vals: Sequence[Any], dims: Sequence[int | None], *, cond: IR, body: IR,
+                 n_cond: int, n_body: int) -> tuple[Any, list[int | None]]:
     size = batch_size(vals, dims)
     nc, nb = n_cond, n_body
     vals = [v if d is None else move_to_front(v, d) for v, d in zip(vals, dims)]
@@ -109,14 +116,14 @@ def _while_batch(vals, dims, *, cond, body, n_cond, n_body):
     return outs, [0] * nh
 
 
-def _frozen_lanes(bcond, bbody, nc, nb, size):
+def _frozen_lanes(bcond: IR, bbody: IR, nc: int, nb: int, size: int) -> tuple[IR, IR]:
     """For a batched predicate: the loop runs while any example's predicate holds; the
     step applies the body and keeps the old carry of the examples that are done."""
-    def any_true(*xs):
+    def any_true(*xs: Any) -> list[Any]:
         pred = eval_ir(bcond, *xs)[0]
         return [P.gt(P.reduce_max(P.convert_element_type(pred, np.dtype("int32")), (0,)), 0)]
 
-    def step(*xs):
+    def step(*xs: Any) -> list[Any]:
         cc, bc, carry = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
         pred = eval_ir(bcond, *cc, *carry)[0]
         new = eval_ir(bbody, *bc, *carry)
@@ -127,9 +134,11 @@ def _frozen_lanes(bcond, bbody, nc, nb, size):
     return anyc, step_ir
 
 
-def while_loop(cond_fun, body_fun, init_val):
-    """``val = init_val; while cond_fun(val): val = body_fun(val)`` (JAX's
-    ``lax.while_loop``), as one primitive.
+def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
+               init_val: PyTree) -> PyTree:
+    """Loop ``body_fun`` while ``cond_fun`` is true (JAX's ``lax.while_loop``).
+
+    ``val = init_val; while cond_fun(val): val = body_fun(val)``, as one primitive.
 
     Parameters
     ----------
@@ -138,11 +147,12 @@ def while_loop(cond_fun, body_fun, init_val):
     body_fun : callable
         ``carry -> carry`` with the structure, shapes and dtypes of ``init_val``
         (Python-scalar outputs adopt the carry's dtype when NumPy's rules allow).
-    init_val : pytree of arrays or Python scalars
+    init_val : PyTree
+        The initial carry: a pytree of arrays or Python scalars.
 
     Returns
     -------
-    pytree
+    PyTree
         The final carry.
 
     Raises
@@ -154,8 +164,13 @@ def while_loop(cond_fun, body_fun, init_val):
         When differentiated in reverse mode (see the module docstring); forward mode and
         ``vmap`` work (a batched predicate runs until every example is done).
 
-    >>> while_loop(lambda x: x < 10, lambda x: x * 2, 1)
+    Examples
+    --------
+    >>> from ftrans import lax
+    >>> lax.while_loop(lambda x: x < 10, lambda x: x * 2, 1)
     array(16)
+    >>> lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+    (array(3), array(8.))
     """
     if not (callable(cond_fun) and callable(body_fun)):
         raise TypeError("while_loop(cond_fun, body_fun, init_val): cond_fun and body_fun must "
@@ -189,9 +204,11 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(tree, list(outs))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
-    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)`` (JAX's
-    ``lax.fori_loop``).
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
+              init_val: PyTree, *, unroll: int | bool | None = None) -> PyTree:
+    """Loop ``body_fun`` over ``range(lower, upper)`` (JAX's ``lax.fori_loop``).
+
+    ``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete integer bounds (Python or NumPy ints) the loop lowers to :func:`scan`
     and is differentiable in both modes; with traced bounds (inside ``jit`` or ``vmap``
@@ -199,22 +216,34 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
     Parameters
     ----------
-    lower, upper : integer scalars
+    lower, upper : ArrayLike
+        Integer scalars: the loop bounds.
     body_fun : callable
         ``(i, carry) -> carry``; ``i`` is an integer scalar of the bounds' dtype.
-    init_val : pytree
+    init_val : PyTree
+        The initial carry.
     unroll : int or bool, optional
         Passed to :func:`scan` for static bounds.
 
     Returns
     -------
-    pytree
+    PyTree
         The final carry (``init_val`` itself when ``upper <= lower``).
 
     Raises
     ------
     TypeError
         Non-integer bounds, or a body changing the carry's structure/shapes/dtypes.
+
+    Examples
+    --------
+    >>> import ftrans
+    >>> from ftrans import lax
+    >>> lax.fori_loop(0, 5, lambda i, x: x * 2.0, 1.0)
+    array(32.)
+    >>> f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0)  # x ** 3
+    >>> float(ftrans.grad(f)(2.0))
+    12.0
     """
     lo, hi = _static_int(lower), _static_int(upper)
     for name, v in (("lower", lower), ("upper", upper)):
@@ -225,7 +254,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     dt = np.result_type(*[v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
                           for v in (lower, upper)])
     if lo is not None and hi is not None:
-        def step(carry, _):
+        def step(carry: tuple[Any, PyTree], _: Any) -> tuple[tuple[Any, PyTree], None]:
             i, x = carry
             return (i + 1, body_fun(i, x)), None
         (_, out), _ = _scan(step, (np.asarray(lo, dt), init_val), None, max(hi - lo, 0),

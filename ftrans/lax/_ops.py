@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import builtins
 import enum
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +32,7 @@ from ..core import Tracer
 from ..core.dtypes import kind_of
 from ..core.pytree import tree_map
 from .. import primitives as P
+from ..typing import Array, ArrayLike, DTypeLike, PyTree
 
 __all__ = ["add", "sub", "mul", "div", "neg", "exp", "log", "sin", "cos", "tanh", "max",
            "min", "pow", "integer_pow", "sqrt", "rsqrt", "abs", "sign", "floor", "ceil",
@@ -39,7 +42,7 @@ __all__ = ["add", "sub", "mul", "div", "neg", "exp", "log", "sin", "cos", "tanh"
            "clamp"]
 
 
-def _arr(x, name):
+def _arr(x: Any, name: str) -> Array:
     """The operand as an array (tracers and arrays as they are; Python scalars 0-d)."""
     if isinstance(x, Tracer) or (hasattr(x, "dtype") and hasattr(x, "shape")):
         return x
@@ -49,7 +52,7 @@ def _arr(x, name):
                     f"(convert it with ftrans.numpy.asarray first)")
 
 
-def _same_dtypes(name, xs, tip):
+def _same_dtypes(name: str, xs: Sequence[Array], tip: str) -> None:
     dts = [np.dtype(x.dtype) for x in xs]
     if builtins.any(d != dts[0] for d in dts):
         raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
@@ -57,7 +60,7 @@ def _same_dtypes(name, xs, tip):
                         "similar function that does automatic type promotion on inputs).")
 
 
-def _same_shapes(name, xs):
+def _same_shapes(name: str, xs: Sequence[Array]) -> None:
     shapes = [tuple(x.shape) for x in xs if len(x.shape)]
     if len({len(s) for s in shapes}) > 1:
         raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
@@ -68,16 +71,34 @@ def _same_shapes(name, xs):
             raise TypeError(f"{name} got incompatible shapes for broadcasting: {shapes}")
 
 
-def _binary(name, prim, tip):
-    def op(x, y):
+def _binary(name: str, prim: Callable[..., Any], tip: str) -> Callable[[ArrayLike, ArrayLike], Array]:
+    def op(x: ArrayLike, y: ArrayLike) -> Array:
         x, y = _arr(x, name), _arr(y, name)
         _same_dtypes(name, (x, y), tip)
         _same_shapes(name, (x, y))
         return prim(x, y)
     op.__name__ = name
-    op.__doc__ = (f"``jax.lax.{name}(x, y)``: the ``{prim.__name__}`` primitive on operands "
-                  "of one dtype and one shape (0-d and size-1 axes broadcast); raises "
-                  "``TypeError`` for mismatched dtypes or ranks (no promotion).")
+    op.__doc__ = f"""Elementwise ``{name}`` of two operands of one dtype (``jax.lax.{name}``).
+
+    The ``{prim.__name__}`` primitive, with ``jax.lax``'s strict contract: operands of one
+    dtype and one shape (0-d operands and size-1 axes broadcast); no promotion (use
+    ``ftrans.numpy.{tip}`` to promote).
+
+    Parameters
+    ----------
+    x, y : ArrayLike
+        The operands (arrays, tracers or Python scalars), of one dtype.
+
+    Returns
+    -------
+    Array
+        The result, of the operands' dtype and broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        Mismatched dtypes or ranks, or incompatible shapes.
+    """
     return op
 
 
@@ -86,20 +107,37 @@ _INEXACT = "fc"
 _NUMERIC = "iufc"
 
 
-def _unary(name, prim, kinds):
+def _unary(name: str, prim: Callable[..., Any], kinds: str) -> Callable[[ArrayLike], Array]:
     accepted = {"f": "floating", "fc": "floating, complexfloating",
                 "iufc": "integer, floating, complexfloating"}[kinds]
 
-    def op(x):
-        x = _arr(x, name)
-        if kind_of(x) not in kinds:
-            raise TypeError(f"{name} does not accept dtype {np.dtype(x.dtype)}. Accepted "
+    def op(x: ArrayLike) -> Array:
+        a = _arr(x, name)
+        if kind_of(a) not in kinds:
+            raise TypeError(f"{name} does not accept dtype {np.dtype(a.dtype)}. Accepted "
                             f"dtypes are subtypes of {accepted}.")
-        return prim(x)
+        return prim(a)
     op.__name__ = name
-    op.__doc__ = (f"``jax.lax.{name}(x)``: elementwise, dtypes {accepted}; the "
-                  f"``{getattr(prim, '__name__', name)}`` primitive (``TypeError`` for other "
-                  "dtypes).")
+    op.__doc__ = f"""Elementwise ``{name}`` (``jax.lax.{name}``).
+
+    The ``{getattr(prim, '__name__', name)}`` primitive on dtypes that are subtypes of
+    {accepted} (no promotion).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        The operand.
+
+    Returns
+    -------
+    Array
+        The result, of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        For a dtype outside {accepted}.
+    """
     return op
 
 
@@ -111,22 +149,39 @@ min = _binary("min", P.minimum, "minimum")
 neg = _unary("neg", P.neg, _NUMERIC)
 abs = _unary("abs", P.abs, _NUMERIC)
 sign = _unary("sign", P.sign, _NUMERIC)
-exp = _unary("exp", P.exp, _INEXACT)
-log = _unary("log", P.log, _INEXACT)
-sin = _unary("sin", P.sin, _INEXACT)
-cos = _unary("cos", P.cos, _INEXACT)
-tanh = _unary("tanh", P.tanh, _INEXACT)
-sqrt = _unary("sqrt", P.sqrt, _INEXACT)
-rsqrt = _unary("rsqrt", lambda x: P.div(np.ones((), x.dtype), P.sqrt(x)), _INEXACT)
+exp = _unary("exp", P.ROW_OPS["exp"], _INEXACT)
+log = _unary("log", P.ROW_OPS["log"], _INEXACT)
+sin = _unary("sin", P.ROW_OPS["sin"], _INEXACT)
+cos = _unary("cos", P.ROW_OPS["cos"], _INEXACT)
+tanh = _unary("tanh", P.ROW_OPS["tanh"], _INEXACT)
+sqrt = _unary("sqrt", P.ROW_OPS["sqrt"], _INEXACT)
+rsqrt = _unary("rsqrt", lambda x: P.div(np.ones((), x.dtype), P.ROW_OPS["sqrt"](x)), _INEXACT)
 floor = _unary("floor", P.floor, _FLOAT)
 ceil = _unary("ceil", P.ceil, _FLOAT)
 erf = _unary("erf", P.special.erf, _FLOAT)
 
 
-def div(x, y):
-    """``jax.lax.div(x, y)``: ``x / y``; for integers the quotient rounded toward zero
-    (C semantics: ``div(-7, 2) == -3``), not floored.  Same dtypes and shapes as
-    :func:`add` (``TypeError`` otherwise)."""
+def div(x: ArrayLike, y: ArrayLike) -> Array:
+    """Elementwise division ``x / y`` (``jax.lax.div``).
+
+    For integers the quotient is rounded toward zero (C semantics: ``div(-7, 2) == -3``),
+    not floored.  Same dtypes and shapes as :func:`add`.
+
+    Parameters
+    ----------
+    x, y : ArrayLike
+        Dividend and divisor, of one dtype.
+
+    Returns
+    -------
+    Array
+        The quotient, of the operands' dtype and broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        Mismatched dtypes or ranks, or incompatible shapes.
+    """
     x, y = _arr(x, "div"), _arr(y, "div")
     _same_dtypes("div", (x, y), "divide")
     _same_shapes("div", (x, y))
@@ -136,9 +191,23 @@ def div(x, y):
     return P.div(x, y)
 
 
-def pow(x, y):
-    """``jax.lax.pow(x, y)``: ``x ** y`` with ``x`` floating or complex and ``y`` an
-    integer array or of ``x``'s dtype (the ``pow`` primitive).
+def pow(x: ArrayLike, y: ArrayLike) -> Array:
+    """Elementwise power ``x ** y`` (``jax.lax.pow``).
+
+    ``x`` floating or complex and ``y`` an integer array or of ``x``'s dtype (the ``pow``
+    primitive).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        The base, of a floating or complex dtype.
+    y : ArrayLike
+        The exponent, integer or of ``x``'s dtype.
+
+    Returns
+    -------
+    Array
+        ``x ** y``, of ``x``'s dtype.
 
     Raises
     ------
@@ -156,52 +225,119 @@ def pow(x, y):
     return P.pow(x, y)
 
 
-def integer_pow(x, y):
-    """``jax.lax.integer_pow(x, y)``: ``x ** y`` for a static Python int ``y`` (the
-    ``integer_pow`` primitive).
+def integer_pow(x: ArrayLike, y: int) -> Array:
+    """Elementwise power ``x ** y`` for a static Python int ``y`` (``jax.lax.integer_pow``).
+
+    The ``integer_pow`` primitive.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        The base.
+    y : int
+        The exponent, a Python int (negative only for inexact ``x``).
+
+    Returns
+    -------
+    Array
+        ``x ** y``, of ``x``'s dtype and shape.
 
     Raises
     ------
     TypeError
         ``y`` not an int, or a negative ``y`` with an integer ``x``.
     """
-    x = _arr(x, "integer_pow")
+    a = _arr(x, "integer_pow")
     if not isinstance(y, (int, np.integer)) or isinstance(y, bool):
         raise TypeError(f"integer_pow: the exponent must be a Python int, got {y!r}")
-    if y < 0 and kind_of(x) in "iu":
+    if y < 0 and kind_of(a) in "iu":
         raise TypeError(f"Integers cannot be raised to negative powers, got "
-                        f"integer_pow({np.dtype(x.dtype)}{list(x.shape)}, {y})")
-    return P.integer_pow(x, int(y))
+                        f"integer_pow({np.dtype(a.dtype)}{list(a.shape)}, {y})")
+    return P.integer_pow(a, int(y))
 
 
 class RoundingMethod(enum.IntEnum):
-    """``jax.lax.RoundingMethod``: how :func:`round` breaks ties."""
+    """How :func:`round` breaks ties (``jax.lax.RoundingMethod``).
+
+    Parameters
+    ----------
+    value : int
+        The member's value (``RoundingMethod(1) is RoundingMethod.TO_NEAREST_EVEN``).
+    names, module, qualname, type, start, boundary : optional
+        :class:`enum.Enum`'s functional API (creating a new enum); not used here.
+    """
 
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
 
 
-def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
-    """``jax.lax.round(x, rounding_method)``: round to the nearest integer; ties away
-    from zero (default, ``round(2.5) == 3``) or to even (``TO_NEAREST_EVEN``, NumPy's
-    ``rint``).  Floating dtypes only; derivative 0."""
-    x = _arr(x, "round")
-    if kind_of(x) != "f":
-        raise TypeError(f"round does not accept dtype {np.dtype(x.dtype)}. Accepted dtypes "
+def round(x: ArrayLike,
+          rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:
+    """Round to the nearest integer (``jax.lax.round``).
+
+    Ties go away from zero (default, ``round(2.5) == 3``) or to even
+    (``TO_NEAREST_EVEN``, NumPy's ``rint``).  Floating dtypes only; derivative 0.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        The operand, of a floating dtype.
+    rounding_method : RoundingMethod or int, optional
+        How ties are broken.
+
+    Returns
+    -------
+    Array
+        The rounded values, of ``x``'s dtype and shape.
+
+    Raises
+    ------
+    TypeError
+        For a non-floating dtype.
+    """
+    a = _arr(x, "round")
+    if kind_of(a) != "f":
+        raise TypeError(f"round does not accept dtype {np.dtype(a.dtype)}. Accepted dtypes "
                         "are subtypes of floating.")
     method = RoundingMethod(int(rounding_method))
     if method == RoundingMethod.TO_NEAREST_EVEN:
-        return P.round(x)
-    t = P.trunc(x)  # x - trunc(x) is exact, so ties are detected exactly
-    return P.where(P.ge(P.abs(P.sub(x, t)), np.asarray(0.5, x.dtype)), P.add(t, P.sign(x)), t)
+        return P.round(a)
+    t = P.ROW_OPS["trunc"](a)  # a - trunc(a) is exact, so ties are detected exactly
+    return P.where(P.ge(P.abs(P.sub(a, t)), np.asarray(0.5, a.dtype)), P.add(t, P.sign(a)), t)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-    """``jax.lax.dot_general``: contraction with batch axes (the ``dot_general``
-    primitive).  ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
-    rhs_batch))``; output axes: batch, then ``lhs``'s free, then ``rhs``'s free axes.
-    ``precision`` is accepted and ignored (the CPU computes in the operands' dtype);
-    ``preferred_element_type`` casts the result."""
+DimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]]
+
+
+def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers,
+                precision: Any = None, preferred_element_type: DTypeLike | None = None
+                ) -> Array:
+    """Contraction with batch axes (``jax.lax.dot_general``).
+
+    The ``dot_general`` primitive.  Output axes: batch, then ``lhs``'s free, then
+    ``rhs``'s free axes.
+
+    Parameters
+    ----------
+    lhs, rhs : ArrayLike
+        The operands.
+    dimension_numbers : tuple
+        ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, sequences of axes.
+    precision : Any, optional
+        Accepted and ignored (the CPU computes in the operands' dtype).
+    preferred_element_type : DTypeLike, optional
+        Casts the result to this dtype.
+
+    Returns
+    -------
+    Array
+        The contraction.
+
+    Raises
+    ------
+    TypeError
+        Contracting or batch axes of different sizes.
+    """
     lhs, rhs = _arr(lhs, "dot_general"), _arr(rhs, "dot_general")
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
@@ -217,9 +353,25 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         convert_element_type(out, preferred_element_type)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """``jax.lax.dot``: vector-vector, matrix-vector or matrix-matrix product (the last
-    axis of ``lhs`` with the first of ``rhs``), through :func:`dot_general`.
+def dot(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
+    """Vector-vector, matrix-vector or matrix-matrix product (``jax.lax.dot``).
+
+    The last axis of ``lhs`` with the first of ``rhs``, through :func:`dot_general`.
+
+    Parameters
+    ----------
+    lhs, rhs : ArrayLike
+        Operands of rank 1 or 2.
+    precision : Any, optional
+        Accepted and ignored.
+    preferred_element_type : DTypeLike, optional
+        Casts the result to this dtype.
+
+    Returns
+    -------
+    Array
+        The product.
 
     Raises
     ------
@@ -236,9 +388,26 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
                        preferred_element_type)
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
-    """``jax.lax.broadcast_in_dim``: ``operand``'s axis ``i`` becomes axis
-    ``broadcast_dimensions[i]`` of a result of ``shape`` (size-1 axes broadcast).
+def broadcast_in_dim(operand: ArrayLike, shape: Sequence[int],
+                     broadcast_dimensions: Sequence[int]) -> Array:
+    """Broadcast an array into a larger shape (``jax.lax.broadcast_in_dim``).
+
+    ``operand``'s axis ``i`` becomes axis ``broadcast_dimensions[i]`` of the result
+    (size-1 axes broadcast).
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array to broadcast.
+    shape : sequence of int
+        The result's shape.
+    broadcast_dimensions : sequence of int
+        For each axis of ``operand``, the result axis it becomes (strictly increasing).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``operand``'s dtype.
 
     Raises
     ------
@@ -247,7 +416,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
         whose size is neither 1 nor the operand's.
     """
     x = _arr(operand, "broadcast_in_dim")
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(int(n) for n in shape)
     bd = tuple(int(d) for d in broadcast_dimensions)
     if len(bd) != x.ndim or list(bd) != sorted(set(bd)) or \
             builtins.any(d < 0 or d >= len(shape) for d in bd) or \
@@ -263,9 +432,29 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     return x if tuple(x.shape) == shape else P.broadcast_to(x, shape)
 
 
-def reshape(operand, new_sizes, dimensions=None):
-    """``jax.lax.reshape``: C-order reshape, after transposing by ``dimensions`` if
-    given.  Raises ``TypeError`` when the sizes differ."""
+def reshape(operand: ArrayLike, new_sizes: Sequence[int],
+            dimensions: Sequence[int] | None = None) -> Array:
+    """C-order reshape (``jax.lax.reshape``).
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array.
+    new_sizes : sequence of int
+        The new shape (same total size).
+    dimensions : sequence of int, optional
+        A permutation to transpose ``operand`` by first.
+
+    Returns
+    -------
+    Array
+        Of shape ``new_sizes``.
+
+    Raises
+    ------
+    TypeError
+        When the total sizes differ.
+    """
     x = _arr(operand, "reshape")
     new_sizes = tuple(int(s) for s in new_sizes)
     if int(np.prod(new_sizes, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
@@ -276,8 +465,27 @@ def reshape(operand, new_sizes, dimensions=None):
     return x if tuple(x.shape) == new_sizes else P.reshape(x, new_sizes)
 
 
-def transpose(operand, permutation):
-    """``jax.lax.transpose``: permute the axes (``TypeError`` for a non-permutation)."""
+def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
+    """Permute the axes (``jax.lax.transpose``).
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array.
+    permutation : sequence of int
+        A permutation of ``range(operand.ndim)``: result axis ``i`` is operand axis
+        ``permutation[i]``.
+
+    Returns
+    -------
+    Array
+        The transposed array.
+
+    Raises
+    ------
+    TypeError
+        For a non-permutation.
+    """
     x = _arr(operand, "transpose")
     perm = tuple(int(p) for p in permutation)
     if sorted(perm) != list(range(x.ndim)):
@@ -286,9 +494,31 @@ def transpose(operand, permutation):
     return x if perm == tuple(range(x.ndim)) else P.transpose(x, perm)
 
 
-def slice(operand, start_indices, limit_indices, strides=None):
-    """``jax.lax.slice``: the static box ``start <= i < limit`` with ``strides`` (the
-    ``gather`` primitive with slices).  Raises ``TypeError`` for out-of-range bounds."""
+def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Array:
+    """The static box ``start <= i < limit`` with ``strides`` (``jax.lax.slice``).
+
+    The ``gather`` primitive with slices.
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array.
+    start_indices, limit_indices : sequence of int
+        Per axis, the first index and one past the last.
+    strides : sequence of int, optional
+        Per axis, the step (``>= 1``); 1 by default.
+
+    Returns
+    -------
+    Array
+        The slice.
+
+    Raises
+    ------
+    TypeError
+        For out-of-range bounds or a wrong number of entries.
+    """
     x = _arr(operand, "slice")
     strides = (1,) * x.ndim if strides is None else tuple(strides)
     if not (len(start_indices) == len(limit_indices) == len(strides) == x.ndim) or \
@@ -302,8 +532,26 @@ def slice(operand, start_indices, limit_indices, strides=None):
                              for s, e, st in zip(start_indices, limit_indices, strides)))
 
 
-def concatenate(operands, dimension):
-    """``jax.lax.concatenate``: join arrays of one dtype along ``dimension``."""
+def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
+    """Join arrays of one dtype along ``dimension`` (``jax.lax.concatenate``).
+
+    Parameters
+    ----------
+    operands : sequence of ArrayLike
+        The arrays, of one dtype and equal shapes off ``dimension``.
+    dimension : int
+        The axis to join along.
+
+    Returns
+    -------
+    Array
+        The concatenation.
+
+    Raises
+    ------
+    TypeError
+        No operands, or operands of different dtypes.
+    """
     xs = [_arr(x, "concatenate") for x in operands]
     if not xs:
         raise TypeError("concatenate requires at least one operand")
@@ -311,21 +559,34 @@ def concatenate(operands, dimension):
     return P.concatenate(xs, int(dimension))
 
 
-def pad(operand, padding_value, padding_config):
-    """``jax.lax.pad``: pad (or, with negative ``lo``/``hi``, crop) each axis.
+def pad(operand: ArrayLike, padding_value: ArrayLike,
+        padding_config: Sequence[tuple[int, int, int]]) -> Array:
+    """Pad (or, with negative ``lo``/``hi``, crop) each axis (``jax.lax.pad``).
 
     Parameters
     ----------
-    operand : array
-    padding_value : scalar of ``operand``'s dtype (may be traced: it is differentiated)
-    padding_config : sequence of ``(lo, hi, interior)`` per axis
-        ``lo``/``hi`` elements before/after (negative: removed), ``interior >= 0``
-        elements between neighbours.
+    operand : ArrayLike
+        The array.
+    padding_value : ArrayLike
+        A scalar of ``operand``'s dtype (may be traced: it is differentiated).
+    padding_config : sequence of (int, int, int)
+        ``(lo, hi, interior)`` per axis: ``lo``/``hi`` elements before/after (negative:
+        removed), ``interior >= 0`` elements between neighbours.
 
     Returns
     -------
-    array of size ``lo + hi + n + (n - 1) * interior`` along each axis.
+    Array
+        Of size ``lo + hi + n + (n - 1) * interior`` along each axis.
 
+    Raises
+    ------
+    TypeError
+        A ``padding_value`` of another dtype or not a scalar.
+    ValueError
+        A malformed ``padding_config`` or a negative result size.
+
+    Notes
+    -----
     Composition: interior padding scatters the operand into a strided slice
     (``scatter_add``), the pad positions take ``padding_value`` through ``where``,
     edges are concatenated blocks and crops are slices.
@@ -366,8 +627,8 @@ def pad(operand, padding_value, padding_config):
     return x
 
 
-def _reduction(name, prim):
-    def op(operand, axes):
+def _reduction(name: str, prim: Callable[..., Any]) -> Callable[[ArrayLike, Sequence[int]], Array]:
+    def op(operand: ArrayLike, axes: Sequence[int]) -> Array:
         x = _arr(operand, name)
         ax = tuple(int(a) for a in axes)
         if builtins.any(a < 0 or a >= x.ndim for a in ax) or len(set(ax)) != len(ax):
@@ -375,8 +636,27 @@ def _reduction(name, prim):
                              f"(rank {x.ndim}, no negative numbers)")
         return prim(x, ax) if ax else x
     op.__name__ = name
-    op.__doc__ = (f"``jax.lax.{name}(operand, axes)``: the ``{name}`` primitive over the "
-                  "non-negative, distinct ``axes``.")
+    op.__doc__ = f"""Reduce over ``axes`` (``jax.lax.{name}``).
+
+    The ``{name}`` primitive.
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array.
+    axes : sequence of int
+        Distinct, non-negative axes to reduce.
+
+    Returns
+    -------
+    Array
+        ``operand`` without ``axes``, of its dtype.
+
+    Raises
+    ------
+    ValueError
+        Negative, repeated or out-of-range axes.
+    """
     return op
 
 
@@ -386,26 +666,65 @@ reduce_min = _reduction("reduce_min", P.reduce_min)
 reduce_prod = _reduction("reduce_prod", P.reduce_prod)
 
 
-def convert_element_type(operand, new_dtype):
-    """``jax.lax.convert_element_type``: cast (float to int truncates toward zero; complex
-    to real keeps the real part, as XLA); differentiable between inexact dtypes."""
+def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
+    """Cast to ``new_dtype`` (``jax.lax.convert_element_type``).
+
+    Float to int truncates toward zero; complex to real keeps the real part, as XLA;
+    differentiable between inexact dtypes.
+
+    Parameters
+    ----------
+    operand : ArrayLike
+        The array.
+    new_dtype : DTypeLike
+        The target dtype.
+
+    Returns
+    -------
+    Array
+        ``operand`` cast to ``new_dtype``.
+    """
     return P.convert_element_type(_arr(operand, "convert_element_type"), np.dtype(new_dtype))
 
 
-def stop_gradient(x):
-    """``jax.lax.stop_gradient``: every leaf of the pytree ``x`` with a zero derivative."""
+def stop_gradient(x: PyTree) -> PyTree:
+    """Every leaf of the pytree ``x`` with a zero derivative (``jax.lax.stop_gradient``).
+
+    Parameters
+    ----------
+    x : PyTree
+        Arrays (leaves) in any pytree structure.
+
+    Returns
+    -------
+    PyTree
+        ``x``'s values, treated as constants by every transform.
+    """
     return tree_map(P.stop_gradient, x)
 
 
-def select_n(which, *cases):
-    """``jax.lax.select_n(which, *cases)``: ``cases[which]`` elementwise.
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
+    """Elementwise ``cases[which]`` (``jax.lax.select_n``).
 
-    ``which`` is boolean (two cases: ``False`` picks ``cases[0]``) or integer (in
-    ``[0, len(cases))``), a scalar or of the cases' shape; the cases share one shape and
-    dtype.  Composed of ``where``.
+    Composed of ``where``.
+
+    Parameters
+    ----------
+    which : ArrayLike
+        Boolean (two cases: ``False`` picks ``cases[0]``) or integer (in
+        ``[0, len(cases))``), a scalar or of the cases' shape.
+    *cases : ArrayLike
+        The cases, of one shape and dtype.
+
+    Returns
+    -------
+    Array
+        Of the cases' shape and dtype.
 
     Raises
     ------
+    ValueError
+        No cases.
     TypeError
         Mismatched case shapes/dtypes, a ``which`` of another shape, a boolean ``which``
         with more than two cases.
@@ -438,11 +757,32 @@ def select_n(which, *cases):
     return out if tuple(out.shape) == shape else P.broadcast_to(out, shape)
 
 
-def clamp(min, x, max):
-    """``jax.lax.clamp(min, x, max)``: ``x`` clipped to ``[min, max]`` (``min``/``max``
-    scalars or of ``x``'s shape, one dtype).  Derivatives as JAX's: ``x`` gets the
-    cotangent where ``min < x < max``, ``min`` where ``x < min``, ``max`` where
-    ``x > max``; at ties none does (the value there is ``stop_gradient(x)``)."""
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
+    """``x`` clipped to ``[min, max]`` (``jax.lax.clamp``).
+
+    Derivatives as JAX's: ``x`` gets the cotangent where ``min < x < max``, ``min`` where
+    ``x < min``, ``max`` where ``x > max``; at ties none does (the value there is
+    ``stop_gradient(x)``).
+
+    Parameters
+    ----------
+    min : ArrayLike
+        Lower bound, a scalar or of ``x``'s shape.
+    x : ArrayLike
+        The operand.
+    max : ArrayLike
+        Upper bound, a scalar or of ``x``'s shape.
+
+    Returns
+    -------
+    Array
+        Of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        Mismatched dtypes, or bounds of another shape.
+    """
     lo, x, hi = _arr(min, "clamp"), _arr(x, "clamp"), _arr(max, "clamp")
     _same_dtypes("clamp", (lo, x, hi), "clip")
     for b, name in ((lo, "min"), (hi, "max")):

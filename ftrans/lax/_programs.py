@@ -6,6 +6,9 @@ forward + reverse program (:func:`_vjp_joint`) -- each staged once and cached on
 program (``ir.cache``)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, cast
+
 import numpy as np
 
 from ..compiler import backend_of
@@ -19,17 +22,18 @@ from ..transforms.jvp import JVPTrace, JVPTracer
 from ..transforms.vmap import BatchTrace, BatchTracer
 from ..transforms.vjp import vjp_unchecked
 from ..transforms._util import zeros_like_leaf
+from ..typing import Array, PyTree
 
 
 # =================================================================================
 # helpers: operands, staging user functions, editing programs
 # =================================================================================
-def _as_operand(x, what):
+def _as_operand(x: Any, what: str) -> Array:
     """A leaf argument as an array (tracers pass through; Python scalars become arrays)."""
     if isinstance(x, Tracer):
         if not x._trace.active:
             raise _escaped(x)
-        return x
+        return cast(Array, x)  # a tracer stands for the array it traces
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return np.asarray(x)
     if hasattr(x, "shape") and hasattr(x, "dtype"):
@@ -38,23 +42,23 @@ def _as_operand(x, what):
                     f"got a leaf of type {type(x).__name__}")
 
 
-def _aval(x):
+def _aval(x: Any) -> ShapedArray:
     return ShapedArray(tuple(x.shape), x.dtype)
 
 
-def _aval_str(a):
+def _aval_str(a: ShapedArray) -> str:
     return f"{a.dtype.name}{list(a.shape)}"
 
 
-def _is_python_scalar(x):
+def _is_python_scalar(x: Any) -> bool:
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
-def _backend(args):
+def _backend(args: Sequence[Any]) -> Any:
     return backend_of(args)
 
 
-def _check_out_leaf(o, what):
+def _check_out_leaf(o: Any, what: str) -> Any:
     if isinstance(o, Tracer) or _is_python_scalar(o) or (hasattr(o, "shape")
                                                           and hasattr(o, "dtype")):
         return o
@@ -62,7 +66,7 @@ def _check_out_leaf(o, what):
                     f"leaf of type {type(o).__name__}")
 
 
-def _weak_cast(o, aval):
+def _weak_cast(o: Any, aval: ShapedArray) -> Any:
     """A Python scalar output as an array of ``aval``'s dtype when NumPy's weak-scalar
     rule (NEP 50) keeps that dtype (``1.0`` into a float32 carry); else unchanged."""
     if _is_python_scalar(o) and aval.shape == () and np.result_type(o, aval.dtype) == aval.dtype:
@@ -70,7 +74,7 @@ def _weak_cast(o, aval):
     return o
 
 
-def _literals_to_consts(ir, dtypes=None):
+def _literals_to_consts(ir: IR, dtypes: Sequence[Any] | None = None) -> IR:
     """``ir`` with its Python-scalar (Literal) outputs turned into constant arrays (of
     ``dtypes[k]`` when given), so that every output of a control-flow primitive is an
     array."""
@@ -88,7 +92,10 @@ def _literals_to_consts(ir, dtypes=None):
     return IR(ir.in_vars, cvars, consts, ir.eqns, outs)
 
 
-def _stage_fun(fun, in_tree, in_avals, what, split=None, cast=None):
+def _stage_fun(fun: Callable[..., Any], in_tree: Any, in_avals: Sequence[ShapedArray], what: str,
+               split: Callable[[Any], list[PyTree]] | None = None,
+               cast: Sequence[ShapedArray] | None = None
+               ) -> tuple[IR, list[Any], list[Any], list[bool]]:
     """Stage ``fun`` on pytree arguments with leaves of ``in_avals``.
 
     ``split(out) -> list of pytrees`` splits the result (scan's ``(carry, y)``); ``cast``
@@ -96,12 +103,13 @@ def _stage_fun(fun, in_tree, in_avals, what, split=None, cast=None):
     Returns ``(ir, lifted, out_trees, weak)``: ``ir`` may still have Literal outputs
     (``weak[k]``: output ``k`` is a Python scalar).
     """
-    trees, weak = [], []
+    trees: list[Any] = []
+    weak: list[bool] = []
 
-    def flat(*xs):
+    def flat(*xs: Any) -> list[Any]:
         out = fun(*tree_unflatten(in_tree, list(xs)))
         parts = [out] if split is None else split(out)
-        leaves = []
+        leaves: list[Any] = []
         for part in parts:
             l, t = tree_flatten(part)
             trees.append(t)
@@ -115,13 +123,14 @@ def _stage_fun(fun, in_tree, in_avals, what, split=None, cast=None):
     return ir, lifted, trees, weak
 
 
-def _reorder(ir, in_perm, out_perm):
+def _reorder(ir: IR, in_perm: Sequence[int], out_perm: Sequence[int]) -> IR:
     """The same program with its inputs and outputs permuted."""
     return IR([ir.in_vars[i] for i in in_perm], ir.const_vars, ir.consts, ir.eqns,
               [ir.out_vars[j] for j in out_perm])
 
 
-def _with_inputs(ir, lifted, all_lifted, extra_avals=()):
+def _with_inputs(ir: IR, lifted: Sequence[Any], all_lifted: Sequence[Any],
+                 extra_avals: Sequence[ShapedArray] = ()) -> IR:
     """``ir`` (whose inputs are ``lifted`` then the rest) taking ``all_lifted`` (a superset,
     unused ones ignored) first, then its own inputs, then unused inputs of
     ``extra_avals``."""
@@ -132,30 +141,30 @@ def _with_inputs(ir, lifted, all_lifted, extra_avals=()):
               ir.out_vars)
 
 
-def _cached(ir, key, build):
+def _cached(ir: IR, key: Hashable, build: Callable[[], Any]) -> Any:
     hit = ir.cache.get(key)
     if hit is None:
         hit = ir.cache[key] = build()
     return hit
 
 
-def _arr(x):
+def _arr(x: Any) -> Any:
     return np.asarray(x) if _is_python_scalar(x) or isinstance(x, np.generic) else x
 
 
-def _arrays(tree):
+def _arrays(tree: PyTree) -> PyTree:
     """The pytree with its Python/NumPy scalar leaves as 0-d arrays (eager results)."""
     leaves, t = tree_flatten(tree)
     return tree_unflatten(t, [_arr(l) for l in leaves])
 
 
-def _zeros_like(x):
+def _zeros_like(x: Any) -> Any:
     """Zeros of ``x``'s shape and dtype on ``x``'s device (an instantiated tangent or
     cotangent accumulator)."""
     return zeros_like_leaf(x)
 
 
-def _zeros(aval):
+def _zeros(aval: ShapedArray) -> Array:
     return np.zeros(aval.shape, aval.dtype)
 
 
@@ -163,7 +172,7 @@ def _zeros(aval):
 # program transformations: JVP, batching, joint forward + VJP (each staged once and
 # cached on the program)
 # ---------------------------------------------------------------------------------
-def _jvp_ir(ir, nz_in, inst):
+def _jvp_ir(ir: IR, nz_in: Sequence[bool], inst: Sequence[bool]) -> tuple[IR, tuple[bool, ...]]:
     """Forward mode of a program.
 
     Returns ``(jir, nz_out)``: ``jir`` takes the primal inputs then the tangents of the
@@ -171,11 +180,11 @@ def _jvp_ir(ir, nz_in, inst):
     outputs marked in ``nz_out`` (nonzero, or forced by ``inst``; never for integer
     outputs).
     """
-    def build():
+    def build() -> tuple[IR, tuple[bool, ...]]:
         n = len(ir.in_vars)
-        nz_out = []
+        nz_out: list[bool] = []
 
-        def fn(*xs):
+        def fn(*xs: Any) -> list[Any]:
             ts = iter(xs[n:])
             trace = JVPTrace(_ctx.trace, "jvp")
             args = [JVPTracer(trace, p, next(ts)) if z else p for p, z in zip(xs[:n], nz_in)]
@@ -184,7 +193,8 @@ def _jvp_ir(ir, nz_in, inst):
                     outs = eval_ir(ir, *args)
             finally:
                 trace.finish()
-            p_out, t_out = [], []
+            p_out: list[Any] = []
+            t_out: list[Any] = []
             for k, (o, a) in enumerate(zip(outs, ir.out_avals)):
                 p, t = (o.primal, o.tangent) if isinstance(o, JVPTracer) and \
                     o._trace is trace else (o, zero)
@@ -205,14 +215,15 @@ def _jvp_ir(ir, nz_in, inst):
     return _cached(ir, ("jvp", tuple(nz_in), tuple(inst)), build)
 
 
-def _batch_ir(ir, in_b, size, force):
+def _batch_ir(ir: IR, in_b: Sequence[bool], size: int, force: Sequence[bool]
+              ) -> tuple[IR, tuple[bool, ...]]:
     """The program vectorized over a leading batch axis of ``size`` on the inputs marked
     in ``in_b``.  Returns ``(bir, out_b)``: outputs marked in ``out_b`` (batched, or
     forced by ``force``) carry the batch axis in front."""
-    def build():
-        out_b = []
+    def build() -> tuple[IR, tuple[bool, ...]]:
+        out_b: list[bool] = []
 
-        def fn(*xs):
+        def fn(*xs: Any) -> list[Any]:
             trace = BatchTrace(_ctx.trace, "vmap", size)
             args = [BatchTracer(trace, x, 0) if b else x for x, b in zip(xs, in_b)]
             try:
@@ -242,7 +253,9 @@ def _batch_ir(ir, in_b, size, force):
     return _cached(ir, ("batch", tuple(in_b), size, tuple(force)), build)
 
 
-def _batch_fixpoint(ir, head_b, carry_b, tail_b, size, n_out_extra):
+def _batch_fixpoint(ir: IR, head_b: Sequence[bool], carry_b: Sequence[bool],
+                    tail_b: Sequence[bool], size: int, n_out_extra: int
+                    ) -> tuple[IR, list[bool], list[bool]]:
     """Batch a loop body (inputs ``head, carry, tail``; outputs ``carry, extra``) with
     the carry's batched set grown until the body maps it into itself."""
     carry_b = list(carry_b)
@@ -255,7 +268,7 @@ def _batch_fixpoint(ir, head_b, carry_b, tail_b, size, n_out_extra):
         carry_b = [a or b for a, b in zip(carry_b, new)]
 
 
-def _vjp_joint(ir, diff_in):
+def _vjp_joint(ir: IR, diff_in: Sequence[bool]) -> tuple[IR, int, list[bool]]:
     """The joint forward + reverse program of ``ir``.
 
     Returns ``(joint, boundary, out_inexact)``: ``joint`` takes ``ir``'s inputs then one
@@ -263,17 +276,17 @@ def _vjp_joint(ir, diff_in):
     inputs marked in ``diff_in`` (zeros where none arrives); its equations from index
     ``boundary`` on were recorded by the backward pass.
     """
-    def build():
+    def build() -> tuple[IR, int, list[bool]]:
         n = len(ir.in_vars)
         out_inexact = [is_inexact(a.dtype) for a in ir.out_avals]
         idx = [i for i, d in enumerate(diff_in) if d]
-        info = {}
+        info: dict[str, int] = {}
 
-        def fn(*xs):
+        def fn(*xs: Any) -> list[Any]:
             prim, cts = list(xs[:n]), iter(xs[n:])
             staging = _ctx.trace
 
-            def f(*d):
+            def f(*d: Any) -> Any:
                 full = list(prim)
                 for i, v in zip(idx, d):
                     full[i] = v
@@ -291,7 +304,8 @@ def _vjp_joint(ir, diff_in):
     return _cached(ir, ("vjp_joint", tuple(diff_in)), build)
 
 
-def _vjp_partition(ir, diff_in):
+def _vjp_partition(ir: IR, diff_in: Sequence[bool]) -> tuple[IR, IR, tuple[bool, ...], int,
+                                                              list[bool]]:
     """The joint program of :func:`_vjp_joint` split by
     :func:`~ftrans.core.ir.partition` with the cotangents unknown and every
     backward-phase equation forced to the unknown side.
@@ -304,7 +318,7 @@ def _vjp_partition(ir, diff_in):
     residuals are what reverse mode's tape saves (the rules' primal operands), so a
     ``checkpoint`` inside ``ir`` keeps its recomputation on the unknown side.
     """
-    def build():
+    def build() -> tuple[IR, IR, tuple[bool, ...], int, list[bool]]:
         nin, nout = len(ir.in_vars), len(ir.out_vars)
         joint, boundary, out_inexact = _vjp_joint(ir, diff_in)
         known, unknown, out_unknown, nres = partition(
@@ -315,13 +329,15 @@ def _vjp_partition(ir, diff_in):
     return _cached(ir, ("vjp_partition", tuple(diff_in)), build)
 
 
-def _mismatch(what, k, tree, expected, got, remedy):
+def _mismatch(what: str, k: int, tree: Any, expected: ShapedArray, got: ShapedArray,
+              remedy: str) -> TypeError:
     return TypeError(
         f"{what}: leaf {k} of the output (structure {tree}) has type {_aval_str(got)} but "
         f"{_aval_str(expected)} was expected; {remedy}")
 
 
-def _check_carry(what, in_tree, out_tree, in_avals, out_avals):
+def _check_carry(what: str, in_tree: Any, out_tree: Any, in_avals: Sequence[ShapedArray],
+                 out_avals: Sequence[ShapedArray]) -> None:
     if out_tree != in_tree:
         raise TypeError(f"{what} must return a value with the structure of the loop carry: "
                         f"the input carry is {in_tree} but the output is {out_tree}")
@@ -336,7 +352,7 @@ def _check_carry(what, in_tree, out_tree, in_avals, out_avals):
                                 "a preallocated array, or return it as scan's ys."))
 
 
-def _static_int(x):
+def _static_int(x: Any) -> int | None:
     if isinstance(x, Tracer):
         return None
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):

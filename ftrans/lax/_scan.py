@@ -1,6 +1,9 @@
 """``scan`` and ``map`` (the ``scan`` primitive), with the partitioned reverse mode."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact
@@ -9,6 +12,7 @@ from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
 from ..kernels import backend_for
 from .. import primitives as P
+from ..typing import PyTree
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
 from ..transforms.vmap import vmap
@@ -24,12 +28,14 @@ from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stag
 scan_p = Primitive("scan", multiple_results=True)
 
 
-def _split3(seq, nc, nh):
+def _split3(seq: Sequence[Any], nc: int, nh: int
+            ) -> tuple[Sequence[Any], Sequence[Any], Sequence[Any]]:
     return seq[:nc], seq[nc:nc + nh], seq[nc + nh:]
 
 
 @scan_p.def_impl
-def _scan_impl(*args, body, n_consts, n_carry, length, reverse, unroll):
+def _scan_impl(*args: Any, body: IR, n_consts: int, n_carry: int, length: int,
+               reverse: bool, unroll: int) -> tuple[Any, ...]:
     consts, carry, xs = _split3(args, n_consts, n_carry)
     carry = list(carry)
     backend = _backend(args)
@@ -39,7 +45,7 @@ def _scan_impl(*args, body, n_consts, n_carry, length, reverse, unroll):
     if backend is None:
         # other array libraries (Dask: lazy graphs; array-API arrays): per-step outputs
         # stacked at the end, no item assignment into a preallocated array
-        per_step = [[None] * length for _ in body.out_avals[n_carry:]]
+        per_step: list[list[Any]] = [[None] * length for _ in body.out_avals[n_carry:]]
         for i in steps:
             out = run(*consts, *carry, *[x[i, ...] for x in xs])  # (array API indexing)
             carry = out[:n_carry]
@@ -58,14 +64,17 @@ def _scan_impl(*args, body, n_consts, n_carry, length, reverse, unroll):
 
 
 @scan_p.def_abstract_eval
-def _scan_abstract_eval(*avals, body, n_consts, n_carry, length, reverse, unroll):
+def _scan_abstract_eval(*avals: ShapedArray, body: IR, n_consts: int, n_carry: int,
+                        length: int, reverse: bool, unroll: int) -> tuple[ShapedArray, ...]:
     oa = body.out_avals
     return tuple(ShapedArray(a.shape, a.dtype) for a in oa[:n_carry]) + tuple(
         ShapedArray((length,) + a.shape, a.dtype) for a in oa[n_carry:])
 
 
 @scan_p.def_jvp
-def _scan_jvp(primals, tangents, *, body, n_consts, n_carry, length, reverse, unroll):
+def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, body: IR, n_consts: int,
+              n_carry: int, length: int, reverse: bool, unroll: int
+              ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     nc, nh = n_consts, n_carry
     nx, ny = len(primals) - nc - nh, len(body.out_vars) - nh
     c_nz, h_nz, x_nz = [[t is not zero for t in part] for part in _split3(tangents, nc, nh)]
@@ -78,7 +87,7 @@ def _scan_jvp(primals, tangents, *, body, n_consts, n_carry, length, reverse, un
     kc, kh, kx, ky = sum(c_nz), sum(h_nz), sum(x_nz), sum(y_nz)
     n = nc + nh + nx
 
-    def order():  # (c, h, x, ct, ht, xt) -> (h, y, ht, yt) to (c, ct, h, ht, x, xt) -> ...
+    def order() -> IR:  # (c, h, x, ct, ht, xt) -> (h, y, ht, yt) to (c, ct, h, ht, x, xt) -> ...
         r = range
         ins = (list(r(nc)) + list(r(n, n + kc)) + list(r(nc, nc + nh))
                + list(r(n + kc, n + kc + kh)) + list(r(nc + nh, n))
@@ -106,8 +115,25 @@ class _ScanVJPPlan:
     __slots__ = ("fwd", "kinds", "unknown", "body", "nc", "nh", "diff_idx", "ct_unknown",
                  "const_res", "xs_res", "n_stacked", "stacked_avals", "h_idx", "acc_idx",
                  "x_idx", "out_inexact", "bwds")
+    fwd: IR
+    kinds: list[tuple[str, int]]
+    unknown: IR
+    body: IR
+    nc: int
+    nh: int
+    diff_idx: list[int]
+    ct_unknown: dict[int, bool]
+    const_res: list[int]
+    xs_res: list[int]
+    n_stacked: int
+    stacked_avals: list[ShapedArray]
+    h_idx: list[int]
+    acc_idx: list[int]
+    x_idx: list[int]
+    out_inexact: list[bool]
+    bwds: dict[tuple[tuple[int, ...], tuple[int, ...]], IR]
 
-    def bwd_for(self, acc_idx, x_idx):
+    def bwd_for(self, acc_idx: Sequence[int], x_idx: Sequence[int]) -> IR:
         """The backward body computing the cotangents of the carry, of the consts
         ``acc_idx`` (accumulated in the carry) and of the xs ``x_idx`` (stacked): inputs
         ``(const residuals; carry cotangents, accumulators; stacked residuals, xs
@@ -118,7 +144,7 @@ class _ScanVJPPlan:
             bwd_ir = self.bwds[key] = self._stage_bwd(acc_idx, x_idx)
         return bwd_ir
 
-    def _stage_bwd(self, acc_idx, x_idx):
+    def _stage_bwd(self, acc_idx: Sequence[int], x_idx: Sequence[int]) -> IR:
         nc, nh, kinds, unknown = self.nc, self.nh, self.kinds, self.unknown
         ia, oa = self.body.in_avals, self.body.out_avals
         y_ct_avals = [a for a, m in zip(oa[nh:], self.out_inexact[nh:]) if m]
@@ -130,7 +156,7 @@ class _ScanVJPPlan:
         bounds = np.cumsum([0] + sizes)
         ct_unknown, diff_idx, h_idx = self.ct_unknown, self.diff_idx, self.h_idx
 
-        def bwd(*a):
+        def bwd(*a: Any) -> list[Any]:
             cres, ct_h, acc, sres, xres, ct_y = [a[bounds[k]:bounds[k + 1]] for k in range(6)]
             it = {"const": iter(cres), "xs": iter(xres), "stack": iter(sres)}
             res = [next(it[k]) for k, _ in kinds]
@@ -142,7 +168,7 @@ class _ScanVJPPlan:
         return dce(stage(bwd, avals, "vjp")[0])  # (drops the unneeded cotangents' work)
 
 
-def _scan_vjp_plan(body, nc, nh):
+def _scan_vjp_plan(body: IR, nc: int, nh: int) -> _ScanVJPPlan:
     """Split the body's joint forward + VJP program into a forward body that also emits
     residuals and backward bodies that consume them.
 
@@ -152,7 +178,7 @@ def _scan_vjp_plan(body, nc, nh):
     scan once; residuals that are slices of ``xs`` are read from ``xs`` again; all others
     are stacked along the scan axis by the forward scan.
     """
-    def build():
+    def build() -> _ScanVJPPlan:
         nin, nout = len(body.in_vars), len(body.out_vars)
         diff = [is_inexact(a.dtype) for a in body.in_avals]
         known, unknown, ct_unknown, nres, out_inexact = _vjp_partition(body, diff)
@@ -162,7 +188,8 @@ def _scan_vjp_plan(body, nc, nh):
         plan.ct_unknown = dict(zip(plan.diff_idx, ct_unknown))
         res_vars = known.out_vars[len(known.out_vars) - nres:]
         pos = {v: i for i, v in enumerate(known.in_vars)}
-        plan.kinds, stacked = [], []
+        plan.kinds = []
+        stacked: list[Any] = []
         for r in res_vars:
             j = pos.get(r)
             if j is not None and j < nc:
@@ -193,12 +220,13 @@ class _ScanResiduals:
 
     __slots__ = ("primals", "stacked")
 
-    def __init__(self, primals, stacked):
+    def __init__(self, primals: tuple[Any, ...], stacked: tuple[Any, ...]) -> None:
         self.primals = primals
         self.stacked = stacked
 
 
-def _scan_fwd(*primals, body, n_consts, n_carry, length, reverse, unroll):
+def _scan_fwd(*primals: Any, body: IR, n_consts: int, n_carry: int, length: int,
+              reverse: bool, unroll: int) -> tuple[tuple[Any, ...], _ScanResiduals]:
     plan = _scan_vjp_plan(body, n_consts, n_carry)
     outs = scan_p.bind(*primals, body=plan.fwd, n_consts=n_consts, n_carry=n_carry,
                        length=length, reverse=reverse, unroll=unroll)
@@ -210,8 +238,9 @@ scan_p.vjp_fwd = _scan_fwd
 
 
 @scan_p.def_vjp
-def _scan_vjp(ct, ans, residuals, needs, *, body, n_consts, n_carry, length, reverse,
-              unroll):
+def _scan_vjp(ct: Sequence[Any], ans: Any, residuals: _ScanResiduals, needs: Sequence[bool], *,
+              body: IR, n_consts: int, n_carry: int, length: int, reverse: bool,
+              unroll: int) -> list[Any]:
     plan = _scan_vjp_plan(body, n_consts, n_carry)
     consts, _, xs = _split3(residuals.primals, n_consts, n_carry)
     stacked = residuals.stacked
@@ -235,7 +264,9 @@ def _scan_vjp(ct, ans, residuals, needs, *, body, n_consts, n_carry, length, rev
 
 
 @scan_p.def_batch
-def _scan_batch(vals, dims, *, body, n_consts, n_carry, length, reverse, unroll):
+def _scan_batch(vals: Sequence[Any], dims: Sequence[int | None], *, body: IR, n_consts: int,
+                n_carry: int, length: int, reverse: bool, unroll: int
+                ) -> tuple[Any, list[int | None]]:
     size = batch_size(vals, dims)
     nc, nh = n_consts, n_carry
     ny = len(body.out_vars) - nh
@@ -252,7 +283,8 @@ def _scan_batch(vals, dims, *, body, n_consts, n_carry, length, reverse, unroll)
     return outs, [0 if b else None for b in h_b] + [1 if b else None for b in y_b]
 
 
-def _scan(f, init, xs, length, reverse, unroll, what, eager=True):
+def _scan(f: Callable[..., Any], init: PyTree, xs: PyTree, length: int | None, reverse: bool,
+          unroll: int | bool, what: str, eager: bool = True) -> tuple[PyTree, PyTree]:
     if not callable(f):
         raise TypeError(f"scan: f must be a callable (carry, x) -> (carry, y), got "
                         f"{type(f).__name__}")
@@ -292,7 +324,7 @@ def _scan(f, init, xs, length, reverse, unroll, what, eager=True):
     x_avals = [ShapedArray(tuple(v.shape[1:]), v.dtype) for v in x_leaves]
     in_tree = tree_flatten((init, xs))[1]
 
-    def split(out):
+    def split(out: Any) -> list[PyTree]:
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(f"{what} must return a pair (carry, y), got "
                             f"{type(out).__name__}" + (f" of length {len(out)}" if isinstance(
@@ -310,9 +342,10 @@ def _scan(f, init, xs, length, reverse, unroll, what, eager=True):
             tree_unflatten(trees[1], list(outs[nh:])))
 
 
-def _scan_eager(f, carry, xs, x_leaves, x_tree, length, reverse):
+def _scan_eager(f: Callable[..., Any], carry: PyTree, xs: PyTree, x_leaves: Sequence[Any],
+                x_tree: Any, length: int, reverse: bool) -> tuple[PyTree, PyTree]:
     """Under ``disable_jit``: the Python loop of scan's definition."""
-    ys = [None] * length
+    ys: list[Any] = [None] * length
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         x = tree_unflatten(x_tree, [v[i] for v in x_leaves])
         carry, ys[i] = f(carry, x)
@@ -324,8 +357,11 @@ def _scan_eager(f, carry, xs, x_leaves, x_tree, length, reverse):
     return _arrays(carry), tree_unflatten(leaves[0][1], stacked)
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """Scan ``f`` over the leading axis of ``xs`` carrying state (JAX's ``lax.scan``)::
+def scan(f: Callable[..., Any], init: PyTree, xs: PyTree = None, length: int | None = None,
+         reverse: bool = False, unroll: int | bool = 1) -> tuple[PyTree, PyTree]:
+    """Scan ``f`` over the leading axis of ``xs`` carrying state (JAX's ``lax.scan``).
+
+    In Python terms::
 
         def scan(f, init, xs, length=None):
             carry, ys = init, []
@@ -339,20 +375,24 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     f : callable
         ``(carry, x) -> (carry, y)``; the output carry must have the structure, shapes and
         dtypes of ``init``; ``y`` any pytree of arrays (or None).
-    init : pytree
-    xs : pytree of arrays with a common leading axis, or None
+    init : PyTree
+        The initial carry.
+    xs : PyTree, optional
+        Arrays with a common leading axis (scanned over), or None.
     length : int, optional
         The number of iterations; required when ``xs`` is None.
-    reverse : bool
+    reverse : bool, optional
         Scan from the end (``ys`` keep their positions).
-    unroll : int or bool
+    unroll : int or bool, optional
         Accepted for JAX compatibility and passed to the compiler; the eager loop runs
         one iteration per step.
 
     Returns
     -------
-    (carry, ys)
-        The final carry; ``ys`` with a leading axis of ``length``.
+    carry : PyTree
+        The final carry.
+    ys : PyTree
+        The stacked ``y`` outputs, with a leading axis of ``length``.
 
     Raises
     ------
@@ -362,30 +402,47 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         ``xs`` leaves with different leading sizes, a 0-d leaf, or no ``xs`` and no
         ``length``.
 
+    Notes
+    -----
     Reverse mode keeps one set of residuals per iteration (stacked by the forward scan);
     wrap ``f`` in ``ftrans.checkpoint`` to keep only each iteration's inputs and
     recompute the rest in the backward scan.
 
-    >>> import numpy as np
-    >>> scan(lambda c, x: (c * x, c * x), 1.0, np.arange(1.0, 5.0))
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> from ftrans import lax
+    >>> lax.scan(lambda c, x: (c * x, c * x), 1.0, np.arange(1.0, 5.0))
     (array(24.), array([ 1.,  2.,  6., 24.]))
+    >>> def rnn(w, xs):
+    ...     h, _ = lax.scan(lambda h, x: (fnp.tanh(w * h + x), None), 0.0, xs)
+    ...     return h
+    >>> g = ftrans.grad(rnn)(0.5, np.ones(3))
     """
     return _scan(f, init, xs, length, reverse, unroll, "scan body f")
 
 
-def map(f, xs, *, batch_size=None):
-    """``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``, as a
-    :func:`scan` (JAX's ``lax.map``; use ``ftrans.vmap`` to vectorize instead of loop).
+def map(f: Callable[..., Any], xs: PyTree, *, batch_size: int | None = None) -> PyTree:
+    """Map ``f`` over the leading axis of ``xs`` with a loop (JAX's ``lax.map``).
+
+    ``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``, as a
+    :func:`scan` (use ``ftrans.vmap`` to vectorize instead of loop).
 
     Parameters
     ----------
     f : callable
         One slice of ``xs`` (a pytree) -> a pytree of arrays.
-    xs : pytree of arrays with a common leading axis
+    xs : PyTree
+        Arrays with a common leading axis.
     batch_size : int, optional
         Map ``vmap(f)`` over batches of this many slices (a loop of ``n // batch_size``
         vectorized steps, then one vectorized step over the remainder), trading memory
         for speed as in JAX.
+
+    Returns
+    -------
+    PyTree
+        ``f``'s outputs stacked along a new leading axis.
 
     Raises
     ------

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import operator
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from ..core.dtypes import kind_of
 from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..numpy._funcs import _axes as axes_of  # noqa: F401  (re-exported for the nn modules)
+from ..typing import Array
 
 __all__ = ["eager", "apply", "fused_kernels", "as_float", "ntuple", "reduce_loss", "keep_shape",
            "axes_of", "check_reduction"]
@@ -27,10 +30,31 @@ _STATE = {"fused": True}
 
 
 @contextlib.contextmanager
-def fused_kernels(enabled: bool):
-    """Context manager: ``with ftrans.nn.fused_kernels(False):`` runs every ``ftrans.nn``
-    function on its composition of primitives only (no numba/NumPy fast path).  Results
-    agree to rounding; the switch exists for tests and benchmarks."""
+def fused_kernels(enabled: bool) -> Iterator[None]:
+    """Switch the fused numba/NumPy paths of ``ftrans.nn`` on or off (a context manager).
+
+    ``with ftrans.nn.fused_kernels(False):`` runs every ``ftrans.nn`` function on its
+    composition of primitives only (no numba/NumPy fast path).  Results agree to
+    rounding; the switch exists for tests and benchmarks.
+
+    Parameters
+    ----------
+    enabled : bool
+        Whether the fused paths may run inside the ``with`` block.
+
+    Yields
+    ------
+    None
+        The previous setting is restored on exit.
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.nn as fnn
+    >>> with fnn.fused_kernels(False):
+    ...     y = fnn.relu(np.array([-1.0, 2.0]))
+    >>> y
+    array([0., 2.])
+    """
     old = _STATE["fused"]
     _STATE["fused"] = bool(enabled)
     try:
@@ -39,7 +63,7 @@ def fused_kernels(enabled: bool):
         _STATE["fused"] = old
 
 
-def eager(*arrays) -> bool:
+def eager(*arrays: Any) -> bool:
     """True when a fused kernel may run: no transform active, fused paths enabled, and
     every operand (None allowed) a concrete NumPy array."""
     if not _STATE["fused"] or not no_trace():
@@ -50,7 +74,7 @@ def eager(*arrays) -> bool:
     return True
 
 
-def apply(core, *args):
+def apply(core: Any, *args: Any) -> Any:
     """``core(*args)`` for a ``custom_vjp`` ``core``; with no transform active, its
     ``fun`` directly (what the primitive's impl would run, without ~10 us of binding)."""
     if no_trace():
@@ -58,7 +82,7 @@ def apply(core, *args):
     return core(*args)
 
 
-def as_float(x, name="x"):
+def as_float(x: Any, name: str = "x") -> Array:
     """``x`` as an array/tracer of an inexact dtype: lists and scalars become arrays,
     integer and bool arrays float64 (NumPy's default).  TypeError for complex input
     (the neural-network functions are defined for real numbers)."""
@@ -74,7 +98,7 @@ def as_float(x, name="x"):
     return x
 
 
-def ntuple(v, n, name, minimum=0):
+def ntuple(v: int | Sequence[int], n: int, name: str, minimum: int = 0) -> tuple[int, ...]:
     """``v`` (an int or a sequence of ``n`` ints) as a tuple of ``n`` ints >= ``minimum``;
     ValueError otherwise."""
     if isinstance(v, (list, tuple)):
@@ -83,13 +107,13 @@ def ntuple(v, n, name, minimum=0):
                              f"{tuple(v)}")
         out = tuple(operator.index(a) for a in v)
     else:
-        out = (operator.index(v),) * n
+        out = (operator.index(cast(int, v)),) * n  # any other sequence: TypeError here
     if any(a < minimum for a in out):
         raise ValueError(f"{name} entries must be >= {minimum}, got {out}")
     return out
 
 
-def keep_shape(shape, axes):
+def keep_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
     """``shape`` with the ``axes`` set to 1 (a keepdims reduction's shape)."""
     return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
@@ -97,13 +121,13 @@ def keep_shape(shape, axes):
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def check_reduction(reduction, extra=()):
+def check_reduction(reduction: str, extra: Sequence[str] = ()) -> None:
     if reduction not in _REDUCTIONS + tuple(extra):
         raise ValueError(f"reduction must be one of {_REDUCTIONS + tuple(extra)}, got "
                          f"{reduction!r}")
 
 
-def reduce_loss(loss, reduction):
+def reduce_loss(loss: Array, reduction: str) -> Array:
     """PyTorch's reductions of an elementwise loss: 'none' (as is), 'mean' (over every
     element), 'sum'."""
     check_reduction(reduction)

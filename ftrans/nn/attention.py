@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .. import primitives as P
+from ..typing import Array, ArrayLike, Key
 from ._util import as_float
 from .activations import softmax
 from .norm import dropout
@@ -17,28 +18,51 @@ from .norm import dropout
 __all__ = ["scaled_dot_product_attention"]
 
 
-def _bmm(a, b, contract_a, contract_b):
+def _bmm(a: Array, b: Array, contract_a: int, contract_b: int) -> Array:
     batch = tuple(range(len(a.shape) - 2))
     return P.dot_general(a, b, (((contract_a,), (contract_b,)), (batch, batch)))
 
 
-def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
-                                 scale=None, key=None):
-    """``softmax(q k^T * scale + mask) v``.
+def scaled_dot_product_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike,
+                                 attn_mask: Array | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 key: Key | None = None) -> Array:
+    """Attention ``softmax(q k^T * scale + mask) v``.
 
-    Args:
-        q: ``(*, L, E)``; k: ``(*, S, E)``; v: ``(*, S, Ev)`` (same leading axes).
-        attn_mask: None, a boolean mask broadcastable to ``(*, L, S)`` (True = attend;
-            a masked position gets ``-inf``), or a float mask added to the scores.
-        dropout_p: dropout on the attention weights (needs ``key``, see
-            :func:`~ftrans.nn.dropout`).
-        is_causal: attend to positions ``j <= i`` only (the top-left aligned lower
-            triangle, PyTorch); excludes ``attn_mask``.
-        scale: default ``1 / sqrt(E)``.
+    ``torch.nn.functional.scaled_dot_product_attention``.  A row whose every position
+    is masked gives NaN (as the softmax of all ``-inf``).
 
-    Returns ``(*, L, Ev)``.  A row whose every position is masked gives NaN (as the
-    softmax of all ``-inf``).  ValueError for mismatched shapes, ``is_causal`` with a
-    mask, or ``dropout_p > 0`` without a key.
+    Parameters
+    ----------
+    q : ArrayLike
+        Queries ``(*, L, E)``.
+    k : ArrayLike
+        Keys ``(*, S, E)`` (same leading axes).
+    v : ArrayLike
+        Values ``(*, S, Ev)`` (same leading axes).
+    attn_mask : Array, optional
+        A boolean mask broadcastable to ``(*, L, S)`` (True = attend; a masked position
+        gets ``-inf``), or a float mask added to the scores.
+    dropout_p : float, optional
+        Dropout on the attention weights (needs ``key``, see :func:`~ftrans.nn.dropout`).
+    is_causal : bool, optional
+        Attend to positions ``j <= i`` only (the top-left aligned lower triangle,
+        PyTorch); excludes ``attn_mask``.
+    scale : float, optional
+        Default ``1 / sqrt(E)``.
+    key : Key, optional
+        The randomness of the dropout.
+
+    Returns
+    -------
+    Array
+        ``(*, L, Ev)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, ``is_causal`` with a mask, or ``dropout_p > 0`` without a
+        key.
     """
     q, k, v = as_float(q, "q"), as_float(k, "k"), as_float(v, "v")
     if len(q.shape) < 2 or len(k.shape) != len(q.shape) or len(v.shape) != len(q.shape) \

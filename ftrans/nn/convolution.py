@@ -19,6 +19,8 @@ PyTorch's ``pooling_output_shape`` and ``avg_pool2d`` kernels.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,16 +33,39 @@ from ..primitives.indexing import scatter_add as _scatter_add
 from ..numpy import _funcs as F
 from ..numpy._indexing import take_along_axis as _take_along_axis
 from ..transforms import custom_vjp
+from ..typing import Array, ArrayLike
 from ._util import apply, as_float, eager, ntuple
+
+#: An int, or one int per spatial axis (PyTorch's ``_size_any_t``).
+_Size = int | Sequence[int]
+_ConvParams = tuple[Any, ...]
 
 __all__ = ["linear", "conv", "max_pool", "avg_pool", "adaptive_avg_pool",
            "adaptive_max_pool"]
 
 
-def linear(x, weight, bias=None):
-    """``x @ weight.T + bias`` (``torch.nn.functional.linear``): ``x (*, in)``,
-    ``weight (out, in)``, ``bias (out,)`` or None -> ``(*, out)``.  ValueError for
-    mismatched shapes."""
+def linear(x: ArrayLike, weight: ArrayLike, bias: ArrayLike | None = None) -> Array:
+    """Affine map ``x @ weight.T + bias`` (``torch.nn.functional.linear``).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        Shape ``(*, in)``.
+    weight : ArrayLike
+        Shape ``(out, in)``.
+    bias : ArrayLike, optional
+        Shape ``(out,)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(*, out)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes.
+    """
     x, weight = as_float(x), as_float(weight, "weight")
     if len(weight.shape) != 2 or len(x.shape) == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"linear: x (*, in) and weight (out, in) must agree on 'in'; got "
@@ -52,30 +77,31 @@ def linear(x, weight, bias=None):
 
 
 # ------------------------------------------------------------------------- convolution
-def _conv_params(params):
+def _conv_params(params: _ConvParams) -> dict[str, Any]:
     strides, padding, dilation, groups, lhs = params
     return dict(window_strides=strides, padding=padding,
                 lhs_dilation=lhs or (1,) * len(strides), rhs_dilation=dilation,
                 feature_group_count=groups)
 
 
-def _fast_conv(params, x, w):
+def _fast_conv(params: _ConvParams, x: Array, w: Array) -> bool:
     strides, padding, dilation, groups, lhs = params
     return eager(x, w) and _K.conv2d_eligible(x, w, lhs or (1, 1), groups)
 
 
-def _bias_axes(nd):
+def _bias_axes(nd: int) -> tuple[int, ...]:
     return (0,) + tuple(range(2, nd))
 
 
-def _conv_fun(params, x, w, b):
+def _conv_fun(params: _ConvParams, x: Array, w: Array, b: Array | None) -> Array:
     out = _conv_p.bind(x, w, **_conv_params(params))   # (its impl: the im2col kernel)
     if b is None:
         return out
     return P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(x.shape) - 2)))
 
 
-def _conv_fwd(params, x, w, b):
+def _conv_fwd(params: _ConvParams, x: Array, w: Array, b: Array | None
+              ) -> tuple[Array, tuple[Any, ...]]:
     if _fast_conv(params, x, w) and (b is None or type(b) is np.ndarray):
         r = _K.conv2d_forward(x, w, params[0], params[1], params[2])
         if r is not None:
@@ -84,7 +110,7 @@ def _conv_fwd(params, x, w, b):
     return _conv_fun(params, x, w, b), (x, w, None, b is not None)
 
 
-def _conv_bwd(params, res, g):
+def _conv_bwd(params: _ConvParams, res: tuple[Any, ...], g: Array) -> tuple[Any, ...]:
     x, w, cols, has_bias = res
     gb = P.reduce_sum(g, _bias_axes(len(g.shape))) if has_bias else None
     if cols is not None and eager(x, w, g) and g.dtype == cols.dtype:
@@ -92,14 +118,17 @@ def _conv_bwd(params, res, g):
         g = np.ascontiguousarray(g)
         return (_K.conv2d_grad_input(g, w, tuple(x.shape), strides, padding, dilation),
                 _K.conv2d_grad_weight(g, cols, tuple(w.shape)), gb)
-    return tuple(_conv_p.vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
+    vjp = _conv_p.vjp
+    assert vjp is not None          # the convolution primitive has its VJP rule
+    return tuple(vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
 
 
 _conv = custom_vjp(_conv_fun, nondiff_argnums=(0,))
 _conv.defvjp(_conv_fwd, _conv_bwd)
 
 
-def _conv_padding(padding, n, kernel, dilation, strides):
+def _conv_padding(padding: Any, n: int, kernel: Sequence[int], dilation: Sequence[int],
+                  strides: Sequence[int]) -> tuple[tuple[int, int], ...]:
     if isinstance(padding, str):
         mode = padding.lower()
         if mode == "valid":
@@ -120,57 +149,73 @@ def _conv_padding(padding, n, kernel, dilation, strides):
     return tuple((a, a) for a in p)
 
 
-def conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv(x: ArrayLike, weight: ArrayLike, bias: ArrayLike | None = None,
+         stride: _Size = 1, padding: _Size | Sequence[tuple[int, int]] | str = 0,
+         dilation: _Size = 1, groups: int = 1) -> Array:
     """N-d cross-correlation (``torch.nn.functional.conv1d/2d/3d``).
 
-    Args:
-        x: ``(N, C, *spatial)`` with 1-3 spatial axes, or ``(C, *spatial)`` unbatched.
-        weight: ``(O, C // groups, *kernel)``.
-        bias: ``(O,)`` or None.
-        stride, dilation: int or one int per spatial axis (>= 1).
-        padding: int, one int per axis (symmetric), ``(lo, hi)`` pairs, ``'valid'`` or
-            ``'same'`` (stride 1 only; the extra element of an odd total goes at the end,
-            as PyTorch).
-        groups: divides ``C`` and ``O``.
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *spatial)`` with 1-3 spatial axes, or ``(C, *spatial)`` unbatched.
+    weight : ArrayLike
+        ``(O, C // groups, *kernel)``.
+    bias : ArrayLike, optional
+        ``(O,)``.
+    stride, dilation : int or sequence of int, optional
+        One value, or one per spatial axis (``>= 1``).
+    padding : int, sequence of int, sequence of (int, int) or str, optional
+        One int, one int per axis (symmetric), ``(lo, hi)`` pairs, ``'valid'`` or
+        ``'same'`` (stride 1 only; the extra element of an odd total goes at the end, as
+        PyTorch).
+    groups : int, optional
+        Divides ``C`` and ``O``.
 
-    Returns ``(N, O, *out)``, ``out = (L + lo + hi - dilation (k - 1) - 1) // stride + 1``.
+    Returns
+    -------
+    Array
+        ``(N, O, *out)`` (``(O, *out)`` unbatched), ``out = (L + lo + hi - dilation
+        (k - 1) - 1) // stride + 1``.
 
-    Raises ValueError for mismatched ranks/channels/dtypes, an empty output, or bad
-    parameters.
+    Raises
+    ------
+    ValueError
+        For mismatched ranks/channels/dtypes, an empty output, or bad parameters.
     """
-    x, weight = as_float(x), as_float(weight, "weight")
+    xf, weight = as_float(x), as_float(weight, "weight")
     nd = len(weight.shape)
     if nd < 3 or nd > 5:
         raise ValueError(f"conv: weight must be (O, C/groups, *kernel) with 1-3 kernel axes, "
                          f"got shape {tuple(weight.shape)}")
-    unbatched = len(x.shape) == nd - 1
+    unbatched = len(xf.shape) == nd - 1
     if unbatched:
-        x = P.expand_dims(x, (0,))
-    if len(x.shape) != nd:
+        xf = P.expand_dims(xf, (0,))
+    if len(xf.shape) != nd:
         raise ValueError(f"conv: expected a {nd - 1}-d (unbatched) or {nd}-d input for a "
-                         f"weight of shape {tuple(weight.shape)}, got shape {tuple(x.shape)}")
-    if x.dtype != weight.dtype:
-        raise ValueError(f"conv: x ({x.dtype}) and weight ({weight.dtype}) must have one "
+                         f"weight of shape {tuple(weight.shape)}, got shape {tuple(xf.shape)}")
+    if xf.dtype != weight.dtype:
+        raise ValueError(f"conv: x ({xf.dtype}) and weight ({weight.dtype}) must have one "
                          "dtype; cast one of them")
     n = nd - 2
     groups = int(groups)
-    check_groups("conv", x.shape, weight.shape, groups)
+    check_groups("conv", xf.shape, weight.shape, groups)
     O = weight.shape[0]
     strides = ntuple(stride, n, "conv stride", 1)
     dil = ntuple(dilation, n, "conv dilation", 1)
     pads = _conv_padding(padding, n, weight.shape[2:], dil, strides)
     out_sp = [(L + lo + hi - d * (k - 1) - 1) // s + 1 for L, (lo, hi), d, k, s in
-              zip(x.shape[2:], pads, dil, weight.shape[2:], strides)]
+              zip(xf.shape[2:], pads, dil, weight.shape[2:], strides)]
     if any(o <= 0 for o in out_sp):
         raise ValueError(f"conv: the (dilated) kernel {tuple(weight.shape[2:])} is larger "
-                         f"than the padded input {tuple(x.shape[2:])} + padding {pads}")
+                         f"than the padded input {tuple(xf.shape[2:])} + padding {pads}")
     b = None if bias is None else P.reshape(as_float(bias, "bias"), (O,))
-    out = apply(_conv, (strides, pads, dil, groups, None), x, weight, b)
+    out = apply(_conv, (strides, pads, dil, groups, None), xf, weight, b)
     return out[0] if unbatched else out
 
 
 # ------------------------------------------------------------------------------ pooling
-def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name):
+def _pool_geometry(x: Array, kernel_size: _Size, stride: _Size | None, padding: _Size,
+                   dilation: _Size, ceil_mode: bool, name: str) -> tuple[Any, ...]:
     """``(n, k, s, d, pads)``: window parameters over the trailing ``n`` axes (``n =
     len(kernel_size)`` for a tuple, else ``x.ndim - 2``) with the high padding that
     ``ceil_mode`` adds (PyTorch's ``pooling_output_shape``)."""
@@ -200,16 +245,16 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name):
     return n, k, s, d, tuple(pads)
 
 
-def _full(n_lead, v, fill):
+def _full(n_lead: int, v: Sequence[Any], fill: Any) -> tuple[Any, ...]:
     return (fill,) * n_lead + tuple(v)
 
 
-def _maxpool_fun(params, x):
+def _maxpool_fun(params: _ConvParams, x: Array) -> Array:
     window, strides, pads, dil = params
     return P.reduce_window_max(x, window, strides, pads, dil)
 
 
-def _maxpool_fwd(params, x):
+def _maxpool_fwd(params: _ConvParams, x: Array) -> tuple[Array, tuple[Array]]:
     window, strides, pads, dil = params
     if eager(x):
         r = _WK.window_max(x, window, strides, pads, dil, True)
@@ -219,7 +264,7 @@ def _maxpool_fwd(params, x):
             (P.reduce_window_argmax(x, window, strides, pads, dil),))
 
 
-def _maxpool_bwd(params, res, g):
+def _maxpool_bwd(params: _ConvParams, res: tuple[Array], g: Array) -> tuple[Array]:
     idx, = res
     shape = params[4]
     if eager(idx, g):
@@ -231,11 +276,11 @@ def _maxpool_bwd(params, res, g):
     return (P.reshape(_scatter_add(g1, idx, (size, 1)), shape),)
 
 
-def _maxpool_fun5(params, x):
+def _maxpool_fun5(params: _ConvParams, x: Array) -> Array:
     return _maxpool_fun(params[:4], x)
 
 
-def _maxpool_fwd5(params, x):
+def _maxpool_fwd5(params: _ConvParams, x: Array) -> tuple[Array, tuple[Array]]:
     return _maxpool_fwd(params[:4], x)
 
 
@@ -243,17 +288,43 @@ _max_pool = custom_vjp(_maxpool_fun5, nondiff_argnums=(0,))
 _max_pool.defvjp(_maxpool_fwd5, _maxpool_bwd)
 
 
-def max_pool(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-             return_indices=False):
-    """Max pooling over the trailing spatial axes (``torch.nn.functional.max_pool1d/2d/
-    3d``): padding counts as ``-inf``; the derivative goes to each window's first maximum
+def max_pool(x: ArrayLike, kernel_size: _Size, stride: _Size | None = None,
+             padding: _Size = 0, dilation: _Size = 1, ceil_mode: bool = False,
+             return_indices: bool = False) -> Array | tuple[Array, Array]:
+    """Max pooling over the trailing spatial axes (``torch.nn.functional.max_pool1d/2d/3d``).
+
+    Padding counts as ``-inf``; the derivative goes to each window's first maximum
     (PyTorch's tie rule).
 
-    ``kernel_size``/``stride`` (default: ``kernel_size``)/``padding``/``dilation``: int or
-    one per spatial axis; ``padding <= kernel_size // 2``.  ``ceil_mode``: round the
-    output size up (a last window must start inside the input or its left padding).
-    ``return_indices``: also return the flat index of each maximum within its spatial
-    plane (int64), as PyTorch.  Raises ValueError for bad parameters or an empty output.
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *spatial)`` or ``(C, *spatial)``, 1-3 spatial axes (as many as a tuple
+        ``kernel_size`` names, else ``x.ndim - 2``).
+    kernel_size : int or sequence of int
+        The window, one value or one per spatial axis.
+    stride : int or sequence of int, optional
+        Default: ``kernel_size``.
+    padding : int or sequence of int, optional
+        At most ``kernel_size // 2``.
+    dilation : int or sequence of int, optional
+        Spacing of the window's taps.
+    ceil_mode : bool, optional
+        Round the output size up (a last window must start inside the input or its left
+        padding).
+    return_indices : bool, optional
+        Also return the flat index of each maximum within its spatial plane (int64), as
+        PyTorch.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The pooled array, and with ``return_indices`` the indices.
+
+    Raises
+    ------
+    ValueError
+        For bad parameters or an empty output.
     """
     x = as_float(x)
     n, k, s, d, pads = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode,
@@ -266,10 +337,10 @@ def max_pool(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
         return out
     plane = int(np.prod(x.shape[lead:], dtype=np.int64))
     idx = P.reduce_window_argmax(P.stop_gradient(x), *params[:4])
-    return out, P.remainder(idx, np.int64(max(plane, 1)))
+    return out, P.ROW_OPS["remainder"](idx, np.int64(max(plane, 1)))
 
 
-def _avg_counts(L, k, s, p, out, include_pad):
+def _avg_counts(L: int, k: int, s: int, p: int, out: int, include_pad: bool) -> Array:
     """Divisor per output position along one axis (PyTorch's ``avg_pool2d``)."""
     start = np.arange(out) * s - p
     end = np.minimum(start + k, L + p)
@@ -278,12 +349,42 @@ def _avg_counts(L, k, s, p, out, include_pad):
     return np.minimum(end, L) - np.maximum(start, 0)
 
 
-def avg_pool(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-             divisor_override=None):
-    """Average pooling over the trailing spatial axes (``torch.nn.functional.avg_pool1d/
-    2d/3d``): the window sum divided by the window size -- counting the zero padding when
-    ``count_include_pad`` (but never the extra positions of ``ceil_mode``), or by
-    ``divisor_override``.  Parameters as :func:`max_pool`."""
+def avg_pool(x: ArrayLike, kernel_size: _Size, stride: _Size | None = None,
+             padding: _Size = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+             divisor_override: int | None = None) -> Array:
+    """Average pooling over the trailing spatial axes (``torch.nn.functional.avg_pool1d/2d/3d``).
+
+    The window sum divided by the window size -- counting the zero padding when
+    ``count_include_pad`` (but never the extra positions of ``ceil_mode``) -- or by
+    ``divisor_override``.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *spatial)`` or ``(C, *spatial)``, 1-3 spatial axes.
+    kernel_size : int or sequence of int
+        The window, one value or one per spatial axis.
+    stride : int or sequence of int, optional
+        Default: ``kernel_size``.
+    padding : int or sequence of int, optional
+        Zero padding, at most ``kernel_size // 2``.
+    ceil_mode : bool, optional
+        Round the output size up.
+    count_include_pad : bool, optional
+        Count the zero padding in the divisor.
+    divisor_override : int, optional
+        Divide every window sum by this instead.
+
+    Returns
+    -------
+    Array
+        The pooled array.
+
+    Raises
+    ------
+    ValueError
+        For bad parameters, an empty output or ``divisor_override == 0``.
+    """
     x = as_float(x)
     n, k, s, d, pads = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode,
                                       "avg_pool")
@@ -300,7 +401,8 @@ def avg_pool(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_incl
     return P.div(total, div.astype(x.dtype))
 
 
-def _adaptive(x, output_size, name):
+def _adaptive(x: Array, output_size: int | Sequence[int | None], name: str
+              ) -> tuple[Any, ...]:
     n = len(output_size) if isinstance(output_size, (tuple, list)) else len(x.shape) - 2
     if n < 1 or n > 3 or len(x.shape) < n + 1:
         raise ValueError(f"{name}: expected an input (N, C, *spatial) with 1-3 spatial "
@@ -316,28 +418,68 @@ def _adaptive(x, output_size, name):
     return n, sp, out, bins
 
 
-def adaptive_avg_pool(x, output_size):
-    """Adaptive average pooling (``torch.nn.functional.adaptive_avg_pool1d/2d/3d``): output
-    bin ``i`` of an axis of length ``L`` averages ``[floor(i L / o), ceil((i + 1) L / o))``.
-    ``output_size``: int or one per spatial axis (None keeps that axis).  Written as one
-    averaging matrix per axis (the pooling is separable and linear)."""
-    x = as_float(x)
-    n, sp, out, bins = _adaptive(x, output_size, "adaptive_avg_pool")
-    nd = len(x.shape)
+def adaptive_avg_pool(x: ArrayLike, output_size: int | Sequence[int | None]) -> Array:
+    """Adaptive average pooling (``torch.nn.functional.adaptive_avg_pool1d/2d/3d``).
+
+    Output bin ``i`` of an axis of length ``L`` averages ``[floor(i L / o), ceil((i + 1)
+    L / o))``.  Written as one averaging matrix per axis (the pooling is separable and
+    linear).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *spatial)`` or ``(C, *spatial)``, 1-3 spatial axes.
+    output_size : int or sequence of (int or None)
+        One size, or one per spatial axis (None keeps that axis).
+
+    Returns
+    -------
+    Array
+        ``x`` with the spatial axes of ``output_size``.
+
+    Raises
+    ------
+    ValueError
+        For a bad rank, a non-positive size or an empty spatial axis.
+    """
+    xf = as_float(x)
+    n, sp, out, bins = _adaptive(xf, output_size, "adaptive_avg_pool")
+    nd = len(xf.shape)
     for j, (L, b) in enumerate(zip(sp, bins)):
-        m = np.zeros((len(b), L), x.dtype)
+        m = np.zeros((len(b), L), xf.dtype)
         for i, (lo, hi) in enumerate(b):
             m[i, lo:hi] = 1.0 / (hi - lo)
         ax = nd - n + j
-        y = P.dot_general(x, m, (((ax,), (1,)), ((), ())))      # new axis last
-        x = F.moveaxis(y, -1, ax)
-    return x
+        y = P.dot_general(xf, m, (((ax,), (1,)), ((), ())))      # new axis last
+        xf = F.moveaxis(y, -1, ax)
+    return xf
 
 
-def adaptive_max_pool(x, output_size, return_indices=False):
-    """Adaptive max pooling (``torch.nn.functional.adaptive_max_pool1d/2d/3d``), bins as
-    :func:`adaptive_avg_pool`; the derivative goes to each bin's first maximum.  With
-    ``return_indices`` also the flat index of each maximum within its spatial plane."""
+def adaptive_max_pool(x: ArrayLike, output_size: int | Sequence[int | None],
+                      return_indices: bool = False) -> Array | tuple[Array, Array]:
+    """Adaptive max pooling (``torch.nn.functional.adaptive_max_pool1d/2d/3d``).
+
+    Bins as :func:`adaptive_avg_pool`; the derivative goes to each bin's first maximum.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *spatial)`` or ``(C, *spatial)``, 1-3 spatial axes.
+    output_size : int or sequence of (int or None)
+        One size, or one per spatial axis (None keeps that axis).
+    return_indices : bool, optional
+        Also return the flat index of each maximum within its spatial plane.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The pooled array, and with ``return_indices`` the indices.
+
+    Raises
+    ------
+    ValueError
+        For a bad rank, a non-positive size or an empty spatial axis.
+    """
     x = as_float(x)
     n, sp, out, bins = _adaptive(x, output_size, "adaptive_max_pool")
     lead = x.shape[:len(x.shape) - n]

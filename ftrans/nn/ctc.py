@@ -6,9 +6,12 @@ blank-extended label sequences, one time step per iteration, vectorized over the
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .. import numpy as fnp
+from ..typing import Array, ArrayLike
 from ._util import as_float, check_reduction
 from .activations import logsumexp
 
@@ -18,7 +21,7 @@ __all__ = ["ctc_loss"]
 NEG = -1e30
 
 
-def _rows(targets, target_lengths):
+def _rows(targets: ArrayLike, target_lengths: ArrayLike) -> tuple[list[Array], Array]:
     tl = np.asarray(target_lengths, np.int64).reshape(-1)
     tg = np.asarray(targets, np.int64)
     if tg.ndim == 1:   # concatenated targets
@@ -30,18 +33,47 @@ def _rows(targets, target_lengths):
     return [tg[b, :tl[b]] for b in range(tg.shape[0])], tl
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
-    """The CTC loss of ``log_probs (T, N, C)`` (log-probabilities over ``C`` classes,
-    class ``blank`` the blank) for the integer ``targets`` (padded ``(N, S)`` or
-    concatenated 1-d) with per-sample ``input_lengths`` and ``target_lengths``.
+def ctc_loss(log_probs: ArrayLike, targets: ArrayLike, input_lengths: ArrayLike | Sequence[int],
+             target_lengths: ArrayLike | Sequence[int], blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Array:
+    """Connectionist temporal classification loss (``torch.nn.functional.ctc_loss``).
 
-    Returns the per-sample negative log-likelihoods ``(N,)`` for ``reduction='none'``,
-    their sum for ``'sum'``, and for ``'mean'`` (PyTorch's) the mean over the batch of each
-    loss divided by its target length.  An impossible alignment gives ``inf`` (0 with
-    ``zero_infinity``, derivative 0).  The derivative is the exact one of this function
-    with respect to ``log_probs`` (PyTorch's own adds ``exp(log_probs)``, the gradient
-    with respect to logits behind a ``log_softmax``)."""
+    An impossible alignment gives ``inf`` (0 with ``zero_infinity``, derivative 0).  The
+    derivative is the exact one of this function with respect to ``log_probs``
+    (PyTorch's own adds ``exp(log_probs)``, the gradient with respect to logits behind a
+    ``log_softmax``).
+
+    Parameters
+    ----------
+    log_probs : ArrayLike
+        ``(T, N, C)`` log-probabilities over ``C`` classes.
+    targets : ArrayLike
+        Integer targets, padded ``(N, S)`` or concatenated 1-d.
+    input_lengths, target_lengths : ArrayLike or sequence of int
+        Per-sample lengths ``(N,)``.
+    blank : int, optional
+        The blank class.
+    reduction : {'none', 'mean', 'sum'}, optional
+        ``'none'``: the per-sample negative log-likelihoods ``(N,)``; ``'sum'``: their
+        sum; ``'mean'`` (PyTorch's): the batch mean of each loss divided by its target
+        length.
+    zero_infinity : bool, optional
+        Replace infinite losses (and their derivatives) by 0.
+
+    Returns
+    -------
+    Array
+        ``(N,)`` for ``'none'``, else a scalar.
+
+    Raises
+    ------
+    ValueError
+        For malformed targets or lengths.
+
+    Notes
+    -----
+    Graves et al., "Connectionist Temporal Classification", ICML 2006.
+    """
     lp = as_float(log_probs, "log_probs")
     if len(lp.shape) != 3:
         raise ValueError(f"ctc_loss: log_probs must be (T, N, C), got shape {tuple(lp.shape)}")

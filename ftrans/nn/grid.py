@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import numpy as fnp
 from .. import primitives as P
+from ..typing import Array, ArrayLike
 from ._util import as_float
 
 __all__ = ["grid_sample"]
@@ -24,12 +26,12 @@ PADDING_MODES = ("zeros", "border", "reflection")
 _A = -0.75
 
 
-def _clip(x, size):
+def _clip(x: Array, size: int) -> Array:
     """``min(size - 1, max(x, 0))`` with derivative 0 outside (and on) the bounds."""
     return fnp.where(x <= 0, 0.0 * x, fnp.where(x >= size - 1, 0.0 * x + (size - 1), x))
 
 
-def _reflect(x, twice_low, twice_high):
+def _reflect(x: Array, twice_low: float, twice_high: float) -> Array:
     if twice_low == twice_high:
         return 0.0 * x
     lo, span = twice_low / 2, (twice_high - twice_low) / 2
@@ -40,7 +42,7 @@ def _reflect(x, twice_low, twice_high):
     return fnp.where(fnp.remainder(flips, 2) == 0, extra + lo, span - extra + lo)
 
 
-def _padded(x, size, padding_mode, align_corners):
+def _padded(x: Array, size: int, padding_mode: str, align_corners: bool) -> Array:
     if padding_mode == "border":
         return _clip(x, size)
     if padding_mode == "reflection":
@@ -49,17 +51,18 @@ def _padded(x, size, padding_mode, align_corners):
     return x
 
 
-def _cubic(t):
+def _cubic(t: Array) -> list[Array]:
     """PyTorch's four cubic-convolution coefficients (``A = -0.75``) of offset ``t``."""
-    def c1(x):
+    def c1(x: Array) -> Array:
         return ((_A + 2) * x - (_A + 3)) * x * x + 1
 
-    def c2(x):
+    def c2(x: Array) -> Array:
         return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
     return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
 
 
-def _taps(src, size, mode, padding_mode, align_corners):
+def _taps(src: Array, size: int, mode: str, padding_mode: str, align_corners: bool
+          ) -> list[tuple[Array, Any]]:
     """``[(integer index, weight or None), ...]`` along one axis."""
     if mode == "nearest":
         return [(fnp.rint(P.stop_gradient(src)).astype(np.int64), None)]
@@ -77,12 +80,36 @@ def _taps(src, size, mode, padding_mode, align_corners):
     return out
 
 
-def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
-    """``x (N, C, H, W)`` sampled at ``grid (N, H_o, W_o, 2)`` (``x, y`` normalized to
-    ``[-1, 1]``), or ``x (N, C, D, H, W)`` at ``grid (N, D_o, H_o, W_o, 3)``
-    (``torch.nn.functional.grid_sample``).  ``mode``: 'bilinear', 'nearest' (round half to
-    even; no derivative with respect to the grid) or 'bicubic' (2-d); ``padding_mode``:
-    'zeros', 'border' or 'reflection'.  Returns ``(N, C, *grid.shape[1:-1])``."""
+def grid_sample(x: ArrayLike, grid: ArrayLike, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool = False) -> Array:
+    """Sample an image at grid locations (``torch.nn.functional.grid_sample``).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, H, W)``, or ``(N, C, D, H, W)``.
+    grid : ArrayLike
+        ``(N, H_o, W_o, 2)`` (``x, y`` normalized to ``[-1, 1]``), or
+        ``(N, D_o, H_o, W_o, 3)`` for a 3-d ``x``.
+    mode : {'bilinear', 'nearest', 'bicubic'}, optional
+        Interpolation; 'nearest' rounds half to even and has no derivative with respect
+        to the grid; 'bicubic' is 2-d only.
+    padding_mode : {'zeros', 'border', 'reflection'}, optional
+        Values outside the image.
+    align_corners : bool, optional
+        ``-1`` and ``1`` are the centers (True) or the outer edges (False) of the corner
+        pixels.
+
+    Returns
+    -------
+    Array
+        ``(N, C, *grid.shape[1:-1])``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes or an unknown mode.
+    """
     x, grid = as_float(x), as_float(grid, "grid")
     if mode not in MODES or padding_mode not in PADDING_MODES:
         raise ValueError(f"grid_sample: mode must be one of {MODES} and padding_mode one of "
@@ -112,7 +139,9 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Fa
     strides = [math.prod(sizes[a + 1:]) for a in range(nsp)]
     out = None
     for combo in itertools.product(*axes):
-        valid, pos, w = None, 0, None
+        valid: Any = None
+        pos: Any = 0      # an int, then the flat index array
+        w: Any = None
         for a, (i, wa) in enumerate(combo):
             ok = (i >= 0) & (i < sizes[a])
             valid = ok if valid is None else valid & ok

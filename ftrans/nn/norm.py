@@ -12,6 +12,7 @@ each), otherwise PyTorch's formula in primitives:
 from __future__ import annotations
 
 import operator
+from typing import Any, cast
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .. import primitives as P
 from ..core import Tracer
 from ..kernels import nn_cpu as _K
 from ..transforms import custom_vjp
+from ..typing import Array, ArrayLike, Key
 from ._util import apply, as_float, eager, keep_shape
 
 from .. import random as _random
@@ -26,7 +28,7 @@ from .. import random as _random
 __all__ = ["batch_norm", "layer_norm", "group_norm", "dropout", "embedding"]
 
 
-def _moments(x, axes):
+def _moments(x: Array, axes: tuple[int, ...]) -> tuple[Array, Array, Array]:
     """Mean and biased variance over ``axes`` (keepdims shapes), two passes."""
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     mean = P.div(P.reshape(P.reduce_sum(x, axes), keep_shape(x.shape, axes)), float(n))
@@ -36,20 +38,20 @@ def _moments(x, axes):
     return xc, mean, var
 
 
-def _invstd(var, eps):
-    return P.div(1.0, P.sqrt(P.add(var, float(eps))))
+def _invstd(var: Array, eps: float) -> Array:
+    return P.div(1.0, P.ROW_OPS["sqrt"](P.add(var, float(eps))))
 
 
-def _channel(v, nd):
+def _channel(v: Array, nd: int) -> Array:
     return P.reshape(v, (1, v.shape[0]) + (1,) * (nd - 2))
 
 
 # -------------------------------------------------------------------------- batch norm
-def _bn_axes(nd):
+def _bn_axes(nd: int) -> tuple[int, ...]:
     return (0,) + tuple(range(2, nd))
 
 
-def _bn_fun(eps, x, w, b):
+def _bn_fun(eps: float, x: Array, w: Array, b: Array) -> tuple[Array, Array, Array]:
     """``(out, batch mean (C,), biased batch variance (C,))``."""
     if eager(x, w, b):
         r = _K.batch_norm_train(np.ascontiguousarray(x), w, b, eps)
@@ -64,7 +66,8 @@ def _bn_fun(eps, x, w, b):
     return out, P.reshape(mean, (C,)), P.reshape(var, (C,))
 
 
-def _bn_fwd(eps, x, w, b):
+def _bn_fwd(eps: float, x: Array, w: Array, b: Array
+            ) -> tuple[tuple[Array, Array, Array], tuple[Any, ...]]:
     if eager(x, w, b):
         r = _K.batch_norm_train(np.ascontiguousarray(x), w, b, eps)
         if r is not None:
@@ -74,7 +77,8 @@ def _bn_fwd(eps, x, w, b):
     return (out, mean, var), (x, w, mean, _invstd(var, eps))
 
 
-def _bn_bwd(eps, res, cts):
+def _bn_bwd(eps: float, res: tuple[Any, ...], cts: tuple[Array, Array, Array]
+            ) -> tuple[Array, Array, Array]:
     x, w, mean, invstd = res
     g, g_mean, g_var = cts
     nd = len(x.shape)
@@ -108,25 +112,48 @@ _bn_train = custom_vjp(_bn_fun, nondiff_argnums=(0,))
 _bn_train.defvjp(_bn_fwd, _bn_bwd)
 
 
-def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
-    """Batch normalization over every axis but 1 (``torch.nn.functional.batch_norm``),
-    functional: the running statistics are returned, not updated in place.
+def batch_norm(x: ArrayLike, running_mean: Array | None, running_var: Array | None,
+               weight: Array | None = None, bias: Array | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5
+               ) -> tuple[Array, Array | None, Array | None]:
+    """Batch normalization over every axis but 1 (``torch.nn.functional.batch_norm``).
 
-    Args:
-        x: ``(N, C, *)``.
-        running_mean, running_var: ``(C,)`` or None (training only).
-        weight, bias: ``(C,)`` or None (1 and 0).
-        training: normalize with the batch statistics (biased variance) and update the
-            running ones; otherwise normalize with ``running_mean``/``running_var``.
-        momentum: ``new = (1 - momentum) old + momentum batch``; the variance update uses
-            the unbiased batch variance ``var * n / (n - 1)`` (PyTorch).
+    Functional: the running statistics are returned, not updated in place.
 
-    Returns ``(out, new_running_mean, new_running_var)`` (the inputs unchanged in eval
-    mode; None where the running statistic is None).
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *)``.
+    running_mean, running_var : Array or None
+        ``(C,)``, or None (training only).
+    weight, bias : Array, optional
+        ``(C,)``; 1 and 0 when None.
+    training : bool, optional
+        Normalize with the batch statistics (biased variance) and update the running
+        ones; otherwise normalize with ``running_mean``/``running_var``.
+    momentum : float, optional
+        ``new = (1 - momentum) old + momentum batch``; the variance update uses the
+        unbiased batch variance ``var * n / (n - 1)`` (PyTorch).
+    eps : float, optional
+        Added to the variance.
 
-    Raises ValueError for a channel-count mismatch, missing running statistics in eval
-    mode, or a single value per channel in training (PyTorch's check).
+    Returns
+    -------
+    out : Array
+        Of ``x``'s shape.
+    new_running_mean, new_running_var : Array or None
+        The updated statistics (the inputs unchanged in eval mode; None where the
+        running statistic is None).
+
+    Raises
+    ------
+    ValueError
+        For a channel-count mismatch, missing running statistics in eval mode, or a
+        single value per channel in training (PyTorch's check).
+
+    Notes
+    -----
+    Ioffe & Szegedy, "Batch Normalization", 2015; PyTorch's ``batch_norm`` conventions.
     """
     x = as_float(x)
     nd = len(x.shape)
@@ -162,11 +189,39 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return out, new_mean, new_var
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Layer normalization over the trailing axes ``normalized_shape`` (Ba et al. 2016,
-    ``torch.nn.functional.layer_norm``): ``(x - mean) / sqrt(var + eps) * weight +
-    bias``, biased variance; ``weight``/``bias`` shaped ``normalized_shape`` or None.
-    ValueError when ``x``'s trailing shape differs."""
+def layer_norm(x: ArrayLike, normalized_shape: int | list[int] | tuple[int, ...],
+               weight: ArrayLike | None = None, bias: ArrayLike | None = None,
+               eps: float = 1e-5) -> Array:
+    """Layer normalization over the trailing axes ``normalized_shape``.
+
+    ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance
+    (``torch.nn.functional.layer_norm``).
+
+    Parameters
+    ----------
+    x : ArrayLike
+        Any shape ending in ``normalized_shape``.
+    normalized_shape : int or sequence of int
+        The trailing shape normalized over.
+    weight, bias : ArrayLike, optional
+        Shaped ``normalized_shape``.
+    eps : float, optional
+        Added to the variance.
+
+    Returns
+    -------
+    Array
+        Of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        When ``x``'s trailing shape differs.
+
+    Notes
+    -----
+    Ba, Kiros & Hinton, "Layer Normalization", 2016.
+    """
     x = as_float(x)
     ns = (operator.index(normalized_shape),) if not isinstance(normalized_shape,
                                                               (tuple, list)) \
@@ -185,10 +240,38 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
-    """Group normalization (Wu & He 2018, ``torch.nn.functional.group_norm``): ``x (N, C,
-    *)`` normalized over each group of ``C / num_groups`` channels and the spatial axes,
-    then ``* weight[c] + bias[c]``.  ValueError unless ``num_groups`` divides ``C``."""
+def group_norm(x: ArrayLike, num_groups: int, weight: Array | None = None,
+               bias: Array | None = None, eps: float = 1e-5) -> Array:
+    """Group normalization (``torch.nn.functional.group_norm``).
+
+    ``x`` normalized over each group of ``C / num_groups`` channels and the spatial axes,
+    then ``* weight[c] + bias[c]``.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, *)``.
+    num_groups : int
+        Divides ``C``.
+    weight, bias : Array, optional
+        ``(C,)``.
+    eps : float, optional
+        Added to the variance.
+
+    Returns
+    -------
+    Array
+        Of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        Unless ``num_groups`` divides ``C``.
+
+    Notes
+    -----
+    Wu & He, "Group Normalization", 2018.
+    """
     x = as_float(x)
     nd = len(x.shape)
     G = operator.index(num_groups)
@@ -207,7 +290,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 # ----------------------------------------------------------------------------- dropout
-def _keep_mask(key, rate, shape):
+def _keep_mask(key: Any, rate: float, shape: tuple[int, ...]) -> Array:
     if isinstance(key, np.random.Generator):
         return key.random(shape) >= rate
     if hasattr(key, "dtype") and np.dtype(key.dtype).kind == "b":
@@ -221,15 +304,43 @@ def _keep_mask(key, rate, shape):
     return _random.bernoulli(key, 1.0 - rate, shape)   # checks the key
 
 
-def dropout(key, x, rate, training=True):
-    """Inverted dropout (Srivastava et al. 2014; ``torch.nn.functional.dropout`` with ``p =
-    rate``): each element is zeroed with probability ``rate`` and the others scaled by
+def dropout(key: Key | np.random.Generator | ArrayLike, x: ArrayLike, rate: float,
+            training: bool = True) -> Array:
+    """Inverted dropout (``torch.nn.functional.dropout`` with ``p = rate``).
+
+    Each element is zeroed with probability ``rate`` and the others scaled by
     ``1 / (1 - rate)``; the identity when ``training`` is False or ``rate == 0``.
 
-    ``key`` gives the randomness explicitly: an ``ftrans.random`` key (the mask is
-    ``ftrans.random.bernoulli(key, 1 - rate, x.shape)``), a ``numpy.random.Generator``,
-    or a precomputed boolean *keep* mask shaped like ``x`` (True = keep).  ValueError
-    for ``rate`` outside ``[0, 1]``.
+    Parameters
+    ----------
+    key : Key, numpy.random.Generator or ArrayLike
+        The randomness, explicitly: an ``ftrans.random`` key (the mask is
+        ``ftrans.random.bernoulli(key, 1 - rate, x.shape)``), a
+        ``numpy.random.Generator``, or a precomputed boolean *keep* mask shaped like
+        ``x`` (True = keep).
+    x : ArrayLike
+        The input.
+    rate : float
+        The drop probability, in ``[0, 1]``.
+    training : bool, optional
+        Apply dropout (else return ``x``).
+
+    Returns
+    -------
+    Array
+        Of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For ``rate`` outside ``[0, 1]`` or a mask of another shape.
+    TypeError
+        For a ``key`` of another kind.
+
+    Notes
+    -----
+    Srivastava et al., "Dropout: A Simple Way to Prevent Neural Networks from
+    Overfitting", 2014.
     """
     rate = float(rate)
     if not 0.0 <= rate <= 1.0:
@@ -244,12 +355,35 @@ def dropout(key, x, rate, training=True):
 
 
 # --------------------------------------------------------------------------- embedding
-def embedding(ids, weight, padding_idx=None):
-    """Rows of ``weight (num, dim)`` at the integer ``ids`` (any shape) -> ``ids.shape +
-    (dim,)`` (``torch.nn.functional.embedding``).  Rows read at ``padding_idx`` get no
-    gradient (PyTorch).  TypeError for non-integer ids; ValueError for an out-of-range
-    id (checked when ``ids`` is concrete) or ``padding_idx``."""
-    if not isinstance(ids, Tracer) and not hasattr(ids, "dtype"):
+def embedding(ids: ArrayLike, weight: ArrayLike, padding_idx: int | None = None) -> Array:
+    """Rows of ``weight`` at the integer ``ids`` (``torch.nn.functional.embedding``).
+
+    Rows read at ``padding_idx`` get no gradient (PyTorch).
+
+    Parameters
+    ----------
+    ids : ArrayLike
+        Integer indices, any shape.
+    weight : ArrayLike
+        ``(num, dim)``.
+    padding_idx : int, optional
+        An index whose rows get no gradient.
+
+    Returns
+    -------
+    Array
+        ``ids.shape + (dim,)``.
+
+    Raises
+    ------
+    TypeError
+        For non-integer ids.
+    ValueError
+        For an out-of-range id (checked when ``ids`` is concrete) or ``padding_idx``.
+    """
+    if isinstance(ids, Tracer) or hasattr(ids, "dtype"):
+        ids = cast(Array, ids)  # a tracer stands for the array it traces
+    else:
         ids = np.asarray(ids)
     if np.dtype(ids.dtype).kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")

@@ -10,6 +10,8 @@ each, whose backward is ``ftrans.vjp`` of the composition).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -17,13 +19,16 @@ from .. import numpy as fnp
 from .. import primitives as P
 from ..transforms import custom_vjp
 from ..core.dtypes import kind_of
+from ..typing import Array, ArrayLike
 from ._util import as_float, ntuple
+
+_Size = int | Sequence[int]
 
 __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "max_unpool",
            "embedding_bag"]
 
 
-def _linear_input(x, name):
+def _linear_input(x: Any, name: str) -> Array:
     """``x`` for a linear (complex-friendly) operation: complex arrays as they are,
     others through ``as_float``."""
     if kind_of(x) == "c":
@@ -31,7 +36,8 @@ def _linear_input(x, name):
     return as_float(x, name)
 
 
-def _patch_table(spatial, kernel_size, dilation, padding, stride):
+def _patch_table(spatial: Sequence[int], kernel_size: _Size, dilation: _Size, padding: _Size,
+                 stride: _Size) -> tuple[Any, ...]:
     """Flat positions in the padded plane: ``(kh kw, L)`` (kernel offset, block), the
     padded shape and the number of blocks per axis."""
     ks = ntuple(kernel_size, 2, "kernel_size", 1)
@@ -52,10 +58,29 @@ def _patch_table(spatial, kernel_size, dilation, padding, stride):
     return off + start, padded, blocks, pd
 
 
-def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
-    """Sliding blocks of ``x (N, C, H, W)`` as columns (``torch.nn.functional.unfold``,
-    im2col): ``(N, C kh kw, L)`` with ``L`` the number of blocks; zero padding.  Linear:
-    complex input is accepted."""
+def unfold(x: ArrayLike, kernel_size: _Size, dilation: _Size = 1, padding: _Size = 0,
+           stride: _Size = 1) -> Array:
+    """Sliding blocks of an image as columns (``torch.nn.functional.unfold``, im2col).
+
+    Zero padding.  Linear: complex input is accepted.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(N, C, H, W)``.
+    kernel_size, dilation, padding, stride : int or sequence of int
+        The block geometry, one value or one per spatial axis.
+
+    Returns
+    -------
+    Array
+        ``(N, C kh kw, L)`` with ``L`` the number of blocks.
+
+    Raises
+    ------
+    ValueError
+        For an input that is not 4-d or a geometry with no block.
+    """
     x = _linear_input(x, "x")
     if len(x.shape) != 4:
         raise ValueError(f"unfold: x must be (N, C, H, W), got shape {tuple(x.shape)}")
@@ -68,9 +93,31 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     return fnp.reshape(cols, (n, c * table.shape[0], table.shape[1]))
 
 
-def fold(cols, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """Sum of sliding blocks into an image (``torch.nn.functional.fold``, col2im, the
-    adjoint of ``unfold``): ``cols (N, C kh kw, L)`` -> ``(N, C, *output_size)``."""
+def fold(cols: ArrayLike, output_size: _Size, kernel_size: _Size, dilation: _Size = 1,
+         padding: _Size = 0, stride: _Size = 1) -> Array:
+    """Sum of sliding blocks into an image (``torch.nn.functional.fold``, col2im).
+
+    The adjoint of :func:`unfold`.
+
+    Parameters
+    ----------
+    cols : ArrayLike
+        ``(N, C kh kw, L)``.
+    output_size : int or sequence of int
+        The image's spatial shape ``(H, W)``.
+    kernel_size, dilation, padding, stride : int or sequence of int
+        The block geometry, as in :func:`unfold`.
+
+    Returns
+    -------
+    Array
+        ``(N, C, *output_size)``.
+
+    Raises
+    ------
+    ValueError
+        For ``cols`` of a shape that does not match the geometry.
+    """
     cols = _linear_input(cols, "cols")
     out_sz = ntuple(output_size, 2, "output_size", 1)
     table, padded, blocks, pd = _patch_table(out_sz, kernel_size, dilation, padding, stride)
@@ -86,8 +133,26 @@ def fold(cols, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return out[:, :, pd[0]:pd[0] + out_sz[0], pd[1]:pd[1] + out_sz[1]]
 
 
-def pixel_shuffle(x, upscale_factor):
-    """``(*, C r^2, H, W) -> (*, C, H r, W r)`` (``torch.nn.functional.pixel_shuffle``)."""
+def pixel_shuffle(x: Array, upscale_factor: int) -> Array:
+    """Rearrange ``(*, C r^2, H, W) -> (*, C, H r, W r)`` (``torch.nn.functional.pixel_shuffle``).
+
+    Parameters
+    ----------
+    x : Array
+        ``(*, C r^2, H, W)``.
+    upscale_factor : int
+        ``r``.
+
+    Returns
+    -------
+    Array
+        ``(*, C, H r, W r)``.
+
+    Raises
+    ------
+    ValueError
+        When ``r^2`` does not divide the channels.
+    """
     r = int(upscale_factor)
     *lead, c, h, w = x.shape
     if r < 1 or c % (r * r):
@@ -99,9 +164,28 @@ def pixel_shuffle(x, upscale_factor):
     return fnp.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
 
 
-def pixel_unshuffle(x, downscale_factor):
-    """``(*, C, H r, W r) -> (*, C r^2, H, W)`` (``torch.nn.functional.pixel_unshuffle``,
-    the inverse of ``pixel_shuffle``)."""
+def pixel_unshuffle(x: Array, downscale_factor: int) -> Array:
+    """Rearrange ``(*, C, H r, W r) -> (*, C r^2, H, W)`` (``torch.nn.functional.pixel_unshuffle``).
+
+    The inverse of :func:`pixel_shuffle`.
+
+    Parameters
+    ----------
+    x : Array
+        ``(*, C, H r, W r)``.
+    downscale_factor : int
+        ``r``.
+
+    Returns
+    -------
+    Array
+        ``(*, C r^2, H, W)``.
+
+    Raises
+    ------
+    ValueError
+        When ``r`` does not divide the height and the width.
+    """
     r = int(downscale_factor)
     *lead, c, h, w = x.shape
     if r < 1 or h % r or w % r:
@@ -113,13 +197,33 @@ def pixel_unshuffle(x, downscale_factor):
     return fnp.reshape(y, tuple(lead) + (c * r * r, h // r, w // r))
 
 
-def max_unpool(x, indices, output_size):
-    """The computation of ``torch.nn.functional.max_unpool{1,2,3}d``: each value of ``x``
-    ``(*lead, *spatial_in)`` placed at its flat index (``indices``, an integer array of the
-    same shape) of the output plane ``output_size``; zeros elsewhere.  Returns ``(*lead,
-    *output_size)``.  Indices outside the plane raise ValueError; a repeated index keeps
-    its last value (PyTorch's CPU kernel), while the derivative is PyTorch's: every
-    input element receives the cotangent at its index (a gather), repeated or not."""
+def max_unpool(x: ArrayLike, indices: ArrayLike, output_size: Sequence[int]) -> Array:
+    """Place values at flat indices of zero planes (``torch.nn.functional.max_unpool{1,2,3}d``).
+
+    Each value of ``x`` is placed at its flat index of the output plane; zeros
+    elsewhere.  A repeated index keeps its last value (PyTorch's CPU kernel), while the
+    derivative is PyTorch's: every input element receives the cotangent at its index (a
+    gather), repeated or not.
+
+    Parameters
+    ----------
+    x : ArrayLike
+        ``(*lead, *spatial_in)``.
+    indices : ArrayLike
+        Integer flat indices into the output plane, ``x``'s shape.
+    output_size : sequence of int
+        The output plane's spatial shape.
+
+    Returns
+    -------
+    Array
+        ``(*lead, *output_size)``.
+
+    Raises
+    ------
+    ValueError
+        For indices outside the plane.
+    """
     x = as_float(x)
     output_size = tuple(int(o) for o in output_size)
     nsp = len(output_size)
@@ -138,18 +242,18 @@ def max_unpool(x, indices, output_size):
     return fnp.reshape(out, lead + output_size)
 
 
-def _unpool_fun(shape, x, idx):
+def _unpool_fun(shape: tuple[int, ...], x: Array, idx: Array) -> Array:
     """``x (rows, per)`` written at ``idx (rows, per)`` of zeros ``shape`` (last write wins);
     forward mode differentiates this (PyTorch's tangent: the unpooled tangent)."""
     r = np.broadcast_to(np.arange(shape[0])[:, None], tuple(x.shape))
     return fnp.at(fnp.zeros(shape, x.dtype))[r, idx].set(x)
 
 
-def _unpool_fwd(shape, x, idx):
+def _unpool_fwd(shape: tuple[int, ...], x: Array, idx: Array) -> tuple[Array, tuple[Array]]:
     return _unpool_fun(shape, x, idx), (idx,)
 
 
-def _unpool_bwd(shape, res, g):
+def _unpool_bwd(shape: tuple[int, ...], res: tuple[Array], g: Array) -> tuple[Array, None]:
     """PyTorch's reverse rule: the cotangent gathered at every index (repeats included)."""
     idx, = res
     return fnp.take_along_axis(g, idx, axis=1), None
@@ -159,21 +263,50 @@ _unpool = custom_vjp(_unpool_fun, nondiff_argnums=(0,))
 _unpool.defvjp(_unpool_fwd, _unpool_bwd)
 
 
-def _bags(n, offsets, include_last_offset):
+def _bags(n: int, offsets: ArrayLike, include_last_offset: bool) -> tuple[Array, Array]:
     offs = np.asarray(offsets, np.int64).reshape(-1)
     if include_last_offset:
         return offs[:-1], offs[1:]
     return offs, np.append(offs[1:], n).astype(np.int64)
 
 
-def embedding_bag(weight, indices, offsets, mode="mean", per_sample_weights=None,
-                  include_last_offset=False, padding_idx=None):
-    """Sums, means or maxima of bags of rows of ``weight (num, dim)``
-    (``torch.nn.functional.embedding_bag``): bag ``b`` holds the integer ``indices``
-    ``[offsets[b], offsets[b + 1])`` (1-d; the last bag runs to the end unless
-    ``include_last_offset``).  ``per_sample_weights`` (``mode='sum'`` only) scale the rows;
-    entries equal to ``padding_idx`` are left out; an empty bag gives zeros.  In 'max' mode
-    the derivative goes to the first maximum (PyTorch's rule).  Returns ``(bags, dim)``."""
+def embedding_bag(weight: ArrayLike, indices: ArrayLike, offsets: ArrayLike,
+                  mode: str = "mean", per_sample_weights: ArrayLike | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Array:
+    """Sums, means or maxima of bags of rows of ``weight`` (``torch.nn.functional.embedding_bag``).
+
+    Entries equal to ``padding_idx`` are left out; an empty bag gives zeros.  In 'max'
+    mode the derivative goes to the first maximum (PyTorch's rule).
+
+    Parameters
+    ----------
+    weight : ArrayLike
+        ``(num, dim)``.
+    indices : ArrayLike
+        1-d integer row indices.
+    offsets : ArrayLike
+        1-d start of each bag: bag ``b`` holds ``indices[offsets[b]:offsets[b + 1]]``.
+    mode : {'mean', 'sum', 'max'}, optional
+        The reduction over a bag.
+    per_sample_weights : ArrayLike, optional
+        Scale each row (``mode='sum'`` only), ``indices``'s shape.
+    include_last_offset : bool, optional
+        ``offsets`` ends with the end of the last bag (otherwise the last bag runs to the
+        end of ``indices``).
+    padding_idx : int, optional
+        An index left out of every bag.
+
+    Returns
+    -------
+    Array
+        ``(bags, dim)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode, ``per_sample_weights`` without ``mode='sum'``, or an
+        out-of-range index.
+    """
     weight = as_float(weight, "weight")
     idx = np.asarray(indices, np.int64).reshape(-1)
     if mode not in ("sum", "mean", "max"):

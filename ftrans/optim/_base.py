@@ -13,38 +13,70 @@ types, integer dtypes, or ``fused=False`` -- runs the composition.
 from __future__ import annotations
 
 import numbers
-from typing import Callable, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import numpy as fnp
 from ..tree_util import tree_flatten, tree_unflatten
+from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["GradientTransformation", "apply_updates"]
 
+#: A learning-rate schedule: ``count`` (the number of updates made, an int32 0-d array)
+#: -> the learning rate (optax's ``Schedule``).
+Schedule = Callable[[Array], ArrayLike]
+#: A learning rate: a float, or a :data:`Schedule` (optax's ``ScalarOrSchedule``).
+ScalarOrSchedule = float | Schedule
 
 
 class GradientTransformation(NamedTuple):
     """An optimizer as a pair of pure functions (optax's ``GradientTransformation``).
 
-    ``init(params) -> state``: the state for a pytree of parameters (a NamedTuple of
-    arrays and a step count ``count``, itself a pytree, so it passes through ``jit`` and
-    ``vmap``).  ``update(grads, state, params=None, *, inplace=False) -> (updates,
-    new_state)``: ``updates`` has the structure of ``grads``; apply it with
-    :func:`apply_updates`.  ``inplace=True`` (writable NumPy arrays only) instead writes
-    the new parameters into ``params``' arrays and the new state into ``state``'s, one
-    pass per parameter -- PyTorch's in-place ``optimizer.step()`` -- and returns
-    ``(params, state)``.
+    Parameters
+    ----------
+    init : callable
+        ``init(params) -> state``: the state for a pytree of parameters (a NamedTuple of
+        arrays and a step count ``count``, itself a pytree, so it passes through ``jit``
+        and ``vmap``).
+    update : callable
+        ``update(grads, state, params=None, *, inplace=False) -> (updates, new_state)``:
+        ``updates`` has the structure of ``grads``; apply it with :func:`apply_updates`.
+        ``inplace=True`` (writable NumPy arrays only) instead writes the new parameters
+        into ``params``' arrays and the new state into ``state``'s, one pass per
+        parameter -- PyTorch's in-place ``optimizer.step()`` -- and returns
+        ``(params, state)``.
     """
 
-    init: Callable
-    update: Callable
+    init: Callable[..., Any]
+    update: Callable[..., Any]
 
 
-def apply_updates(params, updates):
-    """``params + updates`` leaf by leaf, each result in its parameter's dtype (optax's
-    ``apply_updates``); ``ValueError`` when the two pytrees' structures differ.
+def apply_updates(params: PyTree, updates: PyTree) -> PyTree:
+    """Add ``updates`` to ``params`` leaf by leaf (optax's ``apply_updates``).
 
+    Each result keeps its parameter's dtype.
+
+    Parameters
+    ----------
+    params : PyTree
+        The parameters.
+    updates : PyTree
+        The updates, of ``params``' structure (what ``update`` returned).
+
+    Returns
+    -------
+    PyTree
+        ``params + updates``, of ``params``' structure and dtypes.
+
+    Raises
+    ------
+    ValueError
+        When the two pytrees' structures differ.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> apply_updates({"w": np.array([1.0, 2.0])}, {"w": np.array([0.5, -0.5])})
     {'w': array([1.5, 1.5])}
@@ -65,7 +97,7 @@ def apply_updates(params, updates):
 
 
 # ----------------------------------------------------------------------------- checks
-def check_lr(lr):
+def check_lr(lr: ScalarOrSchedule) -> ScalarOrSchedule:
     """A learning rate: a real number >= 0 or a schedule ``callable(count) -> float``."""
     if callable(lr):
         return lr
@@ -77,7 +109,8 @@ def check_lr(lr):
     return float(lr)
 
 
-def check_range(name, value, lo=0.0, hi=None, what=None):
+def check_range(name: str, value: float, lo: float = 0.0, hi: float | None = None,
+                what: str | None = None) -> float:
     """``value`` as a float in ``[lo, hi)`` (``hi`` None: no upper bound); torch's message
     ``Invalid <what> value: ...`` on a ``ValueError``, ``TypeError`` for a non-number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -91,10 +124,10 @@ def check_range(name, value, lo=0.0, hi=None, what=None):
 _LEAF = tree_flatten(np.zeros(()))[1]
 
 
-_LISTS = {}
+_LISTS: dict[int, Any] = {}
 
 
-def _flatten(tree):
+def _flatten(tree: PyTree) -> tuple[list[Any], Any]:
     """``tree_flatten``, with no walk for the common trees of one array or a list of
     arrays (what ``compat.optim`` passes)."""
     t = type(tree)
@@ -108,14 +141,14 @@ def _flatten(tree):
     return tree_flatten(tree)
 
 
-def _concrete(x):
+def _concrete(x: Any) -> bool:
     return type(x) in (float, int, np.ndarray) or isinstance(x, (np.floating, np.integer))
 
 
-def _cast(dtype):
+def _cast(dtype: np.dtype[Any]) -> Callable[[Any], Any]:
     """The per-step scalars in the leaves' (real) dtype: Python floats stay weakly typed
     (NumPy converts them to the array's dtype, as the kernels do), traced ones are cast."""
-    def c(x):
+    def c(x: Any) -> Any:
         return x if type(x) is float else x.astype(dtype)
     return c
 
@@ -125,17 +158,17 @@ _KINDS = {np.dtype(c): (np.dtype(r).type, c != r)
           for c, r in (("f4", "f4"), ("f8", "f8"), ("c8", "f4"), ("c16", "f8"))}
 
 
-def _flat(a, cplx, rt):
+def _flat(a: Array, cplx: bool, rt: type[np.generic]) -> Array:
     """The 1-d view of a C-contiguous array (of its real view when complex)."""
     a = a.reshape(-1)
     return a.view(rt) if cplx else a
 
 
-def _real_dtype(dt):
+def _real_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
     return np.dtype(dt.char.lower()) if dt.kind == "c" else dt
 
 
-def _leaf_dtype(x):
+def _leaf_dtype(x: Any) -> np.dtype[Any]:
     dt = getattr(x, "dtype", None)
     return np.dtype(dt) if dt is not None else np.asarray(x).dtype
 
@@ -150,56 +183,61 @@ class _Rule:
     :meth:`scalars`, :meth:`formula` and :meth:`kernel_args`.
     """
 
-    state_type = None
-    slots = ()
-    kernel = None
+    state_type: type[Any]            # a NamedTuple (count, *slots)
+    slots: tuple[str, ...] = ()
+    kernel: Callable[..., Any]
     needs_params = False
     #: the smallest leaf for which ``fused=None`` calls the kernel out of place (where it
     #: measures faster than the composition; ``benchmarks/bench_optim.py``)
     fused_min_size = 0
 
-    def __init__(self, learning_rate, fused):
+    def __init__(self, learning_rate: ScalarOrSchedule, fused: bool | None) -> None:
         self.lr = check_lr(learning_rate)
         if fused not in (None, True, False):
             raise TypeError(f"fused must be None, True or False; given {fused!r}")
         self.fused = fused
 
-    def transformation(self):
+    def transformation(self) -> GradientTransformation:
         self._act = self.active()
         self._nones = (None,) * len(self.slots)
         return GradientTransformation(self.init, self.update)
 
     # subclass interface ---------------------------------------------------------
-    def active(self):
+    def active(self) -> tuple[bool, ...]:
         """One bool per slot: whether the state keeps it (else the field is None)."""
         return (True,) * len(self.slots)
 
-    def init_leaf(self, p):
+    def init_leaf(self, p: Array) -> tuple[Array | None, ...]:
         """The slots' initial arrays for parameter ``p`` (zeros by default)."""
         return tuple(fnp.zeros_like(p) if a else None for a in self.active())
 
-    def scalars(self, n, lr):
+    def scalars(self, n: Any, lr: Any) -> tuple[Any, ...]:
         """Per-step scalars from the 1-based step ``n`` and the learning rate (Python
         floats, or traced 0-d arrays when either is traced)."""
         raise NotImplementedError
 
-    def formula(self, s, c, g, p, *state):
-        """``(update, *new_state)`` of one real leaf; ``c`` casts a scalar of ``s``."""
+    def formula(self, s: tuple[Any, ...], c: Callable[[Any], Any], g: Array, p: Array | None,
+                *state: Array | None) -> tuple[Any, ...]:
+        """``(update, *new_state)`` of one real leaf; ``c`` casts a scalar of ``s``.
+
+        ``p`` (without weight decay) and the inactive slots are None, and then not read:
+        subclasses annotate them as arrays."""
         raise NotImplementedError
 
-    def kernel_args(self, s, t):
+    def kernel_args(self, s: tuple[Any, ...], t: type[np.generic]) -> tuple[Any, ...]:
         """The kernel's scalar and flag arguments (``t``: the arrays' scalar type)."""
         raise NotImplementedError
 
     # the transformation ---------------------------------------------------------
-    def init(self, params):
+    def init(self, params: PyTree) -> Any:
         leaves, tdef = tree_flatten(params)
         per = [self.init_leaf(p) for p in leaves]
         fields = [tree_unflatten(tdef, [x[k] for x in per]) if a else None
                   for k, a in enumerate(self.active())]
         return self.state_type(np.zeros((), np.int32), *fields)
 
-    def update(self, grads, state, params=None, *, inplace=False):
+    def update(self, grads: PyTree, state: Any, params: PyTree = None, *,
+               inplace: bool = False) -> tuple[PyTree, Any]:
         if not isinstance(state, self.state_type):
             raise TypeError(f"update: state must be the {self.state_type.__name__} made by "
                             f"init(params); given {type(state).__name__}")
@@ -228,7 +266,7 @@ class _Rule:
                                  f"given {sdef} and {tdef} (was the state made by init?)")
             sl.append(leaves)
         count = state.count
-        lr = self.lr(count) if callable(self.lr) else self.lr
+        lr: Any = self.lr(count) if callable(self.lr) else self.lr
         concrete = _concrete(count) and _concrete(lr)
         n1 = float(count) + 1.0 if _concrete(count) else (count + 1).astype(np.float64)
         s = self.scalars(n1, float(lr) if _concrete(lr) else lr)
@@ -236,7 +274,7 @@ class _Rule:
             self._check_writable(pl, sl, count)
         outs, new_state = [], [[None] * n for _ in self.slots]
         fuse = self.fused is not False and concrete
-        kargs = {}
+        kargs: dict[Any, tuple[Any, ...]] = {}
         for i in range(n):
             st = [x[i] for x in sl]
             r = (fuse and self._fused(s, gl[i], pl[i], st, kargs, inplace)) \
@@ -255,7 +293,7 @@ class _Rule:
         return tree_unflatten(tdef, outs), self.state_type(new_count, *fields)
 
     @staticmethod
-    def _check_writable(pl, sl, count):
+    def _check_writable(pl: list[Any], sl: list[list[Any]], count: Any) -> None:
         for x in [count] + list(pl) + [y for s in sl for y in s]:
             if x is not None and (type(x) is not np.ndarray or not x.flags.writeable):
                 raise TypeError(f"update(inplace=True) writes into the params' and state's "
@@ -263,7 +301,8 @@ class _Rule:
                                 f"{type(x).__name__}; use inplace=False (the functional "
                                 f"update) instead")
 
-    def _fused(self, s, g, p, st, kargs, inplace):
+    def _fused(self, s: tuple[Any, ...], g: Any, p: Any, st: list[Any],
+               kargs: dict[Any, tuple[Any, ...]], inplace: bool) -> tuple[Any, ...] | None:
         """The kernel's result, or None when an array is not a C-contiguous float (or
         complex: its real view) NumPy array of the gradient's dtype and shape."""
         if type(g) is not np.ndarray:
@@ -296,12 +335,13 @@ class _Rule:
                     *[None if a is None else _flat(a, cplx, rt) for a in new], *ka)
         return (out, *new)
 
-    def _composed(self, s, g, p, st, act, inplace):
+    def _composed(self, s: tuple[Any, ...], g: Any, p: Any, st: list[Any],
+                  act: tuple[bool, ...], inplace: bool) -> Sequence[Any]:
         """The composition (the definition), on real leaves or on the real and imaginary
         parts of complex ones (PyTorch updates complex parameters as pairs of reals)."""
         dt = _leaf_dtype(g)
         if dt.kind == "c":
-            def part(f):
+            def part(f: Callable[[Any], Any]) -> list[Any]:
                 return [None if x is None else f(x) for x in [g, p] + st]
             re = self.formula(s, _cast(_real_dtype(dt)), *part(fnp.real))
             im = self.formula(s, _cast(_real_dtype(dt)), *part(fnp.imag))

@@ -3,17 +3,30 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..kernels import optim_cpu as _K
-from ._base import _Rule, check_range
+from ..typing import Array
+from ._base import GradientTransformation, ScalarOrSchedule, _Rule, check_range
 
 __all__ = ["rmsprop", "RmspropState"]
 
 
 class RmspropState(NamedTuple):
-    """RMSprop's state: ``count`` (int32 0-d array), ``square_avg``, ``grad_avg``
-    (centered, else None) and ``momentum`` (torch's ``momentum_buffer``; None without
-    momentum), each with the params' structure."""
+    """RMSprop's state (a NamedTuple, itself a pytree).
+
+    Parameters
+    ----------
+    count : Array
+        int32 0-d array, the number of updates made.
+    square_avg : PyTree
+        Running average of the squared gradients, the params' structure.
+    grad_avg : PyTree or None
+        Running average of the gradients (centered), else None.
+    momentum : PyTree or None
+        torch's ``momentum_buffer``; None without momentum.
+    """
 
     count: Any
     square_avg: Any
@@ -26,8 +39,9 @@ class _Rmsprop(_Rule):
     slots = ("square_avg", "grad_avg", "momentum")
     kernel = staticmethod(_K.rmsprop)
 
-    def __init__(self, learning_rate, alpha, eps, weight_decay, momentum, centered, maximize,
-                 fused):
+    def __init__(self, learning_rate: ScalarOrSchedule, alpha: float, eps: float,
+                 weight_decay: float, momentum: float, centered: bool, maximize: bool,
+                 fused: bool | None) -> None:
         super().__init__(learning_rate, fused)
         self.alpha = check_range("alpha", alpha)
         self.eps = check_range("eps", eps, what="epsilon")
@@ -36,13 +50,14 @@ class _Rmsprop(_Rule):
         self.centered, self.maximize = bool(centered), bool(maximize)
         self.needs_params = self.wd != 0
 
-    def active(self):
+    def active(self) -> tuple[bool, ...]:
         return (True, self.centered, self.momentum > 0)
 
-    def scalars(self, n, lr):
+    def scalars(self, n: Any, lr: Any) -> tuple[Any, ...]:
         return (-lr,)
 
-    def formula(self, s, c, g, p, sq, gavg, buf):
+    def formula(self, s: tuple[Any, ...], c: Any, g: Array, p: Array,  # type: ignore[override]  # one parameter per slot
+                sq: Array, gavg: Array, buf: Array) -> tuple[Any, ...]:
         neg_lr = c(s[0])
         if self.maximize:
             g = -g
@@ -61,14 +76,15 @@ class _Rmsprop(_Rule):
             u = neg_lr * (g / avg)
         return u, sq, gavg, buf
 
-    def kernel_args(self, s, t):
+    def kernel_args(self, s: tuple[Any, ...], t: type[np.generic]) -> tuple[Any, ...]:
         return (t(s[0]), t(self.alpha), t(1 - self.alpha), t(self.eps), t(self.wd),
                 self.wd != 0, t(self.momentum), self.maximize)
 
 
-def rmsprop(learning_rate=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
-            centered=False, maximize=False, *, fused=None):
-    r"""RMSprop as a :class:`~ftrans.optim.GradientTransformation`.
+def rmsprop(learning_rate: ScalarOrSchedule = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+            weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False,
+            maximize: bool = False, *, fused: bool | None = None) -> GradientTransformation:
+    r"""RMSprop, optionally centered and with momentum.
 
     The update of each leaf follows the pseudo-code of PyTorch's documentation
     (``torch.optim.RMSprop``)::
@@ -80,11 +96,43 @@ def rmsprop(learning_rate=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum
         momentum > 0: b = momentum * b + g / avg;  u = -lr * b
         else:         u = -lr * (g / avg)
 
-    Args: ``learning_rate`` (float >= 0 or schedule ``callable(count) -> float``),
-    ``alpha``, ``eps``, ``weight_decay``, ``momentum`` (all >= 0), ``centered``,
-    ``maximize`` as torch's; ``fused`` as :func:`~ftrans.optim.adam`.  State in
-    :class:`RmspropState`; ``update`` needs ``params`` when ``weight_decay != 0``.
-    ``ValueError`` for negative values, ``TypeError`` for non-numbers.
+    ``update`` needs ``params`` when ``weight_decay != 0``.
+
+    Parameters
+    ----------
+    learning_rate : float or callable, optional
+        A float >= 0 or a schedule ``callable(count) -> float``.
+    alpha : float, optional
+        Smoothing constant, ``>= 0``.
+    eps : float, optional
+        Added to the denominator, ``>= 0``.
+    weight_decay : float, optional
+        L2 penalty added to the gradient, ``>= 0``.
+    momentum : float, optional
+        Momentum factor, ``>= 0``.
+    centered : bool, optional
+        Normalize by the estimated variance of the gradient.
+    maximize : bool, optional
+        Ascend instead.
+    fused : bool or None, optional
+        As :func:`~ftrans.optim.adam`.
+
+    Returns
+    -------
+    GradientTransformation
+        ``(init, update)``; the state is an :class:`RmspropState`.
+
+    Raises
+    ------
+    ValueError
+        For negative values.
+    TypeError
+        For non-numbers.
+
+    Notes
+    -----
+    Hinton's Coursera lecture 6e; the centered form: Graves, "Generating Sequences With
+    Recurrent Neural Networks", 2013.
     """
     return _Rmsprop(learning_rate, alpha, eps, weight_decay, momentum, centered, maximize,
                     fused).transformation()

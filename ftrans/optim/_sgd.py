@@ -3,17 +3,26 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..kernels import optim_cpu as _K
-from ._base import _Rule, check_range
+from ..typing import Array
+from ._base import GradientTransformation, ScalarOrSchedule, _Rule, check_range
 
 __all__ = ["sgd", "SgdState"]
 
 
 class SgdState(NamedTuple):
-    """SGD's state: ``count`` (int32 0-d array, the number of updates made) and
-    ``momentum`` (torch's ``momentum_buffer``, the params' structure; None without
-    momentum)."""
+    """SGD's state (a NamedTuple, itself a pytree).
+
+    Parameters
+    ----------
+    count : Array
+        int32 0-d array, the number of updates made.
+    momentum : PyTree or None
+        torch's ``momentum_buffer``, the params' structure; None without momentum.
+    """
 
     count: Any
     momentum: Any
@@ -24,8 +33,9 @@ class _Sgd(_Rule):
     slots = ("momentum",)
     kernel = staticmethod(_K.sgd)
 
-    def __init__(self, learning_rate, momentum, dampening, nesterov, weight_decay, maximize,
-                 fused):
+    def __init__(self, learning_rate: ScalarOrSchedule, momentum: float, dampening: float,
+                 nesterov: bool, weight_decay: float, maximize: bool, fused: bool | None
+                 ) -> None:
         super().__init__(learning_rate, fused)
         self.momentum = check_range("momentum", momentum)
         if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
@@ -42,13 +52,14 @@ class _Sgd(_Rule):
         # elements, and more than plain SGD's one pass (-lr * g) at any size
         self.fused_min_size = 4096 if self.momentum != 0 or self.wd != 0 else 1 << 62
 
-    def active(self):
+    def active(self) -> tuple[bool, ...]:
         return (self.momentum != 0,)
 
-    def scalars(self, n, lr):
+    def scalars(self, n: Any, lr: Any) -> tuple[Any, ...]:
         return -lr, n == 1
 
-    def formula(self, s, c, g, p, buf):
+    def formula(self, s: tuple[Any, ...], c: Any, g: Array, p: Array,  # type: ignore[override]  # one parameter per slot
+                buf: Array) -> tuple[Any, ...]:
         neg_lr, first = s
         if self.maximize:
             g = -g
@@ -65,16 +76,16 @@ class _Sgd(_Rule):
             g = g + self.momentum * buf if self.nesterov else buf
         return c(neg_lr) * g, buf
 
-    def kernel_args(self, s, t):
+    def kernel_args(self, s: tuple[Any, ...], t: type[np.generic]) -> tuple[Any, ...]:
         neg_lr, first = s
         return (t(neg_lr), t(self.momentum), t(1 - self.dampening), t(self.wd),
                 self.wd != 0, bool(first), self.nesterov, self.maximize)
 
 
-def sgd(learning_rate, momentum=0.0, dampening=0.0, nesterov=False, weight_decay=0.0,
-        maximize=False, *, fused=None):
-    r"""Stochastic gradient descent, optionally with (Nesterov) momentum, as a
-    :class:`~ftrans.optim.GradientTransformation`.
+def sgd(learning_rate: ScalarOrSchedule, momentum: float = 0.0, dampening: float = 0.0,
+        nesterov: bool = False, weight_decay: float = 0.0, maximize: bool = False, *,
+        fused: bool | None = None) -> GradientTransformation:
+    r"""Stochastic gradient descent, optionally with (Nesterov) momentum.
 
     The update of each leaf follows the pseudo-code of PyTorch's documentation
     (``torch.optim.SGD``)::
@@ -84,21 +95,44 @@ def sgd(learning_rate, momentum=0.0, dampening=0.0, nesterov=False, weight_decay
         g = g + momentum * b if nesterov else b                         (momentum != 0)
         u = -lr * g
 
-    Args:
-        learning_rate: a float >= 0 or a schedule ``callable(count) -> float`` called with
-            the number of updates made so far (0 for the first).
-        momentum (>= 0), dampening, nesterov (needs momentum > 0 and dampening 0),
-        weight_decay (>= 0, L2 penalty added to the gradient), maximize: as torch's.
-        fused: None (default) uses the fused one-pass kernel for concrete float NumPy
-            leaves where it measures faster (in-place steps; out of place, leaves of 4096
-            elements or more with momentum or weight decay -- plain SGD is one NumPy
-            pass), True wherever it applies, False never (the composition of
-            ``ftrans.numpy`` operations, the definition; both agree to the last bit).
+    ``update`` needs ``params`` when ``weight_decay != 0``.
 
-    State in :class:`SgdState`; ``update`` needs ``params`` when ``weight_decay != 0``.
-    ``ValueError`` for out-of-range values (torch's messages), ``TypeError`` for
-    non-numbers.
+    Parameters
+    ----------
+    learning_rate : float or callable
+        A float >= 0 or a schedule ``callable(count) -> float`` called with the number of
+        updates made so far (0 for the first).
+    momentum : float, optional
+        Momentum factor, ``>= 0``.
+    dampening : float, optional
+        Dampening of the momentum.
+    nesterov : bool, optional
+        Nesterov momentum (needs ``momentum > 0`` and ``dampening == 0``).
+    weight_decay : float, optional
+        L2 penalty added to the gradient, ``>= 0``.
+    maximize : bool, optional
+        Ascend instead.
+    fused : bool or None, optional
+        None (default) uses the fused one-pass kernel for concrete float NumPy leaves
+        where it measures faster (in-place steps; out of place, leaves of 4096 elements
+        or more with momentum or weight decay -- plain SGD is one NumPy pass), True
+        wherever it applies, False never (the composition of ``ftrans.numpy``
+        operations, the definition; both agree to the last bit).
 
+    Returns
+    -------
+    GradientTransformation
+        ``(init, update)``; the state is a :class:`SgdState`.
+
+    Raises
+    ------
+    ValueError
+        For out-of-range values (torch's messages).
+    TypeError
+        For non-numbers.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from ftrans import optim
     >>> opt = optim.sgd(0.1, momentum=0.9)

@@ -24,6 +24,7 @@ from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer
 from ..kernels import foreign_array
+from ..typing import PyTree
 from .optable import ROWS, CUSTOM
 
 __all__ = ["ROW_PRIMITIVES", "ROW_OPS"]
@@ -166,16 +167,36 @@ def imag(x):
     return imag_p.bind(x)
 
 
-def stop_gradient(x):
+def stop_gradient(x: PyTree) -> PyTree:
     """The identity on values; its derivative is zero in every transform.
 
-    ``x`` is an array, a Python number or a pytree of them (each leaf is stopped; the
-    result has ``x``'s structure, shapes and dtypes).
+    Parameters
+    ----------
+    x : PyTree
+        An array, a Python number or a pytree of them (each leaf is stopped).
+
+    Returns
+    -------
+    PyTree
+        ``x``'s values, with ``x``'s structure, shapes and dtypes, as constants for
+        every enclosing transform.
 
     Raises
     ------
     TypeError
         For a leaf that is not an array or a number (a string, ...), as JAX does.
+
+    Notes
+    -----
+    As ``jax.lax.stop_gradient``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.lax.stop_gradient.html).
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans, ftrans.numpy as fnp
+    >>> f = lambda x: x * ftrans.stop_gradient(x)      # d/dx = stop_gradient(x)
+    >>> ftrans.grad(f)(3.0)
+    array(3.)
     """
     if isinstance(x, (Tracer, np.ndarray)):
         return stop_gradient_p.bind(x)

@@ -14,6 +14,8 @@ says to wrap the call in ``custom_jvp``/``custom_vjp`` (as JAX does).
 from __future__ import annotations
 
 import types
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..kernels import backend_for
 from ._base import expand_dims
 from ._rules import batched_front, move_to_front
+from ..typing import DTypeLike, PyTree
 
 __all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p"]
 
@@ -34,30 +37,34 @@ class ShapeDtypeStruct(ShapedArray):
 
     Parameters
     ----------
-    shape : tuple of int
+    shape : sequence of int
+        The shape.
     dtype : dtype-like
+        The dtype.
 
+    Examples
+    --------
     >>> ShapeDtypeStruct((3,), "float64")
     ShapeDtypeStruct(shape=(3,), dtype=float64)
     """
 
     __slots__ = ()
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape: Sequence[int], dtype: DTypeLike) -> None:
         super().__init__(shape, as_numpy_dtype(dtype))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
 
 
-def _check_results(outs, avals, name):
+def _check_results(outs: Any, avals: Sequence[ShapedArray], name: str) -> tuple[Any, ...]:
     if not isinstance(outs, (tuple, list)) or len(outs) != len(avals):
         raise TypeError(f"pure_callback: {name!r} returned {len(outs) if isinstance(outs, (tuple, list)) else 1}"
                         f" result leaves, but result_shape_dtypes declares {len(avals)}")
-    res = []
+    res: list[Any] = []
     for k, (o, a) in enumerate(zip(outs, avals)):
         o = np.asarray(o)
         if o.shape != a.shape or o.dtype != a.dtype:
@@ -70,7 +77,8 @@ def _check_results(outs, avals, name):
     return tuple(res)
 
 
-def _host_call(args, callback, result_avals, name):
+def _host_call(args: Sequence[Any], callback: Callable[..., Any],
+               result_avals: Sequence[ShapedArray], name: str) -> tuple[Any, ...]:
     """The callback on NumPy arrays (CuPy operands copied to the host, as JAX's
     callbacks copy device buffers), its results checked against the declaration."""
     with set_current_trace(EVAL):
@@ -79,7 +87,8 @@ def _host_call(args, callback, result_avals, name):
 
 
 @pure_callback_p.def_impl
-def _impl(*args, callback, result_avals, vmap_method, name):
+def _impl(*args: Any, callback: Callable[..., Any], result_avals: Sequence[ShapedArray],
+          vmap_method: str, name: str) -> tuple[Any, ...]:
     be = backend_for(*args) if args else None
     if be is None or type(be) is types.ModuleType:   # NumPy or CuPy operands
         outs = _host_call(args, callback, result_avals, name)
@@ -95,11 +104,13 @@ def _impl(*args, callback, result_avals, vmap_method, name):
 
 
 @pure_callback_p.def_abstract_eval
-def _abstract_eval(*avals, callback, result_avals, vmap_method, name):
+def _abstract_eval(*avals: Any, callback: Callable[..., Any],
+                   result_avals: Sequence[ShapedArray], vmap_method: str,
+                   name: str) -> tuple[ShapedArray, ...]:
     return tuple(result_avals)
 
 
-def _not_differentiable(name):
+def _not_differentiable(name: str) -> TypeError:
     return TypeError(
         f"pure_callback: cannot differentiate through the host function {name!r} (ftrans "
         "cannot see inside it). Wrap the function that calls pure_callback in "
@@ -108,30 +119,34 @@ def _not_differentiable(name):
 
 
 @pure_callback_p.def_jvp
-def _jvp(primals, tangents, *, callback, result_avals, vmap_method, name):
+def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, callback: Callable[..., Any],
+         result_avals: Sequence[ShapedArray], vmap_method: str, name: str
+         ) -> tuple[Any, list[Any]]:
     if any(t is not zero for t in tangents):
         raise _not_differentiable(name)
     return pure_callback_p.bind(*primals, callback=callback, result_avals=result_avals,
                                 vmap_method=vmap_method, name=name), [zero] * len(result_avals)
 
 
-def _vjp_fwd(*primals, callback, result_avals, vmap_method, name):
+def _vjp_fwd(*primals: Any, callback: Callable[..., Any], result_avals: Sequence[ShapedArray],
+             vmap_method: str, name: str) -> tuple[Any, Any]:
     # reverse mode records a primitive only when an input is differentiated: refuse
     # at once (in the forward pass) rather than in the backward pass
     raise _not_differentiable(name)
 
 
-pure_callback_p.vjp_fwd = _vjp_fwd
+pure_callback_p.vjp_fwd = _vjp_fwd  # type: ignore[assignment]  # Primitive's None default
 
 
 @pure_callback_p.def_vjp
-def _vjp(ct, ans, primals, needs, **params):  # pragma: no cover (vjp_fwd raises first)
+def _vjp(ct: Any, ans: Any, primals: Any, needs: Any, **params: Any) -> list[Any]:  # pragma: no cover (vjp_fwd raises first)
     raise _not_differentiable(params["name"])
 
 
-def _sequential(callback, dims, size):
+def _sequential(callback: Callable[..., Any], dims: Sequence[int | None], size: int
+                ) -> Callable[..., Any]:
     """A host function over the stacked operands that calls ``callback`` per row."""
-    def seq(*xs):
+    def seq(*xs: Any) -> tuple[Any, ...] | None:
         rows = [callback(*[x if d is None else x[i] for x, d in zip(xs, dims)])
                 for i in range(size)]
         if not rows:
@@ -141,7 +156,9 @@ def _sequential(callback, dims, size):
 
 
 @pure_callback_p.def_batch
-def _batch(vals, dims, *, callback, result_avals, vmap_method, name):
+def _batch(vals: Sequence[Any], dims: Sequence[int | None], *, callback: Callable[..., Any],
+           result_avals: Sequence[ShapedArray], vmap_method: str, name: str
+           ) -> tuple[Any, list[int]]:
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     out_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
     if vmap_method == "sequential":
@@ -162,7 +179,8 @@ def _batch(vals, dims, *, callback, result_avals, vmap_method, name):
     return outs, [0] * len(outs)
 
 
-def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential", **kwargs):
+def pure_callback(callback: Callable[..., Any], result_shape_dtypes: PyTree, *args: PyTree,
+                  vmap_method: str = "sequential", **kwargs: Any) -> PyTree:
     """Call a host function on NumPy arrays from ftrans code (JAX's ``jax.pure_callback``).
 
     Parameters
@@ -171,24 +189,26 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
         ``callback(*args, **kwargs)`` with NumPy arrays at the leaves of ``args``; must be
         pure (no side effects that matter: it may run more than once, or not at all).
         It returns a pytree with the structure of ``result_shape_dtypes``.
-    result_shape_dtypes : pytree of ShapeDtypeStruct (or anything with .shape, .dtype)
-        The declared shapes and dtypes of the results (the abstract evaluation under
+    result_shape_dtypes : PyTree
+        A pytree of ``ShapeDtypeStruct`` (or anything with ``.shape`` and ``.dtype``):
+        the declared shapes and dtypes of the results (the abstract evaluation under
         ``jit``).
-    *args : pytrees of arrays
+    *args : PyTree
         The operands (tracers under a transform; concrete when ``callback`` runs).
-    vmap_method : {"sequential", "expand_dims", "broadcast_all"}
+    vmap_method : {"sequential", "expand_dims", "broadcast_all"}, default "sequential"
         How ``vmap`` maps the call (JAX's meanings): ``"sequential"`` calls
         ``callback`` once per mapped element; ``"expand_dims"`` calls it once with a
         leading axis on every operand (size 1 on the unbatched ones);
         ``"broadcast_all"`` calls it once with every operand broadcast to the batch
         size.  With the last two, ``callback`` must handle the leading axis and return
         results with it.
-    **kwargs
+    **kwargs : Any
         Passed to ``callback`` unchanged (static).
 
     Returns
     -------
-    pytree of arrays with the structure of ``result_shape_dtypes``.
+    PyTree
+        Arrays with the structure of ``result_shape_dtypes``.
 
     Raises
     ------
@@ -197,6 +217,12 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
         is differentiated (wrap it in ``custom_jvp``/``custom_vjp`` with your own rule).
     ValueError
         For an unknown ``vmap_method``.
+
+    Notes
+    -----
+    Follows ``jax.pure_callback``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.pure_callback.html), including
+    the meanings of ``vmap_method``.
 
     Examples
     --------
@@ -220,7 +246,7 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method="sequential"
     leaves, in_tree = tree_flatten(args)
     name = getattr(callback, "__name__", type(callback).__name__)
 
-    def flat_callback(*xs):
+    def flat_callback(*xs: Any) -> tuple[Any, ...]:
         out = callback(*tree_unflatten(in_tree, list(xs)), **kwargs)
         out_leaves, out_tree = tree_flatten(out)
         if out_tree != res_tree:

@@ -43,6 +43,7 @@ faster.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 
 import numpy as np
@@ -56,6 +57,7 @@ from ._rules import conj, move_to_front, numpy_kernel_impl
 from ._rules import fit, unbroadcast
 from .elementwise import add
 from .indexing import gather
+from ..typing import Array
 
 __all__ = ["conv_general_dilated", "conv_transpose_kernel", "check_groups"]
 
@@ -261,26 +263,53 @@ def check_groups(name, lhs_shape, rhs_shape, groups):
                          f"C == rhs.shape[1] * groups and O divisible by groups")
 
 
-def conv_general_dilated(lhs, rhs, window_strides=None, padding="VALID", lhs_dilation=None,
-                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1):
+def conv_general_dilated(lhs: Array, rhs: Array,
+                         window_strides: Sequence[int] | None = None,
+                         padding: str | Sequence[tuple[int, int]] = "VALID",
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: tuple[str, str, str] | None = None,
+                         feature_group_count: int = 1) -> Array:
     """N-d convolution (cross-correlation), JAX's ``lax.conv_general_dilated``.
 
-    Args:
-        lhs: ``(N, C, *spatial)`` input (or the layout ``dimension_numbers[0]`` names).
-        rhs: ``(O, C // feature_group_count, *window)`` kernel (or ``dimension_numbers[1]``).
-        window_strides: positive ints, one per spatial axis (default 1).
-        padding: ``"VALID"``, ``"SAME"`` or ``(lo, hi)`` pairs, one per spatial axis.
-        lhs_dilation, rhs_dilation: positive ints per spatial axis (default 1).
-        dimension_numbers: None (``NC...``, ``OI...``, ``NC...``) or three layout strings
-            such as ``("NHWC", "HWIO", "NHWC")``.
-        feature_group_count: ``G`` dividing ``C`` and ``O``.
+    Parameters
+    ----------
+    lhs : Array
+        The input, ``(N, C, *spatial)`` (or the layout ``dimension_numbers[0]`` names).
+    rhs : Array
+        The kernel, ``(O, C // feature_group_count, *window)`` (or the layout
+        ``dimension_numbers[1]`` names).
+    window_strides : sequence of int, optional
+        Positive strides, one per spatial axis (default 1).
+    padding : str or sequence of (int, int), default "VALID"
+        ``"VALID"``, ``"SAME"`` or ``(lo, hi)`` pairs, one per spatial axis.
+    lhs_dilation : sequence of int, optional
+        Input dilation (transposed convolution), one per spatial axis (default 1).
+    rhs_dilation : sequence of int, optional
+        Kernel dilation (atrous convolution), one per spatial axis (default 1).
+    dimension_numbers : (str, str, str), optional
+        Layout strings of input, kernel and output such as ``("NHWC", "HWIO", "NHWC")``;
+        None is ``NC...``, ``OI...``, ``NC...``.
+    feature_group_count : int, default 1
+        ``G`` dividing ``C`` and ``O`` (grouped convolution).
 
-    Returns:
+    Returns
+    -------
+    Array
         ``(N, O, *out_spatial)`` (in the output layout), dtype promoted from the operands.
 
-    Raises:
-        ValueError: mismatched ranks, channel counts, group counts or parameter lengths.
+    Raises
+    ------
+    ValueError
+        Mismatched ranks, channel counts, group counts or parameter lengths.
 
+    Notes
+    -----
+    Semantics and argument conventions follow ``jax.lax.conv_general_dilated``; the
+    derivatives are convolutions again (transposed kernel, dilated input).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> conv_general_dilated(np.ones((1, 1, 4)), np.ones((1, 1, 2)), (1,), "VALID")
     array([[[2., 2., 2.]]])

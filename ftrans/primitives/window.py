@@ -35,6 +35,8 @@ strided view measured 5-20x slower for 2x2 and 3x3 windows).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero
@@ -45,6 +47,7 @@ from ._rules import move_to_front, numpy_kernel_impl
 from .elementwise import div, sub
 from .indexing import gather, scatter_add
 from .structural import reshape
+from ..typing import Array
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_argmax",
            "dilate_shape", "conv_vjp_lhs_padding"]
@@ -343,15 +346,40 @@ def _check(name, x, *params):
             raise ValueError(f"{name}: {pname} entries must be >= 1, got {tuple(v)}")
 
 
-def reduce_window_sum(x, window_dimensions, window_strides=None, padding=None,
-                      base_dilation=None, window_dilation=None):
+def reduce_window_sum(x: Array, window_dimensions: Sequence[int],
+                      window_strides: Sequence[int] | None = None,
+                      padding: Sequence[tuple[int, int]] | None = None,
+                      base_dilation: Sequence[int] | None = None,
+                      window_dilation: Sequence[int] | None = None) -> Array:
     """Sum of ``x`` over sliding windows (see the module docstring).
 
-    Args: ``window_dimensions``/``window_strides``/``base_dilation``/``window_dilation``
-    tuples of positive ints and ``padding`` ``(lo, hi)`` pairs, one per axis of ``x``
-    (defaults: strides 1, no padding, no dilation).  Returns an array of ``x``'s dtype.
-    Raises ``ValueError`` for a parameter of the wrong length or a non-positive entry.
+    Parameters
+    ----------
+    x : Array
+        The operand, any shape.
+    window_dimensions : sequence of int
+        The window's extent, one positive int per axis of ``x``.
+    window_strides : sequence of int, optional
+        The step between windows, one per axis (default 1).
+    padding : sequence of (int, int), optional
+        ``(lo, hi)`` zero padding per axis (default none).
+    base_dilation : sequence of int, optional
+        Dilation of ``x`` itself, one per axis (default 1).
+    window_dilation : sequence of int, optional
+        Dilation of the window, one per axis (default 1).
 
+    Returns
+    -------
+    Array
+        The window sums, of ``x``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        A parameter of the wrong length or a non-positive entry.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> reduce_window_sum(np.arange(4.0), (2,), (2,))
     array([1., 5.])
@@ -368,13 +396,44 @@ def reduce_window_sum(x, window_dimensions, window_strides=None, padding=None,
                                     padding=pads, base_dilation=bd, window_dilation=wd)
 
 
-def reduce_window_max(x, window_dimensions, window_strides=None, padding=None,
-                      window_dilation=None):
+def reduce_window_max(x: Array, window_dimensions: Sequence[int],
+                      window_strides: Sequence[int] | None = None,
+                      padding: Sequence[tuple[int, int]] | None = None,
+                      window_dilation: Sequence[int] | None = None) -> Array:
     """Maximum of ``x`` over sliding windows, padding with ``-inf`` (module docstring).
 
-    Real dtypes only.  Its derivative flows through the first maximum of each window
-    (PyTorch's ``max_pool`` convention for ties).
+    Parameters
+    ----------
+    x : Array
+        The operand, a real dtype.
+    window_dimensions : sequence of int
+        The window's extent, one positive int per axis of ``x``.
+    window_strides : sequence of int, optional
+        The step between windows, one per axis (default 1).
+    padding : sequence of (int, int), optional
+        ``(lo, hi)`` padding with ``-inf`` per axis (default none).
+    window_dilation : sequence of int, optional
+        Dilation of the window, one per axis (default 1).
 
+    Returns
+    -------
+    Array
+        The window maxima, of ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        A complex ``x`` (no ordering).
+    ValueError
+        A parameter of the wrong length or a non-positive entry.
+
+    Notes
+    -----
+    The derivative flows through the first maximum of each window (PyTorch's
+    ``max_pool`` convention for ties).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> reduce_window_max(np.array([1.0, 3.0, 2.0, 0.0]), (2,), (2,))
     array([3., 2.])
@@ -393,25 +452,55 @@ def reduce_window_max(x, window_dimensions, window_strides=None, padding=None,
                                     padding=pads, window_dilation=wd)
 
 
-def reduce_window(x, computation, window_dimensions, window_strides=None, padding=None,
-                  window_dilation=None):
+def reduce_window(x: Array, computation: str, window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None = None,
+                  padding: str | Sequence[tuple[int, int]] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Array:
     """``computation`` (``"sum"``, ``"max"`` or ``"avg"``) over sliding windows.
 
-    ``"avg"`` is the windowed sum divided by the window size (padding counted, PyTorch's
-    ``count_include_pad=True``).  ``padding`` may also be ``"VALID"`` (none) or
-    ``"SAME"`` (output length ``ceil(L / stride)``, JAX's convention).
-    Raises ``ValueError`` for an unknown computation.
+    Parameters
+    ----------
+    x : Array
+        The operand (real for ``"max"``).
+    computation : {"sum", "max", "avg"}
+        The reduction. ``"avg"`` is the windowed sum divided by the window size (padding
+        counted, PyTorch's ``count_include_pad=True``).
+    window_dimensions : sequence of int
+        The window's extent, one positive int per axis of ``x``.
+    window_strides : sequence of int, optional
+        The step between windows, one per axis (default 1).
+    padding : str or sequence of (int, int), optional
+        ``(lo, hi)`` pairs per axis, ``"VALID"`` (none) or ``"SAME"`` (output length
+        ``ceil(L / stride)``, JAX's convention); default none.
+    window_dilation : sequence of int, optional
+        Dilation of the window, one per axis (default 1).
+
+    Returns
+    -------
+    Array
+        The reduced windows, of ``x``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        An unknown computation, or a parameter of the wrong length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> reduce_window(np.arange(4.0), "avg", (2,), (2,))
+    array([0.5, 2.5])
     """
     n = len(x.shape)
     ws = tuple(window_strides) if window_strides is not None else (1,) * n
-    if isinstance(padding, str):
-        padding = padtype_to_pads(x.shape, window_dimensions, ws, padding, window_dilation)
+    pads = padtype_to_pads(x.shape, window_dimensions, ws, padding, window_dilation) \
+        if isinstance(padding, str) else padding
     if computation == "sum":
-        return reduce_window_sum(x, window_dimensions, ws, padding, None, window_dilation)
+        return reduce_window_sum(x, window_dimensions, ws, pads, None, window_dilation)
     if computation == "max":
-        return reduce_window_max(x, window_dimensions, ws, padding, window_dilation)
+        return reduce_window_max(x, window_dimensions, ws, pads, window_dilation)
     if computation == "avg":
-        s = reduce_window_sum(x, window_dimensions, ws, padding, None, window_dilation)
+        s = reduce_window_sum(x, window_dimensions, ws, pads, None, window_dilation)
         return div(s, np.asarray(np.prod(window_dimensions), dtype=np.dtype(x.dtype)))
     raise ValueError(f"reduce_window: computation must be 'sum', 'max' or 'avg', got "
                      f"{computation!r}")

@@ -21,11 +21,13 @@ Source: JAX's ``jax.random`` documentation and ``jax._src.prng`` (``threefry_spl
 from __future__ import annotations
 
 import operator
+from typing import Any, cast
 
 import numpy as np
 
 from ..core.trace import Tracer
 from .. import primitives as P
+from ..typing import Array, ArrayLike, DTypeLike, Key, ShapeLike
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "check_key", "random_bits"]
 
@@ -33,11 +35,11 @@ _U32 = np.dtype(np.uint32)
 _MASK = 0xFFFFFFFF
 
 
-def _shape(shape, name):
+def _shape(shape: ShapeLike, name: str) -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative Python ints."""
     try:
-        out = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(
-            operator.index(d) for d in shape)
+        out = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(  # type: ignore[arg-type]
+            operator.index(d) for d in shape)  # type: ignore[union-attr]  # np.ndim decides
     except TypeError:
         raise TypeError(f"{name}: shape must be an int or a sequence of ints, got "
                         f"{shape!r}") from None
@@ -46,8 +48,15 @@ def _shape(shape, name):
     return out
 
 
-def check_key(k, name):
+def check_key(k: Any, name: str) -> None:
     """Raise unless ``k`` is one key: a ``uint32`` array (or tracer) of shape ``(2,)``.
+
+    Parameters
+    ----------
+    k : Any
+        The value to check.
+    name : str
+        The calling function's name, for the message.
 
     Raises
     ------
@@ -69,13 +78,22 @@ def check_key(k, name):
                          "its first axis")
 
 
-def key(seed):
-    """A PRNG key from an integer seed: ``uint32`` array of shape ``(2,)``.
+def key(seed: int | np.integer[Any]) -> Key:
+    """A PRNG key from an integer seed.
 
     The words are the high and low 32 bits of ``seed`` as a 64-bit integer (JAX's
     ``threefry_seed`` with 64-bit seeds: ``key(0)`` is ``[0, 0]``, ``key(42)`` is
-    ``[0, 42]``, ``key(-1)`` is ``[0xFFFFFFFF, 0xFFFFFFFF]``).  ``seed`` may be a Python
-    or NumPy integer (concrete: a seed is data, not a traced value).
+    ``[0, 42]``, ``key(-1)`` is ``[0xFFFFFFFF, 0xFFFFFFFF]``).
+
+    Parameters
+    ----------
+    seed : int
+        A Python or NumPy integer (concrete: a seed is data, not a traced value).
+
+    Returns
+    -------
+    Key
+        A ``uint32`` array of shape ``(2,)``.
 
     Raises
     ------
@@ -84,10 +102,16 @@ def key(seed):
     ValueError
         ``seed`` is outside ``[-2**63, 2**64)``.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.PRNGKey``/``key`` (raw keys).
 
-    >>> key(42)
+    Examples
+    --------
+    >>> import ftrans.random as fr
+    >>> fr.key(42)
     array([ 0, 42], dtype=uint32)
+    >>> k1, k2 = fr.split(fr.key(0))  # use each key once
     """
     if isinstance(seed, Tracer) or isinstance(seed, (bool, np.bool_)) or (
             np.ndim(seed) != 0):
@@ -106,31 +130,50 @@ def key(seed):
 PRNGKey = key
 
 
-def _counters(n):
+def _counters(n: int) -> tuple[Array, Array]:
     """The constant counter words of ``0 .. n-1`` (``n`` even): first and second halves."""
     c = np.arange(n, dtype=np.uint32)
     return c[: n // 2], c[n // 2:]
 
 
-def _threefry(k, x0, x1):
+def _threefry(k: Key, x0: ArrayLike, x1: ArrayLike) -> tuple[Array, Array]:
     return P.threefry2x32(k[0], k[1], x0, x1)
 
 
-def split(key, num=2):
-    """``num`` new keys from ``key``: ``uint32`` array of shape ``(num, 2)``.
+def split(key: Key, num: ShapeLike = 2) -> Key:
+    """New keys from ``key``.
 
-    ``num`` may also be a shape tuple (result ``(*num, 2)``).  The new keys are
-    independent streams; do not use ``key`` itself again.
+    The new keys are independent streams; do not use ``key`` itself again.
+
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    num : int or sequence of int, optional
+        The number of keys, or a shape.
+
+    Returns
+    -------
+    Key
+        ``uint32`` array of shape ``(num, 2)`` (``(*num, 2)`` for a shape).
 
     Raises
     ------
     TypeError, ValueError
         A bad key (see :func:`check_key`) or a bad ``num``.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.split`` (original, non-partitionable counters).
 
-    >>> split(key(0)).shape
+    Examples
+    --------
+    >>> import ftrans, ftrans.random as fr
+    >>> fr.split(fr.key(0)).shape
     (2, 2)
+    >>> keys = fr.split(fr.key(1), 4)           # one key per example
+    >>> ftrans.vmap(lambda k: fr.normal(k, (3,)))(keys).shape
+    (4, 3)
     """
     check_key(key, "split")
     shape = _shape(num, "split")
@@ -141,43 +184,59 @@ def split(key, num=2):
     return P.reshape(P.concatenate([y0, y1], 0), shape + (2,))
 
 
-def fold_in(key, data):
+def fold_in(key: Key, data: ArrayLike) -> Key:
     """A new key from ``key`` and an integer ``data`` (taken modulo ``2**32``).
 
-    ``data`` is a Python/NumPy integer or an integer array (or tracer) of shape ``()``:
-    ``fold_in(key, step)`` inside a jitted loop is fine.
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    data : ArrayLike
+        A Python/NumPy integer or an integer array (or tracer) of shape ``()``:
+        ``fold_in(key, step)`` inside a jitted loop is fine.
+
+    Returns
+    -------
+    Key
+        A ``uint32`` array of shape ``(2,)``.
 
     Raises
     ------
     TypeError
         A bad key, or ``data`` that is not an integer scalar.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.fold_in`` (Threefry of the counter ``(0, data)``).
 
+    Examples
+    --------
     >>> fold_in(key(0), 1).dtype
     dtype('uint32')
     """
     check_key(key, "fold_in")
     dt = getattr(data, "dtype", None)
+    d: Array
     if dt is None:
         if isinstance(data, bool):
             raise TypeError("fold_in: data must be an integer, got bool")
         try:
-            d = operator.index(data)
+            i = operator.index(data)  # type: ignore[arg-type]  # TypeError below otherwise
         except TypeError:
             raise TypeError(f"fold_in: data must be an integer, got "
                             f"{type(data).__name__}") from None
-        d = np.array([d & _MASK], np.uint32)
+        d = np.array([i & _MASK], np.uint32)
     else:
-        if np.dtype(dt).kind not in "iu" or tuple(data.shape) != ():
+        shape = tuple(cast(Array, data).shape)  # it has a dtype: an array or a tracer
+        if np.dtype(dt).kind not in "iu" or shape != ():
             raise TypeError(f"fold_in: data must be an integer scalar, got dtype "
-                            f"{np.dtype(dt)} and shape {tuple(data.shape)}")
+                            f"{np.dtype(dt)} and shape {shape}")
         d = P.reshape(P.convert_element_type(data, np.uint32), (1,))
     y0, y1 = _threefry(key, np.zeros(1, np.uint32), d)
     return P.concatenate([y0, y1], 0)
 
 
-def random_bits(k, width, shape):
+def random_bits(k: Key, width: int, shape: tuple[int, ...]) -> tuple[Array, ...]:
     """``width`` (32 or 64) random bits per element of ``shape`` as the words JAX makes:
     ``(word,)`` for 32 bits, ``(high, low)`` uint32 arrays of ``shape`` for 64 bits.
     For the samplers (no key check)."""
@@ -196,19 +255,35 @@ def random_bits(k, width, shape):
     return (P.reshape(P.concatenate([y0, y1], 0), shape),)
 
 
-def bits(key, shape=(), dtype=np.uint32):
+def bits(key: Key, shape: ShapeLike = (), dtype: DTypeLike = np.uint32) -> Array:
     """Uniform random bits: an unsigned integer array of ``shape``.
 
-    ``dtype`` is ``uint32`` (default) or ``uint64`` (two 32-bit words per element, the
-    high word first as in JAX).
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    shape : int or sequence of int, optional
+        The result's shape.
+    dtype : DTypeLike, optional
+        ``uint32`` (default) or ``uint64`` (two 32-bit words per element, the high word
+        first as in JAX).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
 
     Raises
     ------
     TypeError
         A bad key, or another ``dtype``.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.bits``.
 
+    Examples
+    --------
     >>> bits(key(0), (3,)).shape
     (3,)
     """

@@ -24,6 +24,7 @@ Nothing here is differentiated through the bits; ``uniform``/``normal``/
 from __future__ import annotations
 
 import operator
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from ..core.trace import Tracer
 from .. import primitives as P
 from ..primitives import special as PS
 from .. import numpy as fnp
+from ..typing import Array, ArrayLike, DTypeLike, Key, ShapeLike
 from ._keys import check_key, random_bits, split, _shape
 
 __all__ = ["uniform", "normal", "bernoulli", "gumbel", "categorical", "randint",
@@ -39,14 +41,14 @@ __all__ = ["uniform", "normal", "bernoulli", "gumbel", "categorical", "randint",
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
-def _float_dtype(dtype, name):
+def _float_dtype(dtype: DTypeLike, name: str) -> np.dtype[Any]:
     dt = np.dtype(dtype)
     if dt not in (_F32, _F64):
         raise TypeError(f"{name}: dtype must be float32 or float64, got {dt}")
     return dt
 
 
-def _broadcasts_to(s, shape):
+def _broadcasts_to(s: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     """Whether an array of shape ``s`` broadcasts to ``shape`` without growing it."""
     try:
         return np.broadcast_shapes(tuple(s), shape) == shape
@@ -54,7 +56,7 @@ def _broadcasts_to(s, shape):
         return False
 
 
-def _as(v, dt, shape, name, what):
+def _as(v: Any, dt: np.dtype[Any], shape: tuple[int, ...], name: str, what: str) -> Array:
     """``v`` (number, array or tracer) in dtype ``dt``; its shape must broadcast to
     ``shape`` without growing it."""
     if isinstance(v, Tracer):
@@ -67,7 +69,7 @@ def _as(v, dt, shape, name, what):
     return v
 
 
-def _unit(k, shape, dt):
+def _unit(k: Key, shape: tuple[int, ...], dt: np.dtype[Any]) -> Array:
     """Uniform floats of ``dt`` in ``[0, 1)``: the top 23 (52) of 32 (64) random bits."""
     if dt == _F32:
         (w,) = random_bits(k, 32, shape)
@@ -79,11 +81,25 @@ def _unit(k, shape, dt):
     return P.mul(m, 2.0 ** -52)
 
 
-def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
-    """Uniform samples on ``[minval, maxval)``: array of ``shape`` and ``dtype``.
+def uniform(key: Key, shape: ShapeLike = (), dtype: DTypeLike = np.float64,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
+    """Uniform samples on ``[minval, maxval)``.
 
-    ``dtype`` is float32 or float64 (default, ftrans's float); ``minval``/``maxval`` are
-    numbers or arrays (tracers too) broadcastable to ``shape``.
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    shape : int or sequence of int, optional
+        The result's shape.
+    dtype : DTypeLike, optional
+        float32 or float64 (default, ftrans's float).
+    minval, maxval : ArrayLike, optional
+        Numbers or arrays (tracers too) broadcastable to ``shape``.
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
 
     Raises
     ------
@@ -92,8 +108,12 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     ValueError
         ``minval``/``maxval`` that do not broadcast to ``shape``.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.uniform``.
 
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> u = fr.uniform(fr.key(0), (1000,))
     >>> bool((u >= 0).all() and (u < 1).all())
@@ -107,20 +127,41 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     return P.maximum(lo, P.add(P.mul(_unit(key, shape, dt), P.sub(hi, lo)), lo))
 
 
-def normal(key, shape=(), dtype=np.float64):
-    """Standard normal samples: array of ``shape`` and ``dtype`` (float32/float64).
+def normal(key: Key, shape: ShapeLike = (), dtype: DTypeLike = np.float64) -> Array:
+    """Standard normal samples.
 
-    Inverse-CDF method: ``sqrt(2) * erfinv(u)``, ``u`` uniform on
-    ``(-1, 1)`` (JAX's ``jax.random.normal``).
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    shape : int or sequence of int, optional
+        The result's shape.
+    dtype : DTypeLike, optional
+        float32 or float64 (default).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
 
     Raises
     ------
     TypeError
         A bad key or dtype.
 
+    Notes
+    -----
+    Inverse-CDF method: ``sqrt(2) * erfinv(u)``, ``u`` uniform on ``(-1, 1)`` (JAX's
+    ``jax.random.normal``).
+
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> fr.normal(fr.key(0), (2, 3)).shape
     (2, 3)
+    >>> k1, k2 = fr.split(fr.key(0))
+    >>> bool((fr.normal(k1, (4,)) != fr.normal(k2, (4,))).all())   # independent streams
+    True
     """
     check_key(key, "normal")
     dt = _float_dtype(dtype, "normal")
@@ -129,19 +170,39 @@ def normal(key, shape=(), dtype=np.float64):
     return P.mul(np.asarray(np.sqrt(2), dt), PS.erfinv(u))
 
 
-def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
+def truncated_normal(key: Key, lower: ArrayLike, upper: ArrayLike,
+                     shape: ShapeLike | None = None, dtype: DTypeLike = np.float64) -> Array:
     """Standard normal samples conditioned on ``lower < x < upper``.
 
-    ``shape`` defaults to the broadcast shape of ``lower`` and ``upper``.  Inverse CDF
-    between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)``, clipped into the open interval
-    (JAX's ``jax.random.truncated_normal``; far in a tail the rounding of ``erf`` makes
-    the samples pile up at the bound, as in JAX).
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    lower, upper : ArrayLike
+        The bounds, numbers or arrays (tracers too) broadcastable to ``shape``.
+    shape : int or sequence of int, optional
+        Default: the broadcast shape of ``lower`` and ``upper``.
+    dtype : DTypeLike, optional
+        float32 or float64 (default).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
 
     Raises
     ------
     TypeError, ValueError
         A bad key or dtype; bounds that do not broadcast to ``shape``.
 
+    Notes
+    -----
+    Inverse CDF between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)``, clipped into the
+    open interval (JAX's ``jax.random.truncated_normal``; far in a tail the rounding of
+    ``erf`` makes the samples pile up at the bound, as in JAX).
+
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> x = fr.truncated_normal(fr.key(0), -1.0, 2.0, (100,))
     >>> bool((x > -1).all() and (x < 2).all())
@@ -163,11 +224,34 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
     return P.minimum(P.maximum(out, lo), hi)
 
 
-def gumbel(key, shape=(), dtype=np.float64):
-    """Standard Gumbel samples ``-log(-log(u))``: array of ``shape`` and ``dtype``.
+def gumbel(key: Key, shape: ShapeLike = (), dtype: DTypeLike = np.float64) -> Array:
+    """Standard Gumbel samples ``-log(-log(u))``.
 
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    shape : int or sequence of int, optional
+        The result's shape.
+    dtype : DTypeLike, optional
+        float32 or float64 (default).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        A bad key or dtype.
+
+    Notes
+    -----
     Source: JAX's ``jax.random.gumbel`` (``mode="low"``).
 
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> fr.gumbel(fr.key(0), (4,)).dtype
     dtype('float64')
@@ -175,10 +259,10 @@ def gumbel(key, shape=(), dtype=np.float64):
     check_key(key, "gumbel")
     dt = _float_dtype(dtype, "gumbel")
     u = uniform(key, shape, dt, np.finfo(dt).tiny, 1.0)
-    return P.neg(P.log(P.neg(P.log(u))))
+    return P.neg(P.ROW_OPS["log"](P.neg(P.ROW_OPS["log"](u))))
 
 
-def _float_of(x, name):
+def _float_of(x: Any, name: str) -> tuple[Array, np.dtype[Any]]:
     """``x`` as a float array or tracer (its own float dtype, else float64)."""
     if not isinstance(x, Tracer):
         x = np.asarray(x)
@@ -190,20 +274,37 @@ def _float_of(x, name):
     return x, dt
 
 
-def bernoulli(key, p=0.5, shape=None):
+def bernoulli(key: Key, p: ArrayLike = 0.5, shape: ShapeLike | None = None) -> Array:
     """Booleans that are True with probability ``p``: ``uniform(key, shape) < p``.
 
-    ``p`` is a number or array (tracer) of probabilities; ``shape`` defaults to its
-    shape and must otherwise be one it broadcasts to.  The uniform draw has ``p``'s
-    float dtype (float64 for Python numbers; JAX's default ``p`` is float32).
+    The uniform draw has ``p``'s float dtype (float64 for Python numbers; JAX's default
+    ``p`` is float32).
+
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    p : ArrayLike, optional
+        A number or array (tracer) of probabilities.
+    shape : int or sequence of int, optional
+        Default: ``p``'s shape; otherwise one that ``p`` broadcasts to.
+
+    Returns
+    -------
+    Array
+        Booleans of ``shape``.
 
     Raises
     ------
     TypeError, ValueError
         A bad key, or ``p`` that does not broadcast to ``shape``.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.bernoulli``.
 
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> fr.bernoulli(fr.key(0), 0.3, (5,)).dtype
     dtype('bool')
@@ -215,22 +316,41 @@ def bernoulli(key, p=0.5, shape=None):
     return P.lt(uniform(key, shape, dt), p)
 
 
-def categorical(key, logits, axis=-1, shape=None):
+def categorical(key: Key, logits: ArrayLike, axis: int = -1,
+                shape: ShapeLike | None = None) -> Array:
     """Samples of category indices with log-probabilities ``logits`` along ``axis``.
 
-    ``logits`` are unnormalized log-probabilities; the result (int64) has the batch
-    shape of ``logits`` (``axis`` removed) or ``shape``, which must end with a shape
-    that batch shape broadcasts to.  Gumbel-max trick:
-    ``argmax(logits + gumbel, axis)``.  The logits are not differentiated (the result is
-    an integer).
+    Gumbel-max trick: ``argmax(logits + gumbel, axis)``.  The logits are not
+    differentiated (the result is an integer).
+
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    logits : ArrayLike
+        Unnormalized log-probabilities.
+    axis : int, optional
+        The category axis.
+    shape : int or sequence of int, optional
+        Default: the batch shape of ``logits`` (``axis`` removed); otherwise a shape that
+        ends with one the batch shape broadcasts to.
+
+    Returns
+    -------
+    Array
+        int64 indices of ``shape``.
 
     Raises
     ------
     TypeError, ValueError
         A bad key, or a ``shape`` incompatible with the batch shape.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.categorical``.
 
+    Examples
+    --------
     >>> import ftrans.random as fr, numpy as np
     >>> fr.categorical(fr.key(0), np.log(np.array([0.2, 0.8])), shape=(3,)).shape
     (3,)
@@ -242,14 +362,13 @@ def categorical(key, logits, axis=-1, shape=None):
         raise ValueError(f"categorical: axis {axis} is out of bounds for logits of rank {ndim}")
     if axis >= 0:
         axis -= ndim
-    batch = tuple(np.delete(np.array(logits.shape, dtype=np.int64), axis))
-    batch = tuple(int(d) for d in batch)
-    shape = batch if shape is None else _shape(shape, "categorical")
-    if len(shape) < len(batch) or not _broadcasts_to(batch, shape):
-        raise ValueError(f"categorical: shape {shape} is not compatible with the batch "
+    batch = tuple(int(d) for d in np.delete(np.array(logits.shape, dtype=np.int64), axis))
+    out_shape = batch if shape is None else _shape(shape, "categorical")
+    if len(out_shape) < len(batch) or not _broadcasts_to(batch, out_shape):
+        raise ValueError(f"categorical: shape {out_shape} is not compatible with the batch "
                          f"shape {batch} of logits")
-    prefix = shape[:len(shape) - len(batch)]
-    lshape = list(shape[len(shape) - len(batch):])
+    prefix = out_shape[:len(out_shape) - len(batch)]
+    lshape = list(out_shape[len(out_shape) - len(batch):])
     lshape.insert(axis % ndim, logits.shape[axis])
     g = gumbel(key, prefix + tuple(lshape), dt)
     logits = P.stop_gradient(logits)
@@ -257,13 +376,14 @@ def categorical(key, logits, axis=-1, shape=None):
 
 
 # ----------------------------------------------------------------------- integers
-def _urem(x, span):
+def _urem(x: ArrayLike, span: Array) -> Array:
     """``x mod span`` in unsigned arithmetic, ``x`` where ``span`` is 0 (XLA's rule)."""
     z = P.eq(span, 0)
-    return P.where(z, x, P.remainder(x, P.where(z, np.ones((), span.dtype), span)))
+    return P.where(z, x, P.ROW_OPS["remainder"](x, P.where(z, np.ones((), span.dtype), span)))
 
 
-def _int_bound(v, dt, shape, name, what):
+def _int_bound(v: Any, dt: np.dtype[Any], shape: tuple[int, ...], name: str, what: str
+               ) -> tuple[Array, Any]:
     """The bound ``v`` clipped to ``dt``'s range and converted, and whether it exceeded
     the maximum (JAX's ``_convert_and_clip_integer``)."""
     info = np.iinfo(dt)
@@ -282,22 +402,41 @@ def _int_bound(v, dt, shape, name, what):
     return _as(clipped.astype(dt), dt, shape, name, what), over
 
 
-def randint(key, shape, minval, maxval, dtype=np.int64):
-    """Uniform integers in ``[minval, maxval)``: array of ``shape`` and ``dtype``.
+def randint(key: Key, shape: ShapeLike, minval: ArrayLike, maxval: ArrayLike,
+            dtype: DTypeLike = np.int64) -> Array:
+    """Uniform integers in ``[minval, maxval)``.
 
-    ``dtype`` is a 32- or 64-bit integer type (default int64, ftrans's int);
-    ``minval``/``maxval`` are integers or integer arrays broadcastable to ``shape``,
-    clipped to ``dtype``'s range (``maxval`` may exceed it by one: ``randint(k, s, 0,
-    2**32, np.uint32)`` covers every value).  Where ``maxval <= minval`` the result is
-    ``minval`` (as in JAX).
+    Where ``maxval <= minval`` the result is ``minval`` (as in JAX).
+
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    shape : int or sequence of int
+        The result's shape.
+    minval, maxval : ArrayLike
+        Integers or integer arrays broadcastable to ``shape``, clipped to ``dtype``'s
+        range (``maxval`` may exceed it by one: ``randint(k, s, 0, 2**32, np.uint32)``
+        covers every value).
+    dtype : DTypeLike, optional
+        A 32- or 64-bit integer type (default int64, ftrans's int).
+
+    Returns
+    -------
+    Array
+        Of ``shape`` and ``dtype``.
 
     Raises
     ------
     TypeError, ValueError
         A bad key or dtype; non-integer bounds; bounds that do not broadcast.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.randint`` (two draws of ``nbits`` bits per sample).
 
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> r = fr.randint(fr.key(0), (100,), 3, 7)
     >>> bool((r >= 3).all() and (r < 7).all())
@@ -314,7 +453,7 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     hi, hi_over = _int_bound(maxval, dt, shape, "randint", "maxval")
     ks = split(key)
 
-    def draw(k):
+    def draw(k: Key) -> Array:
         w = random_bits(k, nbits, shape)
         if nbits == 32:
             return w[0]
@@ -332,7 +471,7 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     return P.add(lo, P.convert_element_type(off, dt))
 
 
-def _shuffle(key, x, axis):
+def _shuffle(key: Key, x: Array, axis: int) -> Array:
     """``x`` permuted along ``axis`` by sorting on random keys (JAX's ``_shuffle``)."""
     size = int(np.prod(x.shape, dtype=np.int64))
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
@@ -344,20 +483,38 @@ def _shuffle(key, x, axis):
     return x
 
 
-def permutation(key, x, axis=0, independent=False):
+def permutation(key: Key, x: int | ArrayLike, axis: int = 0,
+                independent: bool = False) -> Array:
     """A random permutation of ``arange(x)`` (``x`` an int) or of ``x`` along ``axis``.
 
-    For an array with more than one axis the same permutation reorders every slice
-    (``independent=False``) or each 1-d slice along ``axis`` gets its own
-    (``independent=True``).  Result: int64 for an int ``x``, else ``x``'s shape and dtype.
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    x : int or ArrayLike
+        A count, or the array to permute.
+    axis : int, optional
+        The axis permuted.
+    independent : bool, optional
+        For an array with more than one axis, the same permutation reorders every slice
+        (False) or each 1-d slice along ``axis`` gets its own (True).
+
+    Returns
+    -------
+    Array
+        int64 for an int ``x``, else ``x``'s shape and dtype.
 
     Raises
     ------
     TypeError, ValueError
         A bad key; a negative count; ``axis`` out of range.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.permutation``.
 
+    Examples
+    --------
     >>> import ftrans.random as fr, numpy as np
     >>> sorted(np.asarray(fr.permutation(fr.key(0), 5)).tolist())
     [0, 1, 2, 3, 4]
@@ -365,13 +522,15 @@ def permutation(key, x, axis=0, independent=False):
     check_key(key, "permutation")
     if not isinstance(x, Tracer) and np.ndim(x) == 0:
         try:
-            n = operator.index(x)
+            n = operator.index(x)  # type: ignore[arg-type]  # the TypeError is caught
         except TypeError:
             raise TypeError(f"permutation: x must be an int or an array, got {x!r}") from None
         if n < 0:
             raise ValueError(f"permutation: a count must be non-negative, got {n}")
         return _shuffle(key, np.arange(n, dtype=np.int64), 0)
-    if not isinstance(x, Tracer):
+    if isinstance(x, Tracer):
+        x = cast(Array, x)  # a tracer stands for the array it traces
+    else:
         x = np.asarray(x)
     ndim = len(x.shape)
     if ndim == 0 or not -ndim <= axis < ndim:
@@ -384,13 +543,33 @@ def permutation(key, x, axis=0, independent=False):
     return fnp.take(x, ind, axis=axis)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key: Key, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = True,
+           p: ArrayLike | None = None, axis: int = 0) -> Array:
     """Random samples from ``arange(a)`` (``a`` an int) or from ``a`` along ``axis``.
 
     With replacement: uniform indices (``randint``), or, with probabilities ``p``, the
     inverse CDF of ``cumsum(p)``; without replacement: the first ``prod(shape)`` of a
-    permutation, or the Gumbel top-k trick with ``p``.  Result shape: ``shape`` for an
-    int ``a``, else ``a.shape`` with ``axis`` replaced by ``shape``.
+    permutation, or the Gumbel top-k trick with ``p``.
+
+    Parameters
+    ----------
+    key : Key
+        A ``uint32`` array of shape ``(2,)``.
+    a : int or ArrayLike
+        The population size, or the population.
+    shape : int or sequence of int, optional
+        The number of draws, as a shape.
+    replace : bool, optional
+        Draw with replacement.
+    p : ArrayLike, optional
+        Probabilities, shape ``(n,)`` for a population of ``n``; uniform by default.
+    axis : int, optional
+        The axis of ``a`` drawn from.
+
+    Returns
+    -------
+    Array
+        ``shape`` for an int ``a``, else ``a.shape`` with ``axis`` replaced by ``shape``.
 
     Raises
     ------
@@ -398,8 +577,12 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         More draws than elements without replacement, ``p`` of the wrong shape, an empty
         population with draws, ``axis`` out of range.
 
+    Notes
+    -----
     Source: JAX's ``jax.random.choice``.
 
+    Examples
+    --------
     >>> import ftrans.random as fr
     >>> fr.choice(fr.key(0), 10, (3,), replace=False).shape
     (3,)
@@ -407,9 +590,9 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     check_key(key, "choice")
     shape = _shape(shape, "choice")
     if not isinstance(a, Tracer) and np.ndim(a) == 0:
-        n_inputs, arr = operator.index(a), None
+        n_inputs, arr = operator.index(a), None  # type: ignore[arg-type]  # a 0-d integer
     else:
-        arr = a if isinstance(a, Tracer) else np.asarray(a)
+        arr = cast(Array, a) if isinstance(a, Tracer) else np.asarray(a)
         if len(arr.shape) == 0 or not -len(arr.shape) <= axis < len(arr.shape):
             raise ValueError(f"choice: axis {axis} is out of range for shape "
                              f"{tuple(arr.shape)}")
@@ -442,7 +625,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
             below = P.lt(cum, P.expand_dims(r, (len(shape),)))
             ind = P.reduce_sum(P.convert_element_type(below, np.int64), (len(shape),))
         else:
-            g = P.add(gumbel(key, (n_inputs,), dt), P.log(p))
+            g = P.add(gumbel(key, (n_inputs,), dt), P.ROW_OPS["log"](p))
             ind = P.reshape(fnp.argsort(P.neg(g))[:n_draws], shape)
     if arr is None:
         return ind

@@ -10,14 +10,17 @@ and ``ftrans.scipy.optimize`` (``minimize``/``root`` differentiable by the impli
 function theorem; imported on first use, as it loads ``scipy.optimize``); ``stats`` and
 ``integrate`` are loaded on first access (they load ``scipy.stats``/``scipy.integrate``).
 """
+from __future__ import annotations
+
 import importlib
+import types
 
 from . import special, signal, linalg  # noqa: F401
 
 __all__ = ["special", "stats", "signal", "linalg", "integrate"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> types.ModuleType:
     """``ftrans.scipy.stats`` and ``ftrans.scipy.integrate`` are imported on first use:
     they load ``scipy.stats`` (0.7 s) and ``scipy.integrate`` (0.35 s), which
     ``ftrans.compat`` and the other submodules do not need at import."""

@@ -12,24 +12,25 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Tracer
+from ..typing import ArrayLike
 
 __all__ = ["ldl_factor_packed", "ldl_solve_packed"]
 
 _ALPHA = (1.0 + np.sqrt(17.0)) / 8.0
 
 
-def _concrete(x, name):
+def _concrete(x: ArrayLike, name: str) -> np.ndarray:
     if isinstance(x, Tracer):
         raise TypeError(f"{name}: the Bunch-Kaufman pivoting is not differentiable or "
                         "traceable; call it on concrete arrays (outside transforms)")
     return np.asarray(x)
 
 
-def _cabs1(x):
+def _cabs1(x: np.ndarray) -> np.ndarray:
     return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
 
 
-def _sytf2(a, herm):
+def _sytf2(a: np.ndarray, herm: bool) -> tuple[np.ndarray, int]:
     """One matrix, in place: (ipiv (1-based, negative for 2x2 blocks), info)."""
     n = a.shape[0]
     cx = np.iscomplexobj(a)
@@ -133,12 +134,38 @@ def _sytf2(a, herm):
     return ipiv, info
 
 
-def ldl_factor_packed(a, hermitian=False):
-    """``(ld, ipiv, info)``: LAPACK's ``sytrf`` (``hetrf`` when ``hermitian``) of the lower
-    triangles of ``(..., n, n)`` matrices, ``L`` and the 1x1/2x2 blocks of ``D`` packed in
-    the lower triangle of ``ld`` (its upper triangle zero), ``ipiv`` LAPACK's 1-based
-    interchanges (negative for a 2x2 block), ``info`` the 1-based index of the first zero
-    diagonal block (0: none).  Not differentiable (module docstring)."""
+def ldl_factor_packed(a: ArrayLike, hermitian: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bunch-Kaufman ``L D L^T`` factorization in LAPACK's packed form (``sytrf``/``hetrf``).
+
+    Not differentiable (module docstring).
+
+    Parameters
+    ----------
+    a : array_like
+        Concrete ``(..., n, n)`` matrices; only their lower triangles are read.
+    hermitian : bool, optional
+        ``L D L^H`` (``hetrf``) instead of ``L D L^T`` (``sytrf``).
+
+    Returns
+    -------
+    ld : numpy.ndarray
+        ``L`` and the 1x1/2x2 blocks of ``D`` packed in the lower triangle (the upper
+        triangle zero); float64 for integer input.
+    ipiv : numpy.ndarray
+        int32, shape ``(..., n)``: LAPACK's 1-based interchanges (negative for a 2x2
+        block).
+    info : numpy.ndarray
+        int32, shape ``(...)``: the 1-based index of the first zero diagonal block (0:
+        none).
+
+    Raises
+    ------
+    ValueError
+        For non-square input.
+    TypeError
+        For a traced input.
+    """
     a = _concrete(a, "ldl_factor_packed")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"ldl_factor_packed: expected (a stack of) square matrices, got "
@@ -154,7 +181,7 @@ def ldl_factor_packed(a, hermitian=False):
     return ld, ipiv, info
 
 
-def _sytrs(ld, ipiv, b, herm):
+def _sytrs(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray, herm: bool) -> np.ndarray:
     """One matrix: solve ``A X = b`` in place from its packed factors."""
     n = ld.shape[0]
     cx = np.iscomplexobj(ld)
@@ -200,10 +227,33 @@ def _sytrs(ld, ipiv, b, herm):
     return b
 
 
-def ldl_solve_packed(ld, ipiv, b, hermitian=False):
-    """``x`` with ``A x = b`` from ``ldl_factor_packed``'s ``(ld, ipiv)`` (LAPACK's
-    ``sytrs``/``hetrs``); ``b`` is ``(..., n, k)``, batch dimensions broadcast.  Not
-    differentiable (module docstring)."""
+def ldl_solve_packed(ld: ArrayLike, ipiv: ArrayLike, b: ArrayLike,
+                     hermitian: bool = False) -> np.ndarray:
+    """Solve ``A x = b`` from ``ldl_factor_packed``'s factors (LAPACK's ``sytrs``/``hetrs``).
+
+    Not differentiable (module docstring).
+
+    Parameters
+    ----------
+    ld : array_like
+        The packed factors, ``(..., n, n)``.
+    ipiv : array_like
+        The interchanges, ``(..., n)``.
+    b : array_like
+        Right-hand sides ``(..., n, k)``; the batch dimensions of the three broadcast.
+    hermitian : bool, optional
+        The factors are of ``hetrf`` (as given to ``ldl_factor_packed``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x``, of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        For a traced input.
+    """
     ld = _concrete(ld, "ldl_solve_packed")
     ipiv = _concrete(ipiv, "ldl_solve_packed")
     b = _concrete(b, "ldl_solve_packed")

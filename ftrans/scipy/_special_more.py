@@ -14,32 +14,47 @@ other argument works.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import primitives as P
 from ..primitives import special_scipy as _pss
-from ._args import _float, _floats
+from ..typing import Array, ArrayLike
+from ._args import _float, _floats, _unary_doc
 
 __all__ = ["gammainc", "gammaincc", "betainc", "gammasgn", "rgamma", "erfcx", "erfcinv",
            "ndtr", "ndtri", "log_ndtr", "zeta", "j0", "j1", "jv", "y0", "y1", "yv", "iv",
            "ive", "kv", "kve"]  # + the SciPy-backed rows of the operation table (below)
 
 
-def gammainc(a, x):
+def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """Regularized lower incomplete gamma function ``P(a, x)`` (``scipy.special.gammainc``).
 
     Parameters
     ----------
-    a : array_like, real, ``a > 0``
-        Shape parameter (broadcasts against ``x``).
-    x : array_like, real, ``x >= 0``
+    a : array_like
+        Real shape parameter, ``a > 0`` (broadcasts against ``x``).
+    x : array_like
+        Real argument, ``x >= 0``.
 
     Returns
     -------
-    Array of the broadcast shape, floating dtype of the inputs (ints -> float64).
+    Array
+        The broadcast shape, floating dtype of the inputs (ints -> float64).
 
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
     Derivatives: in ``x``, ``x^(a-1) e^(-x) / Gamma(a)`` (DLMF 8.8.13); in ``a``, JAX's
     ``igamma_grad_a`` (series / continued fraction carried out in Taylor arithmetic in
-    ``a``, any order).  Complex input raises ``TypeError``.
+    ``a``, any order).
 
+    Examples
+    --------
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(fss.gammainc(1.0, 2.0)), 6)   # 1 - exp(-2)
     0.864665
@@ -50,36 +65,64 @@ def gammainc(a, x):
     return _pss.gammainc(a, x)
 
 
-def gammaincc(a, x):
-    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``
-    (``scipy.special.gammaincc``, accurate where ``Q`` is tiny).  Parameters, dtypes and
-    derivatives as :func:`gammainc` (negated)."""
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
+    """Regularized upper incomplete gamma function ``Q = 1 - P`` (``scipy.special.gammaincc``).
+
+    Accurate where ``Q`` is tiny.
+
+    Parameters
+    ----------
+    a : array_like
+        Real shape parameter, ``a > 0`` (broadcasts against ``x``).
+    x : array_like
+        Real argument, ``x >= 0``.
+
+    Returns
+    -------
+    Array
+        The broadcast shape, floating dtype of the inputs (ints -> float64).
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivatives: those of :func:`gammainc`, negated.
+    """
     a, x = _floats(a, x, name="gammaincc")
     return _pss.gammaincc(a, x)
 
 
-def betainc(a, b, x):
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """Regularized incomplete beta function ``I_x(a, b)`` (``scipy.special.betainc``).
 
     Parameters
     ----------
-    a, b : array_like, real, positive
-    x : array_like, real, in [0, 1]
+    a, b : array_like
+        Real, positive shape parameters.
+    x : array_like
+        Real, in [0, 1] (the three broadcast together).
 
     Returns
     -------
-    Array of the broadcast shape, the inputs' floating dtype.
-
-    Derivatives: in ``x`` the beta density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF
-    8.17.7); in ``a`` and ``b`` (orders 1 to 3; JAX has none) the
-    continued fraction of DLMF 8.17.22 carried out in Taylor arithmetic along the
-    differentiated direction, mixed derivatives by polarization.
+    Array
+        The broadcast shape, the inputs' floating dtype.
 
     Raises
     ------
     NotImplementedError
-        For derivatives of order 4 or more in ``a``, ``b``.  ``TypeError`` for complex
-        input.
+        For derivatives of order 4 or more in ``a``, ``b``.
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivatives: in ``x`` the beta density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (DLMF
+    8.17.7); in ``a`` and ``b`` (orders 1 to 3; JAX has none) the
+    continued fraction of DLMF 8.17.22 carried out in Taylor arithmetic along the
+    differentiated direction, mixed derivatives by polarization.
 
     Examples
     --------
@@ -91,95 +134,114 @@ def betainc(a, b, x):
     return _pss.betainc(a, b, x)
 
 
-def gammasgn(x):
-    """Sign of the gamma function (``scipy.special.gammasgn``: 1, -1, NaN at the poles);
-    derivative 0 (piecewise constant)."""
+def gammasgn(x: ArrayLike) -> Array:
     return _pss.gammasgn(_float(x, name="gammasgn"))
 
 
-def rgamma(x):
-    """``1 / Gamma(x)`` (``scipy.special.rgamma``; entire, 0 at ``x = 0, -1, -2, ...``).
-
-    Derivative ``-rgamma(x) digamma(x)`` (DLMF 5.2.2), and its limit ``(-1)^n n!`` at the
-    zeros ``x = -n``."""
+def rgamma(x: ArrayLike) -> Array:
     return _pss.rgamma(_float(x, name="rgamma"))
 
 
-def erfcx(x):
-    """Scaled complementary error function ``exp(x^2) erfc(x)`` (``scipy.special.erfcx``);
-    derivative ``2 x erfcx(x) - 2/sqrt(pi)`` (DLMF 7.10)."""
+def erfcx(x: ArrayLike) -> Array:
     return _pss.erfcx(_float(x, name="erfcx"))
 
 
-def erfcinv(y):
-    """Inverse of ``erfc`` on [0, 2] (``scipy.special.erfcinv``: +-inf at 0 and 2, accurate
-    for tiny ``y``); derivative ``-sqrt(pi)/2 exp(erfcinv(y)^2)``."""
+def erfcinv(y: ArrayLike) -> Array:
     return _pss.erfcinv(_float(y, name="erfcinv"))
 
 
-def ndtr(x):
-    """Standard normal CDF ``(1 + erf(x/sqrt(2)))/2`` (``scipy.special.ndtr``); derivative
-    the standard normal density.
+def ndtr(x: ArrayLike) -> Array:
+    return _pss.ndtr(_float(x, name="ndtr"))
 
+
+def ndtri(p: ArrayLike) -> Array:
+    return _pss.ndtri(_float(p, name="ndtri"))
+
+
+def log_ndtr(x: ArrayLike) -> Array:
+    return _pss.log_ndtr(_float(x, name="log_ndtr"))
+
+
+gammasgn.__doc__ = _unary_doc(
+    "Sign of the gamma function (``scipy.special.gammasgn``: 1, -1, NaN at the poles).",
+    "Derivative 0 (piecewise constant).")
+rgamma.__doc__ = _unary_doc(
+    "``1 / Gamma(x)`` (``scipy.special.rgamma``; entire, 0 at ``x = 0, -1, -2, ...``).",
+    "Derivative ``-rgamma(x) digamma(x)`` (DLMF 5.2.2), and its limit ``(-1)^n n!`` at "
+    "the\n    zeros ``x = -n``.")
+erfcx.__doc__ = _unary_doc(
+    "Scaled complementary error function ``exp(x^2) erfc(x)`` (``scipy.special.erfcx``).",
+    "Derivative ``2 x erfcx(x) - 2/sqrt(pi)`` (DLMF 7.10).")
+erfcinv.__doc__ = _unary_doc(
+    "Inverse of ``erfc`` on [0, 2] (``scipy.special.erfcinv``: +-inf at 0 and 2).",
+    "Accurate for tiny ``y``.  Derivative ``-sqrt(pi)/2 exp(erfcinv(y)^2)``.", arg="y")
+ndtr.__doc__ = _unary_doc(
+    "Standard normal CDF ``(1 + erf(x/sqrt(2)))/2`` (``scipy.special.ndtr``).",
+    "Derivative: the standard normal density.") + """
+    Examples
+    --------
     >>> import ftrans.scipy.special as fss
     >>> float(fss.ndtr(0.0))
     0.5
     """
-    return _pss.ndtr(_float(x, name="ndtr"))
-
-
-def ndtri(p):
-    """Inverse of :func:`ndtr` on [0, 1] (``scipy.special.ndtri``: +-inf at 1 and 0);
-    derivative ``sqrt(2 pi) exp(ndtri(p)^2 / 2)``."""
-    return _pss.ndtri(_float(p, name="ndtri"))
-
-
-def log_ndtr(x):
-    """``log(ndtr(x))``, accurate in both tails (``scipy.special.log_ndtr``).
-
-    The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``
-    for ``x <= 0`` (about ``-x`` in the far left tail, where the quotient of the density
-    and the CDF would underflow to 0/0) and as ``exp(-x^2/2 - log_ndtr(x))/sqrt(2 pi)``
-    for ``x > 0``: finite, and with finite higher derivatives, for every finite ``x``.
-
+ndtri.__doc__ = _unary_doc(
+    "Inverse of :func:`ndtr` on [0, 1] (``scipy.special.ndtri``: +-inf at 1 and 0).",
+    "Derivative ``sqrt(2 pi) exp(ndtri(p)^2 / 2)``.", arg="p")
+log_ndtr.__doc__ = _unary_doc(
+    "``log(ndtr(x))``, accurate in both tails (``scipy.special.log_ndtr``).",
+    "The derivative ``pdf(x)/cdf(x)`` is computed as ``sqrt(2/pi) / erfcx(-x/sqrt(2))``\n"
+    "    for ``x <= 0`` (about ``-x`` in the far left tail, where the quotient of the "
+    "density\n    and the CDF would underflow to 0/0) and as ``exp(-x^2/2 - log_ndtr(x))"
+    "/sqrt(2 pi)``\n    for ``x > 0``: finite, and with finite higher derivatives, for "
+    "every finite ``x``.") + """
+    Examples
+    --------
     >>> import ftrans, ftrans.scipy.special as fss
     >>> round(float(ftrans.grad(fss.log_ndtr)(-40.0)), 3)
     40.025
     """
-    return _pss.log_ndtr(_float(x, name="log_ndtr"))
 
 
-def zeta(x, q=None):
-    """Riemann (``q=None``) or Hurwitz zeta function ``sum_{n>=0} (n + q)^(-x)``
-    (``scipy.special.zeta``).
+def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
+    """Riemann or Hurwitz zeta function ``sum_{n>=0} (n + q)^(-x)`` (``scipy.special.zeta``).
 
     Parameters
     ----------
-    x : array_like, real
-        The exponent (``x > 1`` for the Hurwitz series; the Riemann function is
+    x : array_like
+        The real exponent (``x > 1`` for the Hurwitz series; the Riemann function is
         continued analytically to ``x < 1`` as in SciPy).
-    q : array_like, real, ``q > 0``, or None
+    q : array_like or None, optional
+        The real shift, ``q > 0``; None for the Riemann function.
+
+    Returns
+    -------
+    Array
+        The broadcast shape, the inputs' floating dtype.
 
     Raises
     ------
     NotImplementedError
-        When differentiated with respect to ``x`` (no SciPy kernel).  The derivative in
-        ``q`` is ``-x zeta(x + 1, q)`` (DLMF 25.11.17).
+        When differentiated with respect to ``x`` (no SciPy kernel).
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    The derivative in ``q`` is ``-x zeta(x + 1, q)`` (DLMF 25.11.17).
     """
     if q is None:
         return _pss.riemann_zeta(_float(x, name="zeta"))
-    x, q = _floats(x, q, name="zeta")
-    return _pss.zeta(x, q)
+    xa, qa = _floats(x, q, name="zeta")
+    return _pss.zeta(xa, qa)
 
 
-def _order_and_arg(v, x, name):
+def _order_and_arg(v: ArrayLike, x: ArrayLike, name: str) -> tuple[Array | float, Array]:
     """The Bessel order ``v`` (kept as given when it is an integer/Python number, so the
     order never changes the dtype) and the argument ``x`` as floats."""
-    x = _float(x, name=name)
     if isinstance(v, (int, float)):
-        return float(v), x
-    v, x = _floats(v, x, name=name)
-    return v, x
+        return float(v), _float(x, name=name)
+    va, xa = _floats(v, x, name=name)
+    return va, xa
 
 
 _BESSEL_DOC = """{summary} (``scipy.special.{name}``).
@@ -190,44 +252,56 @@ _BESSEL_DOC = """{summary} (``scipy.special.{name}``).
 
     Returns
     -------
-    Array of the broadcast shape, the floating dtype of the inputs (ints -> float64,
-    float32 stays float32).
-
-    Derivative in ``x``: {deriv} (DLMF {dlmf}).{raises}
-"""
-_RAISES = """
+    Array
+        The broadcast shape, the floating dtype of the inputs (ints -> float64, float32
+        stays float32).
 
     Raises
     ------
-    NotImplementedError
+    {raises}
+
+    Notes
+    -----
+    Derivative in ``x``: {deriv} (DLMF {dlmf}).
+"""
+_RAISES_V = """NotImplementedError
         When differentiated with respect to the order ``v`` (no SciPy kernel for the
         derivative in the order); differentiate in ``x`` only, with ``v`` a constant
         (reverse mode also refuses an order computed from a differentiated input behind
-        ``stop_gradient``).  ``TypeError`` for complex input."""
+        ``stop_gradient``).
+    TypeError
+        For complex input."""
+_RAISES_X = """TypeError
+        For complex input."""
 
 
-def _bessel1(name, summary, deriv, dlmf):
+def _bessel1(name: str, summary: str, deriv: str, dlmf: str) -> Callable[[ArrayLike], Array]:
+    """The public function ``name(x)`` of a Bessel-type kernel, with its docstring."""
     fn = getattr(_pss, name) if hasattr(_pss, name) else getattr(P, name)
 
-    def f(x):
+    def f(x: ArrayLike) -> Array:
         return fn(_float(x, name=name))
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = _BESSEL_DOC.format(summary=summary, name=name, params="x : array_like, real",
-                                   deriv=deriv, dlmf=dlmf, raises="")
+    f.__doc__ = _BESSEL_DOC.format(summary=summary, name=name, deriv=deriv, dlmf=dlmf,
+                                   raises=_RAISES_X,
+                                   params="x : array_like\n        Real input.")
     return f
 
 
-def _bessel2(name, summary, deriv, dlmf):
+def _bessel2(name: str, summary: str, deriv: str, dlmf: str
+             ) -> Callable[[ArrayLike, ArrayLike], Array]:
+    """The public function ``name(v, x)`` of a Bessel kernel of real order, with its
+    docstring."""
     fn = getattr(_pss, name)
 
-    def f(v, x):
-        v, x = _order_and_arg(v, x, name)
-        return fn(v, x)
+    def f(v: ArrayLike, x: ArrayLike) -> Array:
+        va, xa = _order_and_arg(v, x, name)
+        return fn(va, xa)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = _BESSEL_DOC.format(
-        summary=summary, name=name, deriv=deriv, dlmf=dlmf, raises=_RAISES,
-        params="v : array_like, real\n        The order (not differentiable).\n"
-               "    x : array_like, real\n        The argument (broadcasts against v).")
+        summary=summary, name=name, deriv=deriv, dlmf=dlmf, raises=_RAISES_V,
+        params="v : array_like\n        The real order (not differentiable).\n"
+               "    x : array_like\n        The real argument (broadcasts against v).")
     return f
 
 
@@ -239,7 +313,7 @@ y1 = _bessel1("y1", "Bessel function of the second kind of order 1",
               "``(y0(x) - yv(2, x))/2``", "10.6.1")
 
 
-def _row_function(op):
+def _row_function(op: Any) -> Callable[[ArrayLike], Array]:
     """The public function of a SciPy-backed row of the operation table (``i0``, ``i1``,
     ``i0e``, ``i1e``): its doc line and derivative come from the row."""
     name = op.kernel.rpartition(".")[2]

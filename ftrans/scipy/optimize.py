@@ -13,6 +13,9 @@ reverse mode, to second order, under ``vmap`` (one SciPy solve per element) and 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
 import scipy.optimize
 
@@ -21,6 +24,10 @@ from ..primitives import pure_callback, ShapeDtypeStruct
 from ..transforms import grad, jacfwd, hvp, hessian
 from ..transforms._closure import closure_convert
 from ..transforms._implicit import implicit_root
+from ..typing import Array, ArrayLike
+
+_Fields = dict[str, Any]
+_HostSolve = Callable[[Callable[..., Any], np.ndarray, Sequence[np.ndarray]], _Fields]
 
 __all__ = ["minimize", "root", "OptimizeResult"]
 
@@ -42,16 +49,16 @@ class OptimizeResult(dict):
 
     __getattr__ = dict.__getitem__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "OptimizeResult(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
 
 
-def _dense_solve(g, y):
+def _dense_solve(g: Callable[[Array], Array], y: Array) -> Array:
     """Solve the linear system ``g(x) = y`` (``g`` a linear map on 1-D arrays)."""
     return fnp.linalg.solve(jacfwd(g)(y), y)
 
 
-def _check(name, method, methods, x0):
+def _check(name: str, method: str, methods: set[str], x0: ArrayLike) -> tuple[str, Array]:
     """The lower-cased method name and ``x0`` as an array, both checked."""
     m = str(method).lower()
     if m not in methods:
@@ -61,52 +68,57 @@ def _check(name, method, methods, x0):
     return m, _check_x0(name, x0)
 
 
-def _check_x0(name, x0):
-    x0 = fnp.asarray(x0)
-    if x0.ndim != 1 or x0.dtype.kind != "f":
+def _check_x0(name: str, x0: ArrayLike) -> Array:
+    x = fnp.asarray(x0)
+    if x.ndim != 1 or x.dtype.kind != "f":
         raise ValueError(f"{name}: x0 must be a 1-D floating-point array (SciPy's rule), got "
-                         f"shape {tuple(x0.shape)} and dtype {x0.dtype}; reshape or "
+                         f"shape {tuple(x.shape)} and dtype {x.dtype}; reshape or "
                          "convert it (e.g. fnp.ravel(x0).astype(float))")
-    return x0
+    return x
 
 
-def _solve(name, host_solve, fun, x0, args, cond):
+def _solve(name: str, host_solve: _HostSolve, fun: Callable[..., Any], x0: Array,
+           args: Sequence[ArrayLike], cond: Callable[..., Array]) -> tuple[Array, _Fields]:
     """The differentiable solution: host solve behind pure_callback, derivatives by the
     implicit function theorem on ``cond(x, fun, params) = 0``."""
     re_fun, consts = closure_convert(fun)
     params = tuple(fnp.asarray(a) for a in args) + tuple(consts)
     k = len(args)
-    info = {}
+    info: _Fields = {}
 
-    def f_of(cs):
+    def f_of(cs: Sequence[Any]) -> Callable[..., Any]:
         return lambda x, *a: re_fun(cs[k:])(x, *a)
 
-    def solve(x0, cs):
-        def host(x0, *cs_np):
+    def solve(x0: Array, cs: Sequence[Array]) -> Array:
+        def host(x0: np.ndarray, *cs_np: np.ndarray) -> tuple[np.ndarray]:
             res = host_solve(f_of(cs_np), x0, cs_np[:k])
             info.update(res)
             return (np.asarray(res["x"], x0.dtype).reshape(x0.shape),)
         return pure_callback(host, (ShapeDtypeStruct(x0.shape, x0.dtype),), x0, *cs)[0]
 
-    def condition(x, cs):
+    def condition(x: Array, cs: Sequence[Array]) -> Array:
         return cond(x, f_of(cs), cs[:k])
 
     x = implicit_root(condition, x0, params, solve, _dense_solve)
     return x, info
 
 
-def minimize(fun, x0, args=(), method=None, tol=None, options=None):
-    """Minimize ``fun(x, *args)`` with SciPy's ``scipy.optimize.minimize``; the minimizer is
-    differentiable in ``args`` (implicit function theorem on ``grad_x fun = 0``).
+def minimize(fun: Callable[..., Any], x0: ArrayLike, args: Sequence[ArrayLike] = (),
+             method: str | None = None, tol: float | None = None,
+             options: Mapping[str, Any] | None = None) -> OptimizeResult:
+    """Minimize ``fun(x, *args)`` with ``scipy.optimize.minimize``, differentiably in ``args``.
+
+    The minimizer is differentiable in ``args`` (implicit function theorem on
+    ``grad_x fun = 0``).
 
     Parameters
     ----------
     fun : callable
         ``fun(x, *args) -> scalar``, written with ``ftrans.numpy``; may close over traced
         values (they are differentiated like ``args``).
-    x0 : array, shape (n,)
-        Initial guess (its derivative is zero).
-    args : tuple of arrays
+    x0 : array_like
+        Initial guess, shape ``(n,)``, floating point (its derivative is zero).
+    args : tuple of array_like, optional
         The parameters.
     method : str, optional
         SciPy's (default: "BFGS"); unconstrained methods only (bounds and constraints
@@ -114,12 +126,14 @@ def minimize(fun, x0, args=(), method=None, tol=None, options=None):
         ``ftrans.grad``; "Newton-CG", "trust-ncg", "trust-krylov" get ``hessp`` from
         ``ftrans.hvp``; "dogleg", "trust-exact" get ``hess`` from ``ftrans.hessian``.
     tol : float, optional
+        Tolerance, passed to SciPy.
     options : dict, optional
         Passed to SciPy (``maxiter``, ``gtol`` ...).
 
     Returns
     -------
-    OptimizeResult : ``x`` and ``fun`` differentiable; SciPy's status fields.
+    OptimizeResult
+        ``x`` and ``fun`` differentiable; SciPy's status fields.
 
     Raises
     ------
@@ -143,10 +157,11 @@ def minimize(fun, x0, args=(), method=None, tol=None, options=None):
     >>> bool(fnp.allclose(g(fnp.array([1.0, 2.0])), fnp.eye(2)))
     True
     """
-    m, x0 = _check("minimize", "BFGS" if method is None else method, _MIN_METHODS, x0)
+    m, x0a = _check("minimize", "BFGS" if method is None else method, _MIN_METHODS, x0)
 
-    def host_solve(f, x0, args):
-        kw = {}
+    def host_solve(f: Callable[..., Any], x0: np.ndarray, args: Sequence[np.ndarray]
+                   ) -> _Fields:
+        kw: dict[str, Any] = {}
         if m in _GRAD_METHODS:
             kw["jac"] = lambda x: np.asarray(grad(f)(x, *args), np.float64)
         if m in _HESSP_METHODS:
@@ -157,31 +172,38 @@ def minimize(fun, x0, args=(), method=None, tol=None, options=None):
                                     method=method or "BFGS", tol=tol, options=options, **kw)
         return _fields(r)
 
-    x, info = _solve("minimize", host_solve, fun, x0, args,
+    x, info = _solve("minimize", host_solve, fun, x0a, args,
                      lambda x, f, a: grad(f)(x, *a))
     return _result(x, fun(x, *args), info)
 
 
-def root(fun, x0, args=(), method="hybr", tol=None, options=None):
-    """Find a root of ``fun(x, *args)`` with SciPy's ``scipy.optimize.root``; the root is
-    differentiable in ``args`` (implicit function theorem on ``fun = 0``).
+def root(fun: Callable[..., Any], x0: ArrayLike, args: Sequence[ArrayLike] = (),
+         method: str = "hybr", tol: float | None = None,
+         options: Mapping[str, Any] | None = None) -> OptimizeResult:
+    """Find a root of ``fun(x, *args)`` with ``scipy.optimize.root``, differentiably in ``args``.
+
+    The root is differentiable in ``args`` (implicit function theorem on ``fun = 0``).
 
     Parameters
     ----------
     fun : callable
         ``fun(x, *args) -> array of x's shape``, written with ``ftrans.numpy``.
-    x0 : array, shape (n,)
-    args : tuple of arrays
+    x0 : array_like
+        Initial guess, shape ``(n,)``, floating point.
+    args : tuple of array_like, optional
         The parameters.
-    method : str
+    method : str, optional
         SciPy's (default "hybr"); "hybr" and "lm" get ``jac`` from ``ftrans.jacfwd``.
     tol : float, optional
+        Tolerance, passed to SciPy.
     options : dict, optional
+        Passed to SciPy.
 
     Returns
     -------
-    OptimizeResult : the root ``x`` and the residual ``fun`` (both differentiable), and
-    SciPy's ``success``/``status``/``message``/``nfev``.
+    OptimizeResult
+        The root ``x`` and the residual ``fun`` (both differentiable), and SciPy's
+        ``success``/``status``/``message``/``nfev``.
 
     Raises
     ------
@@ -195,10 +217,11 @@ def root(fun, x0, args=(), method="hybr", tol=None, options=None):
     >>> float(ftrans.grad(lambda a: root(f, fnp.ones(1), args=(a,)).x[0])(8.0))  # 1/(3*4)
     0.0833333333333...
     """
-    m, x0 = _check("root", method, _ROOT_METHODS, x0)
+    m, x0a = _check("root", method, _ROOT_METHODS, x0)
 
-    def host_solve(f, x0, args):
-        kw = {}
+    def host_solve(f: Callable[..., Any], x0: np.ndarray, args: Sequence[np.ndarray]
+                   ) -> _Fields:
+        kw: dict[str, Any] = {}
         if m in _JAC_ROOT_METHODS:
             kw["jac"] = lambda x: np.asarray(jacfwd(f)(x, *args), np.float64)
         r = scipy.optimize.root(lambda x: np.asarray(f(x, *args), np.float64),
@@ -206,17 +229,17 @@ def root(fun, x0, args=(), method="hybr", tol=None, options=None):
                                 options=options, **kw)
         return _fields(r)
 
-    x, info = _solve("root", host_solve, fun, x0, args, lambda x, f, a: f(x, *a))
+    x, info = _solve("root", host_solve, fun, x0a, args, lambda x, f, a: f(x, *a))
     return _result(x, fun(x, *args), info)
 
 
-def _fields(r):
+def _fields(r: Any) -> _Fields:
     return {"x": r.x, "success": bool(r.success), "status": int(getattr(r, "status", 0)),
             "message": str(getattr(r, "message", "")), "nit": getattr(r, "nit", None),
             "nfev": getattr(r, "nfev", None)}
 
 
-def _result(x, fx, info):
+def _result(x: Array, fx: Array, info: _Fields) -> OptimizeResult:
     return OptimizeResult(x=x, fun=fx, success=info.get("success"), status=info.get("status"),
                           message=info.get("message"), nit=info.get("nit"),
                           nfev=info.get("nfev"))

@@ -17,6 +17,8 @@ included: DESIGN.md's convention), works under ``vmap`` and ``jit``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
 from ..core import Tracer, result_type
@@ -27,33 +29,35 @@ from ..numpy import fft as _fft
 from ..numpy._args import _ndarray, _axis
 from ..numpy._signal import _xcorr_full
 from ..numpy._shape import flip
+from .. import numpy as fnp
 from ..numpy import _funcs as F
+from ..typing import Array, ArrayLike, Shape
 
 __all__ = ["convolve", "correlate", "fftconvolve", "lfilter"]
 
 _MODES = ("full", "valid", "same")
 
 
-def _check_mode(mode):
+def _check_mode(mode: str) -> None:
     if mode not in _MODES:
         raise ValueError(f"acceptable mode flags are 'valid', 'same', or 'full' (got {mode!r})")
 
 
-def _pair(in1, in2, name):
-    in1, in2 = _ndarray(in1), _ndarray(in2)
-    if in1.ndim != in2.ndim:
+def _pair(in1: ArrayLike, in2: ArrayLike, name: str) -> tuple[Array, Array]:
+    a1, a2 = _ndarray(in1), _ndarray(in2)
+    if a1.ndim != a2.ndim:
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality (got "
-                         f"shapes {tuple(in1.shape)} and {tuple(in2.shape)})")
-    return in1, in2
+                         f"shapes {tuple(a1.shape)} and {tuple(a2.shape)})")
+    return a1, a2
 
 
-def _check_valid(s1, s2):
+def _check_valid(s1: Shape, s2: Shape) -> None:
     if not (all(a >= b for a, b in zip(s1, s2)) or all(b >= a for a, b in zip(s1, s2))):
         raise ValueError(f"For 'valid' mode, one must be at least as large as the other in "
                          f"every dimension (got shapes {s1} and {s2})")
 
 
-def _crop(full, s1, s2, mode, axes):
+def _crop(full: Array, s1: Shape, s2: Shape, mode: str, axes: Iterable[int]) -> Array:
     """SciPy's ``same`` (centred, ``in1``'s size) / ``valid`` part of a full result along
     ``axes`` (``s1``, ``s2``: the operands' sizes on those axes)."""
     if mode == "full":
@@ -68,32 +72,38 @@ def _crop(full, s1, s2, mode, axes):
     return full[tuple(idx)]
 
 
-def _empty(in1, in2):
+def _empty(in1: Array, in2: Array) -> Array:
     return np.zeros((0,) * in1.ndim, _np_dtype(result_type(in1, in2)))
 
 
-def convolve(in1, in2, mode="full", method="auto"):
-    """``scipy.signal.convolve``: ``out[k] = sum_j in1[j] in2[k - j]`` (n-d).
+def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto"
+             ) -> Array:
+    """N-d convolution ``out[k] = sum_j in1[j] in2[k - j]`` (``scipy.signal.convolve``).
 
     Parameters
     ----------
-    in1, in2 : array_like of the same rank (any dtype; real or complex)
-    mode : {"full", "valid", "same"}
-        sizes ``n + m - 1``; ``|n - m| + 1`` (one operand must be at least as large as
+    in1, in2 : array_like
+        Operands of the same rank (any dtype; real or complex).
+    mode : {"full", "valid", "same"}, optional
+        Sizes ``n + m - 1``; ``|n - m| + 1`` (one operand must be at least as large as
         the other in every dimension); ``n`` (centred on ``in1``, SciPy's rule).
-    method : {"auto", "direct", "fft"}
+    method : {"auto", "direct", "fft"}, optional
         ``"fft"`` computes through :func:`fftconvolve`; the others through the
         convolution primitive.
 
     Returns
     -------
-    array of the promoted dtype, differentiable in both operands.
+    Array
+        The promoted dtype, differentiable in both operands.
 
     Raises
     ------
-    ValueError: ranks differ, unknown ``mode``/``method``, ``valid`` with operands that
-    are not ordered by size in every dimension.
+    ValueError
+        If the ranks differ, for an unknown ``mode``/``method``, or ``valid`` with
+        operands that are not ordered by size in every dimension.
 
+    Examples
+    --------
     >>> convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([0. , 1. , 2.5, 4. , 1.5])
     """
@@ -108,24 +118,46 @@ def convolve(in1, in2, mode="full", method="auto"):
     if in1.size == 0 or in2.size == 0:
         return _empty(in1, in2)
     if in1.ndim == 0:
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     if method == "fft":
         out = fftconvolve(in1, in2, mode)
         rt = _np_dtype(result_type(in1, in2))
         if rt.kind in "uib":  # (SciPy: integer operands give the rounded integer result)
-            out = P.convert_element_type(F.around(out), rt)
+            out = P.convert_element_type(fnp.around(out), rt)
         return out
     full = _xcorr_full(in1, flip(in2))
     return _crop(full, s1, s2, mode, range(in1.ndim))
 
 
-def correlate(in1, in2, mode="full", method="auto"):
-    """``scipy.signal.correlate``: ``out[k] = sum_l in1[l] conj(in2[l - k + (m - 1)])``
-    (n-d cross-correlation; ``convolve(in1, conj(flip(in2)))``).
+def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto"
+              ) -> Array:
+    """N-d cross-correlation (``scipy.signal.correlate``).
 
-    Parameters, returns and raises as :func:`convolve` (for ``valid`` with ``in2``
-    larger the result is SciPy's: the overlap values, reversed and conjugated).
+    ``out[k] = sum_l in1[l] conj(in2[l - k + (m - 1)])``, i.e.
+    ``convolve(in1, conj(flip(in2)))``.
 
+    Parameters
+    ----------
+    in1, in2 : array_like
+        Operands of the same rank (any dtype; real or complex).
+    mode : {"full", "valid", "same"}, optional
+        As :func:`convolve` (for ``valid`` with ``in2`` larger the result is SciPy's:
+        the overlap values, reversed and conjugated).
+    method : {"auto", "direct", "fft"}, optional
+        As :func:`convolve`.
+
+    Returns
+    -------
+    Array
+        The promoted dtype, differentiable in both operands.
+
+    Raises
+    ------
+    ValueError
+        As :func:`convolve`.
+
+    Examples
+    --------
     >>> correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
@@ -134,24 +166,37 @@ def correlate(in1, in2, mode="full", method="auto"):
         in2 = P.conj(in2)
     if in1.ndim == 0:
         _check_mode(mode)
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     return convolve(in1, flip(in2), mode, method)
 
 
-def fftconvolve(in1, in2, mode="full", axes=None):
-    """``scipy.signal.fftconvolve``: :func:`convolve` by zero-padded FFTs over ``axes``.
+def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
+                axes: int | Sequence[int] | None = None) -> Array:
+    """:func:`convolve` by zero-padded FFTs over ``axes`` (``scipy.signal.fftconvolve``).
 
     Parameters
     ----------
-    in1, in2 : array_like of the same rank; along axes not in ``axes`` the sizes must
-        be equal or 1 (broadcast, as SciPy)
-    mode : {"full", "valid", "same"} (as :func:`convolve`, along ``axes``)
-    axes : int or sequence of ints, default all axes
+    in1, in2 : array_like
+        Operands of the same rank; along axes not in ``axes`` the sizes must be equal
+        or 1 (broadcast, as SciPy).
+    mode : {"full", "valid", "same"}, optional
+        As :func:`convolve`, along ``axes``.
+    axes : int or sequence of int, optional
+        The convolved axes; all by default.
 
     Returns
     -------
-    array: real for real operands (``rfftn``/``irfftn``), complex otherwise.
+    Array
+        Real for real operands (``rfftn``/``irfftn``), complex otherwise.
 
+    Raises
+    ------
+    ValueError
+        If the ranks differ, for an unknown ``mode``, incompatible sizes along the
+        other axes, or ``valid`` with operands not ordered by size.
+
+    Examples
+    --------
     >>> fftconvolve([1.0, 2.0, 3.0], [1.0, 1.0]).round(12)
     array([1., 3., 5., 3.])
     """
@@ -159,19 +204,19 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     _check_mode(mode)
     nd = in1.ndim
     if nd == 0:
-        return F.multiply(in1, in2)
+        return fnp.multiply(in1, in2)
     if axes is None:
-        axes = tuple(range(nd))
+        ax_t: tuple[int, ...] = tuple(range(nd))
     else:
-        axes = (axes,) if np.ndim(axes) == 0 else tuple(axes)
-        axes = tuple(sorted({_axis(a, nd) for a in axes}))
+        given = (axes,) if isinstance(axes, int) or np.ndim(axes) == 0 else tuple(axes)
+        ax_t = tuple(sorted({_axis(a, nd) for a in given}))
     for ax in range(nd):
-        if ax not in axes and in1.shape[ax] != in2.shape[ax] and 1 not in (
+        if ax not in ax_t and in1.shape[ax] != in2.shape[ax] and 1 not in (
                 in1.shape[ax], in2.shape[ax]):
             raise ValueError(f"fftconvolve: incompatible shapes for in1 and in2 along axis "
                              f"{ax} (not in axes): {tuple(in1.shape)} and {tuple(in2.shape)}")
-    s1 = tuple(in1.shape[a] for a in axes)
-    s2 = tuple(in2.shape[a] for a in axes)
+    s1 = tuple(in1.shape[a] for a in ax_t)
+    s2 = tuple(in2.shape[a] for a in ax_t)
     if mode == "valid":
         _check_valid(s1, s2)
     if in1.size == 0 or in2.size == 0:
@@ -179,24 +224,24 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     shape = [n + m - 1 for n, m in zip(s1, s2)]
     if _kind_of(in1) != "c" and _kind_of(in2) != "c":
         dt = _np_dtype(result_type(in1, in2, 1.0))
-        sp = F.multiply(_fft.rfftn(in1, shape, axes), _fft.rfftn(in2, shape, axes))
-        full = _fft.irfftn(sp, shape, axes)
+        sp = fnp.multiply(_fft.rfftn(in1, shape, ax_t), _fft.rfftn(in2, shape, ax_t))
+        full = _fft.irfftn(sp, shape, ax_t)
         full = full if _np_dtype(full.dtype) == dt else P.convert_element_type(full, dt)
     else:
-        full = _fft.ifftn(F.multiply(_fft.fftn(in1, shape, axes), _fft.fftn(in2, shape, axes)),
-                          shape, axes)
-    return _crop(full, s1, s2, mode, axes)
+        full = _fft.ifftn(fnp.multiply(_fft.fftn(in1, shape, ax_t), _fft.fftn(in2, shape, ax_t)),
+                          shape, ax_t)
+    return _crop(full, s1, s2, mode, ax_t)
 
 
-def _vec(c, name):
-    c = _ndarray(c)
-    if c.ndim != 1 or c.shape[0] == 0:
+def _vec(c: ArrayLike, name: str) -> Array:
+    arr = _ndarray(c)
+    if arr.ndim != 1 or arr.shape[0] == 0:
         raise ValueError(f"lfilter: {name} must be a non-empty 1-d array of filter "
-                         f"coefficients, got shape {tuple(c.shape)}")
-    return c
+                         f"coefficients, got shape {tuple(arr.shape)}")
+    return arr
 
 
-def _pad_to(c, k):
+def _pad_to(c: Array, k: int) -> Array:
     n = c.shape[0]
     return c if n == k else F.concatenate([c, F.zeros((k - n,), _np_dtype(c.dtype))])
 
@@ -205,7 +250,7 @@ _SHORT = 16   # filters up to this many taps: shifted sums (measured faster than
 #               convolution primitive on long signals: 5 taps, 1e5 samples, ~1 ms vs ~15 ms)
 
 
-def _full_conv_last(c, s):
+def _full_conv_last(c: Array, s: Array) -> Array:
     """The full convolution (length ``N + K - 1``) of the 1-d ``c`` with ``s`` along its
     last axis: shifted sums for short ``c``, the convolution primitive for long ones."""
     k, nd = c.shape[0], s.ndim
@@ -215,65 +260,77 @@ def _full_conv_last(c, s):
     return _xcorr_full(s, P.reshape(flip(c), (1,) * (nd - 1) + (k,)))
 
 
-def lfilter(b, a, x, axis=-1, zi=None):
-    """``scipy.signal.lfilter``: ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis``.
+def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
+            zi: ArrayLike | None = None) -> Array | tuple[Array, Array]:
+    """Filter ``sum_k a[k] y[n-k] = sum_k b[k] x[n-k]`` along ``axis`` (``scipy.signal.lfilter``).
 
     Parameters
     ----------
-    b, a : 1-d array_like, numerator and denominator coefficients (``a[0] != 0``; both
-        are normalized by it, as SciPy)
-    x : array_like, any rank
-    axis : int, the time axis of ``x``
-    zi : optional, initial state of shape ``x.shape`` with ``axis`` of size
-        ``max(len(a), len(b)) - 1`` (SciPy's transposed direct form II state)
+    b, a : array_like
+        1-d numerator and denominator coefficients (``a[0] != 0``; both are normalized
+        by it, as SciPy).
+    x : array_like
+        The signal, any rank.
+    axis : int, optional
+        The time axis of ``x``.
+    zi : array_like, optional
+        Initial state of shape ``x.shape`` with ``axis`` of size
+        ``max(len(a), len(b)) - 1`` (SciPy's transposed direct form II state).
 
     Returns
     -------
-    y : array of ``x``'s shape (promoted inexact dtype; integers give float64)
-    zf : final state (only when ``zi`` is given), ``zi``'s shape
+    y : Array
+        ``x``'s shape (promoted inexact dtype; integers give float64).
+    zf : Array
+        The final state, ``zi``'s shape (returned only when ``zi`` is given).
 
+    Raises
+    ------
+    ValueError
+        For empty or non-1-d ``b``/``a``, ``a[0] == 0`` (when concrete), a 0-d ``x`` or
+        a ``zi`` of the wrong shape.
+
+    Notes
+    -----
     Derivatives in ``b``, ``a``, ``x`` and ``zi`` (any order).  Reverse mode runs the
     adjoint filter: the transpose of the recursion is the same recursion backwards in
     time (``ftrans.primitives.iir``).
 
-    Raises
-    ------
-    ValueError: empty or non-1-d ``b``/``a``, ``a[0] == 0`` (when concrete), a ``zi`` of
-    the wrong shape.
-
+    Examples
+    --------
     >>> lfilter([1.0], [1.0, -0.5], [1.0, 0.0, 0.0])
     array([1.  , 0.5 , 0.25])
     """
-    b, a, x = _vec(b, "b"), _vec(a, "a"), _ndarray(x)
-    if not isinstance(a, Tracer) and np.asarray(a)[0] == 0:
+    ba, aa, xa = _vec(b, "b"), _vec(a, "a"), _ndarray(x)
+    if not isinstance(aa, Tracer) and np.asarray(aa)[0] == 0:
         raise ValueError("lfilter: a[0] must be nonzero (the filter is normalized by it)")
-    ops = (b, a, x) + (() if zi is None else (_ndarray(zi),))
+    ops = (ba, aa, xa) + (() if zi is None else (_ndarray(zi),))
     dt = _np_dtype(result_type(*ops, 1.0))
-    b, a, x = (t if _np_dtype(t.dtype) == dt else P.convert_element_type(t, dt)
-               for t in (b, a, x))
-    if x.ndim == 0:
+    ba, aa, xa = (t if _np_dtype(t.dtype) == dt else P.convert_element_type(t, dt)
+                  for t in (ba, aa, xa))
+    if xa.ndim == 0:
         raise ValueError("lfilter: x must have at least one dimension")
-    ax = _axis(axis, x.ndim)
-    k = max(a.shape[0], b.shape[0])
-    b, a = _pad_to(b, k), _pad_to(a, k)
-    xm = F.moveaxis(x, ax, -1)
+    ax = _axis(axis, xa.ndim)
+    k = max(aa.shape[0], ba.shape[0])
+    ba, aa = _pad_to(ba, k), _pad_to(aa, k)
+    xm = F.moveaxis(xa, ax, -1)
     n = xm.shape[-1]
-    bx = _full_conv_last(b, xm)                           # (b * x), length n + k - 1
+    bx = _full_conv_last(ba, xm)                           # (b * x), length n + k - 1
     v = bx[..., :n]
     if zi is not None:
-        zi = _ndarray(zi)
-        want = tuple(x.shape[:ax]) + (k - 1,) + tuple(x.shape[ax + 1:])
-        if tuple(zi.shape) != want:
+        zia = _ndarray(zi)
+        want = tuple(xa.shape[:ax]) + (k - 1,) + tuple(xa.shape[ax + 1:])
+        if tuple(zia.shape) != want:
             raise ValueError(f"lfilter: zi must have shape {want} (x's shape with axis "
-                             f"{ax} of size max(len(a), len(b)) - 1), got {tuple(zi.shape)}")
-        zi = zi if _np_dtype(zi.dtype) == dt else P.convert_element_type(zi, dt)
-        zim = F.moveaxis(zi, ax, -1)
+                             f"{ax} of size max(len(a), len(b)) - 1), got {tuple(zia.shape)}")
+        zia = zia if _np_dtype(zia.dtype) == dt else P.convert_element_type(zia, dt)
+        zim = F.moveaxis(zia, ax, -1)
         zpad = F.concatenate([zim, F.zeros(tuple(zim.shape[:-1]) + (n,), dt)], axis=-1)
-        v = F.add(v, F.multiply(a[0], zpad[..., :n]))
-    y = iir_filter(a, v)
+        v = fnp.add(v, fnp.multiply(aa[0], zpad[..., :n]))
+    y = iir_filter(aa, v)
     ym = F.moveaxis(y, -1, ax)
     if zi is None:
         return ym
-    ay = _full_conv_last(a, y)
-    zf = F.add(F.divide(F.subtract(bx[..., n:], ay[..., n:]), a[0]), zpad[..., n:])
+    ay = _full_conv_last(aa, y)
+    zf = fnp.add(fnp.divide(fnp.subtract(bx[..., n:], ay[..., n:]), aa[0]), zpad[..., n:])
     return ym, F.moveaxis(zf, -1, ax)

@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
+from typing import Literal, cast, overload
 
 import numpy as np
 
@@ -51,7 +53,8 @@ from ..core import Tracer
 from .. import primitives as P
 from ..primitives import special as _ps
 from ..nn import activations as _nn
-from ._args import _float, _floats
+from ..typing import Array, ArrayLike, Axis
+from ._args import _float, _floats, _unary_doc, _binary_doc
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "gamma",
            "beta", "betaln", "multigammaln", "expit", "log_expit", "logit", "softplus",
@@ -62,11 +65,11 @@ __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "g
 # ---------------------------------------------------------------------------------
 # argument normalization
 # ---------------------------------------------------------------------------------
-def _sg(x):
+def _sg(x: Array) -> Array:
     return P.stop_gradient(x)
 
 
-def _like(c, x):
+def _like(c: Array, x: Array) -> Array:
     """``c`` (e.g. a ``where`` of two Python scalars, hence float64) in ``x``'s dtype."""
     return P.convert_element_type(c, x.dtype)
 
@@ -74,41 +77,160 @@ def _like(c, x):
 # ---------------------------------------------------------------------------------
 # primitives
 # ---------------------------------------------------------------------------------
-def erf(z):
-    """Error function; real or complex.  Derivative ``2/sqrt(pi) exp(-z^2)``."""
+def erf(z: ArrayLike) -> Array:
+    """Error function ``2/sqrt(pi) int_0^z exp(-t^2) dt`` (``scipy.special.erf``).
+
+    Parameters
+    ----------
+    z : array_like
+        Real or complex input.
+
+    Returns
+    -------
+    Array
+        ``z``'s shape and floating dtype (ints give float64).
+
+    Notes
+    -----
+    Derivative ``2/sqrt(pi) exp(-z^2)`` (DLMF 7.10.1).
+
+    Examples
+    --------
+    >>> import ftrans.scipy.special as fss
+    >>> float(fss.erf(0.0))
+    0.0
+    """
     return _ps.erf(_float(z, complex_ok=True, name="erf"))
 
 
-def erfc(x):
-    """Complementary error function ``1 - erf(x)``; real or complex."""
+def erfc(x: ArrayLike) -> Array:
+    """Complementary error function ``1 - erf(x)`` (``scipy.special.erfc``).
+
+    Parameters
+    ----------
+    x : array_like
+        Real or complex input.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and floating dtype (ints give float64).
+    """
     return _ps.erfc(_float(x, complex_ok=True, name="erfc"))
 
 
-def erfinv(y):
-    """Inverse of ``erf`` on [-1, 1] (``+-inf`` at ``+-1``); real only.  Derivative
-    ``sqrt(pi)/2 exp(erfinv(y)^2)``."""
+def erfinv(y: ArrayLike) -> Array:
+    """Inverse of ``erf`` on [-1, 1] (``scipy.special.erfinv``; ``+-inf`` at ``+-1``).
+
+    Parameters
+    ----------
+    y : array_like
+        Real input in [-1, 1].
+
+    Returns
+    -------
+    Array
+        ``y``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivative ``sqrt(pi)/2 exp(erfinv(y)^2)``.
+    """
     return _ps.erfinv(_float(y, name="erfinv"))
 
 
-def gammaln(x):
-    """``log|Gamma(x)|``; real only.  Derivative ``digamma(x)``."""
+def gammaln(x: ArrayLike) -> Array:
+    """``log|Gamma(x)|`` (``scipy.special.gammaln``).
+
+    Parameters
+    ----------
+    x : array_like
+        Real input.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivative ``digamma(x)`` (DLMF 5.2.2).
+
+    Examples
+    --------
+    >>> import ftrans.scipy.special as fss
+    >>> round(float(fss.gammaln(5.0)), 10)   # log(4!)
+    3.1780538303
+    """
     return _ps.gammaln(_float(x, name="gammaln"))
 
 
-def digamma(x):
-    """``psi(x) = d/dx log Gamma(x)``; real only.  Derivative ``polygamma(1, x)``."""
+def digamma(x: ArrayLike) -> Array:
+    """``psi(x) = d/dx log Gamma(x)`` (``scipy.special.digamma``, also ``psi``).
+
+    Parameters
+    ----------
+    x : array_like
+        Real input.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivative ``polygamma(1, x)`` (DLMF 5.15.1).
+    """
     return _ps.digamma(_float(x, name="digamma"))
 
 
 psi = digamma
 
 
-def polygamma(n, x):
-    """``n``-th derivative of ``digamma`` (``polygamma(0, x) == digamma(x)``); real ``x``.
+def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
+    """``n``-th derivative of ``digamma`` (``scipy.special.polygamma``).
 
-    ``n``: a non-negative Python int, or a concrete integer array broadcasting against
-    ``x`` (not a tracer: ``n`` is not differentiable).  Derivative in ``x``:
-    ``polygamma(n + 1, x)``.
+    ``polygamma(0, x) == digamma(x)``.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Non-negative orders: a Python int or a concrete integer array broadcasting
+        against ``x`` (not a tracer: ``n`` is not differentiable).
+    x : array_like
+        Real input.
+
+    Returns
+    -------
+    Array
+        The broadcast shape, ``x``'s floating dtype (float32 stays float32).
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is traced or not integral, or ``x`` is complex.
+    ValueError
+        If an order is negative.
+
+    Notes
+    -----
+    Derivative in ``x``: ``polygamma(n + 1, x)``.
     """
     x = _float(x, name="polygamma")
     if isinstance(n, Tracer):
@@ -123,14 +245,16 @@ def polygamma(n, x):
     n_arr = n_arr.astype(np.int64)
     if n_arr.ndim == 0:
         return _ps.polygamma(int(n_arr), x)
+    if n_arr.size == 0:                    # (the empty broadcast result, as SciPy)
+        return P.where(np.zeros(n_arr.shape, np.bool_), x, x)
     out = None
     for k in np.unique(n_arr):
         term = P.where(n_arr == k, _ps.polygamma(int(k), x), 0.0)
         out = term if out is None else P.add(out, term)
-    return out
+    return cast(Array, out)
 
 
-def _gammasgn(x):
+def _gammasgn(x: Array) -> Array:
     """Sign of Gamma(x) (piecewise constant, no derivative): 1 for x > 0; for x < 0
     ``(-1)^ceil(-x)``; 0 at the poles is not represented (Gamma is inf/nan there)."""
     fl = P.floor(x)
@@ -138,35 +262,114 @@ def _gammasgn(x):
     return P.where(P.gt(x, 0.0), 1.0, P.where(odd, -1.0, 1.0))
 
 
-def gamma(z):
-    """``Gamma(z) = gammasgn(z) * exp(gammaln(z))``; real only.  Derivative
-    ``Gamma(z) digamma(z)``."""
+def gamma(z: ArrayLike) -> Array:
+    """The gamma function ``Gamma(z) = gammasgn(z) * exp(gammaln(z))`` (``scipy.special.gamma``).
+
+    Parameters
+    ----------
+    z : array_like
+        Real input.
+
+    Returns
+    -------
+    Array
+        ``z``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Notes
+    -----
+    Derivative ``Gamma(z) digamma(z)``.
+
+    Examples
+    --------
+    >>> import ftrans.scipy.special as fss
+    >>> round(float(fss.gamma(5.0)), 9)
+    24.0
+    """
     z = _float(z, name="gamma")
-    return P.mul(_sgn_like(_gammasgn(z), z), P.exp(_ps.gammaln(z)))
+    return P.mul(_sgn_like(_gammasgn(z), z), P.ROW_OPS["exp"](_ps.gammaln(z)))
 
 
-def _sgn_like(s, x):
+def _sgn_like(s: Array, x: Array) -> Array:
     """A sign array as a constant of ``x``'s dtype."""
     return _sg(P.convert_element_type(s, x.dtype))
 
 
-def betaln(a, b):
-    """``log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``; real only."""
+def betaln(a: ArrayLike, b: ArrayLike) -> Array:
+    """``log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)`` (``scipy.special.betaln``).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Real inputs (broadcast together).
+
+    Returns
+    -------
+    Array
+        The broadcast shape, the inputs' common floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+    """
     a, b = _floats(a, b, name="betaln")
     return P.sub(P.add(_ps.gammaln(a), _ps.gammaln(b)), _ps.gammaln(P.add(a, b)))
 
 
-def beta(a, b):
-    """``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)`` (via ``betaln`` and the signs of the
-    three Gamma factors); real only."""
+def beta(a: ArrayLike, b: ArrayLike) -> Array:
+    """The beta function ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)`` (``scipy.special.beta``).
+
+    Computed from ``betaln`` and the signs of the three Gamma factors.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Real inputs (broadcast together).
+
+    Returns
+    -------
+    Array
+        The broadcast shape, the inputs' common floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+    """
     a, b = _floats(a, b, name="beta")
     s = P.mul(P.mul(_gammasgn(a), _gammasgn(b)), _gammasgn(P.add(a, b)))
-    return P.mul(_sgn_like(s, a), P.exp(betaln(a, b)))
+    return P.mul(_sgn_like(s, a), P.ROW_OPS["exp"](betaln(a, b)))
 
 
-def multigammaln(a, d):
-    """Log of the multivariate gamma function of dimension ``d`` (a Python int):
-    ``d(d-1)/4 log(pi) + sum_{j=1}^{d} gammaln(a + (1 - j)/2)``; real only."""
+def multigammaln(a: ArrayLike, d: int) -> Array:
+    """Log of the multivariate gamma function of dimension ``d`` (``scipy.special.multigammaln``).
+
+    ``d(d-1)/4 log(pi) + sum_{j=1}^{d} gammaln(a + (1 - j)/2)``.
+
+    Parameters
+    ----------
+    a : array_like
+        Real input.
+    d : int
+        The dimension, a positive Python int.
+
+    Returns
+    -------
+    Array
+        ``a``'s shape and floating dtype (float32 stays float32).
+
+    Raises
+    ------
+    ValueError
+        If ``d < 1``.
+    TypeError
+        For complex ``a`` or a non-integer ``d``.
+    """
     d = operator.index(d)
     if d < 1:
         raise ValueError(f"multigammaln: d must be a positive integer, got {d}")
@@ -180,34 +383,44 @@ def multigammaln(a, d):
 # ---------------------------------------------------------------------------------
 # logistic family
 # ---------------------------------------------------------------------------------
-def expit(x):
-    """Logistic sigmoid ``1 / (1 + exp(-x))``; real only.  :func:`ftrans.nn.sigmoid`
-    (``exp(-logaddexp(0, -x))``: no overflow, no NaN gradient at large ``|x|``)."""
+def expit(x: ArrayLike) -> Array:
     return _nn.sigmoid(_float(x, name="expit"))
 
 
-def log_expit(x):
-    """``log(expit(x)) = -logaddexp(0, -x)``; real only.  :func:`ftrans.nn.log_sigmoid`."""
+def log_expit(x: ArrayLike) -> Array:
     return _nn.log_sigmoid(_float(x, name="log_expit"))
 
 
-def softplus(x):
-    """``log(1 + exp(x)) = logaddexp(0, x)`` (stable at large ``|x|``); real only."""
+def softplus(x: ArrayLike) -> Array:
     x = _float(x, name="softplus")
-    return P.logaddexp(0.0, x)
+    return P.ROW_OPS["logaddexp"](0.0, x)
 
 
-def logit(p):
-    """``log(p / (1 - p)) = log(p) - log1p(-p)``; real only.  Derivative
-    ``1 / (p (1 - p))``."""
+def logit(p: ArrayLike) -> Array:
     p = _float(p, name="logit")
-    return P.sub(P.log(p), P.log1p(P.neg(p)))
+    return P.sub(P.ROW_OPS["log"](p), P.ROW_OPS["log1p"](P.neg(p)))
+
+
+expit.__doc__ = _unary_doc(
+    "Logistic sigmoid ``1 / (1 + exp(-x))`` (``scipy.special.expit``).",
+    ":func:`ftrans.nn.sigmoid`: ``exp(-logaddexp(0, -x))``, no overflow and no NaN "
+    "gradient\n    at large ``|x|``.")
+log_expit.__doc__ = _unary_doc(
+    "``log(expit(x)) = -logaddexp(0, -x)`` (``scipy.special.log_expit``).",
+    ":func:`ftrans.nn.log_sigmoid`.")
+softplus.__doc__ = _unary_doc(
+    "``log(1 + exp(x)) = logaddexp(0, x)`` (``scipy.special.softplus``).",
+    "Stable at large ``|x|``.")
+logit.__doc__ = _unary_doc(
+    "``log(p / (1 - p)) = log(p) - log1p(-p)`` (``scipy.special.logit``).",
+    "Derivative ``1 / (p (1 - p))``.", arg="p")
 
 
 # ---------------------------------------------------------------------------------
 # x log y family
 # ---------------------------------------------------------------------------------
-def _x_log_f(x, y, logf, bad, name):
+def _x_log_f(x: ArrayLike, y: ArrayLike, logf: Callable[[Array], Array],
+             bad: Callable[[Array], Array], name: str) -> Array:
     """``x * logf(y)`` with 0 where ``x == 0`` and ``y`` is at a singularity of ``logf``
     (``bad(y)``); ``y`` is replaced by a safe value there (double where)."""
     x, y = _floats(x, y, name=name)
@@ -217,26 +430,40 @@ def _x_log_f(x, y, logf, bad, name):
     return P.where(mask, 0.0, P.mul(x, logf(safe_y)))
 
 
-def xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is nan); real only."""
-    return _x_log_f(x, y, P.log, lambda y: P.le(y, 0.0), "xlogy")
+def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
+    return _x_log_f(x, y, P.ROW_OPS["log"], lambda y: P.le(y, 0.0), "xlogy")
 
 
-def xlog1py(x, y):
-    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is nan); real only."""
-    return _x_log_f(x, y, P.log1p, lambda y: P.le(y, -1.0), "xlog1py")
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
+    return _x_log_f(x, y, P.ROW_OPS["log1p"], lambda y: P.le(y, -1.0), "xlog1py")
 
 
-def entr(x):
-    """``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` for ``x < 0`` (SciPy); real only."""
+_XLOG_NOTE = ("The derivative in ``x`` is ``{}`` (also at ``x == 0``), in ``y`` ``{}``;"
+              " at ``x == 0``\n    with ``y`` at the singularity both are 0 (PyTorch's "
+              "rule for ``x``).")
+xlogy.__doc__ = _binary_doc(
+    "``x * log(y)``, 0 where ``x == 0`` unless ``y`` is nan (``scipy.special.xlogy``).",
+    _XLOG_NOTE.format("log(y)", "x/y"))
+xlog1py.__doc__ = _binary_doc(
+    "``x * log1p(y)``, 0 where ``x == 0`` unless ``y`` is nan (``scipy.special.xlog1py``).",
+    _XLOG_NOTE.format("log1p(y)", "x/(1 + y)"))
+
+
+def entr(x: ArrayLike) -> Array:
     x = _float(x, name="entr")
     pos = P.gt(x, 0.0)
     xs = P.where(pos, x, 1.0)
     other = _like(P.where(P.eq(x, 0.0), 0.0, -np.inf), x)
-    return P.where(pos, P.neg(P.mul(xs, P.log(xs))), other)
+    return P.where(pos, P.neg(P.mul(xs, P.ROW_OPS["log"](xs))), other)
 
 
-def _rel_entr_parts(x, y, name):
+entr.__doc__ = _unary_doc(
+    "``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` for ``x < 0`` (``scipy.special.entr``).",
+    "The derivative at 0 is ``inf`` (the mathematical limit).")
+
+
+def _rel_entr_parts(x: ArrayLike, y: ArrayLike, name: str
+                    ) -> tuple[Array, Array, Array, Array, Array, Array]:
     x, y = _floats(x, y, name=name)
     ok = P.logical_and(P.gt(x, 0.0), P.gt(y, 0.0))
     xs, ys = P.where(ok, x, 1.0), P.where(ok, y, 1.0)
@@ -244,39 +471,131 @@ def _rel_entr_parts(x, y, name):
     return x, y, ok, xs, ys, zero_case
 
 
-def rel_entr(x, y):
-    """``x log(x / y)`` for ``x, y > 0``; 0 for ``x == 0, y >= 0``; inf otherwise."""
+def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     x, y, ok, xs, ys, zero_case = _rel_entr_parts(x, y, "rel_entr")
-    val = P.mul(xs, P.sub(P.log(xs), P.log(ys)))
+    val = P.mul(xs, P.sub(P.ROW_OPS["log"](xs), P.ROW_OPS["log"](ys)))
     return P.where(ok, val, _like(P.where(zero_case, 0.0, np.inf), x))
 
 
-def kl_div(x, y):
-    """``x log(x / y) - x + y`` for ``x, y > 0``; ``y`` for ``x == 0, y >= 0``; inf
-    otherwise (SciPy)."""
+def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     x, y, ok, xs, ys, zero_case = _rel_entr_parts(x, y, "kl_div")
-    val = P.add(P.sub(P.mul(xs, P.sub(P.log(xs), P.log(ys))), xs), ys)
+    val = P.add(P.sub(P.mul(xs, P.sub(P.ROW_OPS["log"](xs), P.ROW_OPS["log"](ys))), xs), ys)
     return P.where(ok, val, P.where(zero_case, y, np.inf))
+
+
+rel_entr.__doc__ = _binary_doc(
+    "``x log(x / y)`` for ``x, y > 0``; 0 for ``x == 0, y >= 0``; inf otherwise "
+    "(``scipy.special.rel_entr``).")
+kl_div.__doc__ = _binary_doc(
+    "``x log(x / y) - x + y`` for ``x, y > 0``; ``y`` for ``x == 0, y >= 0``; inf "
+    "otherwise (``scipy.special.kl_div``).")
 
 
 # ---------------------------------------------------------------------------------
 # softmax family: defined once, in ftrans.nn (SciPy's default axis=None: all axes)
 # ---------------------------------------------------------------------------------
-def softmax(x, axis=None):
-    """``exp(x) / sum(exp(x), axis)`` (shifted by the max; SciPy's default ``axis=None``
-    normalizes over all elements); real only.  :func:`ftrans.nn.softmax`."""
+def softmax(x: ArrayLike, axis: Axis = None) -> Array:
+    """``exp(x) / sum(exp(x), axis)`` (``scipy.special.softmax``; :func:`ftrans.nn.softmax`).
+
+    Shifted by the (non-differentiated) maximum, so large entries do not overflow.
+
+    Parameters
+    ----------
+    x : array_like
+        Real input.
+    axis : int, sequence of int or None, optional
+        The axes normalized over; None (SciPy's default) normalizes over all elements.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+
+    Examples
+    --------
+    >>> import ftrans.scipy.special as fss
+    >>> fss.softmax([0.0, 0.0])
+    array([0.5, 0.5])
+    """
     return _nn.softmax(_float(x, name="softmax"), axis=axis)
 
 
-def log_softmax(x, axis=None):
-    """``x - logsumexp(x, axis, keepdims=True)``; real only.  :func:`ftrans.nn.log_softmax`."""
+def log_softmax(x: ArrayLike, axis: Axis = None) -> Array:
+    """``x - logsumexp(x, axis, keepdims=True)`` (``scipy.special.log_softmax``).
+
+    :func:`ftrans.nn.log_softmax`.
+
+    Parameters
+    ----------
+    x : array_like
+        Real input.
+    axis : int, sequence of int or None, optional
+        The axes normalized over; None (SciPy's default): all elements.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and floating dtype.
+
+    Raises
+    ------
+    TypeError
+        For complex input.
+    """
     return _nn.log_softmax(_float(x, name="log_softmax"), axis=axis)
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """``scipy.special.logsumexp``: ``log(sum(b * exp(a), axis))`` computed stably, with
-    SciPy's weights ``b`` and ``return_sign``; :func:`ftrans.nn.logsumexp`."""
-    return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=return_sign)
+@overload
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: Literal[False] = False) -> Array: ...
+
+
+@overload
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, *, return_sign: Literal[True]) -> tuple[Array, Array]: ...
+
+
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False
+              ) -> Array | tuple[Array, Array]:
+    """``log(sum(b * exp(a), axis))`` computed stably (``scipy.special.logsumexp``).
+
+    :func:`ftrans.nn.logsumexp`: shifted by the (non-differentiated) maximum, so huge
+    entries do not overflow and ``-inf`` entries get gradient 0.
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex input.
+    axis : int, sequence of int or None, optional
+        The axes reduced; None: all.
+    b : array_like, optional
+        Weights broadcasting against ``a``.
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    return_sign : bool, optional
+        Also return the sign of the sum (then the log of its absolute value); with
+        negative weights the sum may be negative.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The reduced log-sum-exp; with ``return_sign`` the pair ``(log|sum|, sign)``.
+
+    Examples
+    --------
+    >>> import ftrans.scipy.special as fss
+    >>> round(float(fss.logsumexp([0.0, 0.0])), 12)    # log 2
+    0.69314718056
+    """
+    if return_sign:
+        return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b, return_sign=True)
+    return _nn.logsumexp(a, axis=axis, keepdims=keepdims, b=b)
 
 
 # ---------------------------------------------------------------------------------

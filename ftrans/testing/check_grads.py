@@ -33,11 +33,15 @@ differences is ``O(eps^2)``, the rounding error ``O(machine_eps / eps)``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Tracer, float0
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms import jvp, vjp
+from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp", "real_inner"]
 
@@ -49,15 +53,15 @@ _DEFAULTS = {  # lowest precision -> (eps, atol, rtol)
 _NOISE = 16.0  # rounding error of f, in units of finfo.eps * |f|
 
 
-def _leaves(tree):
+def _leaves(tree: PyTree) -> list[Any]:
     return tree_flatten(tree)[0]
 
 
-def _inexact(x):
+def _inexact(x: ArrayLike) -> bool:
     return np.asarray(x).dtype.kind in "fc"
 
 
-def _precision(trees):
+def _precision(trees: Sequence[PyTree]) -> np.dtype[Any]:
     worst = np.dtype(np.float64)
     for t in trees:
         for l in _leaves(t):
@@ -69,8 +73,31 @@ def _precision(trees):
     return worst
 
 
-def real_inner(a, b) -> float:
-    """``Re(sum(conj(a) * b))`` summed over the leaves of two pytrees of arrays."""
+def real_inner(a: PyTree, b: PyTree) -> float:
+    """The real inner product ``Re(sum(conj(a) * b))`` of two pytrees of arrays.
+
+    Summed over pairs of leaves in flattening order; pairs where either leaf is not
+    inexact (float/complex) are skipped.  It is the inner product under which ftrans'
+    VJP is the adjoint of its JVP (PyTorch's complex convention).
+
+    Parameters
+    ----------
+    a, b : PyTree
+        Trees with the same leaves' shapes (arrays or scalars).
+
+    Returns
+    -------
+    float
+        The sum, computed in complex128.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> real_inner({"x": np.array([1.0, 2.0])}, {"x": np.array([3.0, 4.0])})
+    11.0
+    >>> real_inner(np.array([1j]), np.array([1j]))
+    1.0
+    """
     total = 0.0
     for x, y in zip(_leaves(a), _leaves(b)):
         x, y = np.asarray(x), np.asarray(y)
@@ -80,7 +107,7 @@ def real_inner(a, b) -> float:
     return total
 
 
-def _abs_inner(a, b) -> float:
+def _abs_inner(a: PyTree, b: PyTree) -> float:
     """``sum(|a| * |b|)`` over the inexact leaves: the scale of ``real_inner(a, b)``."""
     total = 0.0
     for x, y in zip(_leaves(a), _leaves(b)):
@@ -91,7 +118,7 @@ def _abs_inner(a, b) -> float:
     return total
 
 
-def _max_abs(x) -> float:
+def _max_abs(x: ArrayLike) -> float:
     x = np.asarray(x)
     if x.size == 0 or x.dtype.kind not in "fc":
         return 0.0
@@ -99,7 +126,7 @@ def _max_abs(x) -> float:
     return float(m) if np.isfinite(m) else 0.0
 
 
-def _random_like(x, rng):
+def _random_like(x: ArrayLike, rng: np.random.Generator) -> Array | None:
     x = np.asarray(x)
     if x.dtype.kind == "c":
         v = rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)
@@ -110,7 +137,7 @@ def _random_like(x, rng):
     return np.asarray(v, dtype=x.dtype)
 
 
-def _perturb(args, v, scale):
+def _perturb(args: PyTree, v: Sequence[Array | None], scale: float) -> PyTree:
     """``args + scale * v`` where ``v`` is a flat list of directions (None: not perturbed)."""
     leaves, tree = tree_flatten(args)
     vl = v
@@ -137,17 +164,19 @@ class _CentralDifference:
     error that no tolerance relative to the values covers).
     """
 
-    def __init__(self, f, args, v, eps):
+    def __init__(self, f: Callable[..., Any], args: Sequence[Any],
+                 v: Sequence[Array | None], eps: float) -> None:
         self.f, self.args, self.v, self.eps = f, args, v, eps
         diffs, self.noise, self.tree = self._diff(eps)
         self.value = tree_unflatten(self.tree, diffs)
 
-    def _diff(self, eps):
+    def _diff(self, eps: float) -> tuple[list[Array], list[float], Any]:
         plus = self.f(*_perturb(self.args, self.v, eps))
         minus = self.f(*_perturb(self.args, self.v, -eps))
         pl, tree = tree_flatten(plus)
         ml = _leaves(minus)
-        diffs, noise = [], []
+        diffs: list[Array] = []
+        noise: list[float] = []
         for a, b in zip(pl, ml):
             a, b = np.asarray(a), np.asarray(b)
             if a.dtype.kind not in "fc":
@@ -160,23 +189,47 @@ class _CentralDifference:
                          / eps)
         return diffs, noise, tree
 
-    def truncation(self):
+    def truncation(self) -> list[Array]:
         """Per output leaf, the elementwise estimate ``|D(2 eps) - D(eps)|`` (>= the
         truncation error of ``D(eps)`` when its ``eps^2`` term dominates)."""
         wide = self._diff(2 * self.eps)[0]
         return [np.abs(np.asarray(w) - np.asarray(d)) for w, d in zip(wide, _leaves(self.value))]
 
 
-def numerical_jvp(f, args, v, eps):
+def numerical_jvp(f: Callable[..., Any], args: Sequence[PyTree],
+                  v: Sequence[Array | None], eps: float) -> PyTree:
     """Central difference ``(f(args + eps v) - f(args - eps v)) / (2 eps)``.
 
-    ``v`` is a flat list with one direction per leaf of ``args`` (None for leaves that
-    are not perturbed, e.g. integers).
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(args)`` positional pytree arguments.
+    args : sequence of PyTree
+        The point.
+    v : sequence of array or None
+        A flat list with one direction per leaf of ``args`` (``None`` for leaves that
+        are not perturbed, e.g. integers).
+    eps : float
+        The step.
+
+    Returns
+    -------
+    PyTree
+        Of ``f``'s output structure; float64 (complex128) leaves for inexact outputs,
+        zeros for the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = numerical_jvp(lambda x: x ** 2, (np.array([3.0]),), [np.array([1.0])], 1e-3)
+    >>> np.round(d, 6)
+    array([6.])
     """
     return _CentralDifference(f, args, v, eps).value
 
 
-def _leaf_error(g, w, tol, trunc):
+def _leaf_error(g: Array, w: Array, tol: float, trunc: Array | float
+                ) -> tuple[float, float]:
     """The largest ``|g - w| - tol - trunc`` (equal non-finite values: no error)."""
     g64, w64 = g.astype(np.complex128), w.astype(np.complex128)
     same = (np.isnan(g64) & np.isnan(w64)) | (g64 == w64)
@@ -187,11 +240,12 @@ def _leaf_error(g, w, tol, trunc):
     return float(np.max(excess)), float(np.max(err))
 
 
-def _assert_close(name, got, fd, atol, rtol):
+def _assert_close(name: str, got: PyTree, fd: _CentralDifference, atol: float,
+                  rtol: float) -> None:
     gl, wl = _leaves(got), _leaves(fd.value)
     if len(gl) != len(wl):
         raise AssertionError(f"{name}: {len(gl)} output leaves, expected {len(wl)}")
-    trunc = None
+    trunc: list[Array] | None = None
     for i, (g, w) in enumerate(zip(gl, wl)):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
@@ -213,12 +267,12 @@ def _assert_close(name, got, fd, atol, rtol):
                 f" got:  {g}\n want: {w}")
 
 
-def _tangents(args, rng):
+def _tangents(args: PyTree, rng: np.random.Generator) -> list[Array | None]:
     """A flat list of random directions, one per leaf of ``args`` (None: not inexact)."""
     return [_random_like(l, rng) for l in _leaves(args)]
 
 
-def _jvp_args(args, v):
+def _jvp_args(args: PyTree, v: Sequence[Array | None]) -> PyTree:
     """The flat directions ``v`` as a pytree of tangents for ftrans.jvp (float0 for
     integer leaves)."""
     leaves, tree = tree_flatten(args)
@@ -226,9 +280,46 @@ def _jvp_args(args, v):
     return tree_unflatten(tree, out)
 
 
-def check_jvp(f, args, eps, atol, rtol, rng):
-    """One forward-mode check at ``args``; returns the tangents used (a tuple of pytrees
-    like ``args``, float0 for integer leaves)."""
+_CHECK_PARAMS = """
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(args)`` positional pytree arguments returning a pytree.
+    args : tuple
+        The point (pytrees of arrays; integer leaves are not perturbed).
+    eps : float
+        The finite-difference step.
+    atol : float
+        Absolute tolerance (a floor for derivatives close to zero).
+    rtol : float
+        Tolerance relative to the scale of the values (module docstring).
+    rng : numpy.random.Generator
+        Draws the random directions.
+"""
+
+
+def check_jvp(f: Callable[..., Any], args: tuple[Any, ...], eps: float, atol: float,
+              rtol: float, rng: np.random.Generator) -> tuple[Any, ...]:
+    """One forward-mode check of ``f`` at ``args`` against central differences.
+    {params}
+    Returns
+    -------
+    tuple
+        The tangents used: pytrees like ``args``, float0 for integer leaves.
+
+    Raises
+    ------
+    AssertionError
+        If the JVP differs from the central difference beyond the tolerances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = check_jvp(np.sin, (np.array([0.5]),), 1e-5, 1e-12, 1e-5,
+    ...               np.random.default_rng(0))
+    >>> len(t)
+    1
+    """
     v = _tangents(args, rng)
     tangents = tuple(_jvp_args(args, v))
     _, t_out = jvp(f, tuple(args), tangents)
@@ -236,9 +327,26 @@ def check_jvp(f, args, eps, atol, rtol, rng):
     return tangents
 
 
-def check_vjp(f, args, eps, atol, rtol, rng):
-    """One reverse-mode dot-product check at ``args``; returns the cotangent used (a
-    pytree like ``f``'s output, float0 for integer leaves)."""
+check_jvp.__doc__ = (check_jvp.__doc__ or "").format(params=_CHECK_PARAMS)
+
+
+def check_vjp(f: Callable[..., Any], args: tuple[Any, ...], eps: float, atol: float,
+              rtol: float, rng: np.random.Generator) -> PyTree:
+    """One reverse-mode dot-product check of ``f`` at ``args``.
+
+    Checks ``Re<u, J v> == Re<vjp(u), v>`` for a random cotangent ``u`` and direction
+    ``v``, ``J v`` by central differences.
+    {params}
+    Returns
+    -------
+    PyTree
+        The cotangent ``u`` used: like ``f``'s output, float0 for integer leaves.
+
+    Raises
+    ------
+    AssertionError
+        If the two sides differ beyond the tolerances.
+    """
     out, vjp_fn = vjp(f, *args)
     u = tree_unflatten(tree_flatten(out)[1], [_random_like(o, rng) if _inexact(o) else
                                               np.zeros(np.shape(o), float0)
@@ -262,9 +370,18 @@ def check_vjp(f, args, eps, atol, rtol, rng):
     return u
 
 
-def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rtol=None,
-                seed=0):
+check_vjp.__doc__ = (check_vjp.__doc__ or "").format(params=_CHECK_PARAMS)
+
+
+def check_grads(f: Callable[..., Any], args: Sequence[PyTree], order: int = 2,
+                modes: Sequence[str] = ("fwd", "rev"), eps: float | None = None,
+                atol: float | None = None, rtol: float | None = None, seed: int = 0) -> None:
     """Check ``f``'s derivatives at ``args`` against central finite differences.
+
+    Forward mode compares the JVP along a random direction with a central difference;
+    reverse mode runs the dot-product test ``Re<u, J v> == Re<vjp(u), v>``; order
+    ``k > 1`` repeats both on the JVP and VJP functions (see the module docstring for
+    the tolerances).
 
     Parameters
     ----------
@@ -272,16 +389,22 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
         Function of ``len(args)`` positional pytree arguments returning a pytree of arrays.
     args : tuple or list
         The point (pytrees of arrays; integer leaves are not perturbed).
-    order : int
+    order : int, default 2
         Highest derivative order checked (>= 1).  At order ``k > 1`` the JVP is checked
         as a function of (primals, tangents) and the VJP as a function of (primals,
         cotangent), up to order ``k - 1``.
-    modes : sequence of {"fwd", "rev"}
-    eps, atol, rtol : float, optional
-        Step and tolerances; default by the lowest precision involved (module
-        docstring).  Tolerances are relative to the scale of the values; ``atol`` is
-        an absolute floor.
-    seed : int
+    modes : sequence of {"fwd", "rev"}, default ("fwd", "rev")
+        Which modes to check.
+    eps : float, optional
+        The finite-difference step; by default 1e-5 for float64, 3e-3 for float32,
+        3e-2 for float16 (the lowest precision among inputs and outputs).
+    atol : float, optional
+        Absolute tolerance, a floor for derivatives close to zero; by default 1e-12,
+        1e-6, 1e-3 by precision.
+    rtol : float, optional
+        Tolerance relative to the scale of the values; by default 1e-5, 3e-2, 1e-1 by
+        precision.
+    seed : int, default 0
         Seed of the random directions.
 
     Raises
@@ -292,6 +415,33 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
         For an unknown mode or ``order < 1``.
     TypeError
         When ``args`` holds a tracer (call it outside any transform).
+
+    Notes
+    -----
+    Follows ``jax.test_util.check_grads`` (its arguments, plus ``seed``, and its
+    recursion over orders); the reverse-mode check is the dot-product (adjoint) test,
+    with the real inner product of PyTorch's complex convention.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ftrans.numpy as fnp
+    >>> from ftrans.testing import check_grads
+    >>> check_grads(lambda x: fnp.sum(fnp.sin(x) * x), (np.array([0.5, 1.5]),), order=2)
+
+    A wrong rule is reported:
+
+    >>> import ftrans
+    >>> @ftrans.custom_jvp
+    ... def bad_sin(x):
+    ...     return fnp.sin(x)
+    >>> @bad_sin.defjvp
+    ... def bad_sin_jvp(primals, tangents):
+    ...     return fnp.sin(primals[0]), tangents[0]      # should be cos(x) * t
+    >>> check_grads(bad_sin, (np.array([1.0]),), order=1, modes=["fwd"])
+    Traceback (most recent call last):
+    ...
+    AssertionError: [order 1, fwd] JVP: leaf 0 differs from finite differences ...
     """
     if order < 1:
         raise ValueError(f"check_grads: order must be >= 1, got {order}")
@@ -312,7 +462,8 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rto
     _check(f, args, order, tuple(modes), eps, atol, rtol, rng, 1)
 
 
-def _check(f, args, order, modes, eps, atol, rtol, rng, level):
+def _check(f: Callable[..., Any], args: tuple[Any, ...], order: int, modes: tuple[str, ...],
+           eps: float, atol: float, rtol: float, rng: np.random.Generator, level: int) -> None:
     n = len(args)
     if "fwd" in modes:
         try:
@@ -320,7 +471,7 @@ def _check(f, args, order, modes, eps, atol, rtol, rng, level):
         except AssertionError as e:
             raise AssertionError(f"[order {level}, fwd] {e}") from None
         if order > 1:
-            def f_jvp(*a):
+            def f_jvp(*a: Any) -> Any:
                 return jvp(f, a[:n], a[n:])[1]
             _check(f_jvp, args + t, order - 1, modes, eps, atol, rtol, rng, level + 1)
     if "rev" in modes:
@@ -329,6 +480,6 @@ def _check(f, args, order, modes, eps, atol, rtol, rng, level):
         except AssertionError as e:
             raise AssertionError(f"[order {level}, rev] {e}") from None
         if order > 1:
-            def f_vjp(*a):
+            def f_vjp(*a: Any) -> Any:
                 return vjp(f, *a[:n])[1](a[n])
             _check(f_vjp, args + (u,), order - 1, modes, eps, atol, rtol, rng, level + 1)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core import Tracer
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -15,7 +17,11 @@ from ..core.pytree import tree_flatten, tree_unflatten
 __all__ = ["closure_convert"]
 
 
-def closure_convert(fun, max_depth=4):
+_Rebuild = Callable[[Sequence[Any]], Any]
+
+
+def closure_convert(fun: Callable[..., Any], max_depth: int = 4
+                    ) -> tuple[_Rebuild, list[Any]]:
     """Find the tracers ``fun`` closes over, so they can be passed as operands.
 
     Looks through the closure cells of ``fun`` and, recursively, of the functions and
@@ -27,10 +33,10 @@ def closure_convert(fun, max_depth=4):
     ``checkpoint(lambda h: layer(W, h))`` under ``grad``) would reach a computation
     that is not traced by that transform.
     """
-    consts = []
-    ids = {}
+    consts: list[Any] = []
+    ids: dict[int, int] = {}
 
-    def scan(obj, depth):
+    def scan(obj: Any, depth: int) -> _Rebuild | None:
         if isinstance(obj, Tracer):
             k = ids.setdefault(id(obj), len(consts))
             if k == len(consts):
@@ -38,13 +44,13 @@ def closure_convert(fun, max_depth=4):
             return lambda vals: vals[k]
         if isinstance(obj, (tuple, list, dict)):
             leaves, tree = tree_flatten(obj)
-            subs = [scan(l, depth) if isinstance(l, Tracer) else None for l in leaves]
-            if not any(subs):
+            leaf_subs = [scan(l, depth) if isinstance(l, Tracer) else None for l in leaves]
+            if not any(leaf_subs):
                 return None
             return lambda vals: tree_unflatten(
-                tree, [f(vals) if f else l for f, l in zip(subs, leaves)])
+                tree, [f(vals) if f else l for f, l in zip(leaf_subs, leaves)])
         if isinstance(obj, types.FunctionType) and obj.__closure__ and depth < max_depth:
-            subs = []
+            subs: list[_Rebuild | None] = []
             for cell in obj.__closure__:
                 try:
                     contents = cell.cell_contents
@@ -55,9 +61,10 @@ def closure_convert(fun, max_depth=4):
             if not any(subs):
                 return None
 
-            def rebuild(vals, obj=obj, subs=subs):
+            def rebuild(vals: Sequence[Any], obj: types.FunctionType = obj,
+                        subs: list[_Rebuild | None] = subs) -> types.FunctionType:
                 cells = tuple(types.CellType(f(vals)) if f else c
-                              for f, c in zip(subs, obj.__closure__))
+                              for f, c in zip(subs, obj.__closure__ or ()))
                 new = types.FunctionType(obj.__code__, obj.__globals__, obj.__name__,
                                          obj.__defaults__, cells)
                 new.__kwdefaults__ = obj.__kwdefaults__

@@ -16,6 +16,9 @@ again (second derivatives, ``grad`` of ``jvp``) and batch under ``vmap``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from ..core.pytree import tree_map
 from ..primitives import stop_gradient, neg
 from ._closure import closure_convert
@@ -23,20 +26,26 @@ from ._util import zeros_like_leaf
 from .custom import custom_jvp, custom_vjp
 from .jvp import jvp
 from .vjp import vjp
+from ..typing import PyTree
 
 __all__ = ["custom_root", "implicit_root"]
 
 
-def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
-    """The root of ``f`` found by ``solve``, differentiable by the implicit function
-    theorem (JAX's ``jax.lax.custom_root``).
+def custom_root(f: Callable[[PyTree], PyTree], initial_guess: PyTree,
+                solve: Callable[[Callable[[PyTree], PyTree], PyTree], PyTree],
+                tangent_solve: Callable[[Callable[[PyTree], PyTree], PyTree], PyTree],
+                has_aux: bool = False) -> PyTree:
+    """The root of ``f`` found by ``solve``, differentiable by the implicit function theorem.
+
+    As JAX's ``jax.lax.custom_root``: the solver is not differentiated; derivatives of
+    the root come from ``f``'s derivatives at it.
 
     Parameters
     ----------
     f : callable
         ``f(x) -> residual`` of the structure of ``x``; the parameters it is
         differentiated with respect to are the (traced) values it closes over.
-    initial_guess : pytree of arrays
+    initial_guess : PyTree
         Starting point handed to ``solve``; its gradient is zero.
     solve : callable
         ``solve(f, initial_guess) -> x`` with ``f(x) == 0`` (not differentiated).
@@ -44,17 +53,24 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         ``tangent_solve(g, y) -> x`` solving the *linear* system ``g(x) = y``; ``g`` is
         ``v -> (d_x f) v`` in forward mode and ``u -> (d_x f)^T u`` in reverse mode.
         For a small array root: ``lambda g, y: fnp.linalg.solve(ftrans.jacfwd(g)(y), y)``.
-    has_aux : bool
+    has_aux : bool, default False
         Not supported (raises ``NotImplementedError``).
 
     Returns
     -------
-    pytree of arrays : the root, with the structure of ``initial_guess``.
+    PyTree
+        The root, with the structure of ``initial_guess``.
 
     Raises
     ------
     NotImplementedError
         For ``has_aux=True``.
+
+    Notes
+    -----
+    The implicit function theorem as in Blondel et al. (2022), "Efficient and Modular
+    Implicit Differentiation"; the interface is ``jax.lax.custom_root``'s
+    (https://docs.jax.dev/en/latest/_autosummary/jax.lax.custom_root.html).
 
     Examples
     --------
@@ -77,18 +93,22 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
                          lambda x0, cs: solve(re_f(cs), x0), tangent_solve)
 
 
-def implicit_root(f, initial_guess, params, solve, tangent_solve):
+def implicit_root(f: Callable[[PyTree, tuple[Any, ...]], PyTree], initial_guess: PyTree,
+                  params: Sequence[Any],
+                  solve: Callable[[PyTree, tuple[Any, ...]], PyTree],
+                  tangent_solve: Callable[[Callable[[PyTree], PyTree], PyTree], PyTree]
+                  ) -> PyTree:
     """:func:`custom_root` with the parameters explicit: the root ``x`` of ``f(x, params)
     = 0`` found by ``solve(initial_guess, params)`` (both called with parameters whose
     derivatives are stopped), differentiable in ``params`` (a tuple of arrays) by the
     implicit function theorem.  For solvers that must see the parameters' values (a
     SciPy routine behind ``pure_callback``)."""
     @custom_jvp
-    def root(x0, cs):
+    def root(x0: PyTree, cs: tuple[Any, ...]) -> PyTree:
         return solve(stop_gradient(x0), tuple(stop_gradient(c) for c in cs))
 
     @root.defjvp
-    def root_jvp(primals, tangents):
+    def root_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
         x0, cs = primals
         dcs = tangents[1]
         x = root(x0, cs)
@@ -98,14 +118,14 @@ def implicit_root(f, initial_guess, params, solve, tangent_solve):
         return x, dx
 
     @custom_vjp
-    def root_rev(x0, cs):
+    def root_rev(x0: PyTree, cs: tuple[Any, ...]) -> PyTree:
         return root(x0, cs)
 
-    def root_fwd(x0, cs):
+    def root_fwd(x0: PyTree, cs: tuple[Any, ...]) -> tuple[PyTree, Any]:
         x = root(x0, cs)
         return x, (x, x0, cs)
 
-    def root_bwd(res, x_bar):
+    def root_bwd(res: Any, x_bar: PyTree) -> tuple[PyTree, Any]:
         x, x0, cs = res
         _, pull_x = vjp(lambda y: f(y, cs), x)
         lam = tangent_solve(lambda u: pull_x(u)[0], x_bar)

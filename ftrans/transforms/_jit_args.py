@@ -3,36 +3,39 @@ arguments, the cache key of a call's pytree of leaves, and staging one call."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import ShapedArray, Tracer
 from ..core.abstract import weak_dtype
 from ..core.dtypes import as_numpy_dtype
-from ..core.ir import dce, stage
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.ir import IR, dce, stage
+from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import _escaped
 
-__all__ = []
+__all__: list[str] = []
 
 
-def _normalize_static(fun, static_argnums, static_argnames, who):
+def _normalize_static(fun: Callable[..., Any], static_argnums: Any, static_argnames: Any,
+                      who: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
     try:
-        nums = tuple(static_argnums)
+        raw_nums = tuple(static_argnums)
         names = tuple(static_argnames)
     except TypeError:
         raise TypeError(f"{who}: static_argnums must be an int or a sequence of ints and "
                         f"static_argnames a str or a sequence of str; got {static_argnums!r} "
                         f"and {static_argnames!r}") from None
-    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in nums):
+    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in raw_nums):
         raise TypeError(f"{who}: static_argnums must be ints, got {static_argnums!r}")
     if not all(isinstance(s, str) for s in names):
         raise TypeError(f"{who}: static_argnames must be strings, got {static_argnames!r}")
-    nums = tuple(int(i) for i in nums)
+    nums = tuple(int(i) for i in raw_nums)
     # as JAX: a static positional parameter is static when passed by keyword too, and
     # a static name is static when passed positionally
     try:
@@ -51,7 +54,9 @@ def _normalize_static(fun, static_argnums, static_argnames, who):
     return nums, names
 
 
-def _check_static_in_signature(fun, params, pos, nums, names, who):
+def _check_static_in_signature(fun: Callable[..., Any], params: Sequence[inspect.Parameter],
+                               pos: Sequence[inspect.Parameter], nums: tuple[int, ...],
+                               names: tuple[str, ...], who: str) -> None:
     """As JAX: static_argnums/static_argnames that no call can pass raise ValueError
     when ``fun``'s signature is known (no check for ``*args`` / ``**kwargs``)."""
     kinds = {p.kind for p in params}
@@ -66,15 +71,15 @@ def _check_static_in_signature(fun, params, pos, nums, names, who):
                 "(negative ones count from the end) or static_argnames=")
     if params and inspect.Parameter.VAR_KEYWORD not in kinds:
         known = {p.name for p in params if p.kind is not p.POSITIONAL_ONLY}
-        bad = [n for n in names if n not in known]
-        if bad:
+        bad_names = [n for n in names if n not in known]
+        if bad_names:
             raise ValueError(
-                f"{who}: static_argnames={names!r} names {bad}, which "
+                f"{who}: static_argnames={names!r} names {bad_names}, which "
                 f"{getattr(fun, '__name__', 'the function')} does not accept as keyword "
                 f"argument(s); its parameters are {[p.name for p in params]}")
 
 
-def _leaf_key(x, who, where):
+def _leaf_key(x: Any, who: str, where: str) -> Any:
     """Cache-key entry of one dynamic argument leaf; raises TypeError for non-arrays."""
     t = type(x)
     if t is np.ndarray:
@@ -98,7 +103,7 @@ def _leaf_key(x, who, where):
         "argument static with static_argnums=/static_argnames= (it must then be hashable).")
 
 
-def _aval(x):
+def _aval(x: Any) -> ShapedArray:
     t = type(x)
     if t in (float, int, bool, complex):
         return ShapedArray((), weak_dtype(x), weak_type=True)
@@ -118,13 +123,19 @@ class _Call:
     """One call's arguments split into static values and dynamic leaves."""
 
     __slots__ = ("leaves", "in_tree", "static", "key", "args", "kwargs")
+    leaves: list[Any]
+    in_tree: PyTreeDef
+    static: tuple[Any, ...]
+    key: tuple[Any, ...]
+    args: dict[int, Any]
+    kwargs: dict[str, Any]
 
 
 _FLAT_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, complex})
-_FLAT_TREES = {}
+_FLAT_TREES: dict[int, PyTreeDef] = {}
 
 
-def _flat_tree(n):
+def _flat_tree(n: int) -> PyTreeDef:
     """The structure of ``((leaf,) * n, {})`` (cached)."""
     t = _FLAT_TREES.get(n)
     if t is None:
@@ -132,10 +143,11 @@ def _flat_tree(n):
     return t
 
 
-def _split(who, args, kwargs, nums, names):
+def _split(who: str, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...],
+           names: tuple[str, ...]) -> _Call:
     call = _Call()
     nargs = len(args)
-    static_pos = {}
+    static_pos: dict[int, Any] = {}
     for i in nums:
         j = i + nargs if i < 0 else i
         if 0 <= j < nargs:
@@ -144,7 +156,7 @@ def _split(who, args, kwargs, nums, names):
     dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos) \
         if static_pos else args
     dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_kw} if kwargs else {}
-    static = tuple((i, type(v), v) for i, v in sorted(static_pos.items())) + tuple(
+    static: tuple[Any, ...] = tuple((i, type(v), v) for i, v in sorted(static_pos.items())) + tuple(
         (k, type(v), v) for k, v in sorted(static_kw.items()))
     try:
         hash(static)
@@ -175,9 +187,10 @@ def _split(who, args, kwargs, nums, names):
     return call
 
 
-def _leaf_where(in_tree, dyn_args, static_pos):
+def _leaf_where(in_tree: PyTreeDef, dyn_args: tuple[Any, ...], static_pos: dict[int, Any]
+                ) -> Callable[[int], str]:
     """leaf index -> human description (for errors)."""
-    def where(i):
+    def where(i: int) -> str:
         counts = [c.num_leaves for c in in_tree.children[0].children]
         pos = [j for j in range(len(dyn_args) + len(static_pos)) if j not in static_pos]
         acc = 0
@@ -189,7 +202,8 @@ def _leaf_where(in_tree, dyn_args, static_pos):
     return where
 
 
-def _rebuild(call, nums, dyn_leaves):
+def _rebuild(call: _Call, nums: tuple[int, ...], dyn_leaves: Sequence[Any]
+             ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     dyn_args, dyn_kwargs = tree_unflatten(call.in_tree, dyn_leaves)
     if call.args:
         n = len(dyn_args) + len(call.args)
@@ -206,9 +220,13 @@ class _Staged:
     """A staged call: the program, the output structure and the compiled runner."""
 
     __slots__ = ("ir", "out_tree", "lifted", "run")
+    ir: IR
+    out_tree: PyTreeDef
+    lifted: list[Any]
+    run: Callable[..., Any] | None
 
 
-def _check_out_leaf(o, who):
+def _check_out_leaf(o: Any, who: str) -> Any:
     if isinstance(o, (Tracer, np.ndarray, np.generic, bool, int, float, complex)) or (
             hasattr(o, "shape") and hasattr(o, "dtype")):
         return o
@@ -216,10 +234,11 @@ def _check_out_leaf(o, who):
                     f"them, got a leaf of type {type(o).__name__}")
 
 
-def _stage_call(fun, who, call, nums):
-    box = []
+def _stage_call(fun: Callable[..., Any], who: str, call: _Call, nums: tuple[int, ...]
+                ) -> _Staged:
+    box: list[PyTreeDef] = []
 
-    def flat_fun(*leaves):
+    def flat_fun(*leaves: Any) -> list[Any]:
         args, kwargs = _rebuild(call, nums, leaves)
         out = fun(*args, **kwargs)
         out_leaves, out_tree = tree_flatten(out)

@@ -3,8 +3,11 @@ impl (the compiled program), abstract evaluation, and forward-mode, reverse-mode
 batching rules, each of which stages and runs a transformed program."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
 from ..core import Primitive, ShapedArray, is_inexact, set_current_trace, zero
-from ..core.ir import dce, eval_ir, partition, stage
+from ..core.ir import IR, dce, eval_ir, partition, stage
 from ..core.trace import _ctx
 from ..primitives import convert_element_type
 from ._jit_run import _run
@@ -19,19 +22,19 @@ jit_p = Primitive("jit", multiple_results=True)
 
 
 @jit_p.def_impl
-def _jit_impl(*args, ir, name):
+def _jit_impl(*args: Any, ir: IR, name: str) -> tuple[Any, ...]:
     return _run(ir, args)
 
 
 @jit_p.def_abstract_eval
-def _jit_abstract_eval(*avals, ir, name):
+def _jit_abstract_eval(*avals: ShapedArray, ir: IR, name: str) -> tuple[ShapedArray, ...]:
     if len(avals) != len(ir.in_vars):
         raise TypeError(f"{name}: the program takes {len(ir.in_vars)} inputs, got "
                         f"{len(avals)}")
     return tuple(ShapedArray(a.shape, a.dtype) for a in ir.out_avals)
 
 
-def _stage_closed(fun, avals, name):
+def _stage_closed(fun: Callable[..., Any], avals: Sequence[ShapedArray], name: str) -> IR:
     """Stage ``fun`` on ``avals``: a closed program (no lifted inputs), DCE'd."""
     ir, lifted = stage(fun, avals, name)
     assert not lifted, "a program transformed by a jit rule closed over a tracer"
@@ -39,17 +42,17 @@ def _stage_closed(fun, avals, name):
 
 
 # --- forward mode ------------------------------------------------------------------
-def _jvp_program(ir, mask):
+def _jvp_program(ir: IR, mask: tuple[bool, ...]) -> tuple[IR, tuple[bool, ...]]:
     """``(primals, tangents[mask]) -> (outputs, nonzero output tangents)`` and the
     per-output nonzero-tangent flags; cached in ``ir.cache``."""
     key = ("jvp", mask)
-    hit = ir.cache.get(key)
+    hit: tuple[IR, tuple[bool, ...]] | None = ir.cache.get(key)
     if hit is not None:
         return hit
     n = len(ir.in_vars)
-    nonzero = []
+    nonzero: list[bool] = []
 
-    def f(*args):
+    def f(*args: Any) -> list[Any]:
         tangents = iter(args[n:])
         trace = JVPTrace(_ctx.trace, "jvp")
         ins = [JVPTracer(trace, p, next(tangents)) if m else p
@@ -59,7 +62,8 @@ def _jvp_program(ir, mask):
                 outs = eval_ir(ir, *ins)
         finally:
             trace.finish()
-        primals, t_outs = [], []
+        primals: list[Any] = []
+        t_outs: list[Any] = []
         for o in outs:
             if isinstance(o, JVPTracer) and o._trace is trace:
                 primals.append(o.primal)
@@ -77,7 +81,8 @@ def _jvp_program(ir, mask):
 
 
 @jit_p.def_jvp
-def _jit_jvp(primals, tangents, *, ir, name):
+def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, ir: IR, name: str
+             ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     mask = tuple(t is not zero and is_inexact(a.dtype)
                  for t, a in zip(tangents, ir.in_avals))
     prog, nonzero = _jvp_program(ir, mask)
@@ -100,8 +105,15 @@ class _VJPPrograms:
     """
 
     __slots__ = ("fwd", "bwd", "n_out", "n_known", "diff_out", "in_ct", "pruned")
+    fwd: IR
+    bwd: IR
+    n_out: int
+    n_known: int
+    diff_out: tuple[bool, ...]
+    in_ct: tuple[tuple[str, int] | None, ...]
+    pruned: dict[tuple[bool, ...], IR]
 
-    def bwd_for(self, needs):
+    def bwd_for(self, needs: Sequence[bool]) -> tuple[IR, list[bool]]:
         """The backward program restricted to the cotangents in ``needs`` (DCE)."""
         used = [False] * len(self.bwd.out_vars)
         for (where, k), need in _zip_in_ct(self.in_ct, needs):
@@ -114,22 +126,24 @@ class _VJPPrograms:
         return prog, used
 
 
-def _zip_in_ct(in_ct, needs):
+def _zip_in_ct(in_ct: Sequence[tuple[str, int] | None], needs: Sequence[bool]
+               ) -> Iterator[tuple[tuple[str, int], bool]]:
     for c, need in zip(in_ct, needs):
         if c is not None:
             yield c, need
 
 
-def _vjp_programs(ir):
-    hit = ir.cache.get("vjp")
+def _vjp_programs(ir: IR) -> _VJPPrograms:
+    hit: _VJPPrograms | None = ir.cache.get("vjp")
     if hit is not None:
         return hit
     n = len(ir.in_vars)
     diff_in = [is_inexact(a.dtype) for a in ir.in_avals]
     diff_out = [is_inexact(a.dtype) for a in ir.out_avals]
-    reached, n_fwd = [], []
+    reached: list[bool] = []
+    n_fwd: list[int] = []
 
-    def joint(*args):
+    def joint(*args: Any) -> list[Any]:
         cts = iter(args[n:])
         trace = VJPTrace(_ctx.trace, "vjp")
         ins = [trace.new_input(x) if d else x for x, d in zip(args[:n], diff_in)]
@@ -138,8 +152,10 @@ def _vjp_programs(ir):
                 outs = eval_ir(ir, *ins)
         finally:
             trace.finish()
-        n_fwd.append(len(_ctx.trace.eqns))  # the equations staged so far: forward pass
-        primals, seeds = [], {}
+        # the equations staged so far (the current trace stages ``joint``): forward pass
+        n_fwd.append(len(_ctx.trace.eqns))  # type: ignore[attr-defined]
+        primals: list[Any] = []
+        seeds: dict[int, Any] = {}
         for o, d in zip(outs, diff_out):
             c = next(cts) if d else None
             if isinstance(o, VJPTracer) and o._trace is trace:
@@ -148,7 +164,7 @@ def _vjp_programs(ir):
             else:
                 primals.append(o)
         results = backward_pass(trace.tape, seeds, consume=True)
-        in_cts = []
+        in_cts: list[Any] = []
         for t in ins:
             g = results.get(t.idx) if isinstance(t, VJPTracer) else None
             reached.append(g is not None)
@@ -173,7 +189,8 @@ def _vjp_programs(ir):
     progs.fwd, progs.bwd, progs.n_out = known, unknown, n_out
     progs.diff_out = tuple(diff_out)
     progs.pruned = {}
-    in_ct, k_known, k_bwd = [], 0, 0
+    in_ct: list[tuple[str, int] | None] = []
+    k_known, k_bwd = 0, 0
     ct_unknown = iter(out_unknown[n_out:])
     for r in reached:
         if not r:
@@ -190,22 +207,23 @@ def _vjp_programs(ir):
     return progs
 
 
-def _jit_vjp_fwd(*primals, ir, name):
+def _jit_vjp_fwd(*primals: Any, ir: IR, name: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     progs = _vjp_programs(ir)
     outs = jit_p.bind(*primals, ir=progs.fwd, name=f"vjp_fwd({name})")
     n = progs.n_out
     return tuple(outs[:n]), tuple(outs[n:])
 
 
-jit_p.vjp_fwd = _jit_vjp_fwd
+jit_p.vjp_fwd = _jit_vjp_fwd  # type: ignore[assignment]  # Primitive's None default
 
 
 @jit_p.def_vjp
-def _jit_vjp(ct, ans, residuals, needs, *, ir, name):
+def _jit_vjp(ct: Sequence[Any], ans: Sequence[Any], residuals: Sequence[Any],
+             needs: Sequence[bool], *, ir: IR, name: str) -> list[Any]:
     progs = _vjp_programs(ir)
     known, res = residuals[:progs.n_known], residuals[progs.n_known:]
     prog, used = progs.bwd_for(needs)
-    cts = []
+    cts: list[Any] = []
     for c, a, d in zip(ct, ir.out_avals, progs.diff_out):
         if d:
             if c.dtype != a.dtype:
@@ -213,7 +231,7 @@ def _jit_vjp(ct, ans, residuals, needs, *, ir, name):
             cts.append(c)
     outs = jit_p.bind(*res, *cts, ir=prog, name=f"vjp_bwd({name})") if any(used) else ()
     by_pos = dict(zip([k for k, u in enumerate(used) if u], outs))
-    result = []
+    result: list[Any] = []
     for c, need in zip(progs.in_ct, needs):
         if c is None or not need:
             result.append(None)
@@ -225,14 +243,15 @@ def _jit_vjp(ct, ans, residuals, needs, *, ir, name):
 
 
 # --- batching ----------------------------------------------------------------------
-def _batch_program(ir, dims, size):
+def _batch_program(ir: IR, dims: tuple[int | None, ...], size: int
+                   ) -> tuple[IR, tuple[int | None, ...]]:
     key = ("vmap", dims, size)
-    hit = ir.cache.get(key)
+    hit: tuple[IR, tuple[int | None, ...]] | None = ir.cache.get(key)
     if hit is not None:
         return hit
-    out_dims = []
+    out_dims: list[int | None] = []
 
-    def f(*args):
+    def f(*args: Any) -> list[Any]:
         trace = BatchTrace(_ctx.trace, "vmap", size)
         ins = [a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, dims)]
         try:
@@ -240,7 +259,7 @@ def _batch_program(ir, dims, size):
                 outs = eval_ir(ir, *ins)
         finally:
             trace.finish()
-        res = []
+        res: list[Any] = []
         for o in outs:
             if type(o) is BatchTracer and o._trace is trace:
                 res.append(o.val)
@@ -250,7 +269,7 @@ def _batch_program(ir, dims, size):
                 out_dims.append(None)
         return res
 
-    avals = []
+    avals: list[ShapedArray] = []
     for a, d in zip(ir.in_avals, dims):
         if d is None:
             avals.append(a)
@@ -262,7 +281,8 @@ def _batch_program(ir, dims, size):
 
 
 @jit_p.def_batch
-def _jit_batch(vals, dims, *, ir, name):
+def _jit_batch(vals: Sequence[Any], dims: Sequence[int | None], *, ir: IR, name: str
+               ) -> tuple[Any, list[int | None]]:
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     prog, out_dims = _batch_program(ir, tuple(dims), size)
     outs = jit_p.bind(*vals, ir=prog, name=f"vmap({name})")

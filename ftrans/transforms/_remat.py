@@ -24,80 +24,148 @@ Source: JAX's ``jax.checkpoint`` documentation ("Custom policies for what's save
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, cast
+
 import numpy as np
 
-from ..core import ShapedArray, is_inexact
+from ..core import Primitive, ShapedArray, is_inexact
 from ..core.ir import IR, Eqn, eval_ir, stage, dce
 from ..core.pytree import tree_flatten
 from ..core.trace import _ctx
 from ..primitives.dot import dot_general_p
 from ..primitives.conv import conv_general_dilated_p
 from ..primitives.name import name_p
-from .vjp import VJPTracer, _trace_call, vjp_unchecked
+from .vjp import VJPTrace, VJPTracer, _trace_call, vjp_unchecked
 
 __all__ = ["everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
            "dots_with_no_batch_dims_saveable", "save_only_these_names",
            "save_anything_except_these_names", "save_any_names_but_these",
            "save_from_both_policies", "saved_residuals", "print_saved_residuals"]
 
+#: ``policy(prim, *avals, **params) -> bool``: may the equation's output be saved?
+Policy = Callable[..., bool]
+
+_POLICY_PARAMS = """
+    Parameters
+    ----------
+    prim : Primitive
+        The equation's primitive.
+    *avals : ShapedArray or None
+        The abstract values (shape, dtype) of its inputs (None for a literal).
+    **params : Any
+        The equation's parameters.
+
+    Returns
+    -------
+    bool
+        True if the equation's output may be saved for the backward pass.
+"""
+
+
+def _policy_doc(f: Callable[..., Any]) -> Callable[..., Any]:
+    f.__doc__ = (f.__doc__ or "").rstrip() + "\n" + _POLICY_PARAMS
+    return f
+
+
+_FACTORY_DOC = """
+    Parameters
+    ----------
+    *names : str
+        The names given with ``ftrans.ad_checkpoint.checkpoint_name``.
+
+    Returns
+    -------
+    callable
+        The policy ``policy(prim, *avals, **params) -> bool``.
+"""
+
+
+def _factory_doc(f: Callable[..., Any]) -> Callable[..., Any]:
+    f.__doc__ = (f.__doc__ or "").rstrip() + "\n" + _FACTORY_DOC
+    return f
+
 
 # ---------------------------------------------------------------------------------
 # policies
 # ---------------------------------------------------------------------------------
-def everything_saveable(prim, *avals, **params):
+@_policy_doc
+def everything_saveable(prim: Primitive, *avals: Any, **params: Any) -> bool:
     """Save every intermediate (no recomputation; plain reverse mode's memory)."""
     return True
 
 
-def nothing_saveable(prim, *avals, **params):
+@_policy_doc
+def nothing_saveable(prim: Primitive, *avals: Any, **params: Any) -> bool:
     """Save nothing but ``fun``'s inputs (recompute everything; the default)."""
     return False
 
 
-def dots_saveable(prim, *avals, **params):
-    """Save the results of matrix products and convolutions (``dot_general``,
-    ``conv_general_dilated``): recompute only the cheaper elementwise work."""
+@_policy_doc
+def dots_saveable(prim: Primitive, *avals: Any, **params: Any) -> bool:
+    """Save the results of matrix products and convolutions.
+
+    That is ``dot_general`` and ``conv_general_dilated``: only the cheaper elementwise
+    work is recomputed.  ``checkpoint_dots`` is the same policy.
+    """
     return prim is dot_general_p or prim is conv_general_dilated_p
 
 
 checkpoint_dots = dots_saveable
 
 
-def dots_with_no_batch_dims_saveable(prim, *avals, **params):
+@_policy_doc
+def dots_with_no_batch_dims_saveable(prim: Primitive, *avals: Any, **params: Any) -> bool:
     """Save ``dot_general`` results that have no batch dimensions."""
     return prim is dot_general_p and not params["dimension_numbers"][1][0]
 
 
-def save_only_these_names(*names):
+@_factory_doc
+def save_only_these_names(*names: Hashable) -> Policy:
     """Save only values tagged by ``checkpoint_name(x, name)`` with one of ``names``."""
-    names = frozenset(names)
+    chosen = frozenset(names)
 
-    def policy(prim, *avals, **params):
-        return prim is name_p and params["name"] in names
+    def policy(prim: Primitive, *avals: Any, **params: Any) -> bool:
+        return prim is name_p and params["name"] in chosen
     return policy
 
 
-def save_anything_except_these_names(*names):
+@_factory_doc
+def save_anything_except_these_names(*names: Hashable) -> Policy:
     """Save everything but the values tagged with one of ``names``."""
-    names = frozenset(names)
+    chosen = frozenset(names)
 
-    def policy(prim, *avals, **params):
-        return not (prim is name_p and params["name"] in names)
+    def policy(prim: Primitive, *avals: Any, **params: Any) -> bool:
+        return not (prim is name_p and params["name"] in chosen)
     return policy
 
 
-def save_any_names_but_these(*names):
+@_factory_doc
+def save_any_names_but_these(*names: Hashable) -> Policy:
     """Save every tagged value (``checkpoint_name``) except those tagged with ``names``."""
-    names = frozenset(names)
+    chosen = frozenset(names)
 
-    def policy(prim, *avals, **params):
-        return prim is name_p and params["name"] not in names
+    def policy(prim: Primitive, *avals: Any, **params: Any) -> bool:
+        return prim is name_p and params["name"] not in chosen
     return policy
 
 
-def save_from_both_policies(policy_1, policy_2):
-    """Save what either policy saves."""
-    def policy(prim, *avals, **params):
+def save_from_both_policies(policy_1: Policy, policy_2: Policy) -> Policy:
+    """Save what either policy saves.
+
+    Parameters
+    ----------
+    policy_1 : callable
+        A policy.
+    policy_2 : callable
+        Another policy.
+
+    Returns
+    -------
+    callable
+        The policy that saves an equation's output when either of them does.
+    """
+    def policy(prim: Primitive, *avals: Any, **params: Any) -> bool:
         return policy_1(prim, *avals, **params) or policy_2(prim, *avals, **params)
     return policy
 
@@ -105,18 +173,20 @@ def save_from_both_policies(policy_1, policy_2):
 # ---------------------------------------------------------------------------------
 # reverse mode of checkpoint with a policy
 # ---------------------------------------------------------------------------------
-def _aval(x):
+def _aval(x: Any) -> ShapedArray:
     if isinstance(x, (bool, int, float, complex)):
         return ShapedArray((), np.asarray(x).dtype, weak_type=True)
     return ShapedArray(tuple(x.shape), x.dtype)
 
 
-def _plan(fun, policy, primals):
+def _plan(fun: Callable[..., Any], policy: Policy, primals: Sequence[Any]
+          ) -> tuple[IR, list[int]] | None:
     """``(ir, saved eqn indices)`` for ``fun`` on the avals of ``primals`` (cached on
     ``fun``'s attribute dict per signature); None when ``fun`` closes over traced values
     of another transform (then nothing is saved)."""
     key = (policy, tuple((a.shape, a.dtype, a.weak_type) for a in map(_aval, primals)))
-    cache = fun.__dict__.setdefault("_remat_plans", {})
+    cache: dict[Any, tuple[IR, list[int]] | None] = \
+        fun.__dict__.setdefault("_remat_plans", {})
     if key in cache:
         return cache[key]
     ir, lifted = stage(fun, [_aval(p) for p in primals], "checkpoint")
@@ -134,7 +204,8 @@ def _plan(fun, policy, primals):
     return plan
 
 
-def policy_fwd(fun, policy, primals):
+def policy_fwd(fun: Callable[..., Any], policy: Policy, primals: Sequence[Any]
+               ) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
     """Forward pass: ``(outputs, residuals)`` with the saveable values after the inputs;
     None when there is no plan (then the caller saves only the inputs)."""
     plan = _plan(fun, policy, primals)
@@ -142,7 +213,7 @@ def policy_fwd(fun, policy, primals):
         return None
     ir, saved = plan
     extra = [ir.eqns[k].outputs[0] for k in saved]
-    outs = eval_ir(IR(ir.in_vars, ir.const_vars, ir.consts, ir.eqns, ir.out_vars + extra),
+    outs = eval_ir(IR(ir.in_vars, ir.const_vars, ir.consts, ir.eqns, [*ir.out_vars, *extra]),
                    *primals)
     n = len(ir.out_vars)
     return tuple(outs[:n]), tuple(primals) + tuple(outs[n:])
@@ -153,25 +224,29 @@ class _Saved:
 
     multiple_results = False
 
-    def __init__(self, prim, value):
+    def __init__(self, prim: Primitive, value: Any) -> None:
         self.prim, self.value = prim, value
 
-    def bind(self, *ins, **params):
+    def bind(self, *ins: Any, **params: Any) -> Any:
         trace = _ctx.trace
         parents = [a.idx if isinstance(a, VJPTracer) and a._trace is trace else -1
                    for a in ins]
         if all(p == -1 for p in parents):
             return self.value
         primals = [a.primal if p != -1 else a for a, p in zip(ins, parents)]
+        trace = cast(VJPTrace, trace)  # an input is one of its tracers
         idx = len(trace.tape)
         trace.tape.append((self.prim, params, primals, self.value, parents))
         return VJPTracer(trace, self.value, idx)
 
 
-def policy_vjp(fun, policy, ct, residuals, n_in):
+def policy_vjp(fun: Callable[..., Any], policy: Policy, ct: Sequence[Any],
+               residuals: Sequence[Any], n_in: int) -> tuple[Any, ...]:
     """Backward pass: the input cotangents, recomputing only the unsaved equations."""
     primals, values = residuals[:n_in], residuals[n_in:]
-    ir, saved = _plan(fun, policy, primals)
+    plan = _plan(fun, policy, primals)
+    assert plan is not None  # values were saved, so policy_fwd found a plan
+    ir, saved = plan
     eqns = list(ir.eqns)
     for k, v in zip(saved, values):
         e = eqns[k]
@@ -184,8 +259,15 @@ def policy_vjp(fun, policy, ct, residuals, n_in):
 # ---------------------------------------------------------------------------------
 # inspection
 # ---------------------------------------------------------------------------------
-def saved_residuals(f, *args):
+def saved_residuals(f: Callable[..., Any], *args: Any) -> list[tuple[ShapedArray, str]]:
     """What reverse mode keeps for ``f(*args)`` between the forward and backward passes.
+
+    Parameters
+    ----------
+    f : callable
+        The function.
+    *args : Any
+        Its positional (pytree) arguments.
 
     Returns
     -------
@@ -197,7 +279,8 @@ def saved_residuals(f, *args):
     """
     mask = [[True] * len(tree_flatten(a)[0]) for a in args]
     trace = _trace_call(f, args, mask, "saved_residuals", False)[0]
-    seen, out = set(), []
+    seen: set[int] = set()
+    out: list[tuple[ShapedArray, str]] = []
     for entry in trace.tape:
         if not isinstance(entry, tuple):
             continue
@@ -209,9 +292,18 @@ def saved_residuals(f, *args):
     return out
 
 
-def print_saved_residuals(f, *args):
-    """Print :func:`saved_residuals` (shape, dtype, saving primitive), one per line,
-    and the total bytes."""
+def print_saved_residuals(f: Callable[..., Any], *args: Any) -> None:
+    """Print :func:`saved_residuals` (shape, dtype, saving primitive), one per line.
+
+    The last line gives the total bytes.
+
+    Parameters
+    ----------
+    f : callable
+        The function.
+    *args : Any
+        Its positional (pytree) arguments.
+    """
     res = saved_residuals(f, *args)
     total = 0
     for a, who in res:

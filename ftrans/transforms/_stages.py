@@ -19,16 +19,20 @@ reference (``Traced.jaxpr``/``out_info``/``lower``, ``Lowered.as_text``/``compil
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core import ShapedArray
 from ..core.pytree import tree_unflatten
 from ._jit_args import _normalize_static, _split, _stage_call
 from ._jit_run import _run, compile_ir
 from ._util import decorator_factory  # noqa: F401  (re-exported)
+from ..core.ir import IR
+from ..typing import PyTree
 
 __all__ = ["Traced", "Lowered", "Compiled", "make_jaxpr", "decorator_factory", "stages_of"]
 
-def _out_info(staged):
+def _out_info(staged: Any) -> PyTree:
     return tree_unflatten(staged.out_tree, [ShapedArray(a.shape, a.dtype)
                                             for a in staged.ir.out_avals])
 
@@ -36,7 +40,9 @@ def _out_info(staged):
 class _Stage:
     """What one staged call knows: the program, how to rebuild the outputs, the key."""
 
-    def __init__(self, fun, who, nums, names, args, kwargs):
+    def __init__(self, fun: Callable[..., Any], who: str, nums: tuple[int, ...],
+                 names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+                 ) -> None:
         self._call = _split(who, args, kwargs, nums, names)
         self._staged = _stage_call(fun, who, self._call, nums)
         if self._staged.lifted:
@@ -45,16 +51,16 @@ class _Stage:
         self._fun, self._who, self._nums, self._names = fun, who, nums, names
 
     @property
-    def jaxpr(self):
+    def jaxpr(self) -> IR:
         """The staged program (``ftrans.core.ir.IR``; ``str()`` lists it)."""
         return self._staged.ir
 
     @property
-    def out_info(self):
+    def out_info(self) -> PyTree:
         """The outputs' pytree of ``ShapedArray`` (shape, dtype)."""
         return _out_info(self._staged)
 
-    def as_text(self):
+    def as_text(self) -> str:
         """The program's listing (one equation per line with shapes and dtypes)."""
         return str(self._staged.ir)
 
@@ -62,7 +68,7 @@ class _Stage:
 class Traced(_Stage):
     """``jit(f).trace(*args)``: the staged program of one call signature."""
 
-    def lower(self):
+    def lower(self) -> Lowered:
         """The :class:`Lowered` form (the same program; ftrans has one IR)."""
         low = Lowered.__new__(Lowered)
         low.__dict__.update(self.__dict__)
@@ -73,7 +79,7 @@ class Lowered(_Stage):
     """``jit(f).lower(*args)``: ``.as_text()`` lists the program, ``.compile()``
     returns a :class:`Compiled` callable."""
 
-    def compile(self):
+    def compile(self) -> Compiled:
         """Compile the program for the CPU now; returns a :class:`Compiled`."""
         comp = Compiled.__new__(Compiled)
         comp.__dict__.update(self.__dict__)
@@ -84,7 +90,7 @@ class Lowered(_Stage):
 class Compiled(_Stage):
     """A compiled program, called with the *dynamic* arguments of the lowered call."""
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> PyTree:
         call = self._call
         n = len(args) + len(call.args)
         it = iter(args)
@@ -100,35 +106,48 @@ class Compiled(_Stage):
         return tree_unflatten(self._staged.out_tree, _run(self._staged.ir, new.leaves))
 
 
-def stages_of(fun, who, nums, names):
+def stages_of(fun: Callable[..., Any], who: str, nums: tuple[int, ...],
+              names: tuple[str, ...]
+              ) -> tuple[Callable[..., Traced], Callable[..., Lowered]]:
     """``(trace, lower)`` methods for a jitted function."""
-    def trace(*args, **kwargs):
+    def trace(*args: Any, **kwargs: Any) -> Traced:
         return Traced(fun, who, nums, names, args, kwargs)
 
-    def lower(*args, **kwargs):
+    def lower(*args: Any, **kwargs: Any) -> Lowered:
         return trace(*args, **kwargs).lower()
     return trace, lower
 
 
-def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
-    """JAX's ``make_jaxpr``: ``make_jaxpr(f)(*args)`` is ftrans's IR of ``f`` (what
-    :func:`ftrans.make_ir` returns; ``print`` lists it).
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               axis_env: Sequence[tuple[Any, int]] | None = None,
+               return_shape: bool = False) -> Callable[..., Any]:
+    """The staged program of ``fun`` under JAX's name (``jax.make_jaxpr``).
+
+    ``make_jaxpr(f)(*args)`` is ftrans's IR of ``f`` (what :func:`ftrans.make_ir`
+    returns; ``print`` lists it).
 
     Parameters
     ----------
     fun : callable
-    static_argnums : int or sequence of int
+        Takes pytrees of arrays / Python scalars (and static arguments).
+    static_argnums : int or sequence of int, default ()
         Arguments used as Python values while staging.
     axis_env : None
-        Accepted for JAX compatibility; named axes are not supported (``ValueError``
-        otherwise).
-    return_shape : bool
+        Accepted for JAX compatibility; named axes are not supported.
+    return_shape : bool, default False
         Also return the outputs' pytree of ``ShapedArray``.
 
     Returns
     -------
     callable
         ``(*args, **kwargs) -> IR`` (or ``(IR, shapes)`` with ``return_shape``).
+
+    Raises
+    ------
+    ValueError
+        For a non-empty ``axis_env``.
+    ConcretizationError
+        If ``fun`` branches on or converts a traced value.
 
     Examples
     --------
@@ -146,7 +165,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     nums, names = _normalize_static(fun, static_argnums, (), who)
 
     @functools.wraps(fun)
-    def make(*args, **kwargs):
+    def make(*args: Any, **kwargs: Any) -> Any:
         staged = _stage_call(fun, who, _split(who, args, kwargs, nums, names), nums)
         return (staged.ir, _out_info(staged)) if return_shape else staged.ir
     return make

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -11,18 +13,19 @@ from ..kernels import foreign_array
 from ..core.trace import _escaped
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..kernels import backend_for
+from ..typing import Array, PyTree
 
 __all__ = ["check_input", "check_matching_tangent", "instantiate_zeros", "as_output",
            "check_output_leaf", "split_aux", "normalize_argnums", "tree_flatten",
            "tree_unflatten", "zeros_like_leaf"]
 
 
-def _is_arraylike(x):
+def _is_arraylike(x: Any) -> bool:
     return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)) or \
         hasattr(x, "__cuda_array_interface__") or foreign_array(x)
 
 
-def check_input(x, transform: str):
+def check_input(x: Any, transform: str) -> Any:
     """Convert a leaf argument to an array (tracers of enclosing transforms pass through).
 
     Raises
@@ -47,7 +50,7 @@ def check_input(x, transform: str):
                     f"arguments, got a value of type {type(x).__name__}")
 
 
-def zeros_like_leaf(p):
+def zeros_like_leaf(p: Any) -> Array:
     """Zeros of ``p``'s shape and dtype; ``float0`` zeros for integer/boolean ``p``."""
     if isinstance(p, Tracer) or isinstance(p, (np.ndarray, np.generic)):
         if not is_inexact(p.dtype):
@@ -61,12 +64,12 @@ def zeros_like_leaf(p):
     return backend_for(p).xp.zeros(p.shape, dt)
 
 
-def instantiate_zeros(t, primal):
+def instantiate_zeros(t: Any, primal: Any) -> Any:
     """The tangent/cotangent ``t``, with the symbolic zero made an array like ``primal``."""
     return zeros_like_leaf(primal) if t is zero else t
 
 
-def check_matching_tangent(p, t, i):
+def check_matching_tangent(p: Any, t: Any, i: int) -> Any:
     """Validate the tangent ``t`` of primal ``p`` (leaf number ``i``); return it or None.
 
     Raises
@@ -101,12 +104,12 @@ def check_matching_tangent(p, t, i):
     return t
 
 
-def as_output(x):
+def as_output(x: Any) -> Any:
     """NumPy scalars become 0-d arrays: results are always arrays."""
     return np.asarray(x) if isinstance(x, np.generic) else x
 
 
-def check_output_leaf(o):
+def check_output_leaf(o: Any) -> Any:
     """An output leaf as an array.
 
     Raises
@@ -128,7 +131,7 @@ def check_output_leaf(o):
     return o
 
 
-def split_aux(out, name):
+def split_aux(out: Any, name: str) -> tuple[PyTree, PyTree]:
     """``(output, aux)`` from a ``has_aux=True`` function's return value.
 
     Raises
@@ -145,7 +148,8 @@ def split_aux(out, name):
     return out[0], out[1]
 
 
-def normalize_argnums(argnums, nargs, name):
+def normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str
+                      ) -> tuple[tuple[int, ...], bool]:
     """``argnums`` (int or tuple, negative allowed) as a tuple of non-negative ints.
 
     Raises
@@ -157,7 +161,7 @@ def normalize_argnums(argnums, nargs, name):
         arguments, or repeated.
     """
     single = isinstance(argnums, (int, np.integer))
-    nums = (argnums,) if single else argnums
+    nums: Any = (argnums,) if single else argnums
     if not isinstance(nums, (tuple, list)) or not all(isinstance(a, (int, np.integer))
                                                       for a in nums):
         raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}")
@@ -176,10 +180,29 @@ def normalize_argnums(argnums, nargs, name):
     return tuple(out), single
 
 
-_NO_FUN = object()
+_NO_FUN: Any = object()
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def decorator_factory(transform):
+class _Transform(Generic[_P, _R]):
+    """The type checker's view of a transform made by :func:`decorator_factory`: called
+    with a function and the transform's options, or with the keyword options only (a
+    decorator).  Never instantiated: at run time the transform is a plain function."""
+
+    @overload
+    def __call__(self, fun: Callable[..., Any], /, *args: _P.args,
+                 **kwargs: _P.kwargs) -> _R: ...
+
+    @overload
+    def __call__(self, /, **kwargs: Any) -> Callable[[Callable[..., Any]], _R]: ...
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+
+def decorator_factory(transform: Callable[Concatenate[Callable[..., Any], _P], _R]
+                      ) -> _Transform[_P, _R]:
     """``transform`` that, called without a function (only keyword options), returns
     the decorator ``lambda f: transform(f, **options)``.
 
@@ -188,8 +211,9 @@ def decorator_factory(transform):
     works here too.  ftrans accepts the keyword-only form for all of them.
     """
     @functools.wraps(transform)
-    def wrapper(fun=_NO_FUN, *args, **kwargs):
+    def wrapper(fun: Any = _NO_FUN, *args: Any, **kwargs: Any) -> Any:
         if fun is _NO_FUN:
             return functools.partial(transform, **kwargs)
         return transform(fun, *args, **kwargs)
-    return wrapper
+    # functools.wraps keeps the signature for inspect; _Transform states both forms
+    return wrapper  # type: ignore[return-value]

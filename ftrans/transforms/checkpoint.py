@@ -11,6 +11,8 @@ only one layer's intermediates exist at a time during the backward pass.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core import Primitive, set_current_trace, EVAL, zero, is_inexact
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -21,6 +23,7 @@ from .vjp import vjp_unchecked
 from .vmap import vmap
 from ._util import decorator_factory
 from . import _remat
+from ._remat import Policy
 
 __all__ = ["checkpoint", "remat"]
 
@@ -28,7 +31,7 @@ checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
 
 @checkpoint_p.def_impl
-def _ckpt_impl(*args, fun, policy=None):
+def _ckpt_impl(*args: Any, fun: Callable[..., Any], policy: Policy | None = None) -> Any:
     with set_current_trace(EVAL):
         return fun(*args)
 
@@ -37,12 +40,14 @@ checkpoint_p.def_abstract_eval(_abstract_eval_by_running("fun"))
 
 
 @checkpoint_p.def_jvp
-def _ckpt_jvp(primals, tangents, *, fun, policy=None):
+def _ckpt_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, fun: Callable[..., Any],
+              policy: Policy | None = None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     outs, t_outs = jvp(fun, tuple(primals), tuple(_materialize(tangents, primals)))
     return tuple(outs), tuple(t if is_inexact(_dtype(o)) else zero for o, t in zip(outs, t_outs))
 
 
-def _ckpt_fwd(*primals, fun, policy=None):
+def _ckpt_fwd(*primals: Any, fun: Callable[..., Any], policy: Policy | None = None
+              ) -> tuple[Any, Any]:
     """Run ``fun`` on the enclosing trace and save only its inputs (with a policy, also
     the values it lets save: :mod:`._remat`)."""
     if policy is not None and policy is not _remat.nothing_saveable:
@@ -52,13 +57,16 @@ def _ckpt_fwd(*primals, fun, policy=None):
     return tuple(fun(*primals)), primals
 
 
-checkpoint_p.vjp_fwd = _ckpt_fwd
+checkpoint_p.vjp_fwd = _ckpt_fwd  # type: ignore[assignment]  # Primitive's None default
 
 
 @checkpoint_p.def_vjp
-def _ckpt_vjp(ct, ans, residuals, needs, *, fun, policy=None):
+def _ckpt_vjp(ct: Sequence[Any], ans: Sequence[Any], residuals: Sequence[Any],
+              needs: Sequence[bool], *, fun: Callable[..., Any], policy: Policy | None = None
+              ) -> list[Any]:
     primals = residuals[:len(needs)]
     if len(residuals) > len(needs):  # a policy saved some values: recompute the rest
+        assert policy is not None
         cts = _remat.policy_vjp(fun, policy, ct, residuals, len(needs))
     else:
         _, pull = vjp_unchecked(fun, *primals)  # recompute the residuals now
@@ -68,20 +76,26 @@ def _ckpt_vjp(ct, ans, residuals, needs, *, fun, policy=None):
 
 
 @checkpoint_p.def_batch
-def _ckpt_batch(vals, dims, *, fun, policy=None):
+def _ckpt_batch(vals: Sequence[Any], dims: Sequence[int | None], *, fun: Callable[..., Any],
+                policy: Policy | None = None) -> tuple[Any, list[int]]:
     outs = checkpoint_p.bind(*_batched_args(vals, dims), fun=vmap(fun), policy=policy)
     return outs, [0] * len(outs)
 
 
 @decorator_factory
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
-    """``fun`` with its reverse-mode residuals recomputed instead of stored.
+def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True,
+               policy: Policy | None = None,
+               static_argnums: int | Sequence[int] = ()) -> Callable[..., Any]:
+    """Make ``fun`` recompute its reverse-mode residuals instead of storing them.
+
+    ``ftrans.remat`` is the same function.  Called with keyword options only
+    (``checkpoint(policy=...)``) it returns a decorator.
 
     Parameters
     ----------
     fun : callable
         Function of positional pytree arguments returning a pytree of arrays.
-    prevent_cse : bool
+    prevent_cse : bool, default True
         Accepted for JAX compatibility; ftrans does no common-subexpression elimination
         across the checkpoint, so it has no effect.
     policy : callable, optional
@@ -91,7 +105,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         ``fun`` is then staged on abstract values, so it must be traceable (no Python
         control flow on traced values); None / ``nothing_saveable``: save only the
         inputs.
-    static_argnums : int or tuple of int
+    static_argnums : int or sequence of int, default ()
         Positional arguments passed as Python values (not traced, not differentiated).
 
     Returns
@@ -103,6 +117,12 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         ``closure_convert``) are passed as extra inputs, so they are differentiated
         and batched too.
 
+    Notes
+    -----
+    Follows ``jax.checkpoint``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html) and its
+    policies; the technique is Griewank & Walther, *Evaluating Derivatives*, ch. 12.
+
     Examples
     --------
     >>> import numpy as np, ftrans, ftrans.numpy as fnp
@@ -112,19 +132,18 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     >>> layer = ftrans.checkpoint(lambda w, x: fnp.tanh(w @ x),
     ...                           policy=ftrans.checkpoint_policies.dots_saveable)
     """
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
-    static_argnums = tuple(static_argnums)
+    static_nums = (static_argnums,) if isinstance(static_argnums, int) else \
+        tuple(static_argnums)
 
     @functools.wraps(fun)
-    def wrapped(*args):
-        if static_argnums:
+    def wrapped(*args: Any) -> Any:
+        if static_nums:
             n = len(args)
-            nums = {i % n for i in static_argnums if -n <= i < n}
+            nums = {i % n for i in static_nums if -n <= i < n}
             static = {i: args[i] for i in nums}
             inner = fun
 
-            def fun_dyn(*dyn):
+            def fun_dyn(*dyn: Any) -> Any:
                 it = iter(dyn)
                 return inner(*[static[i] if i in static else next(it) for i in range(n)])
             return _checkpointed(fun_dyn, policy, [a for i, a in enumerate(args)
@@ -133,14 +152,14 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     return wrapped
 
 
-def _checkpointed(fun, policy, args):
+def _checkpointed(fun: Callable[..., Any], policy: Policy | None, args: Sequence[Any]) -> Any:
     """Bind the checkpoint primitive for ``fun(*args)`` (closure-converted, flat)."""
     rebuild, consts = closure_convert(fun)
     leaves, in_tree = tree_flatten(args)
     n = len(leaves)
     store = _OutTree()
 
-    def flat_fun(*xs):
+    def flat_fun(*xs: Any) -> tuple[Any, ...]:
         f = rebuild(xs[n:])
         out_leaves, store.tree = tree_flatten(f(*tree_unflatten(in_tree, xs[:n])))
         return tuple(out_leaves)

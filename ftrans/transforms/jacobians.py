@@ -10,6 +10,9 @@ in_leaf.shape`` (a tuple over arguments when ``argnums`` is a tuple).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..primitives import add, mul, conj, gather, reshape, convert_element_type
@@ -17,14 +20,17 @@ from ._util import normalize_argnums, tree_flatten, tree_unflatten, check_input,
 from .jvp import jvp
 from .vjp import vjp, grad
 from .vmap import vmap
+from ..typing import Array, PyTree
 
 __all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
 
 
-def _split_args(fun, args, kwargs, argnums, name):
+def _split_args(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+                argnums: int | Sequence[int], name: str
+                ) -> tuple[Callable[..., Any], tuple[Any, ...], bool]:
     nums, single = normalize_argnums(argnums, len(args), name)
 
-    def f_of_diff(*diff):
+    def f_of_diff(*diff: Any) -> Any:
         full = list(args)
         for i, d in zip(nums, diff):
             full[i] = d
@@ -32,7 +38,7 @@ def _split_args(fun, args, kwargs, argnums, name):
     return f_of_diff, tuple(args[i] for i in nums), single
 
 
-def _check_dtypes(leaves, holomorphic, name, what):
+def _check_dtypes(leaves: Sequence[Any], holomorphic: bool, name: str, what: str) -> None:
     """Inputs: floating or complex (all complex with ``holomorphic=True``).  Outputs
     (``what="outputs"``): also real without ``holomorphic=True``."""
     for l in leaves:
@@ -46,7 +52,7 @@ def _check_dtypes(leaves, holomorphic, name, what):
             _complex_output_error(name, l.dtype)
 
 
-def _complex_output_error(name, dtype):
+def _complex_output_error(name: str, dtype: Any) -> None:
     raise TypeError(
         f"{name} requires real-valued outputs without holomorphic=True, got dtype {dtype}: "
         "the Jacobian of a complex output is defined here for holomorphic functions only. "
@@ -55,7 +61,7 @@ def _complex_output_error(name, dtype):
         "directly")
 
 
-def _basis(leaves):
+def _basis(leaves: Sequence[Any]) -> tuple[list[Array], list[int], int]:
     """The standard basis of the flattened leaves: per leaf, an array of shape
     ``(N,) + leaf.shape`` (N = total size) in the leaf's dtype."""
     sizes = [int(np.prod(l.shape, dtype=np.int64)) for l in leaves]
@@ -63,7 +69,8 @@ def _basis(leaves):
     if len(leaves) == 1:  # one leaf: the identity in its dtype, reshaped (no copies)
         return [np.eye(n, dtype=leaves[0].dtype).reshape((n,) + tuple(leaves[0].shape))], sizes, n
     eye = np.eye(n)
-    out, start = [], 0
+    out: list[Array] = []
+    start = 0
     for l, s in zip(leaves, sizes):
         out.append(np.ascontiguousarray(eye[:, start:start + s]).reshape((n,) + tuple(l.shape))
                    .astype(l.dtype))
@@ -71,12 +78,15 @@ def _basis(leaves):
     return out, sizes, n
 
 
-def _blocks(batched, axis_first, sizes, lead_shapes, tail_shapes):
+def _blocks(batched: Any, axis_first: bool, sizes: Sequence[int],
+            lead_shapes: Sequence[Sequence[int]], tail_shapes: Sequence[Sequence[int]]
+            ) -> list[Any]:
     """Split the basis axis of ``batched`` (at 0 if ``axis_first`` else last) into one
     block per basis leaf and reshape each to ``lead + tail`` shapes."""
     if len(sizes) == 1:  # one basis leaf: the whole axis, no slicing
         return [as_output(reshape(batched, tuple(lead_shapes[0]) + tuple(tail_shapes[0])))]
-    out, start = [], 0
+    out: list[Any] = []
+    start = 0
     for s, lead, tail in zip(sizes, lead_shapes, tail_shapes):
         if axis_first:
             part = gather(batched, (slice(start, start + s),))
@@ -87,24 +97,52 @@ def _blocks(batched, axis_first, sizes, lead_shapes, tail_shapes):
     return out
 
 
-def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+_JAC_PARAMS = """fun : callable
+        Function of pytree arguments returning a pytree of arrays (or ``(output,
+        aux)`` with ``has_aux=True``).  Keyword arguments are passed through, not
+        differentiated.
+    argnums : int or sequence of int, default 0
+        Positional arguments to differentiate (negative counts from the end); a
+        sequence gives a tuple of Jacobians, one per argument.
+    has_aux : bool, default False
+        ``fun`` returns ``(output, aux)``; ``aux`` is returned, not differentiated.
+    holomorphic : bool, default False
+        ``fun`` is complex-differentiable in its complex inputs."""
+
+
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """Jacobian of ``fun`` by forward mode: one batched JVP over the input basis.
+
+    Efficient for functions with fewer inputs than outputs ("tall" Jacobians).
+
+    Parameters
+    ----------
+    {params}
 
     Returns
     -------
     callable
-        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``); shapes in the module docstring.
-
-    Complex inputs without ``holomorphic=True`` (real outputs): the rows are what
-    :func:`~ftrans.grad` returns for each output, ``d out/dx + i d out/dy`` for
-    ``z = x + iy`` (PyTorch's convention, as ``jacrev``); each complex input is pushed
-    along its real and its imaginary directions.
+        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``).  For an output leaf ``o``
+        and an input leaf ``x`` the block has shape ``o.shape + x.shape``; the result
+        has the output's structure with the argument's structure inside.
 
     Raises
     ------
     TypeError
         Complex inputs with complex outputs without ``holomorphic=True``, real inputs
         with ``holomorphic=True``, integer inputs.
+    ValueError
+        If ``argnums`` is empty, out of range or repeats an argument.
+
+    Notes
+    -----
+    Follows ``jax.jacfwd``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.jacfwd.html), result structure
+    included.  Complex inputs without ``holomorphic=True`` (real outputs): the rows are
+    what :func:`~ftrans.grad` returns for each output, ``d out/dx + i d out/dy`` for
+    ``z = x + iy`` (PyTorch's convention, as ``jacrev``); each complex input is pushed
+    along its real and its imaginary directions.
 
     Examples
     --------
@@ -113,7 +151,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     array([[2., 0.],
            [0., 4.]])
     """
-    def jac_f(*args, **kwargs):
+    def jac_f(*args: Any, **kwargs: Any) -> Any:
         f, diff_args, single = _split_args(fun, args, kwargs, argnums, "jacfwd")
         in_leaves, in_tree = tree_flatten(diff_args)
         in_leaves = [check_input(l, "jacfwd") for l in in_leaves]
@@ -127,7 +165,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             basis = [np.concatenate([b, b * 1j if l.dtype.kind == "c" else np.zeros_like(b)])
                      for b, l in zip(basis, in_leaves)]
 
-        def push(*tangent_leaves):
+        def push(*tangent_leaves: Any) -> tuple[Any, Any, Any]:
             res = jvp(f, primals, tree_unflatten(in_tree, list(tangent_leaves)), has_aux=has_aux)
             return (res[0], res[1], res[2] if has_aux else None)
 
@@ -135,7 +173,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                                axis_size=2 * n if split else n)(*basis)
         out_leaves, out_tree = tree_flatten(out)
         t_leaves = tree_flatten(t_out)[0]
-        blocks = []
+        blocks: list[Any] = []
         for o, t in zip(out_leaves, t_leaves):
             lead = [o.shape] * len(in_leaves)
             tail = [l.shape for l in in_leaves]
@@ -154,34 +192,50 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     return jac_f
 
 
-def _arg_structure(in_tree, leaves, single):
+jacfwd.__doc__ = (jacfwd.__doc__ or "").replace("{params}", _JAC_PARAMS)
+
+
+def _arg_structure(in_tree: Any, leaves: list[Any], single: bool) -> Any:
     t = tree_unflatten(in_tree, leaves)
     return t[0] if single else t
 
 
-def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., Any]:
     """Jacobian of ``fun`` by reverse mode: one batched VJP over the output basis.
+
+    Efficient for functions with fewer outputs than inputs ("wide" Jacobians).
+    ``ftrans.jacobian`` is the same function.
 
     Parameters
     ----------
+    {params}
     chunk_size : int, optional
         Pull back at most this many basis vectors at a time (bounds memory).
 
     Returns
     -------
     callable
-        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``); shapes in the module docstring.
-
-    Complex inputs without ``holomorphic=True`` (real outputs): the rows are what
-    :func:`~ftrans.grad` returns for each output, ``d out/dx + i d out/dy`` for
-    ``z = x + iy`` (PyTorch's convention; ``torch.autograd.functional.jacobian`` gives
-    the same).
+        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``).  For an output leaf ``o``
+        and an input leaf ``x`` the block has shape ``o.shape + x.shape``; the result
+        has the output's structure with the argument's structure inside.
 
     Raises
     ------
     TypeError
         Complex outputs without ``holomorphic=True``, real inputs with it, integer
         inputs.
+    ValueError
+        If ``argnums`` is empty, out of range or repeats an argument.
+
+    Notes
+    -----
+    Follows ``jax.jacrev``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.jacrev.html); ``chunk_size`` is
+    ``torch.func.jacrev``'s.  Complex inputs without ``holomorphic=True`` (real
+    outputs): the rows are what :func:`~ftrans.grad` returns for each output,
+    ``d out/dx + i d out/dy`` for ``z = x + iy`` (PyTorch's convention;
+    ``torch.autograd.functional.jacobian`` gives the same).
 
     Examples
     --------
@@ -190,7 +244,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
     array([[3., 2.],
            [0., 1.]])
     """
-    def jac_f(*args, **kwargs):
+    def jac_f(*args: Any, **kwargs: Any) -> Any:
         f, diff_args, single = _split_args(fun, args, kwargs, argnums, "jacrev")
         in_leaves, in_tree = tree_flatten(diff_args)
         in_leaves = [check_input(l, "jacrev") for l in in_leaves]
@@ -201,7 +255,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
         _check_dtypes(out_leaves, holomorphic, "jacrev", "outputs")
         basis, sizes, m = _basis(out_leaves)
 
-        def pull(*ct_leaves):
+        def pull(*ct_leaves: Any) -> list[Any]:
             return tree_flatten(vjp_fn(tree_unflatten(out_tree, list(ct_leaves))))[0]
 
         if m == 1:
@@ -234,11 +288,34 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, chunk_size=None):
     return jac_f
 
 
+jacrev.__doc__ = (jacrev.__doc__ or "").replace("{params}", _JAC_PARAMS)
 jacobian = jacrev
 
 
-def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
     """Hessian of a scalar function, ``jacfwd(jacrev(fun))``: shape ``in.shape * 2``.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> hess`` (or ``(hess, aux)``): for input leaves ``x`` and
+        ``y`` the block ``d2 f / dx dy`` has shape ``x.shape + y.shape``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`jacfwd` and :func:`jacrev` (complex outputs without
+        ``holomorphic=True``, integer inputs ...).
+
+    Notes
+    -----
+    Forward-over-reverse, as ``jax.hessian``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.hessian.html).
 
     Examples
     --------
@@ -250,27 +327,42 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def hvp(fun, primals, tangents):
+hessian.__doc__ = (hessian.__doc__ or "").replace("{params}", _JAC_PARAMS)
+
+
+def hvp(fun: Callable[..., Any], primals: Sequence[PyTree], tangents: Sequence[PyTree]
+        ) -> tuple[tuple[PyTree, ...], tuple[PyTree, ...]]:
     """Hessian-vector product by forward-over-reverse, without forming the Hessian.
 
     Parameters
     ----------
     fun : callable
         Real scalar function of ``len(primals)`` pytree arguments.
-    primals, tangents : tuple
-        The point and the vector, one pytree per argument, matching in structure,
-        shapes and dtypes.
+    primals : tuple or list
+        The point, one pytree per argument.
+    tangents : tuple or list
+        The vector, matching ``primals`` in structure, shapes and dtypes.
 
     Returns
     -------
-    (grad, hvp) : (tuple, tuple)
-        The gradient at ``primals`` and ``H @ tangents``, each a tuple with one pytree
-        per argument.
+    grad : tuple
+        The gradient at ``primals``, one pytree per argument.
+    hvp : tuple
+        ``H @ tangents``, one pytree per argument.
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`~ftrans.jvp` and :func:`~ftrans.grad`.
+    TypeError
+        If ``primals``/``tangents`` are not tuples or lists; otherwise as
+        :func:`~ftrans.jvp` and :func:`~ftrans.grad`.
+    ValueError
+        As :func:`~ftrans.jvp` (mismatching structures or shapes).
+
+    Notes
+    -----
+    ``jvp(grad(f), primals, tangents)``, the forward-over-reverse product of JAX's
+    autodiff cookbook ("Hessian-vector products"); one gradient's cost, a small
+    multiple.
 
     Examples
     --------
@@ -284,4 +376,5 @@ def hvp(fun, primals, tangents):
         raise TypeError("hvp expects primals and tangents as tuples of arguments, got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     g = grad(fun, argnums=tuple(range(len(primals))))
-    return jvp(g, tuple(primals), tuple(tangents))
+    out = jvp(g, tuple(primals), tuple(tangents))
+    return out[0], out[1]

@@ -91,6 +91,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -102,6 +104,7 @@ from ._jit_args import _normalize_static, _split, _stage_call
 from ._jit_primitive import jit_p
 from ._jit_run import _fast_key, _fast_runner, _run
 from ._stages import decorator_factory, stages_of
+from ..typing import PyTree
 
 __all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled"]
 
@@ -124,14 +127,26 @@ def jit_disabled() -> bool:
 
 
 class disable_jit:
-    """Context manager: inside it, jitted functions run eagerly (the Python function
-    itself, op by op), in this thread only.
+    """Context manager: inside it, jitted functions run eagerly, in this thread only.
 
-    Use it to debug a jitted function with ``print`` or ``pdb``: values are concrete,
-    and Python control flow on them works.  ``disable_jit(False)`` re-enables jit
-    inside an outer ``disable_jit()`` block.  Nesting restores the previous state on
-    exit.
+    Jitted functions then call the Python function itself, op by op.  Use it to debug
+    a jitted function with ``print`` or ``pdb``: values are concrete, and Python
+    control flow on them works.  ``disable_jit(False)`` re-enables jit inside an outer
+    ``disable_jit()`` block.  Nesting restores the previous state on exit.
 
+    Parameters
+    ----------
+    disable : bool, default True
+        Whether jit is disabled inside the block.
+
+    Notes
+    -----
+    As ``jax.disable_jit``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.disable_jit.html); the setting
+    applies to the current thread.
+
+    Examples
+    --------
     >>> import ftrans, numpy as np
     >>> f = ftrans.jit(lambda x: float(x.sum()) if x.sum() > 0 else 0.0)
     >>> with ftrans.disable_jit():
@@ -141,10 +156,10 @@ class disable_jit:
 
     __slots__ = ("disable", "prev")
 
-    def __init__(self, disable: bool = True):
+    def __init__(self, disable: bool = True) -> None:
         self.disable = bool(disable)
 
-    def __enter__(self):
+    def __enter__(self) -> disable_jit:
         global _n_disabled
         self.prev = _state.disabled
         _state.disabled = self.disable
@@ -153,7 +168,7 @@ class disable_jit:
                 _n_disabled += 1
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         global _n_disabled
         _state.disabled = self.prev
         if self.disable:
@@ -165,20 +180,26 @@ class disable_jit:
 # ---------------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------------
-def _fun_name(fun):
+def _fun_name(fun: Callable[..., Any]) -> str:
     return getattr(fun, "__name__", None) or type(fun).__name__
 
 
-def make_ir(fun, static_argnums=(), static_argnames=()):
+def make_ir(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Sequence[str] = ()) -> Callable[..., IR]:
     """The IR of ``fun`` for given arguments (JAX's ``make_jaxpr``).
+
+    The IR is the typed program :func:`jit` compiles: inputs, one equation per
+    primitive applied, outputs and constants.
 
     Parameters
     ----------
     fun : callable
         Takes pytrees of arrays / Python scalars (and static arguments).
-    static_argnums, static_argnames : int/str or sequences of them
-        Arguments that are not traced: their values are used as Python values while
-        staging (they must be hashable).
+    static_argnums : int or sequence of int, default ()
+        Positional arguments that are not traced: their values are used as Python
+        values while staging (they must be hashable).
+    static_argnames : str or sequence of str, default ()
+        Keyword arguments that are not traced, likewise.
 
     Returns
     -------
@@ -199,6 +220,12 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
         When ``make_ir`` is called, for ``static_argnums``/``static_argnames`` that
         ``fun``'s signature cannot take (as :func:`jit`).
 
+    Notes
+    -----
+    ``jax.make_jaxpr``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.make_jaxpr.html) under ftrans's
+    name; ``ftrans.make_jaxpr`` takes JAX's arguments.
+
     Examples
     --------
     >>> import ftrans, ftrans.numpy as fnp, numpy as np
@@ -213,7 +240,7 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
     nums, names = _normalize_static(fun, static_argnums, static_argnames, who)
 
     @functools.wraps(fun)
-    def make(*args, **kwargs):
+    def make(*args: Any, **kwargs: Any) -> IR:
         call = _split(who, args, kwargs, nums, names)
         return _stage_call(fun, who, call, nums).ir
 
@@ -221,8 +248,15 @@ def make_ir(fun, static_argnums=(), static_argnames=()):
 
 
 @decorator_factory
-def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = ()) -> Callable[..., Any]:
     """Stage ``fun`` to an IR once per argument signature, compile it, and cache it.
+
+    The program is compiled for the CPU (numba) or the GPU (CuPy) by
+    :mod:`ftrans.compiler`; under a transform the jitted call is one primitive whose
+    rules transform the program (module docstring).  Called with keyword options only
+    (``@jit(static_argnames="n")``) it returns a decorator.
 
     Parameters
     ----------
@@ -230,13 +264,13 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         A function of pytrees of arrays and Python scalars written with ftrans
         operations (``ftrans.numpy``, ``ftrans.lax``); it must be pure (its side
         effects, such as ``print``, run only while it is staged).
-    static_argnums : int or sequence of int
+    static_argnums : int or sequence of int, default ()
         Positional arguments used as Python values while staging (hashable; a new
         value stages the function again).  Negative indices count from the end.
-    static_argnames : str or sequence of str
+    static_argnames : str or sequence of str, default ()
         Keyword arguments used the same way.  A parameter named in one of the two is
         static whichever way it is passed.
-    donate_argnums : int or sequence of int
+    donate_argnums : int or sequence of int, default ()
         Accepted for compatibility with JAX and validated; it has no effect (NumPy
         cannot donate buffers; ftrans never reuses an input's memory).
 
@@ -267,6 +301,13 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         ``static_argnames`` entry that is not one of its parameters (unless ``fun``
         takes ``*args`` / ``**kwargs``), as JAX.
 
+    Notes
+    -----
+    Follows ``jax.jit`` (https://docs.jax.dev/en/latest/_autosummary/jax.jit.html):
+    the same caching key (structure, shapes, dtypes, weak types, static values), the
+    same treatment of closed-over arrays as constants, and JAX's ahead-of-time API
+    (``.trace``, ``.lower``, ``.compile``).
+
     Examples
     --------
     >>> import ftrans, ftrans.numpy as fnp, numpy as np
@@ -290,12 +331,12 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
     nums, names = _normalize_static(fun, static_argnums, static_argnames, who)
     donate = _check_donate(donate_argnums, nums, who)
     del donate  # no effect: see the docstring
-    cache = {}       # full key -> _Staged
-    fast = {}        # tuple of (shape, dtype) of all-ndarray positional calls -> runner
+    cache: dict[Any, Any] = {}  # full key -> _Staged
+    fast: dict[Any, Callable[..., Any]] = {}  # (shape, dtype)s of all-ndarray calls -> runner
     counter = [0]
     simple = not nums and not names
 
-    def slow_call(args, kwargs):
+    def slow_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         call = _split(who, args, kwargs, nums, names)
         staged = cache.get(call.key)
         if staged is None:
@@ -317,7 +358,7 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         return tree_unflatten(out_tree, outs)
 
     @functools.wraps(fun)
-    def jitted(*args, **kwargs):
+    def jitted(*args: Any, **kwargs: Any) -> Any:
         if debug.nans:
             return _nan_checked_call(fun, who, slow_call, args, kwargs)
         # fast path: positional NumPy arrays, no transform active, a signature seen before
@@ -338,15 +379,23 @@ def jit(fun, static_argnums=(), static_argnames=(), donate_argnums=()):
             return fun(*args, **kwargs)
         return slow_call(args, kwargs)
 
-    jitted._cache_size = lambda: len(cache)
-    jitted._trace_count = lambda: counter[0]
-    jitted._clear_cache = lambda: (cache.clear(), fast.clear())
-    jitted._cached_irs = lambda: [s.ir for s in cache.values()]
-    jitted.trace, jitted.lower = stages_of(fun, who, nums, names)  # JAX's AOT stages
+    # the jitted function's own methods (attributes of a function: ignored by mypy)
+    jitted._cache_size = lambda: len(cache)  # type: ignore[attr-defined]
+    jitted._trace_count = lambda: counter[0]  # type: ignore[attr-defined]
+    def clear_cache() -> None:
+        cache.clear()
+        fast.clear()
+
+    jitted._clear_cache = clear_cache  # type: ignore[attr-defined]
+    jitted._cached_irs = lambda: [s.ir for s in cache.values()]  # type: ignore[attr-defined]
+    jitted.trace, jitted.lower = stages_of(  # type: ignore[attr-defined]
+        fun, who, nums, names)  # JAX's AOT stages
     return jitted
 
 
-def _nan_checked_call(fun, who, slow_call, args, kwargs):
+def _nan_checked_call(fun: Callable[..., Any], who: str,
+                      slow_call: Callable[[tuple[Any, ...], dict[str, Any]], PyTree],
+                      args: tuple[Any, ...], kwargs: dict[str, Any]) -> PyTree:
     """A jitted call in debug_nans mode: the compiled program's outputs are checked;
     when one holds a NaN, ``fun`` runs again eagerly (``disable_jit``) on the same
     arguments, so that the first primitive producing a NaN is named with its line."""
@@ -369,7 +418,8 @@ def _nan_checked_call(fun, who, slow_call, args, kwargs):
                     "jit")
 
 
-def _check_donate(donate_argnums, static_nums, who):
+def _check_donate(donate_argnums: Any, static_nums: Sequence[int], who: str
+                  ) -> tuple[int, ...]:
     if isinstance(donate_argnums, (int, np.integer)) and not isinstance(donate_argnums, bool):
         donate_argnums = (donate_argnums,)
     try:

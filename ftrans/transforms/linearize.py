@@ -9,6 +9,9 @@ primal computation is run again (JAX's partial evaluation, done with a tape).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..core import set_current_trace, is_inexact
@@ -17,6 +20,7 @@ from ._util import (check_input, tree_flatten, tree_unflatten, as_output, zeros_
                     check_matching_tangent)
 from .jvp import jvp
 from .vjp import VJPTrace, VJPTracer, _Output
+from ..typing import PyTree
 
 __all__ = ["linearize"]
 
@@ -30,26 +34,43 @@ class _ReplayTape(VJPTrace):
     keep_inputs = True
 
 
-def linearize(fun, *primals):
-    """Linearize ``fun`` at ``primals``.
+def linearize(fun: Callable[..., Any], *primals: PyTree
+              ) -> tuple[PyTree, Callable[..., PyTree]]:
+    """Linearize ``fun`` at ``primals``: its value and its JVP there as a function.
+
+    ``fun`` runs once; ``jvp_fn`` then costs only the linear (tangent) operations, so
+    many tangents at one point are cheaper than repeated :func:`~ftrans.jvp` calls.
 
     Parameters
     ----------
     fun : callable
         Function of ``len(primals)`` positional pytree arguments.
-    *primals : pytrees of arrays
+    *primals : PyTree
+        The point: pytrees of arrays or Python scalars.
 
     Returns
     -------
-    (out, jvp_fn)
-        ``out = fun(*primals)`` and ``jvp_fn(*tangents) = J(primals) @ tangents`` (one
-        tangent pytree per primal, same structures, shapes and dtypes), which replays
-        the recorded linear operations only.
+    out : PyTree
+        ``fun(*primals)``.
+    jvp_fn : callable
+        ``jvp_fn(*tangents) = J(primals) @ tangents`` (one tangent pytree per primal,
+        same structures, shapes and dtypes), which replays the recorded linear
+        operations only.
 
     Raises
     ------
-    TypeError, ValueError
-        From ``jvp_fn`` for tangents that do not match the primals (as ``jvp``).
+    TypeError
+        From ``jvp_fn``, for a tangent whose dtype does not match its primal's (as
+        :func:`~ftrans.jvp`).
+    ValueError
+        From ``jvp_fn``, for tangents whose structure or shapes differ from the
+        primals'.
+
+    Notes
+    -----
+    Follows ``jax.linearize``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.linearize.html); JAX partially
+    evaluates a jaxpr where ftrans records a tape and replays it.
 
     Examples
     --------
@@ -76,12 +97,12 @@ def linearize(fun, *primals):
     tape = rec.tape
     constants = [as_output(t) for t in t_leaves]
 
-    def jvp_fn(*tangents):
+    def jvp_fn(*tangents: PyTree) -> PyTree:
         t_in, t_tree = tree_flatten(tuple(tangents), is_leaf=lambda x: x is None)  # as jvp
         if t_tree != tree:
             raise ValueError(f"linearize's jvp_fn: tangents must have the structure of the "
                              f"primals {tree}, got {t_tree}")
-        values = {}
+        values: dict[int, Any] = {}
         for i, (p, t, pos) in enumerate(zip(leaves, t_in, in_pos)):
             t = check_matching_tangent(p, t, i)
             if pos is not None:

@@ -19,6 +19,9 @@ loss ``L`` of ``z = x + iy`` is ``dL/dx + i dL/dy``; ``holomorphic=True`` return
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Trace, PrimalTracer, zero, set_current_trace, is_inexact, float0  # noqa: F401
@@ -30,6 +33,8 @@ from ._util import (check_input, as_output, check_output_leaf, split_aux, normal
                     tree_flatten, tree_unflatten, zeros_like_leaf)
 from ..kernels import backend_for
 from ..primitives import add, conj, convert_element_type
+from ..core.primitive import Primitive
+from ..typing import PyTree
 
 __all__ = ["vjp", "vjp_unchecked", "grad", "value_and_grad", "VJPTrace", "VJPTracer"]
 
@@ -39,7 +44,7 @@ class VJPTracer(PrimalTracer):
 
     __slots__ = ("idx",)
 
-    def __init__(self, trace, primal, idx):
+    def __init__(self, trace: VJPTrace, primal: Any, idx: int) -> None:
         self._trace = trace
         self.primal = primal
         self.idx = idx
@@ -50,7 +55,7 @@ class _Output:
 
     __slots__ = ("src", "k")
 
-    def __init__(self, src, k):
+    def __init__(self, src: int, k: int) -> None:
         self.src = src
         self.k = k
 
@@ -63,17 +68,19 @@ class VJPTrace(Trace):
     #: (``linearize`` replays the tape by binding the primitives again)
     keep_inputs = False
 
-    def __init__(self, parent, name):
+    def __init__(self, parent: Trace, name: str) -> None:
         super().__init__(parent, name)
-        self.tape = []
+        self.tape: list[Any] = []
 
-    def new_input(self, primal):
+    def new_input(self, primal: Any) -> VJPTracer:
         idx = len(self.tape)
         self.tape.append(None)
         return VJPTracer(self, primal, idx)
 
-    def process_primitive(self, prim, args, params):
-        parents = None
+    def process_primitive(self, prim: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        parents: list[int] | None = None
+        primals: list[Any] = []
         for i, a in enumerate(args):
             if isinstance(a, VJPTracer) and a._trace is self:
                 if parents is None:
@@ -109,14 +116,14 @@ class VJPTrace(Trace):
         return VJPTracer(self, ans, idx)
 
 
-def _has_tangent_space(x):
+def _has_tangent_space(x: Any) -> bool:
     try:
         return x.dtype.kind in "fc"
     except AttributeError:  # another library's dtype object (array_api_strict)
         return is_inexact(x.dtype)
 
 
-def _accumulate(cts, i, g):
+def _accumulate(cts: dict[int, Any], i: int, g: Any) -> None:
     old = cts.get(i)
     if old is None:
         cts[i] = g
@@ -124,7 +131,8 @@ def _accumulate(cts, i, g):
         cts[i] = add(old, g)
 
 
-def backward_pass(tape, seeds, consume=False):
+def backward_pass(tape: list[Any], seeds: dict[int, Any], consume: bool = False
+                  ) -> dict[int, Any]:
     """Propagate cotangents from ``seeds`` ({tape position: cotangent}) to the inputs.
 
     With ``consume=True`` (a single backward pass, as in ``grad``) each entry's
@@ -135,7 +143,7 @@ def backward_pass(tape, seeds, consume=False):
     Returns ``{input position: cotangent}`` for the inputs reached.
     """
     cts = dict(seeds)
-    results = {}
+    results: dict[int, Any] = {}
     if not cts:
         return results
     for i in range(max(cts), -1, -1):
@@ -177,21 +185,23 @@ class _OutputCts:
 
     __slots__ = ("cts",)
 
-    def __init__(self, n):
-        self.cts = [None] * n
+    def __init__(self, n: int) -> None:
+        self.cts: list[Any] = [None] * n
 
-    def add(self, k, g):
+    def add(self, k: int, g: Any) -> None:
         old = self.cts[k]
         if old is None:
             self.cts[k] = g
         else:
             self.cts[k] = add(old, g)
 
-    def instantiate(self, ans):
+    def instantiate(self, ans: Sequence[Any]) -> tuple[Any, ...]:
         return tuple(zeros_like_leaf(a) if c is None else c for c, a in zip(self.cts, ans))
 
 
-def _trace_call(fun, args, diff_leaf_mask, name, has_aux):
+def _trace_call(fun: Callable[..., Any], args: Sequence[PyTree],
+                diff_leaf_mask: Sequence[list[bool] | None], name: str, has_aux: bool
+                ) -> tuple[VJPTrace, list[Any], PyTree, PyTree]:
     """Run ``fun`` on a new VJPTrace with tracers for the leaves marked in ``diff_leaf_mask``.
 
     ``args`` is a tuple of pytrees; ``diff_leaf_mask`` a list (per argument) of lists
@@ -199,7 +209,8 @@ def _trace_call(fun, args, diff_leaf_mask, name, has_aux):
     Returns (trace, input_positions, out, aux).
     """
     trace = VJPTrace(_ctx.trace, name)
-    new_args, positions = [], []
+    new_args: list[Any] = []
+    positions: list[Any] = []
     for a, mask in zip(args, diff_leaf_mask):
         if mask is None:  # not differentiated: passed through untouched (strings,
             new_args.append(a)  # callables, weakly typed Python scalars ...)
@@ -207,7 +218,7 @@ def _trace_call(fun, args, diff_leaf_mask, name, has_aux):
             continue
         leaves, tree = tree_flatten(a)
         leaves = [check_input(l, name) for l in leaves]
-        pos = []
+        pos: list[int | None] = []
         for j, l in enumerate(leaves):
             if mask[j] and is_inexact(l.dtype):
                 t = trace.new_input(l)
@@ -230,16 +241,17 @@ def _trace_call(fun, args, diff_leaf_mask, name, has_aux):
     return trace, positions, out, aux
 
 
-def _strip(tree, trace):
+def _strip(tree: PyTree, trace: VJPTrace) -> PyTree:
     leaves, td = tree_flatten(tree)
     return tree_unflatten(td, [as_output(l.primal) if isinstance(l, VJPTracer) and l._trace is trace
                                else l for l in leaves])
 
 
-def _out_leaves(out, trace):
+def _out_leaves(out: PyTree, trace: VJPTrace) -> tuple[list[Any], list[int | None], Any]:
     """Split output leaves into primal values and tape positions (None: constant)."""
     leaves, tree = tree_flatten(out)
-    primals, pos = [], []
+    primals: list[Any] = []
+    pos: list[int | None] = []
     for o in leaves:
         if isinstance(o, VJPTracer) and o._trace is trace:
             primals.append(o.primal)
@@ -250,9 +262,9 @@ def _out_leaves(out, trace):
     return primals, pos, tree
 
 
-def _input_cts(results, positions):
+def _input_cts(results: dict[int, Any], positions: Sequence[Any]) -> list[PyTree]:
     """Per argument, the pytree of cotangents (zeros where nothing arrived)."""
-    grads = []
+    grads: list[PyTree] = []
     for entry in positions:
         if entry is None:
             grads.append(None)
@@ -266,20 +278,27 @@ def _input_cts(results, positions):
     return grads
 
 
-def vjp(fun, *primals, has_aux=False):
-    """Reverse-mode vector-Jacobian product.
+def vjp(fun: Callable[..., Any], *primals: PyTree, has_aux: bool = False
+        ) -> tuple[Any, ...]:
+    """Reverse-mode vector-Jacobian product: ``fun(*primals)`` and a function for ``J^H ct``.
+
+    ``fun`` runs once, recording the primitives it applies on a tape; ``vjp_fn`` walks
+    the tape backwards (JAX's ``jax.vjp``).
 
     Parameters
     ----------
     fun : callable
         Function of ``len(primals)`` positional pytree arguments.
-    *primals : pytrees of arrays or Python scalars
-    has_aux : bool
+    *primals : PyTree
+        The point: pytrees of arrays or Python scalars.
+    has_aux : bool, default False
         ``fun`` returns ``(output, aux)``; ``aux`` is returned, not differentiated.
 
     Returns
     -------
-    (out, vjp_fn) or (out, vjp_fn, aux)
+    out : PyTree
+        ``fun(*primals)``.
+    vjp_fn : callable
         ``vjp_fn(ct)`` takes a cotangent with the structure, shapes and dtypes of
         ``out`` and returns a tuple with one cotangent pytree per primal,
         ``J^H ct`` (PyTorch's convention for complex values; see module docstring).
@@ -288,6 +307,8 @@ def vjp(fun, *primals, has_aux=False):
         0-d output and a Python ``complex`` as that of a complex one (weak types);
         the cotangent of an integer/boolean output is ignored (any dtype, e.g.
         ``float0``, of the right shape).
+    aux : PyTree
+        Only with ``has_aux=True``: the auxiliary data.
 
     Raises
     ------
@@ -295,6 +316,13 @@ def vjp(fun, *primals, has_aux=False):
         From ``vjp_fn``, if the cotangent's structure differs from ``out``'s, or a leaf's
         shape or dtype differs from its output's (as JAX: a complex cotangent for a real
         output, an integer or float32 one for a float64 output ...); cast it first.
+
+    Notes
+    -----
+    Follows ``jax.vjp`` (https://docs.jax.dev/en/latest/_autosummary/jax.vjp.html),
+    including its strict cotangent dtypes.  For complex values ``vjp_fn`` computes
+    ``J^H ct`` (the conjugate transpose; PyTorch's convention, see "Autograd for
+    Complex Numbers" in PyTorch's autograd notes) where JAX computes ``ct^T J``.
 
     Examples
     --------
@@ -306,7 +334,8 @@ def vjp(fun, *primals, has_aux=False):
     return _vjp(fun, primals, has_aux, True)
 
 
-def vjp_unchecked(fun, *primals, has_aux=False):
+def vjp_unchecked(fun: Callable[..., Any], *primals: PyTree, has_aux: bool = False
+                  ) -> tuple[Any, ...]:
     """:func:`vjp` whose ``vjp_fn`` casts a cotangent of another dtype to its output's
     dtype instead of raising (shapes and structure are still checked).
 
@@ -316,18 +345,19 @@ def vjp_unchecked(fun, *primals, has_aux=False):
     return _vjp(fun, primals, has_aux, False)
 
 
-def _vjp(fun, primals, has_aux, strict):
+def _vjp(fun: Callable[..., Any], primals: Sequence[PyTree], has_aux: bool, strict: bool
+         ) -> tuple[Any, ...]:
     trace, positions, out, aux = _trace_call(fun, primals, [[True] * len(tree_flatten(p)[0])
                                                           for p in primals], "vjp", has_aux)
     out_primals, out_pos, out_tree = _out_leaves(out, trace)
     tape = trace.tape
 
-    def vjp_fn(ct):
+    def vjp_fn(ct: PyTree) -> tuple[PyTree, ...]:
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError(f"vjp_fn: the cotangent must have the structure of the output "
                              f"{out_tree}, got {ct_tree}")
-        seeds = {}
+        seeds: dict[int, Any] = {}
         for k, (c, o, p) in enumerate(zip(ct_leaves, out_primals, out_pos)):
             weak = _weak_scalar(c)
             c = check_input(c, "vjp_fn")
@@ -349,14 +379,14 @@ def _vjp(fun, primals, has_aux, strict):
     return outs, vjp_fn
 
 
-def _weak_scalar(c):
+def _weak_scalar(c: Any) -> bool:
     """Is ``c`` weakly typed: a Python scalar (or a staged one under jit)?"""
     if isinstance(c, (bool, int, float, complex)) and not isinstance(c, np.generic):
         return True
     return bool(getattr(getattr(c, "aval", None), "weak_type", False))
 
 
-def _check_cotangent(c, o, weak, k, n):
+def _check_cotangent(c: Any, o: Any, weak: bool, k: int, n: int) -> None:
     """Raise ValueError (JAX's type) unless the cotangent leaf ``c`` has the shape and
     dtype of the output leaf ``o`` (number ``k`` of ``n``).  A weakly typed (``weak``)
     Python float (complex) fits any real (complex) output; integer/boolean outputs take
@@ -385,7 +415,7 @@ def _check_cotangent(c, o, weak, k, n):
         f"dtype{cast}")
 
 
-def _seed(seeds, p, c):
+def _seed(seeds: dict[int, Any], p: int, c: Any) -> None:
     if p in seeds:
         seeds[p] = add(seeds[p], c)
     else:
@@ -393,21 +423,28 @@ def _seed(seeds, p, c):
 
 
 @decorator_factory
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False) -> Callable[..., Any]:
     """Function returning ``(fun(*args), gradient)`` of a scalar-valued ``fun``.
+
+    One forward pass records the tape, one backward pass gives the gradient with
+    respect to the arguments ``argnums`` (JAX's ``jax.value_and_grad``).  Called with
+    keyword options only (``value_and_grad(argnums=1)``) it returns a decorator.
 
     Parameters
     ----------
     fun : callable
         Returns a real scalar (a complex scalar with ``holomorphic=True``), or a pair
         ``(scalar, aux)`` with ``has_aux=True``.
-    argnums : int or tuple of ints
+    argnums : int or sequence of int, default 0
         Positional arguments to differentiate (negative counts from the end).  A tuple
         gives a tuple of gradients.
-    has_aux : bool
-    holomorphic : bool
+    has_aux : bool, default False
+        ``fun`` returns ``(scalar, aux)``; ``aux`` is returned, not differentiated.
+    holomorphic : bool, default False
         ``fun`` is complex-differentiable in complex inputs; the result is ``f'(z)``.
-    allow_int : bool
+    allow_int : bool, default False
         Allow integer/boolean arguments; their gradient is a ``float0`` zero array.
 
     Returns
@@ -422,6 +459,15 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         Non-scalar output (use ``jacrev`` or ``vjp``), complex output without
         ``holomorphic=True``, integer input without ``allow_int=True``, real input with
         ``holomorphic=True``, or a ``has_aux`` function not returning a pair.
+    ValueError
+        If ``argnums`` is empty, out of range or repeats an argument.
+
+    Notes
+    -----
+    Follows ``jax.value_and_grad``
+    (https://docs.jax.dev/en/latest/_autosummary/jax.value_and_grad.html).  The
+    gradient of a real loss of complex inputs ``z = x + iy`` is ``dL/dx + i dL/dy``
+    (PyTorch's convention); JAX returns its conjugate.
 
     Examples
     --------
@@ -432,9 +478,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     """
     name = "grad"
 
-    def value_and_grad_f(*args, **kwargs):
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         nums, single = normalize_argnums(argnums, len(args), name)
-        masks = []
+        masks: list[list[bool] | None] = []
         for i, a in enumerate(args):
             if i not in nums:
                 masks.append(None)
@@ -456,7 +502,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                             f"{tuple(value.shape)}; use ftrans.jacrev or ftrans.vjp for "
                             "non-scalar outputs, or reduce the output (e.g. .sum())")
         _check_grad_output(value, holomorphic)
-        results = {}
+        results: dict[int, Any] = {}
         if pos is not None:
             one = np.ones((), dtype=value.dtype) if isinstance(value, (np.ndarray, np.generic)) \
                 else _ones_like_scalar(value)
@@ -471,21 +517,21 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         return ((value, aux) if has_aux else value), g
 
     value_and_grad_f.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
-    value_and_grad_f.__wrapped__ = fun
+    value_and_grad_f.__wrapped__ = fun  # type: ignore[attr-defined]  # as functools.wraps
     return value_and_grad_f
 
 
-def _tree_map(f, tree):
+def _tree_map(f: Callable[[Any], Any], tree: PyTree) -> PyTree:
     leaves, td = tree_flatten(tree)
     return tree_unflatten(td, [f(l) if l.dtype != float0 else l for l in leaves])
 
 
-def _ones_like_scalar(value):
+def _ones_like_scalar(value: Any) -> Any:
     """A 0-d one in ``value``'s array library (CuPy, Dask, array-API arrays)."""
     return backend_for(value).xp.ones((), dtype_of(value))
 
 
-def _check_grad_input(x, i, holomorphic, allow_int):
+def _check_grad_input(x: Any, i: int, holomorphic: bool, allow_int: bool) -> None:
     kind = dtype_of(x).kind
     if kind not in "fc" and not allow_int:
         raise TypeError(
@@ -497,7 +543,7 @@ def _check_grad_input(x, i, holomorphic, allow_int):
                         f"{i} has dtype {x.dtype}")
 
 
-def _check_grad_output(value, holomorphic):
+def _check_grad_output(value: Any, holomorphic: bool) -> None:
     kind = dtype_of(value).kind
     if holomorphic:
         if kind != "c":
@@ -512,28 +558,77 @@ def _check_grad_output(value, holomorphic):
 
 
 @decorator_factory
-def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """Gradient of a scalar-valued function; see :func:`value_and_grad` for the arguments.
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
+    """Gradient of a scalar-valued function (JAX's ``jax.grad``).
+
+    Reverse mode: one forward pass and one backward pass, whatever the number of
+    inputs.  Called with keyword options only (``grad(argnums=1)``) it returns a
+    decorator.
+
+    Parameters
+    ----------
+    fun : callable
+        Returns a real scalar (shape ``()``; a complex scalar with
+        ``holomorphic=True``), or a pair ``(scalar, aux)`` with ``has_aux=True``.
+        Keyword arguments are passed through, not differentiated.
+    argnums : int or sequence of int, default 0
+        Positional arguments to differentiate (negative counts from the end).  A
+        sequence gives a tuple of gradients.
+    has_aux : bool, default False
+        ``fun`` returns ``(scalar, aux)``; ``aux`` is returned, not differentiated.
+    holomorphic : bool, default False
+        ``fun`` is complex-differentiable in complex inputs; the result is ``f'(z)``.
+    allow_int : bool, default False
+        Allow integer/boolean arguments; their gradient is a ``float0`` zero array.
 
     Returns
     -------
     callable
         ``(*args, **kwargs) -> grad`` (or ``(grad, aux)`` with ``has_aux=True``).
+        Each gradient has the structure, shape and dtype of its argument.
+
+    Raises
+    ------
+    TypeError
+        When the returned function is called: non-scalar output (use ``jacrev`` or
+        ``vjp``), complex output without ``holomorphic=True``, integer input without
+        ``allow_int=True``, or a ``has_aux`` function not returning a pair.
+    ValueError
+        If ``argnums`` is empty, out of range or repeats an argument.
+
+    See Also
+    --------
+    value_and_grad : The value and the gradient in one pass.
+    jacrev : Jacobians of non-scalar functions.
+
+    Notes
+    -----
+    Follows ``jax.grad`` (https://docs.jax.dev/en/latest/_autosummary/jax.grad.html).
+    For complex inputs the gradient of a real loss is ``dL/dx + i dL/dy`` (PyTorch's
+    convention, the conjugate of JAX's).
 
     Examples
     --------
     >>> import numpy as np, ftrans, ftrans.numpy as fnp
     >>> ftrans.grad(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
     array([ 3., 12.])
+
+    Several arguments, and a second derivative:
+
+    >>> ftrans.grad(lambda x, y: x * y ** 2, argnums=(0, 1))(3.0, 2.0)
+    (array(4.), array(12.))
+    >>> bool(ftrans.grad(ftrans.grad(fnp.sin))(0.5) == -np.sin(0.5))
+    True
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
-    def grad_f(*args, **kwargs):
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
     grad_f.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
-    grad_f.__wrapped__ = fun
+    grad_f.__wrapped__ = fun  # type: ignore[attr-defined]  # as functools.wraps
     return grad_f
 
 

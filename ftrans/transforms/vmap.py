@@ -12,6 +12,9 @@ other transform in both orders (``vmap(grad(f))``, ``grad(vmap(f))``, nested vma
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Trace, Tracer, set_current_trace
@@ -19,6 +22,8 @@ from ..core.trace import _ctx, _escaped
 from ..core.pytree import tree_flatten, tree_unflatten, PyTreeDef, _node_of
 from ._util import as_output, check_output_leaf, decorator_factory
 from ..primitives import broadcast_to, concatenate, expand_dims, gather, transpose
+from ..core.primitive import Primitive
+from ..typing import PyTree
 
 __all__ = ["vmap", "BatchTrace", "BatchTracer"]
 
@@ -28,26 +33,26 @@ class BatchTracer(Tracer):
 
     __slots__ = ("val", "bdim")
 
-    def __init__(self, trace, val, bdim):
+    def __init__(self, trace: BatchTrace, val: Any, bdim: int) -> None:
         self._trace = trace
         self.val = val
         self.bdim = bdim
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         s = self.val.shape
         d = self.bdim
         return s[:d] + s[d + 1:]
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self.val.shape) - 1
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return self.val.dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"BatchTracer(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim})"
 
 
@@ -56,12 +61,14 @@ class BatchTrace(Trace):
 
     __slots__ = ("size",)
 
-    def __init__(self, parent, name, size):
+    def __init__(self, parent: Trace, name: str, size: int) -> None:
         super().__init__(parent, name)
         self.size = size
 
-    def process_primitive(self, prim, args, params):
-        vals = None
+    def process_primitive(self, prim: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        vals: list[Any] | None = None
+        dims: list[int | None] = []
         i = 0
         for a in args:
             if type(a) is BatchTracer and a._trace is self:
@@ -88,7 +95,7 @@ class BatchTrace(Trace):
         return out if out_dim is None else BatchTracer(self, out, out_dim)
 
 
-def _prefix_leaves(prefix, tree, what):
+def _prefix_leaves(prefix: Any, tree: PyTree, what: str) -> list[int | None]:
     """Broadcast a pytree prefix (ints/None at its leaves) to the leaves of ``tree``.
 
     Raises
@@ -96,20 +103,21 @@ def _prefix_leaves(prefix, tree, what):
     ValueError
         If ``prefix`` is not a prefix of ``tree``'s structure.
     """
-    out = []
+    out: list[int | None] = []
     _prefix_rec(prefix, tree, what, out)
     return out
 
 
-def _prefix_rec(p, t, what, out):
+def _prefix_rec(p: Any, t: Any, what: str, out: list[int | None]) -> None:
     # (a module-level function, not a closure: a self-referencing closure would keep
     # ``tree`` -- the user's arrays -- alive until the next garbage collection)
     if p is None or isinstance(p, (int, np.integer)):
-        out.extend([p] * (1 if _node_of(t)[0] is None else len(tree_flatten(t)[0])))
+        n = 1 if _node_of(t)[0] is None else len(tree_flatten(t)[0])
+        out.extend([None if p is None else int(p)] * n)
         return
     t_children = _children(t)
     p_children = _children(p)
-    if t_children is None or type(p) is not type(t) or len(p_children[0]) != len(
+    if t_children is None or p_children is None or type(p) is not type(t) or len(p_children[0]) != len(
             t_children[0]) or p_children[1] != t_children[1]:
         raise ValueError(f"vmap {what} specification {p!r} must be a tree prefix of the "
                          f"corresponding value, whose structure is {tree_flatten(t)[1]}")
@@ -117,22 +125,22 @@ def _prefix_rec(p, t, what, out):
         _prefix_rec(pc, tc, what, out)
 
 
-def _children(node):
+def _children(node: Any) -> tuple[list[Any], Any] | None:
     """(children, aux) of a container node, None for a leaf."""
     kind, entry = _node_of(node)
-    if kind is None:
+    if kind is None or entry is None:
         return None
     children, aux = entry[0](node)
     return list(children), aux
 
 
-def _normalize_axis(ax, ndim, what):
+def _normalize_axis(ax: int, ndim: int, what: str) -> int:
     if not -ndim <= ax < ndim:
         raise ValueError(f"vmap: {what} axis {ax} is out of bounds for a value of rank {ndim}")
     return ax % ndim
 
 
-def _move_axis(x, src, dst):
+def _move_axis(x: Any, src: int, dst: int) -> Any:
     if src == dst:
         return x
     perm = [i for i in range(x.ndim) if i != src]
@@ -140,25 +148,31 @@ def _move_axis(x, src, dst):
     return transpose(x, tuple(perm))
 
 
-def _leaf_desc(i, path_hint):
+def _leaf_desc(i: int, path_hint: int | None) -> str:
     return f"argument {i}" + (f" (leaf {path_hint})" if path_hint is not None else "")
 
 
 @decorator_factory
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
+def vmap(fun: Callable[..., Any], in_axes: int | None | Sequence[Any] = 0,
+         out_axes: Any = 0, axis_size: int | None = None,
+         chunk_size: int | None = None) -> Callable[..., Any]:
     """Vectorize ``fun`` over a mapped axis of its arguments.
+
+    ``fun`` is traced once with values that carry the batch axis; each primitive runs
+    its batching rule (no Python loop over the examples).  Called with keyword options
+    only (``vmap(in_axes=(0, None))``) it returns a decorator.
 
     Parameters
     ----------
     fun : callable
         Function of positional pytree arguments (keyword arguments are passed
         through unmapped).
-    in_axes : int, None, or a tuple (one entry per positional argument) of pytree
-        prefixes of ints/None
-        The mapped axis of each argument leaf (negative counts from the end); None
+    in_axes : int, None or sequence, default 0
+        An int or None for all arguments, or a tuple/list with one entry per
+        positional argument, each a pytree prefix of ints/None.  The mapped axis of each argument leaf (negative counts from the end); None
         leaves an argument unmapped.
-    out_axes : int, None, or a pytree prefix of the output
-        Where the mapped axis goes in each output leaf; None requires that leaf not to
+    out_axes : int, None or pytree, default 0
+        An int, None, or a pytree prefix of the output of ints/None.  Where the mapped axis goes in each output leaf; None requires that leaf not to
         depend on the mapped inputs.
     axis_size : int, optional
         The mapped size when no argument is mapped.
@@ -177,7 +191,16 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         Mapped sizes that differ (the arguments and sizes are named), an axis beyond an
         argument's rank, a mapped non-array (e.g. a Python scalar or string), an
         ``in_axes`` that is not a prefix of the arguments, no mapped argument and no
-        ``axis_size``, or a mapped output with ``out_axes=None``.
+        ``axis_size``, or a mapped output with ``out_axes=None``; a ``chunk_size`` that
+        is not a positive int.
+    NotImplementedError
+        When a primitive ``fun`` applies has no batching rule (it is named).
+
+    Notes
+    -----
+    Follows ``jax.vmap`` (https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html)
+    for ``in_axes``, ``out_axes`` and ``axis_size``; ``chunk_size`` is
+    ``torch.func.vmap``'s.
 
     Examples
     --------
@@ -193,27 +216,32 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                                    or chunk_size < 1):
         raise ValueError(f"vmap: chunk_size must be a positive int, got {chunk_size!r}")
 
-    def vmapped(*args, **kwargs):
+    def vmapped(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, (list, tuple)) and not isinstance(in_axes, PyTreeDef):
             if len(in_axes) != len(args):
                 raise ValueError(
                     f"vmap in_axes must be an int, None, or a tuple with one entry per "
                     f"positional argument; got a {type(in_axes).__name__} of length "
                     f"{len(in_axes)} for {len(args)} argument(s)")
-            per_arg = list(in_axes)
+            per_arg: list[Any] = list(in_axes)
         elif in_axes is None or isinstance(in_axes, (int, np.integer)):
             per_arg = [in_axes] * len(args)
         else:
             raise ValueError(f"vmap in_axes must be an int, None or a tuple, got {in_axes!r}")
-        leaves_per_arg, trees, axes_per_arg = [], [], []
-        sizes = []
+        leaves_per_arg: list[list[Any]] = []
+        trees: list[PyTreeDef | None] = []
+        axes_per_arg: list[list[int | None]] = []
+        sizes: list[tuple[int, int | None, int, int]] = []
         for i, (a, ax) in enumerate(zip(args, per_arg)):
+            leaves: list[Any]
+            tree: PyTreeDef | None
+            axes: list[Any]
             if _node_of(a)[0] is None and (ax is None or isinstance(ax, (int, np.integer))):
                 leaves, tree, axes = [a], None, [ax]  # an array argument: no pytree work
             else:
                 leaves, tree = tree_flatten(a)
                 axes = _prefix_leaves(ax, a, "in_axes")
-            norm = []
+            norm: list[int | None] = []
             for j, (leaf, lax) in enumerate(zip(leaves, axes)):
                 if lax is None:
                     norm.append(None)
@@ -257,11 +285,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         return _vmap_call(fun, leaves_per_arg, trees, axes_per_arg, kwargs, size)
 
     vmapped.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
-    vmapped.__wrapped__ = fun
+    vmapped.__wrapped__ = fun  # type: ignore[attr-defined]  # as functools.wraps
 
-    def _vmap_call(fun, leaves_per_arg, trees, axes_per_arg, kwargs, size):
+    def _vmap_call(fun: Callable[..., Any], leaves_per_arg: list[list[Any]],
+                   trees: list[PyTreeDef | None], axes_per_arg: list[list[int | None]],
+                   kwargs: dict[str, Any], size: int) -> Any:
         trace = BatchTrace(_ctx.trace, "vmap", size)
-        new_args = []
+        new_args: list[Any] = []
         for leaves, tree, axes in zip(leaves_per_arg, trees, axes_per_arg):
             new = [l if ax is None else BatchTracer(trace, l, ax) for l, ax in zip(leaves, axes)]
             new_args.append(new[0] if tree is None else tree_unflatten(tree, new))
@@ -270,13 +300,16 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                 out = fun(*new_args, **kwargs)
         finally:
             trace.finish()
+        out_leaves: list[Any]
+        out_tree: PyTreeDef | None
+        oaxes: list[Any]
         if _node_of(out)[0] is None and (out_axes is None
                                          or isinstance(out_axes, (int, np.integer))):
             out_leaves, out_tree, oaxes = [out], None, [out_axes]  # one array: no pytree work
         else:
             out_leaves, out_tree = tree_flatten(out)
             oaxes = _prefix_leaves(out_axes, out, "out_axes")
-        res = []
+        res: list[Any] = []
         for o, oax in zip(out_leaves, oaxes):
             if isinstance(o, BatchTracer) and o._trace is trace:
                 if oax is None:
@@ -296,11 +329,14 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                 res.append(as_output(broadcast_to(expand_dims(o, (dst,)), shape)))
         return res[0] if out_tree is None else tree_unflatten(out_tree, res)
 
-    def _chunked(fun, leaves_per_arg, trees, axes_per_arg, kwargs, size):
+    def _chunked(fun: Callable[..., Any], leaves_per_arg: list[list[Any]],
+                 trees: list[PyTreeDef | None], axes_per_arg: list[list[int | None]],
+                 kwargs: dict[str, Any], size: int) -> Any:
+        assert chunk_size is not None  # only called with a chunk size
         outs = []
         for start in range(0, size, chunk_size):
             stop = min(start + chunk_size, size)
-            chunk_leaves = []
+            chunk_leaves: list[list[Any]] = []
             for leaves, axes in zip(leaves_per_arg, axes_per_arg):
                 chunk_leaves.append([
                     l if ax is None else gather(l, (slice(None),) * ax + (slice(start, stop),))
@@ -309,7 +345,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                                    stop - start))
         first_leaves, out_tree = tree_flatten(outs[0])
         oaxes = _prefix_leaves(out_axes, outs[0], "out_axes")
-        merged = []
+        merged: list[Any] = []
         for k, oax in enumerate(oaxes):
             parts = [tree_flatten(o)[0][k] for o in outs]
             if oax is None:

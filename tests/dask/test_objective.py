@@ -93,6 +93,12 @@ def test_per_chunk_form_and_flat_parameters(client):
     assert obj.evaluations == 2
     np.testing.assert_allclose(v3, v_ref, rtol=1e-12)
     np.testing.assert_allclose(g3, g_ref["w"], rtol=1e-12, atol=1e-14)
+    # a per-chunk loss evaluated first at a flat vector (SciPy's side): the additivity
+    # check runs before any pytree was seen (it read an unset layout: AttributeError)
+    fresh = ftrans.dask.Objective(chunk_sum, X, sn, wn, per="chunk", reduction="mean")
+    v4, g4 = fresh.flat_value_and_grad(w0)
+    np.testing.assert_allclose(v4, v_ref, rtol=1e-12)
+    np.testing.assert_allclose(g4, g_ref["w"], rtol=1e-12, atol=1e-14)
     # no targets: loss(params, X_b)
     sq = ftrans.dask.Objective(lambda w, X: (X @ w) ** 2, X, reduction="sum")
     v, g = sq.value_and_grad(w0)

@@ -270,3 +270,13 @@ def test_jit_matches_eager():
     np.testing.assert_allclose(ftrans.jit(f)(a, x), f(a, x), rtol=1e-15)
     g = ftrans.grad(lambda x: f(a, x).sum())
     np.testing.assert_allclose(ftrans.jit(g)(x), g(x), rtol=1e-14)
+
+
+def test_polygamma_empty_order_broadcasts_as_scipy():
+    """An empty integer order gives SciPy's empty broadcast result (it returned None)."""
+    import numpy as np
+    import scipy.special as ss
+    import ftrans.scipy.special as fss
+    for n, x in ((np.array([], dtype=int), 1.0), (np.zeros((0, 2), dtype=int), np.ones(2))):
+        got, want = fss.polygamma(n, x), ss.polygamma(n, x)
+        assert got is not None and got.shape == want.shape and got.dtype == want.dtype

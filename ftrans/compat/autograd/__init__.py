@@ -10,6 +10,8 @@ engine in :mod:`._engine`.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -33,6 +35,8 @@ from ._engine import run_backward, _retain
 from .. import _tensor as T
 from .. import _ops as O
 from .._dtype import from_np
+from ..types import Tensor
+from .graph import GradientEdge
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "graph", "forward_ad", "Variable",
@@ -41,7 +45,17 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "in
            "GradcheckError", "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
 
 
-def _as_tuple(x):
+_TensorOrEdge = Tensor | GradientEdge
+_Tensors = Tensor | GradientEdge | Sequence[Tensor | GradientEdge]
+
+
+@overload
+def _as_tuple(x: None) -> None: ...
+@overload
+def _as_tuple(x: Any) -> tuple[Any, ...]: ...
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...] | None:
     if x is None:
         return None
     if isinstance(x, (T.Tensor, graph.GradientEdge)):
@@ -49,7 +63,7 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _input_edge(t):
+def _input_edge(t: _TensorOrEdge) -> tuple[Any, int]:
     """The edge whose gradient ``autograd.grad``/``backward(inputs=...)`` is asked for:
     a Tensor's, or a :class:`~.graph.GradientEdge` (PyTorch's exception types)."""
     if isinstance(t, graph.GradientEdge):
@@ -63,7 +77,7 @@ def _input_edge(t):
     return e
 
 
-def _out_meta(out):
+def _out_meta(out: Any) -> tuple[Any, bool]:
     """(array or Meta with the output's shape and dtype, whether it requires grad) of an
     output: a Tensor, or a GradientEdge (its node's output; None where not known)."""
     if isinstance(out, graph.GradientEdge):
@@ -72,12 +86,13 @@ def _out_meta(out):
     return out._data, out.requires_grad
 
 
-def _make_grads(outputs, grads, create_graph, batched=False):
+def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], create_graph: bool,
+                batched: bool = False) -> list[Any]:
     """Per output: the root gradient (array, or Tensor when create_graph).  ``batched``
     (``is_grads_batched``): the leading dimension of each gradient is the batch, and the
     implicit gradient of a scalar output (``ones_like(out)``) is read as batched, as
     PyTorch reads it."""
-    res = []
+    res: list[Any] = []
     implicit = None
     for i, (out, g) in enumerate(zip(outputs, grads)):
         od, rg = _out_meta(out)
@@ -124,7 +139,8 @@ def _make_grads(outputs, grads, create_graph, batched=False):
     return res
 
 
-def _root_edges(outputs, grads):
+def _root_edges(outputs: Sequence[_TensorOrEdge], grads: Sequence[Any]
+                ) -> tuple[list[Any], list[Any]]:
     roots, rgrads = [], []
     for i, (t, g) in enumerate(zip(outputs, grads)):
         e = graph.check_gradient_edge(t) if isinstance(t, graph.GradientEdge) else T._edge(t)
@@ -136,16 +152,41 @@ def _root_edges(outputs, grads):
     return roots, rgrads
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
-    """Accumulate the gradients of ``tensors`` (weighted by ``grad_tensors``) into the
-    ``.grad`` of the graph's leaves (or of ``inputs`` only).
+def backward(tensors: _Tensors,
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Tensor | Sequence[Tensor | None] | None = None,
+             inputs: _Tensors | None = None) -> None:
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
+
+    ``torch.autograd.backward``.
 
     ``tensors`` and ``inputs`` may hold :class:`~.graph.GradientEdge` objects
     (``get_gradient_edge(t)``), as in PyTorch 2.13: a leaf's edge accumulates into its
     ``.grad``, a non-leaf's only runs the graph down to it (nothing is retained).
-    ``RuntimeError`` for an input that is neither a Tensor nor a GradientEdge, or an edge
-    whose node is not a Node."""
+
+    Parameters
+    ----------
+    tensors : Tensor, GradientEdge or sequence of them
+        The roots of the backward pass.
+    grad_tensors : Tensor or sequence of (Tensor or None), optional
+        The gradient of each root (its shape); None for a scalar root (ones).
+    retain_graph : bool, optional
+        Keep the saved buffers for another backward; defaults to ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass, so that the gradients can be differentiated again.
+    grad_variables : Tensor or sequence of (Tensor or None), optional
+        Deprecated name of ``grad_tensors``.
+    inputs : Tensor, GradientEdge or sequence of them, optional
+        Accumulate only into these (non-empty); all leaves by default.
+
+    Raises
+    ------
+    RuntimeError
+        For an input that is neither a Tensor nor a GradientEdge, an edge whose node is not
+        a Node, a non-scalar root without a gradient, a root that does not require grad,
+        empty ``inputs``, or both ``grad_tensors`` and ``grad_variables``.
+    """
     if grad_variables is not None:
         if grad_tensors is not None:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
@@ -183,26 +224,73 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             "function, make sure to reset the .grad fields of your parameters to None after use "
             "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     res = run_backward(roots, rgrads, retain_graph, create_graph, capture, execute)
-    if nonleaf:
+    if nonleaf and res is not None:   # (res: the captured gradients, as nonleaf is set)
         for t, g in zip(nonleaf, res):
             if g is not None and t is not None:
                 _retain(t, g, create_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Gradients of ``outputs`` (weighted by ``grad_outputs``) with respect to ``inputs``,
-    returned as a tuple (nothing is accumulated into ``.grad``).  ``is_grads_batched``:
-    the leading dimension of every grad_output is a batch, computed in one backward pass
-    under ``ftrans.vmap`` (see :func:`_batched_grad`); each gradient then has that batch
-    dimension first.
+def grad(outputs: _Tensors, inputs: _Tensors,
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor, ...]:
+    """Gradients of ``outputs`` with respect to ``inputs`` (``torch.autograd.grad``).
 
-    ``outputs`` and ``inputs`` may hold :class:`~.graph.GradientEdge` objects (PyTorch
-    2.13): the gradient flowing into that edge is returned, with the shape and dtype of the
-    tensor the edge was taken from.  An output edge's shape is known when the edge comes from
+    Returned as a tuple; nothing is accumulated into ``.grad``.  ``outputs`` and
+    ``inputs`` may hold :class:`~.graph.GradientEdge` objects (PyTorch 2.13): the gradient
+    flowing into that edge is returned, with the shape and dtype of the tensor the edge
+    was taken from.  An output edge's shape is known when the edge comes from
     ``get_gradient_edge`` (or the node saved its output); otherwise its gradient must be
-    passed in ``grad_outputs``.  ``RuntimeError`` for ``materialize_grads`` with an unused
-    edge input (its shape is unknown), as PyTorch."""
+    passed in ``grad_outputs``.
+
+    Parameters
+    ----------
+    outputs : Tensor, GradientEdge or sequence of them
+        The differentiated outputs.
+    inputs : Tensor, GradientEdge or sequence of them
+        The inputs to differentiate with respect to (at least one).
+    grad_outputs : Tensor or sequence of (Tensor or None), optional
+        The gradient of each output (the vector of the vector-Jacobian product); None for
+        a scalar output (ones).
+    retain_graph : bool, optional
+        Keep the saved buffers for another backward; defaults to ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass, so that the gradients can be differentiated again.
+    only_inputs : bool, optional
+        Deprecated and ignored (PyTorch's).
+    allow_unused : bool, optional
+        Return None for an input that the outputs do not depend on (otherwise an error);
+        defaults to ``materialize_grads``.
+    is_grads_batched : bool, optional
+        The leading dimension of every grad_output is a batch, computed in one backward
+        pass under ``ftrans.vmap``; each gradient then has that batch dimension first.
+    materialize_grads : bool, optional
+        Return zeros instead of None for unused inputs.
+
+    Returns
+    -------
+    tuple of Tensor
+        One gradient per input, with the input's shape and dtype (None where unused and
+        ``allow_unused``).
+
+    Raises
+    ------
+    RuntimeError
+        For an unused input without ``allow_unused``, an input that does not require grad,
+        a non-scalar output without a gradient, mismatched shapes, or
+        ``materialize_grads`` with an unused edge input (its shape is unknown).
+    ValueError
+        For ``materialize_grads=True`` with ``allow_unused=False``.
+
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> (g,) = torch.autograd.grad((x ** 2).sum(), x)
+    >>> g
+    tensor([2., 4.])
+    """
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
@@ -226,7 +314,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     else:
         roots, rgrads = _root_edges(outs, _make_grads(outs, gouts, create_graph))
         res = run_backward(roots, rgrads, retain_graph, create_graph, capture=edges)
-    final = []
+    final: list[Any] = []
     if materialize_grads and any(g is None and isinstance(t, graph.GradientEdge)
                                  for t, g in zip(ins, res)):
         raise RuntimeError("materialize_grads cannot be used when the given input is a "
@@ -252,7 +340,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(final)
 
 
-def _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph):
+def _batched_grad(outs: Sequence[_TensorOrEdge], ins: Sequence[_TensorOrEdge],
+                  edges: list[Any], gouts: Sequence[Any], retain_graph: bool,
+                  create_graph: bool) -> list[Any]:
     """``is_grads_batched``: the gradients for every slice of the leading (batch) dimension
     of ``grad_outputs``, batch first -- arrays, or Tensors when ``create_graph``; None
     where no gradient arrived.
@@ -273,14 +363,14 @@ def _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph):
     roots, rgrads = _root_edges(outs, rg)
     ran = None if create_graph else _batched.batchable(roots, edges)
     if ran is not None:
-        res = _batched.run_batched(roots, [g._data for g in rgrads], edges, ran, retain_graph)
-        if res is not None:
-            return res
+        bres = _batched.run_batched(roots, [g._data for g in rgrads], edges, ran, retain_graph)
+        if bres is not None:
+            return bres
     n = sizes[0]
     per = [grad(outs, ins, tuple(g[k] for g in rg),
                 retain_graph=True if k < n - 1 else retain_graph, create_graph=create_graph,
                 allow_unused=True) for k in range(n)]
-    res = []
+    res: list[Any] = []
     for j in range(len(ins)):
         col = [p[j] for p in per]
         if col[0] is None:
@@ -290,8 +380,23 @@ def _batched_grad(outs, ins, edges, gouts, retain_graph, create_graph):
     return res
 
 
-def Variable(tensor, requires_grad=False, volatile=False):
-    """Deprecated PyTorch API: returns ``tensor`` (with ``requires_grad`` set)."""
+def Variable(tensor: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:
+    """Deprecated PyTorch API (``torch.autograd.Variable``): returns ``tensor`` itself.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor.
+    requires_grad : bool, optional
+        Make ``tensor`` require grad (in place).
+    volatile : bool, optional
+        Ignored (PyTorch's removed volatile flag).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, with ``requires_grad`` set where asked.
+    """
     if requires_grad:
         tensor.requires_grad_(True)
     return tensor

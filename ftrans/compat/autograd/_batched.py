@@ -29,6 +29,9 @@ keeps the graph's buffers, so the loop can still run, and frees them afterwards 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ...core.trace import TracerArrayConversionError
 from ...transforms.vmap import vmap
 from .._tensor import Size
@@ -38,7 +41,7 @@ from ._engine import run_backward, _dependencies, _needed
 __all__ = ["check_batched_grad", "batchable", "run_batched"]
 
 
-def check_batched_grad(i, gd, od, implicit):
+def check_batched_grad(i: int, gd: Any, od: Any, implicit: bool) -> None:
     """Check the batched ``grad_outputs[i]`` (array ``gd``; ``implicit``: the ``ones`` made
     for a None grad_output) against the output's array ``od``, with PyTorch's exception
     types: for a 0-d grad (nothing to map over) ``IndexError`` (PyTorch indexes it) or,
@@ -68,13 +71,13 @@ def check_batched_grad(i, gd, od, implicit):
             "be considered batched, consider using vmap.")
 
 
-def _hooked(n):
+def _hooked(n: Any) -> bool:
     hk = n._hk
     return hk is not None and bool(hk.pre or hk.post or hk.rgh
                                    or (hk.tpre and any(hk.tpre.values())))
 
 
-def _formula_node(n):
+def _formula_node(n: Any) -> bool:
     """True when ``n``'s backward is a formula over its saved values (``OpNode._apply``:
     primitive VJP rules, composite formulas, views; ``CopySlices`` around one)."""
     ap = type(n)._apply if isinstance(n, G.OpNode) else None
@@ -83,7 +86,8 @@ def _formula_node(n):
     return ap is G.OpNode._apply
 
 
-def batchable(roots, capture):
+def batchable(roots: Sequence[tuple[Any, int]], capture: Sequence[tuple[Any, int]]
+              ) -> set[Any] | None:
     """The set of nodes the pass runs when the backward from ``roots`` to the ``capture``
     edges can run batched, None when it must loop (see the module docstring)."""
     root_nodes = [n for n, _ in roots if n is not None]
@@ -103,16 +107,18 @@ def batchable(roots, capture):
     return needed
 
 
-def run_batched(roots, grads, capture, ran, keep):
+def run_batched(roots: Sequence[tuple[Any, int]], grads: Sequence[Any],
+                capture: Sequence[tuple[Any, int]], ran: set[Any], keep: bool
+                ) -> list[Any] | None:
     """Gradients at the ``capture`` edges for the batched root gradients ``grads``
     (arrays whose leading dimension is the batch), in one engine pass under
     ``ftrans.vmap``: a list of arrays with the batch first (None where nothing arrived),
     or None when a formula turned out not to batch (the caller then loops).  ``ran``:
     the nodes the pass runs (from :func:`batchable`), freed afterwards unless ``keep``.
     """
-    missing = []
+    missing: list[bool] = []
 
-    def body(*gs):
+    def body(*gs: Any) -> list[Any]:
         res = run_backward(roots, list(gs), True, False, capture=capture, batched=True)
         missing[:] = [r is None for r in res]
         return [r for r in res if r is not None]

@@ -32,6 +32,9 @@ residuals are constants to the recording trace and their own derivatives would b
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ...core import zero
@@ -46,15 +49,16 @@ from .graph import OpNode, node_class
 __all__ = ["CompositeNode", "ResidualNode", "composite_class", "residual_class",
            "composite_vjp", "composite_jvp", "run", "run_with_residuals"]
 
-_STAGED: dict = {}   # staging key -> the staged IR of a backward or forward
+_STAGED: dict[Any, Any] = {}   # staging key -> the staged IR of a backward or forward
 _MAX_STAGED = 4096   # programs kept (the cache is cleared when it is full)
 
 
-def _key(fn, params, values, extra):
+def _key(fn: Callable[..., Any], params: dict[str, Any], values: Sequence[Any], extra: Any
+         ) -> tuple[Any, ...] | None:
     """The staging key of ``fn`` at ``values`` (NumPy arrays or None), or None when a
     value is of another kind (a Python scalar, a CuPy array: traced every time) or a
     parameter is unhashable."""
-    sig = []
+    sig: list[Any] = []
     for v in values:
         if v is None:
             sig.append(None)
@@ -70,7 +74,7 @@ def _key(fn, params, values, extra):
     return k
 
 
-def _staged(key, build, values):
+def _staged(key: Any, build: Callable[..., Any], values: Sequence[Any]) -> list[Any] | None:
     """``build`` (a function of the non-None ``values``) staged once per ``key`` and run
     by the reference executor on ``values``; returns its outputs (a list)."""
     present = [v for v in values if v is not None]
@@ -85,13 +89,13 @@ def _staged(key, build, values):
     return eval_ir(hit, *present)
 
 
-def _rebuild(values, flat):
+def _rebuild(values: Sequence[Any], flat: Sequence[Any]) -> list[Any]:
     """``values`` with its non-None entries replaced, in order, by ``flat``."""
     it = iter(flat)
     return [None if v is None else next(it) for v in values]
 
 
-def run(fn, params, datas):
+def run(fn: Callable[..., Any], params: dict[str, Any], datas: Sequence[Any]) -> Any:
     """``fn(*datas, **params)``: staged once per shapes and dtypes and run by the
     reference executor when no transform is active and the operands are NumPy arrays
     (or None); traced directly otherwise (Tracers under ``compat.func``)."""
@@ -103,9 +107,10 @@ def run(fn, params, datas):
     return fn(*datas, **params)
 
 
-def _of(fn, params, args, idx):
+def _of(fn: Callable[..., Any], params: dict[str, Any], args: Sequence[Any],
+        idx: Sequence[int]) -> Callable[..., Any]:
     """``fn(*args, **params)`` as a function of the operands at positions ``idx``."""
-    def f(*diff):
+    def f(*diff: Any) -> Any:
         full = list(args)
         for i, v in zip(idx, diff):
             full[i] = v
@@ -113,23 +118,24 @@ def _of(fn, params, args, idx):
     return f
 
 
-def _filled(primals):
+def _filled(primals: Sequence[Any]) -> list[Any]:
     """The operands with every ``Meta`` stand-in replaced by zeros of its shape/dtype."""
     return [np.zeros(p.shape, p.dtype) if type(p) is Meta else p for p in primals]
 
 
-def composite_vjp(fn, params, primals, needs, ct):
+def composite_vjp(fn: Callable[..., Any], params: dict[str, Any], primals: Sequence[Any],
+                  needs: Sequence[bool], ct: Any) -> list[Any]:
     """Cotangents of ``fn(*primals, **params)`` for the operands marked in ``needs``
     (None for the others), by ``ftrans.vjp``.  ``fn`` returns one array."""
     idx = [i for i, n in enumerate(needs) if n]
-    res = [None] * len(needs)
+    res: list[Any] = [None] * len(needs)
     if not idx:
         return res
     args = _filled(primals)
     if _ctx.trace is EVAL and type(ct) is np.ndarray:
         key = _key(fn, params, args + [ct], tuple(needs))
         if key is not None:
-            def build(*flat):
+            def build(*flat: Any) -> list[Any]:
                 full = _rebuild(args + [ct], flat)
                 cts = composite_vjp(fn, params, full[:-1], needs, full[-1])
                 return [cts[i] for i in idx]
@@ -144,7 +150,8 @@ def composite_vjp(fn, params, primals, needs, ct):
     return res
 
 
-def composite_jvp(fn, params, primals, tangents):
+def composite_jvp(fn: Callable[..., Any], params: dict[str, Any], primals: Sequence[Any],
+                  tangents: Sequence[Any]) -> Any:
     """The output tangent of ``fn(*primals, **params)`` for ``tangents`` (``zero`` where an
     operand has none), by ``ftrans.jvp``."""
     idx = [i for i, t in enumerate(tangents) if t is not zero]
@@ -157,11 +164,12 @@ class CompositeNode(OpNode):
 
     __slots__ = ()
 
-    def _bwd(self, ct, primals, ans, needs):
+    def _bwd(self, ct: Any, primals: list[Any], ans: Any, needs: Sequence[bool]) -> Any:
         return composite_vjp(self._prim, self._params, primals, needs, ct)
 
     @classmethod
-    def tangent(cls, fn, params, datas, tangents):
+    def tangent(cls, fn: Callable[..., Any], params: dict[str, Any], datas: Sequence[Any],
+                tangents: Sequence[Any]) -> Any:
         """Forward AD: the output tangent (``ftrans.jvp`` of the composition)."""
         return composite_jvp(fn, params, datas, tangents)
 
@@ -180,7 +188,7 @@ class ResidualNode(CompositeNode):
 
     __slots__ = ()
 
-    def _bwd(self, ct, primals, ans, needs):
+    def _bwd(self, ct: Any, primals: list[Any], ans: Any, needs: Sequence[bool]) -> Any:
         f = self._prim
         r, ops = primals[-1], _unwrap(primals[:-1])
         if r.value is not None and _ctx.trace is EVAL and type(ct) is np.ndarray:
@@ -191,7 +199,8 @@ class ResidualNode(CompositeNode):
         return composite_vjp(r.composed(f), {}, ops, needs[:-1], ct) + [None]
 
     @classmethod
-    def tangent(cls, fn, params, datas, tangents):
+    def tangent(cls, fn: Callable[..., Any], params: dict[str, Any], datas: Sequence[Any],
+                tangents: Sequence[Any]) -> Any:
         return composite_jvp(datas[-1].composed(fn), {}, _unwrap(datas[:-1]), tangents[:-1])
 
 
@@ -202,11 +211,11 @@ class Static:
 
     __slots__ = ("value",)
 
-    def __init__(self, value):
+    def __init__(self, value: Any) -> None:
         self.value = value
 
 
-def _unwrap(ops):
+def _unwrap(ops: Sequence[Any]) -> list[Any]:
     return [o.value if type(o) is Static else o for o in ops]
 
 
@@ -219,12 +228,12 @@ class Residuals:
 
     __slots__ = ("value", "post", "shapes")
 
-    def __init__(self, value, post=None, shapes=None):
+    def __init__(self, value: Any, post: int | str | None = None, shapes: Any = None) -> None:
         self.value = value
         self.post = post
         self.shapes = shapes
 
-    def pull(self, ct):
+    def pull(self, ct: Any) -> Any:
         """The cotangent of the function's result, given the node's output cotangent."""
         post = self.post
         if post is None:
@@ -234,7 +243,7 @@ class Residuals:
             return np.broadcast_to(np.asarray(ct, dtype), shape)
         return tuple(ct if i == post else np.zeros(s, d) for i, (s, d) in enumerate(self.shapes))
 
-    def composed(self, f):
+    def composed(self, f: Callable[..., Any]) -> Callable[..., Any]:
         """``post`` after ``f``, as one function of the operands."""
         post = self.post
         if post is None:
@@ -243,7 +252,7 @@ class Residuals:
             return lambda *a: P.reduce_sum(f(*a), tuple(range(len(self.shapes[0]))))
         return lambda *a: f(*a)[post]
 
-    def apply(self, out):
+    def apply(self, out: Any) -> Any:
         """The node's output from the function's result ``out``."""
         post = self.post
         if post is None:
@@ -253,7 +262,8 @@ class Residuals:
         return out[post]
 
 
-def run_with_residuals(f, datas, post=None):
+def run_with_residuals(f: Any, datas: Sequence[Any], post: int | str | None = None
+                       ) -> tuple[Any, Any, Residuals]:
     """``(result, output, Residuals)`` of the ``ftrans.custom_vjp`` ``f`` at ``datas``: its
     ``fwd`` with no transform active (the residuals are kept), ``f`` itself otherwise (its
     Tracers record ``f``, and the backward recomputes).  ``output`` is ``post`` applied to
@@ -262,7 +272,7 @@ def run_with_residuals(f, datas, post=None):
         out, res = f.fwd(*datas)
     else:
         out, res = f(*datas), None
-    shapes = None
+    shapes: Any = None
     if post == "sum":
         shapes = (tuple(out.shape), out.dtype)
     elif post is not None:
@@ -271,14 +281,18 @@ def run_with_residuals(f, datas, post=None):
     return out, r.apply(out), r
 
 
-def composite_class(name, names=(), *, result="result", edge_idx=None, params=None):
+def composite_class(name: str, names: Sequence[str] = (), *, result: str | None = "result",
+                    edge_idx: tuple[int, ...] | None = None,
+                    params: dict[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
     """The composite node class called ``name`` (PyTorch's node name), operands named
     ``names`` (for ``_saved_<name>``); see :func:`ftrans.compat.autograd.graph.node_class`."""
     return node_class(name, names, result=result, edge_idx=edge_idx, params=params,
                       base=CompositeNode)
 
 
-def residual_class(name, names=(), *, result="result", edge_idx=None, params=None):
+def residual_class(name: str, names: Sequence[str] = (), *, result: str | None = "result",
+                   edge_idx: tuple[int, ...] | None = None,
+                   params: dict[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
     """:func:`composite_class` for a ``custom_vjp`` function recorded with its residuals
     (``edge_idx`` should leave out the trailing residual operand)."""
     return node_class(name, names, result=result, edge_idx=edge_idx, params=params,

@@ -27,6 +27,8 @@ gradient penalties, Hessian-vector products).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -50,7 +52,7 @@ class _GTracer(PrimalTracer):
 
     __slots__ = ("tensor",)
 
-    def __init__(self, trace, t):
+    def __init__(self, trace: Trace, t: T.Tensor) -> None:
         self._trace = trace
         self.tensor = t
         self.primal = t._data
@@ -70,11 +72,12 @@ _PRIM_NODE_NAMES = {
     "scatter_add": "IndexPutBackward0", "dot_general": "MmBackward0",
 }
 # what each primitive's rule reads: (mask over operands, saves output) or a function of needs
-_PRIM_SAVES = {}
-_prim_classes = {}
+_PRIM_SAVES: dict[str, Any] = {}
+_prim_classes: dict[Any, type[G.OpNode]] = {}
 
 
-def _prim_class(prim, make=G.node_class):
+def _prim_class(prim: Any, make: Callable[..., type[G.OpNode]] = G.node_class
+                ) -> type[G.OpNode]:
     cls = _prim_classes.get(prim)
     if cls is None:
         name = _PRIM_NODE_NAMES.get(prim.name)
@@ -84,21 +87,21 @@ def _prim_class(prim, make=G.node_class):
     return cls
 
 
-_picks = {}
+_picks: dict[tuple[Any, int], Callable[..., Any]] = {}
 
 
-def _pick(prim, k):
+def _pick(prim: Any, k: int) -> Callable[..., Any]:
     """Result ``k`` of the multiple-result primitive ``prim`` as a function (a composite
     node's function: its VJP is ``ftrans.vjp`` of it)."""
     f = _picks.get((prim, k))
     if f is None:
-        def f(*args, **params):
+        def f(*args: Any, **params: Any) -> Any:
             return prim.bind(*args, **params)[k]
         _picks[(prim, k)] = f
     return f
 
 
-def _prim_save(prim):
+def _prim_save(prim: Any) -> Any:
     s = _PRIM_SAVES.get(prim.name)
     if s is None:
         table = {
@@ -119,8 +122,8 @@ class _GraphTrace(Trace):
 
     __slots__ = ()
 
-    def process_primitive(self, prim, args, params):
-        tens = None
+    def process_primitive(self, prim: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
+        tens: list[Any] | None = None
         datas = list(args)
         for i, a in enumerate(args):
             if isinstance(a, _GTracer) and a._trace is self:
@@ -141,19 +144,19 @@ class _GraphTrace(Trace):
         return _GTracer(self, t)
 
 
-def _apply_recorded(node, ct, saved, outsv):
+def _apply_recorded(node: Any, ct: Any, saved: Any, outsv: Any) -> list[Any]:
     """Run ``node``'s formula on Tensors, recording it (``create_graph=True``)."""
     trace = _GraphTrace(_ctx.trace, "backward")
     Tensor = T.Tensor
 
-    def wrap(v):
+    def wrap(v: Any) -> Any:
         return _GTracer(trace, v) if isinstance(v, Tensor) else v
     try:
         with set_current_trace(trace):
             outs = node._apply(wrap(ct), saved, outsv, wrap)
     finally:
         trace.finish()
-    res = []
+    res: list[Any] = []
     for o in outs:
         if o is None:
             res.append(None)
@@ -167,19 +170,19 @@ def _apply_recorded(node, ct, saved, outsv):
 
 
 # ---------------------------------------------------------------------------- helpers
-def _to_tensor(g, cg):
+def _to_tensor(g: Any, cg: bool) -> T.Tensor:
     if cg:
         return g
     return T._make(g)
 
 
-def _from_tensor(r, cg, what):
+def _from_tensor(r: Any, cg: bool, what: str) -> Any:
     if not isinstance(r, T.Tensor):
         raise TypeError(f"{what} must return a Tensor or None, got {type(r).__name__}")
     return r if cg else r._data
 
 
-def _tensor_hook_result(fn, g, r, cg):
+def _tensor_hook_result(fn: Callable[..., Any], g: Any, r: Any, cg: bool) -> Any:
     """A tensor hook's result ``r`` for the gradient ``g``: PyTorch's RuntimeError when the
     hook changed its dtype or shape."""
     if g is not None and isinstance(r, T.Tensor):
@@ -194,7 +197,7 @@ def _tensor_hook_result(fn, g, r, cg):
     return _from_tensor(r, cg, "a tensor hook")
 
 
-def _add(a, b, cg):
+def _add(a: Any, b: Any, cg: bool) -> Any:
     if cg:
         return O.add(a, b)
     if _ctx.trace is EVAL:
@@ -202,7 +205,7 @@ def _add(a, b, cg):
     return add_p.bind(a, b)  # a batched backward (is_grads_batched): gradients may be tracers
 
 
-def _retain(t, g, cg):
+def _retain(t: T.Tensor, g: Any, cg: bool) -> None:
     old = t._grad
     if old is None:
         t._grad = O.clone(g) if cg else T._make(np.array(g, copy=True))
@@ -212,7 +215,7 @@ def _retain(t, g, cg):
         t._grad = T._make(O._add(old, T._make(g))._data)
 
 
-def _accumulate(var, g, cg):
+def _accumulate(var: T.Tensor, g: Any, cg: bool) -> None:
     """Add ``g`` into ``var.grad`` (in place unless ``create_graph``), under the lock."""
     vd = var._data
     gd = g._data if cg else g
@@ -246,10 +249,10 @@ def _accumulate(var, g, cg):
 
 
 # ------------------------------------------------------------------------------ engine
-def _dependencies(root_nodes):
+def _dependencies(root_nodes: Iterable[Any]) -> dict[Any, int]:
     """{node: number of edges pointing to it} over the graph reachable from the roots."""
-    deps = {}
-    stack = []
+    deps: dict[Any, int] = {}
+    stack: list[Any] = []
     for n in root_nodes:
         if n not in deps:
             deps[n] = 0
@@ -269,7 +272,7 @@ def _dependencies(root_nodes):
     return deps
 
 
-def _needed(root_nodes, deps, targets):
+def _needed(root_nodes: Iterable[Any], deps: dict[Any, int], targets: set[Any]) -> set[Any]:
     """Nodes from which a node in ``targets`` can be reached through next edges."""
     d2 = dict(deps)
     topo = []
@@ -283,7 +286,7 @@ def _needed(root_nodes, deps, targets):
                 d2[c] = k
                 if k == 0:
                     q.append(c)
-    needed = set()
+    needed: set[Any] = set()
     for n in reversed(topo):
         for c, _ in n._next:
             if c is not None and (c in targets or c in needed):
@@ -292,8 +295,22 @@ def _needed(root_nodes, deps, targets):
     return needed
 
 
-def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=None,
-                 batched=False):
+@overload
+def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
+                 create_graph: bool, capture: Sequence[tuple[Any, int]],
+                 execute: Sequence[tuple[Any, int]] | None = None,
+                 batched: bool = False) -> list[Any]: ...
+@overload
+def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
+                 create_graph: bool, capture: Sequence[tuple[Any, int]] | None = None,
+                 execute: Sequence[tuple[Any, int]] | None = None,
+                 batched: bool = False) -> list[Any] | None: ...
+
+
+def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_graph: bool,
+                 create_graph: bool, capture: Sequence[tuple[Any, int]] | None = None,
+                 execute: Sequence[tuple[Any, int]] | None = None,
+                 batched: bool = False) -> list[Any] | None:
     """Backpropagate ``grads`` (arrays, or Tensors when ``create_graph``) from the edges
     ``roots``.
 
@@ -325,16 +342,18 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None, execute=N
         tasks.task = prev_task
 
 
-def _run(roots, grads, keep, cg, capture, execute):
+def _run(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep: bool, cg: bool,
+         capture: Sequence[tuple[Any, int]] | None,
+         execute: Sequence[tuple[Any, int]] | None) -> list[Any] | None:
     root_nodes = [n for n, _ in roots if n is not None]
     deps = _dependencies(root_nodes)
-    cap = None
-    results = None
-    visit = None
-    run_set = None
+    cap: dict[Any, list[tuple[int, int]]] | None = None
+    results: list[Any] | None = None
+    visit: set[Any] | None = None
+    run_set: set[Any] | None = None
     if capture is not None or execute is not None:
         cap = {}
-        targets = set()
+        targets: set[Any] = set()
         if capture is not None:
             results = [None] * len(capture)
             for k, (n, nr) in enumerate(capture):
@@ -356,7 +375,7 @@ def _run(roots, grads, keep, cg, capture, execute):
 
     # every node has one output (output_nr 0): a buffer is the sum of the gradients
     # that arrived for it so far
-    bufs = {}
+    bufs: dict[Any, Any] = {}
     for (n, nr), g in zip(roots, grads):
         if n is None:
             continue
@@ -365,7 +384,7 @@ def _run(roots, grads, keep, cg, capture, execute):
             bufs[n] = g if old is None else _add(old, g, cg)
         else:
             _put(bufs, n, nr, g, cg)
-    heap = []
+    heap: list[tuple[int, Any]] = []
     for n in dict.fromkeys(root_nodes):
         if deps[n] == 0 and (visit is None or n in visit):
             heapq.heappush(heap, (-n._seq, n))
@@ -405,6 +424,7 @@ def _run(roots, grads, keep, cg, capture, execute):
             if saved is None:
                 raise G.freed_error()
             try:
+                primals: list[Any]
                 if n._tsv:
                     primals = []
                     for s in saved:
@@ -464,7 +484,9 @@ def _run(roots, grads, keep, cg, capture, execute):
     return results
 
 
-def _put(bufs, n, nr, g, cg):
+# (``results`` and ``run_set`` of _run_node/_run_acc: a list and a set whenever ``cap`` is
+# not None, else None -- typed Any, as mypy cannot relate them)
+def _put(bufs: dict[Any, Any], n: Any, nr: int, g: Any, cg: bool) -> None:
     """Add ``g`` to the buffer of output ``nr`` of the multi-output node ``n`` (a custom
     ``autograd.Function`` node: one gradient slot per forward output)."""
     b = bufs.get(n)
@@ -474,7 +496,7 @@ def _put(bufs, n, nr, g, cg):
     b[nr] = g if old is None else _add(old, g, cg)
 
 
-def _hook_result(fn, r, n):
+def _hook_result(fn: Callable[..., Any], r: Any, n: int) -> tuple[Any, ...]:
     """The tuple a node hook returned, which must have ``n`` entries."""
     r = tuple(r)
     if len(r) != n:
@@ -483,7 +505,9 @@ def _hook_result(fn, r, n):
     return r
 
 
-def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
+def _run_node(n: Any, buf: list[Any] | None, keep: bool, cg: bool,
+              cap: dict[Any, list[tuple[int, int]]] | None, results: Any,
+              run_set: Any, checked: bool = False) -> Any:
     if _events.node_run and not checked:  # the subscribers wrap the node's run
         return _events.run_node(n, _run_node, (n, buf, keep, cg, cap, results, run_set, True))
     nnext = len(n._next)
@@ -548,7 +572,9 @@ def _run_node(n, buf, keep, cg, cap, results, run_set, checked=False):
     return outs
 
 
-def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
+def _run_acc(n: Any, buf: list[Any] | None, cg: bool,
+             cap: dict[Any, list[tuple[int, int]]] | None, results: Any,
+             run_set: Any, checked: bool = False) -> None:
     if _events.node_run and not checked:  # the subscribers wrap the node's run
         return _events.run_node(n, _run_acc, (n, buf, cg, cap, results, run_set, True), False)
     g = None if buf is None else buf[0]
@@ -589,7 +615,7 @@ def _run_acc(n, buf, cg, cap, results, run_set, checked=False):
             fn((), (None if g is None else _to_tensor(g, cg),))
 
 
-def call_node(node, grads):
+def call_node(node: Any, grads: Sequence[Any]) -> Any:
     """``grad_fn(*grads)``: apply one node to output gradients (no graph freeing)."""
     if isinstance(node, G.AccumulateGrad):
         raise RuntimeError("AccumulateGrad cannot be called directly")

@@ -28,22 +28,24 @@ graph and the engine read it without a lock; an empty tuple costs one truth test
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
-__all__ = []
+__all__: list[str] = []
 
-node_created = ()
-node_run = ()
+node_created: tuple[Callable[..., Any], ...] = ()
+node_run: tuple[Callable[..., Any], ...] = ()
 
 _EVENTS = ("node_created", "node_run")
 _lock = threading.Lock()
 
 
-def _check(event):
+def _check(event: str) -> None:
     if event not in _EVENTS:
         raise ValueError(f"unknown autograd event {event!r}; expected one of {list(_EVENTS)}")
 
 
-def subscribe(event, fn):
+def subscribe(event: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``fn`` to the subscribers of ``event`` (a name of :data:`_EVENTS`); returns
     ``fn`` (pass it to :func:`unsubscribe`).  ``ValueError`` for an unknown event,
     ``TypeError`` if ``fn`` is not callable."""
@@ -56,7 +58,7 @@ def subscribe(event, fn):
     return fn
 
 
-def unsubscribe(event, fn):
+def unsubscribe(event: str, fn: Callable[..., Any]) -> None:
     """Remove one subscription of ``fn`` (the same object) from ``event``; no error if
     it is not subscribed."""
     _check(event)
@@ -69,17 +71,19 @@ def unsubscribe(event, fn):
                 break
 
 
-def created(node):
+def created(node: Any) -> None:
     """Publish ``node_created`` for ``node`` (callers test ``node_created`` first)."""
     for fn in node_created:
         fn(node)
 
 
-def _wrap(sub, node, run, outputs):
+def _wrap(sub: Callable[..., Any], node: Any, run: Callable[..., Any], outputs: Any
+          ) -> Callable[..., Any]:
     return lambda *args: sub(node, run, args, outputs)
 
 
-def run_node(node, run, args, outputs=True):
+def run_node(node: Any, run: Callable[..., Any], args: tuple[Any, ...] | list[Any],
+             outputs: Any = True) -> Any:
     """``run(*args)`` -- the engine running ``node`` -- through the ``node_run``
     subscribers (the first one outermost)."""
     for sub in reversed(node_run):

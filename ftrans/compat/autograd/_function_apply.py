@@ -4,6 +4,8 @@ outputs (``mark_dirty``, ``mark_non_differentiable``), saving, and forward-mode 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,17 +17,18 @@ from . import forward_ad as _FW
 from . import graph as G
 from ._function_ctx import FunctionMeta, _NULL
 
-__all__ = []
+__all__: list[str] = []
 
 
-def _overrides(cls, name):
+def _overrides(cls: type, name: str) -> bool:
     """Whether the Function subclass ``cls`` overrides ``autograd.Function``'s ``name``
     (``autograd.Function`` itself: the last class of the MRO made by :class:`FunctionMeta`)."""
     root = [k for k in cls.__mro__ if isinstance(k, FunctionMeta)][-1]
     return inspect.getattr_static(cls, name) is not inspect.getattr_static(root, name)
 
 
-def _bind_args(fn, args, kwargs):
+def _bind_args(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> tuple[Any, ...]:
     if not kwargs:
         return args
     sig = inspect.signature(fn)
@@ -34,7 +37,7 @@ def _bind_args(fn, args, kwargs):
     return tuple(b.args)
 
 
-def _new_ctx(cls):
+def _new_ctx(cls: Any) -> Any:
     ctx = object.__new__(cls._backward_cls)
     ctx._next = ()
     ctx._seq = next(G._seq)
@@ -49,7 +52,8 @@ def _new_ctx(cls):
     return ctx
 
 
-def _apply(cls, args, kwargs, custom_setup, ctx=None):
+def _apply(cls: Any, args: Sequence[Any], kwargs: dict[str, Any], custom_setup: bool,
+           ctx: Any = None) -> Any:
     Tensor = T.Tensor
     ctx = _new_ctx(cls) if ctx is None else ctx
     is_t = tuple(isinstance(a, Tensor) for a in args)
@@ -77,7 +81,8 @@ def _apply(cls, args, kwargs, custom_setup, ctx=None):
     return output
 
 
-def _wrap_outputs(ctx, args, is_t, output, recording):
+def _wrap_outputs(ctx: Any, args: Sequence[Any], is_t: Sequence[bool], output: Any,
+                  recording: bool) -> Any:
     """Connect the outputs to the node ``ctx`` (see the module docstring)."""
     Tensor = T.Tensor
     is_tuple = isinstance(output, tuple)
@@ -120,7 +125,8 @@ def _wrap_outputs(ctx, args, is_t, output, recording):
     return tuple(outs) if is_tuple else outs[0]
 
 
-def _rebase_dirty(ctx, o, i, args, is_t):
+def _rebase_dirty(ctx: Any, o: T.Tensor, i: int, args: Sequence[Any], is_t: Sequence[bool]
+                  ) -> None:
     """``o`` (output ``i``) was modified in place by ``forward``: its history becomes
     ``ctx`` -- for a view, through a CopySlices node on its base, as for the built-in
     in-place operations (this needs a single-output Function)."""
@@ -144,7 +150,7 @@ def _rebase_dirty(ctx, o, i, args, is_t):
     O._move_retains(o, old, old_nr, ctx)
 
 
-def _alias(t):
+def _alias(t: T.Tensor) -> T.Tensor:
     """A view of ``t`` with the same shape (what a Function returns for an input)."""
     prev = _tls.grad
     _tls.grad = False
@@ -158,15 +164,15 @@ def _alias(t):
     return v
 
 
-def _save(ctx, outs):
+def _save(ctx: Any, outs: Sequence[Any]) -> None:
     """Pack ``ctx.to_save``: outputs of the node are saved without a reference to the
     output object (as PyTorch does, to avoid a cycle), inputs and intermediates by
     reference; entries are ``(is_output, saved value, output_nr)``."""
-    pos = {}
+    pos: dict[int, int] = {}
     for i, o in enumerate(outs):
         if isinstance(o, T.Tensor) and o._grad_fn is ctx:
             pos.setdefault(id(o), i)
-    saved = []
+    saved: list[Any] = []
     for t in ctx.to_save:
         if t is None:
             saved.append(None)
@@ -177,8 +183,11 @@ def _save(ctx, outs):
     ctx._saved = saved
 
 
-def _forward_grads(cls, ctx, args, is_t, output, forward_ad):
-    """Forward-mode AD through the Function: ``jvp(ctx, *tangents)``."""
+def _forward_grads(cls: Any, ctx: Any, args: Sequence[Any], is_t: Sequence[bool], output: Any,
+                   forward_ad: Any) -> None:
+    """Forward-mode AD through the Function: ``jvp(ctx, *tangents)``.  ``forward_ad``: the
+    :mod:`.forward_ad` module, or an object with its ``_tangent_of``/``_set_tangent``
+    (``_function_transforms._Tangents``)."""
     tangents = [forward_ad._tangent_of(a) if t else None for a, t in zip(args, is_t)]
     if all(t is None for t in tangents):
         return

@@ -5,6 +5,8 @@ metaclass that makes one node class per Function."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,33 +27,80 @@ _NULL = contextlib.nullcontext()
 class FunctionCtx:
     """The methods ``forward``/``setup_context`` call on ``ctx``."""
 
-    def save_for_backward(self, *tensors):
-        """Save tensors (inputs, outputs or intermediates; None allowed) for ``backward``,
-        where ``ctx.saved_tensors`` returns them.  Call at most once per forward."""
+    def save_for_backward(self, *tensors: T.Tensor | None) -> None:
+        """Save tensors for ``backward``, where ``ctx.saved_tensors`` returns them.
+
+        Call at most once per forward.
+
+        Parameters
+        ----------
+        *tensors : Tensor or None
+            Inputs, outputs or intermediates; None allowed.
+
+        Raises
+        ------
+        TypeError
+            If an argument is neither a Tensor nor None.
+        """
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, T.Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
                                 f"is of type {type(t).__name__}")
         self.to_save = tensors
 
-    def save_for_forward(self, *tensors):
-        """Save tensors for ``jvp`` (read back as ``ctx.saved_tensors`` there)."""
+    def save_for_forward(self, *tensors: T.Tensor | None) -> None:
+        """Save tensors for ``jvp`` (read back as ``ctx.saved_tensors`` there).
+
+        Parameters
+        ----------
+        *tensors : Tensor or None
+            The tensors.
+        """
         self.saved_for_forward = tensors
 
-    def mark_dirty(self, *args):
-        """Mark input tensors that ``forward`` modified in place; they must be returned."""
+    def mark_dirty(self, *args: T.Tensor) -> None:
+        """Mark input tensors that ``forward`` modified in place; they must be returned.
+
+        Parameters
+        ----------
+        *args : Tensor
+            The modified inputs.
+        """
         self.dirty_tensors = args
 
-    def mark_non_differentiable(self, *args):
-        """Mark outputs that are not differentiable (they will not require grad)."""
+    def mark_non_differentiable(self, *args: T.Tensor) -> None:
+        """Mark outputs that are not differentiable (they will not require grad).
+
+        Parameters
+        ----------
+        *args : Tensor
+            Outputs of ``forward``.
+        """
         self.non_differentiable = args
 
-    def set_materialize_grads(self, value: bool):
-        """Whether gradients that did not arrive are passed to ``backward`` as zeros
-        (default True) or as None."""
+    def set_materialize_grads(self, value: bool) -> None:
+        """Set whether missing output gradients reach ``backward`` as zeros or as None.
+
+        Parameters
+        ----------
+        value : bool
+            True (the default): zeros of the output's shape; False: None.
+        """
         self.materialize_grads = bool(value)
 
-    def mark_shared_storage(self, *pairs):
+    def mark_shared_storage(self, *pairs: Any) -> None:
+        """Removed PyTorch API: always raises.
+
+        Parameters
+        ----------
+        *pairs : Any
+            Ignored.
+
+        Raises
+        ------
+        RuntimeError
+            Always (shared storages are tracked automatically).
+        """
         raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages "
                            "are automatically tracked. Note that calls to `set_()` are not "
                            "tracked")
@@ -65,17 +114,34 @@ class BackwardCFunction(G.Node, FunctionCtx):
 
     _fast = False
     _custom = True
-    _forward_cls = None
+    _forward_cls: Any = None
     _outsv = None  # saved outputs live in ``_saved`` (what CopySlices/_rebase read)
+    _saved: Any
+    _keep: bool
+    _is_tensor: Sequence[bool]
+    _in_meta: Sequence[Any]
+    _out_meta: Sequence[Any]
+    needs_input_grad: tuple[bool, ...]
+    materialize_grads: bool
 
-    def name(self):
+    def name(self) -> str:
+        """The node's name, ``<Function name>Backward``.
+
+        Returns
+        -------
+        str
+            The class name.
+        """
         return type(self).__name__
 
     # ---------------------------------------------------------------- saved tensors
     @property
-    def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, unpacked (``RuntimeError`` if one
-        was modified in place since it was saved, or after the graph was freed)."""
+    def saved_tensors(self) -> tuple[T.Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``, unpacked.
+
+        ``RuntimeError`` if one was modified in place since it was saved, or after the
+        graph was freed.
+        """
         if self.__dict__.get("_in_jvp"):  # in jvp: what save_for_forward saved
             return tuple(self.__dict__.get("saved_for_forward", ()))
         s = self._saved
@@ -87,7 +153,7 @@ class BackwardCFunction(G.Node, FunctionCtx):
 
     saved_variables = saved_tensors
 
-    def _unpack(self, k):
+    def _unpack(self, k: int) -> T.Tensor | None:
         e = self._saved[k]
         if e is None:
             return None
@@ -97,47 +163,58 @@ class BackwardCFunction(G.Node, FunctionCtx):
         return t
 
     @property
-    def _raw_saved_tensors(self):
+    def _raw_saved_tensors(self) -> tuple[G.SavedTensor | None, ...]:
         s = self._saved
         if s is G.FREED:
             raise G.freed_error()
         return tuple(None if e is None else G.SavedTensor(self, k)
                      for k, e in enumerate(s or ()))
 
-    def _get_saved(self, k):
+    def _get_saved(self, k: int) -> Any:
         s = self._saved
         return G.FREED if s is G.FREED else s[k][1]
 
-    def _set_saved(self, k, v):
+    def _set_saved(self, k: int, v: Any) -> None:
         e = self._saved[k]
         self._saved[k] = (e[0], v, e[2])
 
-    def _free(self):
+    def _free(self) -> None:
         if self._saved:
             self._saved = G.FREED
 
     # ---------------------------------------------------------------- backward
-    def apply(self, *grads):
-        """Call the user's ``backward`` on this context (no checks), as PyTorch does."""
+    def apply(self, *grads: Any) -> Any:
+        """Call the user's ``backward`` on this context (no checks), as PyTorch does.
+
+        Parameters
+        ----------
+        *grads : Tensor
+            The output gradients.
+
+        Returns
+        -------
+        Any
+            What ``backward`` returns.
+        """
         return self._forward_cls.backward(self, *grads)
 
     # the interface of an in-place operation's node that CopySlices wraps
-    def _claim(self, keep):
+    def _claim(self, keep: bool) -> tuple[None, None]:
         self._keep = keep
         return None, None
 
-    def _apply(self, ct, saved, outsv, wrap):
+    def _apply(self, ct: Any, saved: Any, outsv: Any, wrap: Any) -> list[Any]:
         if wrap is None:
             return self._call_backward([ct], self._keep, False)
         res = self._call_backward([ct.tensor], self._keep, True)  # ct: a recording tracer
         return [None if r is None else wrap(r) for r in res]
 
-    def _call_backward(self, buf, keep, cg):
+    def _call_backward(self, buf: Sequence[Any], keep: bool, cg: bool) -> list[Any]:
         """Run ``backward`` on the output gradients ``buf`` (arrays, or Tensors when
         ``cg``); returns one gradient per edge (tensor argument)."""
         if self._saved is G.FREED:
             raise G.freed_error()
-        grads = []
+        grads: list[Any] = []
         mat = self.materialize_grads
         for g, meta in zip(buf, self._out_meta):
             if g is None:
@@ -158,7 +235,7 @@ class BackwardCFunction(G.Node, FunctionCtx):
             self._free()
         return res
 
-    def _check_grads(self, res, cg):
+    def _check_grads(self, res: Any, cg: bool) -> list[Any]:
         if not isinstance(res, tuple):
             res = (res,)
         is_t = self._is_tensor
@@ -169,7 +246,7 @@ class BackwardCFunction(G.Node, FunctionCtx):
                 raise RuntimeError(f"function {name} returned an incorrect number of gradients "
                                    f"(expected {n_in}, got {len(res)})")
             res = res[:n_in]
-        outs = []
+        outs: list[Any] = []
         k = -1
         for j, r in enumerate(res):
             if not is_t[j]:
@@ -192,7 +269,8 @@ class BackwardCFunction(G.Node, FunctionCtx):
         return outs
 
 
-def _fit_grad(r, shape, dtype, name, k, cg):
+def _fit_grad(r: T.Tensor, shape: Sequence[int], dtype: Any, name: str, k: int, cg: bool
+              ) -> T.Tensor:
     """``r`` summed over the dimensions it was broadcast along and converted to ``dtype``
     (PyTorch's validation of a custom backward's outputs)."""
     rs = r._data.shape
@@ -219,9 +297,21 @@ def _fit_grad(r, shape, dtype, name, k, cg):
 
 
 class FunctionMeta(type):
-    """Creates ``<Name>Backward``, the node class of each Function subclass."""
+    """Creates ``<Name>Backward``, the node class of each Function subclass.
 
-    def __init__(cls, name, bases, attrs):
+    Parameters
+    ----------
+    name : str
+        The class name.
+    bases : tuple of type
+        The base classes.
+    attrs : dict
+        The class namespace.
+    """
+
+    _backward_cls: type
+
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
         bcls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
         bcls.__module__ = cls.__module__
         bcls.__qualname__ = name + "Backward"

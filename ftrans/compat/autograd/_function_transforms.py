@@ -4,6 +4,9 @@ a generated loop, ``ftrans.grad``/``vjp``/``jvp`` through ``custom_vjp``/``custo
 primitives (one differentiation level)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ...core import float0
@@ -17,7 +20,7 @@ from .grad_mode import _tls
 from ._function_ctx import _NO_JVP
 from ._function_apply import _apply, _forward_grads, _new_ctx, _overrides
 
-__all__ = []
+__all__: list[str] = []
 
 
 # ------------------------------------------------------------------ under ftrans.vmap
@@ -27,18 +30,18 @@ class VmapInfo:
 
     __slots__ = ("batch_size", "randomness")
 
-    def __init__(self, batch_size, randomness="error"):
+    def __init__(self, batch_size: int, randomness: str = "error") -> None:
         self.batch_size = batch_size
         self.randomness = randomness
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"VmapInfo(batch_size={self.batch_size}, randomness='{self.randomness}')"
 
 
 _FUNC_DOC = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 
 
-def _apply_traced(cls, args, custom_setup):
+def _apply_traced(cls: Any, args: Sequence[Any], custom_setup: bool) -> Any:
     """``cls.apply`` with ftrans tracers among ``args``: by the current trace, under
     ``ftrans.vmap`` (``_apply_batched``) or a differentiation transform
     (``_apply_transformed``).
@@ -50,7 +53,7 @@ def _apply_traced(cls, args, custom_setup):
         raise RuntimeError("In order to use an autograd.Function with functorch transforms "
                            "(vmap, grad, jvp, jacrev, ...), it must override the setup_context "
                            "staticmethod. " + _FUNC_DOC)
-    tr = _ctx.trace
+    tr: Any = _ctx.trace
     if isinstance(tr, BatchTrace):
         return _apply_batched(cls, args)
     if isinstance(tr, JVPTrace) and not _overrides(cls, "jvp") and any(
@@ -65,13 +68,13 @@ def _apply_traced(cls, args, custom_setup):
         "ftrans.custom_vjp or ftrans.custom_jvp for other transforms")
 
 
-def _no_vmap_rule(cls):
+def _no_vmap_rule(cls: Any) -> RuntimeError:
     return RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
                         "support. Please override and implement the vmap staticmethod or "
                         "set generate_vmap_rule=True. " + _FUNC_DOC)
 
 
-def _apply_batched(cls, args):
+def _apply_batched(cls: Any, args: Sequence[Any]) -> Any:
     """``cls.apply`` on values batched by ``ftrans.vmap`` (``BatchTracer``s of the current
     trace): the Function's ``vmap`` staticmethod gets compat Tensors of the whole batched
     arrays and the batch dimension of each argument (``in_dims``, None for unbatched ones)
@@ -83,8 +86,9 @@ def _apply_batched(cls, args):
     ``(output, out_dims)``, and NotImplementedError when the batched values are not
     concrete arrays (nested vmaps, or ``grad``/``jvp`` around ``vmap``: ``ftrans.grad(
     ftrans.vmap(f))`` is not supported, ``ftrans.vmap(ftrans.grad(f))`` is)."""
-    tr = _ctx.trace
-    in_dims, phys = [], []
+    tr: Any = _ctx.trace
+    in_dims_: list[int | None] = []
+    phys: list[Any] = []
     for i, a in enumerate(args):
         if isinstance(a, Tracer):
             if type(a) is not BatchTracer or a._trace is not tr or \
@@ -97,19 +101,19 @@ def _apply_batched(cls, args):
                     "around this ftrans.vmap (nested vmaps, or grad/jvp of vmap); a compat "
                     "autograd.Function supports a single ftrans.vmap over concrete arrays: "
                     "put the vmap outside (ftrans.vmap(ftrans.grad(f)) works)")
-            in_dims.append(a.bdim)
+            in_dims_.append(a.bdim)
             phys.append(T._make(a.val))
         else:
-            in_dims.append(None)
+            in_dims_.append(None)
             phys.append(T._make(a) if isinstance(a, np.ndarray) else a)
-    in_dims = tuple(in_dims)
+    in_dims = tuple(in_dims_)
     if _overrides(cls, "vmap"):
-        res = cls.vmap(VmapInfo(tr.size), in_dims, *phys)
-        if not (isinstance(res, tuple) and len(res) == 2):
+        vres = cls.vmap(VmapInfo(tr.size), in_dims, *phys)
+        if not (isinstance(vres, tuple) and len(vres) == 2):
             raise RuntimeError(f"The autograd.Function's vmap staticmethod must return an "
-                               f"(output, out_dims) tuple, got {type(res).__name__}. "
+                               f"(output, out_dims) tuple, got {type(vres).__name__}. "
                                + _FUNC_DOC)
-        out, out_dims = res
+        out, out_dims = vres
     elif cls.generate_vmap_rule:
         out, out_dims = _loop_rule(cls, phys, in_dims, tr.size)
     else:
@@ -124,7 +128,7 @@ def _apply_batched(cls, args):
                            f"(output, out_dims) tuple. Expected out_dims={out_dims} to be "
                            f"compatible with the structure of `output` ({len(outs)} outputs). "
                            + _FUNC_DOC)
-    res = []
+    res: list[Any] = []
     for o, d in zip(outs, out_dims):
         if isinstance(o, T.Tensor):
             v = o._data
@@ -143,7 +147,8 @@ def _apply_batched(cls, args):
     return res[0] if single else tuple(res)
 
 
-def _loop_rule(cls, phys, in_dims, size):
+def _loop_rule(cls: Any, phys: Sequence[Any], in_dims: Sequence[int | None], size: int
+               ) -> tuple[Any, Any]:
     """``generate_vmap_rule``: the Function applied to each batch element (grad mode
     off, as under ``torch.func.vmap``), stacked along dimension 0."""
     rows = []
@@ -159,8 +164,8 @@ def _loop_rule(cls, phys, in_dims, size):
             rows.append((r,) if single else r)
     finally:
         _tls.grad = prev
-    cols = []
-    dims = []
+    cols: list[Any] = []
+    dims: list[int | None] = []
     for k in range(len(rows[0])):
         col = [r[k] for r in rows]
         if isinstance(col[0], T.Tensor):
@@ -173,7 +178,7 @@ def _loop_rule(cls, phys, in_dims, size):
 
 
 # ------------------------------------------------- under ftrans.grad/vjp/jvp (one level)
-def _apply_transformed(cls, args, forward_mode):
+def _apply_transformed(cls: Any, args: Sequence[Any], forward_mode: bool) -> Any:
     """``cls.apply`` under ``ftrans.grad``/``vjp``/``value_and_grad``/``jacrev`` (reverse
     mode) or ``ftrans.jvp``/``jacfwd`` (``forward_mode``), as ``torch.func``'s transforms
     run an autograd.Function ("Extending torch.func with autograd.Function").
@@ -229,13 +234,15 @@ def _apply_transformed(cls, args, forward_mode):
     """
     ops = [i for i, a in enumerate(args) if isinstance(a, (Tracer, np.ndarray))]
     traced = [isinstance(args[i], Tracer) and args[i].dtype.kind in "fc" for i in ops]
-    const = [None if i in ops else a.detach() if isinstance(a, T.Tensor) else a
+    const: list[Any] = [None if i in ops else a.detach() if isinstance(a, T.Tensor) else a
              for i, a in enumerate(args)]  # keeps no tracer alive in the rules' closures
     is_t = [i in ops or isinstance(a, T.Tensor) for i, a in enumerate(const)]
     edge = [sum(is_t[:i]) for i in ops]  # operand -> position among tensor arguments
-    layout = []  # per output: a non-tensor value, or _TENSOR (an output of the primitive)
+    # per output: a non-tensor value, or _TENSOR (an output of the primitive)
+    layout: list[Any] = []
 
-    def fill(xs, leaves):  # the Function's arguments; traced ones leaves if ``leaves``
+    # the Function's arguments; traced ones leaves if ``leaves``
+    def fill(xs: Sequence[Any], leaves: bool) -> tuple[Any, ...]:
         full = list(const)
         for i, x, t in zip(ops, xs, traced):
             full[i] = x if isinstance(x, Tracer) else T._make(x)
@@ -243,14 +250,15 @@ def _apply_transformed(cls, args, forward_mode):
                 full[i].requires_grad_()
         return tuple(full)
 
-    def to_values(out):
+    def to_values(out: Any) -> tuple[Any, ...]:
         outs = out if isinstance(out, tuple) else (out,)
         layout[:] = [isinstance(out, tuple)] + [
             _TENSOR if isinstance(o, (T.Tensor, Tracer, np.ndarray)) else o for o in outs]
         return tuple(o._data if isinstance(o, T.Tensor) else o for o in outs
                      if isinstance(o, (T.Tensor, Tracer, np.ndarray)))
 
-    def run(xs, record):  # forward + setup_context on concrete xs: (ctx, args, output)
+    # forward + setup_context on concrete xs: (ctx, args, output)
+    def run(xs: Sequence[Any], record: bool) -> tuple[Any, tuple[Any, ...], Any]:
         ctx = _new_ctx(cls)
         full = fill(xs, record)
         prev = _tls.grad
@@ -265,7 +273,7 @@ def _apply_transformed(cls, args, forward_mode):
                                "immutable values; return a new tensor (e.g. x.clone()) instead")
         return ctx, full, out
 
-    def fun(*xs):
+    def fun(*xs: Any) -> tuple[Any, ...]:
         prev = _tls.grad
         _tls.grad = False
         try:
@@ -273,21 +281,21 @@ def _apply_transformed(cls, args, forward_mode):
         finally:
             _tls.grad = prev
 
-    def fwd(*xs):
+    def fwd(*xs: Any) -> tuple[tuple[Any, ...], _Residual]:
         tr = _vmap_of(cls, xs, None, "inputs of its reverse-mode rule")
-        nodes = []
+        nodes: list[tuple[Any, list[bool]]] = []
 
-        def one(b, vals):
+        def one(b: int, vals: Sequence[Any]) -> tuple[Any, ...]:
             ctx, _, out = run(vals, True)
             outs = out if isinstance(out, tuple) else (out,)
             nodes.append((ctx, [isinstance(o, T.Tensor) and o._grad_fn is ctx for o in outs]))
             return to_values(out)
         return tuple(_each(cls, tr, xs, one, True)), _Residual(cls, nodes, tr)
 
-    def bwd(res, cts, closed):
+    def bwd(res: _Residual, cts: Sequence[Any], closed: Any) -> list[Any]:
         nodes, tr = res.nodes, res.trace
 
-        def one(b, vals):
+        def one(b: int, vals: Sequence[Any]) -> list[Any]:
             ctx, live = nodes[b] if len(nodes) > 1 else nodes[0]
             it = iter(vals)
             buf = [next(it) if lay is _TENSOR else None for lay in layout[1:]]
@@ -296,16 +304,17 @@ def _apply_transformed(cls, args, forward_mode):
             return [grads[k] if t else None for k, t in zip(edge, traced)]
         return _each(cls, _vmap_of(cls, cts, tr, "cotangents of its backward"), cts, one, False)
 
-    def jvp(primals, tangents):
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any]
+            ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         tr_p = _vmap_of(cls, primals, None, "inputs of its forward-mode rule")
         tr = _vmap_of(cls, tangents, tr_p, "tangents of its jvp")
-        runs = []
+        runs: list[tuple[Any, tuple[Any, ...], Any]] = []
 
-        def fwd_one(b, vals):
+        def fwd_one(b: int, vals: Sequence[Any]) -> tuple[Any, ...]:
             runs.append(run(vals, False))
             return to_values(runs[-1][2])
 
-        def jvp_one(b, vals):
+        def jvp_one(b: int, vals: Sequence[Any]) -> list[Any]:
             ctx, full, out = runs[b] if len(runs) > 1 else runs[0]
             fw = _Tangents({id(full[i]): None if t.dtype == float0 else t
                             for i, t in zip(ops, vals)})
@@ -339,10 +348,10 @@ class _Residual:
 
     __slots__ = ("cls", "nodes", "trace")
 
-    def __init__(self, cls, nodes, trace):
+    def __init__(self, cls: Any, nodes: list[tuple[Any, list[bool]]], trace: Any) -> None:
         self.cls, self.nodes, self.trace = cls, nodes, trace
 
-    def __array__(self, *args, **kwargs):
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
             f"{self.cls.__name__}.apply: ftrans.vmap would batch the recorded graph of the "
             "Function (ftrans.grad of ftrans.vmap over a compat autograd.Function), which "
@@ -354,18 +363,18 @@ class _Tangents:
     """The interface of ``forward_ad`` that ``_forward_grads`` uses, over given tangents
     (arrays by argument id) and collecting the output tangents (``out``, by output id)."""
 
-    def __init__(self, tangents):
+    def __init__(self, tangents: dict[int, Any]) -> None:
         self.tangents = tangents
-        self.out = {}
+        self.out: dict[int, Any] = {}
 
-    def _tangent_of(self, a):
+    def _tangent_of(self, a: Any) -> Any:
         return self.tangents.get(id(a))
 
-    def _set_tangent(self, o, t):
+    def _set_tangent(self, o: Any, t: Any) -> None:
         self.out[id(o)] = t
 
 
-def _vmap_of(cls, vals, tr, what):
+def _vmap_of(cls: Any, vals: Sequence[Any], tr: Any, what: str) -> Any:
     """The ``ftrans.vmap`` trace batching ``vals`` (``tr`` when given; None when all are
     concrete).  NotImplementedError for a value traced otherwise (see
     ``_apply_transformed``)."""
@@ -387,7 +396,8 @@ def _vmap_of(cls, vals, tr, what):
     return tr
 
 
-def _each(cls, tr, vals, fn, needs_rule):
+def _each(cls: Any, tr: Any, vals: Sequence[Any], fn: Callable[[int, list[Any]], Any],
+          needs_rule: bool) -> list[Any]:
     """``fn(b, vals)`` -> list of arrays (or None) on concrete values; when ``tr`` (an
     ``ftrans.vmap`` trace) batches them, once per batch element ``b`` (unbatched values
     broadcast), the results stacked at dimension 0 as BatchTracers of ``tr`` (a None among
@@ -397,9 +407,10 @@ def _each(cls, tr, vals, fn, needs_rule):
         return list(fn(0, list(vals)))
     if needs_rule and not (cls.generate_vmap_rule or _overrides(cls, "vmap")):
         raise _no_vmap_rule(cls)
-    rows = [fn(b, [np.asarray(np.take(v.val, b, axis=v.bdim)) if isinstance(v, Tracer)
+    # (every tracer among ``vals`` is a BatchTracer of ``tr``: _vmap_of checked them)
+    rows = [fn(b, [np.asarray(np.take(v.val, b, axis=v.bdim)) if isinstance(v, BatchTracer)
                    else v for v in vals]) for b in range(tr.size)]
-    out = []
+    out: list[Any] = []
     for col in zip(*rows):
         ref = next((c for c in col if c is not None), None)
         out.append(None if ref is None else BatchTracer(

@@ -3,6 +3,9 @@ outputs, numerical (finite differences) and analytical (backward, forward AD) Ja
 error a failed check raises and the messages PyTorch prints."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
 import numpy as np
 
 from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
@@ -52,7 +55,7 @@ _FAST_SEED = 67280421310721
 
 
 # ----------------------------------------------------------------------------- helpers
-def _tuple(x):
+def _tuple(x: Any) -> tuple[Any, ...]:
     """PyTorch's ``_as_tuple``: tuple as is, list to tuple, anything else a 1-tuple."""
     if isinstance(x, tuple):
         return x
@@ -61,20 +64,20 @@ def _tuple(x):
     return (x,)
 
 
-def _is_tensor(x):
+def _is_tensor(x: Any) -> bool:
     return isinstance(x, T.Tensor)
 
 
-def _is_fc(x):
+def _is_fc(x: Any) -> bool:
     """A floating point or complex Tensor (the outputs that get a Jacobian)."""
     return _is_tensor(x) and x._data.dtype.kind in "fc"
 
 
-def _diff_outputs(out):
+def _diff_outputs(out: Any) -> tuple[T.Tensor, ...]:
     return tuple(o for o in _tuple(out) if _is_tensor(o) and o.requires_grad)
 
 
-def _show(a):
+def _show(a: Any) -> str:
     """How PyTorch formats a Jacobian in a message: a Tensor, a 0-d one as a number."""
     a = np.asarray(a)
     if a.ndim == 0:
@@ -82,12 +85,12 @@ def _show(a):
     return repr(T._make(a))
 
 
-def _allclose(a, b, rtol, atol):
+def _allclose(a: Any, b: Any, rtol: float, atol: float) -> bool:
     """``torch.allclose`` after type promotion: ``|a - b| <= atol + rtol * |b|``."""
     return bool(np.allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol))
 
 
-def _real_np(dt):
+def _real_np(dt: Any) -> np.dtype[Any]:
     return np.empty(0, dt).real.dtype
 
 
@@ -99,13 +102,14 @@ class _Fn:
     differentiable outputs of one unperturbed call, ``diff`` the inputs requiring grad.
     """
 
-    def __init__(self, func, inputs, func_out, part):
+    def __init__(self, func: Callable[..., Any], inputs: tuple[Any, ...], func_out: Any,
+                 part: str | None) -> None:
         self.func, self.inputs, self.part = func, inputs, part
         self.func_out = _tuple(func_out)
         self.outputs = _diff_outputs(func_out)
         self.diff = [t for t in inputs if _is_tensor(t) and t.requires_grad]
         # position among the float/complex outputs -> position among ``outputs``
-        self.fc_to_out = []
+        self.fc_to_out: list[int | None] = []
         k = 0
         for o in self.func_out:
             if _is_fc(o):
@@ -117,12 +121,12 @@ class _Fn:
         self.complex_in = [i for i, a in enumerate(inputs) if _is_tensor(a) and a.is_complex()]
 
     # -- numerical side ----------------------------------------------------------
-    def _part(self, a):
+    def _part(self, a: Any) -> Any:
         if a.dtype.kind != "c" or self.part is None:
             return a
         return a.real if self.part == "real" else a.imag
 
-    def _eval(self, x, data):
+    def _eval(self, x: T.Tensor, data: Any) -> list[Any]:
         """The float/complex outputs of ``func`` with ``x``'s array replaced by ``data``,
         as copied arrays with ``part`` applied."""
         old = x._data
@@ -135,7 +139,8 @@ class _Fn:
         finally:
             x._data = old
 
-    def _central(self, x, minus, plus, eps, where):
+    def _central(self, x: T.Tensor, minus: Any, plus: Any, eps: float, where: Any
+                 ) -> list[Any]:
         """``(f(plus) - f(minus)) / (2 eps)`` per float/complex output, flattened."""
         outa = self._eval(x, minus)
         outb = self._eval(x, plus)
@@ -156,7 +161,8 @@ class _Fn:
             res.append(((b - a) / (2 * eps)).reshape(-1))
         return res
 
-    def _directional(self, x, delta, eps, where=None):
+    def _directional(self, x: T.Tensor, delta: Any, eps: float, where: Any = None
+                     ) -> list[Any]:
         """Numerical ``J delta`` per float/complex output (``2 CW`` for complex ``x``):
         ``delta`` is an array of ``x``'s shape (real), or a pair (real, imaginary)."""
         orig = x._data
@@ -167,7 +173,7 @@ class _Fn:
         ds_dy = self._central(x, orig - di * 1j, orig + di * 1j, eps, where)
         return [a + b * 1j for a, b in zip(ds_dx, ds_dy)]
 
-    def numerical(self, i, eps, fw_part=None):
+    def numerical(self, i: int, eps: float, fw_part: str | None = None) -> list[Any]:
         """Numerical Jacobians of every float/complex output w.r.t. ``diff[i]``: one
         ``(x.numel(), out.numel())`` array per output, built column by column.  With
         ``fw_part`` ("real"/"imag": forward mode) the Jacobian w.r.t. that part of the
@@ -198,16 +204,18 @@ class _Fn:
             jacs.append(J)
         return jacs
 
-    def numerical_per_output(self, i, eps, fw_part=None):
+    def numerical_per_output(self, i: int, eps: float, fw_part: str | None = None
+                             ) -> list[Any]:
         """:meth:`numerical` restricted to (and indexed like) ``outputs``."""
-        res = [None] * len(self.outputs)
+        res: list[Any] = [None] * len(self.outputs)
         for m, J in enumerate(self.numerical(i, eps, fw_part)):
-            if self.fc_to_out[m] is not None:
-                res[self.fc_to_out[m]] = J
+            k = self.fc_to_out[m]
+            if k is not None:
+                res[k] = J
         return res
 
     # -- analytical side ---------------------------------------------------------
-    def _grad_out(self, o, w):
+    def _grad_out(self, o: T.Tensor, w: Any) -> T.Tensor:
         """The grad_output that back-propagates weights ``w`` through the considered
         part of output ``o`` (``1j * w`` for the imaginary part of a complex output)."""
         w = np.asarray(w).reshape(o._data.shape)
@@ -215,13 +223,14 @@ class _Fn:
             w = w * 1j
         return T._make(w.astype(o._data.dtype))
 
-    def vjp(self, o, w):
+    def vjp(self, o: T.Tensor, w: Any) -> list[Any]:
         """``w^T J`` per input requiring grad (arrays, None for unused inputs)."""
         res = autograd.grad(o, self.diff, self._grad_out(o, w), retain_graph=True,
                             allow_unused=True)
         return [None if g is None else g._data for g in res]
 
-    def _stack(self, rows, nout):
+    def _stack(self, rows: Sequence[Sequence[Any]], nout: int
+               ) -> tuple[list[Any], bool, bool]:
         """Rows of vjps -> one ``(x.numel(), nout)`` Jacobian per input, plus whether all
         gradients had the input's size and dtype."""
         jacs, sizes_ok, types_ok = [], True, True
@@ -242,7 +251,8 @@ class _Fn:
             jacs.append(J)
         return jacs, sizes_ok, types_ok
 
-    def analytical(self, o, nondet_tol, check_grad_dtypes, v=None):
+    def analytical(self, o: T.Tensor, nondet_tol: float, check_grad_dtypes: bool,
+                   v: Any = None) -> list[Any]:
         """Analytical Jacobians of output ``o`` w.r.t. every input requiring grad, each
         ``(x.numel(), o.numel())``; with ``v``, the single column ``(v^T J)^T``.
         Everything is computed twice: the two must agree within ``nondet_tol``."""
@@ -255,8 +265,8 @@ class _Fn:
                 e[j] = 1
                 basis.append(e)
 
-        def rows():
-            r = [[] for _ in self.diff]
+        def rows() -> list[list[Any]]:
+            r: list[list[Any]] = [[] for _ in self.diff]
             for w in basis:
                 for i, g in enumerate(self.vjp(o, w)):
                     r[i].append(None if g is None else np.array(g, copy=True))
@@ -280,12 +290,13 @@ class _Fn:
 
     # -- forward mode ------------------------------------------------------------
     @staticmethod
-    def fw_unit(x, fw_part):
+    def fw_unit(x: T.Tensor, fw_part: str | None) -> complex:
         """The seed of one element of input ``x`` for its part ``fw_part``: ``1j`` for the
         imaginary part of a complex input, else 1 (a real input is its own real part)."""
         return 1j if fw_part == "imag" and x._data.dtype.kind == "c" else 1
 
-    def forward(self, fw_part, check_grad_dtypes, all_u=None):
+    def forward(self, fw_part: str | None, check_grad_dtypes: bool,
+                all_u: Sequence[Any] | None = None) -> list[list[Any]]:
         """Forward-mode Jacobians ``[input][float/complex output]`` w.r.t. the part
         ``fw_part`` of every input requiring grad, each ``(x.numel(), out.numel())`` of the
         output's dtype, built column by column: one dual pass (``forward_ad``) per element
@@ -297,8 +308,8 @@ class _Fn:
         for a real output or the reverse (PyTorch's message)."""
         fc = [o for o in self.func_out if _is_fc(o)]
 
-        def tangents(duals):
-            res = []
+        def tangents(duals: Sequence[Any]) -> list[Any]:
+            res: list[Any] = []
             for o in _tuple(self.func(*duals)):
                 if not _is_fc(o):
                     continue
@@ -311,11 +322,13 @@ class _Fn:
 
         jacs = []
         with fwAD.dual_level():
-            duals, seeds = [], []
+            duals: list[Any] = []
+            seeds: list[Any] = []
             for a in self.inputs:
                 if _is_tensor(a) and a.requires_grad:
                     a = fwAD.make_dual(a.detach(), T._make(np.zeros_like(a._data)))
-                    seeds.append(fwAD.unpack_dual(a).tangent._data)  # set in place below
+                    # (the tangent just made: never None)  set in place below
+                    seeds.append(cast(T.Tensor, fwAD.unpack_dual(a).tangent)._data)
                 duals.append(a)
             for i, (x, seed) in enumerate(zip(self.diff, seeds)):
                 unit = self.fw_unit(x, fw_part)
@@ -339,7 +352,8 @@ class _Fn:
                 jacs.append(per_out)
         return jacs
 
-    def mismatch(self, analytical, numerical, out_idx, in_idx, fw_part=None):
+    def mismatch(self, analytical: Any, numerical: Any, out_idx: int, in_idx: int,
+                 fw_part: str | None = None) -> str:
         """PyTorch's message for a Jacobian mismatch (``fw_part``: forward mode)."""
         prefix, mode = "", ""
         if fw_part is None and self.part is not None and out_idx in self.complex_out:

@@ -4,6 +4,8 @@ Jacobians), fast mode (one random projection), and the further checks (batched g
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -12,15 +14,16 @@ from .. import _tensor as T
 from .._factories import _gen
 from . import forward_ad as fwAD
 from ._gradcheck_fn import (
-    GradcheckError, _FAILED_BATCHED_GRAD_MSG, _FAST_FAIL_SLOW_OK_MSG, _FAST_SEED,
+    GradcheckError, _FAILED_BATCHED_GRAD_MSG, _Fn, _FAST_FAIL_SLOW_OK_MSG, _FAST_SEED,
     _UNDEFINED_NOTE, _allclose, _diff_outputs, _is_fc, _is_tensor, _real_np, _show, _tuple
 )
 
-__all__ = []
+__all__: list[str] = []
 
 
 # ------------------------------------------------------------------------ slow mode
-def _slow_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=None):
+def _slow_gradcheck(fn: _Fn, eps: float, rtol: float, atol: float, check_grad_dtypes: bool,
+                    nondet_tol: float, fw_part: str | None = None) -> bool:
     """Slow mode; ``fw_part`` ("real"/"imag"): the forward-mode check of that part of
     the inputs instead of the backward-mode check."""
     if not fn.outputs:
@@ -49,18 +52,19 @@ def _slow_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=
 
 
 # ------------------------------------------------------------------------ fast mode
-def _unit(rng, n, dt):
+def _unit(rng: Any, n: int, dt: Any) -> Any:
     v = rng.random(n).astype(dt)
     return v / np.linalg.norm(v)
 
 
-def _fast_forward(fn, fw_part, eps, rtol, atol, check_grad_dtypes):
+def _fast_forward(fn: _Fn, fw_part: str | None, eps: float, rtol: float, atol: float,
+                  check_grad_dtypes: bool) -> bool:
     """Fast mode, forward mode: for each input requiring grad and each float/complex
     output, the vectors ``J (unit * u)`` numerically (one directional central difference)
     and analytically (one dual pass) must be allclose with ``atol * sum(u)``."""
     rng = np.random.default_rng(_FAST_SEED)
     all_u = [_unit(rng, x._data.size, _real_np(x._data.dtype)) for x in fn.diff]
-    numerical = []
+    numerical: list[Any] = []
     for x, u in zip(fn.diff, all_u):
         d = u.reshape(x._data.shape) * (eps * fn.fw_unit(x, fw_part))
         numerical.append(fn._central(x, x._data - d, x._data + d, eps, None))
@@ -74,12 +78,13 @@ def _fast_forward(fn, fw_part, eps, rtol, atol, check_grad_dtypes):
     return True
 
 
-def _fast_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=None):
+def _fast_gradcheck(fn: _Fn, eps: float, rtol: float, atol: float, check_grad_dtypes: bool,
+                    nondet_tol: float, fw_part: str | None = None) -> bool:
     """Fast mode; ``fw_part``: the forward-mode check (:func:`_fast_forward`)."""
     if fw_part is not None:
         return _fast_forward(fn, fw_part, eps, rtol, atol, check_grad_dtypes)
     rng = np.random.default_rng(_FAST_SEED)
-    all_u = []
+    all_u: list[Any] = []
     for x in fn.diff:
         dt = _real_np(x._data.dtype)
         ur = _unit(rng, x._data.size, dt)
@@ -87,7 +92,7 @@ def _fast_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=
     all_v = [_unit(rng, o._data.size, _real_np(o._data.dtype)) for o in fn.outputs]
 
     # numerical: J u by one directional central difference (two for a complex input)
-    numerical = []
+    numerical: list[Any] = []
     for x, u in zip(fn.diff, all_u):
         shape = x._data.shape
         delta = (tuple(p.reshape(shape) * eps for p in u) if isinstance(u, tuple)
@@ -105,9 +110,9 @@ def _fast_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=
         numerical.append(per_out)
 
     # analytical: v^T J by one backward, then the dot product with u
-    analytical = []
+    analytical: list[Any] = []
     for o, v in zip(fn.outputs, all_v):
-        scalars = []
+        scalars: list[Any] = []
         for vJ, u in zip(fn.analytical(o, nondet_tol, check_grad_dtypes, v=v), all_u):
             vJ = vJ[:, 0]
             if vJ.dtype.kind == "c":
@@ -126,7 +131,8 @@ def _fast_gradcheck(fn, eps, rtol, atol, check_grad_dtypes, nondet_tol, fw_part=
     return True
 
 
-def _slow_mode_error(fn, in_idx, out_idx, rtol, atol, eps, fw_part=None):
+def _slow_mode_error(fn: _Fn, in_idx: int, out_idx: int, rtol: float, atol: float, eps: float,
+                     fw_part: str | None = None) -> str:
     """The slow-mode Jacobians of one (input, output) pair, for a fast-mode failure
     (forward mode with ``fw_part``: ``out_idx`` counts the float/complex outputs)."""
     if fw_part is None:
@@ -148,7 +154,7 @@ def _slow_mode_error(fn, in_idx, out_idx, rtol, atol, eps, fw_part=None):
 
 
 # ----------------------------------------------------------------- the other checks
-def _check_inputs(inputs):
+def _check_inputs(inputs: Sequence[Any]) -> None:
     """PyTorch's input checks: warn on non-double inputs requiring grad, refuse inputs
     with a zero stride, require at least one input requiring grad."""
     any_rg = False
@@ -173,22 +179,23 @@ def _check_inputs(inputs):
                          "but none of them have requires_grad=True.")
 
 
-def _zeros_for(tensors):
+def _zeros_for(tensors: Sequence[T.Tensor]) -> list[T.Tensor]:
     return [T._make(np.zeros_like(t._data)) for t in tensors]
 
 
-def _test_batched_grad(fn, o, output_idx):
+def _test_batched_grad(fn: _Fn, o: T.Tensor, output_idx: int) -> bool:
     """``autograd.grad(..., is_grads_batched=True)`` on two random grad_outputs must
     equal two separate backward passes (``torch.allclose`` defaults)."""
     diff = fn.diff
 
-    def filled(res, shape_of):
+    def filled(res: Sequence[Any], shape_of: Callable[[T.Tensor], tuple[int, ...]]
+               ) -> list[Any]:
         return [np.zeros(shape_of(x), x._data.dtype) if g is None else g._data
                 for g, x in zip(res, diff)]
 
     rng = _gen(None)
     shape = o._data.shape
-    gos = []
+    gos: list[Any] = []
     for _ in range(2):
         g = rng.standard_normal(shape)
         if o.is_complex():  # PyTorch's complex randn: variance 1/2 per part
@@ -213,7 +220,7 @@ def _test_batched_grad(fn, o, output_idx):
     return True
 
 
-def _test_backward_mul_by_grad_output(fn, masked):
+def _test_backward_mul_by_grad_output(fn: _Fn, masked: bool | None) -> bool:
     """Zero grad_outputs must give zero input gradients of the inputs' dtype and size."""
     if not fn.outputs:
         return True
@@ -232,20 +239,20 @@ def _test_backward_mul_by_grad_output(fn, masked):
     return True
 
 
-def _test_undefined_backward_mode(fn):
+def _test_undefined_backward_mode(fn: _Fn) -> bool:
     """Backward must cope with undefined output gradients.  The engine materializes an
     undefined gradient: "all undefined" runs a backward with zero grad_outputs, and, for
     several differentiable outputs, "output k undefined" back-propagates from the other
     outputs only (output k then gets no gradient, as with PyTorch's ``UndefinedGrad``)."""
 
-    def warn_bc_breaking():
+    def warn_bc_breaking() -> None:
         warnings.warn(
             "Backwards compatibility: New undefined gradient support checking feature is "
             "enabled by default, but it may break existing callers of this function. If this "
             "is true for you, you can call this function with \"check_undefined_grad=False\" "
             "to disable the feature", UserWarning, stacklevel=6)
 
-    def check(outs):
+    def check(outs: Sequence[T.Tensor]) -> bool:
         if not outs:
             return True
         try:
@@ -271,7 +278,7 @@ def _test_undefined_backward_mode(fn):
     return ok
 
 
-def _test_undefined_forward_mode(fn, fw_part):
+def _test_undefined_forward_mode(fn: _Fn, fw_part: str | None) -> bool:
     """Forward mode must treat an undefined tangent as zero (PyTorch's check): with every
     input requiring grad seeded with its fast-mode ``u`` (``1j u`` for the imaginary part
     of a complex input), giving input ``k`` an explicit zero tangent or no tangent at all
@@ -279,7 +286,7 @@ def _test_undefined_forward_mode(fn, fw_part):
     rng = np.random.default_rng(_FAST_SEED)
     pos = [p for p, a in enumerate(fn.inputs) if _is_tensor(a) and a.requires_grad]
 
-    def tangents(duals):
+    def tangents(duals: Sequence[Any]) -> list[Any]:
         return [fwAD.unpack_dual(o).tangent for o in _tuple(fn.func(*duals)) if _is_fc(o)]
 
     with fwAD.dual_level():
@@ -306,7 +313,7 @@ def _test_undefined_forward_mode(fn, fw_part):
     return True
 
 
-def _no_batched_forward_grad():
+def _no_batched_forward_grad() -> NoReturn:
     raise NotImplementedError(
         "gradcheck: check_batched_forward_grad=True compares forward-mode AD run on a batch "
         "of tangents (PyTorch: vmap over forward AD) with a loop over them, but "
@@ -316,7 +323,7 @@ def _no_batched_forward_grad():
         "the forward-mode Jacobians)")
 
 
-def _no_fwd_over_rev():
+def _no_fwd_over_rev() -> NoReturn:
     raise NotImplementedError(
         "gradgradcheck: check_fwd_over_rev=True needs forward-over-reverse AD (forward mode "
         "through the gradients that autograd.grad computes), which "

@@ -7,9 +7,11 @@ import functools
 import itertools
 import threading
 import weakref
-from typing import NamedTuple, Optional
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Optional
 
 from .._tensor import _edge
+from ..types import Tensor
 from ._node import _lock, Meta, meta, RemovableHandle, Node, AccumulateGrad
 from ._saved import _Packed
 
@@ -17,19 +19,43 @@ __all__ = ["GradientEdge", "get_gradient_edge", "register_multi_grad_hook"]
 
 
 class GradientEdge(NamedTuple):
-    """Where the gradient of a tensor is computed: ``(node, output_nr)``
-    (``torch.autograd.graph.GradientEdge``; ``ownership_token`` is always None here: the
-    node object keeps its graph alive)."""
+    """Where the gradient of a tensor is computed: ``(node, output_nr)``.
+
+    ``torch.autograd.graph.GradientEdge``, a named tuple.
+
+    Parameters
+    ----------
+    node : Node
+        The node that computes the gradient.
+    output_nr : int
+        Which output of ``node`` the tensor is.
+    ownership_token : Node, optional
+        Always None here: the node object keeps its graph alive.
+    """
 
     node: Node
     output_nr: int
     ownership_token: Optional[Node] = None
 
 
-def get_gradient_edge(tensor) -> GradientEdge:
-    """The :class:`GradientEdge` of ``tensor``: its ``grad_fn`` and output number, or the
-    ``AccumulateGrad`` node of a leaf (``torch.autograd.graph.get_gradient_edge``).
-    ``RuntimeError`` if ``tensor`` does not require grad."""
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The :class:`GradientEdge` of ``tensor`` (``torch.autograd.graph.get_gradient_edge``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A tensor that requires grad.
+
+    Returns
+    -------
+    GradientEdge
+        Its ``grad_fn`` and output number, or the ``AccumulateGrad`` node of a leaf.
+
+    Raises
+    ------
+    RuntimeError
+        If ``tensor`` does not require grad.
+    """
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
@@ -46,10 +72,11 @@ def get_gradient_edge(tensor) -> GradientEdge:
 
 # {node: {output_nr: (shape, dtype)}} recorded by get_gradient_edge (nodes do not keep the
 # shape of their outputs; PyTorch's Node._input_metadata does)
-_edge_metas = weakref.WeakKeyDictionary()
+_edge_metas: weakref.WeakKeyDictionary[Node, dict[int, tuple[Any, Any]]] = \
+    weakref.WeakKeyDictionary()
 
 
-def check_gradient_edge(e):
+def check_gradient_edge(e: Sequence[Any]) -> tuple[Node, int]:
     """``(node, output_nr)`` of the :class:`GradientEdge` ``e``; ``RuntimeError`` (as
     PyTorch) if its node is not a :class:`Node`, ``IndexError`` if ``output_nr`` is not one
     of the node's outputs."""
@@ -63,7 +90,7 @@ def check_gradient_edge(e):
     return node, nr
 
 
-def edge_meta(node, nr):
+def edge_meta(node: Node, nr: int) -> Meta | None:
     """:class:`Meta` (shape and dtype) of output ``nr`` of ``node`` -- the tensor whose
     gradient the edge ``(node, nr)`` receives -- or None where the compat graph does not
     know it (a hand-made GradientEdge of a node that saved neither its output nor was
@@ -86,7 +113,8 @@ def edge_meta(node, nr):
 
 # ------------------------------------------------------------------------ graph tasks
 class _TaskState(threading.local):
-    task = None   # the GraphTask the engine runs in this thread (None outside backward)
+    # the GraphTask the engine runs in this thread (None outside backward)
+    task: GraphTask | None = None
 
 
 _task_tls = _TaskState()
@@ -107,7 +135,8 @@ class GraphTask:
 
     __slots__ = ("root", "deps", "visit", "cap", "state", "id")
 
-    def __init__(self, roots, deps, visit, cap):
+    def __init__(self, roots: Sequence[tuple[Node | None, int]], deps: Any, visit: Any,
+                 cap: Any) -> None:
         # PyTorch's engine puts a single root's node neither among the nodes of the graph
         # nor (as "should execute") in exec_info -- only a GraphRoot's children are -- so
         # _will_engine_execute_node says False for it; several roots hang from a GraphRoot
@@ -115,10 +144,10 @@ class GraphTask:
         self.deps = deps
         self.visit = visit
         self.cap = cap
-        self.state = None
-        self.id = None
+        self.state: dict[Any, Any] | None = None
+        self.id: int | None = None
 
-    def will_execute(self, node):
+    def will_execute(self, node: Node | None) -> bool:
         """Whether ``node`` runs (or, for ``autograd.grad``, is captured) in this task
         (``torch._C._will_engine_execute_node``).  ``RuntimeError`` for a leaf's
         AccumulateGrad that ``autograd.grad`` captures, as PyTorch."""
@@ -139,7 +168,7 @@ class GraphTask:
         return True
 
 
-def _current_task(what):
+def _current_task(what: str) -> GraphTask:
     task = _task_tls.task
     if task is None:
         raise RuntimeError(f"{what} should only be called during the backward pass")
@@ -157,7 +186,7 @@ def _current_graph_task_id() -> int:
     return task.id
 
 
-def _will_engine_execute_node(node) -> bool:
+def _will_engine_execute_node(node: Node | GradientEdge) -> bool:
     """Whether ``node`` (a Node or GradientEdge) runs in the current backward pass
     (``torch._C._will_engine_execute_node``); ``RuntimeError`` outside backward."""
     if isinstance(node, GradientEdge):
@@ -174,17 +203,17 @@ class _MultiHandle(RemovableHandle):
 
     __slots__ = ("handles",)
 
-    def __init__(self, handles):
+    def __init__(self, handles: tuple[RemovableHandle, ...]) -> None:
         self.handles = handles
         self._d = None
-        self.id = None
+        self.id = None  # type: ignore[assignment]  # no table entry of its own
 
-    def remove(self):
+    def remove(self) -> None:
         for h in self.handles:
             h.remove()
 
 
-def _grad_node(t, i):
+def _grad_node(t: Tensor, i: int) -> Node | None:
     """The node where the gradient of tensor ``t`` (argument ``i``) is computed."""
     if not t.requires_grad:
         raise AssertionError(
@@ -194,14 +223,14 @@ def _grad_node(t, i):
     return _edge(t)[0]
 
 
-def _running_task():
+def _running_task() -> GraphTask:
     task = _task_tls.task
     if task is None:
         raise AssertionError("expected this hook to be called inside a backward call")
     return task
 
 
-def _task_state(task):
+def _task_state(task: GraphTask) -> dict[Any, Any]:
     """The per-backward state dict of multi-grad hooks (call under their lock)."""
     st = task.state
     if st is None:
@@ -209,9 +238,11 @@ def _task_state(task):
     return st
 
 
-def register_multi_grad_hook(tensors, fn, *, mode="all"):
-    """Register a hook over the gradients of several tensors
-    (``torch.autograd.graph.register_multi_grad_hook``, PyTorch 2.13 semantics).
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[..., Any], *,
+                             mode: str = "all") -> RemovableHandle:
+    """Register a hook over the gradients of several tensors.
+
+    ``torch.autograd.graph.register_multi_grad_hook``, PyTorch 2.13 semantics.
 
     ``mode="all"``: ``fn(grads)`` -- ``grads`` a list, one entry per tensor of
     ``tensors`` -- is called once per backward pass, from the tensor hook of the last of
@@ -230,13 +261,35 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     The hooks are ordinary tensor hooks (``Tensor.register_hook``), so they see a
     gradient after the tensor hooks registered before them and must not modify it.  State
     is kept per pass, so passes in several threads (and backward passes run from hooks)
-    do not mix.  Returns a handle whose ``remove()`` removes the hook.  ``ValueError``
-    for another ``mode``.
+    do not mix.  Gradients are Tensors of the tensors' shapes and dtypes (None where
+    none was computed).
 
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors (all requiring grad for ``mode="all"``).
+    fn : callable
+        ``fn(grads)`` (``mode="all"``) or ``fn(grad)`` (``mode="any"``); returns None.
+    mode : {"all", "any"}, optional
+        When ``fn`` is called (see above).
+
+    Returns
+    -------
+    RemovableHandle
+        ``remove()`` removes the hook.
+
+    Raises
+    ------
+    ValueError
+        For another ``mode``.
+    AssertionError
+        With ``mode="all"``, a tensor that does not require grad.
+
+    Notes
+    -----
     The spec is silent on multi-grad hooks; PyTorch 2.13's observable behaviour is the
-    reference (its ``torch/autograd/graph.py`` implements them the same way, on tensor hooks
-    and the engine's ``_will_engine_execute_node``).  Gradients are Tensors of the
-    tensors' shapes and dtypes (None where none was computed).
+    reference (its ``torch/autograd/graph.py`` implements them the same way, on tensor
+    hooks and the engine's ``_will_engine_execute_node``).
     """
     supported_modes = ("all", "any")
     if mode not in supported_modes:
@@ -248,8 +301,8 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         nodes = [_grad_node(t, i) for i, t in enumerate(tensors)]
         n = len(tensors)
 
-        def get_inner_hook(idx):
-            def inner_hook(grad):
+        def get_inner_hook(idx: int) -> Callable[[Any], None]:
+            def inner_hook(grad: Any) -> None:
                 task = _running_task()
                 with lock:
                     st = _task_state(task)
@@ -270,7 +323,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         handles = tuple(t.register_hook(get_inner_hook(i)) for i, t in enumerate(tensors))
     else:
         @functools.wraps(fn)
-        def wrapped_fn(grad):
+        def wrapped_fn(grad: Any) -> None:
             task = _running_task()
             with lock:
                 st = _task_state(task)

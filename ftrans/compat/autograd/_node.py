@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
+from typing import Any, Literal
 
 from . import _events
 
 # ``grad_fn(*grads)`` runs the engine, which is above this module: autograd._engine sets
 # this to its ``call_node`` when it is imported (an import here would close a circle).
-_call_node = None
+_call_node: Callable[[Node, tuple[Any, ...]], Any] | None = None
 
 _seq = itertools.count()
 # AccumulateGrad nodes get the highest sequence numbers: they run as soon as they are ready
@@ -24,15 +26,15 @@ _lock = threading.Lock()   # claims of saved buffers, .grad accumulation
 class _Freed:
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<freed>"
 
 
 FREED = _Freed()
-NO_EDGE = (None, 0)
+NO_EDGE: tuple[Node | None, int] = (None, 0)
 
 
-def freed_error():
+def freed_error() -> RuntimeError:
     return RuntimeError(
         "Trying to backward through the graph a second time (or directly access saved "
         "tensors after they have already been freed). Saved intermediate values of the graph "
@@ -46,29 +48,29 @@ class Meta:
 
     __slots__ = ("shape", "dtype")
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
         self.shape = shape
         self.dtype = dtype
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self.shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
         n = 1
         for d in self.shape:
             n *= d
         return n
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Meta(shape={self.shape}, dtype={self.dtype})"
 
 
 _new_meta = object.__new__
 
 
-def meta(d):
+def meta(d: Any) -> Meta:
     """``Meta`` of the array ``d`` (without the cost of calling ``__init__``)."""
     m = _new_meta(Meta)
     m.shape = d.shape
@@ -77,27 +79,38 @@ def meta(d):
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``/``register_prehook``: ``handle.remove()`` removes the
-    hook (also usable as a context manager)."""
+    """The handle that ``register_hook``/``register_prehook`` return.
+
+    ``handle.remove()`` removes the hook; also usable as a context manager (the hook is
+    removed on exit).
+
+    Parameters
+    ----------
+    d : dict
+        The hook table to register into (hook id -> hook).
+    fn : callable
+        The hook.
+    """
 
     __slots__ = ("_d", "id")
     _ids = itertools.count()
 
-    def __init__(self, d, fn):
-        self._d = d
+    def __init__(self, d: dict[Any, Any], fn: Callable[..., Any]) -> None:
+        self._d: dict[Any, Any] | None = d
         self.id = next(RemovableHandle._ids)
         d[self.id] = fn
 
-    def remove(self):
+    def remove(self) -> None:
+        """Remove the hook (no effect if it was removed already)."""
         d = self._d
         if d is not None:
             d.pop(self.id, None)
             self._d = None
 
-    def __enter__(self):
+    def __enter__(self) -> RemovableHandle:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         self.remove()
         return False
 
@@ -105,30 +118,44 @@ class RemovableHandle:
 class _Hooks:
     __slots__ = ("pre", "post", "tpre", "rgh", "meta")
 
-    def __init__(self):
-        self.pre = None     # node pre-hooks: {id: fn(grad_outputs)}
-        self.post = None    # node hooks: {id: fn(grad_inputs, grad_outputs)}
-        self.tpre = None    # tensor hooks of non-leaf outputs: {output_nr: {id: fn(grad)}}
-        self.rgh = None     # retain_grad: {output_nr: tensor}
-        self.meta = None
+    def __init__(self) -> None:
+        # node pre-hooks: {id: fn(grad_outputs)}
+        self.pre: dict[int, Callable[..., Any]] | None = None
+        # node hooks: {id: fn(grad_inputs, grad_outputs)}
+        self.post: dict[int, Callable[..., Any]] | None = None
+        # tensor hooks of non-leaf outputs: {output_nr: {id: fn(grad)}}
+        self.tpre: dict[int, dict[int, Callable[..., Any]]] | None = None
+        self.rgh: dict[int, Any] | None = None     # retain_grad: {output_nr: tensor}
+        self.meta: dict[Any, Any] | None = None
 
 
 class Node:
     """A node of the backward graph (PyTorch's ``torch.autograd.graph.Node``)."""
 
     __slots__ = ("_next", "_seq", "_hk", "__weakref__")
-    _edge_idx = None   # indices of _next shown as next_functions (None: all)
+    _next: Any         # the edges (node, input_nr) to the inputs' nodes
+    _seq: int
+    _hk: _Hooks | None
+    _edge_idx: Any = None   # indices of _next shown as next_functions (None: all)
     _nout = 1          # number of outputs (gradient slots); > 1 only for custom Functions
     _custom = False    # a custom autograd.Function node (runs ``_call_backward``)
 
     def name(self) -> str:
-        """The node's name, e.g. ``"MulBackward0"``."""
+        """The node's name, e.g. ``"MulBackward0"``.
+
+        Returns
+        -------
+        str
+            The name PyTorch gives the same node.
+        """
         return type(self).__name__
 
     @property
-    def next_functions(self):
-        """One ``(node, input_nr)`` pair per differentiable input (``(None, 0)`` where the
-        input does not require grad)."""
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """One ``(node, input_nr)`` pair per differentiable input.
+
+        ``(None, 0)`` where the input does not require grad.
+        """
         nx = self._next
         idx = self._edge_idx
         if idx is not None:
@@ -136,36 +163,58 @@ class Node:
         return tuple(nx)
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[Any, Any]:
         """A dict for the user's own data (empty at first)."""
         hk = self._hooks()
         if hk.meta is None:
             hk.meta = {}
         return hk.meta
 
-    def _hooks(self):
+    def _hooks(self) -> _Hooks:
         hk = self._hk
         if hk is None:
             hk = self._hk = _Hooks()
         return hk
 
-    def register_hook(self, fn):
-        """Register ``fn(grad_inputs, grad_outputs) -> tuple or None``, called after the node
-        ran; a returned tuple replaces ``grad_inputs``.  Returns a removable handle."""
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Register a hook called after the node ran.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(grad_inputs, grad_outputs) -> tuple or None``; a returned tuple replaces
+            ``grad_inputs``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` removes the hook.
+        """
         hk = self._hooks()
         if hk.post is None:
             hk.post = {}
         return RemovableHandle(hk.post, fn)
 
-    def register_prehook(self, fn):
-        """Register ``fn(grad_outputs) -> tuple or None``, called before the node runs; a
-        returned tuple replaces ``grad_outputs``.  Returns a removable handle."""
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Register a hook called before the node runs.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(grad_outputs) -> tuple or None``; a returned tuple replaces
+            ``grad_outputs``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` removes the hook.
+        """
         hk = self._hooks()
         if hk.pre is None:
             hk.pre = {}
         return RemovableHandle(hk.pre, fn)
 
-    def _register_tensor_hook(self, nr, fn):
+    def _register_tensor_hook(self, nr: int, fn: Callable[..., Any]) -> RemovableHandle:
         hk = self._hooks()
         if hk.tpre is None:
             hk.tpre = {}
@@ -174,25 +223,33 @@ class Node:
             d = hk.tpre[nr] = {}
         return RemovableHandle(d, fn)
 
-    def _input_metadata(self):
+    def _input_metadata(self) -> tuple[Any, ...]:
         return ()
 
-    def _unclaim(self, saved, outsv):
+    def _unclaim(self, saved: Any, outsv: Any) -> None:
         """Undo the freeing done by ``_claim`` (its backward raised); nothing to undo here."""
 
-    def __call__(self, *grads):
+    def __call__(self, *grads: Any) -> Any:
+        assert _call_node is not None  # set when autograd._engine is imported
         return _call_node(self, grads)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
-    """Adds the gradient into ``variable.grad``; the graph's leaf-side ends."""
+    """Adds the gradient into ``variable.grad``; the graph's leaf-side ends.
+
+    Parameters
+    ----------
+    variable : Tensor
+        The leaf tensor whose ``.grad`` receives the gradient.
+    """
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable):
+    # ``Any``: this module is below ``Tensor`` (``_tensor`` imports it)
+    def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._next = ()
         self._seq = next(_acc_seq)
@@ -200,5 +257,12 @@ class AccumulateGrad(Node):
         if _events.node_created:
             _events.created(self)
 
-    def name(self):
+    def name(self) -> str:
+        """The node's name, ``"torch::autograd::AccumulateGrad"`` as in PyTorch.
+
+        Returns
+        -------
+        str
+            ``"torch::autograd::AccumulateGrad"``.
+        """
         return "torch::autograd::AccumulateGrad"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import inspect
 import types
+from typing import Any
 
 from . import _engine, function
 
-__all__ = []
+__all__: list[str] = []
 
 
 # ====================================================================== operation table
@@ -63,21 +64,21 @@ class _Entry:
 
     __slots__ = ("kind", "name", "free", "sigs", "args", "varargs")
 
-    def __init__(self, kind, code, name=None):
+    def __init__(self, kind: int, code: types.CodeType, name: str | None = None) -> None:
         self.kind = kind
         self.name = name
         self.free = code.co_freevars
-        self.sigs = {}
+        self.sigs: dict[tuple[int, ...], str] = {}
         self.args = code.co_varnames[:code.co_argcount]
         self.varargs = (code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
                         if code.co_flags & inspect.CO_VARARGS else None)
 
 
-_table = []     # [ {code: _Entry} ], built on the first profile
-_tensor_cls = []
+_table: list[dict[types.CodeType, _Entry]] = []     # [ {code: _Entry} ], built on the first profile
+_tensor_cls: list[type] = []
 
 
-def _index_name(idx):
+def _index_name(idx: Any) -> str:
     """The ATen operator PyTorch runs for ``x[idx]``."""
     import numbers
     items = idx if type(idx) is tuple else (idx,)
@@ -100,18 +101,19 @@ def _index_name(idx):
     return "select" if "select" in kinds else "alias"
 
 
-def _sig(fn):
+def _sig(fn: types.FunctionType) -> tuple[int, ...]:
     cells = fn.__closure__ or ()
     return tuple(id(c.cell_contents) for c in cells)
 
 
-def _build_table_of_ops():
+def _build_table_of_ops() -> dict[types.CodeType, _Entry]:
     """{code object: _Entry} for the public operations of ``ftrans.compat``, the methods
     and operators of ``Tensor``, ``autograd.Function.apply`` and the engine's node
     runners."""
     from ... import compat  # deferred: the package's namespace, complete only after this module
     T = compat.Tensor
-    regs = []   # (function, canonical name or None for an index)
+    regs: list[tuple[types.FunctionType, str | None]] = []   # (function, canonical name or
+    # None for an index)
     for name in dir(compat):
         if name.startswith("_") or name in _NOT_OPS:
             continue
@@ -129,38 +131,39 @@ def _build_table_of_ops():
             regs.append((obj, _DUNDERS[name]))
         elif name not in _NOT_OPS:
             regs.append((obj, _ALIASES.get(name, name)))
-    groups = {}
-    for fn, name in regs:
-        groups.setdefault((fn.__code__, _sig(fn)), []).append((fn, name))
-    table = {}
+    groups: dict[tuple[types.CodeType, tuple[int, ...]],
+                 list[tuple[types.FunctionType, str | None]]] = {}
+    for fn, opname in regs:
+        groups.setdefault((fn.__code__, _sig(fn)), []).append((fn, opname))
+    table: dict[types.CodeType, _Entry] = {}
     for (code, sig), items in groups.items():
         # identical closures registered under several names: the name the function gives
         # itself, else the first (``empty`` is compat's ``zeros``: recorded as zeros)
         names = sorted((n for _, n in items), key=lambda n: n in ("empty", "empty_like"))
         own = _ALIASES.get(items[0][0].__name__, items[0][0].__name__)
-        name = own if own in names else names[0]
-        kind = _INDEX if name is None else (_SHARED if code.co_freevars else _STATIC)
-        name = None if name is None else "aten::" + name
+        chosen = own if own in names else names[0]
+        kind = _INDEX if chosen is None else (_SHARED if code.co_freevars else _STATIC)
+        aten = None if chosen is None else "aten::" + chosen
         e = table.get(code)
         if e is None:
-            e = table[code] = _Entry(kind, code, name)
-        if kind == _SHARED:
-            e.sigs.setdefault(sig, name)
+            e = table[code] = _Entry(kind, code, aten)
+        if kind == _SHARED and aten is not None:
+            e.sigs.setdefault(sig, aten)
     table[_engine._run_node.__code__] = _Entry(_NODE, _engine._run_node.__code__)
     table[_engine._run_acc.__code__] = _Entry(_ACC, _engine._run_acc.__code__)
-    apply = function.Function.apply.__func__.__code__
+    apply = vars(function.Function)["apply"].__func__.__code__
     table[apply] = _Entry(_FUNCTION, apply)
     _tensor_cls.append(T)
     return table
 
 
-def _op_table():
+def _op_table() -> dict[types.CodeType, _Entry]:
     if not _table:
         _table.append(_build_table_of_ops())
     return _table[0]
 
 
-def _shape(v, T):
+def _shape(v: Any, T: Any) -> list[int]:
     if isinstance(v, T):
         return list(v._data.shape)
     s = getattr(v, "shape", None)

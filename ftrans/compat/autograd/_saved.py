@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make, _edge, _extra, _grad_fn_of
@@ -18,14 +20,26 @@ __all__ = ["SavedTensor", "saved_tensors_hooks", "save_on_cpu", "disable_saved_t
            "increment_version"]
 
 
-def increment_version(tensor):
-    """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an
-    in-place operation does (``torch.autograd.graph.increment_version``): a backward that
-    needs a value saved before then raises the in-place-modification ``RuntimeError``, and
-    a view's ``grad_fn`` is regenerated (``AsStridedBackward0``).  Views share their
-    base's counter (autograd-mechanics.md, "In-place correctness checks").  Inference tensors have none and are left as they are.  As PyTorch,
-    ``RuntimeError`` if ``tensor`` is neither a Tensor nor an iterable of Tensors (the
-    tensors before a non-tensor element are bumped, as in PyTorch)."""
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Bump the version counter of tensors, as an in-place operation does.
+
+    ``torch.autograd.graph.increment_version``: a backward that needs a value saved
+    before then raises the in-place-modification ``RuntimeError``, and a view's
+    ``grad_fn`` is regenerated (``AsStridedBackward0``).  Views share their base's counter
+    (autograd-mechanics.md, "In-place correctness checks").  Inference tensors have none
+    and are left as they are.
+
+    Parameters
+    ----------
+    tensor : Tensor or iterable of Tensor
+        The tensor, or each tensor of the iterable.
+
+    Raises
+    ------
+    RuntimeError
+        If ``tensor`` is neither a Tensor nor an iterable of Tensors (the tensors before
+        a non-tensor element are bumped, as in PyTorch).
+    """
     if isinstance(tensor, Tensor):
         tensor = (tensor,)
     try:
@@ -43,7 +57,7 @@ def increment_version(tensor):
 
 
 # ------------------------------------------------------------------- saved tensors
-def version_error(sv, node):
+def version_error(sv: tuple[Any, ...], node: Any) -> RuntimeError:
     """PyTorch's error for a saved tensor modified in place since it was saved: it names
     the tensor's *current* ``grad_fn`` (a saved output: the node itself)."""
     t, data, vc, ver = sv[0], sv[1], sv[2], sv[3]
@@ -84,9 +98,15 @@ class _Packed:
     "Hooks for saved tensors"), so an in-place change after packing is not an error."""
 
     __slots__ = ("obj", "unpack", "edge", "is_out", "shape", "dtype")
+    obj: Any
+    unpack: Callable[[Any], Any]
+    edge: tuple[Any, int]
+    is_out: bool
+    shape: tuple[int, ...]
+    dtype: Any
 
 
-def unpack(sv, node, as_tensor):
+def unpack(sv: Any, node: Any, as_tensor: bool) -> Any:
     """Value of the saved entry ``sv`` of ``node``: its array (``as_tensor`` False) or a
     Tensor connected to the graph (for ``create_graph`` and ``_saved_*``)."""
     if type(sv) is tuple:
@@ -124,7 +144,7 @@ def unpack(sv, node, as_tensor):
     return sv
 
 
-def save(t, data):
+def save(t: Tensor, data: Any) -> Any:
     """Saved entry for tensor ``t`` (its array ``data``) as an input of a node."""
     x = t._x
     if x is not None and x.inference:
@@ -140,7 +160,7 @@ def save(t, data):
     return (t, data, vc, vc[0], t._grad_fn)
 
 
-def save_out(out_t):
+def save_out(out_t: Tensor) -> Any:
     """Saved entry for the output tensor ``out_t`` of the node being created."""
     hooks = _tls_hooks.stack
     if hooks:
@@ -149,7 +169,8 @@ def save_out(out_t):
     return (None, out_t._data, vc, vc[0], None)
 
 
-def _pack(t, data, pair, is_out, edge=None):
+def _pack(t: Tensor, data: Any, pair: tuple[Callable[..., Any], Callable[..., Any]],
+          is_out: bool, edge: tuple[Any, int] | None = None) -> _Packed:
     """The :class:`_Packed` entry of tensor ``t`` (array ``data``) under the hook pair
     ``pair``: the pack hook is called now, once, on ``t`` itself (for a saved output, the
     output tensor with its ``grad_fn``), in no-grad mode -- as PyTorch runs it, so that
@@ -188,7 +209,7 @@ def _pack(t, data, pair, is_out, edge=None):
     return p
 
 
-def _unpacked_data(p):
+def _unpacked_data(p: _Packed) -> Any:
     """The array of the :class:`_Packed` entry ``p``: the unpack hook's result, called in
     the current grad mode (as PyTorch calls it).  ``TypeError`` if it is not a Tensor,
     ``RuntimeError`` if its shape is not the saved tensor's (PyTorch fails later, in the
@@ -209,14 +230,15 @@ def _unpacked_data(p):
 
 
 class _HookState(threading.local):
-    stack = ()             # the (pack_hook, unpack_hook) pairs installed, innermost last
-    disabled_msg = None    # error message while disable_saved_tensors_hooks is active
+    # the (pack_hook, unpack_hook) pairs installed, innermost last
+    stack: tuple[tuple[Callable[..., Any], Callable[..., Any]], ...] = ()
+    disabled_msg: str | None = None    # error message while disable_saved_tensors_hooks is active
 
 
 _tls_hooks = _HookState()
 
 
-def _check_hooks_enabled():
+def _check_hooks_enabled() -> None:
     msg = _tls_hooks.disabled_msg
     if msg is not None:
         raise RuntimeError(msg)
@@ -234,13 +256,21 @@ class saved_tensors_hooks:
     ``grad_fn._saved_<name>`` access).  Entering raises ``TypeError`` if a hook is not
     callable and ``RuntimeError`` (with its message) inside
     :func:`disable_saved_tensors_hooks`.
+
+    Parameters
+    ----------
+    pack_hook : callable
+        ``pack_hook(tensor) -> object``.
+    unpack_hook : callable
+        ``unpack_hook(object) -> Tensor``: a tensor with the packed tensor's content.
     """
 
-    def __init__(self, pack_hook, unpack_hook):
+    def __init__(self, pack_hook: Callable[[Tensor], Any],
+                 unpack_hook: Callable[[Any], Tensor]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         if not callable(self.pack_hook) or not callable(self.unpack_hook):
             raise TypeError(
                 "saved_tensors_hooks expects two callables, pack_hook(tensor) -> object and "
@@ -249,7 +279,7 @@ class saved_tensors_hooks:
         _check_hooks_enabled()
         _tls_hooks.stack = _tls_hooks.stack + ((self.pack_hook, self.unpack_hook),)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         _tls_hooks.stack = _tls_hooks.stack[:-1]
         return False
 
@@ -261,28 +291,51 @@ class save_on_cpu(saved_tensors_hooks):
     The compat layer has only the CPU, and "if the graph was already on CPU, no tensor copy
     is performed" (PyTorch's documentation): the pack hook keeps ``(device,
     tensor.detach())`` -- the same storage, so an in-place change made after saving is seen
-    by backward, as in PyTorch -- and the unpack hook returns that tensor.  ``pin_memory``
-    and ``device_type`` are accepted and change nothing.
+    by backward, as in PyTorch -- and the unpack hook returns that tensor.
+
+    Parameters
+    ----------
+    pin_memory : bool, optional
+        Accepted; changes nothing.
+    device_type : str, optional
+        Accepted; changes nothing.
     """
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        def pack_to_cpu(tensor):
+        def pack_to_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
             return (tensor.device, tensor.detach())
 
-        def unpack_from_cpu(packed):
+        def unpack_from_cpu(packed: tuple[Any, Tensor]) -> Tensor:
             return packed[1]
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
 @contextlib.contextmanager
-def disable_saved_tensors_hooks(error_message: str):
-    """Context manager (and decorator) under which saved-tensor hooks cannot be installed
-    (``torch.autograd.graph.disable_saved_tensors_hooks``): entering
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Context manager (and decorator) under which saved-tensor hooks cannot be installed.
+
+    ``torch.autograd.graph.disable_saved_tensors_hooks``: entering
     :class:`saved_tensors_hooks` (or :class:`save_on_cpu`) raises
-    ``RuntimeError(error_message)``.  As in PyTorch, entering it while hooks are installed
-    raises that error too; nested, the inner message applies until it exits.  Hooks
-    registered on one saved tensor (``SavedTensor.register_hooks``) are not affected."""
+    ``RuntimeError(error_message)``.  Nested, the inner message applies until it exits.
+    Hooks registered on one saved tensor (``SavedTensor.register_hooks``) are not
+    affected.
+
+    Parameters
+    ----------
+    error_message : str
+        The message of the ``RuntimeError``.
+
+    Yields
+    ------
+    None
+        Inside the context.
+
+    Raises
+    ------
+    RuntimeError
+        On entering while hooks are installed, as in PyTorch.
+    """
     prev = _tls_hooks.disabled_msg
     try:
         _tls_hooks.disabled_msg = error_message
@@ -294,26 +347,46 @@ def disable_saved_tensors_hooks(error_message: str):
 
 
 class SavedTensor:
-    """A saved tensor of a node (``grad_fn._raw_saved_<name>``): its :meth:`register_hooks`
-    packs it with a hook pair."""
+    """A saved tensor of a node (``grad_fn._raw_saved_<name>``).
+
+    Its :meth:`register_hooks` packs it with a hook pair.
+
+    Parameters
+    ----------
+    node : Node
+        The node that saved it.
+    key : int or str
+        Its key among the node's saved values.
+    """
 
     __slots__ = ("_node", "_key")
 
-    def __init__(self, node, key):
+    def __init__(self, node: Any, key: Any) -> None:
         self._node = node
         self._key = key
 
-    def _get(self):
+    def _get(self) -> Any:
         return self._node._get_saved(self._key)
 
-    def register_hooks(self, pack_hook, unpack_hook):
-        """Pack the saved tensor now with ``pack_hook`` (called at once, on a tensor with its
-        content); ``unpack_hook`` is called each time it is needed (by backward or by
-        ``_saved_<name>``).
+    def register_hooks(self, pack_hook: Callable[[Tensor], Any],
+                       unpack_hook: Callable[[Any], Tensor]) -> None:
+        """Pack the saved tensor now with a hook pair.
 
-        Raises ``TypeError`` if a hook is not callable, and ``RuntimeError`` -- as PyTorch
-        does -- if the graph was freed, if the saved value is None, or if hooks are already
-        set (by this method or by :class:`saved_tensors_hooks`).
+        Parameters
+        ----------
+        pack_hook : callable
+            Called at once, on a tensor with the saved content; returns an object.
+        unpack_hook : callable
+            Called with that object each time the value is needed (by backward or by
+            ``_saved_<name>``); returns a Tensor.
+
+        Raises
+        ------
+        TypeError
+            If a hook is not callable.
+        RuntimeError
+            As PyTorch: if the graph was freed, if the saved value is None, or if hooks
+            are already set (by this method or by :class:`saved_tensors_hooks`).
         """
         if not callable(pack_hook) or not callable(unpack_hook):
             raise TypeError("register_hooks expects two callables, pack_hook(tensor) -> object "
@@ -352,5 +425,5 @@ class SavedTensor:
         if self._key != "out":
             node._tsv = True
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<SavedTensor object at {id(self):#x}>"

@@ -33,10 +33,14 @@ import sys
 import threading
 import traceback
 import warnings
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
 
 import numpy as np
 
 from . import _events
+from ._node import Node
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
@@ -51,28 +55,46 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 class _Running(threading.local):
-    node = None   # the node the engine is running in this thread (anomaly mode only)
+    node: Node | None = None   # the node the engine is running in this thread (anomaly mode only)
 
 
 _running = _Running()
 
 
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on (``torch.is_anomaly_enabled``)."""
+    """Whether anomaly detection is on (``torch.is_anomaly_enabled``).
+
+    Returns
+    -------
+    bool
+        The process-wide flag (False by default).
+    """
     return _enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection checks backward outputs for NaN
-    (``torch.is_anomaly_check_nan_enabled``; True unless switched off)."""
+    """Whether anomaly detection checks backward outputs for NaN.
+
+    ``torch.is_anomaly_check_nan_enabled``.
+
+    Returns
+    -------
+    bool
+        True unless switched off.
+    """
     return _check_nan
 
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """Switch anomaly detection on or off for the whole process (``torch.set_anomaly_enabled``).
 
-    ``check_nan`` (default True, also when switching off -- as in PyTorch): raise when a
-    backward node returns NaN.
+    Parameters
+    ----------
+    enabled : bool
+        True to switch the mode on, False to switch it off.
+    check_nan : bool, optional
+        Raise when a backward node returns NaN (default True, also when switching off --
+        as in PyTorch).
     """
     global _enabled, _check_nan
     on = bool(enabled)
@@ -93,6 +115,11 @@ class detect_anomaly:
     Creating it warns (``UserWarning``: the mode slows programs down); entering it turns the
     mode on with ``check_nan``, leaving it restores the previous state.  As in PyTorch 2.13
     it is not a decorator.
+
+    Parameters
+    ----------
+    check_nan : bool, optional
+        Raise when a backward node returns NaN (default True).
     """
 
     def __init__(self, check_nan: bool = True) -> None:
@@ -105,7 +132,7 @@ class detect_anomaly:
     def __enter__(self) -> None:
         set_anomaly_enabled(True, self.check_nan)
 
-    def __exit__(self, *args) -> None:
+    def __exit__(self, *args: Any) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
@@ -114,6 +141,13 @@ class set_detect_anomaly:
 
     It takes effect when called, so it works as a function; used as a context manager it
     restores the previous state on exit.
+
+    Parameters
+    ----------
+    mode : bool
+        True to switch anomaly detection on, False to switch it off.
+    check_nan : bool, optional
+        Raise when a backward node returns NaN (default True).
     """
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
@@ -124,12 +158,12 @@ class set_detect_anomaly:
     def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *args) -> None:
+    def __exit__(self, *args: Any) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
 # ------------------------------------------------------------------- recording (forward)
-def _user_frames(f):
+def _user_frames(f: FrameType | None) -> list[str]:
     """``traceback.format_list`` of the stack ending at frame ``f``, without its innermost
     frames inside the ftrans package."""
     while f is not None and f.f_code.co_filename.startswith(_ROOT):
@@ -137,7 +171,7 @@ def _user_frames(f):
     return traceback.format_list(traceback.extract_stack(f)) if f is not None else []
 
 
-def record(node) -> None:
+def record(node: Node) -> None:
     """Store the forward traceback (and the running node, if any) in ``node.metadata``.
     Subscribed to the ``node_created`` event (:mod:`._events`) while the mode is on."""
     md = node.metadata
@@ -148,9 +182,9 @@ def record(node) -> None:
 
 
 # ------------------------------------------------------------------- checking (backward)
-def _stacklevel():
+def _stacklevel() -> int:
     """The ``warnings.warn`` stacklevel of the first caller outside the ftrans package."""
-    f = sys._getframe(2)
+    f: FrameType | None = sys._getframe(2)
     level = 2
     while f is not None and f.f_code.co_filename.startswith(_ROOT):
         f = f.f_back
@@ -158,12 +192,12 @@ def _stacklevel():
     return level
 
 
-def _meta(node):
+def _meta(node: Node) -> dict[Any, Any]:
     hk = node._hk
     return {} if hk is None or hk.meta is None else hk.meta
 
 
-def warn_error(node) -> None:
+def warn_error(node: Node) -> None:
     """PyTorch's warnings for an error raised while running ``node``: its forward
     traceback, then the traceback of each node whose backward created it."""
     level = _stacklevel()
@@ -182,14 +216,15 @@ def warn_error(node) -> None:
             msg = (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call "
                    "that induced the previous calculation:\n" + "".join(tb))
         warnings.warn(msg, UserWarning, stacklevel=level)
-        node = md.get("parent_")
-        if node is None:
+        parent = md.get("parent_")
+        if parent is None:
             return
+        node = parent
         md = _meta(node)
         first = False
 
 
-def _has_nan(g) -> bool:
+def _has_nan(g: Any) -> bool:
     d = getattr(g, "_data", g)   # a Tensor (create_graph) or an array
     dt = getattr(d, "dtype", None)
     if dt is None or dt.kind not in "fc":
@@ -197,7 +232,7 @@ def _has_nan(g) -> bool:
     return bool(np.isnan(d).any())
 
 
-def check_nan(node, outs) -> None:
+def check_nan(node: Node, outs: Sequence[Any]) -> None:
     """``RuntimeError`` if one of ``node``'s outputs (gradients for its next edges)
     contains NaN; the index is the position in ``node.next_functions``."""
     idx = node._edge_idx
@@ -208,7 +243,8 @@ def check_nan(node, outs) -> None:
                                "output.")
 
 
-def run_checked(node, fn, args, outputs=True):
+def run_checked(node: Node, fn: Callable[..., Any], args: Sequence[Any],
+                outputs: Any = True) -> Any:
     """``fn(*args)`` -- the engine running ``node`` -- with anomaly checks (subscribed to
     the ``node_run`` event of :mod:`._events` while the mode is on): ``node`` is
     the running node meanwhile (the parent of nodes it creates); an exception gets

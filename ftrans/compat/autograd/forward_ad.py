@@ -70,7 +70,8 @@ from __future__ import annotations
 
 import sys
 import weakref
-from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -84,6 +85,7 @@ from .. import _opbase as OB
 from . import graph as G
 from ._composite import CompositeNode
 from .grad_mode import _DecoratorContextManager, _tls
+from ..types import Tensor
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -91,23 +93,44 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 # PyTorch keeps one global (not thread-local) stack of forward AD levels; nesting is
 # not supported, so the level is 0 or -1 (none).
 _current_level = -1
-_registry = []     # weak references to the tensors given a tangent at the current level
+# weak references to the tensors given a tangent at the current level
+_registry: list[weakref.ref[Tensor]] = []
 _prune_at = 4096   # _registry length at which dead references are dropped
-_NO_TANGENT = False  # tangent marker: explicitly none (``unpack_dual().primal``, ``detach_``)
+# tangent marker: explicitly none (``unpack_dual().primal``, ``detach_``)
+_NO_TANGENT: Literal[False] = False
 _gen = 0           # level generation: a tensor's record ``_Extra.fw = (generation, tangent)``
                    # is current only while ``generation == _gen``
 
-UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
-UnpackedDualTensor.__doc__ = """Result of :func:`unpack_dual`: ``primal`` (a view of the tensor
-without tangent) and ``tangent`` (a Tensor, or None when there is none)."""
+class UnpackedDualTensor(NamedTuple):
+    """Result of :func:`unpack_dual`: a named tuple ``(primal, tangent)``.
+
+    Parameters
+    ----------
+    primal : Tensor
+        A view of the tensor without tangent.
+    tangent : Tensor or None
+        The tangent, or None when there is none.
+    """
+
+    primal: Tensor
+    tangent: Tensor | None
 
 
 # ------------------------------------------------------------------------------ levels
-def enter_dual_level():
-    """Enter a new forward AD level and return its index (0).
+def enter_dual_level() -> int:
+    """Enter a new forward AD level and return its index (``forward_ad.enter_dual_level``).
 
-    Raises ``RuntimeError`` when a level is already active (nested forward mode AD is
-    not supported, as in PyTorch 2.13)."""
+    Returns
+    -------
+    int
+        The level's index, 0.
+
+    Raises
+    ------
+    RuntimeError
+        When a level is already active (nested forward mode AD is not supported, as in
+        PyTorch 2.13).
+    """
     global _current_level
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
@@ -118,12 +141,20 @@ def enter_dual_level():
     return _current_level
 
 
-def exit_dual_level(*, level=None):
-    """Exit the forward AD level ``level`` (default: the current one); every tangent of
-    that level is dropped.
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Exit a forward AD level; every tangent of that level is dropped.
 
-    Raises ``RuntimeError`` when ``level`` is not the last level entered, or when no
-    level exists (PyTorch's messages)."""
+    Parameters
+    ----------
+    level : int, optional
+        The level to exit; the current one by default.
+
+    Raises
+    ------
+    RuntimeError
+        When ``level`` is not the last level entered, or when no level exists
+        (PyTorch's messages).
+    """
     global _current_level
     if level is None:
         level = _current_level
@@ -145,35 +176,38 @@ def exit_dual_level(*, level=None):
 
 
 class dual_level(_DecoratorContextManager):
-    """Context manager (and decorator) for a forward AD level: ``enter_dual_level()`` on
-    entry (the ``as`` target is the level), ``exit_dual_level()`` on exit."""
+    """Context manager (and decorator) for a forward AD level (``forward_ad.dual_level``).
 
-    def __enter__(self):
+    ``enter_dual_level()`` on entry (the ``as`` target is the level),
+    ``exit_dual_level()`` on exit.
+    """
+
+    def __enter__(self) -> int:  # type: ignore[override]  # the level, as in PyTorch
         return enter_dual_level()
 
-    def __exit__(self, exc_type, exc_value, traceback):
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> Literal[False]:
         exit_dual_level()
         return False
 
 
-def _active():
+def _active() -> bool:
     return _current_level >= 0
 
 
 class _suspended:
     """See the module docstring (``with _suspended(): ...``)."""
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = OB._fw_on
         OB._fw_on = False
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         OB._fw_on = self.prev and _current_level >= 0
         return False
 
 
 # ---------------------------------------------------------------------- tangent storage
-def _store(t, tangent):
+def _store(t: Tensor, tangent: Tensor | Literal[False]) -> None:
     """Set the own tangent of ``t`` (a Tensor, or the no-tangent marker) for the current
     level."""
     x = t._x
@@ -187,7 +221,7 @@ def _store(t, tangent):
     x.fw = (_gen, tangent)
 
 
-def _own(x):
+def _own(x: Any) -> Any:
     """The own tangent record of a tensor's ``_Extra`` at the current level: a Tensor, the
     no-tangent marker, or None (none recorded)."""
     fw = x.fw
@@ -196,20 +230,20 @@ def _own(x):
     return fw[1]
 
 
-def _prune():
+def _prune() -> None:
     """Drop the references to dead tensors (a long level must not grow the registry)."""
     global _prune_at
     _registry[:] = [r for r in _registry if r() is not None]
     _prune_at = max(4096, 2 * len(_registry))
 
 
-def _wrap(a):
+def _wrap(a: Any) -> Tensor:
     if not isinstance(a, T.Tensor):
         a = T._make(np.asarray(a))
     return a
 
 
-def _tangent_tensor(t):
+def _tangent_tensor(t: Tensor) -> Tensor | None:
     """The tangent Tensor of ``t`` at the current level, or None."""
     if _current_level < 0:
         return None
@@ -232,14 +266,14 @@ def _tangent_tensor(t):
     return fw
 
 
-def _tangent_of(t):
+def _tangent_of(t: Tensor) -> np.ndarray | None:
     """The tangent array of ``t`` at the current level (None: none); see the module
     docstring.  Shared storage: do not modify it."""
     fw = _tangent_tensor(t)
     return None if fw is None else fw._data
 
 
-def _set_tangent(t, tangent):
+def _set_tangent(t: Tensor, tangent: Any) -> None:
     """Make ``tangent`` (array or Tensor, ``t``'s shape) the tangent of ``t`` at the
     current level; see the module docstring."""
     if _current_level < 0:
@@ -251,7 +285,7 @@ def _set_tangent(t, tangent):
     _store(t, tangent)
 
 
-def _size_msg(t, tangent):
+def _size_msg(t: Tensor, tangent: Tensor) -> str:
     return ("Trying to set a forward gradient that has a different size than that of the "
             "original Tensor, this is not supported. Tensor is of size "
             f"{list(t._data.shape)} while the given forward gradient is of size "
@@ -259,20 +293,38 @@ def _size_msg(t, tangent):
 
 
 # ----------------------------------------------------------------------- public API
-def make_dual(tensor, tangent, *, level=None):
-    """A view of ``tensor`` whose tangent is ``tangent`` (the forward gradient seed).
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` whose tangent is ``tangent`` (``forward_ad.make_dual``).
 
-    ``tensor`` and ``tangent`` are floating or complex tensors of the same shape (the
-    tangent may have another floating/complex dtype: it is stored as given, as in
-    PyTorch, and converted when used).  The result is a view of ``tensor``
-    (``ViewBackward0`` when ``tensor`` requires grad); ``unpack_dual(result).tangent`` is
-    ``tangent`` itself, and in-place operations on the result update ``tangent`` in
-    place.  In ``inference_mode()`` the view carries no tangent (as in PyTorch).
+    ``unpack_dual(result).tangent`` is ``tangent`` itself, and in-place operations on the
+    result update ``tangent`` in place.  In ``inference_mode()`` the view carries no
+    tangent (as in PyTorch).
 
-    Raises (PyTorch's types and messages): ``RuntimeError`` when no dual level exists,
-    ``level`` is not the current level, the shapes differ, ``tensor`` already has a
-    tangent at this level, or ``tangent`` has one itself; ``ValueError`` when ``tensor``
-    or ``tangent`` is not floating point or complex.
+    Parameters
+    ----------
+    tensor : Tensor
+        The primal: floating point or complex.
+    tangent : Tensor
+        The forward gradient seed, ``tensor``'s shape; floating point or complex (another
+        dtype than ``tensor``'s is stored as given, as in PyTorch, and converted when
+        used).
+    level : int, optional
+        The dual level; the current one by default.
+
+    Returns
+    -------
+    Tensor
+        A view of ``tensor`` (``ViewBackward0`` when ``tensor`` requires grad) carrying
+        the tangent.
+
+    Raises
+    ------
+    RuntimeError
+        When no dual level exists, ``level`` is not the current level, the shapes
+        differ, ``tensor`` already has a tangent at this level, or ``tangent`` has one
+        itself (PyTorch's messages).
+    ValueError
+        When ``tensor`` or ``tangent`` is not floating point or complex.
     """
     if level is None:
         level = _current_level
@@ -301,17 +353,31 @@ def make_dual(tensor, tangent, *, level=None):
     return out
 
 
-def unpack_dual(tensor, *, level=None):
-    """``UnpackedDualTensor(primal, tangent)`` of ``tensor`` at ``level`` (default: the
-    current one).
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """The primal and the tangent of ``tensor`` (``forward_ad.unpack_dual``).
 
-    Inside a level ``primal`` is a view of ``tensor`` without tangent and ``tangent`` the
-    tangent Tensor (the one given to :func:`make_dual`, or the one an operation computed;
-    None when there is none).  Outside any level it is ``(tensor, None)``.
+    Parameters
+    ----------
+    tensor : Tensor
+        A tensor, dual or not.
+    level : int, optional
+        The dual level; the current one by default.
 
-    Raises ``RuntimeError`` for a ``level`` that is not the current one when ``tensor``
-    has a tangent (without one, the result is ``(view, None)``, as in PyTorch), and
-    ``TypeError`` when ``tensor`` is not a Tensor.
+    Returns
+    -------
+    UnpackedDualTensor
+        ``(primal, tangent)``.  Inside a level ``primal`` is a view of ``tensor`` without
+        tangent and ``tangent`` the tangent Tensor (the one given to :func:`make_dual`, or
+        the one an operation computed; None when there is none).  Outside any level it is
+        ``(tensor, None)``.
+
+    Raises
+    ------
+    RuntimeError
+        For a ``level`` that is not the current one when ``tensor`` has a tangent
+        (without one, the result is ``(view, None)``, as in PyTorch).
+    TypeError
+        When ``tensor`` is not a Tensor.
     """
     if level is None:
         level = _current_level
@@ -330,7 +396,8 @@ def unpack_dual(tensor, *, level=None):
 
 
 # ------------------------------------------------------------------- operation sites
-def _record(cls, prim, params, args, datas, out, save, casts):
+def _record(cls: Any, prim: Any, params: dict[str, Any], args: Sequence[Any],
+            datas: Sequence[Any], out: Any, save: Any, casts: Any) -> Tensor:
     """``_ops._record`` inside a dual level: the output tensor, with a tangent when an
     operand has one (see the module docstring)."""
     t = O._record(cls, prim, params, args, datas, out, save, casts, _fw=False)
@@ -339,10 +406,9 @@ def _record(cls, prim, params, args, datas, out, save, casts):
     od = t._data
     if od.dtype.kind not in "fc":
         return t
-    tans = None
-    Tensor = T.Tensor
+    tans: list[Any] | None = None
     for i, a in enumerate(args):
-        if isinstance(a, Tensor):
+        if isinstance(a, T.Tensor):
             ta = _tangent_of(a)
             if ta is not None:
                 if tans is None:
@@ -359,7 +425,7 @@ def _record(cls, prim, params, args, datas, out, save, casts):
     return t
 
 
-def _as_tangent(tn, like):
+def _as_tangent(tn: Any, like: Any) -> Any:
     """Tangent array ``tn`` converted to the dtype of the primal value ``like``."""
     dt = like.dtype
     if tn.dtype == dt:
@@ -369,7 +435,8 @@ def _as_tangent(tn, like):
     return tn.astype(dt)
 
 
-def _jvp(cls, prim, params, datas, out, tans):
+def _jvp(cls: Any, prim: Any, params: dict[str, Any], datas: Sequence[Any], out: Any,
+         tans: Sequence[Any]) -> np.ndarray:
     tangents = [zero if tn is None else _as_tangent(tn, datas[i]) for i, tn in enumerate(tans)]
     if prim is not None and cls._bwd is G.OpNode._bwd:
         tout = prim.jvp(list(datas), tangents, **params)[1]
@@ -392,13 +459,14 @@ class _Probe:
 
     __slots__ = ("_params", "_prim", "_needs")
 
-    def __init__(self, params, prim, needs):
+    def __init__(self, params: dict[str, Any], prim: Any, needs: tuple[bool, ...]) -> None:
         self._params = params
         self._prim = prim
         self._needs = needs
 
 
-def _transpose_formula(cls, prim, params, datas, out, tangents):
+def _transpose_formula(cls: Any, prim: Any, params: dict[str, Any], datas: Sequence[Any],
+                       out: Any, tangents: list[Any]) -> Any:
     """``J @ t`` of a composite operation from its backward formula ``ct -> J^* ct``: the
     VJP of that linear map (at a zero cotangent) applied to the operands' tangents."""
     needs = tuple(tn is not zero for tn in tangents)
@@ -406,7 +474,7 @@ def _transpose_formula(cls, prim, params, datas, out, tangents):
     node = _Probe(params, prim, needs)
     primals = list(datas)
 
-    def formula(ct):
+    def formula(ct: Any) -> list[Any]:
         res = cls._bwd(node, ct, primals, out, needs)
         return [np.zeros(np.shape(datas[i]), tangents[i].dtype) if res[i] is None else res[i]
                 for i in idx]
@@ -416,20 +484,21 @@ def _transpose_formula(cls, prim, params, datas, out, tangents):
     return tout
 
 
-def _view1(prim, params, extra, a):
+def _view1(prim: Any, params: dict[str, Any], extra: Sequence[Any], a: Any) -> Any:
     """The view ``prim`` (with ``params`` and extra operands) of the array ``a``."""
     if prim is I.gather_p and not extra:
         return O._basic_index(a, params["template"])
     return prim.impl(a, *extra, **params)
 
 
-def _view_chain(chain, a):
+def _view_chain(chain: Sequence[Any], a: Any) -> Any:
     for prim, params, meta, extra in chain:
         a = _view1(prim, params, extra, a)
     return a
 
 
-def _view_tangent(out, src, prim, params, extra):
+def _view_tangent(out: Tensor, src: Tensor, prim: Any, params: dict[str, Any],
+                  extra: Sequence[Any]) -> None:
     """Called by ``_mark_view`` for a view ``out`` of ``src`` that got a tangent: make
     the tangent the same view of ``src``'s tangent."""
     st = _tangent_tensor(src)
@@ -443,7 +512,7 @@ def _view_tangent(out, src, prim, params, extra):
         _store(out, T._make(v))
 
 
-def _commit_tangent(self, r):
+def _commit_tangent(self: Tensor, r: Tensor) -> None:
     """Called by ``_ops._commit`` after ``r`` was written into ``self`` in place: ``self``'s
     tangent becomes ``r``'s (written into the existing tangent, as PyTorch does)."""
     if _tls.inference or self._data.dtype.kind not in "fc":
@@ -479,16 +548,19 @@ def _commit_tangent(self, r):
     _store(self, T._make(rt))
 
 
-def _writable_like(a, like):
+def _writable_like(a: Any, like: Any) -> bool:
     return (isinstance(a, np.ndarray) and a.flags.writeable and a.shape == like.shape
             and a.dtype == like.dtype)
 
 
-def _repr_tangent(t):
+def _repr_tangent(t: Tensor) -> Tensor | None:
     """The tangent Tensor shown by ``repr`` (None: none)."""
     return _tangent_tensor(t)
 
 
 # _tensor and _ops call this module back (tangents of their operations) but are below it:
 # it hands itself to them instead of being imported by them (see _tensor._fwad)
-T._fwad = OB._fwad = sys.modules[__name__]
+# (setattr: the two modules declare ``_fwad = None`` until this line)
+for _m in (T, OB):
+    setattr(_m, "_fwad", sys.modules[__name__])
+del _m

@@ -49,6 +49,8 @@ The ctx and node classes are in ``_function_ctx.py``, the eager ``apply`` in
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ...core.trace import Tracer
 from .. import _tensor as T
@@ -59,59 +61,128 @@ from ._function_ctx import BackwardCFunction, FunctionCtx, FunctionMeta, _NO_JVP
 from ._function_apply import _apply, _bind_args, _overrides
 from ._function_transforms import _apply_traced
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
-    """Base class of user-defined differentiable operations (see the module docstring).
+    """Base class of user-defined differentiable operations (``torch.autograd.Function``).
 
-    Example (the reference's)::
+    Subclasses define static ``forward`` and ``backward`` (and optionally
+    ``setup_context``, ``jvp``, ``vmap``) and are called through ``apply``; see the
+    module docstring.  Instantiating a Function is deprecated (a ``DeprecationWarning``).
 
-        class Exp(Function):
-            @staticmethod
-            def forward(ctx, i):
-                result = i.exp()
-                ctx.save_for_backward(result)
-                return result
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        Ignored (instances are deprecated).
 
-            @staticmethod
-            def backward(ctx, grad_output):
-                result, = ctx.saved_tensors
-                return grad_output * result
-
-        y = Exp.apply(x)
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> class Exp(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, i):
+    ...         result = i.exp()
+    ...         ctx.save_for_backward(result)
+    ...         return result
+    ...
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         result, = ctx.saved_tensors
+    ...         return grad_output * result
+    >>> x = torch.zeros(2, requires_grad=True)
+    >>> y = Exp.apply(x)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([1., 1.])
     """
 
     generate_vmap_rule = False
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         import warnings
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
                       "are all static, so you should invoke them on the class itself. "
                       "Instantiating an autograd function will raise an error in a future "
                       "version of PyTorch.", DeprecationWarning, stacklevel=2)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("Legacy autograd function with non-static forward method is "
                            "deprecated. Please use new-style autograd function with static "
                            "forward method. (Example: "
                            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
-    def forward(*args, **kwargs):
-        """Compute the outputs (override)."""
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs (override).
+
+        Parameters
+        ----------
+        *args, **kwargs : Any
+            ``ctx`` then the inputs, or only the inputs where ``setup_context`` is defined.
+
+        Returns
+        -------
+        Any
+            The outputs: a Tensor or a tuple.
+
+        Raises
+        ------
+        NotImplementedError
+            If the subclass does not define it.
+        """
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
     @staticmethod
-    def setup_context(ctx, inputs, output):
-        """Save what ``backward`` needs when ``forward`` does not take ``ctx`` (override)."""
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Save what ``backward`` needs when ``forward`` does not take ``ctx`` (override).
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context (``save_for_backward`` ...).
+        inputs : tuple
+            The arguments given to ``apply``.
+        output : Any
+            What ``forward`` returned.
+
+        Returns
+        -------
+        Any
+            Ignored.
+
+        Raises
+        ------
+        NotImplementedError
+            If the subclass does not define it.
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
-        """Gradients of the inputs from those of the outputs (override)."""
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients of the inputs from those of the outputs (override).
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context, with ``saved_tensors``.
+        *grad_outputs : Tensor
+            One gradient per output of ``forward``.
+
+        Returns
+        -------
+        Any
+            One gradient (or None) per input of ``forward``: a Tensor or a tuple.
+
+        Raises
+        ------
+        NotImplementedError
+            If the subclass does not define it.
+        """
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward "
                                   "mode AD.")
@@ -119,21 +190,71 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
-    def jvp(ctx, *grad_inputs):
-        """Output tangents from input tangents, for forward-mode AD (override)."""
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Output tangents from input tangents, for forward-mode AD (override).
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context (``saved_tensors`` returns what ``save_for_forward`` saved).
+        *grad_inputs : Tensor or None
+            One tangent per input of ``forward``.
+
+        Returns
+        -------
+        Any
+            One tangent per output: a Tensor or a tuple.
+
+        Raises
+        ------
+        NotImplementedError
+            If the subclass does not define it.
+        """
         raise NotImplementedError(_NO_JVP)
 
     @staticmethod
-    def vmap(info, in_dims, *args):
-        """Batching rule: ``(outputs, out_dims)`` (override, or set
-        ``generate_vmap_rule = True``)."""
+    def vmap(info: Any, in_dims: tuple[int | None, ...], *args: Any) -> Any:
+        """Batching rule (override, or set ``generate_vmap_rule = True``).
+
+        Parameters
+        ----------
+        info : Any
+            ``batch_size`` and ``randomness`` of the enclosing vmap.
+        in_dims : tuple of (int or None)
+            The batch dimension of each argument (None: not batched).
+        *args : Any
+            The arguments of ``forward``, batched.
+
+        Returns
+        -------
+        Any
+            ``(outputs, out_dims)``.
+
+        Raises
+        ------
+        NotImplementedError
+            If the subclass does not define it.
+        """
         raise NotImplementedError("To use autograd.Function with vmap, you must either "
                                   "override the vmap staticmethod or set generate_vmap_rule=True.")
 
     @classmethod
-    def apply(cls, *args, **kwargs):
-        """Run the operation on ``args`` (recording one node when grad mode is on and a
-        tensor argument requires grad)."""
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run the operation on ``args``.
+
+        One graph node is recorded when grad mode is on and a tensor argument requires
+        grad; under ``ftrans`` transforms (vmap, grad ...) the Function's rules are used.
+
+        Parameters
+        ----------
+        *args, **kwargs : Any
+            The arguments of ``forward`` (without ``ctx``).
+
+        Returns
+        -------
+        Any
+            What ``forward`` returns, its tensors attached to the node.
+        """
         custom_setup = cls.__dict__.get("_custom_setup")
         if custom_setup is None:  # cached per class (inspect is slow)
             custom_setup = _overrides(cls, "setup_context")
@@ -147,11 +268,24 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return _apply(cls, args, kwargs, custom_setup)
 
 
-def once_differentiable(fn):
-    """Decorator for ``backward``: the gradients it returns cannot be differentiated
-    again -- a double backward through them raises ``RuntimeError``."""
+def once_differentiable(fn: _F) -> _F:
+    """Decorator for ``backward``: the gradients it returns cannot be differentiated again.
+
+    A double backward through them raises ``RuntimeError``.
+
+    Parameters
+    ----------
+    fn : callable
+        A ``backward(ctx, *grad_outputs)``.
+
+    Returns
+    -------
+    callable
+        ``fn`` run without recording; where a gradient argument requires grad, its
+        results are attached to a node whose backward raises.
+    """
     @functools.wraps(fn)
-    def wrapper(ctx, *args):
+    def wrapper(ctx: Any, *args: Any) -> Any:
         prev = _tls.grad
         _tls.grad = False
         try:
@@ -168,23 +302,29 @@ def once_differentiable(fn):
         res = tuple(_delayed_error(o, req, ctx) if isinstance(o, T.Tensor) else o
                     for o in outs)
         return res[0] if single else res
-    return wrapper
+    return wrapper  # type: ignore[return-value]  # functools.wraps: fn's signature
 
 
-def _delayed_error_bwd(node, ct, primals, ans, needs):
+def _delayed_error_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> Any:
     raise RuntimeError("trying to differentiate twice a function that was marked with "
                        "@once_differentiable")
 
 
-def _delayed_error(o, req, ctx):
+def _delayed_error(o: T.Tensor, req: list[T.Tensor], ctx: Any) -> T.Tensor:
     cls = G.node_class("DelayedError", ("self",) * len(req), _delayed_error_bwd)
     return O._record(cls, None, {}, list(req), [a._data for a in req], o._data,
                      O.SAVE_NONE)
 
 
 class InplaceFunction(Function):
-    """A Function with an ``inplace`` flag (legacy PyTorch helper)."""
+    """A Function with an ``inplace`` flag (legacy PyTorch helper).
 
-    def __init__(self, inplace=False):
+    Parameters
+    ----------
+    inplace : bool, optional
+        The flag, stored as ``self.inplace``.
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace

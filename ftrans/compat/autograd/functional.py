@@ -28,6 +28,9 @@ transforms, never from a second Jacobian implementation:
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
 import numpy as np
 
 from ... import numpy as _fnp
@@ -42,9 +45,14 @@ from .grad_mode import no_grad, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
+#: A Tensor or a tuple of Tensors (the inputs and outputs of the functions here).
+_Tensors: TypeAlias = Tensor | tuple[Tensor, ...]
+#: A Jacobian or Hessian: a Tensor, a tuple of them, or a tuple of tuples.
+_Blocks: TypeAlias = Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]
+
 
 # ------------------------------------------------------------------------------ helpers
-def _as_tuple(inp, arg_name, fn_name):
+def _as_tuple(inp: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Tensor, ...]]:
     """``(given as a tuple, tuple of Tensors)``; ``TypeError`` for anything else."""
     is_tuple = isinstance(inp, tuple)
     if not is_tuple:
@@ -58,7 +66,7 @@ def _as_tuple(inp, arg_name, fn_name):
     return is_tuple, inp
 
 
-def _tuple_postprocess(res, to_unpack):
+def _tuple_postprocess(res: Any, to_unpack: bool | tuple[bool, bool]) -> Any:
     """Undo :func:`_as_tuple` on ``res`` (``to_unpack``: one flag, or (outer, inner))."""
     if isinstance(to_unpack, tuple):
         if not to_unpack[1]:
@@ -70,7 +78,7 @@ def _tuple_postprocess(res, to_unpack):
     return res
 
 
-def _validate_v(v, other, is_other_tuple):
+def _validate_v(v: Sequence[Tensor], other: Sequence[Tensor], is_other_tuple: bool) -> None:
     """``RuntimeError`` unless ``v`` has one tensor per entry of ``other``, of its size."""
     if len(other) != len(v):
         if is_other_tuple:
@@ -104,7 +112,9 @@ _FILL_MESSAGES = {
 }
 
 
-def _v_or_default(v, refs, is_refs_tuple, create_graph, fn_name, none_msg):
+def _v_or_default(v: _Tensors | None, refs: Sequence[Tensor], is_refs_tuple: bool,
+                  create_graph: bool, fn_name: str, none_msg: str
+                  ) -> tuple[Tensor, ...] | None:
     """``v`` as a tuple checked against ``refs``; ``RuntimeError(none_msg)`` when it is
     None and ``refs`` is not one single-element tensor (the default ``v`` is then 1)."""
     if v is not None:
@@ -117,7 +127,7 @@ def _v_or_default(v, refs, is_refs_tuple, create_graph, fn_name, none_msg):
     return None
 
 
-def _single_output(outputs, is_outputs_tuple, fn_name):
+def _single_output(outputs: Sequence[Tensor], is_outputs_tuple: bool, fn_name: str) -> None:
     if is_outputs_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].nelement() != 1:
@@ -131,7 +141,7 @@ _V_NONE_INPUT = ("The vector v can only be None if the input to the user-provide
 
 
 
-def _preprocess(inputs, create_graph):
+def _preprocess(inputs: Sequence[Tensor], create_graph: bool) -> tuple[Tensor, ...]:
     """PyTorch's ``_grad_preprocess``: with ``create_graph`` an input that requires grad
     is kept (``view_as``: the results stay differentiable with respect to it) and the
     others become fresh leaves requiring grad; without, detached copies."""
@@ -144,39 +154,42 @@ def _preprocess(inputs, create_graph):
     return tuple(res)
 
 
-def _grad_preprocess(inputs, create_graph, need_graph):
+def _grad_preprocess(inputs: Sequence[Tensor], create_graph: bool, need_graph: bool
+                     ) -> tuple[Tensor, ...]:
     """PyTorch's preprocessing of ``v`` (never made to require grad)."""
     return tuple(inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach()
                  for inp in inputs)
 
 
-def _grad_postprocess(inputs, create_graph):
+def _grad_postprocess(inputs: Sequence[Any], create_graph: bool) -> Any:
     """Detach (nested tuples of) results unless ``create_graph``."""
     if isinstance(inputs[0], Tensor):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
 
 
-def _tuple_fn(func, fn_name, arg_name, box):
+def _tuple_fn(func: Callable[..., Any], fn_name: str, arg_name: str, box: list[Any]
+              ) -> Callable[..., tuple[Tensor, ...]]:
     """``func`` returning a tuple of Tensors (``TypeError`` for anything else, PyTorch's
     message); whether ``func`` returned a tuple goes to ``box``."""
-    def g(*ins):
+    def g(*ins: Tensor) -> tuple[Tensor, ...]:
         is_tuple, outs = _as_tuple(func(*ins), arg_name, fn_name)
         box.append((is_tuple, [o.dtype for o in outs if o.is_complex() and o.numel() > 0]))
         return outs
     return g
 
 
-def _depends(fn, inputs):
+def _depends(fn: Callable[..., Sequence[Tensor]], inputs: Sequence[Tensor]
+             ) -> list[list[bool]]:
     """``dep[i][j]``: output ``i`` of ``fn(*inputs)`` (a tuple of Tensors) is computed from
     input ``j`` -- structurally, as PyTorch's graph records it: ``fn`` runs once per input
     with that input traced by ``ftrans.vjp``; the output depends on it when it is a
     tracer of that trace."""
     cols = []
     for j, x in enumerate(inputs):
-        rec = []
+        rec: list[bool] = []
 
-        def f(d, j=j, rec=rec):
+        def f(d: Any, j: int = j, rec: list[bool] = rec) -> list[Any]:
             ins = list(inputs)
             ins[j] = _make_plain(d)
             outs = fn(*ins)
@@ -188,21 +201,21 @@ def _depends(fn, inputs):
     return [[cols[j][i] for j in range(len(inputs))] for i in range(len(cols[0]))]
 
 
-def _strict_outputs(dep):
+def _strict_outputs(dep: Sequence[Sequence[bool]]) -> None:
     """PyTorch's strict check of ``func``'s outputs ("does not require gradients")."""
     for i, row in enumerate(dep):
         if not any(row):
             raise RuntimeError(_STRICT_MESSAGES["outputs"].format(i=i))
 
 
-def _strict_used(dep, message):
+def _strict_used(dep: Sequence[Sequence[bool]], message: str) -> None:
     """Strict: ``RuntimeError(message)`` for the first input no output depends on."""
     for j in range(len(dep[0]) if dep else 0):
         if not any(row[j] for row in dep):
             raise RuntimeError(message.format(i=j))
 
 
-def _strict_graph(res, what):
+def _strict_graph(res: Sequence[Tensor], what: str) -> None:
     """Strict with ``create_graph``: every result must depend on the inputs."""
     for i, r in enumerate(res):
         if not r.requires_grad:
@@ -211,18 +224,19 @@ def _strict_graph(res, what):
                                "create_graph=True.")
 
 
-def _zeros_where(res, used):
+def _zeros_where(res: Sequence[Tensor], used: Sequence[bool]) -> tuple[Tensor, ...]:
     """Results with fresh zeros (no graph) where ``used`` is False: what PyTorch returns
     for a derivative no path reaches (ftrans computes zeros of the input's value, which
     would look differentiable)."""
     return tuple(r if u else F.zeros_like(r.detach()) for r, u in zip(res, used))
 
 
-def _ones(refs):
+def _ones(refs: Sequence[Tensor]) -> tuple[Tensor, ...]:
     return tuple(F.ones_like(r) for r in refs)
 
 
-def _result(outputs, is_outputs_tuple, res, is_res_tuple, create_graph):
+def _result(outputs: Sequence[Tensor], is_outputs_tuple: bool, res: Sequence[Any],
+            is_res_tuple: Any, create_graph: bool) -> tuple[Any, Any]:
     """``(func_output, result)`` as returned: detached unless ``create_graph``, single
     Tensors where a Tensor (not a tuple) was given."""
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
@@ -233,7 +247,8 @@ _OUTS = "outputs of the user-provided function"
 
 
 # ------------------------------------------------------------------------------ vjp / jvp
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
+def vjp(func: Callable[..., _Tensors], inputs: _Tensors, v: _Tensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[_Tensors, _Tensors]:
     """``(func(inputs), v^H J)``: the vector-Jacobian product at ``inputs``
     (``compat.func.vjp``).
 
@@ -267,12 +282,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
     inputs = _preprocess(inputs, create_graph)
-    box = []
+    box: list[Any] = []
     g = _tuple_fn(func, "vjp", _OUTS, box)
     with set_grad_enabled(create_graph):
         outputs, vjp_fn = _func.vjp(g, *inputs)
     is_outputs_tuple = box[-1][0]
-    dep = _depends(g, inputs) if strict or create_graph else None
+    dep: list[list[bool]] = _depends(g, inputs) if strict or create_graph else []
     if strict:
         _strict_outputs(dep)
     v = _v_or_default(v, outputs, is_outputs_tuple, create_graph, "vjp",
@@ -289,7 +304,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return _result(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
+def jvp(func: Callable[..., _Tensors], inputs: _Tensors, v: _Tensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[_Tensors, _Tensors]:
     """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs``, by forward mode
     (``compat.func.jvp``; PyTorch computes the same values with the double-backward
     trick, the note under ``jvp`` in the spec).
@@ -323,7 +339,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
     inputs = _preprocess(inputs, create_graph)
     v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_INPUT)
-    box = []
+    box: list[Any] = []
     g = _tuple_fn(func, "jvp", _OUTS, box)
     with set_grad_enabled(create_graph):
         outputs, res = _func.jvp(g, inputs, _ones(inputs) if v is None else tuple(v))
@@ -350,7 +366,7 @@ _STRICT_VECTORIZE = ("torch.autograd.functional.jacobian: `strict=True` and "
                      "either set `strict=False` or `vectorize=False`.")
 
 
-def _check_forward_mode(create_graph, strict):
+def _check_forward_mode(create_graph: bool, strict: bool) -> None:
     """PyTorch's refusals for ``strategy="forward-mode"``."""
     if create_graph:
         raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
@@ -361,7 +377,7 @@ def _check_forward_mode(create_graph, strict):
         raise RuntimeError(_FWD_STRICT)
 
 
-def _basis(refs):
+def _basis(refs: Sequence[Any]) -> tuple[list[Any], int]:
     """The identity of size ``N = sum of the numels`` split by columns: one
     ``(N, *ref.shape)`` chunk per reference array, of its dtype (the batched
     cotangents/tangents of a Jacobian, as PyTorch's ``_construct_standard_basis_for``)."""
@@ -374,22 +390,23 @@ def _basis(refs):
     return chunks, total
 
 
-def _jacobian_blocks(g, inputs, forward):
+def _jacobian_blocks(g: Callable[..., tuple[Tensor, ...]], inputs: Sequence[Tensor],
+                     forward: bool) -> tuple[tuple[Tensor, ...], ...]:
     """``J[i][j]`` (shape ``output_i.shape + input_j.shape``) of ``g`` (inputs -> tuple of
     Tensors) at ``inputs``: ``ftrans.vmap`` of ``ftrans.vjp`` over the output basis
     (reverse mode, blocks of the inputs' dtypes) or of ``ftrans.jvp`` over the input basis
     (forward mode, blocks of the outputs' dtypes), through ``call_transformed`` (one
     compat node when an input requires grad).  Complex values follow PyTorch's
     conventions (``autograd.grad`` with one-hot real cotangents; ``f'`` forward)."""
-    def body(plain):
+    def body(plain: Sequence[Tensor]) -> tuple[tuple[Any, ...], ...]:
         datas = [x._data for x in plain]
 
-        def f(*ds):
+        def f(*ds: Any) -> tuple[Any, ...]:
             return tuple(o._data for o in g(*[_make_plain(d) for d in ds]))
         if forward:
-            outs, basis = f(*datas), _basis(datas)
-            cols = _TR.vmap(lambda *ts: _TR.jvp(f, tuple(datas), ts)[1])(*basis[0]) \
-                if basis[1] else [np.zeros((0,) + o.shape, o.dtype) for o in outs]
+            outs, fbasis = f(*datas), _basis(datas)
+            cols = _TR.vmap(lambda *ts: _TR.jvp(f, tuple(datas), ts)[1])(*fbasis[0]) \
+                if fbasis[1] else [np.zeros((0,) + o.shape, o.dtype) for o in outs]
             blocks, start = [], 0
             per_in = []
             for x in datas:
@@ -414,7 +431,8 @@ def _jacobian_blocks(g, inputs, forward):
     return call_transformed((inputs,), lambda p: body(p[0]))
 
 
-def _check_jacobian(dep, jac, create_graph):
+def _check_jacobian(dep: Sequence[Sequence[bool]], jac: Sequence[Sequence[Tensor]],
+                    create_graph: bool) -> None:
     """PyTorch's strict checks of a reverse-mode Jacobian, in its order (output ``i``,
     input ``j``)."""
     for i, row in enumerate(dep):
@@ -430,8 +448,9 @@ def _check_jacobian(dep, jac, create_graph):
                                    "strict mode.")
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
+def jacobian(func: Callable[..., _Tensors], inputs: _Tensors, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False, strategy: str = "reverse-mode"
+             ) -> _Blocks:
     """The Jacobian of ``func`` at ``inputs``: ``compat.func.jacrev`` (reverse mode) or
     ``jacfwd`` (forward mode) -- one batched pass over the basis.
 
@@ -486,9 +505,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if forward and not vectorize:
         raise NotImplementedError(_FWD_VECTORIZE)
     inputs = _preprocess(inputs, create_graph)
-    box = []
+    box: list[Any] = []
     g = _tuple_fn(func, "jacobian", "outputs" if forward else _OUTS, box)
-    dep = _depends(g, inputs) if strict or create_graph else None
+    dep: list[list[bool]] = _depends(g, inputs) if strict or create_graph else []
     if strict:
         _strict_outputs(dep)
         if vectorize:
@@ -512,21 +531,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 # ------------------------------------------------------------------------------ hessian
-def _scalar_fn(func, fn_name):
+def _scalar_fn(func: Callable[..., Any], fn_name: str) -> Callable[..., Tensor]:
     """``func`` checked to return one single-element Tensor, as a 0-d Tensor."""
-    def h(*inp):
+    def h(*inp: Tensor) -> Tensor:
         is_out_tuple, t_out = _as_tuple(func(*inp), _OUTS, fn_name)
         _single_output(t_out, is_out_tuple, fn_name)
         return t_out[0].reshape(())
     return h
 
 
-def _grad_depends(h, inputs, argnums):
+def _grad_depends(h: Callable[..., Tensor], inputs: Sequence[Tensor],
+                  argnums: tuple[int, ...]) -> list[list[bool]]:
     """``dep[i][j]``: component ``i`` of the gradient of ``h`` depends on input ``j``."""
     return _depends(lambda *x: tuple(_func.grad(h, argnums)(*x)), inputs)
 
 
-def _strict_hessian_prelude(h, inputs, argnums):
+def _strict_hessian_prelude(h: Callable[..., Tensor], inputs: Sequence[Tensor],
+                            argnums: tuple[int, ...]) -> list[list[bool]]:
     """PyTorch's strict checks before a second derivative: the output must depend on the
     inputs, and so must each component of its gradient."""
     _strict_outputs(_depends(lambda *x: (h(*x),), inputs))
@@ -537,8 +558,9 @@ def _strict_hessian_prelude(h, inputs, argnums):
     return jdep
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
+def hessian(func: Callable[..., Tensor], inputs: _Tensors, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> _Blocks:
     """The Hessian of the scalar function ``func`` at ``inputs``: ``compat.func.jacrev``
     (``outer_jacobian_strategy="reverse-mode"``) or ``jacfwd`` (forward over reverse) of
     its gradient ``compat.func.jacrev``.
@@ -599,7 +621,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 # ------------------------------------------------------------------------------ vhp / hvp
-def _hessian_product(func, inputs, v, create_graph, strict, fn_name):
+def _hessian_product(func: Callable[..., Tensor], inputs: _Tensors, v: _Tensors | None,
+                     create_graph: bool, strict: bool, fn_name: str
+                     ) -> tuple[Tensor, _Tensors]:
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
     inputs = _preprocess(inputs, create_graph)
     v = _v_or_default(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_INPUT)
@@ -612,7 +636,7 @@ def _hessian_product(func, inputs, v, create_graph, strict, fn_name):
         jdep = _grad_depends(h, inputs, argnums)
     grad_and_value = _func.grad_and_value(h, argnums)
 
-    def grad_fn(*x):
+    def grad_fn(*x: Tensor) -> tuple[tuple[Tensor, ...], Tensor]:
         g, value = grad_and_value(*x)
         return tuple(g), value
     with set_grad_enabled(create_graph):
@@ -664,7 +688,8 @@ _HP_DOC = """
     """
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
+def vhp(func: Callable[..., Tensor], inputs: _Tensors, v: _Tensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Tensor, _Tensors]:
     return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
 
 
@@ -673,7 +698,8 @@ vhp.__doc__ = ("``(func(inputs), v^H H)``: the vector-Hessian product of the sca
                "``compat.func.grad``)." + _HP_DOC.format(name="vhp"))
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
+def hvp(func: Callable[..., Tensor], inputs: _Tensors, v: _Tensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Tensor, _Tensors]:
     return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
 
 

@@ -12,6 +12,10 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+from collections.abc import Callable, Generator
+from typing import Any, Literal, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled",
@@ -29,34 +33,48 @@ _tls = _State()
 
 
 def is_grad_enabled() -> bool:
-    """True if operations in this thread are recorded for backward."""
+    """Whether operations in this thread are recorded for backward (``torch.is_grad_enabled``).
+
+    Returns
+    -------
+    bool
+        True unless a ``no_grad``, ``set_grad_enabled(False)`` or ``inference_mode``
+        block is active in this thread.
+    """
     return _tls.grad
 
 
 def is_inference_mode_enabled() -> bool:
-    """True inside ``inference_mode()`` in this thread."""
+    """Whether inference mode is on in this thread (``torch.is_inference_mode_enabled``).
+
+    Returns
+    -------
+    bool
+        True inside ``inference_mode()`` in this thread.
+    """
     return _tls.inference
 
 
 class _DecoratorContextManager:
     """Context manager usable as a decorator (``@no_grad()``)."""
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         if inspect.isclass(func):
             raise RuntimeError(f"{type(self).__name__} cannot decorate a class; decorate its "
                                "methods instead")
         if inspect.isgeneratorfunction(func):
-            return self._wrap_generator(func)
+            return self._wrap_generator(func)  # type: ignore[return-value]  # same signature
 
         @functools.wraps(func)
-        def decorate_context(*args, **kwargs):
+        def decorate_context(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
                 return func(*args, **kwargs)
-        return decorate_context
+        return decorate_context  # type: ignore[return-value]  # functools.wraps keeps it
 
-    def _wrap_generator(self, func):
+    def _wrap_generator(self, func: Callable[..., Generator[Any, Any, Any]]
+                        ) -> Callable[..., Generator[Any, Any, Any]]:
         @functools.wraps(func)
-        def generator_context(*args, **kwargs):
+        def generator_context(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
             gen = func(*args, **kwargs)
             try:
                 with self.clone():
@@ -78,22 +96,40 @@ class _DecoratorContextManager:
                 return e.value
         return generator_context
 
-    def clone(self):
+    def clone(self) -> _DecoratorContextManager:
+        """A fresh context manager of the same kind and mode (one per decorated call).
+
+        Returns
+        -------
+        _DecoratorContextManager
+            A new, not yet entered instance.
+        """
         return type(self)()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        raise NotImplementedError
 
 
 class _NoParamDecorator(_DecoratorContextManager):
     """Also usable bare: ``@no_grad`` as well as ``@no_grad()``."""
 
-    def __new__(cls, orig_func=None):
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
         if orig_func is None:
             return super().__new__(cls)
         return cls()(orig_func)
 
 
 class no_grad(_NoParamDecorator):
-    """Disable recording: results of operations do not require grad (thread-local).
+    """Disable recording: results of operations do not require grad (``torch.no_grad``).
 
+    Thread-local.  A context manager, or a decorator (``@no_grad`` or ``@no_grad()``;
+    on a generator function the mode holds only while the generator runs).
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> x = torch.ones(2, requires_grad=True)
     >>> with torch.no_grad():
@@ -102,29 +138,33 @@ class no_grad(_NoParamDecorator):
     False
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.prev = False
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = _tls.grad
         _tls.grad = False
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad = self.prev
         return False
 
 
 class enable_grad(_NoParamDecorator):
-    """Enable recording inside a ``no_grad``/``set_grad_enabled(False)`` block."""
+    """Enable recording inside a ``no_grad``/``set_grad_enabled(False)`` block.
 
-    def __init__(self):
+    ``torch.enable_grad``: thread-local; a context manager or a decorator (``@enable_grad``
+    or ``@enable_grad()``).
+    """
+
+    def __init__(self) -> None:
         self.prev = False
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = _tls.grad
         _tls.grad = True
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad = self.prev
         return False
 
@@ -135,7 +175,7 @@ class _SetFlag(_DecoratorContextManager):
 
     _attr = ""
 
-    def __init__(self, mode: bool):
+    def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
             raise TypeError(f"{type(self).__name__}(mode): mode must be a bool, got "
                             f"{type(mode).__name__}")
@@ -143,73 +183,139 @@ class _SetFlag(_DecoratorContextManager):
         self.mode = mode
         setattr(_tls, self._attr, mode)
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         setattr(_tls, self._attr, self.prev)  # used as a decorator: do not change it now
         return super().__call__(func)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         setattr(_tls, self._attr, self.prev)
         return False
 
-    def clone(self):
+    def clone(self) -> _SetFlag:
+        """A fresh instance with the same mode (one per decorated call).
+
+        Returns
+        -------
+        _SetFlag
+            A new instance; creating it sets the flag, as a call does.
+        """
         return type(self)(self.mode)
 
 
 class set_grad_enabled(_SetFlag):
-    """Set grad mode to ``mode``: as a function (takes effect at once), a context manager
-    (restores the previous mode on exit) or a decorator."""
+    """Set grad mode on or off (``torch.set_grad_enabled``).
+
+    As a function it takes effect at once; as a context manager it restores the previous
+    mode on exit; as a decorator it sets the mode for each call of the function.
+
+    Parameters
+    ----------
+    mode : bool
+        True to record operations for backward, False to stop recording.
+
+    Raises
+    ------
+    TypeError
+        If ``mode`` is not a bool.
+    """
 
     _attr = "grad"
 
 
 class set_multithreading_enabled(_SetFlag):
-    """PyTorch's switch for running the backward pass on per-device worker threads
-    (thread-local).  The compat engine always runs the backward pass on the calling
-    thread (CPU only), so the flag is recorded and has no other effect."""
+    """PyTorch's switch for running backward on per-device worker threads (thread-local).
+
+    The compat engine always runs the backward pass on the calling thread (CPU only), so
+    the flag is recorded and has no other effect.
+
+    Parameters
+    ----------
+    mode : bool
+        The flag's value.
+
+    Raises
+    ------
+    TypeError
+        If ``mode`` is not a bool.
+    """
 
     _attr = "multithreading"
 
 
 class enforce_grad_layout_policy(_SetFlag):
-    """PyTorch's switch for the gradient layout contract (accumulated ``.grad`` strides
-    matching the parameter's).  Compat gradients are always new row-major (C-order)
-    arrays, so the flag is recorded and has no other effect."""
+    """PyTorch's switch for the gradient layout contract (``.grad`` strides as the parameter's).
+
+    Compat gradients are always new row-major (C-order) arrays, so the flag is recorded
+    and has no other effect.
+
+    Parameters
+    ----------
+    mode : bool
+        The flag's value.
+
+    Raises
+    ------
+    TypeError
+        If ``mode`` is not a bool.
+    """
 
     _attr = "grad_layout"
 
 
 def is_multithreading_enabled() -> bool:
+    """The flag set by :class:`set_multithreading_enabled` (recorded only).
+
+    Returns
+    -------
+    bool
+        The flag in this thread (True by default).
+    """
     return _tls.multithreading
 
 
 class inference_mode(_DecoratorContextManager):
-    """Inference mode: like ``no_grad``, and tensors created inside are *inference
-    tensors* that may not be saved for backward (nor modified in place, nor made to
-    require grad) outside inference mode.  ``inference_mode(False)`` turns it off."""
+    """Inference mode (``torch.inference_mode``): ``no_grad`` with inference tensors.
 
-    def __new__(cls, mode=True):
+    Tensors created inside are *inference tensors* that may not be saved for backward
+    (nor modified in place, nor made to require grad) outside inference mode.  A context
+    manager or a decorator (``@inference_mode`` or ``@inference_mode()``); thread-local.
+
+    Parameters
+    ----------
+    mode : bool, optional
+        True (default) turns inference mode on (and grad mode off); False turns it off.
+    """
+
+    def __new__(cls, mode: bool | Callable[..., Any] = True) -> Any:
         if isinstance(mode, bool):
             return super().__new__(cls)
         return cls()(mode)  # bare decorator: @inference_mode
 
-    def __init__(self, mode: bool = True):
+    def __init__(self, mode: bool = True) -> None:
         if not isinstance(mode, bool):
             return
         self.mode = mode
-        self.prev = None
+        self.prev: tuple[bool, bool] = (True, False)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = (_tls.grad, _tls.inference)
         # PyTorch: inference_mode(mode) sets grad mode to ``not mode``
         _tls.grad = not self.mode
         _tls.inference = self.mode
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad, _tls.inference = self.prev
         return False
 
-    def clone(self):
+    def clone(self) -> inference_mode:
+        """A fresh instance with the same mode (one per decorated call).
+
+        Returns
+        -------
+        inference_mode
+            A new, not yet entered instance.
+        """
         return inference_mode(self.mode)

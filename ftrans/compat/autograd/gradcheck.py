@@ -53,11 +53,15 @@ and fast mode, batched gradients, undefined gradients) in ``_gradcheck_modes.py`
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from .. import autograd   # autograd.grad is looked up at each call (the package defines it)
 from .. import _tensor as T
 from .._factories import _gen
+from ..types import Tensor
 from ._gradcheck_fn import GradcheckError, _Fn, _diff_outputs, _is_tensor, _tuple
 from ._gradcheck_modes import (
     _check_inputs, _fast_gradcheck, _no_batched_forward_grad, _no_fwd_over_rev,
@@ -69,56 +73,84 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 # ------------------------------------------------------------------------ public API
-def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+def gradcheck(func: Callable[..., Tensor | Sequence[Tensor]], inputs: Tensor | Sequence[Any], *,
+              eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0,
               check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
               check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
               check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked=None) -> bool:
-    """Check the gradients of ``func`` at ``inputs`` against finite differences
-    (``torch.autograd.gradcheck``; method of the gradcheck notes, see the module
+              fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """Check the gradients of ``func`` at ``inputs`` against finite differences.
+
+    ``torch.autograd.gradcheck``; the method of the gradcheck notes (see the module
     docstring).
 
-    Args:
-        func: called as ``func(*inputs)``; returns a Tensor or a tuple/list of Tensors.
-        inputs: a Tensor or a tuple/list; the float64/complex128 Tensors with
-            ``requires_grad=True`` are checked (others are passed through).
-        eps: finite-difference step; atol, rtol: tolerances of
-            ``allclose(analytical, numerical)`` (atol scaled by ``sum(u) sum(v)`` in fast
-            mode).
-        raise_exception: raise :class:`GradcheckError` on failure (else return False).
-        nondet_tol: two backward passes may differ by at most this much.
-        check_undefined_grad: backward must accept zero/undefined output gradients.
-        check_grad_dtypes: gradients must have their input's dtype.
-        check_batched_grad: ``autograd.grad(is_grads_batched=True)`` must match a loop.
-        check_forward_ad: also check the forward-mode (``forward_ad``) Jacobians against
-            finite differences, per real/imaginary part of complex inputs (module
-            docstring), and, with ``check_undefined_grad``, that a missing tangent acts
-            as a zero one.
-        check_batched_forward_grad: not available (NotImplementedError): forward_ad
-            cannot batch tangents.
-        check_backward_ad: run the backward-mode checks (False: forward mode only).
-        fast_mode: compare ``v^T J u`` scalars instead of full Jacobians.
-        masked: sparse-only option of PyTorch; accepted and ignored (no sparse tensors).
+    Parameters
+    ----------
+    func : callable
+        Called as ``func(*inputs)``; returns a Tensor or a tuple/list of Tensors.
+    inputs : Tensor or sequence
+        The float64/complex128 Tensors with ``requires_grad=True`` are checked (others
+        are passed through).
+    eps : float, optional
+        Finite-difference step.
+    atol, rtol : float, optional
+        Tolerances of ``allclose(analytical, numerical)`` (atol scaled by
+        ``sum(u) sum(v)`` in fast mode).
+    raise_exception : bool, optional
+        Raise :class:`GradcheckError` on failure (else return False).
+    nondet_tol : float, optional
+        Two backward passes may differ by at most this much.
+    check_undefined_grad : bool, optional
+        Backward must accept zero/undefined output gradients.
+    check_grad_dtypes : bool, optional
+        Gradients must have their input's dtype.
+    check_batched_grad : bool, optional
+        ``autograd.grad(is_grads_batched=True)`` must match a loop.
+    check_batched_forward_grad : bool, optional
+        Not available (NotImplementedError): forward_ad cannot batch tangents.
+    check_forward_ad : bool, optional
+        Also check the forward-mode (``forward_ad``) Jacobians against finite
+        differences, per real/imaginary part of complex inputs (module docstring), and,
+        with ``check_undefined_grad``, that a missing tangent acts as a zero one.
+    check_backward_ad : bool, optional
+        Run the backward-mode checks (False: forward mode only).
+    fast_mode : bool, optional
+        Compare ``v^T J u`` scalars instead of full Jacobians.
+    masked : bool, optional
+        Sparse-only option of PyTorch; accepted and ignored (no sparse tensors).
 
-    Returns:
+    Returns
+    -------
+    bool
         True if every check passed (False on failure with ``raise_exception=False``).
 
-    Raises:
-        GradcheckError (a RuntimeError): a Jacobian mismatch (naming the output and input
-            indices, counted among the differentiable outputs and the inputs requiring
-            grad, and printing both ``(input.numel(), output.numel())`` Jacobians), a
-            non-reentrant backward, a gradient of the wrong size/dtype, a non-zero gradient
-            for zero grad_outputs or for a function without differentiable outputs; in
-            forward mode a "Jacobian computed with forward mode mismatch" (prefixed, for
-            complex inputs, with the part considered), a tangent whose complexness differs
-            from its output's (with ``check_grad_dtypes``), or output tangents that differ
-            between a zero and a missing input tangent.
-        NotImplementedError: ``check_batched_forward_grad=True``.
-        ValueError: no input requires grad.  RuntimeError: an input has a zero stride.
-        AssertionError: inconsistent flags, or outputs whose shape/dtype change when the
-            inputs are perturbed.
-        UserWarning (warning): an input requiring grad is not float64/complex128.
+    Raises
+    ------
+    GradcheckError
+        (a RuntimeError) A Jacobian mismatch (naming the output and input indices,
+        counted among the differentiable outputs and the inputs requiring grad, and
+        printing both ``(input.numel(), output.numel())`` Jacobians), a non-reentrant
+        backward, a gradient of the wrong size/dtype, a non-zero gradient for zero
+        grad_outputs or for a function without differentiable outputs; in forward mode a
+        "Jacobian computed with forward mode mismatch" (prefixed, for complex inputs,
+        with the part considered), a tangent whose complexness differs from its output's
+        (with ``check_grad_dtypes``), or output tangents that differ between a zero and a
+        missing input tangent.
+    NotImplementedError
+        ``check_batched_forward_grad=True``.
+    ValueError
+        No input requires grad.
+    RuntimeError
+        An input has a zero stride.
+    AssertionError
+        Inconsistent flags, or outputs whose shape/dtype change when the inputs are
+        perturbed.
+
+    Warns
+    -----
+    UserWarning
+        An input requiring grad is not float64/complex128.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
@@ -129,7 +161,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires "
                              "check_forward_ad to be True")
-    args = dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
+    args: dict[str, Any] = dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
                 check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
                 check_batched_grad=check_batched_grad,
                 check_batched_forward_grad=check_batched_forward_grad,
@@ -143,12 +175,15 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     return _gradcheck_helper(func, inputs, **args)
 
 
-gradcheck.GradcheckError = GradcheckError  # ``autograd.gradcheck.GradcheckError`` resolves
+# ``autograd.gradcheck.GradcheckError`` resolves (a function attribute)
+gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
 
 
-def _gradcheck_helper(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, check_batched_grad, check_batched_forward_grad,
-                      check_forward_ad, check_backward_ad, fast_mode, masked):
+def _gradcheck_helper(func: Callable[..., Any], inputs: Any, *, eps: float, atol: float,
+                      rtol: float, nondet_tol: float, check_undefined_grad: bool,
+                      check_grad_dtypes: bool, check_batched_grad: bool,
+                      check_batched_forward_grad: bool, check_forward_ad: bool,
+                      check_backward_ad: bool, fast_mode: bool, masked: bool | None) -> bool:
     tupled = _tuple(inputs)
     _check_inputs(tupled)
     if check_batched_forward_grad:
@@ -180,7 +215,8 @@ def _gradcheck_helper(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefi
     return True
 
 
-def _random_grad_outputs(outputs, noncontiguous):
+def _random_grad_outputs(outputs: Sequence[Tensor], noncontiguous: bool
+                         ) -> tuple[Tensor, ...]:
     """gradgradcheck's default grad_outputs: uniform in [-1, 1) (each part for complex),
     the outputs' shapes and dtypes (float64 for non-float outputs), requiring grad;
     drawn from the global generator (``ftrans.compat.manual_seed``)."""
@@ -203,24 +239,58 @@ def _random_grad_outputs(outputs, noncontiguous):
     return tuple(res)
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+def gradgradcheck(func: Callable[..., Tensor | Sequence[Tensor]],
+                  inputs: Tensor | Sequence[Any],
+                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *,
+                  eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0,
                   check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
                   check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
                   check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
-    """Check second derivatives: :func:`gradcheck` of ``F(x, v) = v^T J_f(x)`` (the
-    gradcheck notes' gradgradcheck; ``torch.autograd.gradgradcheck``).
+    """Check second derivatives: :func:`gradcheck` of ``F(x, v) = v^T J_f(x)``.
 
-    ``F`` computes ``autograd.grad(f(x), x, v, create_graph=True, allow_unused=True)``
-    (unused inputs dropped) and is checked w.r.t. the inputs requiring grad and ``v``.
-    ``grad_outputs`` (``v``: a Tensor or tuple, one per differentiable output of ``func``)
-    defaults to random tensors shaped like the outputs, uniform in [-1, 1), requiring grad
-    (non-contiguous with ``gen_non_contig_grad_outputs``).  The other arguments, the
-    return value and the errors are :func:`gradcheck`'s; ``check_fwd_over_rev=True``
-    raises NotImplementedError (it needs forward-over-reverse AD, which
-    ``compat.autograd.forward_ad`` does not support).
+    The gradcheck notes' gradgradcheck (``torch.autograd.gradgradcheck``). ``F``
+    computes ``autograd.grad(f(x), x, v, create_graph=True, allow_unused=True)`` (unused
+    inputs dropped) and is checked w.r.t. the inputs requiring grad and ``v``.
+
+    Parameters
+    ----------
+    func : callable
+        Called as ``func(*inputs)``; returns a Tensor or a tuple/list of Tensors.
+    inputs : Tensor or sequence
+        As in :func:`gradcheck`.
+    grad_outputs : Tensor or sequence of Tensor, optional
+        ``v``, one per differentiable output of ``func``; by default random tensors
+        shaped like the outputs, uniform in [-1, 1), requiring grad.
+    eps, atol, rtol, raise_exception, nondet_tol : optional
+        As in :func:`gradcheck`.
+    gen_non_contig_grad_outputs : bool, optional
+        Make the default ``grad_outputs`` non-contiguous.
+    check_undefined_grad, check_grad_dtypes, check_batched_grad : bool, optional
+        As in :func:`gradcheck`.
+    check_fwd_over_rev : bool, optional
+        Not available: raises NotImplementedError (it needs forward-over-reverse AD,
+        which ``compat.autograd.forward_ad`` does not support).
+    check_rev_over_rev : bool, optional
+        Run the reverse-over-reverse check.
+    fast_mode, masked : bool, optional
+        As in :func:`gradcheck`.
+
+    Returns
+    -------
+    bool
+        True if every check passed (False on failure with ``raise_exception=False``).
+
+    Raises
+    ------
+    GradcheckError
+        As :func:`gradcheck`.
+    NotImplementedError
+        ``check_fwd_over_rev=True``.
+    AssertionError
+        Inconsistent flags.
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError("Expected at least one of check_fwd_over_rev or "
@@ -243,7 +313,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     diff_in = {i for i, x in enumerate(tupled) if _is_tensor(x) and x.requires_grad}
     diff_go = {i for i, x in enumerate(tupled_grad_outputs) if _is_tensor(x) and x.requires_grad}
 
-    def new_func(*args):
+    def new_func(*args: Any) -> tuple[Tensor, ...]:
         input_args = tuple(x.requires_grad_() if i in diff_in else x
                            for i, x in enumerate(args[:len(args) - num_outputs]))
         outputs = _diff_outputs(func(*input_args))

@@ -38,12 +38,15 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from ... import primitives as P
 from .. import _tensor
 from .._tensor import _make
+from ..types import Tensor
 from . import _events
 from ._node import (_seq, _acc_seq, _lock, FREED, NO_EDGE, freed_error, Meta,  # noqa: F401
                     meta, RemovableHandle, Node, AccumulateGrad)
@@ -64,7 +67,7 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedTensor", "saved_te
 
 # _ops._convert (a recorded dtype conversion, for create_graph formulas on promoted operands):
 # compat._ops is above this module and sets it when it is imported.
-_convert = None
+_convert: Callable[..., Any] | None = None
 
 
 # ------------------------------------------------- allow_mutation_on_saved_tensors
@@ -82,19 +85,22 @@ class _AllowMutationOnSavedContext:
     handle}, and the handles by storage (version counter) for the in-place check.
     Entries go away with the graph that saved them; :meth:`clear` drops everything."""
 
-    def __init__(self):
-        self.cloned = weakref.WeakKeyDictionary()
-        self.original = weakref.WeakKeyDictionary()
-        self.tid_to_weakhandle = weakref.WeakValueDictionary()
-        self._by_storage = {}   # id(version counter) -> (counter, WeakSet of handles)
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary[_Handle, Tensor] = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary[_Handle, Tensor] = \
+            weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle: weakref.WeakValueDictionary[tuple[int, int, int], _Handle] = \
+            weakref.WeakValueDictionary()
+        # id(version counter) -> (counter, WeakSet of handles)
+        self._by_storage: dict[int, tuple[Any, weakref.WeakSet[_Handle]]] = {}
 
-    def clear(self):
+    def clear(self) -> None:
         self.cloned.clear()
         self.original.clear()
         self.tid_to_weakhandle.clear()
         self._by_storage.clear()
 
-    def _pack(self, tensor):
+    def _pack(self, tensor: Tensor) -> _Handle:
         vc = tensor._vc
         tid = (id(tensor), id(vc), vc[0])  # the same tensor saved twice at one version
         handle = self.tid_to_weakhandle.get(tid)
@@ -108,7 +114,7 @@ class _AllowMutationOnSavedContext:
             reg[1].add(handle)
         return handle
 
-    def _unpack(self, handle):
+    def _unpack(self, handle: _Handle) -> Tensor:
         if _amst_ctx is not self:
             raise AssertionError(
                 "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context "
@@ -123,7 +129,7 @@ class _AllowMutationOnSavedContext:
                     "context in which the graph was originally recorded.")
         return t
 
-    def _before_write(self, t):
+    def _before_write(self, t: Tensor) -> None:
         """``t`` is about to be modified in place: copy the value of every saved tensor that
         shares its storage (same version counter) and overlaps its memory."""
         reg = self._by_storage.get(id(t._vc))
@@ -142,11 +148,13 @@ class _AllowMutationOnSavedContext:
 
 
 _amst_lock = threading.Lock()
-_amst_ctx = None        # the active context (process-wide, as PyTorch's flag)
-_write_guard = None     # called with the tensor before every in-place write (_ops._commit)
+# the active context (process-wide, as PyTorch's flag)
+_amst_ctx: _AllowMutationOnSavedContext | None = None
+# called with the tensor before every in-place write (_ops._commit)
+_write_guard: Callable[[Tensor], None] | None = None
 
 
-def _set_write_guard(ctx):
+def _set_write_guard(ctx: _AllowMutationOnSavedContext | None) -> None:
     """Route the compat layer's in-place writes (``_ops._commit``, where every in-place
     operation writes) through ``ctx._before_write`` -- PyTorch uses a dispatch mode that
     sees every mutating operator -- or restore the plain write (``ctx`` None)."""
@@ -155,9 +163,10 @@ def _set_write_guard(ctx):
 
 
 @contextlib.contextmanager
-def allow_mutation_on_saved_tensors():
-    """Context manager under which tensors saved for backward may be modified in place
-    (``torch.autograd.graph.allow_mutation_on_saved_tensors``): a saved tensor is copied
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """Context manager under which tensors saved for backward may be modified in place.
+
+    ``torch.autograd.graph.allow_mutation_on_saved_tensors``: a saved tensor is copied
     just before an in-place operation writes into its memory (the tensor itself or a view
     sharing its storage), and backward uses the copy -- the value saved -- instead of
     raising the in-place-modification ``RuntimeError`` (autograd-mechanics.md, "In-place
@@ -170,9 +179,18 @@ def allow_mutation_on_saved_tensors():
     It installs a :class:`saved_tensors_hooks` pair (so ``RuntimeError`` inside
     :func:`disable_saved_tensors_hooks`) and yields its :class:`_AllowMutationOnSavedContext`,
     cleared on exit.  The forward and the backward must both run inside the same block:
-    unpacking a saved tensor outside it raises ``AssertionError``, as PyTorch.  Entering
-    while a block is active (in any thread: PyTorch's flag is process-wide) raises
-    ``RuntimeError``.
+    unpacking a saved tensor outside it raises ``AssertionError``, as PyTorch.
+
+    Yields
+    ------
+    _AllowMutationOnSavedContext
+        The block's state (original and cloned saved tensors).
+
+    Raises
+    ------
+    RuntimeError
+        Entering while a block is active (in any thread: PyTorch's flag is
+        process-wide), or inside :func:`disable_saved_tensors_hooks`.
     """
     global _amst_ctx
     ctx = _AllowMutationOnSavedContext()
@@ -204,14 +222,24 @@ class OpNode(Node):
     __slots__ = ("_prim", "_params", "_saved", "_smask", "_outsv", "_needs", "_released",
                  "_casts", "_tsv")  # _tsv: _saved holds saved tensors (tuples/_Packed)
     _fast = True         # the engine may run it inline (see _engine._run)
-    _names = ()          # PyTorch's names of the operands (for _saved_<name>)
-    _result = "result"   # PyTorch's name of the saved output
-    _param_attrs = None  # {name: fn(node) -> value} for non-tensor saved attributes
+    _names: tuple[str, ...] = ()  # PyTorch's names of the operands (for _saved_<name>)
+    _result: str | None = "result"   # PyTorch's name of the saved output
+    # {name: fn(node) -> value} for non-tensor saved attributes
+    _param_attrs: dict[str, Callable[[Any], Any]] | None = None
+    _prim: Any
+    _params: Any       # the primitive's parameters (None for view nodes)
+    _saved: Any
+    _smask: int
+    _outsv: Any
+    _needs: tuple[bool, ...]
+    _released: bool
+    _casts: Any
+    _tsv: bool
 
-    def _bwd(self, ct, primals, ans, needs):
+    def _bwd(self, ct: Any, primals: list[Any], ans: Any, needs: Sequence[bool]) -> Any:
         return self._prim.vjp(ct, ans, primals, needs, **self._params)
 
-    def _claim(self, keep):
+    def _claim(self, keep: bool) -> tuple[Any, Any]:
         """(saved, outsv) for one backward; frees them now unless ``keep`` (atomically,
         so that a second backward, e.g. from another thread, raises).  A node that saved
         nothing is never freed: it can be traversed again (as in PyTorch)."""
@@ -227,7 +255,7 @@ class OpNode(Node):
             raise freed_error()
         return saved, outsv
 
-    def _unclaim(self, saved, outsv):
+    def _unclaim(self, saved: Any, outsv: Any) -> None:
         """Put back the values ``_claim`` freed: the backward formula raised (an unpack hook,
         a version check ...).  As in PyTorch, whose engine releases a node's saved variables
         only after it ran, a second backward then meets the same error instead of
@@ -240,14 +268,14 @@ class OpNode(Node):
                 self._outsv = outsv
                 self._released = False
 
-    def _free(self):
+    def _free(self) -> None:
         """Drop the saved values (a node that saved any can never run again)."""
         if self._smask or self._outsv is not None:
             self._released = True
             self._saved = None
             self._outsv = FREED
 
-    def _primals(self, saved, as_tensor):
+    def _primals(self, saved: Sequence[Any], as_tensor: bool) -> list[Any]:
         out = []
         for s in saved:
             ts = type(s)
@@ -258,20 +286,21 @@ class OpNode(Node):
                     # float64 ...): the formula reads the promoted value, as it does
                     # without create_graph (the conversion is recorded, so the gradient
                     # reaches the operand, converted back)
-                    v = _convert(v, s[1].dtype)
+                    v = _convert(v, s[1].dtype)  # type: ignore[misc]  # set by _ops
                 out.append(v)
             else:
                 out.append(s)
         return out
 
-    def _apply(self, ct, saved, outsv, wrap):
+    def _apply(self, ct: Any, saved: Any, outsv: Any, wrap: Callable[[Any], Any] | None
+               ) -> Any:
         """Input cotangents for the output cotangent ``ct``.  ``wrap`` is None (arrays,
         no recording) or, for ``create_graph``, a function turning a Tensor into a tracer
         of the recording trace (see ``_engine``)."""
         as_tensor = wrap is not None
         primals = self._primals(saved, as_tensor)
         ans = None if outsv is None else unpack(outsv, self, as_tensor)
-        if as_tensor:
+        if wrap is not None:
             primals = [wrap(p) for p in primals]
             ans = wrap(ans)
         needs = self._needs
@@ -283,7 +312,8 @@ class OpNode(Node):
                 return self._fix_outs(res, primals, needs)
         return res
 
-    def _fix_outs(self, res, primals, needs):
+    def _fix_outs(self, res: Sequence[Any], primals: Sequence[Any], needs: Sequence[bool]
+                  ) -> list[Any]:
         """Zeros for needed inputs that got no gradient (PyTorch materializes them), and
         gradients converted back to the dtype of operands that were promoted."""
         res = list(res)
@@ -299,7 +329,7 @@ class OpNode(Node):
         return res
 
     # --- _saved_<name> / _raw_saved_<name> ---------------------------------------
-    def _key_of(self, name):
+    def _key_of(self, name: str) -> int | str | None:
         cls = type(self)
         if name == cls._result:
             return "out"
@@ -308,7 +338,7 @@ class OpNode(Node):
             return names.index(name)
         return None
 
-    def _get_saved(self, key):
+    def _get_saved(self, key: Any) -> Any:
         if key == "out":
             return self._outsv
         if not (self._smask >> key) & 1:
@@ -317,13 +347,13 @@ class OpNode(Node):
             return FREED
         return self._saved[key]
 
-    def _set_saved(self, key, v):
+    def _set_saved(self, key: Any, v: Any) -> None:
         if key == "out":
             self._outsv = v
         else:
             self._saved[key] = v
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_saved_"):
             name, raw = attr[7:], False
         elif attr.startswith("_raw_saved_"):
@@ -351,7 +381,7 @@ class OpNode(Node):
             return unpack(sv, self, True)
         return _make(np.asarray(sv))
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         cls = type(self)
         extra = [f"_saved_{n}" for n in cls._names]
         extra += [f"_raw_saved_{n}" for n in cls._names]
@@ -362,24 +392,45 @@ class OpNode(Node):
         return sorted(set(super().__dir__()) | set(extra))
 
 
-_CLASSES: dict = {}
+_CLASSES: dict[tuple[Any, ...], type[OpNode]] = {}
 
 
-def node_class(name, names=(), bwd=None, *, result="result", edge_idx=None, params=None,
-               base=None):
-    """The node class called ``name`` (created on first use).
+def node_class(name: str, names: Sequence[str] = (), bwd: Callable[..., Any] | None = None,
+               *, result: str | None = "result", edge_idx: tuple[int, ...] | None = None,
+               params: dict[str, Callable[[Any], Any]] | None = None,
+               base: type[OpNode] | None = None) -> type[OpNode]:
+    """The node class called ``name`` (created on first use, then cached).
 
-    ``names``: PyTorch's names of the operands; ``bwd``: backward formula (default: the
-    primitive's VJP rule); ``edge_idx``: operands shown in ``next_functions``;
-    ``params``: {attribute name: fn(node)} for ``_saved_<name>`` of non-tensor values.
+    Parameters
+    ----------
+    name : str
+        The class name, PyTorch's (``"MulBackward0"``).
+    names : sequence of str, optional
+        PyTorch's names of the operands (for ``_saved_<name>``).
+    bwd : callable, optional
+        The backward formula ``bwd(node, ct, primals, ans, needs) -> list``; by default
+        the primitive's VJP rule.
+    result : str or None, optional
+        PyTorch's name of the saved output.
+    edge_idx : tuple of int, optional
+        The operands shown in ``next_functions`` (all by default).
+    params : dict, optional
+        ``{attribute name: fn(node)}`` for ``_saved_<name>`` of non-tensor values.
+    base : type, optional
+        The base class (:class:`OpNode` by default).
+
+    Returns
+    -------
+    type
+        A subclass of ``base``.
     """
     key = (name, bwd, base, tuple(names), result, edge_idx,
            None if params is None else tuple(sorted(params)))
     cls = _CLASSES.get(key)
     if cls is not None:
         return cls
-    ns = {"__slots__": (), "_names": tuple(names), "_result": result, "_edge_idx": edge_idx,
-          "_param_attrs": params}
+    ns: dict[str, Any] = {"__slots__": (), "_names": tuple(names), "_result": result,
+                          "_edge_idx": edge_idx, "_param_attrs": params}
     if bwd is not None:
         ns["_bwd"] = bwd
     cls = type(name, (base or OpNode,), ns)
@@ -387,7 +438,9 @@ def node_class(name, names=(), bwd=None, *, result="result", edge_idx=None, para
     return cls
 
 
-def new_node(cls, prim, params, nxt, saved, smask, outsv, needs):
+def new_node(cls: type[OpNode], prim: Any, params: dict[str, Any] | None,
+             nxt: tuple[Any, ...], saved: Any, smask: int, outsv: Any,
+             needs: tuple[bool, ...]) -> Any:
     n = object.__new__(cls)
     n._next = nxt
     n._seq = next(_seq)
@@ -407,14 +460,14 @@ def new_node(cls, prim, params, nxt, saved, smask, outsv, needs):
 
 
 # ------------------------------------------------------------------------------- views
-def view_apply(chain, g):
+def view_apply(chain: Sequence[Any], g: Any) -> Any:
     """Apply the view chain (base -> view) to ``g`` (an array or tracer)."""
     for prim, params, meta, extra in chain:
         g = prim.bind(g, *extra, **params)
     return g
 
 
-def view_transpose(chain, g):
+def view_transpose(chain: Sequence[Any], g: Any) -> Any:
     """The adjoint of :func:`view_apply`: put ``g`` (view-shaped) into a base-shaped zero."""
     for prim, params, meta, extra in reversed(chain):
         g = prim.vjp(g, None, [meta, *extra], [True] + [False] * len(extra), **params)[0]
@@ -426,15 +479,16 @@ class ViewNode(OpNode):
 
     __slots__ = ("_chain",)
     _fast = False
+    _chain: Sequence[Any]
 
-    def _bwd(self, ct, primals, ans, needs):
+    def _bwd(self, ct: Any, primals: list[Any], ans: Any, needs: Sequence[bool]) -> Any:
         return [view_transpose(self._chain, ct)]
 
 
 ViewNode.__name__ = ViewNode.__qualname__ = "AsStridedBackward0"
 
 
-def new_view_node(chain, base_edge):
+def new_view_node(chain: Sequence[Any], base_edge: tuple[Any, int]) -> ViewNode:
     n = new_node(ViewNode, None, None, (base_edge,), [], 0, None, (True,))
     n._chain = chain
     return n
@@ -447,20 +501,31 @@ class CopySlices(OpNode):
 
     __slots__ = ("_chain", "_fn", "_k")
     _fast = False
+    _chain: Sequence[Any]
+    _fn: Any
+    _k: int
 
-    def name(self):
+    def name(self) -> str:
+        """The node's name, ``"torch::autograd::CopySlices"`` as in PyTorch.
+
+        Returns
+        -------
+        str
+            ``"torch::autograd::CopySlices"``.
+        """
         return "torch::autograd::CopySlices"
 
-    def _claim(self, keep):
+    def _claim(self, keep: bool) -> tuple[Any, Any]:
         return self._fn._claim(keep)
 
-    def _free(self):
+    def _free(self) -> None:
         self._fn._free()
 
-    def _unclaim(self, saved, outsv):
+    def _unclaim(self, saved: Any, outsv: Any) -> None:
         self._fn._unclaim(saved, outsv)
 
-    def _apply(self, ct, saved, outsv, wrap):
+    def _apply(self, ct: Any, saved: Any, outsv: Any, wrap: Callable[[Any], Any] | None
+               ) -> Any:
         chain = self._chain
         g_region = view_apply(chain, ct)
         inner = list(self._fn._apply(g_region, saved, outsv, wrap))
@@ -472,13 +537,14 @@ class CopySlices(OpNode):
         inner[k] = g_base
         return inner
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_saved_") or attr.startswith("_raw_saved_"):
             return getattr(self._fn, attr)
         raise AttributeError(f"'CopySlices' object has no attribute '{attr}'")
 
 
-def new_copy_slices(fn, chain, base_edge, k=0):
+def new_copy_slices(fn: Any, chain: Sequence[Any], base_edge: tuple[Any, int], k: int = 0
+                    ) -> CopySlices:
     """The CopySlices node for ``fn`` modifying in place its input ``k``, a view (``chain``
     from its base, whose history is ``base_edge``)."""
     nxt = list(fn._next)
@@ -492,4 +558,4 @@ def new_copy_slices(fn, chain, base_edge, k=0):
     return n
 
 
-_tensor._new_view_node = new_view_node   # see _tensor._new_view_node
+setattr(_tensor, "_new_view_node", new_view_node)   # see _tensor._new_view_node

@@ -62,6 +62,9 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, Literal
 
 from . import _events
 from .profiler_util import (  # noqa: F401  (torch.autograd.profiler's names)
@@ -87,7 +90,7 @@ _clock = time.perf_counter_ns
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
-def _stack(frame):
+def _stack(frame: FrameType | None) -> list[str]:
     """``"file(line): function"`` for the frames from ``frame`` outwards that are not in
     the ``ftrans`` package (innermost first)."""
     out = []
@@ -101,9 +104,10 @@ def _stack(frame):
 
 # ================================================================================ state
 class _TLS(threading.local):
-    def __init__(self):
-        self.sessions = []    # running sessions of this thread, outermost first
-        self.thread = None    # this thread's ordinal (FunctionEvent.thread)
+    def __init__(self) -> None:
+        # running sessions of this thread, outermost first
+        self.sessions: list[_Session] = []
+        self.thread: int | None = None    # this thread's ordinal (FunctionEvent.thread)
 
 
 _tls = _TLS()
@@ -113,21 +117,24 @@ _thread_ids = itertools.count(1)
 class _Session:
     """The recording of one :class:`profile` in one thread."""
 
-    def __init__(self, record_shapes, with_stack):
+    def __init__(self, record_shapes: bool, with_stack: bool) -> None:
         if _tls.thread is None:
             _tls.thread = next(_thread_ids)
         self.thread = _tls.thread
         self.tid = threading.get_native_id()
         self.record_shapes = record_shapes
         self.with_stack = with_stack
-        self.events = []
-        self.open = []     # [(frame or record_function token, event)], innermost last
+        self.events: list[FunctionEvent] = []
+        # [(frame or record_function token, event)], innermost last
+        self.open: list[tuple[Any, FunctionEvent]] = []
         self.table = _op_table()
         self.T = _tensor_cls[0]
         self.t0 = _clock()
 
     # ------------------------------------------------------------- event creation
-    def _new(self, name, parent, shapes, stack, scope=0, seq=-1, user=False):
+    def _new(self, name: str, parent: FunctionEvent | None, shapes: list[Any],
+             stack: list[str], scope: int = 0, seq: int = -1, user: bool = False
+             ) -> FunctionEvent:
         e = FunctionEvent(len(self.events) + 1, name, self.thread, 0, 0, overload_name="",
                           input_shapes=shapes, stack=stack, scope=scope, sequence_nr=seq,
                           is_user_annotation=user)
@@ -139,13 +146,14 @@ class _Session:
         self.events.append(e)
         return e
 
-    def call(self, frame, ent):
+    def call(self, frame: FrameType, ent: Any) -> None:
         """A call of a mapped code object: open its event(s) unless it is a wrapper layer."""
         kind = ent.kind
         loc = None
         shapes_of = None
         scope = 0
         seq = -1
+        names: tuple[str, ...]
         if kind == _STATIC:
             names = (ent.name,)
         elif kind == _SHARED:
@@ -203,14 +211,14 @@ class _Session:
             outer._start = t
         e._start = t
 
-    def ret(self, frame):
+    def ret(self, frame: FrameType) -> None:
         """The return (or exception exit) of ``frame``: close its open event(s)."""
         t = _clock()
         open_ = self.open
         while open_ and open_[-1][0] is frame:
             open_.pop()[1]._end = t
 
-    def range_enter(self, name, token, frame):
+    def range_enter(self, name: str, token: object, frame: FrameType | None) -> None:
         """Open a user range (:class:`record_function`)."""
         open_ = self.open
         parent = open_[-1][1] if open_ else None
@@ -219,7 +227,7 @@ class _Session:
         open_.append((token, e))
         e._start = _clock()
 
-    def range_exit(self, token):
+    def range_exit(self, token: object) -> None:
         """Close the user range ``token`` (and any event still open inside it)."""
         t = _clock()
         open_ = self.open
@@ -231,7 +239,7 @@ class _Session:
             if k is token:
                 break
 
-    def finish(self):
+    def finish(self) -> list[FunctionEvent]:
         """Close what is still open and convert the times to microseconds from the
         start; returns the events (start order)."""
         t = _clock()
@@ -251,19 +259,19 @@ class _Session:
         return events
 
 
-def _pass_through(node, run, args, outputs):
+def _pass_through(node: Any, run: Callable[..., Any], args: Any, outputs: Any) -> Any:
     """The ``node_run`` subscriber of a running session: the node runs unchanged (each
     :class:`profile` subscribes it on entry and removes one subscription on exit)."""
     return run(*args)
 
 
-def _make_hook(sess, old):
+def _make_hook(sess: _Session, old: Callable[..., Any] | None) -> Callable[..., None]:
     """The ``sys.setprofile`` function of ``sess`` (chained to ``old``)."""
     get = sess.table.get
     call = sess.call
     ret = sess.ret
 
-    def hook(frame, event, arg):
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
         if old is not None:
             old(frame, event, arg)
         if event == "call":
@@ -305,21 +313,60 @@ class profile:
     are available after exit (while running, :attr:`function_events` is empty, as in
     PyTorch).
 
-    Example (the reference's)::
+    Parameters
+    ----------
+    enabled : bool, optional
+        False makes it a no-op (``__enter__`` returns None, as in PyTorch).
+    use_cuda : bool, optional
+        A ``FutureWarning``, and a ``UserWarning`` that CUDA is not available (as
+        PyTorch's CPU build warns); profiling stays on the CPU.
+    use_device : str, optional
+        A ``UserWarning`` that the device is not available (or not a valid option).
+    record_shapes : bool, optional
+        Record each event's ``input_shapes``.
+    with_flops : bool, optional
+        Implies ``record_shapes`` (flops are not counted).
+    profile_memory : bool, optional
+        Accepted, no effect.
+    with_stack : bool, optional
+        Record the Python stack of each event.
+    with_modules, use_kineto : bool, optional
+        Accepted, no effect.
+    use_cpu : bool, optional
+        False raises ``AssertionError`` (without ``use_kineto`` PyTorch requires the CPU;
+        with it no activity is left).
+    experimental_config, acc_events, custom_trace_id_callback, activity_filters : optional
+        Accepted, no effect.
+    post_processing_timeout_s : float, optional
+        Accepted; a negative value raises ``ValueError``.
 
-        x = torch.randn((1, 1), requires_grad=True)
-        with torch.autograd.profiler.profile() as prof:
-            for _ in range(100):
-                y = x ** 2
-                y.backward()
-        print(prof.key_averages().table(sort_by="self_cpu_time_total"))
+    Raises
+    ------
+    AssertionError
+        ``use_cpu=False``.
+    ValueError
+        A negative ``post_processing_timeout_s``.
+
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> x = torch.randn((1, 1), requires_grad=True)
+    >>> with torch.autograd.profiler.profile() as prof:
+    ...     for _ in range(3):
+    ...         y = x ** 2
+    ...         y.backward()
+    >>> table = prof.key_averages().table(sort_by="self_cpu_time_total")
     """
 
-    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
-                 with_flops=False, profile_memory=False, with_stack=False, with_modules=False,
-                 use_kineto=False, use_cpu=True, experimental_config=None, acc_events=False,
-                 custom_trace_id_callback=None, post_processing_timeout_s=None,
-                 activity_filters=None):
+    def __init__(self, enabled: bool = True, *, use_cuda: bool = False,
+                 use_device: str | None = None, record_shapes: bool = False,
+                 with_flops: bool = False, profile_memory: bool = False,
+                 with_stack: bool = False, with_modules: bool = False,
+                 use_kineto: bool = False, use_cpu: bool = True,
+                 experimental_config: Any = None, acc_events: bool = False,
+                 custom_trace_id_callback: Callable[[], str] | None = None,
+                 post_processing_timeout_s: float | None = None,
+                 activity_filters: Any = None) -> None:
         self.enabled = enabled
         if not enabled:
             return
@@ -352,18 +399,18 @@ class profile:
         if post_processing_timeout_s is not None and post_processing_timeout_s < 0:
             raise ValueError("post_processing_timeout_s must be non-negative")
         self.entered = False
-        self._session = None
-        self._hook = None
-        self._old_hook = None
-        self._function_events = None
+        self._session: _Session | None = None
+        self._hook: Callable[..., Any] | None = None
+        self._old_hook: Callable[..., Any] | None = None
+        self._function_events: EventList | None = None
 
-    def _check_enabled(self, what):
+    def _check_enabled(self, what: str) -> None:
         if not self.enabled:
             raise AttributeError(f"'profile' object has no attribute '{what}': "
                                  "profile(enabled=False) records nothing; create it with "
                                  "enabled=True to get results")
 
-    def __enter__(self):
+    def __enter__(self) -> profile | None:
         if not self.enabled:
             return None
         if self.entered:
@@ -378,7 +425,7 @@ class profile:
         sys.setprofile(self._hook)
         return self
 
-    def __exit__(self, exc_type, exc_val, exc_tb):
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> Literal[False]:
         if not self.enabled:
             return False
         sess = self._session
@@ -400,74 +447,131 @@ class profile:
 
     # ------------------------------------------------------------------ results
     @property
-    def function_events(self):
-        """The recorded events (an :class:`EventList` of :class:`FunctionEvent`, start
-        order); empty while the profile runs."""
+    def function_events(self) -> EventList:
+        """The recorded events (an :class:`EventList` of :class:`FunctionEvent`, start order).
+
+        Empty while the profile runs.
+        """
         self._check_enabled("function_events")
         if self._function_events is None:
             return EventList(use_device=self.use_device, _tree_built=True)
         return self._function_events
 
-    def _events(self, what):
+    def _events(self, what: str) -> EventList:
         self._check_enabled(what)
         return self.function_events
 
-    def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
-              max_name_column_width=55, max_shapes_column_width=80, header=None,
-              top_level_events_only=False):
-        """:meth:`EventList.table` of :attr:`function_events`."""
+    def table(self, sort_by: str | None = None, row_limit: int = 100,
+              max_src_column_width: int = 75, max_name_column_width: int = 55,
+              max_shapes_column_width: int = 80, header: str | None = None,
+              top_level_events_only: bool = False) -> str:
+        """:meth:`EventList.table` of :attr:`function_events`.
+
+        Parameters
+        ----------
+        sort_by : str, optional
+            An event attribute to sort by, largest first.
+        row_limit : int, optional
+            Rows at most.
+        max_src_column_width, max_name_column_width, max_shapes_column_width : int, optional
+            Column widths at most, characters.
+        header : str, optional
+            A title line above the table.
+        top_level_events_only : bool, optional
+            Only events without a CPU parent.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         return self._events("table").table(
             sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
             max_name_column_width=max_name_column_width,
             max_shapes_column_width=max_shapes_column_width, header=header,
             top_level_events_only=top_level_events_only)
 
-    def export_chrome_trace(self, path):
-        """:meth:`EventList.export_chrome_trace` of :attr:`function_events`."""
-        return self._events("export_chrome_trace").export_chrome_trace(path)
+    def export_chrome_trace(self, path: str | os.PathLike[str]) -> None:
+        """:meth:`EventList.export_chrome_trace` of :attr:`function_events`.
 
-    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
-                     group_by_overload_name=False):
-        """:meth:`EventList.key_averages` of :attr:`function_events` (an :class:`EventList`
-        of :class:`FunctionEventAvg`)."""
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write.
+        """
+        self._events("export_chrome_trace").export_chrome_trace(path)
+
+    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
+                     group_by_overload_name: bool = False) -> EventList:
+        """:meth:`EventList.key_averages` of :attr:`function_events`.
+
+        Parameters
+        ----------
+        group_by_input_shape : bool, optional
+            Also group by input shapes.
+        group_by_stack_n : int, optional
+            Also group by the first ``n`` stack entries (0: not).
+        group_by_overload_name : bool, optional
+            Also group by the overload name.
+
+        Returns
+        -------
+        EventList
+            One :class:`FunctionEventAvg` per group.
+        """
         return self._events("key_averages").key_averages(
             group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
-    def total_average(self):
-        """:meth:`EventList.total_average` of :attr:`function_events`."""
+    def total_average(self) -> FunctionEventAvg:
+        """:meth:`EventList.total_average` of :attr:`function_events`.
+
+        Returns
+        -------
+        FunctionEventAvg
+            The sum of every event, key ``"Total"``.
+        """
         return self._events("total_average").total_average()
 
     @property
-    def self_cpu_time_total(self):
+    def self_cpu_time_total(self) -> float:
         """Total CPU time, microseconds: the sum of all events' self times."""
         return self._events("self_cpu_time_total").self_cpu_time_total
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self.enabled or self._function_events is None:
             return "<unfinished torch.autograd.profile>"
         return repr(self._function_events)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if not self.enabled or self._function_events is None:
             return "<unfinished torch.autograd.profile>"
         return str(self._function_events)
 
 
 class record_function(contextlib.ContextDecorator):
-    """Context manager and decorator that records a user range named ``name`` in every
-    profile running in the current thread (``torch.autograd.profiler.record_function``);
-    with none running it records nothing.  The range is a :class:`FunctionEvent` with
-    ``is_user_annotation=True``; the operations run inside it are its children.
-    ``args`` (a string) is kept as the ``args`` attribute, not recorded.
-    ``__enter__`` returns the object itself."""
+    """Context manager and decorator that records a user range in the running profiles.
 
-    def __init__(self, name: str, args: str | None = None):
+    ``torch.autograd.profiler.record_function``: the range is recorded in every profile
+    running in the current thread (with none running, nothing); it is a
+    :class:`FunctionEvent` with ``is_user_annotation=True`` and the operations run inside
+    it are its children.  ``__enter__`` returns the object itself.
+
+    Parameters
+    ----------
+    name : str
+        The range's name.
+    args : str, optional
+        Kept as the ``args`` attribute, not recorded.
+    """
+
+    def __init__(self, name: str, args: str | None = None) -> None:
         self.name = name
         self.args = args
         self.run_callbacks_on_exit = True
-        self._active = []   # one [(session, token)] per nested entry
+        # one [(session, token)] per nested entry
+        self._active: list[list[tuple[_Session, object]]] = []
 
-    def __enter__(self):
+    def __enter__(self) -> record_function:
         sessions = _tls.sessions
         opened = []
         if sessions:
@@ -479,28 +583,42 @@ class record_function(contextlib.ContextDecorator):
         self._active.append(opened)
         return self
 
-    def __exit__(self, exc_type, exc_value, traceback):
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> Literal[False]:
         if not self.run_callbacks_on_exit:
             return False
-        opened = self._active.pop() if self._active else ()
+        opened = self._active.pop() if self._active else []
         for s, token in opened:
             s.range_exit(token)
         return False
 
 
 class emit_nvtx:
-    """``torch.autograd.profiler.emit_nvtx``: NVTX ranges for nvprof.  This layer runs on
-    the CPU only, so -- as PyTorch's CPU build does (``torch.cuda.synchronize()`` fails) --
-    entering it raises ``AssertionError("Torch not compiled with CUDA enabled")``;
-    ``enabled=False`` makes it a no-op; entering the same object again raises
-    ``RuntimeError("NVTX annotation context manager is not reentrant")``."""
+    """NVTX ranges for nvprof (``torch.autograd.profiler.emit_nvtx``); CUDA only.
 
-    def __init__(self, enabled=True, record_shapes=False):
+    This layer runs on the CPU only, so -- as PyTorch's CPU build does
+    (``torch.cuda.synchronize()`` fails) -- entering it raises.
+
+    Parameters
+    ----------
+    enabled : bool, optional
+        False makes it a no-op.
+    record_shapes : bool, optional
+        Recorded, no effect.
+
+    Raises
+    ------
+    AssertionError
+        On entering (``"Torch not compiled with CUDA enabled"``).
+    RuntimeError
+        On entering the same object again (not reentrant).
+    """
+
+    def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
         self.enabled = enabled
         self.entered = False
         self.record_shapes = record_shapes
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         if not self.enabled:
             return None
         if self.entered:
@@ -510,12 +628,22 @@ class emit_nvtx:
                              "CPU only: emit_nvtx needs CUDA and nvprof; use "
                              "torch.autograd.profiler.profile to profile on the CPU)")
 
-    def __exit__(self, exc_type, exc_val, exc_tb):
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> Literal[False]:
         return False
 
 
 # ============================================================================== nvprof
-def load_nvprof(path):
-    """Read the autograd ranges of an nvprof trace (SQLite file ``path``): an
-    :class:`EventList` of :class:`FunctionEvent` (see :func:`parse_nvprof_trace`)."""
+def load_nvprof(path: str) -> EventList:
+    """Read the autograd ranges of an nvprof trace (``torch.autograd.profiler.load_nvprof``).
+
+    Parameters
+    ----------
+    path : str
+        The nvprof SQLite file.
+
+    Returns
+    -------
+    EventList
+        Of :class:`FunctionEvent` (see :func:`parse_nvprof_trace`).
+    """
     return EventList(parse_nvprof_trace(path))

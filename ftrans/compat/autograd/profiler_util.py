@@ -7,7 +7,10 @@ from __future__ import annotations
 import enum
 import json
 import os
-from collections import defaultdict, namedtuple
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+from ._profiler_table import _build_table, _format_time, _format_time_share  # noqa: F401
 
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "Kernel", "DeviceType",
@@ -15,69 +18,112 @@ __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "Kernel
 
 
 class DeviceType(enum.Enum):
-    """The device of an event (PyTorch's ``torch.autograd.DeviceType``; CPU only here)."""
+    """The device of an event (PyTorch's ``torch.autograd.DeviceType``; CPU only here).
+
+    Parameters
+    ----------
+    value : int
+        The member's value: ``DeviceType(0)`` is ``DeviceType.CPU``.
+    names, module, qualname, type, start, boundary : optional
+        :class:`enum.Enum`'s functional API.
+    """
     CPU = 0
 
 
-Kernel = namedtuple("Kernel", ["name", "device", "duration"])
+class Kernel(NamedTuple):
+    """A device kernel attached to an event (``FunctionEvent.kernels``).
 
+    Parameters
+    ----------
+    name : str
+        The kernel's name.
+    device : int
+        The device index.
+    duration : float
+        Its duration, microseconds.
+    """
 
-# ============================================================================ formatting
-def _format_time(time_us):
-    """``time_us`` (microseconds) as PyTorch prints it: ``1.234s``, ``12.345ms`` or
-    ``123.456us`` (three decimals, the largest unit the value reaches)."""
-    if time_us >= 1e6:
-        return f"{time_us / 1e6:.3f}s"
-    if time_us >= 1e3:
-        return f"{time_us / 1e3:.3f}ms"
-    return f"{time_us:.3f}us"
-
-
-def _format_time_share(time_us, total_time_us):
-    """``time_us`` as a percentage of ``total_time_us`` (``"NaN"`` when the total is 0)."""
-    if total_time_us == 0:
-        if time_us != 0:
-            raise AssertionError(f"Expected time_us == 0 but got {time_us}")
-        return "NaN"
-    return f"{time_us * 100.0 / total_time_us:.2f}%"
-
-
-def _time_str(attr):
-    return property(lambda self: _format_time(getattr(self, attr)))
+    name: str
+    device: int
+    duration: float
 
 
 class _Times:
     """Formatted-time properties shared by :class:`FunctionEvent` and
     :class:`FunctionEventAvg` (PyTorch's ``FormattedTimesMixin``)."""
 
-    cpu_time_str = _time_str("cpu_time")
-    cpu_time_total_str = _time_str("cpu_time_total")
-    self_cpu_time_total_str = _time_str("self_cpu_time_total")
-    device_time_str = _time_str("device_time")
-    device_time_total_str = _time_str("device_time_total")
-    self_device_time_total_str = _time_str("self_device_time_total")
+    count: int
+    cpu_time_total: float
+    self_cpu_time_total: float
+    device_time_total: float
+    self_device_time_total: float
 
     @property
-    def cpu_time(self):
+    def cpu_time_str(self) -> str:
+        """``cpu_time`` formatted as PyTorch prints it (``12.345ms``)."""
+        return _format_time(self.cpu_time)
+
+    @property
+    def cpu_time_total_str(self) -> str:
+        """``cpu_time_total`` formatted as PyTorch prints it."""
+        return _format_time(self.cpu_time_total)
+
+    @property
+    def self_cpu_time_total_str(self) -> str:
+        """``self_cpu_time_total`` formatted as PyTorch prints it."""
+        return _format_time(self.self_cpu_time_total)
+
+    @property
+    def device_time_str(self) -> str:
+        """``device_time`` formatted as PyTorch prints it."""
+        return _format_time(self.device_time)
+
+    @property
+    def device_time_total_str(self) -> str:
+        """``device_time_total`` formatted as PyTorch prints it."""
+        return _format_time(self.device_time_total)
+
+    @property
+    def self_device_time_total_str(self) -> str:
+        """``self_device_time_total`` formatted as PyTorch prints it."""
+        return _format_time(self.self_device_time_total)
+
+    @property
+    def cpu_time(self) -> float:
         """Average CPU time per call, microseconds."""
         return 0.0 if self.count == 0 else 1.0 * self.cpu_time_total / self.count
 
     @property
-    def device_time(self):
+    def device_time(self) -> float:
+        """Average device time per call, microseconds (0 here: CPU only)."""
         return 0.0 if self.count == 0 else 1.0 * self.device_time_total / self.count
 
 
 class Interval:
-    """A time range in microseconds: ``start``, ``end``, ``elapsed_us()``."""
+    """A time range in microseconds: ``start``, ``end``, ``elapsed_us()``.
+
+    Parameters
+    ----------
+    start : float
+        Start, microseconds.
+    end : float
+        End, microseconds.
+    """
 
     __slots__ = ("start", "end")
 
-    def __init__(self, start, end):
+    def __init__(self, start: float, end: float) -> None:
         self.start = start
         self.end = end
 
-    def elapsed_us(self):
-        """``end - start``, microseconds."""
+    def elapsed_us(self) -> float:
+        """The length of the range.
+
+        Returns
+        -------
+        float
+            ``end - start``, microseconds.
+        """
         return self.end - self.start
 
 
@@ -96,13 +142,65 @@ class FunctionEvent(_Times):
     number, else -1), ``is_user_annotation`` (True for :class:`record_function`).
     ``cpu_time_total`` is the range's length, ``self_cpu_time_total`` that minus the
     children's totals, ``cpu_time`` the total per call (microseconds, floats).
+
+    Parameters
+    ----------
+    id : int
+        The event's number.
+    name : str
+        Its name (the operation's, the node's or the ``record_function``'s).
+    thread : int
+        The profiled thread's number.
+    start_us, end_us : float
+        Its range, microseconds from the start of the profile.
+    overload_name : str, optional
+        PyTorch's operator overload name.
+    fwd_thread : int, optional
+        The thread of the forward operation (PyTorch's; unused here).
+    input_shapes : list, optional
+        One shape (list of int) per argument, with ``record_shapes``.
+    stack : list of str, optional
+        ``"file(line): function"`` strings, innermost first, with ``with_stack``.
+    scope : int, optional
+        1 for a backward node, else 0.
+    use_device : str, optional
+        The profiled device (None: CPU only).
+    cpu_memory_usage, device_memory_usage : int, optional
+        Bytes allocated (0 here: memory is not profiled).
+    is_async, is_remote : bool, optional
+        PyTorch's flags (False here).
+    sequence_nr : int, optional
+        A backward node's creation number, else -1.
+    node_id : int, optional
+        PyTorch's distributed node id (-1).
+    device_type : DeviceType, optional
+        The device of the event (CPU).
+    device_index : int, optional
+        The device index (0).
+    is_legacy : bool, optional
+        PyTorch's flag for legacy-profiler events.
+    flops : int, optional
+        Floating point operations (not counted here).
+    trace_name : str, optional
+        The name in a Chrome trace; ``name`` by default.
+    is_user_annotation : bool, optional
+        True for a :class:`record_function` range.
     """
 
-    def __init__(self, id, name, thread, start_us, end_us, overload_name=None,  # noqa: A002
-                 fwd_thread=None, input_shapes=None, stack=None, scope=0, use_device=None,
-                 cpu_memory_usage=0, device_memory_usage=0, is_async=False, is_remote=False,
-                 sequence_nr=-1, node_id=-1, device_type=DeviceType.CPU, device_index=0,
-                 is_legacy=False, flops=None, trace_name=None, is_user_annotation=False):
+    # set by the profiler while recording (its thread id, its clock readings)
+    _tid: int
+    _start: int | None
+    _end: int | None
+
+    def __init__(self, id: int, name: str, thread: int, start_us: float,  # noqa: A002
+                 end_us: float, overload_name: str | None = None, fwd_thread: int | None = None,
+                 input_shapes: list[Any] | None = None, stack: list[str] | None = None,
+                 scope: int = 0, use_device: str | None = None, cpu_memory_usage: int = 0,
+                 device_memory_usage: int = 0, is_async: bool = False, is_remote: bool = False,
+                 sequence_nr: int = -1, node_id: int = -1,
+                 device_type: DeviceType = DeviceType.CPU, device_index: int = 0,
+                 is_legacy: bool = False, flops: int | None = None,
+                 trace_name: str | None = None, is_user_annotation: bool = False) -> None:
         self.id = id
         self.node_id = node_id
         self.name = name
@@ -111,10 +209,10 @@ class FunctionEvent(_Times):
         self.time_range = Interval(start_us, end_us)
         self.thread = thread
         self.fwd_thread = fwd_thread
-        self.kernels = []
+        self.kernels: list[Kernel] = []
         self.count = 1
-        self.cpu_children = []
-        self.cpu_parent = None
+        self.cpu_children: list[FunctionEvent] = []
+        self.cpu_parent: FunctionEvent | None = None
         self.input_shapes = input_shapes
         self.stack = stack
         self.scope = scope
@@ -129,48 +227,84 @@ class FunctionEvent(_Times):
         self.is_legacy = is_legacy
         self.flops = flops
         self.is_user_annotation = is_user_annotation
-        self.self_cpu_percent = -1
-        self.total_cpu_percent = -1
-        self.total_device_percent = -1
+        self.self_cpu_percent: str | int = -1
+        self.total_cpu_percent: str | int = -1
+        self.total_device_percent: str | int = -1
 
-    def append_kernel(self, name, device, duration):
-        """Attach a device kernel (``load_nvprof``)."""
+    def append_kernel(self, name: str, device: int, duration: float) -> None:
+        """Attach a device kernel (``load_nvprof``).
+
+        Parameters
+        ----------
+        name : str
+            The kernel's name.
+        device : int
+            The device index.
+        duration : float
+            Its duration, microseconds.
+        """
         self.kernels.append(Kernel(name, device, duration))
 
-    def append_cpu_child(self, child):
-        """Add ``child`` (a :class:`FunctionEvent` directly inside this one)."""
+    def append_cpu_child(self, child: FunctionEvent) -> None:
+        """Add an event directly inside this one.
+
+        Parameters
+        ----------
+        child : FunctionEvent
+            The nested event.
+
+        Raises
+        ------
+        AssertionError
+            If ``child`` is not a :class:`FunctionEvent`.
+        """
         if not isinstance(child, FunctionEvent):
             raise AssertionError("Expected child to be a FunctionEvent")
         self.cpu_children.append(child)
 
-    def set_cpu_parent(self, parent):
-        """Set the event directly enclosing this one."""
+    def set_cpu_parent(self, parent: FunctionEvent) -> None:
+        """Set the event directly enclosing this one.
+
+        Parameters
+        ----------
+        parent : FunctionEvent
+            The enclosing event.
+
+        Raises
+        ------
+        AssertionError
+            If ``parent`` is not a :class:`FunctionEvent`.
+        """
         if not isinstance(parent, FunctionEvent):
             raise AssertionError("Expected parent to be a FunctionEvent")
         self.cpu_parent = parent
 
     @property
-    def key(self):
+    def key(self) -> str:
+        """The grouping key: the event's name."""
         return self.name
 
     @property
-    def cpu_time_total(self):
+    def cpu_time_total(self) -> float:  # type: ignore[override]  # read-only here
+        """The range's length, microseconds."""
         return self.time_range.elapsed_us()
 
     @property
-    def self_cpu_time_total(self):
+    def self_cpu_time_total(self) -> float:  # type: ignore[override]  # read-only here
+        """``cpu_time_total`` minus the children's, microseconds (0 for an async event)."""
         if self.is_async:
             return 0
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     @property
-    def self_cpu_memory_usage(self):
+    def self_cpu_memory_usage(self) -> int:
+        """``cpu_memory_usage`` minus the children's, bytes."""
         return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
 
-    device_time_total = self_device_time_total = 0
+    device_time_total = self_device_time_total = 0.0
     self_device_memory_usage = 0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<FunctionEvent id={self.id} name={self.name} overload_name={self.overload_name} "
                 f"device_type={self.device_type} node_id={self.node_id} "
                 f"cpu_time={self.cpu_time_str} start_us={self.time_range.start} "
@@ -191,35 +325,52 @@ class FunctionEventAvg(_Times):
     ``group_by_input_shape``, else ``""``), ``stack`` (its first ``group_by_stack_n``
     entries), and the fields of the group's first event (``is_user_annotation``, ...)."""
 
-    def __init__(self):
-        self.key = None
+    def __init__(self) -> None:
+        self.key: str | None = None
         self.count = 0
         self.node_id = 0
         self.is_async = False
         self.is_remote = False
-        self.use_device = None
-        self.cpu_time_total = 0
-        self.device_time_total = 0
-        self.self_cpu_time_total = 0
-        self.self_device_time_total = 0
-        self.input_shapes = None
-        self.overload_name = None
-        self.stack = None
-        self.scope = None
+        self.use_device: str | None = None
+        self.cpu_time_total = 0.0
+        self.device_time_total = 0.0
+        self.self_cpu_time_total = 0.0
+        self.self_device_time_total = 0.0
+        self.input_shapes: Any = None
+        self.overload_name: str | None = None
+        self.stack: list[str] | None = None
+        self.scope: int | None = None
         self.cpu_memory_usage = 0
         self.device_memory_usage = 0
         self.self_cpu_memory_usage = 0
         self.self_device_memory_usage = 0
-        self.cpu_children = None
-        self.cpu_parent = None
+        self.cpu_children: list[FunctionEvent] | None = None
+        self.cpu_parent: FunctionEvent | None = None
         self.device_type = DeviceType.CPU
         self.is_legacy = False
         self.is_user_annotation = False
-        self.flops = 0
+        self.flops: int | None = 0
+        self.self_cpu_percent: str | int = -1
+        self.total_cpu_percent: str | int = -1
 
-    def add(self, other):
-        """Add the times and count of ``other`` (a :class:`FunctionEvent` or
-        :class:`FunctionEventAvg` with the same ``key``; ``AssertionError`` otherwise)."""
+    def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        """Add the times and count of another event of the group.
+
+        Parameters
+        ----------
+        other : FunctionEvent or FunctionEventAvg
+            An event with the same ``key`` (the first one added sets the key).
+
+        Returns
+        -------
+        FunctionEventAvg
+            ``self``.
+
+        Raises
+        ------
+        AssertionError
+            If ``other`` is not an event, or its key differs.
+        """
         if not isinstance(other, (FunctionEvent, FunctionEventAvg)):
             raise AssertionError("Expected other to be a FunctionEvent or FunctionEventAvg")
         if self.key is None:
@@ -239,10 +390,10 @@ class FunctionEventAvg(_Times):
             self.flops = (self.flops or 0) + other.flops
         return self
 
-    def __iadd__(self, other):
+    def __iadd__(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
         return self.add(other)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         dev = "cuda" if not self.use_device else self.use_device
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
                 f"cpu_time={self.cpu_time_str}  self_{dev}_time={self.self_device_time_total_str}"
@@ -251,35 +402,44 @@ class FunctionEventAvg(_Times):
                 f"{dev}_memory_usage={self.device_memory_usage}>")
 
 
-class EventList(list):
-    """A list of :class:`FunctionEvent` (or :class:`FunctionEventAvg`) with PyTorch's
-    summaries: :meth:`table`, :meth:`key_averages`, :meth:`total_average`,
-    :meth:`export_chrome_trace`, :attr:`self_cpu_time_total`."""
+class EventList(list[Any]):
+    """A list of :class:`FunctionEvent` (or :class:`FunctionEventAvg`) with PyTorch's summaries.
 
-    def __init__(self, *args, **kwargs):
+    :meth:`table`, :meth:`key_averages`, :meth:`total_average`,
+    :meth:`export_chrome_trace`, :attr:`self_cpu_time_total`.
+
+    Parameters
+    ----------
+    *args : Any
+        As for ``list``: an iterable of events.
+    **kwargs : Any
+        ``use_device``, ``profile_memory``, ``with_flops`` (PyTorch's; recorded).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._use_device = kwargs.pop("use_device", None)
         self._profile_memory = kwargs.pop("profile_memory", False)
         self._with_flops = kwargs.pop("with_flops", False)
         self._tree_built = kwargs.pop("_tree_built", False)
         super().__init__(*args, **kwargs)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.table()
 
-    def _build_tree(self):
+    def _build_tree(self) -> None:
         """Nest the events by time range, per thread (PyTorch's ``_populate_cpu_children``:
         an event is a child of the innermost earlier event whose range contains it).  The
         profiler nests its events while recording; this serves lists built otherwise
         (:func:`load_nvprof`)."""
         if self._tree_built:
             return
-        by_thread = defaultdict(list)
+        by_thread: defaultdict[tuple[int, int], list[FunctionEvent]] = defaultdict(list)
         for e in self:
             if isinstance(e, FunctionEvent) and not e.is_async:
                 by_thread[(e.thread, e.node_id)].append(e)
         for evs in by_thread.values():
             evs.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
-            cur = []
+            cur: list[FunctionEvent] = []
             for e in evs:
                 while cur:
                     p = cur[-1]
@@ -295,43 +455,74 @@ class EventList(list):
         self._tree_built = True
 
     @property
-    def self_cpu_time_total(self):
+    def self_cpu_time_total(self) -> float:
         """Sum of the events' self CPU times, microseconds."""
         return sum(e.self_cpu_time_total for e in self)
 
-    def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
-              max_name_column_width=55, max_shapes_column_width=80, header=None,
-              top_level_events_only=False, time_unit=None):
-        """The events as PyTorch's table (a string; ``""`` for no events).
+    def table(self, sort_by: str | None = None, row_limit: int = 100,
+              max_src_column_width: int = 75, max_name_column_width: int = 55,
+              max_shapes_column_width: int = 80, header: str | None = None,
+              top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+        """The events as PyTorch's table.
 
         Columns: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg,
         # of Calls, then Input Shapes when an event has shapes and Source Location when one
         has a stack; percentages are of the sum of the listed events' self CPU times,
-        printed in the footer ``Self CPU time total: ...``.  ``sort_by``: an attribute of the
-        events, largest first (``cpu_time_total``, ``self_cpu_time_total``, ``cpu_time``,
-        ``count`` ...; ``cuda``/``xpu`` in the name read as ``device``); ``AttributeError``
-        for an unknown one.  ``row_limit`` rows at most; ``top_level_events_only``: only
-        events without a CPU parent; ``time_unit``: ``"s"``, ``"ms"`` or ``"us"`` for every
-        time (default: per value, as :func:`_format_time`)."""
+        printed in the footer ``Self CPU time total: ...``.
+
+        Parameters
+        ----------
+        sort_by : str, optional
+            An attribute of the events, largest first (``cpu_time_total``,
+            ``self_cpu_time_total``, ``cpu_time``, ``count`` ...; ``cuda``/``xpu`` in the
+            name read as ``device``); the events' order by default.
+        row_limit : int, optional
+            Rows at most.
+        max_src_column_width, max_name_column_width, max_shapes_column_width : int, optional
+            Column widths at most, characters.
+        header : str, optional
+            A title line above the table.
+        top_level_events_only : bool, optional
+            Only events without a CPU parent.
+        time_unit : {"s", "ms", "us"}, optional
+            The unit of every time (default: per value, the largest unit it reaches).
+
+        Returns
+        -------
+        str
+            The table; ``""`` for no events.
+
+        Raises
+        ------
+        AttributeError
+            For an unknown ``sort_by``.
+        """
         return _build_table(self, sort_by=sort_by, header=header, row_limit=row_limit,
                             max_src_column_width=max_src_column_width,
                             max_name_column_width=max_name_column_width,
                             max_shapes_column_width=max_shapes_column_width,
                             top_level_events_only=top_level_events_only, time_unit=time_unit)
 
-    def export_chrome_trace(self, path):
-        """Write the events to ``path`` as a Chrome trace (``chrome://tracing``, Perfetto):
-        a JSON object whose ``"traceEvents"`` hold one complete event per range --
+    def export_chrome_trace(self, path: str | os.PathLike[str]) -> None:
+        """Write the events as a Chrome trace (``chrome://tracing``, Perfetto).
+
+        A JSON object whose ``"traceEvents"`` hold one complete event per range --
         ``{"ph": "X", "cat": "cpu_op" | "user_annotation", "name", "pid", "tid", "ts", "dur",
         "args"}`` with ``ts``/``dur`` in microseconds (``ts`` from the start of the profile)
         and ``args`` carrying ``"Input Dims"`` when shapes were recorded and the backward
-        node's ``"Sequence number"``."""
+        node's ``"Sequence number"``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write.
+        """
         pid = os.getpid()
         out = []
         for e in self:
             if not isinstance(e, FunctionEvent):
                 continue
-            args = {}
+            args: dict[str, Any] = {}
             if e.input_shapes:
                 args["Input Dims"] = e.input_shapes
             if e.sequence_nr >= 0:
@@ -344,14 +535,28 @@ class EventList(list):
         with open(path, "w") as f:
             json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": out}, f)
 
-    def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0,
-                     group_by_overload_name=False):
-        """One :class:`FunctionEventAvg` per group of events (an :class:`EventList`, groups
-        in order of first appearance).  Events group by ``key`` (and whether they are user
-        annotations), with ``group_by_input_shapes`` also by input shapes, with
-        ``group_by_stack_n=n`` also by the first ``n`` stack entries -- PyTorch's keys."""
+    def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0,
+                     group_by_overload_name: bool = False) -> EventList:
+        """Statistics per group of events (PyTorch's keys).
+
+        Events group by ``key`` (and whether they are user annotations).
+
+        Parameters
+        ----------
+        group_by_input_shapes : bool, optional
+            Also group by input shapes.
+        group_by_stack_n : int, optional
+            Also group by the first ``n`` stack entries (0: not).
+        group_by_overload_name : bool, optional
+            Also group by the overload name.
+
+        Returns
+        -------
+        EventList
+            One :class:`FunctionEventAvg` per group, in order of first appearance.
+        """
         self._build_tree()
-        stats = defaultdict(FunctionEventAvg)
+        stats: defaultdict[tuple[str, ...], FunctionEventAvg] = defaultdict(FunctionEventAvg)
         for e in self:
             k = [str(e.key), str(e.node_id), str(e.device_type), str(e.is_legacy),
                  str(e.is_user_annotation)]
@@ -373,8 +578,14 @@ class EventList(list):
                 e.overload_name = ""
         return avg
 
-    def total_average(self):
-        """A :class:`FunctionEventAvg` with key ``"Total"`` summing every event."""
+    def total_average(self) -> FunctionEventAvg:
+        """The sum of every event.
+
+        Returns
+        -------
+        FunctionEventAvg
+            With key ``"Total"``.
+        """
         total = FunctionEventAvg()
         for e in self:
             total += e
@@ -383,117 +594,58 @@ class EventList(list):
         return total
 
 
-def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
-                 max_name_column_width=55, max_shapes_column_width=80,
-                 top_level_events_only=False, time_unit=None):
-    """PyTorch's ``profiler_util._build_table`` for CPU-only events (see
-    :meth:`EventList.table`)."""
-    if len(events) == 0:
-        return ""
-    has_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
-    if sort_by is not None:
-        attr = sort_by.replace("cuda", "device").replace("xpu", "device")
-        events = sorted(events, key=lambda e: getattr(e, attr), reverse=True)
-    name_w = max(len(e.key) for e in events) + 4
-    if max_name_column_width is not None:
-        name_w = min(name_w, max_name_column_width)
-    shapes_w = max(len(str(e.input_shapes)) for e in events) + 4
-    if max_shapes_column_width is not None:
-        shapes_w = min(shapes_w, max_shapes_column_width)
-    stacks = [e.stack for e in events if e.stack]
-    src_w = None
-    if stacks:
-        src_w = max(max(len(s) for s in st) for st in stacks) + 4
-        if max_src_column_width is not None:
-            src_w = min(src_w, max_src_column_width)
-
-    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-               "# of Calls"]
-    widths = [(name_w, ">")] + [(12, ">")] * 6
-    if has_shapes:
-        headers.append("Input Shapes")
-        widths.append((shapes_w, ">"))
-    if stacks:
-        headers.append("Source Location")
-        widths.append((src_w, "<"))
-    row_format = "".join("{: " + d + str(w) + "}  " for w, d in widths)
-    header_sep = "".join("-" * w + "  " for w, _ in widths)
-    line_length = sum(w + 2 for w, _ in widths) - 2
-
-    def fmt(t):
-        if time_unit == "s":
-            return f"{t / 1e6:.3f}s"
-        if time_unit == "ms":
-            return f"{t / 1e3:.3f}ms"
-        if time_unit == "us":
-            return f"{t:.3f}us"
-        return _format_time(t)
-
-    def trim_path(path):
-        if len(path) > src_w:
-            path = path[len(path) - src_w:]
-            if len(path) > 3:
-                path = "..." + path[3:]
-        return path
-
-    total = sum(e.self_cpu_time_total for e in events)
-    lines = []
-    if header is not None:
-        lines += ["=" * line_length, header]
-    if top_level_events_only:
-        lines += ["=" * line_length, "This report only display top-level ops statistics"]
-    lines += [header_sep, row_format.format(*headers), header_sep]
-    shown = 0
-    for e in events:
-        if shown == row_limit:
-            break
-        if top_level_events_only and e.cpu_parent is not None:
-            continue
-        shown += 1
-        name = e.key
-        if max_name_column_width is not None and len(name) >= max_name_column_width - 3:
-            name = name[:max_name_column_width - 3] + "..."
-        e.self_cpu_percent = _format_time_share(e.self_cpu_time_total, total)
-        e.total_cpu_percent = (_format_time_share(e.cpu_time_total, total)
-                               if not e.is_async else 0)
-        row = [name, e.self_cpu_percent, fmt(e.self_cpu_time_total), e.total_cpu_percent,
-               fmt(e.cpu_time_total), fmt(e.cpu_time), e.count]
-        if has_shapes:
-            row.append(str(e.input_shapes)[:shapes_w])
-        if stacks:
-            row.append(trim_path(e.stack[0]) if e.stack else "")
-        lines.append(row_format.format(*row))
-        if stacks:
-            blank = [""] * (len(headers) - 1)
-            for entry in (e.stack or [])[1:]:
-                lines.append(row_format.format(*(blank + [trim_path(entry)])))
-            lines.append(row_format.format(*(blank + [""])))
-    lines += [header_sep, f"Self CPU time total: {fmt(total)}"]
-    return "".join(s + "\n" for s in lines)
-
-
 class EnforceUnique:
     """Raises ``RuntimeError("duplicate key: ...")`` if a key is seen twice."""
 
-    def __init__(self):
-        self.seen = set()
+    def __init__(self) -> None:
+        self.seen: set[tuple[Any, ...]] = set()
 
-    def see(self, *key):
+    def see(self, *key: Any) -> None:
+        """Record ``key``.
+
+        Parameters
+        ----------
+        *key : Any
+            The key's parts.
+
+        Raises
+        ------
+        RuntimeError
+            If the key was seen before.
+        """
         if key in self.seen:
             raise RuntimeError("duplicate key: " + str(key))
         self.seen.add(key)
 
 
-def parse_nvprof_trace(path):
-    """PyTorch's ``parse_nvprof_trace``: one :class:`FunctionEvent` per NVTX marker range
-    (``CUPTI_ACTIVITY_KIND_MARKER`` rows paired by id; name from ``StringTable``, times
-    as stored, ``thread=0``, ``node_id=0``), with the kernels launched inside it
-    (``CUPTI_ACTIVITY_KIND_RUNTIME`` launch within the range, correlated to
-    ``CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL``) attached; sorted by start.  Names are not
-    demangled (PyTorch demangles C++ symbols with its C++ runtime).  Raises
-    ``sqlite3.OperationalError`` for a file without these tables, ``RuntimeError`` for a
-    duplicate marker id, ``AssertionError`` for a launch whose ``cbid`` is not 211
-    (``cudaLaunchKernel``)."""
+def parse_nvprof_trace(path: str) -> list[FunctionEvent]:
+    """Read an nvprof trace (PyTorch's ``parse_nvprof_trace``).
+
+    Names are not demangled (PyTorch demangles C++ symbols with its C++ runtime).
+
+    Parameters
+    ----------
+    path : str
+        The nvprof SQLite file.
+
+    Returns
+    -------
+    list of FunctionEvent
+        One per NVTX marker range (``CUPTI_ACTIVITY_KIND_MARKER`` rows paired by id; name
+        from ``StringTable``, times as stored, ``thread=0``, ``node_id=0``), with the
+        kernels launched inside it (``CUPTI_ACTIVITY_KIND_RUNTIME`` launch within the
+        range, correlated to ``CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL``) attached; sorted
+        by start.
+
+    Raises
+    ------
+    sqlite3.OperationalError
+        For a file without these tables.
+    RuntimeError
+        For a duplicate marker id.
+    AssertionError
+        For a launch whose ``cbid`` is not 211 (``cudaLaunchKernel``).
+    """
     import sqlite3
     conn = sqlite3.connect(path)
     try:
@@ -510,8 +662,8 @@ def parse_nvprof_trace(path):
         WHERE
             start.name != 0 AND end.name = 0
         """
-        functions = []
-        by_id = {}
+        functions: list[FunctionEvent] = []
+        by_id: dict[int, FunctionEvent] = {}
         unique = EnforceUnique()
         for row in conn.execute(marker_query):
             unique.see(row["marker_id"])

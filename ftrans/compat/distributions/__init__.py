@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from . import constraints  # noqa: F401
 from .distribution import Distribution
-from .continuous import (Normal, LogNormal, Uniform, Exponential, Laplace, Cauchy, Gamma, Chi2, Beta,
-                         Dirichlet)
+from .continuous import (Normal, LogNormal, Uniform, Exponential, Laplace, Cauchy, Gamma, Chi2,
+                         Beta, Dirichlet)
 from .multivariate_normal import MultivariateNormal
 from .discrete import (Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial,
                        Geometric)
@@ -43,7 +43,7 @@ from . import (normal, log_normal, uniform, exponential, laplace, cauchy, gamma,
                bernoulli, categorical, one_hot_categorical, poisson, binomial,
                multivariate_normal, independent, mixture_same_family, distribution, utils)
 
-__all__ = ["Distribution", "Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
-           "Chi2", "Geometric", "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli",
+__all__ = ["Distribution", "Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy",
+           "Gamma", "Chi2", "Geometric", "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli",
            "Categorical", "OneHotCategorical", "Poisson", "Binomial", "Independent",
            "MixtureSameFamily", "kl_divergence", "register_kl", "constraints", "kl"]

@@ -5,13 +5,16 @@ each other on first use as PyTorch's ``lazy_property``).  ``rsample`` raises
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
 from .._factories import _gen, arange, full_like, zeros_like
-from .._tensor import Size, _make_plain
+from .._tensor import Size, Tensor, _make_plain
+from ..types import SizeLike
 from ..autograd.grad_mode import no_grad
 from ... import numpy as fnp
+from ...typing import Array
 from ...scipy import special as fsp
 from .. import _sampling
 from . import constraints
@@ -23,24 +26,24 @@ __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial
            "Geometric"]
 
 
-def _bernoulli_log_prob(logits, x):
+def _bernoulli_log_prob(logits: Array, x: Array) -> Array:
     return x * logits - fsp.softplus(logits)
 
 
-def _bernoulli_entropy(logits, probs):
+def _bernoulli_entropy(logits: Array, probs: Array) -> Array:
     return fsp.softplus(logits) - logits * probs
 
 
-def _geometric_log_prob(x, probs):
+def _geometric_log_prob(x: Array, probs: Array) -> Array:
     safe = fnp.where((probs == 1) & (x == 0), 0.0, probs)
     return x * fnp.log1p(-safe) + fnp.log(probs)
 
 
-def _geometric_entropy(logits, probs):
+def _geometric_entropy(logits: Array, probs: Array) -> Array:
     return _bernoulli_entropy(logits, probs) / probs
 
 
-def _categorical_log_prob(logits, idx):
+def _categorical_log_prob(logits: Array, idx: Array) -> Array:
     idx = idx[..., None]
     shape = np.broadcast_shapes(idx.shape, logits.shape)
     lp = fnp.broadcast_to(logits, shape)
@@ -48,20 +51,20 @@ def _categorical_log_prob(logits, idx):
     return fnp.take_along_axis(lp, ix, axis=-1)[..., 0]
 
 
-def _categorical_entropy(logits, probs):
+def _categorical_entropy(logits: Array, probs: Array) -> Array:
     lo = fnp.clip(logits, float(np.finfo(np.dtype(logits.dtype)).min), None)
     return -fnp.sum(lo * probs, axis=-1)
 
 
-def _poisson_log_prob(x, rate):
+def _poisson_log_prob(x: Array, rate: Array) -> Array:
     return fsp.xlogy(x, rate) - rate - fsp.gammaln(x + 1)
 
 
-def _clamp_by_zero(x):
+def _clamp_by_zero(x: Array) -> Array:
     return (fnp.clip(x, 0, None) + x - fnp.clip(x, None, 0)) / 2
 
 
-def _binomial_log_prob(x, n, logits):
+def _binomial_log_prob(x: Array, n: Array, logits: Array) -> Array:
     log_fact_n = fsp.gammaln(n + 1)
     log_fact_k = fsp.gammaln(x + 1)
     log_fact_nmk = fsp.gammaln(n - x + 1)
@@ -70,11 +73,11 @@ def _binomial_log_prob(x, n, logits):
     return x * logits - log_fact_k - log_fact_nmk - norm
 
 
-def _binomial_mode(n, probs):
+def _binomial_mode(n: Array, probs: Array) -> Array:
     return fnp.minimum(fnp.floor((n + 1) * probs), n)
 
 
-def _probs_or_logits(probs, logits):
+def _probs_or_logits(probs: Any, logits: Any) -> None:
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
@@ -85,18 +88,20 @@ class _ProbsLogits(Distribution):
     _binary = True
 
     @lazy_property
-    def logits(self):
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=self._binary)
 
     @lazy_property
-    def probs(self):
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=self._binary)
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> Size:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
         return self._param.size()
 
-    def _init_scalar(self, probs, logits, validate_args):
+    def _init_scalar(self, probs: Tensor | float | None, logits: Tensor | float | None,
+                     validate_args: bool | None) -> None:
         """``__init__`` of a distribution of independent scalars given ``probs`` or
         ``logits`` (numbers or tensors)."""
         _probs_or_logits(probs, logits)
@@ -104,12 +109,14 @@ class _ProbsLogits(Distribution):
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch = Size() if isinstance(param, numbers.Number) else self._param.size()
         Distribution.__init__(self, batch, validate_args=validate_args)
 
-    def _expanded(self, cls, batch_shape, _instance, tail=()):
+    def _expanded(self, cls: type, batch_shape: SizeLike, _instance: Distribution | None,
+                  tail: tuple[int, ...] = ()) -> Any:
         """The new instance of ``expand``: the given parameters expanded to ``batch_shape
         + tail`` (``total_count`` to ``batch_shape``)."""
         new = self._get_checked_instance(cls, _instance)
@@ -127,39 +134,58 @@ class _ProbsLogits(Distribution):
 
 
 class Bernoulli(_ProbsLogits):
-    """``torch.distributions.Bernoulli(probs=None, logits=None)``."""
+    """The Bernoulli distribution (``torch.distributions.Bernoulli``).
+
+    Parameters
+    ----------
+    probs : float or Tensor, optional
+        The probability of 1 (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of 1.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         self._init_scalar(probs, logits, validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Bernoulli, batch_shape, _instance)
 
-    mean = property(lambda self: self.probs)
-    variance = property(lambda self: self.probs * (1 - self.probs))
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
 
     @property
-    def mode(self):
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    @property
+    def mode(self) -> Tensor:
         p = np.asarray(self.probs._data)     # (outside the graph, as PyTorch's)
         return _make_plain(np.where(p == 0.5, np.nan, p >= 0.5).astype(p.dtype))
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             return _sampling.bernoulli(self.probs.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         logits, value = broadcast_all(self.logits, value)
         return apply(_bernoulli_log_prob, logits, value)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_bernoulli_entropy, self.logits, self.probs)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(2, dtype=self._param.dtype)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
@@ -168,20 +194,33 @@ class Bernoulli(_ProbsLogits):
 
 
 class Categorical(_ProbsLogits):
-    """``torch.distributions.Categorical(probs=None, logits=None)`` over the last dimension
-    (``probs`` are normalized to sum to 1, ``logits`` to log-sum-exp 0)."""
+    """The categorical distribution over the last dimension (``torch.distributions.Categorical``).
+
+    Parameters
+    ----------
+    probs : Tensor, optional
+        Non-negative weights of shape ``batch_shape + (n,)``, normalized to
+        sum to 1 (give ``probs`` or ``logits``).
+    logits : Tensor, optional
+        Unnormalized log-probabilities, normalized to log-sum-exp 0.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
     _binary = False
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         _probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
@@ -190,26 +229,28 @@ class Categorical(_ProbsLogits):
         batch = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._expanded(Categorical, batch_shape, _instance, (self._num_events,))
         new._num_events = self._num_events
         return new
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self._num_events - 1)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
+        """Undefined: nan, of shape ``batch_shape`` (also ``variance``, as PyTorch's)."""
         return full_like(self.probs[..., 0], float("nan"))
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.probs.argmax(-1)
 
     variance = mean
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         sample_shape = size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         n = int(np.prod(tuple(sample_shape), dtype=np.int64))
@@ -219,14 +260,14 @@ class Categorical(_ProbsLogits):
             return _make_plain(np.zeros(tuple(self._extended_shape(sample_shape)), np.int64))
         return s2d.reshape(tuple(self._extended_shape(sample_shape)))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_categorical_log_prob, self.logits, value.long())
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_categorical_entropy, self.logits, self.probs)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(self._num_events)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
@@ -235,20 +276,33 @@ class Categorical(_ProbsLogits):
 
 
 class OneHotCategorical(Distribution):
-    """``torch.distributions.OneHotCategorical(probs=None, logits=None)``: one-hot vectors
-    (event shape ``(n,)``)."""
+    """The categorical distribution as one-hot vectors (``torch.distributions.OneHotCategorical``).
+
+    Parameters
+    ----------
+    probs : Tensor, optional
+        Weights of shape ``batch_shape + (n,)`` (give ``probs`` or ``logits``);
+        the event shape is ``(n,)``.
+    logits : Tensor, optional
+        Unnormalized log-probabilities.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     support = constraints.one_hot
     has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         self._categorical = Categorical(probs, logits)
         param = self._categorical._param
         super().__init__(self._categorical.batch_shape, tuple(param.shape[-1:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         new = self._get_checked_instance(OneHotCategorical, _instance)
         batch_shape = size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
@@ -256,36 +310,56 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    _param = property(lambda self: self._categorical._param)
-    probs = property(lambda self: self._categorical.probs)
-    logits = property(lambda self: self._categorical.logits)
-    mean = property(lambda self: self._categorical.probs)
-    variance = property(lambda self: self._categorical.probs * (1 - self._categorical.probs))
-    param_shape = property(lambda self: self._categorical.param_shape)
+    @property
+    def _param(self) -> Tensor:
+        return self._categorical._param
 
     @property
-    def mode(self):
+    def probs(self) -> Tensor:
+        """The event probabilities, shape ``batch_shape + (n,)``."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalized log-probabilities, shape ``batch_shape + (n,)``."""
+        return self._categorical.logits
+
+    @property
+    def mean(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def variance(self) -> Tensor:
+        return self._categorical.probs * (1 - self._categorical.probs)
+
+    @property
+    def param_shape(self) -> Size:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
+        return self._categorical.param_shape
+
+    @property
+    def mode(self) -> Tensor:
         probs = self._categorical.probs
         idx = np.asarray(probs.argmax(-1)._data)
         n = probs.shape[-1]
         return _make_plain((np.arange(n) == idx[..., None]).astype(probs.dtype.np))
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         sample_shape = size(sample_shape)
         probs = self._categorical.probs
         idx = np.asarray(self._categorical.sample(sample_shape)._data)
         n = self._categorical._num_events
         return _make_plain((np.arange(n) == idx[..., None]).astype(probs.dtype.np))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         indices = value.max(-1)[1]
         return self._categorical.log_prob(indices)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return self._categorical.entropy()
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         n = self.event_shape[0]
         values = _make_plain(np.eye(n, dtype=self._param.dtype.np))
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
@@ -295,73 +369,113 @@ class OneHotCategorical(Distribution):
 
 
 class Poisson(Distribution):
-    """``torch.distributions.Poisson(rate)``."""
+    """The Poisson distribution (``torch.distributions.Poisson``).
+
+    Parameters
+    ----------
+    rate : float or Tensor
+        The rate (mean), non-negative.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
-    def __init__(self, rate, validate_args=None):
+    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         batch = Size() if isinstance(rate, numbers.Number) else self.rate.size()
         super().__init__(batch, validate_args=validate_args)
 
-    mean = property(lambda self: self.rate)
-    mode = property(lambda self: self.rate.floor())
-    variance = property(lambda self: self.rate)
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
 
-    def sample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
             return _sampling.poisson(self.rate.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         rate, value = broadcast_all(self.rate, value)
         return apply(_poisson_log_prob, value, rate)
 
 
 class Binomial(_ProbsLogits):
-    """``torch.distributions.Binomial(total_count=1, probs=None, logits=None)``
-    (``entropy``/``enumerate_support`` need a homogeneous ``total_count``, as PyTorch's)."""
+    """The binomial distribution (``torch.distributions.Binomial``).
+
+    ``entropy``/``enumerate_support`` need a homogeneous ``total_count``, as PyTorch's.
+
+    Parameters
+    ----------
+    total_count : int or Tensor, optional
+        The number of trials (1 by default).
+    probs : float or Tensor, optional
+        The success probability (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of success.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
-    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+    def __init__(self, total_count: Tensor | int = 1, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         _probs_or_logits(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
         else:
+            assert logits is not None          # (_probs_or_logits checked it)
             self.total_count, self.logits = broadcast_all(total_count, logits)
             self.total_count = self.total_count.type_as(self.logits)
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Binomial, batch_shape, _instance)
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self.total_count)
 
-    mean = property(lambda self: self.total_count * self.probs)
-    variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.probs
 
     @property
-    def mode(self):
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @property
+    def mode(self) -> Tensor:
         return apply(_binomial_mode, self.total_count, self.probs)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         n = np.broadcast_to(np.asarray(self.total_count._data), shape).astype(np.int64)
         p = np.broadcast_to(np.asarray(self.probs._data), shape)
         return _make_plain(_gen(None).binomial(n, p).astype(self.probs.dtype.np))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         return apply(_binomial_log_prob, value, self.total_count, self.logits)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         n = np.asarray(self.total_count._data)
         total = int(n.max()) if n.size else 0
         if n.size and int(n.min()) != total:
@@ -369,7 +483,7 @@ class Binomial(_ProbsLogits):
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(log_prob.exp() * log_prob).sum(0)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         n = np.asarray(self.total_count._data)
         total = int(n.max()) if n.size else 0
         if n.size and int(n.min()) != total:
@@ -384,12 +498,26 @@ class Binomial(_ProbsLogits):
 
 
 class Geometric(_ProbsLogits):
-    """``torch.distributions.Geometric(probs=None, logits=None)``: the number of failures
-    before the first success (0, 1, 2, ...)."""
+    """The geometric distribution (``torch.distributions.Geometric``).
+
+    The number of failures before the first success (0, 1, 2, ...).
+
+    Parameters
+    ----------
+    probs : float or Tensor, optional
+        The success probability, in (0, 1] (give ``probs`` or ``logits``).
+    logits : float or Tensor, optional
+        The log-odds of success.
+    validate_args : bool or None, optional
+        Check the parameters (and ``log_prob``'s values) against the constraints;
+        None: the class default.
+    """
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
         self._init_scalar(probs, logits, validate_args)
         if self._validate_args and probs is not None and isinstance(self.probs._data,
                                                                     np.ndarray):
@@ -399,14 +527,23 @@ class Geometric(_ProbsLogits):
                                  f"shape {tuple(self.probs.shape)}) of distribution {self!r} "
                                  f"to be positive but found invalid values:\n{p[~(p > 0)]}")
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: SizeLike, _instance: Distribution | None = None
+               ) -> Distribution:
         return self._expanded(Geometric, batch_shape, _instance)
 
-    mean = property(lambda self: 1.0 / self.probs - 1.0)
-    mode = property(lambda self: zeros_like(self.probs))
-    variance = property(lambda self: (1.0 / self.probs - 1.0) / self.probs)
+    @property
+    def mean(self) -> Tensor:
+        return 1.0 / self.probs - 1.0
 
-    def sample(self, sample_shape=Size()):
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.probs)
+
+    @property
+    def variance(self) -> Tensor:
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    def sample(self, sample_shape: SizeLike = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         p = np.broadcast_to(np.asarray(self.probs._data), shape)
         tiny = float(np.finfo(p.dtype).tiny)
@@ -414,10 +551,10 @@ class Geometric(_ProbsLogits):
         with np.errstate(divide="ignore"):
             return _make_plain(np.floor(np.log(u) / np.log1p(-p)).astype(p.dtype))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         self._maybe_validate(value)
         value, probs = broadcast_all(value, self.probs)
         return apply(_geometric_log_prob, value, probs)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return apply(_geometric_entropy, self.logits, self.probs)

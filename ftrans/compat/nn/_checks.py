@@ -5,22 +5,23 @@ bad input; the functional layers call them before computing."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from ftrans.compat import Tensor
 from ftrans.compat._opbase import _ctype
 
 __all__ = ["conv", "pool", "divisor", "adaptive", "group_norm", "hardtanh", "embedding"]
 
 
-def _tuple(v, n):
+def _tuple(v: Any, n: int) -> tuple[int, ...]:
     if isinstance(v, numbers.Integral):
         return (int(v),) * n
     return tuple(v)
 
 
-def conv(fname, nsp, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
-    """``conv{1,2,3}d``'s checks: matching dtypes, positive strides/dilations/groups,
-    non-negative padding, weight rank, groups dividing the output channels, 'same' padding
-    without stride."""
+def conv(fname: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A002
+         stride: Any, padding: Any, dilation: Any, groups: int) -> None:
     for other, what in ((weight, "weight"), (bias, "bias")):
         if other is not None and other.dtype != input.dtype:
             raise RuntimeError(f"Input type ({_ctype(input._data.dtype)}) and {what} type "
@@ -50,10 +51,8 @@ def conv(fname, nsp, input, weight, bias, stride, padding, dilation, groups):  #
         raise RuntimeError("padding='same' is not supported for strided convolutions")
 
 
-def pool(fname, nsp, input, kernel_size, stride, padding, dilation=1):  # noqa: A002
-    """Max/avg pooling's checks: positive kernel, stride and dilation, non-negative padding
-    at most half the effective kernel, an input of ``nsp + 1`` or ``nsp + 2`` dimensions
-    whose non-batch sizes are not zero."""
+def pool(fname: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
+         padding: Any, dilation: Any = 1) -> None:
     ks = _tuple(kernel_size, nsp)
     if any(k <= 0 for k in ks):
         raise RuntimeError(f"{fname}() kernel_size must be greater than zero, but got "
@@ -86,13 +85,12 @@ def pool(fname, nsp, input, kernel_size, stride, padding, dilation=1):  # noqa: 
             raise RuntimeError(f"{fname}() Invalid computed output size: {o}")
 
 
-def divisor(divisor_override):
+def divisor(divisor_override: int | None) -> None:
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
 
 
-def adaptive(fname, nsp, input, output_size):  # noqa: A002
-    """Adaptive pooling's checks: the input's rank and ``output_size``'s length and signs."""
+def adaptive(fname: str, nsp: int, input: Tensor, output_size: Any) -> None:  # noqa: A002
     if input.dim() < nsp + 1:
         raise ValueError(f"Input dimension should be at least {nsp + 1}")
     if isinstance(output_size, (list, tuple)):
@@ -108,7 +106,7 @@ def adaptive(fname, nsp, input, output_size):  # noqa: A002
                            f"to 0 but received {list(output_size)}")
 
 
-def group_norm(input, num_groups):  # noqa: A002
+def group_norm(input: Tensor, num_groups: int) -> None:  # noqa: A002
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -118,11 +116,29 @@ def group_norm(input, num_groups):  # noqa: A002
                            f"num_groups={num_groups}")
 
 
-def hardtanh(min_val, max_val):
+def hardtanh(min_val: float, max_val: float) -> None:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
 
 
-def embedding(weight):
+def embedding(weight: Tensor) -> None:
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
+
+
+def _ntuple(n: int, name: str = "argument") -> Callable[[Any], tuple[int, ...]]:
+    def parse(x: Any) -> tuple[int, ...]:
+        if isinstance(x, (list, tuple)):
+            if len(x) == 1 and n > 1:
+                return tuple(x) * n
+            if len(x) != n:
+                raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {x}")
+            return tuple(int(a) for a in x)
+        return (int(x),) * n
+    return parse
+
+
+def _check_tensor(x: Any, fname: str, what: str = "input") -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{what}' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")

@@ -8,16 +8,19 @@ import warnings
 import numpy as np
 
 import ftrans.compat as torch
+from ..types import Tensor
 from ftrans.compat import _ops as _K
 from ftrans.compat._tensor import _concrete
 
-from ._functional_layers import (dropout, linear, logsigmoid)
+from ._functional_layers import linear
+from ._functional_act import logsigmoid
+from ._functional_norm import dropout
 
 # ============================================================================== losses
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _legacy_reduction(size_average, reduce, reduction):
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
@@ -27,7 +30,7 @@ def _legacy_reduction(size_average, reduce, reduction):
     return "mean" if size_average else "sum"
 
 
-def _reduce(loss, reduction):
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "none":
         return loss
     if reduction == "mean":
@@ -37,7 +40,7 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _check_sizes(input, target, fname):  # noqa: A002
+def _check_sizes(input: Tensor, target: Tensor, fname: str) -> None:  # noqa: A002
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
@@ -45,8 +48,31 @@ def _check_sizes(input, target, fname):  # noqa: A002
                       stacklevel=3)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """``(input - target)^2``, reduced."""
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Squared error ``(input - target)^2``, reduced (``torch.nn.functional.mse_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Predictions, any shape.
+    target : Tensor
+        Targets, ``input``'s shape.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Elementwise weights, broadcast against the losses.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target, "mse_loss")
     d = input - target
@@ -56,8 +82,33 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(loss, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """``|input - target|``, reduced (derivative 0 where they are equal)."""
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Absolute error ``|input - target|``, reduced (derivative 0 where they are equal).
+
+    As ``torch.nn.functional.l1_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Predictions, any shape.
+    target : Tensor
+        Targets, ``input``'s shape.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Elementwise weights, broadcast against the losses.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target, "l1_loss")
     loss = (input - target).abs()
@@ -66,9 +117,38 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, reduction)
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
-                   beta=1.0):
-    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere.
+
+    As ``torch.nn.functional.smooth_l1_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Predictions, any shape.
+    target : Tensor
+        Targets, ``input``'s shape.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    beta : float, optional
+        The switch point, non-negative (default 1.0).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For a negative ``beta``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -81,8 +161,35 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, reduction)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
-    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere.
+
+    As ``torch.nn.functional.huber_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Predictions, any shape.
+    target : Tensor
+        Targets, ``input``'s shape.
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    delta : float, optional
+        The switch point, positive (default 1.0).
+    weight : Tensor, optional
+        Elementwise weights, broadcast against the losses.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For a non-positive ``delta``.
+    """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_sizes(input, target, "huber_loss")
@@ -94,16 +201,45 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     return _reduce(loss, reduction)
 
 
-def _class_view(t, ndim):
+def _class_view(t: Tensor, ndim: int) -> Tensor:
     """A ``(C,)`` tensor shaped to broadcast along axis 1 of an ``ndim``-d input."""
     return t.reshape((1, -1) + (1,) * (ndim - 2)) if ndim >= 2 else t
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
-    """``-weight[y] * input[y]`` for log-probabilities ``input (N, C, ...)`` or ``(C,)``
-    and class indices ``target (N, ...)``; 'mean' divides by the total weight of the
-    targets that are not ``ignore_index``."""
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Negative log-likelihood ``-weight[y] * input[y]`` (``torch.nn.functional.nll_loss``).
+
+    ``'mean'`` divides by the total weight of the targets that are not ``ignore_index``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities ``(N, C, *)`` or ``(C,)``.
+    target : Tensor
+        Class indices ``(N, *)`` or ``()``, int64.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    ignore_index : int, optional
+        A target value that contributes nothing (default -100).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For floating-point targets or mismatched shapes.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.is_floating_point():
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
@@ -138,14 +274,46 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
-                  reduce=None, reduction="mean", label_smoothing=0.0):
-    """Cross entropy of logits ``input (N, C, ...)`` or ``(C,)``.
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:  # noqa: A002
+    """Cross entropy of logits (``torch.nn.functional.cross_entropy``).
 
-    ``target`` holds class indices (int64, ``(N, ...)``; ``ignore_index`` skipped,
-    ``weight`` per class) or class probabilities (float, ``input``'s shape).
-    ``label_smoothing`` mixes the target with the uniform distribution: PyTorch's
-    ``(1 - eps) * nll + eps / C * sum_c(-w_c log p_c)``, normalized like ``nll``."""
+    Parameters
+    ----------
+    input : Tensor
+        Logits ``(N, C, *)`` or ``(C,)``.
+    target : Tensor
+        Class indices (int64, ``(N, *)``) or class probabilities (``input``'s shape).
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    ignore_index : int, optional
+        A target index that contributes nothing (default -100).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    label_smoothing : float, optional
+        In [0, 1]: mix the target with the uniform distribution (default 0.0).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For ``label_smoothing`` outside [0, 1] or mismatched shapes.
+
+    Notes
+    -----
+    PyTorch's smoothing: ``(1 - eps) * nll + eps / C * sum_c(-w_c log p_c)``, normalized like
+    ``nll``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
@@ -202,10 +370,42 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll * (1 - label_smoothing) + ret * (label_smoothing / C)
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
-                         reduction="mean"):
-    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x``, each log clamped at
-    -100 as in PyTorch.  Raises RuntimeError for ``x`` outside [0, 1]."""
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x``.
+
+    As ``torch.nn.functional.binary_cross_entropy``.
+
+    Each log is clamped at -100, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities in [0, 1].
+    target : Tensor
+        Targets in [0, 1], ``input``'s shape.
+    weight : Tensor, optional
+        Elementwise weights, broadcast against the losses.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ.
+    RuntimeError
+        For ``input`` outside [0, 1].
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the "
@@ -223,10 +423,43 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
-                                     reduce=None, reduction="mean", pos_weight=None):
-    """``-w (pos_weight t log s(x) + (1 - t) log(1 - s(x)))`` with ``s`` the sigmoid,
-    computed as PyTorch does: ``(1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x)``."""
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``-w (pos_weight t log s(x) + (1 - t) log(1 - s(x)))`` with ``s`` the sigmoid.
+
+    As ``torch.nn.functional.binary_cross_entropy_with_logits``.
+
+    Computed as PyTorch does: ``(1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits.
+    target : Tensor
+        Targets in [0, 1], ``input``'s shape.
+    weight : Tensor, optional
+        Elementwise weights, broadcast against the losses.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    pos_weight : Tensor, optional
+        Weight of the positive term, broadcast along the last axis (classes).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
@@ -246,10 +479,36 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, reduction)
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """Pointwise ``target (log target - input)`` (0 where ``target == 0``) for
-    log-probabilities ``input``; ``reduction='batchmean'`` divides the sum by the batch
-    size (the mathematically correct KL divergence)."""
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence, pointwise ``target (log target - input)``.
+
+    As ``torch.nn.functional.kl_div``.
+
+    The pointwise loss is 0 where ``target == 0``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities.
+    target : Tensor
+        Probabilities (log-probabilities with ``log_target``).
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default; warns), ``'batchmean'`` (the sum over the batch size: the KL
+        divergence), ``'sum'`` or ``'none'``.
+    log_target : bool, optional
+        ``target`` holds log-probabilities (default False).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = torch.exp(target) * (target - input)
@@ -268,10 +527,42 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ============================================================================== attention
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False):
-    """``softmax(Q K^T * scale + mask) V`` over the last two axes (PyTorch's reference
-    implementation: a boolean mask keeps True positions, a float mask is added)."""
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(Q K^T * scale + mask) V`` over the last two axes.
+
+    As ``torch.nn.functional.scaled_dot_product_attention``.
+
+    Parameters
+    ----------
+    query : Tensor
+        ``(*, L, E)``.
+    key : Tensor
+        ``(*, S, E)``.
+    value : Tensor
+        ``(*, S, Ev)``.
+    attn_mask : Tensor, optional
+        Broadcastable to ``(*, L, S)``: bool (True: attend) or added float.
+    dropout_p : float, optional
+        Dropout on the attention weights (default 0).
+    is_causal : bool, optional
+        Mask the positions above the diagonal (default False).
+    scale : float, optional
+        Default ``1 / sqrt(E)``.
+    enable_gqa : bool, optional
+        Accepted for torch's signature (unused).
+
+    Returns
+    -------
+    Tensor
+        ``(*, L, Ev)``.
+
+    Notes
+    -----
+    PyTorch's reference implementation; Vaswani et al. (2017).
+    """
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query.matmul(key.transpose(-2, -1)) * scale
@@ -289,7 +580,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return attn.matmul(value)
 
 
-def _pad_masks(attn_mask, key_padding_mask):
+def _pad_masks(attn_mask: Tensor | None,
+               key_padding_mask: Tensor | None) -> tuple[Tensor | None, Tensor | None]:
     """Both masks with one more key position that every query attends to."""
     if attn_mask is not None:
         attn_mask = torch.cat([attn_mask, torch.zeros(attn_mask.shape[:-1] + (1,),
@@ -300,21 +592,84 @@ def _pad_masks(attn_mask, key_padding_mask):
     return attn_mask, key_padding_mask
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
-                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
-                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
-                                 key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None,
-                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False):
-    """Multi-head attention on ``(L, N, E)`` query and ``(S, N, E)`` key/value (or
-    unbatched ``(L, E)``), PyTorch's ``F.multi_head_attention_forward``.  Returns
-    ``(output, weights)``; weights are averaged over heads when
-    ``average_attn_weights``, None unless ``need_weights``.  As in PyTorch: ``bias_k``/
-    ``bias_v`` ``(1, 1, E)`` append one key/value position after the projection,
-    ``static_k``/``static_v`` ``(N * num_heads, S, E / num_heads)`` replace the projected
-    keys/values, ``add_zero_attn`` appends a zero key/value position; the masks get a
-    column of "attend" for each appended position."""
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int,
+                                 num_heads: int, in_proj_weight: Tensor | None,
+                                 in_proj_bias: Tensor | None, bias_k: Tensor | None,
+                                 bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+                                 training: bool = True, key_padding_mask: Tensor | None = None,
+                                 need_weights: bool = True, attn_mask: Tensor | None = None,
+                                 use_separate_proj_weight: bool = False,
+                                 q_proj_weight: Tensor | None = None,
+                                 k_proj_weight: Tensor | None = None,
+                                 v_proj_weight: Tensor | None = None,
+                                 static_k: Tensor | None = None, static_v: Tensor | None = None,
+                                 average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention (``torch.nn.functional.multi_head_attention_forward``).
+
+    The masks get a column of "attend" for each appended key position.
+
+    Parameters
+    ----------
+    query : Tensor
+        ``(L, N, E)`` or unbatched ``(L, E)``.
+    key : Tensor
+        ``(S, N, E_k)`` or ``(S, E_k)``.
+    value : Tensor
+        ``(S, N, E_v)`` or ``(S, E_v)``.
+    embed_dim_to_check : int
+        E, checked against ``query``.
+    num_heads : int
+        Number of heads.
+    in_proj_weight : Tensor or None
+        ``(3E, E)`` packed q/k/v projection.
+    in_proj_bias : Tensor or None
+        ``(3E,)``.
+    bias_k : Tensor or None
+        ``(1, 1, E)``: one key position appended after the projection.
+    bias_v : Tensor or None
+        ``(1, 1, E)``: one value position appended.
+    add_zero_attn : bool
+        Append a zero key/value position.
+    dropout_p : float
+        Dropout on the attention weights in training.
+    out_proj_weight : Tensor
+        ``(E, E)``.
+    out_proj_bias : Tensor or None
+        ``(E,)``.
+    training : bool, optional
+        Apply dropout (default True).
+    key_padding_mask : Tensor, optional
+        ``(N, S)``: bool (True: ignore) or added float.
+    need_weights : bool, optional
+        Return the attention weights (default True).
+    attn_mask : Tensor, optional
+        ``(L, S)`` or ``(N * num_heads, L, S)``: bool (True: masked) or added float.
+    use_separate_proj_weight : bool, optional
+        Use ``q/k/v_proj_weight`` instead of ``in_proj_weight``.
+    q_proj_weight : Tensor, optional
+        ``(E, E)``.
+    k_proj_weight : Tensor, optional
+        ``(E, E_k)``.
+    v_proj_weight : Tensor, optional
+        ``(E, E_v)``.
+    static_k : Tensor, optional
+        ``(N * num_heads, S, E / num_heads)`` keys replacing the projected ones.
+    static_v : Tensor, optional
+        Values replacing the projected ones, likewise.
+    average_attn_weights : bool, optional
+        Average the returned weights over the heads (default True).
+    is_causal : bool, optional
+        A hint that ``attn_mask`` is the causal mask.
+
+    Returns
+    -------
+    output : Tensor
+        ``(L, N, E)`` (or ``(L, E)``).
+    weights : Tensor or None
+        ``(N, L, S)`` (per head: ``(N, num_heads, L, S)``), None unless ``need_weights``.
+    """
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -330,7 +685,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if hd * H != E:
         raise AssertionError(f"embed_dim {E} not divisible by num_heads {H}")
     if not use_separate_proj_weight:
-        wq, wk, wv = in_proj_weight.chunk(3)
+        wq, wk, wv = in_proj_weight.chunk(3)  # type: ignore[union-attr]  # given unless separate
     else:
         wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
     bq = bk = bv = None
@@ -343,7 +698,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise AssertionError("bias cannot be added to static key.")
     if bias_k is not None:   # one more key/value position (torch's order: before static_k)
         k = torch.cat([k, bias_k.repeat(1, N, 1)])
-        v = torch.cat([v, bias_v.repeat(1, N, 1)])
+        v = torch.cat([v, bias_v.repeat(1, N, 1)])  # type: ignore[union-attr]  # checked above
         attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
     # (L, N, E) -> (N * H, L, hd)
     q = q.reshape(L, N * H, hd).transpose(0, 1)

@@ -8,21 +8,22 @@ exception to plain composition is documented in :func:`ctc_loss`).
 from __future__ import annotations
 
 import math
-import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 import ftrans.compat as torch
+from ..types import Tensor
 
-from ._functional_layers import _check_tensor, logsigmoid, pairwise_distance
-from ._functional_losses import _legacy_reduction, _reduce, cross_entropy
-from ._functional_layers import linear
+from ._checks import _check_tensor
+from ._functional_losses import _legacy_reduction, _reduce
+from ._functional_act import logsigmoid
+from ._functional_norm import pairwise_distance
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
-from ftrans import nn as _fnn
 from ftrans.nn.ctc import ctc_loss as _fnn_ctc
-from ._functional_more import pad, avg_pool3d
-from ._functional_layers import avg_pool2d
+from ._functional_extra import (pdist, rms_norm, local_response_norm,  # noqa: F401
+                                embedding_bag, linear_cross_entropy)
 
 __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss",
@@ -31,16 +32,46 @@ __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss
            "rms_norm", "local_response_norm", "embedding_bag", "linear_cross_entropy"]
 
 
-def _relu(z):
+def _relu(z: Tensor) -> Tensor:
     """``max(z, 0)`` with derivative 0 at 0 (ATen's ``z > 0 ? z : 0`` in the losses)."""
     return torch.where(z > 0, z, torch.zeros_like(z))
 
 
 # ============================================================================== pair losses
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                          reduction="mean"):
-    """``torch.nn.functional.cosine_embedding_loss``: ``1 - cos`` for ``target == 1``,
-    ``max(0, cos - margin)`` for ``target == -1``."""
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos - margin)`` for ``target == -1``.
+
+    As ``torch.nn.functional.cosine_embedding_loss``.
+
+    Parameters
+    ----------
+    input1 : Tensor
+        ``(N, D)`` or ``(D,)``.
+    input2 : Tensor
+        Same shape.
+    target : Tensor
+        ``(N,)`` or ``()`` of 1 and -1.
+    margin : float, optional
+        Default 0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     td = target.dim()
     if td not in (0, 1):
@@ -61,10 +92,33 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(pos + neg, reduction)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002
-                         reduction="mean"):
-    """``torch.nn.functional.hinge_embedding_loss``: ``x`` where ``target == 1``,
-    ``max(0, margin - x)`` where ``target == -1``."""
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``.
+
+    As ``torch.nn.functional.hinge_embedding_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Distances, any shape.
+    target : Tensor
+        1 and -1, ``input``'s shape.
+    margin : float, optional
+        Default 1.0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = torch.zeros_like(input)
     out_margin = torch.where(target != 1, (margin - input).clamp_min(0), zeros)
@@ -72,9 +126,38 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(out_margin + out_self, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                        reduction="mean"):
-    """``torch.nn.functional.margin_ranking_loss``: ``max(0, -y (x1 - x2) + margin)``."""
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``max(0, -y (x1 - x2) + margin)`` (``torch.nn.functional.margin_ranking_loss``).
+
+    Parameters
+    ----------
+    input1 : Tensor
+        First input.
+    input2 : Tensor
+        Second input.
+    target : Tensor
+        1 and -1, the inputs' shape.
+    margin : float, optional
+        Default 0.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
@@ -83,16 +166,66 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
-def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.soft_margin_loss``: ``log(1 + exp(-y x))``."""
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``log(1 + exp(-y x))`` (``torch.nn.functional.soft_margin_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores, any shape.
+    target : Tensor
+        1 and -1, ``input``'s shape.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _reduce(torch.log1p(torch.exp(-input * target)), reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None,  # noqa: A002
-                     eps=1e-8, reduce=None, reduction="mean"):
-    """``torch.nn.functional.poisson_nll_loss``: ``exp(x) - y x`` (``log_input``) or
-    ``x - y log(x + eps)``, plus Stirling's term for ``y > 1`` when ``full``."""
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Poisson negative log-likelihood (``torch.nn.functional.poisson_nll_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The rate, or its log with ``log_input``.
+    target : Tensor
+        Counts, ``input``'s shape.
+    log_input : bool, optional
+        ``input`` is the log rate: ``exp(x) - y x`` (default True); else ``x - y log(x + eps)``.
+    full : bool, optional
+        Add Stirling's term for ``y > 1`` (default False).
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    eps : float, optional
+        Added inside the log without ``log_input`` (default 1e-8).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``reduction``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
@@ -107,10 +240,42 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.gaussian_nll_loss``: ``(log max(var, eps) + (x - y)^2 /
-    max(var, eps)) / 2`` (the clamp passes the gradient through, as PyTorch's in-place
-    clamp under ``no_grad`` does)."""
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Gaussian negative log-likelihood ``(log max(var, eps) + (x - y)^2 / max(var, eps)) / 2``.
+
+    As ``torch.nn.functional.gaussian_nll_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Means ``(N, *)``.
+    target : Tensor
+        Samples, ``input``'s shape.
+    var : Tensor or float
+        Variances, non-negative: ``input``'s shape, one per sample, or a number.
+    full : bool, optional
+        Add ``log(2 pi) / 2`` (default False).
+    eps : float, optional
+        Lower clamp of ``var`` (default 1e-6).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For negative variances, a bad ``var`` shape or an unknown ``reduction``.
+
+    Notes
+    -----
+    The clamp passes the gradient through, as PyTorch's in-place clamp under ``no_grad``
+    does.
+    """
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -135,10 +300,33 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 # ============================================================================== multi-class margins
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
-                                reduction="mean"):
-    """``torch.nn.functional.multilabel_soft_margin_loss``: the mean over classes of the
-    binary logistic losses."""
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                                weight: Tensor | None = None, size_average: bool | None = None,
+                                reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """The mean over classes of the binary logistic losses.
+
+    As ``torch.nn.functional.multilabel_soft_margin_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        0 and 1, ``input``'s shape.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -153,18 +341,18 @@ _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
-def _scalar_name(t):
+def _scalar_name(t: Tensor) -> str:
     """PyTorch's scalar-type name of a tensor's dtype (``Float``, ``Double`` ...)."""
     name = str(t.dtype).split(".")[-1]
     return _SCALAR_NAMES.get(name, name)
 
 
-def _check_reduction(reduction):
+def _check_reduction(reduction: str) -> None:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _frames(input, target, fname):  # noqa: A002
+def _frames(input: Tensor, target: Tensor, fname: str) -> tuple[int, int]:  # noqa: A002
     if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0) or (
             input.dim() == 1 and input.shape[0] == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
@@ -174,10 +362,42 @@ def _frames(input, target, fname):  # noqa: A002
     return nframe, dim
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,  # noqa: A002
-                      reduce=None, reduction="mean"):
-    """``torch.nn.functional.multi_margin_loss``: ``sum_{i != y} max(0, margin - x_y +
-    x_i)^p / C`` (times ``weight[y]``)."""
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Multi-class hinge loss ``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C``.
+
+    As ``torch.nn.functional.multi_margin_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        Class indices ``(N,)`` or ``()``.
+    p : int, optional
+        1 (default) or 2.
+    margin : float, optional
+        Default 1.0.
+    weight : Tensor, optional
+        Per-class weights ``(C,)``.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
@@ -210,9 +430,36 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
-def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.multilabel_margin_loss``: targets are class indices ended by
-    the first -1; ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C``."""
+def multilabel_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                           size_average: bool | None = None, reduce: bool | None = None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss ``sum_{j, i not a target} max(0, 1 - x_{y_j} + x_i) / C``.
+
+    As ``torch.nn.functional.multilabel_margin_loss``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Scores ``(N, C)`` or ``(C,)``.
+    target : Tensor
+        int64 class indices, ``input``'s shape, ended by the first -1.
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     nframe, dim = _frames(input, target, "multilabel_margin_loss")
@@ -240,7 +487,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 # ============================================================================== triplets
-def _triplet_dims(anchor, positive, negative):
+def _triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
     a, p, n = anchor.dim(), positive.dim(), negative.dim()
     if not (a == p and p == n):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
@@ -248,10 +495,49 @@ def _triplet_dims(anchor, positive, negative):
                            f"{p}D, and negative {n}D inputs")
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
-    """``torch.nn.functional.triplet_margin_loss``: ``max(0, margin + d(a, p) - d(a, n))``
-    with the ``p``-norm pairwise distance."""
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-06, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # noqa: A002
+    """``max(0, margin + d(a, p) - d(a, n))`` with the ``p``-norm pairwise distance.
+
+    As ``torch.nn.functional.triplet_margin_loss``.
+
+    Parameters
+    ----------
+    anchor : Tensor
+        ``(N, D)`` or ``(D,)``.
+    positive : Tensor
+        Same shape.
+    negative : Tensor
+        Same shape.
+    margin : float, optional
+        Positive (default 1.0).
+    p : float, optional
+        Norm order (default 2).
+    eps : float, optional
+        Added to the differences (default 1e-6).
+    swap : bool, optional
+        Use ``min(d(a, n), d(p, n))`` (the distance swap) (default False).
+    size_average : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduce : bool, optional
+        Deprecated (PyTorch's legacy reduction flag).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``margin``.
+    RuntimeError
+        For inputs of different ranks.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -263,10 +549,43 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean"):
-    """``torch.nn.functional.triplet_margin_with_distance_loss`` (default distance:
-    ``pairwise_distance``)."""
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor,  # noqa: A002
+                                      negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor]
+                                      | None = None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with a given distance.
+
+    As ``torch.nn.functional.triplet_margin_with_distance_loss``.
+
+    Parameters
+    ----------
+    anchor : Tensor
+        ``(N, D)`` or ``(D,)``.
+    positive : Tensor
+        Same shape.
+    negative : Tensor
+        Same shape.
+    distance_function : callable, optional
+        ``d(x1, x2) -> Tensor`` (default ``pairwise_distance``).
+    margin : float, optional
+        Positive (default 1.0).
+    swap : bool, optional
+        Use the distance swap (default False).
+    reduction : str, optional
+        ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``margin`` or an unknown ``reduction``.
+    """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -284,7 +603,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 _CtcLossBackward0 = composite_class("CtcLossBackward0", ("log_probs",))
 
 
-def _lengths(v, n, what):
+def _lengths(v: Tensor | Sequence[int], n: int, what: str) -> np.ndarray:
     a = np.asarray(v.numpy(force=True) if isinstance(v, torch.Tensor) else v, np.int64)
     a = a.reshape(-1)
     if a.size != n:
@@ -292,16 +611,48 @@ def _lengths(v, n, what):
     return a
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
-    """``torch.nn.functional.ctc_loss`` (``ftrans.nn.ctc_loss``, one ``CtcLossBackward0``
-    node): ``log_probs (T, N, C)`` or ``(T, C)``; ``targets`` padded ``(N, S)`` or
-    concatenated.
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[int],
+             target_lengths: Tensor | Sequence[int], blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> Tensor:  # noqa: A002
+    """Connectionist temporal classification loss (``torch.nn.functional.ctc_loss``).
 
+    ``ftrans.nn.ctc_loss``, one ``CtcLossBackward0`` node.
+
+    Parameters
+    ----------
+    log_probs : Tensor
+        ``(T, N, C)`` or ``(T, C)`` log-probabilities.
+    targets : Tensor
+        Padded ``(N, S)`` or concatenated targets.
+    input_lengths : Tensor or sequence of int
+        ``(N,)``.
+    target_lengths : Tensor or sequence of int
+        ``(N,)``.
+    blank : int, optional
+        The blank label (default 0).
+    reduction : str, optional
+        ``'mean'`` (default: each loss divided by its target length, then averaged), ``'sum'``
+        or ``'none'``.
+    zero_infinity : bool, optional
+        Replace infinite losses and their gradients by zero (default False).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the elementwise losses with ``reduction='none'``.
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched shapes or bad arguments (PyTorch's messages).
+
+    Notes
+    -----
     The gradient is PyTorch's: ATen's CTC backward returns the gradient with respect to
     the logits behind a ``log_softmax`` (``ftrans.nn.ctc_loss``'s exact derivative plus
     ``exp(log_probs)`` at every valid time step); a zero-valued term ``exp(lp) -
-    exp(lp).detach()`` adds that here."""
+    exp(lp).detach()`` adds that here.  Graves et al. (2006).
+    """
     _check_tensor(log_probs, "ctc_loss", "log_probs")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -339,193 +690,3 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return nll.sum()
     return nll.reshape(()) if unbatched else nll
-
-
-# ============================================================================== distances, norms
-def pdist(input, p=2):  # noqa: A002
-    """``torch.nn.functional.pdist``: the ``p``-norm distances between the rows of an
-    ``(N, M)`` input, upper triangle in row-major order (``N (N - 1) / 2`` values; zero
-    distances have gradient 0)."""
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    i, j = np.triu_indices(n, 1)
-    d = (input.index_select(0, torch.as_tensor(i.astype(np.int64)))
-         - input.index_select(0, torch.as_tensor(j.astype(np.int64)))).abs()
-    if p == 0:   # (a zero gradient, as PyTorch's)
-        return (d != 0).to(input.dtype).sum(1) + d.sum(1) * 0.0
-    if math.isinf(p):
-        return d.amax(1) if d.shape[1] else d.sum(1)
-    s = (d ** p).sum(1)
-    zero = s == 0
-    safe = torch.where(zero, torch.ones_like(s), s)
-    return torch.where(zero, torch.zeros_like(s), safe ** (1.0 / p))
-
-
-def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
-    """``torch.nn.functional.rms_norm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the
-    trailing ``normalized_shape`` (``eps`` defaults to the dtype's machine epsilon)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if k == 0:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           "containing at least one element, but got normalized_shape = []")
-    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, shape))}], but got input of size"
-                           f"{list(input.shape)}")
-    if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
-                           f"weight of shape {list(weight.shape)} and normalized_shape = "
-                           f"{list(shape)}")
-    if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps)
-    dims = tuple(range(input.dim() - k, input.dim()))
-    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps) if dims else \
-        input * torch.rsqrt(input * input + eps)
-    return out if weight is None else out * weight
-
-
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A002
-    """``torch.nn.functional.local_response_norm``: ``x / (k + alpha mean_window(x^2))^beta``
-    over ``size`` neighbouring channels."""
-    dim = input.dim()
-    if dim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality                          "
-                         f"input (got {dim} dimensions)")
-    if input.numel() == 0:
-        return input
-    div = input * input
-    if dim == 3:
-        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
-    else:
-        sizes = tuple(input.shape)
-        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
-        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
-    return input / (div * alpha + k) ** beta
-
-
-# ============================================================================== embedding_bag
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # noqa: A002
-                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
-                  include_last_offset=False, padding_idx=None):
-    """``torch.nn.functional.embedding_bag``: sums, means or maxima of bags of rows of
-    ``weight``; bags are the rows of a 2-D ``input`` or the ``offsets`` segments of a 1-D
-    one; ``padding_idx`` entries are left out, empty bags give zeros
-    (``ftrans.nn.embedding_bag``, one ``EmbeddingBagBackward0`` node)."""
-    if weight.dtype == torch.int64 and input.is_floating_point():
-        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
-                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
-                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
-        weight, input = input, weight
-    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
-                         f"is not None, then it must have the same shape as the input "
-                         f"({input.shape})")
-    if weight.dim() != 2:
-        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
-                         f"{weight.dim()}")
-    idx = input.numpy(force=True).astype(np.int64)
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
-                             "is a mini-batch of fixed length sequences. However, found "
-                             f"offsets of type {type(offsets)}")
-        offs = np.arange(0, idx.size, max(idx.shape[1], 1)) if idx.shape[1] else \
-            np.zeros(idx.shape[0], np.int64)
-        include_last_offset = False
-        idx = idx.reshape(-1)
-    elif input.dim() == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if offsets.dim() != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-        offs = offsets.numpy(force=True).astype(np.int64)
-    else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{input.dim()}")
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError("mode has to be one of sum, mean or max")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if mode == "max" and sparse:
-        raise ValueError("max mode does not support sparse weights")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
-                                  f"per_sample_weights is only supported for mode='sum' (got "
-                                  f"mode='{mode}'). Please open a feature request on GitHub.")
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
-                                  "supported by ftrans.compat")
-    nw = weight.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= nw):
-        raise IndexError("index out of range in self")
-    if max_norm is not None and idx.size:
-        with torch.no_grad():
-            u = torch.as_tensor(np.unique(idx))
-            rows = weight.index_select(0, u)
-            norms = rows.norm(norm_type, 1, keepdim=True)
-            scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7),
-                                torch.ones_like(norms))
-            weight[u] = rows * scale
-    params = {"indices": idx, "offsets": offs, "mode": mode,
-              "include_last_offset": include_last_offset, "padding_idx": padding_idx}
-    if per_sample_weights is None:
-        return _compose(_EmbeddingBagBackward0, _fnn.embedding_bag, [weight],
-                        [weight._data], params, mask=int(mode == "max"))   # max: argmax
-    return _compose(_EmbeddingBagBackward0, _psw_bag, [weight, per_sample_weights],
-                    [weight._data, per_sample_weights._data], params, mask=3)
-
-
-def _psw_bag(weight, per_sample_weights, **params):
-    return _fnn.embedding_bag(weight, per_sample_weights=per_sample_weights, **params)
-
-
-_EmbeddingBagBackward0 = composite_class("EmbeddingBagBackward0",
-                                         ("weight", "per_sample_weights"))
-
-
-# ============================================================================== linear + CE
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
-                         reduction="mean", ignore_index=None, label_smoothing=0.0,
-                         options=None):
-    """``torch.nn.functional.linear_cross_entropy``: ``cross_entropy(linear(input,
-    linear_weight, linear_bias), target)``; ``linear_weight (C, *out_features, in)``
-    gives K-dimensional logits ``(N, C, *out_features)``.  ``options`` (PyTorch's chunking
-    of the batch to save memory) is accepted and ignored: the result is the same."""
-    if input.dim() < 1 or input.dim() > 2:
-        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
-    if linear_weight.dim() < 2:
-        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
-                           f"{linear_weight.dim()}")
-    lead, in_features = tuple(input.shape[:-1]), input.shape[-1]
-    if in_features != linear_weight.shape[-1]:
-        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
-                           f"(in_features), got {input.shape[-1]} and "
-                           f"{linear_weight.shape[-1]}, respectively")
-    c, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
-    if linear_bias is not None and tuple(linear_bias.shape) != (c,) + out_features:
-        raise RuntimeError(f"expected linear_bias shape {(c, *out_features)}, got "
-                           f"{tuple(linear_bias.shape)}")
-    if out_features and not lead:
-        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
-                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
-                           f"{in_features}), got unbatched input with shape "
-                           f"{tuple(input.shape)}")
-    logits_shape = lead + (c,) + out_features
-    if tuple(target.shape) == logits_shape and ignore_index is not None:
-        raise RuntimeError("ignore_index cannot be specified when target contains "
-                           "probabilities")
-    w, b = linear_weight, linear_bias
-    if out_features:
-        m = int(np.prod((c,) + out_features))
-        w = w.reshape(m, in_features)
-        b = None if b is None else b.reshape(m)
-    logits = linear(input, w, b).reshape(logits_shape)
-    return cross_entropy(logits, target, weight=weight, reduction=reduction,
-                         ignore_index=-100 if ignore_index is None else ignore_index,
-                         label_smoothing=label_smoothing)

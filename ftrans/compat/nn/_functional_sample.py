@@ -8,12 +8,16 @@ derivative is written here.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import ftrans.compat as torch
+from ..types import Tensor
 from ftrans import nn as _fnn
 from ftrans.compat._opbase import _compose
 from ftrans.compat.autograd._composite import composite_class
 
-from ._functional_layers import _check_tensor, pad as _pad_constant, batch_norm
+from ._checks import _check_tensor
+from ._functional_norm import pad as _pad_constant, batch_norm
 
 __all__ = ["grid_sample"]
 
@@ -29,11 +33,37 @@ _GRID_NODES = {k: composite_class(f"GridSampler{k}DBackward0", ("input", "grid")
                for k in (2, 3)}
 
 
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
-    """``torch.nn.functional.grid_sample``: ``input (N, C, H, W)`` sampled at ``grid (N,
-    H_o, W_o, 2)`` (x, y in ``[-1, 1]``), or the 3-d analogue; modes 'bilinear',
-    'nearest' (round half to even) and 'bicubic' (2-d); padding 'zeros', 'border',
-    'reflection'."""
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Tensor:  # noqa: A002
+    """Sample ``input`` at the ``grid`` locations (``torch.nn.functional.grid_sample``).
+
+    ``ftrans.nn.grid_sample``, one ``GridSampler2DBackward0`` / ``GridSampler3DBackward0`` node.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    grid : Tensor
+        ``(N, H_o, W_o, 2)`` (or ``(N, D_o, H_o, W_o, 3)``): x, y(, z) in ``[-1, 1]``.
+    mode : str, optional
+        ``'bilinear'`` (default), ``'nearest'`` (round half to even) or ``'bicubic'`` (2-d).
+    padding_mode : str, optional
+        ``'zeros'`` (default), ``'border'`` or ``'reflection'``.
+    align_corners : bool, optional
+        -1 and 1 are the corner pixels' centres (default False: their outer edges).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, H_o, W_o)`` (or ``(N, C, D_o, H_o, W_o)``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mode`` or ``padding_mode``.
+    RuntimeError
+        For mismatched dtypes, ranks or batch sizes, or empty spatial axes.
+    """
     if mode not in _MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -44,9 +74,33 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                         bool(align_corners))
 
 
-def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002
-    """``torch.grid_sampler``: ``grid_sample`` with integer mode codes (interpolation
-    0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+             align_corners: bool) -> Tensor:  # noqa: A002
+    """``grid_sample`` with integer mode codes (``torch.grid_sampler``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    grid : Tensor
+        ``(N, H_o, W_o, 2)`` (or ``(N, D_o, H_o, W_o, 3)``): x, y(, z) in ``[-1, 1]``, same dtype.
+    interpolation_mode : int
+        0 bilinear, 1 nearest, 2 bicubic (2-d only).
+    padding_mode : int
+        0 zeros, 1 border, 2 reflection.
+    align_corners : bool
+        -1 and 1 are the corner pixels' centres (else their outer edges).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, H_o, W_o)`` (or ``(N, C, D_o, H_o, W_o)``).
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched dtypes, ranks or batch sizes, or empty spatial axes.
+    """
     _check_tensor(input, "grid_sampler")
     _check_tensor(grid, "grid_sampler", "grid")
     if input.dtype != grid.dtype:
@@ -77,23 +131,93 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): 
                      "align_corners": bool(align_corners)})
 
 
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002
-    """``torch.grid_sampler_2d``."""
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                align_corners: bool) -> Tensor:  # noqa: A002
+    """``grid_sampler`` of a 4-d input (``torch.grid_sampler_2d``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    grid : Tensor
+        ``(N, H_o, W_o, 2)`` (or ``(N, D_o, H_o, W_o, 3)``): x, y(, z) in ``[-1, 1]``, same dtype.
+    interpolation_mode : int
+        0 bilinear, 1 nearest, 2 bicubic (2-d only).
+    padding_mode : int
+        0 zeros, 1 border, 2 reflection.
+    align_corners : bool
+        -1 and 1 are the corner pixels' centres (else their outer edges).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, H_o, W_o)`` (or ``(N, C, D_o, H_o, W_o)``).
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched dtypes, ranks or batch sizes, or empty spatial axes.
+    """
     if input.dim() != 4:
         raise RuntimeError(f"grid_sampler_2d(): expected 4D input, got {input.dim()}D")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002
-    """``torch.grid_sampler_3d``."""
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                align_corners: bool) -> Tensor:  # noqa: A002
+    """``grid_sampler`` of a 5-d input (``torch.grid_sampler_3d``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    grid : Tensor
+        ``(N, H_o, W_o, 2)`` (or ``(N, D_o, H_o, W_o, 3)``): x, y(, z) in ``[-1, 1]``, same dtype.
+    interpolation_mode : int
+        0 bilinear, 1 nearest, 2 bicubic (2-d only).
+    padding_mode : int
+        0 zeros, 1 border, 2 reflection.
+    align_corners : bool
+        -1 and 1 are the corner pixels' centres (else their outer edges).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, H_o, W_o)`` (or ``(N, C, D_o, H_o, W_o)``).
+
+    Raises
+    ------
+    RuntimeError
+        For mismatched dtypes, ranks or batch sizes, or empty spatial axes.
+    """
     if input.dim() != 5:
         raise RuntimeError(f"grid_sampler_3d(): expected 5D input, got {input.dim()}D")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 # ============================================================================== torch.* helpers
-def constant_pad_nd(input, pad, value=0):  # noqa: A002
-    """``torch.constant_pad_nd``: ``nn.functional.pad(input, pad, 'constant', value)``."""
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:  # noqa: A002
+    """``nn.functional.pad(input, pad, 'constant', value)`` (``torch.constant_pad_nd``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape.
+    pad : sequence of int
+        ``(left_last, right_last, left_prev, ...)``, even length; negative amounts crop.
+    value : float, optional
+        The fill value (default 0).
+
+    Returns
+    -------
+    Tensor
+        The padded tensor.
+
+    Raises
+    ------
+    RuntimeError
+        For an odd ``pad`` length, too many padded axes or a negative output size.
+    """
     _check_tensor(input, "constant_pad_nd")
     if len(pad) % 2:
         raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
@@ -111,17 +235,45 @@ def constant_pad_nd(input, pad, value=0):  # noqa: A002
     return _pad_constant(input, pad, "constant", value)
 
 
-def _stats(x, dims, eps):
+def _stats(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
     mean = x.mean(dims, keepdim=True)
     var = ((x - mean) ** 2).mean(dims, keepdim=True)
     return mean, torch.rsqrt(var + eps)
 
 
-def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,  # noqa: A002
-                      eps):
-    """``torch.native_batch_norm``: ``(output, save_mean, save_invstd)``; the saved
-    statistics are the batch's in training and empty tensors otherwise (as on PyTorch's
-    CPU)."""
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                      momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: A002
+    """Batch norm with its saved statistics (``torch.native_batch_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, *)``.
+    weight : Tensor or None
+        ``(C,)`` scale.
+    bias : Tensor or None
+        ``(C,)`` shift.
+    running_mean : Tensor or None
+        ``(C,)``, updated in place in training.
+    running_var : Tensor or None
+        ``(C,)``, updated in place in training.
+    training : bool
+        Use the batch statistics.
+    momentum : float
+        Weight of the new statistic in the running averages.
+    eps : float
+        Added to the variance.
+
+    Returns
+    -------
+    output : Tensor
+        Same shape as ``input``.
+    save_mean : Tensor
+        ``(C,)`` batch mean in training, empty otherwise (as on PyTorch's CPU).
+    save_invstd : Tensor
+        ``(C,)`` batch ``1 / sqrt(var + eps)`` in training, empty otherwise.
+    """
     out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training:
         e = torch.zeros(0, dtype=input.dtype, device=input.device)
@@ -131,9 +283,38 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return out, mean.reshape(-1), rstd.reshape(-1)
 
 
-def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
-    """``torch.native_layer_norm``: ``(output, mean, rstd)``, the statistics with the
-    normalized dimensions kept as size 1."""
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int],  # noqa: A002
+                      weight: Tensor | None, bias: Tensor | None,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Layer norm with its statistics (``torch.native_layer_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, *normalized_shape)``.
+    normalized_shape : sequence of int
+        The trailing shape, at least one axis.
+    weight : Tensor or None
+        Scale of ``normalized_shape``.
+    bias : Tensor or None
+        Shift of ``normalized_shape``.
+    eps : float
+        Added to the variance.
+
+    Returns
+    -------
+    output : Tensor
+        Same shape as ``input``.
+    mean : Tensor
+        With the normalized axes kept as size 1.
+    rstd : Tensor
+        ``1 / sqrt(var + eps)``, likewise.
+
+    Raises
+    ------
+    RuntimeError
+        For an empty ``normalized_shape`` or a mismatched input shape.
+    """
     k = len(normalized_shape)
     if k == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
@@ -152,8 +333,44 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     return out, mean.detach(), rstd.detach()
 
 
-def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002
-    """``torch.native_group_norm``: ``(output, mean (N, group), rstd (N, group))``."""
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      N: int, C: int, HxW: int, group: int,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Group norm with its statistics (``torch.native_group_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, *)``.
+    weight : Tensor or None
+        ``(C,)`` scale.
+    bias : Tensor or None
+        ``(C,)`` shift.
+    N : int
+        Batch size.
+    C : int
+        Channels.
+    HxW : int
+        Spatial size (product).
+    group : int
+        Number of groups; must divide C.
+    eps : float
+        Added to the variance.
+
+    Returns
+    -------
+    output : Tensor
+        Same shape as ``input``.
+    mean : Tensor
+        ``(N, group)``.
+    rstd : Tensor
+        ``(N, group)``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``group`` does not divide C.
+    """
     if C % group:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
@@ -19,20 +21,21 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, *dicts):
+    def __init__(self, *dicts: dict[int, Any]) -> None:
         self._dicts = [weakref.ref(d) if _weakrefable(d) else (lambda d=d: d) for d in dicts]
         self.id = next(RemovableHandle._ids)
 
-    def remove(self):
+    def remove(self) -> None:
+        """Unregister the hook."""
         for r in self._dicts:
             d = r()
             if d is not None and self.id in d:
                 del d[self.id]
 
-    def __enter__(self):
+    def __enter__(self) -> RemovableHandle:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.remove()
 
 
@@ -40,7 +43,7 @@ class _HookDict(OrderedDict):
     """An ordered dict that a weak reference can point to."""
 
 
-def _weakrefable(d):
+def _weakrefable(d: object) -> bool:
     try:
         weakref.ref(d)
         return True
@@ -51,12 +54,12 @@ class _BackwardHookFn(torch.autograd.Function):
     """Identity on tensors whose backward hands the incoming gradients to ``fn``."""
 
     @staticmethod
-    def forward(ctx, fn, *xs):
+    def forward(ctx: Any, fn: Callable[..., Any], *xs: Tensor) -> tuple[Tensor, ...]:
         ctx.fn = fn
         return tuple(x.clone() for x in xs)
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx: Any, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
         return (None,) + tuple(ctx.fn(grads))
 
 
@@ -64,16 +67,39 @@ _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
 
 
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
-    module's own pre-hooks)."""
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register a forward pre-hook common to all modules (``torch.nn.modules.module``'s).
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args)``, run before each module's own pre-hooks; it may return
+        new args.
+
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
+    """
     h = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[h.id] = hook
     return h
 
 
-def register_module_forward_hook(hook):
-    """A forward hook ``hook(module, args, output)`` common to all modules."""
+def register_module_forward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register a forward hook common to all modules (``torch.nn.modules.module``'s).
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args, output)``, run after ``forward``; a non-None result replaces
+        the output.
+
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
+    """
     h = RemovableHandle(_global_forward_hooks)
     _global_forward_hooks[h.id] = hook
     return h
@@ -82,10 +108,36 @@ def register_module_forward_hook(hook):
 class _HookMixin:
     """The hook methods of :class:`~ftrans.compat.nn.Module` (a base class of it)."""
 
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
-        before ``forward``; it may return new args (a tuple, or one value that is
-        wrapped in a tuple; with kwargs: an ``(args, kwargs)`` pair)."""
+    # set by Module.__init__
+    _forward_pre_hooks: _HookDict
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks: _HookDict
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks_always_called: dict[int, bool]
+    _backward_hooks: _HookDict
+    _is_full_backward_hook: bool | None
+    forward: Callable[..., Any]
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Register a hook that runs before ``forward``.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``); it may
+            return new args (a tuple, or one value that is wrapped in a tuple; with kwargs:
+            an ``(args, kwargs)`` pair).
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments of the call too.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[h.id] = hook
         if with_kwargs:
@@ -94,10 +146,28 @@ class _HookMixin:
             self._forward_pre_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
-        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
-        output)``) runs after ``forward``; a non-None result replaces the output."""
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Register a hook that runs after ``forward``.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+            output)``); a non-None result replaces the output.
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments of the call too.
+        always_call : bool, optional
+            Run the hook even when ``forward`` raises.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
                             self._forward_hooks_always_called)
         self._forward_hooks[h.id] = hook
@@ -109,11 +179,30 @@ class _HookMixin:
             self._forward_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect
-        to the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
-        tuples (None where an input does not require grad).  A non-None result replaces
-        ``grad_input``.  Raises RuntimeError when mixed with ``register_backward_hook``."""
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
+        """Register a hook on the gradients with respect to the module's inputs and outputs.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_input, grad_output)``, run when the gradients with respect to
+            the module's (tensor) inputs are computed; ``grad_input``/``grad_output`` are
+            tuples (None where an input does not require grad).  A non-None result replaces
+            ``grad_input``.
+        prepend : bool, optional
+            Run before the hooks already registered (default: after them).
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            When mixed with ``register_backward_hook`` on one module.
+        """
         if self._is_full_backward_hook is False:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
@@ -124,12 +213,29 @@ class _HookMixin:
             self._backward_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_backward_hook(self, hook):
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Not provided: PyTorch deprecates it; use ``register_full_backward_hook``.
+
+        Parameters
+        ----------
+        hook : callable
+            Unused.
+
+        Returns
+        -------
+        RemovableHandle
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise NotImplementedError("register_backward_hook is deprecated in PyTorch and not "
                                   "provided by ftrans.compat; use register_full_backward_hook")
 
     # ------------------------------------------------------------------ call
-    def _call_impl(self, *args, **kwargs):
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         pre = self._forward_pre_hooks
         fwd = self._forward_hooks
         bwd = self._backward_hooks
@@ -164,7 +270,8 @@ class _HookMixin:
 
     __call__ = _call_impl
 
-    def _run_backward_hooks(self, grad_input, grad_output):
+    def _run_backward_hooks(self, grad_input: tuple[Tensor | None, ...],
+                            grad_output: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
         for hook in list(self._backward_hooks.values()):
             r = hook(self, grad_input, grad_output)
             if r is not None:
@@ -175,9 +282,9 @@ class _HookMixin:
                 grad_input = r
         return grad_input
 
-    def _wrap_inputs(self, args):
+    def _wrap_inputs(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        state = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
+        state: dict[str, Any] = {"grad_output": None, "n_inputs": len(pos), "inputs_rg": False}
         rg = [i for i in pos if args[i].requires_grad]
         if not rg:
             return args, state
@@ -186,23 +293,23 @@ class _HookMixin:
         others = {i: (tuple(args[i].shape), args[i].dtype, args[i].device) for i in pos
                   if i not in rg}
 
-        def on_inputs(grads):
+        def on_inputs(grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
             # tensor inputs that do not require grad get zeros, as in PyTorch
-            gi = [None] * len(pos)
+            gi: list[Tensor | None] = [None] * len(pos)
             for i, (shape, dt, dev) in others.items():
                 gi[pos.index(i)] = torch.zeros(shape, dtype=dt, device=dev)
             for k, i in enumerate(rg):
                 gi[pos.index(i)] = grads[k]
             go = state["grad_output"] or ()
-            gi = self._run_backward_hooks(tuple(gi), go)
-            return tuple(gi[pos.index(i)] for i in rg)
+            hooked = self._run_backward_hooks(tuple(gi), go)
+            return tuple(hooked[pos.index(i)] for i in rg)
         new = _BackwardHookFn.apply(on_inputs, *[args[i] for i in rg])
-        args = list(args)
+        wrapped = list(args)
         for k, i in enumerate(rg):
-            args[i] = new[k]
-        return tuple(args), state
+            wrapped[i] = new[k]
+        return tuple(wrapped), state
 
-    def _wrap_outputs(self, result, state):
+    def _wrap_outputs(self, result: Any, state: dict[str, Any]) -> Any:
         single = isinstance(result, Tensor)
         outs = (result,) if single else result
         if not isinstance(outs, tuple):
@@ -211,7 +318,7 @@ class _HookMixin:
         if not idx:
             return result
 
-        def on_outputs(grads):
+        def on_outputs(grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
             state["grad_output"] = tuple(grads)
             if not state["inputs_rg"]:
                 import warnings

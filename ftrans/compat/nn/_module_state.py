@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import ftrans.compat as torch
 from ftrans.compat import Tensor
@@ -17,7 +19,7 @@ __all__ = []
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return super().__repr__()
@@ -28,7 +30,16 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class _StateDictMixin:
     """The state-dict methods of :class:`~ftrans.compat.nn.Module` (a base class of it)."""
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
+    # set by Module.__init__
+    _parameters: dict[str, Any]
+    _buffers: dict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Any]
+    _state_dict_hooks: dict[int, Callable[..., Any]]
+    _load_state_dict_pre_hooks: dict[int, Callable[..., Any]]
+
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -36,9 +47,26 @@ class _StateDictMixin:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Ordered dict of parameters and persistent buffers by dotted name (detached
-        tensors sharing storage unless ``keep_vars``)."""
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
+        """The parameters and persistent buffers by dotted name (``torch.nn.Module.state_dict``).
+
+        Parameters
+        ----------
+        *args : Any
+            The deprecated positional form ``(destination, prefix, keep_vars)``.
+        destination : dict, optional
+            Fill this dict instead of a new ``OrderedDict``.
+        prefix : str, optional
+            Prepended to every key.
+        keep_vars : bool, optional
+            Keep the tensors themselves (default: detached tensors sharing storage).
+
+        Returns
+        -------
+        dict of str to Tensor
+            An ordered dict, keys such as ``"0.weight"`` or ``"bn.running_mean"``.
+        """
         if args:
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
@@ -56,8 +84,9 @@ class _StateDictMixin:
                 destination = r
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str,
+                              local_metadata: dict[str, Any], strict: bool, missing_keys: list[str],
+                              unexpected_keys: list[str], error_msgs: list[str]) -> None:
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -111,20 +140,43 @@ class _StateDictMixin:
                     elif input_name[0] not in local:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy parameters and buffers from ``state_dict`` (values are copied in place,
-        converted to each parameter's dtype; ``assign=True`` puts the given tensors in
-        place of the module's instead, keeping each parameter's ``requires_grad``).
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` (``torch.nn.Module.load_state_dict``).
 
-        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.  Raises
-        RuntimeError listing missing/unexpected keys (``strict=True``) and size
-        mismatches, with PyTorch's messages."""
+        Values are copied in place, converted to each parameter's dtype.
+
+        Parameters
+        ----------
+        state_dict : dict of str to Tensor
+            As :meth:`state_dict` returns.
+        strict : bool, optional
+            Missing and unexpected keys are errors (default True).
+        assign : bool, optional
+            Put the given tensors in place of the module's instead of copying (keeping each
+            parameter's ``requires_grad``).
+
+        Returns
+        -------
+        _IncompatibleKeys
+            The named tuple ``(missing_keys, unexpected_keys)``.
+
+        Raises
+        ------
+        TypeError
+            If ``state_dict`` is not a dict.
+        RuntimeError
+            Listing missing/unexpected keys (``strict=True``) and size mismatches, with
+            PyTorch's messages.
+        """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
         state_dict = OrderedDict(state_dict)
 
-        def load(module, prefix=""):
+        def load(module: Any, prefix: str = "") -> None:
             meta = {"assign_to_params_buffers": True} if assign else {}
             module._load_from_state_dict(state_dict, prefix, meta, True, missing, unexpected,
                                          errors)
@@ -144,19 +196,37 @@ class _StateDictMixin:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
-    def register_state_dict_pre_hook(self, hook):
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Not supported yet by ftrans.compat (``torch.nn.Module.register_state_dict_pre_hook``).
+
+        Parameters
+        ----------
+        hook : callable
+            Unused.
+
+        Returns
+        -------
+        RemovableHandle
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise NotImplementedError("register_state_dict_pre_hook is not supported by "
                                   "ftrans.compat yet")
 
-    def _register_state_dict_hook(self, hook):
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         h = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[h.id] = hook
         return h
 
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
+                                           with_module: bool = False) -> RemovableHandle:
         h = RemovableHandle(self._load_state_dict_pre_hooks)
         if with_module:
-            def wrapped(*args, _h=hook):
+            def wrapped(*args: Any, _h: Callable[..., Any] = hook) -> Any:
                 return _h(self, *args)
             self._load_state_dict_pre_hooks[h.id] = wrapped
         else:

@@ -1,5 +1,6 @@
-"""``torch.nn.functional`` on compat Tensors (layers and activations in
-:mod:`._functional_layers`, losses and attention in :mod:`._functional_losses`).
+"""``torch.nn.functional`` on compat Tensors (linear, convolution and pooling in
+:mod:`._functional_layers`, normalization, dropout and padding in :mod:`._functional_norm`,
+activations in :mod:`._functional_act`, losses and attention in :mod:`._functional_losses`).
 
 Everything here is written with compat Tensor operations (so autograd, ``create_graph``
 and the functional transforms see ordinary primitives); convolution, max pooling, batch
@@ -13,14 +14,17 @@ maximum of each window.
 """
 from __future__ import annotations
 
-from ._functional_layers import (linear, bilinear, conv1d, conv2d, conv3d, conv_transpose1d,
-    conv_transpose2d, max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
-    adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, batch_norm, layer_norm,
-    group_norm, dropout, embedding, one_hot, pad, relu, relu_, leaky_relu, elu, gelu, silu,
-    sigmoid, tanh, softplus, softmax, log_softmax, logsigmoid, relu6, hardtanh, prelu, selu,
-    celu, mish, hardsigmoid, hardswish, softsign, tanhshrink, threshold, softmin, normalize,
-    instance_norm, cosine_similarity, pairwise_distance, interpolate, _ntuple,
-    _check_tensor, _convnd, _conv_transposend, _max_pool)  # noqa: F401
+from ._checks import _ntuple, _check_tensor  # noqa: F401
+from ._functional_layers import (linear, bilinear, conv1d, conv2d, conv3d,  # noqa: F401
+    conv_transpose1d, conv_transpose2d, max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
+    _convnd, _conv_transposend, _max_pool)
+from ._functional_norm import (batch_norm, layer_norm, group_norm, dropout,  # noqa: F401
+    embedding, one_hot, pad, normalize, instance_norm, cosine_similarity, pairwise_distance,
+    interpolate)
+from ._functional_act import (relu, relu_, leaky_relu, elu, gelu, silu, sigmoid,  # noqa: F401
+    tanh, softplus, softmax, log_softmax, logsigmoid, relu6, hardtanh, prelu, selu, celu, mish,
+    hardsigmoid, hardswish, softsign, tanhshrink, threshold, softmin)
 from ._functional_losses import (mse_loss, l1_loss, smooth_l1_loss, huber_loss,
     cross_entropy, nll_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
     scaled_dot_product_attention, multi_head_attention_forward, _legacy_reduction)  # noqa: F401

@@ -10,21 +10,43 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 import ftrans.compat as torch
-from ftrans.compat._factories import _gen
+from ftrans.compat._factories import Generator, _gen
+from numpy.typing import ArrayLike
+from ..types import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "orthogonal_", "trunc_normal_", "_calculate_fan_in_and_fan_out"]
 
 
-def calculate_gain(nonlinearity, param=None):
-    """The recommended gain for ``nonlinearity`` (PyTorch's table): 1 for linear/conv/
-    sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu,
-    3/4 for selu.  Raises ValueError for an unknown name or a bad slope."""
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended gain for ``nonlinearity`` (``torch.nn.init.calculate_gain``).
+
+    Parameters
+    ----------
+    nonlinearity : str
+        ``'linear'``, a conv name, ``'sigmoid'``, ``'tanh'``, ``'relu'``, ``'leaky_relu'`` or
+        ``'selu'``.
+    param : float, optional
+        leaky_relu's negative slope (default 0.01).
+
+    Returns
+    -------
+    float
+        1 for linear/conv/sigmoid, 5/3 for tanh, sqrt(2) for relu,
+        sqrt(2 / (1 + slope^2)) for leaky_relu, 3/4 for selu.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a bad slope.
+    """
     linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                   "conv_transpose2d", "conv_transpose3d"]
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
@@ -46,28 +68,88 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def _fill(tensor, values):
+def _fill(tensor: Tensor, values: ArrayLike) -> Tensor:
     with torch.no_grad():
         tensor.copy_(torch.as_tensor(np.asarray(values)).to(tensor.dtype))
     return tensor
 
 
-def _rng(generator):
+def _rng(generator: Generator | None) -> np.random.Generator:
     return _gen(generator)
 
 
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with ``U(a, b)``."""
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
+    """Fill with ``U(a, b)`` (``torch.nn.init.uniform_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    a : float, optional
+        Lower bound (default 0).
+    b : float, optional
+        Upper bound (default 1).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     return _fill(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with ``N(mean, std^2)``."""
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with ``N(mean, std^2)`` (``torch.nn.init.normal_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    mean : float, optional
+        Default 0.
+    std : float, optional
+        Default 1.
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     return _fill(tensor, _rng(generator).normal(mean, std, tuple(tensor.shape)))
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with ``N(mean, std^2)`` truncated to ``[a, b]`` (rejection sampling)."""
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
+    """Fill with ``N(mean, std^2)`` truncated to ``[a, b]`` (``torch.nn.init.trunc_normal_``).
+
+    Drawn by rejection sampling.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    mean : float, optional
+        Default 0.
+    std : float, optional
+        Default 1.
+    a : float, optional
+        Lower cut-off (default -2).
+    b : float, optional
+        Upper cut-off (default 2).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     g = _rng(generator)
     n = tensor.numel()
     out = np.empty(0)
@@ -77,28 +159,100 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     return _fill(tensor, out[:n].reshape(tuple(tensor.shape)))
 
 
-def constant_(tensor, val):
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val`` (``torch.nn.init.constant_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    val : float
+        The value.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     with torch.no_grad():
         return tensor.fill_(val)
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros (``torch.nn.init.zeros_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     with torch.no_grad():
         return tensor.zero_()
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones (``torch.nn.init.ones_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+    """
     with torch.no_grad():
         return tensor.fill_(1.0)
 
 
-def eye_(tensor):
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-d tensor with the identity (``torch.nn.init.eye_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+
+    Raises
+    ------
+    ValueError
+        For a tensor that is not 2-d.
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _fill(tensor, np.eye(*tensor.shape))
 
 
-def _calculate_fan_in_and_fan_out(tensor):
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """The fan-in and fan-out of a weight ``(out, in, *kernel)`` (torch's private helper).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-d.
+
+    Returns
+    -------
+    tuple of int
+        ``(in * prod(kernel), out * prod(kernel))``.
+
+    Raises
+    ------
+    ValueError
+        For a tensor of fewer than 2 dimensions.
+    """
     dimensions = tensor.dim()
     if dimensions < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
@@ -111,7 +265,7 @@ def _calculate_fan_in_and_fan_out(tensor):
     return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
 
 
-def _calculate_correct_fan(tensor, mode):
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
@@ -119,23 +273,108 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """``U(-a, a)``, ``a = gain sqrt(6 / (fan_in + fan_out))``."""
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
+    """Fill with ``U(-a, a)``, ``a = gain sqrt(6 / (fan_in + fan_out))``.
+
+    As ``torch.nn.init.xavier_uniform_``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    gain : float, optional
+        Scale (default 1).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+
+    Raises
+    ------
+    ValueError
+        For a tensor of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Glorot and Bengio (2010).
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
     return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0, generator=None):
-    """``N(0, std^2)``, ``std = gain sqrt(2 / (fan_in + fan_out))``."""
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Fill with ``N(0, std^2)``, ``std = gain sqrt(2 / (fan_in + fan_out))``.
+
+    As ``torch.nn.init.xavier_normal_``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    gain : float, optional
+        Scale (default 1).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+
+    Raises
+    ------
+    ValueError
+        For a tensor of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Glorot and Bengio (2010).
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """``U(-b, b)``, ``b = gain sqrt(3 / fan)``, ``gain = calculate_gain(nonlinearity, a)``."""
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
+    """Fill with ``U(-b, b)``, ``b = gain sqrt(3 / fan)`` (``torch.nn.init.kaiming_uniform_``).
+
+    ``gain = calculate_gain(nonlinearity, a)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    a : float, optional
+        Negative slope of the following leaky_relu (default 0).
+    mode : str, optional
+        ``'fan_in'`` (default: preserves the forward variance) or ``'fan_out'``.
+    nonlinearity : str, optional
+        For ``calculate_gain`` (default ``'leaky_relu'``).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled (a zero-element tensor is returned unchanged, with a warning).
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 dimensions or an unknown ``mode``.
+
+    Notes
+    -----
+    He et al. (2015), "Delving Deep into Rectifiers".
+    """
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
@@ -145,8 +384,37 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """``N(0, std^2)``, ``std = gain / sqrt(fan)``."""
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Generator | None = None) -> Tensor:
+    """Fill with ``N(0, std^2)``, ``std = gain / sqrt(fan)`` (``torch.nn.init.kaiming_normal_``).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    a : float, optional
+        Negative slope of the following leaky_relu (default 0).
+    mode : str, optional
+        ``'fan_in'`` (default: preserves the forward variance) or ``'fan_out'``.
+    nonlinearity : str, optional
+        For ``calculate_gain`` (default ``'leaky_relu'``).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled (a zero-element tensor is returned unchanged, with a warning).
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 dimensions or an unknown ``mode``.
+
+    Notes
+    -----
+    He et al. (2015), "Delving Deep into Rectifiers".
+    """
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
@@ -155,9 +423,36 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, gain / math.sqrt(fan), generator)
 
 
-def orthogonal_(tensor, gain=1, generator=None):
-    """A (semi-)orthogonal matrix (rows x prod(other dims)) from the QR decomposition of
-    a Gaussian matrix, signs fixed by ``diag(R)`` (Saxe et al. 2013), times ``gain``."""
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain`` (``torch.nn.init.orthogonal_``).
+
+    The tensor is viewed as ``rows x prod(other dims)``; the matrix comes from the QR
+    decomposition of a Gaussian matrix, signs fixed by ``diag(R)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to fill in place.
+    gain : float, optional
+        Scale (default 1).
+    generator : Generator, optional
+        compat's generator to draw from (default: the global one).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled.
+
+    Raises
+    ------
+    ValueError
+        For a tensor of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Saxe et al. (2013), "Exact solutions to the nonlinear dynamics of learning in deep
+    linear neural networks".
+    """
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -174,8 +469,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     return _fill(tensor, gain * q.reshape(tuple(tensor.shape)))
 
 
-def _no_underscore(name):
-    def f(*args, **kwargs):
+def _no_underscore(name: str) -> Callable[..., Tensor]:
+    """The deprecated initializer ``name`` (warns, then calls ``name + '_'``)."""
+    def f(*args: Any, **kwargs: Any) -> Tensor:
         warnings.warn(f"nn.init.{name} is now deprecated in favor of nn.init.{name}_.",
                       FutureWarning, stacklevel=2)
         return globals()[name + "_"](*args, **kwargs)

@@ -1,16 +1,24 @@
 """More layers of ``torch.nn``: shuffles, unfold/fold, shrink and gated activations,
-RMS and local response norms, 3-d pooling, unpooling, fractional pooling, the remaining
-dropouts, padding layers, upsampling layers and ``EmbeddingBag``.  Constructor
+RMS and local response norms, the remaining dropouts, padding layers, upsampling layers
+and ``EmbeddingBag`` (3-d pooling, unpooling, fractional pooling and ``ConvTranspose3d``
+in :mod:`.layers_pool`).  Constructor
 arguments, defaults, parameters and reprs are PyTorch's; forward passes are
 :mod:`~ftrans.compat.nn.functional` calls."""
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import ftrans.compat as torch
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
-from .layers import (_MaxPoolNd, _ConvTransposeNd, AvgPool2d, AdaptiveAvgPool1d,
-                     AdaptiveMaxPool1d, Upsample, LayerNorm, Dropout, _empty)
+from .layers import Upsample, LayerNorm, Dropout, _empty
 from .module import Module
+from .layers_pool import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d,  # noqa: F401
+    MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d,
+    ConvTranspose3d)
 from .parameter import Parameter
 
 __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Unfold", "Fold", "GLU",
@@ -24,12 +32,17 @@ __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Unfold", "Fold",
            "EmbeddingBag"]
 
 
-class _Fn(Module):
-    """A module applying one functional with fixed keyword arguments."""
-    _fn = None
-    _names = ()
+_REQ: Any = object()       # marks a required constructor argument
 
-    def __init__(self, *args, **kwargs):
+
+class _Fn(Module):
+    """A module applying one functional with fixed keyword arguments (its settings)."""
+
+    _fn: Callable[..., Any]
+    _names: tuple[str, ...] = ()
+    _defaults: dict[str, Any] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         vals = dict(zip(self._names, args))
         for name, default in self._defaults.items():
@@ -38,28 +51,40 @@ class _Fn(Module):
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
                             f"{sorted(kwargs) + sorted(vals)}")
 
-    def _kw(self):
+    def _kw(self) -> dict[str, Any]:
         return {n: getattr(self, n) for n in self._defaults}
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         return ", ".join(f"{n}={getattr(self, n)}" for n in self._defaults)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """Apply the layer's functional with its settings.
+
+        Parameters
+        ----------
+        input : Tensor
+            As the functional takes it (``torch.nn.functional``'s function of the same
+            name).
+
+        Returns
+        -------
+        Tensor
+            The functional's result.
+        """
         return type(self)._fn(input, **self._kw())
 
 
-def _fn_module(name, fn, defaults, doc):
-    req = {k: v for k, v in defaults.items()}
-    return type(name, (_Fn,), {"_fn": staticmethod(fn), "_names": tuple(req),
-                               "_defaults": req, "__doc__": doc,
-                               "__module__": __name__})
-
-
-_REQ = object()
-
-
 class _Required(_Fn):
-    def __init__(self, *args, **kwargs):
+    """An :class:`_Fn` whose ``_REQ`` settings must be given."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for n in self._defaults:
             if getattr(self, n) is _REQ:
@@ -67,210 +92,336 @@ class _Required(_Fn):
                                 f"'{n}'")
 
 
-def _req_module(name, fn, defaults, doc):
-    return type(name, (_Required,), {"_fn": staticmethod(fn), "_names": tuple(defaults),
-                                     "_defaults": dict(defaults), "__doc__": doc,
-                                     "__module__": __name__})
+def _fn_module(name: str, fn: Callable[..., Any],
+               params: dict[str, tuple[Any, str, str]], summary: str) -> type[_Fn]:
+    """The :class:`_Fn` class ``name`` applying ``fn``; ``params`` maps each setting to
+    ``(default or _REQ, type, description)``, from which the class's signature and
+    numpydoc docstring are built."""
+    defaults = {k: v[0] for k, v in params.items()}
+    base = _Required if any(d is _REQ for d in defaults.values()) else _Fn
+    P = inspect.Parameter
+    sig = inspect.Signature([P(k, P.POSITIONAL_OR_KEYWORD, annotation=t,
+                               default=P.empty if d is _REQ else d)
+                             for k, (d, t, _) in params.items()], return_annotation=None)
+    doc = "".join(f"{k} : {t.replace(' | ', ' or ')}{'' if d is _REQ else ', optional'}\n"
+                  f"    {desc}\n" for k, (d, t, desc) in params.items())
+    doc = f"{summary} (``torch.nn.{name}``).\n\nParameters\n----------\n{doc}"
+    return type(name, (base,), {"_fn": staticmethod(fn), "_names": tuple(defaults),
+                                "_defaults": defaults, "__doc__": doc,
+                                "__signature__": sig, "__module__": __name__})
 
 
-PixelShuffle = _req_module("PixelShuffle", F.pixel_shuffle, {"upscale_factor": _REQ},
-                           "``torch.nn.PixelShuffle``.")
-PixelUnshuffle = _req_module("PixelUnshuffle", F.pixel_unshuffle, {"downscale_factor": _REQ},
-                             "``torch.nn.PixelUnshuffle``.")
-ChannelShuffle = _req_module("ChannelShuffle", F.channel_shuffle, {"groups": _REQ},
-                             "``torch.nn.ChannelShuffle``.")
-Unfold = _req_module("Unfold", F.unfold, {"kernel_size": _REQ, "dilation": 1, "padding": 0,
-                                          "stride": 1}, "``torch.nn.Unfold``.")
-Fold = _req_module("Fold", F.fold, {"output_size": _REQ, "kernel_size": _REQ, "dilation": 1,
-                                    "padding": 0, "stride": 1}, "``torch.nn.Fold``.")
-GLU = _fn_module("GLU", F.glu, {"dim": -1}, "``torch.nn.GLU``.")
-Hardshrink = _fn_module("Hardshrink", F.hardshrink, {"lambd": 0.5}, "``torch.nn.Hardshrink``.")
-Softshrink = _fn_module("Softshrink", F.softshrink, {"lambd": 0.5}, "``torch.nn.Softshrink``.")
-LocalResponseNorm = _req_module("LocalResponseNorm", F.local_response_norm,
-                                {"size": _REQ, "alpha": 1e-4, "beta": 0.75, "k": 1.0},
-                                "``torch.nn.LocalResponseNorm``.")
-Hardshrink.extra_repr = lambda self: f"{self.lambd}"
-Softshrink.extra_repr = lambda self: f"{self.lambd}"
-LocalResponseNorm.extra_repr = lambda self: (f"{self.size}, alpha={self.alpha}, "
-                                             f"beta={self.beta}, k={self.k}")
+_SIZE = "int | tuple[int, ...]"
+PixelShuffle = _fn_module("PixelShuffle", F.pixel_shuffle, {
+    "upscale_factor": (_REQ, "int", "r: ``(*, C r^2, H, W) -> (*, C, H r, W r)``.")},
+    "Rearrange channels into spatial blocks")
+PixelUnshuffle = _fn_module("PixelUnshuffle", F.pixel_unshuffle, {
+    "downscale_factor": (_REQ, "int", "r: ``(*, C, H r, W r) -> (*, C r^2, H, W)``.")},
+    "Rearrange spatial blocks into channels")
+ChannelShuffle = _fn_module("ChannelShuffle", F.channel_shuffle, {
+    "groups": (_REQ, "int", "Number of channel groups g: ``(N, g C', *) -> (N, C' g, *)``.")},
+    "Regroup the channels")
+_UNFOLD = {"dilation": (1, _SIZE, "Spacing between window elements."),
+           "padding": (0, _SIZE, "Zero padding on both sides."),
+           "stride": (1, _SIZE, "Step of the windows.")}
+Unfold = _fn_module("Unfold", F.unfold, {
+    "kernel_size": (_REQ, _SIZE, "Window size."), **_UNFOLD},
+    "Extract sliding windows (im2col): ``(N, C, H, W) -> (N, C kh kw, L)``")
+Fold = _fn_module("Fold", F.fold, {
+    "output_size": (_REQ, _SIZE, "Spatial size ``(H, W)`` of the output."),
+    "kernel_size": (_REQ, _SIZE, "Window size."), **_UNFOLD},
+    "Sum sliding windows back into an image (col2im, the adjoint of ``Unfold``)")
+GLU = _fn_module("GLU", F.glu, {"dim": (-1, "int", "The axis split in two halves ``a, b``.")},
+                 "Gated linear unit ``a * sigmoid(b)``")
+Hardshrink = _fn_module("Hardshrink", F.hardshrink, {
+    "lambd": (0.5, "float", "Threshold.")}, "``x`` where ``|x| > lambd``, else 0")
+Softshrink = _fn_module("Softshrink", F.softshrink, {
+    "lambd": (0.5, "float", "Threshold.")}, "``x - lambd * sign(x)`` where ``|x| > lambd``, else 0")
+LocalResponseNorm = _fn_module("LocalResponseNorm", F.local_response_norm, {
+    "size": (_REQ, "int", "Number of neighbouring channels."),
+    "alpha": (1e-4, "float", "Multiplicative factor."),
+    "beta": (0.75, "float", "Exponent."),
+    "k": (1.0, "float", "Additive factor.")},
+    "Normalize each channel by its neighbours' squares")
+
+
+def _lambd_repr(self: Any) -> str:
+    """The threshold shown in ``repr(module)``.
+
+    Returns
+    -------
+    str
+        ``lambd``.
+    """
+    return f"{self.lambd}"
+
+
+def _lrn_repr(self: Any) -> str:
+    """The constructor settings shown in ``repr(module)``.
+
+    Returns
+    -------
+    str
+        The settings, comma-separated.
+    """
+    return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+Hardshrink.extra_repr = Softshrink.extra_repr = _lambd_repr  # type: ignore[method-assign]
+LocalResponseNorm.extra_repr = _lrn_repr  # type: ignore[method-assign]
 
 
 class UpsamplingNearest2d(Upsample):
-    """``torch.nn.UpsamplingNearest2d``: ``Upsample(mode='nearest')``."""
+    """Nearest-neighbour upsampling, ``Upsample(mode='nearest')``.
 
-    def __init__(self, size=None, scale_factor=None):
+    As ``torch.nn.UpsamplingNearest2d``.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output spatial size (exactly one of ``size`` and ``scale_factor``).
+    scale_factor : float or tuple of float, optional
+        Multiplier of the spatial size.
+    """
+
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
-    """``torch.nn.UpsamplingBilinear2d``: ``Upsample(mode='bilinear',
-    align_corners=True)``."""
+    """Bilinear upsampling, ``Upsample(mode='bilinear', align_corners=True)``.
 
-    def __init__(self, size=None, scale_factor=None):
+    As ``torch.nn.UpsamplingBilinear2d``.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output spatial size (exactly one of ``size`` and ``scale_factor``).
+    scale_factor : float or tuple of float, optional
+        Multiplier of the spatial size.
+    """
+
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class RReLU(Module):
-    """``torch.nn.RReLU``: randomized leaky ReLU (slope ``U(lower, upper)`` in training)."""
+    """Randomized leaky ReLU (``torch.nn.RReLU``).
 
-    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+    The negative slope is drawn from ``U(lower, upper)`` per element in training
+    (compat's generator), ``(lower + upper) / 2`` in eval mode.
+
+    Parameters
+    ----------
+    lower : float, optional
+        Lower bound of the random slope (default 1/8).
+    upper : float, optional
+        Upper bound (default 1/3).
+    inplace : bool, optional
+        Overwrite ``input`` (default False).
+
+    Notes
+    -----
+    Xu et al. (2015), "Empirical Evaluation of Rectified Activations in Convolutional
+    Network".
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
         super().__init__()
         self.lower, self.upper, self.inplace = lower, upper, inplace
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         return f"lower={self.lower}, upper={self.upper}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """Apply ``F.rrelu`` (random slopes in training mode).
+
+        Parameters
+        ----------
+        input : Tensor
+            Any shape.
+
+        Returns
+        -------
+        Tensor
+            Same shape as ``input``.
+        """
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
 
 class RMSNorm(LayerNorm):
-    """``torch.nn.RMSNorm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the trailing
-    ``normalized_shape`` (``weight`` initialized to ones; no bias)."""
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape``.
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
-                 dtype=None):
-        super().__init__(normalized_shape, eps, elementwise_affine, False, device, dtype)
+    As ``torch.nn.RMSNorm``.
 
-    def extra_repr(self):
+    Parameters
+    ----------
+    normalized_shape : int or sequence of int
+        The trailing shape normalized over.
+    eps : float, optional
+        Added to the mean square (default: the dtype's machine epsilon).
+    elementwise_affine : bool, optional
+        Learn ``weight`` (ones; no bias) (default True).
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+
+    Notes
+    -----
+    Zhang and Sennrich (2019), "Root Mean Square Layer Normalization".
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: DeviceLike = None,
+                 dtype: DTypeArg = None) -> None:
+        # eps=None: rms_norm's default, the dtype's machine epsilon
+        super().__init__(normalized_shape, eps,  # type: ignore[arg-type]
+                         elementwise_affine, False, device, dtype)
+
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
+        """Apply ``F.rms_norm``.
+
+        Parameters
+        ----------
+        x : Tensor
+            ``(*, *normalized_shape)``.
+
+        Returns
+        -------
+        Tensor
+            Same shape as ``x``.
+        """
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
 
-# ============================================================================== pooling
-class MaxPool3d(_MaxPoolNd):
-    """``torch.nn.MaxPool3d``."""
-    _n = 3
-
-
-class AvgPool3d(AvgPool2d):
-    """``torch.nn.AvgPool3d``."""
-
-    def forward(self, input):  # noqa: A002
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-
-class AdaptiveAvgPool3d(AdaptiveAvgPool1d):
-    """``torch.nn.AdaptiveAvgPool3d``."""
-
-    def forward(self, input):  # noqa: A002
-        return F.adaptive_avg_pool3d(input, self.output_size)
-
-
-class AdaptiveMaxPool3d(AdaptiveMaxPool1d):
-    """``torch.nn.AdaptiveMaxPool3d``."""
-
-    def forward(self, input):  # noqa: A002
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
-
-
-class _MaxUnpoolNd(Module):
-    _n = 2
-
-    def __init__(self, kernel_size, stride=None, padding=0):
-        super().__init__()
-        tup = F._ntuple(self._n)
-        self.kernel_size = tup(kernel_size)
-        self.stride = tup(stride if stride is not None else kernel_size)
-        self.padding = tup(padding)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-    def forward(self, input, indices, output_size=None):  # noqa: A002
-        fn = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._n - 1]
-        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
-
-
-MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (
-    type(f"MaxUnpool{n}d", (_MaxUnpoolNd,), {"_n": n, "__module__": __name__,
-                                             "__doc__": f"``torch.nn.MaxUnpool{n}d``."})
-    for n in (1, 2, 3))
-
-
-class FractionalMaxPool2d(Module):
-    """``torch.nn.FractionalMaxPool2d`` (random offsets from compat's generator)."""
-    _n = 2
-
-    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                 _random_samples=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.output_size = output_size
-        self.output_ratio = output_ratio
-        self.return_indices = return_indices
-        self.register_buffer("_random_samples", _random_samples)
-        if output_size is None and output_ratio is None:
-            raise ValueError(f"FractionalMaxPool{self._n}d requires specifying either an "
-                             "output size, or a pooling ratio")
-        if output_size is not None and output_ratio is not None:
-            raise ValueError("only one of output_size and output_ratio may be specified")
-        if output_ratio is not None:
-            r = output_ratio if isinstance(output_ratio, (list, tuple)) else (output_ratio,)
-            if not all(0 < v < 1 for v in r):
-                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
-
-    def forward(self, input):  # noqa: A002
-        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
-        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
-                  self.return_indices, _random_samples=self._random_samples)
-
-
-class FractionalMaxPool3d(FractionalMaxPool2d):
-    """``torch.nn.FractionalMaxPool3d``."""
-    _n = 3
-
-
-class ConvTranspose3d(_ConvTransposeNd):
-    """``torch.nn.ConvTranspose3d``; ``weight (C_in, C_out/groups, kD, kH, kW)``."""
-    _n = 3
-
-
 # ============================================================================== dropout
-def _dropout_class(name, fn, doc):
-    def forward(self, input):  # noqa: A002
+def _dropout_class(name: str, fn: Callable[..., Tensor], summary: str) -> type[Dropout]:
+    """A Dropout subclass whose forward is ``fn``, with its docstrings."""
+    def forward(self: Dropout, input: Tensor) -> Tensor:  # noqa: A002
         return fn(input, self.p, self.training, self.inplace)
+    forward.__doc__ = f"""Apply ``F.{fn.__name__}`` in training mode; the identity in eval mode.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, C, *)`` or unbatched.
+
+        Returns
+        -------
+        Tensor
+            Same shape as ``input``.
+        """
+    forward.__qualname__ = f"{name}.forward"
+    doc = f"""{summary} (``torch.nn.{name}``).
+
+    Parameters
+    ----------
+    p : float, optional
+        Probability of an element (channel) to be dropped (default 0.5).
+    inplace : bool, optional
+        Overwrite ``input`` (default False).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is outside [0, 1].
+    """
     return type(name, (Dropout,), {"forward": forward, "__doc__": doc,
                                    "__module__": __name__})
 
 
 Dropout3d = _dropout_class("Dropout3d", F.dropout3d,
-                           "``torch.nn.Dropout3d``: whole channels zeroed in training.")
-AlphaDropout = _dropout_class("AlphaDropout", F.alpha_dropout, "``torch.nn.AlphaDropout``.")
+                           "Zero whole channels of ``(N, C, D, H, W)`` in training mode")
+AlphaDropout = _dropout_class("AlphaDropout", F.alpha_dropout,
+                              "Dropout that keeps SELU's zero mean and unit variance")
 FeatureAlphaDropout = _dropout_class("FeatureAlphaDropout", F.feature_alpha_dropout,
-                                     "``torch.nn.FeatureAlphaDropout``.")
+                                     "Alpha dropout of whole channels")
 
 
 # ============================================================================== padding
 class _PadNd(Module):
+    """The reflection, replication, circular and zero padding layers' base."""
+
     _n = 1
     _mode = "constant"
 
-    def __init__(self, padding, value=None):
+    def __init__(self, padding: int | Sequence[int], value: float | None = None) -> None:
         super().__init__()
         self.padding = F._ntuple(2 * self._n, "padding")(padding)
         if value is not None:
             self.value = value
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         if self._mode == "constant" and type(self).__name__.startswith("Constant"):
             return f"padding={self.padding}, value={self.value}"
         return f"{self.padding}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """Pad ``input`` (``F.pad`` in the layer's mode).
+
+        Parameters
+        ----------
+        input : Tensor
+            Any shape with enough axes.
+
+        Returns
+        -------
+        Tensor
+            The padded tensor.
+        """
         return F.pad(input, self.padding, self._mode, getattr(self, "value", None))
 
 
-def _pad_class(name, n, mode, with_value=False):
-    def __init__(self, padding, *args):
+def _pad_class(name: str, n: int, mode: str, with_value: bool = False) -> type[_PadNd]:
+    """The padding layer ``name`` of the last ``n`` axes in ``mode``, with its docstring."""
+    def __init__(self: _PadNd, padding: int | Sequence[int], *args: float) -> None:
         _PadNd.__init__(self, padding, *(args if with_value else ((0.0,) if
                                                                  mode == "constant" else ())))
+    what = {"reflect": "its reflection", "replicate": "its edge values",
+            "circular": "its periodic continuation"}.get(mode, "zeros")
+    sides = ("left, right", "left, right, top, bottom",
+             "left, right, top, bottom, front, back")[n - 1]
+    fill = "a constant" if with_value else what
+    doc = f"""Pad the last {n} ax{'is' if n == 1 else 'es'} with {fill} (``torch.nn.{name}``).
+
+    Parameters
+    ----------
+    padding : int or tuple of int
+        Amounts ``({sides})``; an int pads every side.
+    *args : float
+        {"``value``, the fill value." if with_value else "Ignored."}
+    """
     return type(name, (_PadNd,), {"_n": n, "_mode": mode, "__init__": __init__,
-                                  "__doc__": f"``torch.nn.{name}``.", "__module__": __name__})
+                                  "__doc__": doc, "__module__": __name__})
 
 
 ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect")
@@ -289,12 +440,49 @@ ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant", with_value=True)
 
 # ============================================================================== EmbeddingBag
 class EmbeddingBag(Module):
-    """``torch.nn.EmbeddingBag``: sums/means/maxima of bags of embeddings (``weight``
-    from ``N(0, 1)``, the ``padding_idx`` row zeroed)."""
+    """Sums, means or maxima of bags of embeddings (``torch.nn.EmbeddingBag``).
 
-    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
-                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+    ``weight (num_embeddings, embedding_dim)`` is drawn from ``N(0, 1)``, the ``padding_idx``
+    row zeroed.
+
+    Parameters
+    ----------
+    num_embeddings : int
+        Number of rows.
+    embedding_dim : int
+        Size of each row.
+    max_norm : float, optional
+        As ``F.embedding_bag``'s.
+    norm_type : float, optional
+        As ``F.embedding_bag``'s (default 2.0).
+    scale_grad_by_freq : bool, optional
+        As ``F.embedding_bag``'s.
+    mode : str, optional
+        ``'sum'``, ``'mean'`` (default) or ``'max'``.
+    sparse : bool, optional
+        As ``F.embedding_bag``'s.
+    _weight : Tensor, optional
+        Use this ``(num_embeddings, embedding_dim)`` tensor as the weight.
+    include_last_offset : bool, optional
+        ``offsets`` has one more entry, the end of the last bag.
+    padding_idx : int, optional
+        A row that is zero and excluded from the bags.
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+
+    Raises
+    ------
+    AssertionError
+        For ``padding_idx`` out of range or a ``_weight`` of the wrong shape.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
@@ -314,13 +502,22 @@ class EmbeddingBag(Module):
                                      "embedding_dim")
             self.weight = Parameter(_weight)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
+        """Redraw ``weight`` from ``N(0, 1)``, zeroing the ``padding_idx`` row.
+        """
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with torch.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.max_norm is not None:
             s += f", max_norm={self.max_norm}"
@@ -329,7 +526,24 @@ class EmbeddingBag(Module):
             s += f", padding_idx={self.padding_idx}"
         return s
 
-    def forward(self, input, offsets=None, per_sample_weights=None):  # noqa: A002
+    def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        """Reduce each bag of embeddings (``F.embedding_bag``).
+
+        Parameters
+        ----------
+        input : Tensor
+            Indices: ``(B, L)`` (B bags of L) or 1-d with ``offsets``.
+        offsets : Tensor, optional
+            Start of each bag in a 1-d ``input``.
+        per_sample_weights : Tensor, optional
+            Weights of the looked-up rows (``mode='sum'`` only), ``input``'s shape.
+
+        Returns
+        -------
+        Tensor
+            ``(B, embedding_dim)``.
+        """
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)

@@ -11,27 +11,30 @@ forward hooks and, when ``register_full_backward_hook`` was used, wraps inputs a
 outputs in identity ``autograd.Function``s so the hooks see the gradients with respect
 to the module's inputs and outputs (PyTorch's ``BackwardHook``).
 
-The hook methods are in ``_module_hooks.py`` and the state-dict methods in
-``_module_state.py``, each a base class of :class:`Module`.
+The hook methods are in ``_module_hooks.py``, the state-dict methods in
+``_module_state.py`` and the dtype/device conversions in ``_module_convert.py``, each a
+base class of :class:`Module`.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Self, cast
 
-import ftrans.compat as torch
-from ftrans.compat import Tensor
+from ..types import Tensor
 from .parameter import Parameter, Buffer, typename
 from ._module_hooks import (  # noqa: F401  (nn.module's names)
     RemovableHandle, _HookDict, _HookMixin, register_module_forward_hook,
     register_module_forward_pre_hook,
 )
 from ._module_state import _StateDictMixin
+from ._module_convert import _ConvertMixin
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
            "register_module_forward_hook"]
 
 
-def _addindent(s, n):
+def _addindent(s: str, n: int) -> str:
     lines = s.split("\n")
     if len(lines) == 1:
         return s
@@ -39,12 +42,20 @@ def _addindent(s, n):
     return first + "\n" + "\n".join(" " * n + line for line in lines)
 
 
-class Module(_StateDictMixin, _HookMixin):
+class Module(_StateDictMixin, _HookMixin, _ConvertMixin):
     """Base class of all neural-network modules (``torch.nn.Module``).
 
     Subclasses call ``super().__init__()`` first, assign Parameters, buffers and
-    submodules as attributes and define ``forward``.
+    submodules as attributes and define ``forward``; calling the module runs the
+    forward pre-hooks, ``forward`` and the forward hooks.
 
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        None accepted (torch's signature): any argument raises TypeError.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> class Net(torch.nn.Module):
     ...     def __init__(self):
@@ -61,7 +72,7 @@ class Module(_StateDictMixin, _HookMixin):
     call_super_init = False
     dump_patches = False
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected argument "
                             f"{next(iter(kwargs)) if kwargs else args[0]!r}")
@@ -81,14 +92,47 @@ class Module(_StateDictMixin, _HookMixin):
         d["_load_state_dict_pre_hooks"] = _HookDict()
         d["_is_full_backward_hook"] = None
 
-    def forward(self, *input):
+    def forward(self, *input: Any) -> Any:
+        """The computation of the module; subclasses define it.
+
+        Parameters
+        ----------
+        *input : Any
+            The call's arguments.
+
+        Returns
+        -------
+        Any
+            The module's output.
+
+        Raises
+        ------
+        NotImplementedError
+            When the subclass does not define ``forward``.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
     # ------------------------------------------------------------------ registration
-    def register_buffer(self, name, tensor, persistent=True):
-        """Add a buffer (state that is not a parameter: running statistics ...).
-        ``persistent=False`` keeps it out of ``state_dict``."""
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: state that is not a parameter (running statistics ...).
+
+        Parameters
+        ----------
+        name : str
+            Attribute name (no ``.``, not empty).
+        tensor : Tensor or None
+            The buffer's value.
+        persistent : bool, optional
+            Include it in ``state_dict`` (default True).
+
+        Raises
+        ------
+        KeyError
+            For a bad or already used name.
+        TypeError
+            If ``tensor`` is neither a Tensor nor None.
+        """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -111,8 +155,25 @@ class Module(_StateDictMixin, _HookMixin):
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def register_parameter(self, name, param):
-        """Add a Parameter (or None) under ``name``."""
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a Parameter (or None) under ``name``.
+
+        Parameters
+        ----------
+        name : str
+            Attribute name (no ``.``, not empty).
+        param : Parameter or None
+            A leaf Parameter.
+
+        Raises
+        ------
+        KeyError
+            For a bad or already used name.
+        TypeError
+            If ``param`` is not a Parameter.
+        ValueError
+            If ``param`` is not a leaf.
+        """
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -136,8 +197,23 @@ class Module(_StateDictMixin, _HookMixin):
                              "method.")
         self._parameters[name] = param
 
-    def add_module(self, name, module):
-        """Add a child module (or None) under ``name``."""
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module (or None) under ``name``.
+
+        Parameters
+        ----------
+        name : str
+            Attribute name (no ``.``, not empty).
+        module : Module or None
+            The child.
+
+        Raises
+        ------
+        TypeError
+            If ``module`` is not a Module.
+        KeyError
+            For a bad or already used name.
+        """
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -152,7 +228,24 @@ class Module(_StateDictMixin, _HookMixin):
 
     register_module = add_module
 
-    def get_submodule(self, target):
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``''``: ``self``).
+
+        Parameters
+        ----------
+        target : str
+            Dotted path from this module, e.g. ``"net.0.weight"``.
+
+        Returns
+        -------
+        Module
+            The submodule.
+
+        Raises
+        ------
+        AttributeError
+            If the path does not lead to a Module.
+        """
         if target == "":
             return self
         mod = self
@@ -164,7 +257,24 @@ class Module(_StateDictMixin, _HookMixin):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target``.
+
+        Parameters
+        ----------
+        target : str
+            Dotted path from this module, e.g. ``"net.0.weight"``.
+
+        Returns
+        -------
+        Parameter
+            The parameter.
+
+        Raises
+        ------
+        AttributeError
+            If the path does not lead to a Parameter.
+        """
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if not hasattr(mod, name):
@@ -174,7 +284,24 @@ class Module(_StateDictMixin, _HookMixin):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return p
 
-    def get_buffer(self, target):
+    def get_buffer(self, target: str) -> Tensor | None:
+        """The buffer at the dotted path ``target``.
+
+        Parameters
+        ----------
+        target : str
+            Dotted path from this module, e.g. ``"net.0.weight"``.
+
+        Returns
+        -------
+        Tensor or None
+            The buffer (None where one was registered as None).
+
+        Raises
+        ------
+        AttributeError
+            If the path does not lead to a buffer.
+        """
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if name not in mod._buffers:
@@ -182,7 +309,7 @@ class Module(_StateDictMixin, _HookMixin):
         return mod._buffers[name]
 
     # ------------------------------------------------------------------ attributes
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         if "_parameters" in d:
             p = d["_parameters"]
@@ -198,8 +325,8 @@ class Module(_StateDictMixin, _HookMixin):
                 return m[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __setattr__(self, name, value):
-        def remove_from(*dicts_or_sets):
+    def __setattr__(self, name: str, value: Any) -> None:
+        def remove_from(*dicts_or_sets: dict[str, Any] | set[str]) -> None:
             for d in dicts_or_sets:
                 if name in d:
                     if isinstance(d, dict):
@@ -243,12 +370,12 @@ class Module(_StateDictMixin, _HookMixin):
                         persistent = value.persistent
                         remove_from(d)
                         self.register_buffer(name, value, persistent)
-                    else:
-                        buffers[name] = value
+                    else:   # (name in buffers: buffers is a dict)
+                        cast(dict[str, Any], buffers)[name] = value
                 else:
                     object.__setattr__(self, name, value)
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -259,19 +386,21 @@ class Module(_StateDictMixin, _HookMixin):
         else:
             object.__delattr__(self, name)
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         keys = list(object.__dir__(self))
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ iteration
-    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+    def _named_members(self, get_members_fn: Callable[[Module], Iterable[tuple[str, Any]]],
+                       prefix: str = "", recurse: bool = True,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
         memo = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
@@ -283,41 +412,134 @@ class Module(_StateDictMixin, _HookMixin):
                     memo.add(v)
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
-    def parameters(self, recurse=True):
-        """Iterator over the parameters (each once, in registration order)."""
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Iterate over the parameters, each once, in registration order.
+
+        Parameters
+        ----------
+        recurse : bool, optional
+            Include the submodules' members (default True); else only this module's.
+
+        Returns
+        -------
+        Iterator of Parameter
+            The parameters.
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        """Iterator over ``(dotted name, parameter)`` pairs."""
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Iterate over ``(dotted name, parameter)`` pairs.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Prepended to every name.
+        recurse : bool, optional
+            Include the submodules' members (default True); else only this module's.
+        remove_duplicate : bool, optional
+            Yield a shared member once (default True).
+
+        Returns
+        -------
+        Iterator of (str, Parameter)
+            Names such as ``"fc.weight"`` with their parameters.
+        """
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                        remove_duplicate)
 
-    def buffers(self, recurse=True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Iterate over the buffers, each once.
+
+        Parameters
+        ----------
+        recurse : bool, optional
+            Include the submodules' members (default True); else only this module's.
+
+        Returns
+        -------
+        Iterator of Tensor
+            The buffers.
+        """
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
-    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Iterate over ``(dotted name, buffer)`` pairs.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Prepended to every name.
+        recurse : bool, optional
+            Include the submodules' members (default True); else only this module's.
+        remove_duplicate : bool, optional
+            Yield a shared member once (default True).
+
+        Returns
+        -------
+        Iterator of (str, Tensor)
+            Names such as ``"bn.running_mean"`` with their buffers.
+        """
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
+        """Iterate over the direct submodules, each once.
+
+        Returns
+        -------
+        Iterator of Module
+            The children.
+        """
         for _, m in self.named_children():
             yield m
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """Iterate over ``(name, child)`` pairs of the direct submodules, each once.
+
+        Returns
+        -------
+        Iterator of (str, Module)
+            The children with their attribute names.
+        """
         memo = set()
         for name, m in self._modules.items():
             if m is not None and m not in memo:
                 memo.add(m)
                 yield name, m
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
+        """Iterate over this module and all submodules, each once (this module first).
+
+        Returns
+        -------
+        Iterator of Module
+            The modules, depth first.
+        """
         for _, m in self.named_modules():
             yield m
 
-    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        """Iterator over ``(dotted name, module)`` pairs, this module first ('')."""
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """Iterate over ``(dotted name, module)`` pairs, this module first (``''``).
+
+        Parameters
+        ----------
+        memo : set of Module, optional
+            Modules already yielded (skipped).
+        prefix : str, optional
+            Prepended to every name.
+        remove_duplicate : bool, optional
+            Yield a shared member once (default True).
+
+        Returns
+        -------
+        Iterator of (str, Module)
+            The modules, depth first.
+        """
         if memo is None:
             memo = set()
         if self in memo:
@@ -334,9 +556,24 @@ class Module(_StateDictMixin, _HookMixin):
     __hash__ = object.__hash__
 
     # ------------------------------------------------------------------ modes
-    def train(self, mode=True):
-        """Set training mode (``True``) or evaluation mode on this module and all
-        submodules; returns ``self``.  Raises ValueError for a non-bool ``mode``."""
+    def train(self, mode: bool = True) -> Self:
+        """Set training mode (``True``) or evaluation mode on this module and all submodules.
+
+        Parameters
+        ----------
+        mode : bool, optional
+            True for training (default), False for evaluation.
+
+        Returns
+        -------
+        Module
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            For a non-bool ``mode``.
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -344,19 +581,44 @@ class Module(_StateDictMixin, _HookMixin):
             m.train(mode)
         return self
 
-    def eval(self):
-        """``train(False)``: Dropout becomes the identity, BatchNorm uses its running
-        statistics.  (It does not disable gradient recording: use ``no_grad``.)"""
+    def eval(self) -> Self:
+        """Set evaluation mode: ``train(False)``.
+
+        Dropout becomes the identity, BatchNorm uses its running statistics.  It does
+        not disable gradient recording: use ``no_grad``.
+
+        Returns
+        -------
+        Module
+            ``self``.
+        """
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` of every parameter (freeze with ``False``)."""
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
+        """Set ``requires_grad`` of every parameter (freeze with ``False``).
+
+        Parameters
+        ----------
+        requires_grad : bool, optional
+            The new flag (default True).
+
+        Returns
+        -------
+        Module
+            ``self``.
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
-        """Reset the gradients of all parameters: to None (default) or to zeros."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            Set them to None (default) instead of zeroing them in place.
+        """
         for p in self.parameters():
             if p.grad is not None:
                 if set_to_none:
@@ -370,102 +632,39 @@ class Module(_StateDictMixin, _HookMixin):
                     g.zero_()
 
     # ------------------------------------------------------------------ conversion
-    def _apply(self, fn, recurse=True):
-        if recurse:
-            for m in self.children():
-                m._apply(fn)
-        for key, p in self._parameters.items():
-            if p is None:
-                continue
-            with torch.no_grad():
-                new = fn(p)
-            if new is not p:
-                p.data = new
-                p._vc[0] += 1
-            if p.grad is not None:
-                with torch.no_grad():
-                    g = fn(p.grad)
-                if g is not p.grad:   # converted in place, as in PyTorch (p.grad.data = g)
-                    p.grad.data = g
-        for key, b in self._buffers.items():
-            if b is not None:
-                self._buffers[key] = fn(b)
-        return self
+    def apply(self, fn: Callable[[Module], None]) -> Self:
+        """Call ``fn`` on every submodule (children first) and then on ``self``.
 
-    def apply(self, fn):
-        """Call ``fn`` on every submodule (children first) and on ``self``; returns self."""
+        Parameters
+        ----------
+        fn : callable
+            ``fn(module)``, e.g. a weight initializer.
+
+        Returns
+        -------
+        Module
+            ``self``.
+        """
         for m in self.children():
             m.apply(fn)
         fn(self)
         return self
 
-    def to(self, *args, **kwargs):
-        """Convert floating-point parameters and buffers to a dtype (``to(torch.float64)``,
-        ``to(dtype=...)``, ``to(tensor)``) and/or move them to a device ('cpu' only)."""
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, torch.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, torch.device)):
-                device = a
-            elif isinstance(a, bool):
-                pass
-            else:
-                raise TypeError(f"to() received an invalid argument {a!r}")
-        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
-                            f"got desired dtype={dtype}")
-
-        def convert(t):
-            if device is not None:
-                t = t.to(device=device)
-            if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                if t.is_complex() and not dtype.is_complex:
-                    return t
-                return t.to(dtype)
-            return t
-        return self._apply(convert)
-
-    def _float_to(self, dt):
-        return self._apply(lambda t: t.to(dt) if t.is_floating_point() else t)
-
-    def double(self):
-        return self._float_to(torch.float64)
-
-    def float(self):  # noqa: A003
-        return self._float_to(torch.float32)
-
-    def half(self):
-        return self._float_to(torch.float16)
-
-    def type(self, dst_type):  # noqa: A003
-        return self._apply(lambda t: t.to(dst_type))
-
-    def cpu(self):
-        return self
-
-    def cuda(self, device=None):
-        raise RuntimeError("Torch not compiled with CUDA enabled (ftrans.compat runs on the "
-                           "CPU; use the module as it is)")
-
-    def share_memory(self):
-        return self
-
     # ------------------------------------------------------------------ repr
     def extra_repr(self) -> str:
+        """The module's settings shown in its ``repr``; subclasses override it.
+
+        Returns
+        -------
+        str
+            ``''`` here.
+        """
         return ""
 
-    def _get_name(self):
+    def _get_name(self) -> str:
         return type(self).__name__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         extra_lines = []
         extra = self.extra_repr()
         if extra:

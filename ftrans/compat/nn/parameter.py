@@ -1,15 +1,32 @@
 """``Parameter`` (``torch.nn.Parameter``) and ``Buffer`` (``torch.nn.Buffer``)."""
 from __future__ import annotations
 
+from typing import Any, SupportsIndex, TypeVar
+
+import numpy as np
+
 import ftrans.compat as torch
 from ftrans.compat import Tensor
 
 __all__ = ["Parameter", "Buffer", "typename"]
 
+_T = TypeVar("_T", bound=Tensor)
 
-def typename(obj) -> str:
-    """PyTorch's ``torch.typename``: ``'torch.FloatTensor'`` for a float32 tensor, the
-    qualified class name otherwise."""
+
+def typename(obj: Any) -> str:
+    """PyTorch's ``torch.typename``.
+
+    Parameters
+    ----------
+    obj : Any
+        Any object.
+
+    Returns
+    -------
+    str
+        ``'torch.FloatTensor'`` for a float32 tensor (and so on), the qualified class name
+        otherwise.
+    """
     if isinstance(obj, Tensor):
         name = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -21,9 +38,7 @@ def typename(obj) -> str:
     return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"
 
 
-def _adopt(cls, data, requires_grad):
-    """An instance of the Tensor subclass ``cls`` sharing ``data``'s storage and version
-    counter but none of its history (``Tensor._make_subclass``)."""
+def _adopt(cls: type[_T], data: Tensor, requires_grad: bool) -> _T:
     t = object.__new__(cls)
     t._data = data._data
     t._grad_fn = None
@@ -37,25 +52,39 @@ def _adopt(cls, data, requires_grad):
     return t
 
 
-def _rebuild_parameter(data, requires_grad):
+def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
     return Parameter(torch.from_numpy(data), requires_grad)
 
 
 class Parameter(Tensor):
-    """A Tensor that a :class:`~ftrans.compat.nn.Module` registers as a parameter when
-    assigned as an attribute (``torch.nn.Parameter``).
+    """A Tensor that a Module registers as a parameter when assigned as an attribute.
 
-    ``Parameter(data=None, requires_grad=True)`` shares ``data``'s storage; ``data=None``
-    gives an empty float tensor.  Raises RuntimeError for ``requires_grad=True`` on an
-    integer tensor (PyTorch's message).
+    ``torch.nn.Parameter``: it shares ``data``'s storage and version counter, not its
+    history.
 
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (default: an empty float tensor).
+    requires_grad : bool, optional
+        Default True.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a Tensor.
+    RuntimeError
+        For ``requires_grad=True`` on an integer tensor (PyTorch's message).
+
+    Examples
+    --------
     >>> import ftrans.compat as torch
     >>> p = torch.nn.Parameter(torch.zeros(2))
     >>> p.requires_grad, p.is_leaf
     (True, True)
     """
 
-    def __new__(cls, data=None, requires_grad=True):
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = torch.empty(0)
         if not isinstance(data, Tensor):
@@ -63,13 +92,13 @@ class Parameter(Tensor):
                             "wrap the values with torch.tensor(...) first")
         return _adopt(cls, data, requires_grad)
 
-    def __init__(self, data=None, requires_grad=True):  # state set in __new__
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         pass
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
         r = Parameter(torch.from_numpy(self._data.copy()), self.requires_grad)
@@ -78,21 +107,32 @@ class Parameter(Tensor):
         memo[id(self)] = r
         return r
 
-    def __reduce_ex__(self, proto):
+    def __reduce_ex__(self, proto: SupportsIndex) -> tuple[Any, ...]:
         return (_rebuild_parameter, (self._data.copy(), self.requires_grad))
 
 
 class Buffer(Tensor):
-    """A Tensor that a Module registers as a buffer when assigned as an attribute
-    (``torch.nn.Buffer``; ``persistent=False`` keeps it out of ``state_dict``).  Like
-    PyTorch, the registered buffer is a plain Tensor sharing the data."""
+    """A Tensor that a Module registers as a buffer when assigned as an attribute.
 
-    def __new__(cls, data=None, *, persistent=True):
+    ``torch.nn.Buffer``.  Like PyTorch, the registered buffer is a plain Tensor sharing
+    the data.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (default: an empty float tensor); detached.
+    persistent : bool, optional
+        Include the buffer in ``state_dict`` (default True).
+    """
+
+    persistent: bool
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:
             data = torch.empty(0)
         t = _adopt(cls, data.detach(), False)
         t.persistent = persistent
         return t
 
-    def __init__(self, data=None, *, persistent=True):
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
         pass

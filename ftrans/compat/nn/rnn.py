@@ -12,8 +12,10 @@ Python loop over time steps of compat operations.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import ftrans.compat as torch
+from ..types import DTypeArg, DeviceLike, Tensor
 from . import functional as F
 from . import init
 from .module import Module
@@ -24,7 +26,8 @@ __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _cell_step(mode, xw, h, c, w_hh, b_hh):
+def _cell_step(mode: str, xw: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
+               b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
     """One step: ``xw`` the input projection (with ``b_ih``); returns ``(h, c)``."""
     hw = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
@@ -44,9 +47,49 @@ def _cell_step(mode, xw, h, c, w_hh, b_hh):
 
 
 class RNNBase(Module):
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
-                 device=None, dtype=None):
+    """The multi-layer recurrent layers' base (``torch.nn.RNNBase``).
+
+    Parameters per layer and direction are PyTorch's ``weight_ih_l{k}[_reverse]``,
+    ``weight_hh_l{k}``, ``bias_ih_l{k}`` and ``bias_hh_l{k}``, all from
+    ``U(-1/sqrt(hidden), 1/sqrt(hidden))``.
+
+    Parameters
+    ----------
+    mode : str
+        ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
+    input_size : int
+        Features of the input.
+    hidden_size : int
+        Features of the hidden state.
+    num_layers : int, optional
+        Stacked layers (default 1).
+    bias : bool, optional
+        Learn the biases (default True).
+    batch_first : bool, optional
+        Inputs and outputs are ``(N, L, *)`` instead of ``(L, N, *)`` (default False).
+    dropout : float, optional
+        Dropout on the outputs of every layer but the last, in training (default 0).
+    bidirectional : bool, optional
+        Also run each layer backwards in time (default False).
+    proj_size : int, optional
+        Not supported (must be 0).
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+
+    Raises
+    ------
+    ValueError
+        For a bad ``dropout``, ``hidden_size`` or ``num_layers``.
+    NotImplementedError
+        For ``proj_size``.
+    """
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: DeviceLike = None,
+                 dtype: DTypeArg = None) -> None:
         super().__init__()
         if proj_size:
             raise NotImplementedError("LSTM proj_size is not supported by ftrans.compat")
@@ -75,7 +118,7 @@ class RNNBase(Module):
                 lin = input_size if layer == 0 else hidden_size * nd
                 sfx = "_reverse" if direction == 1 else ""
                 names = [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
-                shapes = [(gate, lin), (gate, hidden_size)]
+                shapes: list[tuple[int, ...]] = [(gate, lin), (gate, hidden_size)]
                 if bias:
                     names += [f"bias_ih_l{layer}{sfx}", f"bias_hh_l{layer}{sfx}"]
                     shapes += [(gate,), (gate,)]
@@ -84,17 +127,28 @@ class RNNBase(Module):
                 self._flat_weights_names.extend(names)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
+        """Redraw every parameter from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
 
     @property
-    def all_weights(self):
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        """The parameters per layer and direction: ``[w_ih, w_hh(, b_ih, b_hh)]`` each."""
         return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
                 for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
@@ -108,14 +162,40 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _weights(self, layer, direction):
+    def _weights(self, layer: int,
+                 direction: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
         sfx = "_reverse" if direction == 1 else ""
         g = lambda n: getattr(self, f"{n}_l{layer}{sfx}")  # noqa: E731
         if self.bias:
             return g("weight_ih"), g("weight_hh"), g("bias_ih"), g("bias_hh")
         return g("weight_ih"), g("weight_hh"), None, None
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx: Tensor | tuple[Tensor, Tensor] | None = None  # noqa: A002
+                ) -> tuple[Tensor, Any]:
+        """Run the layers over the sequence ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``) or unbatched ``(L, H_in)``.
+        hx : Tensor or (Tensor, Tensor), optional
+            Initial hidden state ``(num_layers * D, N, H)`` (LSTM: the pair ``(h_0, c_0)``);
+            zeros by default.
+
+        Returns
+        -------
+        output : Tensor
+            ``(L, N, D * H)``: the last layer's hidden states at every step.
+        h_n : Tensor or (Tensor, Tensor)
+            ``(num_layers * D, N, H)`` final hidden states (LSTM: ``(h_n, c_n)``).
+
+        Raises
+        ------
+        ValueError
+            For an input that is not 2-d or 3-d.
+        RuntimeError
+            For a hidden state of the wrong shape.
+        """
         lstm = self.mode == "LSTM"
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
@@ -151,8 +231,8 @@ class RNNBase(Module):
                 xw = F.linear(layer_in, w_ih, b_ih)            # (T, N, gates * H)
                 k = layer * nd + d
                 h = h0[k]
-                c = c0[k] if lstm else None
-                steps = [None] * T
+                c = c0[k] if lstm else None  # type: ignore[index]  # c0 is set for LSTM
+                steps: list[Any] = [None] * T
                 order = range(T - 1, -1, -1) if d == 1 else range(T)
                 for t in order:
                     h, c = _cell_step(self.mode, xw[t], h, c, w_hh, b_hh)
@@ -173,14 +253,33 @@ class RNNBase(Module):
         if not batched:
             out = out.squeeze(1)
             h_n = h_n.squeeze(1)
-            c_n = c_n.squeeze(1) if lstm else None
+            c_n = c_n.squeeze(1) if lstm else None  # type: ignore[union-attr]  # set for LSTM
         return (out, (h_n, c_n)) if lstm else (out, h_n)
 
 
 class RNN(RNNBase):
-    """Elman RNN ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or relu)."""
+    """Elman RNN ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (``torch.nn.RNN``).
 
-    def __init__(self, *args, **kwargs):
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        ``input_size`` (int), ``hidden_size`` (int), ``num_layers`` (int, default 1),
+        ``nonlinearity``
+        (``'tanh'``, default, or ``'relu'``; the fourth positional argument),
+        ``bias`` (bool, default True), ``batch_first`` (bool, default False: inputs are
+        ``(L, N, H_in)``), ``dropout`` (float, on the outputs of every layer but the last in
+        training; default 0), ``bidirectional`` (bool, default False), ``proj_size`` (0 only),
+        ``device``, ``dtype``: ``RNNBase``'s parameters after ``mode``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``dropout``, ``hidden_size`` or ``num_layers`` or an unknown ``nonlinearity``.
+    NotImplementedError
+        For ``proj_size``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         nonlinearity = kwargs.pop("nonlinearity", "tanh")
         if len(args) > 3:
             nonlinearity = args[3]
@@ -194,25 +293,92 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory; ``forward(input, (h_0, c_0))`` returns ``(output, (h_n,
-    c_n))``."""
+    """Long short-term memory (``torch.nn.LSTM``).
 
-    def __init__(self, *args, **kwargs):
+    PyTorch's gate order: input, forget, cell, output.
+
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        ``input_size`` (int), ``hidden_size`` (int), ``num_layers`` (int, default 1),
+        ``bias`` (bool, default True), ``batch_first`` (bool, default False: inputs are
+        ``(L, N, H_in)``), ``dropout`` (float, on the outputs of every layer but the last in
+        training; default 0), ``bidirectional`` (bool, default False), ``proj_size`` (0 only),
+        ``device``, ``dtype``: ``RNNBase``'s parameters after ``mode``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``dropout``, ``hidden_size`` or ``num_layers``.
+    NotImplementedError
+        For ``proj_size``.
+
+    Notes
+    -----
+    Hochreiter and Schmidhuber (1997), "Long Short-Term Memory".
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit (PyTorch's formulation, reset gate applied after ``W_hn``)."""
+    """Gated recurrent unit (``torch.nn.GRU``), PyTorch's formulation.
 
-    def __init__(self, *args, **kwargs):
+    ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h' = (1 - z) * n + z * h``; gates in the
+    order reset, update, new.
+
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        ``input_size`` (int), ``hidden_size`` (int), ``num_layers`` (int, default 1),
+        ``bias`` (bool, default True), ``batch_first`` (bool, default False: inputs are
+        ``(L, N, H_in)``), ``dropout`` (float, on the outputs of every layer but the last in
+        training; default 0), ``bidirectional`` (bool, default False), ``proj_size`` (0 only),
+        ``device``, ``dtype``: ``RNNBase``'s parameters after ``mode``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``dropout``, ``hidden_size`` or ``num_layers``.
+    NotImplementedError
+        For ``proj_size``.
+
+    Notes
+    -----
+    Cho et al. (2014), "Learning Phrase Representations using RNN Encoder-Decoder".
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("GRU", *args, **kwargs)
 
 
 class RNNCellBase(Module):
+    """The recurrent cells' base (``torch.nn.RNNCellBase``).
+
+    ``weight_ih (num_chunks * hidden, input)``, ``weight_hh (num_chunks * hidden, hidden)`` and the
+    biases, all from ``U(-1/sqrt(hidden), 1/sqrt(hidden))``.
+
+    Parameters
+    ----------
+    input_size : int
+        Features of the input.
+    hidden_size : int
+        Features of the hidden state.
+    bias : bool, optional
+        Learn ``bias_ih`` and ``bias_hh`` (default True).
+    num_chunks : int
+        Gates per cell (1, 4 for LSTM, 3 for GRU).
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+    """
+
     _mode = "RNN_TANH"
 
-    def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, device=None,
-                 dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, num_chunks: int = 1,
+                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -229,12 +395,21 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
+        """Redraw every parameter from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The constructor settings shown in ``repr(module)``.
+
+        Returns
+        -------
+        str
+            The settings, comma-separated.
+        """
         s = f"{self.input_size}, {self.hidden_size}"
         if self.bias is not True:
             s += f", bias={self.bias}"
@@ -242,7 +417,27 @@ class RNNCellBase(Module):
             s += f", nonlinearity={self.nonlinearity}"
         return s
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx: Tensor | tuple[Tensor, Tensor] | None = None  # noqa: A002
+                ) -> Any:
+        """One step of the cell.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, input_size)`` or ``(input_size,)``.
+        hx : Tensor or (Tensor, Tensor), optional
+            ``(N, hidden_size)`` hidden state (LSTMCell: ``(h, c)``); zeros by default.
+
+        Returns
+        -------
+        Tensor or (Tensor, Tensor)
+            The next hidden state (LSTMCell: ``(h', c')``).
+
+        Raises
+        ------
+        ValueError
+            For an input that is not 1-d or 2-d.
+        """
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
                              f"{input.dim()}D instead")
@@ -258,18 +453,43 @@ class RNNCellBase(Module):
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
         else:
-            h, c = (hx if batched else hx.unsqueeze(0)), None
+            # (hx is a Tensor here)
+            h, c = (hx if batched else hx.unsqueeze(0)), None  # type: ignore[union-attr]
         xw = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xw, h, c, self.weight_hh, self.bias_hh)
         if not batched:
             h = h.squeeze(0)
-            c = c.squeeze(0) if lstm else None
+            c = c.squeeze(0) if lstm else None  # type: ignore[union-attr]  # set for LSTM
         return (h, c) if lstm else h
 
 
 class RNNCell(RNNCellBase):
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
-                 dtype=None):
+    """An Elman RNN cell ``h' = tanh(W_ih x + b_ih + W_hh h + b_hh)`` (``torch.nn.RNNCell``).
+
+    Parameters
+    ----------
+    input_size : int
+        Features of the input.
+    hidden_size : int
+        Features of the hidden state.
+    bias : bool, optional
+        Learn ``bias_ih`` and ``bias_hh`` (default True).
+    nonlinearity : str, optional
+        ``'tanh'`` (default) or ``'relu'``.
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``nonlinearity``.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: DeviceLike = None,
+                 dtype: DTypeArg = None) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
@@ -278,14 +498,48 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
+    """A long short-term memory cell (``torch.nn.LSTMCell``).
+
+    Parameters
+    ----------
+    input_size : int
+        Features of the input.
+    hidden_size : int
+        Features of the hidden state.
+    bias : bool, optional
+        Learn ``bias_ih`` and ``bias_hh`` (default True).
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+    """
+
     _mode = "LSTM"
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
 
 class GRUCell(RNNCellBase):
+    """A gated recurrent unit cell (``torch.nn.GRUCell``).
+
+    Parameters
+    ----------
+    input_size : int
+        Features of the input.
+    hidden_size : int
+        Features of the hidden state.
+    bias : bool, optional
+        Learn ``bias_ih`` and ``bias_hh`` (default True).
+    device : DeviceLike, optional
+        Where the parameters live (checked by ``torch.empty``; the CPU).
+    dtype : dtype, optional
+        The parameters' dtype (default: the default dtype).
+    """
+
     _mode = "GRU"
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLike = None, dtype: DTypeArg = None) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)

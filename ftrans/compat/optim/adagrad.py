@@ -1,9 +1,12 @@
 """``Adagrad`` (PyTorch's ``torch.optim.Adagrad``)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import optim as _fo
+from ..types import Tensor
 from .. import _factories as F
-from .optimizer import _FunctionalOptimizer, _step_tensor, _float
+from .optimizer import ParamsT, _FunctionalOptimizer, _step_tensor, _float
 
 __all__ = ["Adagrad"]
 
@@ -18,21 +21,47 @@ class Adagrad(_FunctionalOptimizer):
         clr = lr / (1 + (t - 1) * lr_decay)
         s = s + g^2;  theta -= clr * g / (sqrt(s) + eps)
 
-    Args: ``params``, ``lr`` (1e-2), ``lr_decay`` (0), ``weight_decay`` (0),
-    ``initial_accumulator_value`` (0: the initial ``s``), ``eps`` (1e-10), ``maximize``
-    (False).  The state (``step``, ``sum``) is created in the constructor, as in PyTorch.
-    ``ValueError`` for negative values.  Plain contiguous float parameters are updated by
-    ``ftrans.optim``'s fused one-pass kernel (same formulas; ``fused=False`` selects their
-    composition of ``ftrans.numpy`` operations).
+    The state (``step``, ``sum``) is created in the constructor, as in PyTorch.  Plain
+    contiguous float parameters are updated by ``ftrans.optim``'s fused one-pass kernel
+    (same formulas).
+
+    Parameters
+    ----------
+    params : iterable of Tensor or of dict
+        Leaf tensors or parameter groups.
+    lr : float or Tensor, optional
+        Learning rate.
+    lr_decay : float, optional
+        Learning-rate decay.
+    weight_decay : float, optional
+        L2 penalty.
+    initial_accumulator_value : float, optional
+        The initial ``s``.
+    eps : float, optional
+        Added to the denominator.
+    foreach : bool, optional
+        Accepted for compatibility (no effect).
+    maximize : bool, optional
+        Ascend instead.
+    differentiable : bool, optional
+        True runs the composition of ``ftrans.numpy`` operations.
+    fused : bool, optional
+        False runs the composition of ``ftrans.numpy`` operations.
+
+    Raises
+    ------
+    ValueError
+        For negative values.
     """
 
     _keys = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps",
              "maximize")
     _state_type = _fo.AdagradState
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
-                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
-                 differentiable=False, fused=None):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         _fo.adagrad(_float(lr), lr_decay, weight_decay, initial_accumulator_value, eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value,
@@ -45,11 +74,12 @@ class Adagrad(_FunctionalOptimizer):
                 state["step"] = _step_tensor()
                 state["sum"] = F.full_like(p, group["initial_accumulator_value"])
 
-    def _transformation(self, group, fused):
+    def _transformation(self, group: dict[str, Any], fused: bool) -> Any:
         return _fo.adagrad(*(_float(group[k]) for k in self._keys),
                            fused=None if fused else False)
 
-    def _state(self, p, group):
+    def _state(self, p: Tensor, group: dict[str, Any]) -> tuple[float, tuple[Any, ...],
+                                                                 Tensor | None, tuple[Any, ...]]:
         state = self.state[p]
         return (state["step"].item(), (state["sum"].numpy(force=True),), state["step"],
                 (state["sum"],))

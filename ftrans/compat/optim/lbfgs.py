@@ -1,14 +1,19 @@
 """``LBFGS`` (PyTorch's ``torch.optim.LBFGS``, after minFunc)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import _ops as O
+from ..types import Tensor
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, ParamsT
 
 __all__ = ["LBFGS"]
 
 
-def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+def _cubic_interpolate(x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any,
+                       bounds: tuple[Any, Any] | None = None) -> Any:
     """Minimizer of the cubic interpolating (x1, f1, g1), (x2, f2, g2), clipped to
     ``bounds`` (Nocedal & Wright, eq. 3.59; minFunc's polyinterp for two points)."""
     if bounds is not None:
@@ -27,8 +32,10 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
-                  max_ls=25):
+def _strong_wolfe(obj_func: Callable[..., tuple[Any, Tensor]], x: list[Tensor], t: float,
+                  d: Tensor, f: float, g: Tensor, gtd: Tensor, c1: float = 1e-4,
+                  c2: float = 0.9, tolerance_change: float = 1e-9, max_ls: int = 25
+                  ) -> tuple[Any, Tensor, Any, int]:
     """Line search for a step ``t`` along ``d`` satisfying the strong Wolfe conditions
     (Nocedal & Wright, Algorithms 3.5 and 3.6: bracketing, then zoom by cubic
     interpolation), as PyTorch's ``_strong_wolfe``.  Returns (f_new, g_new, t, evals).
@@ -39,7 +46,8 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
     gtd_new = g_new.dot(d)
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
+    t_prev: float = 0
+    f_prev, g_prev, gtd_prev = f, g, gtd
     done = False
     ls_iter = 0
     while ls_iter < max_ls:
@@ -109,23 +117,48 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 
 class LBFGS(Optimizer):
-    """Limited-memory BFGS (Nocedal & Wright, Algorithm 7.4, two-loop recursion), as
-    PyTorch's ``torch.optim.LBFGS`` (after minFunc): one ``step(closure)`` runs up to
-    ``max_iter`` iterations, each re-evaluating ``closure`` (which must clear the
-    gradients, compute the loss, call ``backward`` and return the loss).
+    """Limited-memory BFGS, as PyTorch's ``torch.optim.LBFGS`` (after minFunc).
 
-    Args: ``params`` (one group only: ``ValueError`` otherwise), ``lr`` (1),
-    ``max_iter`` (20), ``max_eval`` (``max_iter * 5 // 4``), ``tolerance_grad`` (1e-7: stop
-    when ``max |g|`` is below), ``tolerance_change`` (1e-9: stop when the step or the loss
-    change is below), ``history_size`` (100), ``line_search_fn`` (None: fixed step
-    ``lr`` -- the first iteration ``min(1, 1/sum|g|) * lr`` --, or ``"strong_wolfe"``).
-    Complex parameters are optimized as pairs of reals.  The state (of the first
-    parameter) holds ``func_evals``, ``n_iter``, ``d``, ``t``, ``old_dirs``, ``old_stps``,
-    ``ro``, ``H_diag``, ``prev_flat_grad``, ``prev_loss``, as in PyTorch.
+    One ``step(closure)`` runs up to ``max_iter`` iterations, each re-evaluating
+    ``closure`` (which must clear the gradients, compute the loss, call ``backward`` and
+    return the loss).  Complex parameters are optimized as pairs of reals.  The state (of
+    the first parameter) holds ``func_evals``, ``n_iter``, ``d``, ``t``, ``old_dirs``,
+    ``old_stps``, ``ro``, ``H_diag``, ``prev_flat_grad``, ``prev_loss``, as in PyTorch.
+
+    Parameters
+    ----------
+    params : iterable of Tensor or of dict
+        Leaf tensors; one parameter group only.
+    lr : float, optional
+        Learning rate (the step along the search direction).
+    max_iter : int, optional
+        Iterations per ``step``.
+    max_eval : int, optional
+        Closure evaluations per ``step``; default ``max_iter * 5 // 4``.
+    tolerance_grad : float, optional
+        Stop when ``max |g|`` is below.
+    tolerance_change : float, optional
+        Stop when the step or the loss change is below.
+    history_size : int, optional
+        The number of curvature pairs kept.
+    line_search_fn : {None, 'strong_wolfe'}, optional
+        None: fixed step ``lr`` (the first iteration ``min(1, 1/sum|g|) * lr``).
+
+    Raises
+    ------
+    ValueError
+        For a negative ``lr`` or more than one parameter group.
+
+    Notes
+    -----
+    Nocedal & Wright, "Numerical Optimization", Algorithm 7.4 (two-loop recursion) and
+    Algorithms 3.5/3.6 (strong Wolfe line search).
     """
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1, max_iter: int = 20,
+                 max_eval: int | None = None, tolerance_grad: float = 1e-7,
+                 tolerance_change: float = 1e-9, history_size: int = 100,
+                 line_search_fn: str | None = None) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
@@ -137,15 +170,15 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
+        self._numel_cache: int | None = None
 
-    def _numel(self):
+    def _numel(self) -> int:
         if self._numel_cache is None:
             self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel()
                                     for p in self._params)
         return self._numel_cache
 
-    def _gather_flat_grad(self):
+    def _gather_flat_grad(self) -> Tensor:
         views = []
         for p in self._params:
             g = p.grad
@@ -158,7 +191,7 @@ class LBFGS(Optimizer):
             views.append(v)
         return O.cat(views, 0)
 
-    def _add_grad(self, step_size, update):
+    def _add_grad(self, step_size: Any, update: Tensor) -> None:
         offset = 0
         for p in self._params:
             if p.is_complex():
@@ -168,14 +201,15 @@ class LBFGS(Optimizer):
             offset += n
         assert offset == self._numel()
 
-    def _clone_param(self):
+    def _clone_param(self) -> list[Tensor]:
         return [p.clone() for p in self._params]
 
-    def _set_param(self, params_data):
+    def _set_param(self, params_data: list[Tensor]) -> None:
         for p, pdata in zip(self._params, params_data):
             p.copy_(pdata)
 
-    def _directional_evaluate(self, closure, x, t, d):
+    def _directional_evaluate(self, closure: Callable[[], float], x: list[Tensor], t: Any,
+                              d: Tensor) -> tuple[float, Tensor]:
         self._add_grad(t, d)
         with enable_grad():
             loss = float(closure())
@@ -183,9 +217,25 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure):
-        """Run up to ``max_iter`` L-BFGS iterations; returns the loss of the first
-        evaluation of ``closure`` (required)."""
+    def step(self, closure: Callable[[], float]) -> float:  # type: ignore[override]  # required, as torch's
+        """Run up to ``max_iter`` L-BFGS iterations.
+
+        Parameters
+        ----------
+        closure : callable
+            Clears the gradients, computes the loss, calls ``backward`` and returns the
+            loss; required.
+
+        Returns
+        -------
+        float
+            The loss of the first evaluation of ``closure``.
+
+        Raises
+        ------
+        RuntimeError
+            Without a closure.
+        """
         if closure is None:
             raise RuntimeError("LBFGS.step() requires a closure that reevaluates the model "
                                "and returns the loss")
@@ -207,10 +257,15 @@ class LBFGS(Optimizer):
         if float(flat_grad.abs().max()) <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        # the state of the previous step (None before the first one, which sets them)
+        d: Any = state.get("d")
+        t: Any = state.get("t")
+        old_dirs: Any = state.get("old_dirs")
+        old_stps: Any = state.get("old_stps")
+        ro: Any = state.get("ro")
+        H_diag: Any = state.get("H_diag")
+        prev_flat_grad: Any = state.get("prev_flat_grad")
+        prev_loss: Any = state.get("prev_loss")
 
         n_iter = 0
         while n_iter < max_iter:
@@ -267,7 +322,7 @@ class LBFGS(Optimizer):
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = self._clone_param()
 
-                def obj_func(x, t, d):
+                def obj_func(x: list[Tensor], t: Any, d: Tensor) -> tuple[float, Tensor]:
                     return self._directional_evaluate(closure, x, t, d)
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd,

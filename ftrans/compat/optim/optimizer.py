@@ -14,40 +14,52 @@ in-place tensor operations bump them; LBFGS runs on compat operations.
 from __future__ import annotations
 
 import copy
+import functools
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
 from itertools import chain
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from .. import _tensor as _T
 from .. import _dtype as D
 from .. import _factories as F
+from ..types import DTypeArg, Tensor
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.graph import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "ParamsT"]
+
+#: What optimizers take as ``params`` (torch's ``torch.optim.optimizer.ParamsT``): leaf
+#: tensors, parameter-group dicts, or ``named_parameters()`` pairs.
+ParamsT: TypeAlias = (Iterable[Tensor] | Iterable[dict[str, Any]]
+                      | Iterable[tuple[str, Tensor]])
 
 
 class _Required:
     """Marker of a hyper-parameter without a default (PyTorch's ``optim.optimizer.required``)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<required parameter>"
 
 
 required = _Required()
 
 
-def _typename(obj):
+def _typename(obj: Any) -> str:
     if isinstance(obj, _T.Tensor):
         return "torch." + obj.dtype._tname
     return type(obj).__module__ + "." + type(obj).__qualname__ if type(obj).__module__ not in (
         "builtins",) else type(obj).__qualname__
 
 
-def _no_grad_step(fn):
-    """Run ``step`` in no-grad mode (the closure re-enables grad itself)."""
-    def step(self, *args, **kwargs):
+def _no_grad_step(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``step`` in no-grad mode (the closure re-enables grad itself).
+
+    The wrapper shows ``fn``'s signature and docstring (``functools.wraps``)."""
+    @functools.wraps(fn)
+    def step(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         if self.__dict__.get("_in_step"):     # a subclass's step calling super().step()
             return fn(self, *args, **kwargs)
         for h in list(self._step_pre_hooks.values()):
@@ -64,35 +76,45 @@ def _no_grad_step(fn):
         for h in list(self._step_post_hooks.values()):
             h(self, args, kwargs)
         return out
-    step.__name__ = fn.__name__
-    step.__doc__ = fn.__doc__
-    step._ftrans_step = True
+    step._ftrans_step = True  # type: ignore[attr-defined]
     return step
 
 
 class Optimizer:
     """Base class of all optimizers (``torch.optim.Optimizer``).
 
-    Args:
-        params: an iterable of leaf Tensors, or of dicts defining parameter groups.
-        defaults: default values of the optimization options (used by groups that do not
-            set them).
+    Subclasses implement ``step``.
 
-    Raises ``TypeError`` when ``params`` is a single Tensor or holds a non-Tensor,
-    ``ValueError`` for an empty parameter list, a non-leaf Tensor, a parameter in two
-    groups, or a group missing a required option.  Subclasses implement ``step``.
+    Parameters
+    ----------
+    params : iterable of Tensor or of dict
+        Leaf tensors, dicts defining parameter groups (``{"params": [...], "lr": ...}``),
+        or ``(name, tensor)`` pairs (``named_parameters()``).
+    defaults : dict
+        Default values of the optimization options (used by groups that do not set them).
+
+    Raises
+    ------
+    TypeError
+        When ``params`` is a single Tensor or holds a non-Tensor.
+    ValueError
+        For an empty parameter list, a non-leaf Tensor, a parameter in two groups, or a
+        group missing a required option.
     """
 
-    def __init__(self, params, defaults):
+    _in_step: bool        # inside step (a subclass's step calling super().step())
+    _opt_called: bool     # step has run (read by the lr schedulers)
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self._step_pre_hooks = OrderedDict()
-        self._step_post_hooks = OrderedDict()
+        self._step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
         if isinstance(params, _T.Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {_typename(params)}")
-        self.state = defaultdict(dict)
-        self.param_groups = []
-        param_groups = list(params)
+        self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups: list[Any] = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -101,22 +123,22 @@ class Optimizer:
             self.add_param_group(g)
 
     # every subclass's step runs under no_grad, with the hooks (see __init_subclass__)
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         st = cls.__dict__.get("step")
         if st is not None and not getattr(st, "_ftrans_step", False):
-            cls.step = _no_grad_step(st)
+            cls.step = _no_grad_step(st)  # type: ignore[method-assign]
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         s = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
             s += "\n"
@@ -128,9 +150,25 @@ class Optimizer:
         return s
 
     # ------------------------------------------------------------------------ groups
-    def add_param_group(self, param_group):
-        """Add a parameter group (a dict with ``"params"`` and optional options) -- e.g.
-        layers unfrozen during fine-tuning."""
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a parameter group, e.g. layers unfrozen during fine-tuning.
+
+        Options the group does not set take the optimizer's ``defaults``.
+
+        Parameters
+        ----------
+        param_group : dict
+            ``"params"`` (a Tensor, or a list of Tensors or of ``(name, Tensor)`` pairs)
+            and optional options (``"lr"`` ...).
+
+        Raises
+        ------
+        TypeError
+            A group that is not a dict, parameters in a set, or a non-Tensor parameter.
+        ValueError
+            A non-leaf Tensor, names for only some parameters, a missing required option,
+            or a parameter already in another group.
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         params = param_group["params"]
@@ -172,7 +210,7 @@ class Optimizer:
                           "future, this will cause an error; see "
                           "github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
-        seen = set()
+        seen: set[int] = set()
         for g in self.param_groups:
             seen.update(id(p) for p in g["params"])
         if any(id(p) in seen for p in plist):
@@ -180,9 +218,15 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     # ------------------------------------------------------------------------ grads
-    def zero_grad(self, set_to_none: bool = True):
-        """Reset the gradients of all parameters: to None (default, as PyTorch 2.x) or, with
-        ``set_to_none=False``, to zeros in place (detached from any graph)."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            Set them to None (default, as PyTorch 2.x); with False, to zeros in place
+            (detached from any graph).
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -197,27 +241,76 @@ class Optimizer:
                         g.requires_grad_(False)
                     g.zero_()
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], float] | None = None) -> float | None:
+        """Perform one optimization step (implemented by each optimizer).
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss (needed by :class:`LBFGS`).
+
+        Returns
+        -------
+        float or None
+            The closure's loss, or None without a closure.
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class.
+        """
         raise NotImplementedError
 
     # ------------------------------------------------------------------------ hooks
-    def register_step_pre_hook(self, hook):
-        """``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` before each step."""
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Register a hook called before each step.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(optimizer, args, kwargs) -> None or (args, kwargs)``; a returned pair
+            replaces the step's arguments.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return RemovableHandle(self._step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook):
-        """``hook(optimizer, args, kwargs) -> None`` after each step."""
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Register a hook called after each step.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(optimizer, args, kwargs) -> None``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return RemovableHandle(self._step_post_hooks, hook)
 
     # ------------------------------------------------------------------------ state dicts
-    def state_dict(self):
-        """``{"state": {index: per-parameter state}, "param_groups": [options and "params":
-        [indices]]}`` -- PyTorch's format.  The state's tensors are referenced, not copied
-        (as in PyTorch: save or deep-copy the result to keep a snapshot)."""
-        mapping = {}
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state as a dict, in PyTorch's format.
+
+        The state's tensors are referenced, not copied (as in PyTorch: save or deep-copy
+        the result to keep a snapshot).
+
+        Returns
+        -------
+        dict
+            ``{"state": {index: per-parameter state}, "param_groups": [options and
+            "params": [indices]]}``, indices numbering the parameters across groups in
+            order.
+        """
+        mapping: dict[int, int] = {}
         start = 0
 
-        def pack(group):
+        def pack(group: dict[str, Any]) -> dict[str, Any]:
             nonlocal start
             packed = {k: v for k, v in group.items() if k != "params"}
             for i, p in enumerate(group["params"], start):
@@ -232,7 +325,7 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     @staticmethod
-    def _cast_state(param, value, key=None):
+    def _cast_state(param: Tensor, value: Any, key: str | None = None) -> Any:
         """A state value for ``param``: tensors copied and, except ``step``, converted to the
         parameter's floating dtype (as PyTorch's ``_process_value_according_to_param_policy``)."""
         if isinstance(value, _T.Tensor):
@@ -248,9 +341,19 @@ class Optimizer:
             return type(value)(Optimizer._cast_state(param, v, key) for v in value)
         return copy.deepcopy(value)
 
-    def load_state_dict(self, state_dict):
-        """Load a state dict made by :meth:`state_dict` (here or by PyTorch).  ``ValueError``
-        when the number of groups or of parameters per group differs."""
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a state dict made by :meth:`state_dict` (here or by PyTorch).
+
+        Parameters
+        ----------
+        state_dict : dict
+            As :meth:`state_dict` returns it.
+
+        Raises
+        ------
+        ValueError
+            When the number of groups or of parameters per group differs.
+        """
         state_dict = dict(state_dict)
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
@@ -263,7 +366,7 @@ class Optimizer:
                              "the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
-        state = defaultdict(dict)
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
@@ -271,7 +374,7 @@ class Optimizer:
             else:
                 state[k] = copy.deepcopy(v)
 
-        def update_group(group, new_group):
+        def update_group(group: dict[str, Any], new_group: dict[str, Any]) -> dict[str, Any]:
             new_group["params"] = group["params"]
             if "param_names" in group and "param_names" not in new_group:
                 new_group["param_names"] = group["param_names"]
@@ -281,9 +384,10 @@ class Optimizer:
             update_group(g, ng) for g, ng in zip(groups, saved_groups)]})
 
 
-def _params_with_grad(group):
+def _params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[Tensor]]:
     """(parameters of ``group`` that have a gradient, their gradients)."""
-    ps, gs = [], []
+    ps: list[Tensor] = []
+    gs: list[Tensor] = []
     for p in group["params"]:
         if p.grad is not None:
             ps.append(p)
@@ -291,7 +395,7 @@ def _params_with_grad(group):
     return ps, gs
 
 
-def _written(*tensors):
+def _written(*tensors: Tensor | None) -> None:
     """Record an in-place update of the tensors' arrays: bump the version counters, as
     every in-place tensor operation does (autograd then detects stale saved values)."""
     for t in tensors:
@@ -304,14 +408,14 @@ def _written(*tensors):
 USE_FUSED_KERNELS = True
 
 
-def _use_fused(group):
+def _use_fused(group: dict[str, Any]) -> bool:
     """The fused one-pass updates unless switched off (:data:`USE_FUSED_KERNELS`) or the group asks for
     the composition (``fused=False`` or ``differentiable=True``)."""
     return (USE_FUSED_KERNELS and group.get("fused") is not False
             and not group.get("differentiable"))
 
 
-def _float(x):
+def _float(x: Any) -> Any:
     """A hyper-parameter as a Python number (a 0-d Tensor's value)."""
     return x.item() if isinstance(x, _T.Tensor) else x
 
@@ -330,10 +434,17 @@ class _FunctionalOptimizer(Optimizer):
     PyTorch's while the formulas live once, in ``ftrans.optim``.
     """
 
-    _keys = ()
-    _state_type = None
+    _keys: tuple[str, ...] = ()
+    _state_type: type[Any]              # the ftrans.optim state NamedTuple
 
-    def _tx(self, group):
+    def _transformation(self, group: dict[str, Any], fused: bool) -> Any:
+        raise NotImplementedError
+
+    def _state(self, p: Tensor, group: dict[str, Any]) -> tuple[float, tuple[Any, ...],
+                                                                 Tensor | None, tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _tx(self, group: dict[str, Any]) -> Any:
         fused = _use_fused(group)
         key = (fused,) + tuple(_float(group[k]) for k in self._keys)
         cache = self.__dict__.setdefault("_tx_cache", {})
@@ -342,15 +453,26 @@ class _FunctionalOptimizer(Optimizer):
             hit = cache[id(group)] = (key, self._transformation(group, fused))
         return hit[1]
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss
-        (evaluated with grad enabled before the update) or None."""
+    def step(self, closure: Callable[[], float] | None = None) -> float | None:
+        """Perform one update of every parameter that has a gradient.
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss; called with grad enabled before
+            the update.
+
+        Returns
+        -------
+        float or None
+            ``closure()``'s loss, or None without a closure.
+        """
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            batches = {}
+            batches: dict[float, Any] = {}
             for p, grad in zip(*_params_with_grad(group)):
                 count, arrays, step_t, written = self._state(p, group)
-                b = batches.get(count)
+                b: Any = batches.get(count)
                 if b is None:
                     b = batches[count] = ([], [], [[] for _ in arrays], [])
                 b[0].append(grad.numpy(force=True))
@@ -373,14 +495,14 @@ class _FunctionalOptimizer(Optimizer):
         return loss
 
 
-def _step_tensor(dtype=None):
+def _step_tensor(dtype: DTypeArg = None) -> Tensor:
     """The ``step`` state entry: a 0-d tensor of the scalar dtype PyTorch uses (float64
     when the default dtype is float64, else float32)."""
     dt = D.float64 if D.get_default_dtype() == D.float64 else D.float32
     return F.tensor(0.0, dtype=dt)
 
 
-def _closure_loss(closure):
+def _closure_loss(closure: Callable[[], float] | None) -> float | None:
     if closure is None:
         return None
     with enable_grad():

@@ -27,6 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from ... import transforms as _TR
 from ...core.trace import Tracer
@@ -45,14 +48,35 @@ class CheckpointError(RuntimeError):
     forward pass (another number of saved tensors)."""
 
 
-def noop_context_fn():
-    """``torch.utils.checkpoint.noop_context_fn``: two null contexts."""
+def noop_context_fn() -> tuple[AbstractContextManager[Any], AbstractContextManager[Any]]:
+    """``torch.utils.checkpoint.noop_context_fn``: two null contexts.
+
+    Returns
+    -------
+    tuple of (contextlib.nullcontext, contextlib.nullcontext)
+        The contexts of the forward pass and of the recomputation.
+    """
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def detach_variable(inputs):
-    """``torch.utils.checkpoint.detach_variable``: detached copies of the tensors of the
-    tuple ``inputs`` keeping their ``requires_grad``."""
+def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Detached copies of the tensors of a tuple (``torch.utils.checkpoint.detach_variable``).
+
+    Parameters
+    ----------
+    inputs : tuple
+        Tensors and other values.
+
+    Returns
+    -------
+    tuple
+        The tensors detached, keeping their ``requires_grad``; other values as they are.
+
+    Raises
+    ------
+    RuntimeError
+        If ``inputs`` is not a tuple.
+    """
     if not isinstance(inputs, tuple):
         raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: "
                            f"{type(inputs).__name__}")
@@ -60,15 +84,40 @@ def detach_variable(inputs):
                  for x in inputs)
 
 
-def _call(function, args, kwargs):
+def _call(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     return function(*args, **kwargs)
 
 
 class CheckpointFunction(_ag.Function):
-    """The reentrant checkpoint: forward under ``no_grad``, backward recomputes."""
+    """The reentrant checkpoint: forward under ``no_grad``, backward recomputes.
+
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        Ignored (Functions are not instantiated; call ``CheckpointFunction.apply``).
+    """
 
     @staticmethod
-    def forward(ctx, run_function, preserve_rng_state, *args):
+    def forward(ctx: Any, run_function: Callable[..., Any],
+                preserve_rng_state: bool, *args: Any) -> Any:
+        """Run ``run_function(*args)`` under ``no_grad``, saving the tensor arguments.
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context.
+        run_function : callable
+            The checkpointed function.
+        preserve_rng_state : bool
+            Save the default generator's state for the recomputation.
+        *args : Any
+            The arguments of ``run_function``.
+
+        Returns
+        -------
+        Any
+            What ``run_function`` returns.
+        """
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
@@ -80,7 +129,26 @@ class CheckpointFunction(_ag.Function):
             return run_function(*args)
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
+        """Recompute ``run_function`` with grad enabled and backpropagate ``grads``.
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context.
+        *grads : Tensor or None
+            The gradients of the outputs.
+
+        Returns
+        -------
+        tuple
+            ``(None, None)`` then the gradient of each argument (None for non-tensors).
+
+        Raises
+        ------
+        RuntimeError
+            If no recomputed output requires grad.
+        """
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
@@ -105,33 +173,39 @@ class CheckpointFunction(_ag.Function):
                                     for x in detached)
 
 
-def _any_traced(args, kwargs):
+def _any_traced(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
     return any(isinstance(a, Tensor) and isinstance(a._data, Tracer)
                for a in list(args) + list(kwargs.values()))
 
 
-def _traced_checkpoint(function, args, kwargs):
+def _traced_checkpoint(function: Callable[..., Any], args: Sequence[Any],
+                       kwargs: dict[str, Any]) -> Any:
     """Under ``compat.func``: ``ftrans.checkpoint`` of ``function`` on the arrays."""
     datas = to_data((args, kwargs))
 
-    def f(d):
+    def f(d: Any) -> Any:
         a, k = to_tensors(d)
         return to_data(function(*a, **k))
     return to_tensors(_TR.checkpoint(f)(datas))
 
 
-def _non_reentrant(function, args, kwargs, preserve_rng_state):
+def _non_reentrant(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+                   preserve_rng_state: bool) -> Any:
     """The saved-tensor-hooks checkpoint: nothing the nodes save is kept; the first unpack
     recomputes ``function`` and returns the recomputed values in saving order."""
     rng = F.get_rng_state() if preserve_rng_state else None
-    state = {"values": None, "count": 0}
+    state: dict[str, Any] = {"values": None, "count": 0}
 
-    def pack(t):
+    def pack(t: Tensor) -> int:
         state["count"] += 1
         return state["count"] - 1
 
-    def recompute():
-        values = []
+    def recompute() -> None:
+        values: list[Tensor] = []
+
+        def save(t: Tensor) -> int:
+            values.append(t)
+            return len(values) - 1
         cur = F.get_rng_state() if rng is not None else None
         detached = detach_variable(tuple(args))
         dkw = {k: (v.detach().requires_grad_(v.requires_grad) if isinstance(v, Tensor) else v)
@@ -139,8 +213,7 @@ def _non_reentrant(function, args, kwargs, preserve_rng_state):
         try:
             if rng is not None:
                 F.set_rng_state(rng)
-            with _ag.enable_grad(), saved_tensors_hooks(lambda t: values.append(t) or
-                                                        len(values) - 1, lambda i: values[i]):
+            with _ag.enable_grad(), saved_tensors_hooks(save, lambda i: values[i]):
                 function(*detached, **dkw)
         finally:
             if cur is not None:
@@ -153,7 +226,7 @@ def _non_reentrant(function, args, kwargs, preserve_rng_state):
                 f"{len(values)}")
         state["values"] = [v.detach() for v in values]
 
-    def unpack(i):
+    def unpack(i: int) -> Tensor:
         if state["values"] is None:
             recompute()
         return state["values"][i]
@@ -162,12 +235,49 @@ def _non_reentrant(function, args, kwargs, preserve_rng_state):
         return function(*args, **kwargs)
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
-               determinism_check="default", debug=False, early_stop=True, **kwargs):
-    """``torch.utils.checkpoint.checkpoint``: ``function(*args, **kwargs)`` whose
-    intermediate values are recomputed in the backward pass (see the module docstring).
-    ``preserve_rng_state`` (default True) is taken from ``kwargs`` as in PyTorch.  Without
-    ``use_reentrant`` PyTorch 2.13 warns and uses the reentrant variant; so does this."""
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               context_fn: Callable[[], tuple[AbstractContextManager[Any],
+                                              AbstractContextManager[Any]]] = noop_context_fn,
+               determinism_check: str = "default", debug: bool = False,
+               early_stop: bool = True, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)`` with its intermediate values recomputed in backward.
+
+    ``torch.utils.checkpoint.checkpoint`` (see the module docstring).
+
+    Parameters
+    ----------
+    function : callable
+        The checkpointed function.
+    *args : Any
+        Its positional arguments.
+    use_reentrant : bool, optional
+        The variant (module docstring); without it PyTorch 2.13 warns and uses the
+        reentrant variant, and so does this.
+    context_fn : callable, optional
+        Only the default is supported.
+    determinism_check : str, optional
+        Only ``"default"`` is supported.
+    debug : bool, optional
+        Only False is supported.
+    early_stop : bool, optional
+        Accepted (PyTorch's; no effect).
+    **kwargs : Any
+        ``preserve_rng_state`` (default True), then the function's keyword arguments
+        (not with the reentrant variant).
+
+    Returns
+    -------
+    Any
+        What ``function`` returns.
+
+    Raises
+    ------
+    ValueError
+        Another ``context_fn``, ``determinism_check`` or ``debug``, or keyword arguments
+        with the reentrant variant.
+    CheckpointError
+        The recomputation saved another number of tensors than the forward pass.
+    """
     preserve = kwargs.pop("preserve_rng_state", True)
     if context_fn is not noop_context_fn or debug or determinism_check != "default":
         raise ValueError("checkpoint: only the default context_fn, determinism_check and "
@@ -186,10 +296,36 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     return _non_reentrant(function, args, kwargs, preserve)
 
 
-def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):  # noqa: A002
-    """``torch.utils.checkpoint.checkpoint_sequential``: run the modules (or functions) of
-    ``functions`` (a Sequential or a list) in ``segments`` checkpointed chunks; the last
-    chunk runs normally, as in PyTorch."""
+def checkpoint_sequential(functions: Any, segments: int, input: Any,  # noqa: A002
+                          use_reentrant: bool | None = None, **kwargs: Any) -> Any:
+    """Run a sequence of modules in checkpointed chunks.
+
+    ``torch.utils.checkpoint.checkpoint_sequential``: the last chunk runs normally, as in
+    PyTorch.
+
+    Parameters
+    ----------
+    functions : Sequential or list of callable
+        The modules (or functions), applied in order.
+    segments : int
+        The number of chunks.
+    input : Any
+        The input of the first module.
+    use_reentrant : bool, optional
+        As for :func:`checkpoint`.
+    **kwargs : Any
+        ``preserve_rng_state`` (default True).
+
+    Returns
+    -------
+    Any
+        The output of the last module.
+
+    Raises
+    ------
+    ValueError
+        Other keyword arguments.
+    """
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
@@ -201,8 +337,8 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         functions = list(functions.children())
     functions = list(functions)
 
-    def run(start, end):
-        def forward(x):
+    def run(start: int, end: int) -> Callable[[Any], Any]:
+        def forward(x: Any) -> Any:
             for j in range(start, end + 1):
                 x = functions[j](x)
             return x

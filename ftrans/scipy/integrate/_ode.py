@@ -24,6 +24,9 @@ mapped element).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
 import numpy as np
 import scipy.integrate
 
@@ -34,6 +37,7 @@ from ...core import TracerArrayConversionError
 from ...core.ir import ConcretizationError
 from ...transforms import custom_jvp, custom_vjp, jvp, vjp, vmap, jit
 from ... import numpy as fnp
+from ...typing import Array, ArrayLike, PyTree
 
 __all__ = ["odeint", "solve_ivp", "OdeResult"]
 
@@ -45,15 +49,15 @@ COMPILE_AFTER = 2000
 _aug_evals = [0]
 
 
-def _compiled(func):
+def _compiled(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` compiled by ``ftrans.jit`` once this process has evaluated more than
     ``COMPILE_AFTER`` augmented right-hand sides (they differentiate the user's function
     at every step: compiled, an evaluation costs ~5x less, but compiling costs about a
     second, which only repeated solves repay); ``func`` itself before that, and where it
     cannot be staged (Python control flow on values, NumPy calls on arrays)."""
-    state = {"fun": None}
+    state: dict[str, Any] = {"fun": None}
 
-    def call(*args):
+    def call(*args: Any) -> Any:
         _aug_evals[0] += 1
         fun = state["fun"]
         if fun is None:
@@ -70,9 +74,10 @@ def _compiled(func):
     return call
 
 
-def _host_solver(func, method, rtol, atol, mxstep, n_state):
+def _host_solver(func: Callable[..., Any], method: str, rtol: float, atol: float,
+                 mxstep: float, n_state: int) -> Callable[..., tuple[np.ndarray]]:
     """The host function: (y0, t, *args) NumPy arrays -> (len(t), n_state) solution."""
-    def host(y0, t, *args):
+    def host(y0: np.ndarray, t: np.ndarray, *args: Any) -> tuple[np.ndarray]:
         out = np.empty((t.shape[0], n_state), y0.dtype)
         out[0] = y0
         if t.shape[0] == 1 or t[0] == t[-1]:
@@ -83,7 +88,7 @@ def _host_solver(func, method, rtol, atol, mxstep, n_state):
             raise ValueError(f"odeint: the times t must be monotonic, got {t}")
         calls = [0]
 
-        def rhs(s, y):
+        def rhs(s: float, y: np.ndarray) -> np.ndarray:
             calls[0] += 1
             if calls[0] > mxstep:
                 raise RuntimeError(
@@ -103,50 +108,52 @@ def _host_solver(func, method, rtol, atol, mxstep, n_state):
     return host
 
 
-def _make_solver(func, method, rtol, atol, mxstep, compile_rhs=False):
+def _make_solver(func: Callable[..., Any], method: str, rtol: float, atol: float,
+                 mxstep: float, compile_rhs: bool = False) -> Callable[..., Any]:
     """``solve(y0, t, args) -> ys`` for a flat state ``y0`` (1-D) and a tuple of array
     ``args``; differentiable in all three (module docstring).  ``compile_rhs``: the host
     evaluates ``func`` compiled (:func:`_compiled`)."""
     host_func = _compiled(func) if compile_rhs else func
 
-    def primal(y0, t, args):
+    def primal(y0: Array, t: Array, args: tuple[Array, ...]) -> Array:
         host = _host_solver(host_func, method, rtol, atol, mxstep, y0.shape[0])
         spec = (ShapeDtypeStruct((t.shape[0], y0.shape[0]), y0.dtype),)
         return pure_callback(host, spec, y0, t, *args)[0]
 
     @custom_jvp
-    def solve(y0, t, args):
+    def solve(y0: Array, t: Array, args: tuple[Array, ...]) -> Array:
         return primal(y0, t, args)
 
     @solve.defjvp
-    def solve_jvp(primals, tangents):
+    def solve_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Array, Array]:
         (y0, t, args), (dy0, dt, dargs) = primals, tangents
         n, k = y0.shape[0], len(args)
         ys = solve(y0, t, args)
 
-        def sens(z, s, *a):
+        def sens(z: Array, s: Array, *a: Array) -> Array:
             fy, dfy = jvp(lambda y, *aa: func(y, s, *aa), (z[:n], *a[:k]), (z[n:], *a[k:]))
             return fnp.concatenate([fy, dfy])
 
         z0 = fnp.concatenate([y0, dy0 - func(y0, t[0], *args) * dt[0]])
-        dys = _make_solver(sens, method, rtol, atol, mxstep, True)(z0, t, tuple(args) + tuple(dargs))
+        dys = _make_solver(sens, method, rtol, atol, mxstep, True)(z0, t,
+                                                                  tuple(args) + tuple(dargs))
         f_out = vmap(lambda y, s: func(y, s, *args))(ys, t)
         return ys, dys[:, n:] + f_out * dt[:, None]
 
     @custom_vjp
-    def solve_rev(y0, t, args):
+    def solve_rev(y0: Array, t: Array, args: tuple[Array, ...]) -> Array:
         return solve(y0, t, args)
 
-    def fwd(y0, t, args):
+    def fwd(y0: Array, t: Array, args: tuple[Array, ...]) -> tuple[Array, Any]:
         ys = solve(y0, t, args)
         return ys, (ys, t, args)
 
-    def bwd(res, g):
+    def bwd(res: Any, g: Array) -> tuple[Array, Array, Any]:
         ys, t, args = res
         n = ys.shape[1]
         args_flat, unravel = ravel_pytree(tuple(args))
 
-        def adjoint(z, s, *a):
+        def adjoint(z: Array, s: Array, *a: Array) -> Array:
             fy, pull = vjp(func, z[:n], s, *a)
             a_y, a_t, *a_args = pull(z[n:2 * n])
             return -fnp.concatenate([-fy, a_y, fnp.reshape(a_t, (1,)),
@@ -171,20 +178,21 @@ def _make_solver(func, method, rtol, atol, mxstep, compile_rhs=False):
     return solve_rev
 
 
-def _check_options(name, method, rtol, atol, mxstep):
+def _check_options(name: str, method: str, rtol: float, atol: float, mxstep: float) -> None:
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
     for key, v in (("rtol", rtol), ("atol", atol)):
-        if not np.isscalar(v) or not v > 0:
+        # (cast: np.isscalar's TypeGuard would narrow v to str/bytes/complex too)
+        if not np.isscalar(v) or not cast(Any, v) > 0:
             raise ValueError(f"{name}: {key} must be a positive number, got {v!r}")
     if not mxstep > 0:
         raise ValueError(f"{name}: mxstep must be positive, got {mxstep!r}")
 
 
-def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.inf,
-           method="DOP853"):
-    """Solve ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``, differentiably (JAX's
-    ``jax.experimental.ode.odeint``).
+def odeint(func: Callable[..., Any], y0: PyTree, t: ArrayLike, *args: PyTree,
+           rtol: float = 1.4e-8, atol: float = 1.4e-8, mxstep: float = np.inf,
+           hmax: float = np.inf, method: str = "DOP853") -> PyTree:
+    """Solve ``dy/dt = func(y, t, *args)``, ``y(t[0]) = y0``, differentiably (JAX's ``odeint``).
 
     The solve is SciPy's ``solve_ivp`` (``method``) on the host; reverse-mode derivatives
     by the adjoint method (Chen et al. 2018), forward mode by the sensitivity equations
@@ -197,28 +205,32 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         ``ftrans.numpy``; it must not close over traced values (pass them in ``args``).
     y0 : pytree of float arrays
         Initial state.
-    t : array, shape (N,)
-        Monotonic times; ``t[0]`` is the initial time.
-    *args : pytrees of float arrays
+    t : array_like
+        Monotonic times, shape ``(N,)``; ``t[0]`` is the initial time.
+    *args : pytree of float arrays
         Extra arguments of ``func`` (the parameters).
-    rtol, atol : float
+    rtol, atol : float, optional
         Tolerances of the solver (JAX's defaults).
-    mxstep : int or inf
+    mxstep : int or float, optional
         Most evaluations of ``func`` per solve between two output times of the forward or
-        an adjoint solve; more raises ``RuntimeError`` (JAX returns inf there instead).
-    hmax : float
+        an adjoint solve (default inf); more raises ``RuntimeError`` (JAX returns inf
+        there instead).
+    hmax : float, optional
         Not supported other than inf (ValueError otherwise).
-    method : str
+    method : str, optional
         SciPy's solver: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA".
 
     Returns
     -------
-    pytree : the states at ``t``, each leaf with a leading axis of length N.
+    pytree
+        The states at ``t``, each leaf with a leading axis of length N.
 
     Raises
     ------
     ValueError
         For non-monotonic ``t``, a non-1-D ``t``, an unknown method or a bad tolerance.
+    TypeError
+        For a non-floating ``y0``.
     RuntimeError
         When the solver fails or exceeds ``mxstep``.
 
@@ -237,24 +249,24 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
     if hmax != np.inf:
         raise ValueError("odeint: hmax is not supported (SciPy's solve_ivp takes max_step "
                          "per call); leave it at inf")
-    t = fnp.asarray(t)
-    if t.ndim != 1 or t.shape[0] == 0:
+    ta = fnp.asarray(t)
+    if ta.ndim != 1 or ta.shape[0] == 0:
         raise ValueError(f"odeint: t must be a non-empty 1-D array of times, got shape "
-                         f"{tuple(t.shape)}")
+                         f"{tuple(ta.shape)}")
     y0_flat, unravel = ravel_pytree(y0)
     if y0_flat.dtype.kind != "f":
         raise TypeError(f"odeint: y0 must be floating point, got dtype {y0_flat.dtype}; "
                         "convert it (e.g. fnp.asarray(y0, float))")
-    if t.dtype.kind != "f":
-        t = t.astype(y0_flat.dtype)  # integer times: NumPy's own promotion would do this
+    if ta.dtype.kind != "f":
+        ta = ta.astype(y0_flat.dtype)  # integer times: NumPy's own promotion would do this
     leaves, tree = tree_flatten(args)
     leaves = [fnp.asarray(a) for a in leaves]
 
-    def flat_func(y, s, *a):
+    def flat_func(y: Array, s: Array, *a: Array) -> Array:
         out = func(unravel(y), s, *tree_unflatten(tree, list(a)))
         return ravel_pytree(out)[0]
 
-    ys = _make_solver(flat_func, method, rtol, atol, mxstep)(y0_flat, t, tuple(leaves))
+    ys = _make_solver(flat_func, method, rtol, atol, mxstep)(y0_flat, ta, tuple(leaves))
     return vmap(unravel)(ys)
 
 
@@ -264,14 +276,17 @@ class OdeResult(dict):
 
     __getattr__ = dict.__getitem__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "OdeResult(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
 
 
-def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=None, rtol=1e-3,
-              atol=1e-6):
-    """Solve ``dy/dt = fun(t, y, *args)`` (SciPy's ``scipy.integrate.solve_ivp``),
-    differentiably in ``y0``, ``t_span[0]``, ``t_eval`` and ``args`` (adjoint method in
+def solve_ivp(fun: Callable[..., Any], t_span: tuple[ArrayLike, ArrayLike], y0: ArrayLike,
+              method: str = "RK45", t_eval: ArrayLike | None = None,
+              args: Sequence[Any] | None = None, rtol: float = 1e-3, atol: float = 1e-6
+              ) -> OdeResult:
+    """Solve ``dy/dt = fun(t, y, *args)``, differentiably (``scipy.integrate.solve_ivp``).
+
+    Differentiable in ``y0``, ``t_span[0]``, ``t_eval`` and ``args`` (adjoint method in
     reverse mode, sensitivity equations in forward mode; see :func:`odeint`).
 
     Parameters
@@ -280,22 +295,24 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=None, rtol=1e-3,
         ``fun(t, y, *args) -> dy/dt`` (SciPy's argument order), with ``y`` of shape (n,).
     t_span : pair of float
         ``(t0, tf)``: initial time and end of the interval.
-    y0 : array, shape (n,)
-    method : str
+    y0 : array_like
+        Initial state, shape ``(n,)``.
+    method : str, optional
         SciPy's: "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA".
-    t_eval : array, shape (N,), optional
-        Times at which to return the solution, within ``t_span``.  Default
-        ``[t0, tf]``: the solver's own steps vary in number, which a differentiable
-        result of declared shape cannot (SciPy returns them).
+    t_eval : array_like, optional
+        Times at which to return the solution, shape ``(N,)``, within ``t_span``.
+        Default ``[t0, tf]``: the solver's own steps vary in number, which a
+        differentiable result of declared shape cannot (SciPy returns them).
     args : tuple, optional
         Extra arguments of ``fun``.
-    rtol, atol : float
+    rtol, atol : float, optional
         Tolerances (SciPy's defaults).
 
     Returns
     -------
-    OdeResult : with ``t`` (= ``t_eval``), ``y`` of shape (n, N), ``success`` True,
-    ``status`` 0, ``message``.
+    OdeResult
+        With ``t`` (= ``t_eval``), ``y`` of shape ``(n, N)``, ``success`` True,
+        ``status`` 0, ``message``.
 
     Raises
     ------
@@ -312,15 +329,15 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, args=None, rtol=1e-3,
     """
     _check_options("solve_ivp", method, rtol, atol, np.inf)
     t0, tf = t_span
-    t_eval = fnp.stack([fnp.asarray(t0), fnp.asarray(tf)]) if t_eval is None \
+    te = fnp.stack([fnp.asarray(t0), fnp.asarray(tf)]) if t_eval is None \
         else fnp.asarray(t_eval)
-    y0 = fnp.asarray(y0)
-    if y0.ndim != 1:
-        raise ValueError(f"solve_ivp: y0 must be 1-D (SciPy's rule), got shape {y0.shape}")
-    times = fnp.concatenate([fnp.reshape(fnp.asarray(t0, t_eval.dtype), (1,)), t_eval])
-    args = () if args is None else tuple(args)
-    ys = odeint(lambda y, t, *a: fun(t, y, *a), y0, times, *args, rtol=rtol, atol=atol,
+    y0a = fnp.asarray(y0)
+    if y0a.ndim != 1:
+        raise ValueError(f"solve_ivp: y0 must be 1-D (SciPy's rule), got shape {y0a.shape}")
+    times = fnp.concatenate([fnp.reshape(fnp.asarray(t0, te.dtype), (1,)), te])
+    extra = () if args is None else tuple(args)
+    ys = odeint(lambda y, t, *a: fun(t, y, *a), y0a, times, *extra, rtol=rtol, atol=atol,
                 method=method)
-    return OdeResult(t=t_eval, y=fnp.transpose(ys[1:]), success=True, status=0,
+    return OdeResult(t=te, y=fnp.transpose(ys[1:]), success=True, status=0,
                      message="The solver successfully reached the end of the integration "
                              "interval.")

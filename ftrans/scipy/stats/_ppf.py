@@ -10,11 +10,14 @@ and ``vmap``); its derivatives come from :func:`ftrans.transforms.implicit_root`
 
 with ``pdf = ∂cdf/∂x`` taken by differentiating this package's ``cdf``, so the
 derivatives are exactly as available as the cdf's (``beta`` and ``t`` in their shape
-parameters to order 2: ``betainc``'s derivatives in ``a``, ``b`` stop at order 3).  At ``q`` = 0 or 1 the
-root is at the edge of the support, where ``pdf`` may vanish: the derivative is then
-infinite, as the inverse function's is.
+parameters to order 2: ``betainc``'s derivatives in ``a``, ``b`` stop at order 3).  At
+``q`` = 0 or 1 the root is at the edge of the support, where ``pdf`` may vanish: the
+derivative is then infinite, as the inverse function's is.
 """
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.stats
@@ -23,16 +26,17 @@ from ... import numpy as fnp
 from ...core import Tracer
 from ...primitives.callback import pure_callback, ShapeDtypeStruct
 from ...transforms._implicit import implicit_root
+from ...typing import Array
 
 __all__ = ["inverse_cdf"]
 
 
-def inverse_cdf(dist, std_cdf):
+def inverse_cdf(dist: str, std_cdf: Callable[..., Array]) -> Callable[..., Array]:
     """``std_ppf(q, *shapes)`` for ``scipy.stats.<dist>`` from the standardized
     ``std_cdf(z, *shapes)`` (loc 0, scale 1)."""
     host = getattr(scipy.stats, dist).ppf
 
-    def std_ppf(q, *shapes):
+    def std_ppf(q: Array, *shapes: Array) -> Array:
         args = list(fnp.broadcast_arrays(q, *shapes))
         out = ShapeDtypeStruct(tuple(args[0].shape), np.dtype(args[0].dtype))
         # only traced arguments are differentiated: a constant shape parameter stays out
@@ -43,22 +47,23 @@ def inverse_cdf(dist, std_cdf):
         # closure values into inputs; the traced ones are implicit_root's params)
         consts = [None if i in traced else v for i, v in enumerate(args)]
 
-        def full(cs):
+        def full(cs: Sequence[Array]) -> list[Any]:
             vals = list(consts)
             for i, c in zip(traced, cs):
                 vals[i] = c
             return vals
 
-        def solve(x0, cs):
-            def call(*vals):   # (under vmap the values carry the batch axis too)
+        def solve(x0: Array, cs: Sequence[Array]) -> Array:
+            # (under vmap the values carry the batch axis too)
+            def call(*vals: np.ndarray) -> np.ndarray:
                 return np.asarray(host(*vals), dtype=out.dtype)
             return pure_callback(call, out, *full(cs), vmap_method="broadcast_all")
 
-        def residual(x, cs):
+        def residual(x: Array, cs: Sequence[Array]) -> Array:
             vals = full(cs)
             return std_cdf(x, *vals[1:]) - vals[0]
 
-        def tangent_solve(g, y):
+        def tangent_solve(g: Callable[[Array], Array], y: Array) -> Array:
             # the Jacobian of the residual in x is diagonal (elementwise): pdf(x)
             return y / g(fnp.ones_like(y))
 

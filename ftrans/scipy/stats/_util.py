@@ -13,28 +13,37 @@
 """
 from __future__ import annotations
 
+import inspect
 import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ...core import Tracer, result_type
 from ... import numpy as fnp
 from ... import primitives as P
+from ...typing import Array, ArrayLike
+
+#: a standardized function ``std(z, *shapes)`` of a distribution
+StdFun = Callable[..., Array]
+#: a public method ``<dist>.<method>(x, *shapes, loc=0, scale=1)``
+Method = Callable[..., Array]
 
 NAN = float("nan")
 INF = float("inf")
 
 
-def _arr(x):
+def _arr(x: ArrayLike) -> Any:
     if isinstance(x, (Tracer, bool, int, float)) or hasattr(x, "__cuda_array_interface__"):
         return x
     return np.asarray(x)
 
 
-def promote(name, *args):
+def promote(name: str, *args: ArrayLike) -> list[Array]:
     """``args`` converted to one inexact dtype (see the module docstring)."""
-    args = [_arr(a) for a in args]
-    for a in args:
+    vals = [_arr(a) for a in args]
+    for a in vals:
         kind = np.dtype(getattr(a, "dtype", type(a))).kind
         if kind == "c" or isinstance(a, complex):
             raise TypeError(f"scipy.stats.{name}: the arguments must be real; got dtype "
@@ -42,35 +51,35 @@ def promote(name, *args):
         if kind not in "biuf":
             raise TypeError(f"scipy.stats.{name}: expected real numbers or arrays, got "
                             f"{type(a).__name__} of dtype {np.dtype(getattr(a, 'dtype', object))}")
-    dt = np.dtype(result_type(*args))
+    dt = np.dtype(result_type(*vals))
     if dt.kind != "f":
         dt = np.dtype(np.float64)
     return [P.convert_element_type(a if not isinstance(a, (bool, int, float)) else
-                                   np.asarray(a, dt), dt) for a in args]
+                                   np.asarray(a, dt), dt) for a in vals]
 
 
-def discrete(x):
+def discrete(x: Array) -> Array:
     """Discrete data / integer parameters: held fixed under differentiation."""
     return P.stop_gradient(x)
 
 
-def const(v, like):
+def const(v: ArrayLike, like: Array) -> Array:
     """The Python number (or a ``where`` of Python numbers) ``v`` in ``like``'s dtype (so a
     float32 computation stays float32)."""
     return P.convert_element_type(fnp.asarray(v), like.dtype)
 
 
-def nan_if(bad, out):
+def nan_if(bad: Array, out: Array) -> Array:
     """``nan`` where ``bad`` (invalid parameters), ``out`` elsewhere."""
     return fnp.where(bad, NAN, out)
 
 
-def is_int(k):
+def is_int(k: Array) -> Array:
     """``k`` is a whole number (discrete support)."""
     return fnp.floor(k) == k
 
 
-def log1mexp(a):
+def log1mexp(a: Array) -> Array:
     """``log(1 - exp(a))`` for ``a <= 0`` (Maechler 2012: ``log(-expm1(a))`` near 0,
     ``log1p(-exp(a))`` below ``-log 2``)."""
     near = a > -np.log(2.0)
@@ -90,14 +99,15 @@ _FIRST = {"ppf": "q : array_like\n    Probabilities in [0, 1].",
           }
 
 
-def doc(dist, params, formula, discrete_data=False):
+def doc(dist: str, params: str, formula: str | None, discrete_data: bool = False
+        ) -> Callable[[Method], Method]:
     """Decorator: a NumPy-style docstring for ``scipy.stats.<dist>.<method>``.
 
     ``params``: the parameter lines after the data argument (``"loc : array_like ..."``);
     ``formula``: how the value is computed (the composition, its source)."""
     formula = textwrap.fill(" ".join((formula or "").split()), 88)
 
-    def deco(f):
+    def deco(f: Method) -> Method:
         m = f.__name__
         first = _FIRST.get(m) or ("k : array_like\n    Integer-valued data (held fixed: "
                                   "no derivative)." if discrete_data else
@@ -106,7 +116,7 @@ def doc(dist, params, formula, discrete_data=False):
             f"{_WHAT[m]} of ``scipy.stats.{dist}`` (same signature and conventions).\n\n"
             f"{formula}\n\n"
             f"Parameters\n----------\n{first}\n{params}\n\n"
-            "Returns\n-------\nndarray or Tracer\n"
+            "Returns\n-------\nArray\n"
             "    The broadcast shape of the arguments, in their common float dtype (Python\n"
             "    scalars do not promote; integer input gives float64).  ``nan`` where a\n"
             "    parameter is invalid (SciPy's convention, no exception).\n\n"
@@ -119,7 +129,7 @@ def doc(dist, params, formula, discrete_data=False):
 
 
 
-def _shape_doc(shapes, fixed=()):
+def _shape_doc(shapes: Sequence[str], fixed: Sequence[str] = ()) -> str:
     lines = []
     for p in shapes:
         tail = " (held fixed: no derivative)" if p in fixed else ""
@@ -132,7 +142,8 @@ LOC_SCALE = ("loc : array_like, optional\n    Location (default 0).\n"
 LOC = "loc : array_like, optional\n    Integer shift of the support (default 0)."
 
 
-def _split(name, shapes, args, kw, tail):
+def _split(name: str, shapes: Sequence[str], args: Sequence[ArrayLike],
+           kw: dict[str, ArrayLike], tail: Sequence[str]) -> list[ArrayLike]:
     """SciPy's calling convention: shape parameters, then ``tail`` (``loc``/``scale``),
     positionally or by keyword."""
     names = list(shapes) + list(tail)
@@ -149,11 +160,25 @@ def _split(name, shapes, args, kw, tail):
     if missing:
         raise TypeError(f"scipy.stats.{name}: missing shape parameter(s) "
                         f"{', '.join(missing)}")
-    defaults = {"loc": 0, "scale": 1}
+    defaults: dict[str, ArrayLike] = {"loc": 0, "scale": 1}
     return [vals[p] if p in vals else defaults[p] for p in names]
 
 
-def continuous(dist, method, shapes, std, valid=None, formula=""):
+def _signature(first: str, shapes: Sequence[str], tail: Sequence[str]) -> inspect.Signature:
+    """SciPy's signature of a method: the data, the shapes, then ``loc``(/``scale``) with
+    their defaults (the generated function takes ``*args, **kw`` and checks them)."""
+    pos = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    defaults = {"loc": 0, "scale": 1}
+    params = [inspect.Parameter(first, pos, annotation="ArrayLike")]
+    params += [inspect.Parameter(p, pos, annotation="ArrayLike") for p in shapes]
+    params += [inspect.Parameter(p, pos, default=defaults[p], annotation="ArrayLike")
+               for p in tail]
+    return inspect.Signature(params, return_annotation="Array")
+
+
+def continuous(dist: str, method: str, shapes: Sequence[str], std: StdFun,
+               valid: Callable[..., Array] | None = None, formula: str | None = ""
+               ) -> Method:
     """``scipy.stats.<dist>.<method>(x, *shapes, loc=0, scale=1)`` from ``std(z, *shapes)``
     on the standardized variable ``z = (x - loc) / scale``.
 
@@ -162,49 +187,55 @@ def continuous(dist, method, shapes, std, valid=None, formula=""):
     is the parameter domain (``nan`` outside it, as ``scale <= 0``)."""
     name = f"{dist}.{method}"
 
-    def f(x, *args, **kw):
+    def f(x: ArrayLike, *args: ArrayLike, **kw: ArrayLike) -> Array:
         vals = promote(name, x, *_split(name, shapes, args, kw, ("loc", "scale")))
-        x, sh, loc, scale = vals[0], vals[1:-2], vals[-2], vals[-1]
+        xa, sh, loc, scale = vals[0], vals[1:-2], vals[-2], vals[-1]
         bad = fnp.logical_not(scale > 0)
         if valid is not None:
             bad = bad | fnp.logical_not(valid(*sh))
         s = fnp.where(bad, 1.0, scale)
         if method == "ppf":
-            bad = bad | fnp.logical_not((x >= 0) & (x <= 1))
-            return nan_if(bad, loc + s * std(x, *sh))
-        out = std((x - loc) / s, *sh)
+            bad = bad | fnp.logical_not((xa >= 0) & (xa <= 1))
+            return nan_if(bad, loc + s * std(xa, *sh))
+        out = std((xa - loc) / s, *sh)
         if method == "logpdf":
             out = out - fnp.log(s)
         return nan_if(bad, out)
     f.__name__ = f.__qualname__ = method
     f.__module__ = f"ftrans.scipy.stats.{dist}"
+    sig = _signature("q" if method == "ppf" else "x", shapes, ("loc", "scale"))
+    f.__signature__ = sig  # type: ignore[attr-defined]
     return doc(dist, "\n".join(filter(None, [_shape_doc(shapes), LOC_SCALE])), formula)(f)
 
 
-def exp_of(logf, method):
+def exp_of(logf: Method, method: str) -> Method:
     """``exp(logf(...))`` (``pdf`` from ``logpdf``, ``pmf`` from ``logpmf``)."""
-    def f(*args, **kw):
+    def f(*args: ArrayLike, **kw: ArrayLike) -> Array:
         return fnp.exp(logf(*args, **kw))
     f.__name__ = f.__qualname__ = method
     f.__module__ = logf.__module__
+    f.__signature__ = inspect.signature(logf)  # type: ignore[attr-defined]
     what = "density" if method == "pdf" else "mass"
-    f.__doc__ = logf.__doc__.replace(_WHAT["log" + method], _WHAT[method], 1).replace(
+    f.__doc__ = (logf.__doc__ or "").replace(_WHAT["log" + method], _WHAT[method], 1).replace(
         "\n\n", f"\n\n``exp({logf.__name__})`` with the log-{what}\n", 1)
     return f
 
 
-def log_of(cf, method):
+def log_of(cf: Method, method: str) -> Method:
     """``log(cf(...))`` (``logcdf``/``logsf`` where no more accurate form is used)."""
-    def f(*args, **kw):
+    def f(*args: ArrayLike, **kw: ArrayLike) -> Array:
         return fnp.log(cf(*args, **kw))
     f.__name__ = f.__qualname__ = method
     f.__module__ = cf.__module__
-    f.__doc__ = cf.__doc__.replace(_WHAT[cf.__name__], _WHAT[method], 1).replace(
+    f.__signature__ = inspect.signature(cf)  # type: ignore[attr-defined]
+    f.__doc__ = (cf.__doc__ or "").replace(_WHAT[cf.__name__], _WHAT[method], 1).replace(
         "\n\n", f"\n\n``log({cf.__name__})``:  ", 1)
     return f
 
 
-def discrete_method(dist, method, shapes, std, valid, fixed=(), formula=""):
+def discrete_method(dist: str, method: str, shapes: Sequence[str], std: StdFun,
+                    valid: Callable[..., Array], fixed: Sequence[str] = (),
+                    formula: str | None = "") -> Method:
     """``scipy.stats.<dist>.<method>(k, *shapes, loc=0)`` from ``std(k - loc, *shapes)``.
 
     ``k`` (for ``ppf``: ``q``, which is continuous) and the parameters named in ``fixed``
@@ -213,27 +244,29 @@ def discrete_method(dist, method, shapes, std, valid, fixed=(), formula=""):
     for ``ppf`` also ``q`` outside [0, 1]."""
     name = f"{dist}.{method}"
 
-    def f(k, *args, **kw):
+    def f(k: ArrayLike, *args: ArrayLike, **kw: ArrayLike) -> Array:
         vals = promote(name, k, *_split(name, shapes, args, kw, ("loc",)))
-        k, sh, loc = vals[0], list(vals[1:-1]), discrete(vals[-1])
+        ka, sh, loc = vals[0], list(vals[1:-1]), discrete(vals[-1])
         sh = [discrete(v) if p in fixed else v for p, v in zip(shapes, sh)]
         bad = fnp.logical_not(valid(*sh))
         if method == "ppf":
-            bad = bad | fnp.logical_not((k >= 0) & (k <= 1))
-            return nan_if(bad, std(k, *sh) + loc)
-        return nan_if(bad, std(discrete(k) - loc, *sh))
+            bad = bad | fnp.logical_not((ka >= 0) & (ka <= 1))
+            return nan_if(bad, std(ka, *sh) + loc)
+        return nan_if(bad, std(discrete(ka) - loc, *sh))
     f.__name__ = f.__qualname__ = method
     f.__module__ = f"ftrans.scipy.stats.{dist}"
+    sig = _signature("q" if method == "ppf" else "k", shapes, ("loc",))
+    f.__signature__ = sig  # type: ignore[attr-defined]
     params = "\n".join(filter(None, [_shape_doc(shapes, fixed), LOC]))
     return doc(dist, params, formula, discrete_data=True)(f)
 
 
 # log of a cdf / sf from both tails (no log(1 - tiny) cancellation) ---------------------
-def log_tail(main, other):
+def log_tail(main: StdFun, other: StdFun) -> StdFun:
     """``z -> log(main(z))``, computed as ``log1p(-other(z))`` where ``main(z) >= 1/2``
     (``main``/``other``: a cdf and its sf, or the reverse).  Double ``where``: the
     untaken logarithm sees a safe argument, so no derivative is ``nan``."""
-    def f(z, *shape):
+    def f(z: Array, *shape: Array) -> Array:
         m = main(z, *shape)
         small = m < 0.5
         o = other(z, *shape)
@@ -242,14 +275,18 @@ def log_tail(main, other):
     return f
 
 
-def tail_methods(dist, shapes, cdf, sf, valid=None, fixed=None):
+def tail_methods(dist: str, shapes: Sequence[str], cdf: StdFun, sf: StdFun,
+                 valid: Callable[..., Array] | None = None,
+                 fixed: Sequence[str] | None = None
+                 ) -> tuple[Method, Method, Method, Method]:
     """``(cdf, sf, logcdf, logsf)`` of ``scipy.stats.<dist>`` from the standardized ``cdf``
     and ``sf`` (their docstrings give the formulas); the logs from both tails
     (:func:`log_tail`).  ``fixed`` not ``None``: a discrete distribution
     (:func:`discrete_method`, those parameters held fixed)."""
-    def make(method, fn, formula):
+    def make(method: str, fn: StdFun, formula: str | None) -> Method:
         if fixed is None:
             return continuous(dist, method, shapes, fn, valid, formula)
+        assert valid is not None, "a discrete distribution gives its parameter domain"
         return discrete_method(dist, method, shapes, fn, valid, fixed, formula)
     return (make("cdf", cdf, cdf.__doc__), make("sf", sf, sf.__doc__),
             make("logcdf", log_tail(cdf, sf), "``log(cdf)``, as ``log1p(-sf)`` where "

@@ -10,6 +10,7 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
+from ...typing import Array
 from ._util import discrete_method, exp_of, log_of
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -17,7 +18,7 @@ __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 _SHAPES = ('p',)
 
 
-def _valid(p):
+def _valid(p: Array) -> Array:
     return D.prob(p)
 
 

@@ -11,6 +11,7 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
+from ...typing import Array
 from ._util import discrete_method, exp_of, tail_methods, is_int
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -19,7 +20,7 @@ _FIXED = ("n",)
 _SHAPES = ('n', 'p')
 
 
-def _valid(n, p):
+def _valid(n: Array, p: Array) -> Array:
     return (n >= 0) & is_int(n) & D.prob(p)
 
 

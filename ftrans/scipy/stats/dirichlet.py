@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from ... import numpy as fnp
 from .. import special as sc
+from ...typing import Array, ArrayLike
 from ._util import promote, nan_if, INF
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, alpha):
+def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """Log of the probability density of ``scipy.stats.dirichlet``.
 
     Parameters
@@ -33,8 +34,8 @@ def logpdf(x, alpha):
 
     Returns
     -------
-    ndarray or Tracer, shape () or (N,)
-        -inf where a component of ``x`` is outside [0, 1].
+    Array
+        Shape ``()`` or ``(N,)``; -inf where a component of ``x`` is outside [0, 1].
 
     Raises
     ------
@@ -47,26 +48,45 @@ def logpdf(x, alpha):
     ----------
     SciPy's ``scipy.stats.dirichlet``; ``jax.scipy.stats.dirichlet``.
     """
-    x, alpha = promote("dirichlet.logpdf", x, alpha)
-    if alpha.ndim != 1:
+    xa, al = promote("dirichlet.logpdf", x, alpha)
+    if al.ndim != 1:
         raise ValueError(f"dirichlet.logpdf: alpha must be one-dimensional (K,), got shape "
-                         f"{alpha.shape}")
-    k = alpha.shape[0]
-    if x.ndim == 0 or x.shape[0] not in (k, k - 1):
+                         f"{al.shape}")
+    k = al.shape[0]
+    if xa.ndim == 0 or xa.shape[0] not in (k, k - 1):
         raise ValueError(f"dirichlet.logpdf: x must have {k} (or {k - 1}) components along "
-                         f"its first axis to match alpha; got shape {x.shape}")
-    if x.shape[0] == k - 1:
-        x = fnp.concatenate([x, (1.0 - fnp.sum(x, axis=0))[None]], axis=0)
-    a = fnp.reshape(alpha, (k,) + (1,) * (x.ndim - 1))
-    ok = (x >= 0) & (x <= 1)
-    xs = fnp.where(ok, x, 0.5)
-    lnb = fnp.sum(sc.gammaln(alpha)) - sc.gammaln(fnp.sum(alpha))
+                         f"its first axis to match alpha; got shape {xa.shape}")
+    if xa.shape[0] == k - 1:
+        xa = fnp.concatenate([xa, (1.0 - fnp.sum(xa, axis=0))[None]], axis=0)
+    a = fnp.reshape(al, (k,) + (1,) * (xa.ndim - 1))
+    ok = (xa >= 0) & (xa <= 1)
+    xs = fnp.where(ok, xa, 0.5)
+    lnb = fnp.sum(sc.gammaln(al)) - sc.gammaln(fnp.sum(al))
     val = fnp.sum(sc.xlogy(a - 1.0, xs), axis=0) - lnb
     val = fnp.where(fnp.all(ok, axis=0), val, -INF)
-    return nan_if(fnp.logical_not(fnp.all(alpha > 0)), val)
+    return nan_if(fnp.logical_not(fnp.all(al > 0)), val)
 
 
-def pdf(x, alpha):
-    """Probability density of ``scipy.stats.dirichlet``: ``exp(logpdf)``; the arguments,
-    shapes and exceptions of :func:`logpdf`."""
+def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
+    """Probability density of ``scipy.stats.dirichlet``: ``exp(logpdf)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Points of the simplex, components along the first axis (as :func:`logpdf`).
+    alpha : array_like
+        Concentration parameters, shape ``(K,)``.
+
+    Returns
+    -------
+    Array
+        Shape ``()`` or ``(N,)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`logpdf`.
+    TypeError
+        For complex input.
+    """
     return fnp.exp(logpdf(x, alpha))

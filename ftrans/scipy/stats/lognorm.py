@@ -12,6 +12,7 @@ documentation).
 from __future__ import annotations
 
 from . import _continuous as C
+from ...typing import Array
 from ._util import continuous, exp_of
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -19,7 +20,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 _S = ("s",)
 
 
-def _valid(s):
+def _valid(s: Array) -> Array:
     return s > 0
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from ...primitives._linalg_solve import triangular_solve
+from ...typing import Array, ArrayLike
 from ._util import promote
 
 __all__ = ["logpdf", "pdf"]
@@ -30,7 +31,7 @@ __all__ = ["logpdf", "pdf"]
 _LOG2PI = math.log(2 * math.pi)
 
 
-def _quad_logdet(diff, cov):
+def _quad_logdet(diff: Array, cov: Array) -> tuple[Array, Array]:
     """``(|L^{-1} diff|^2, log det cov)`` for ``cov`` of ``(..., d, d)``."""
     cov = 0.5 * (cov + fnp.swapaxes(cov, -1, -2))
     chol = fnp.linalg.cholesky(cov)
@@ -48,7 +49,8 @@ def _quad_logdet(diff, cov):
     return quad, logdet
 
 
-def logpdf(x, mean=None, cov=1, allow_singular=False):
+def logpdf(x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
+           allow_singular: bool = False) -> Array:
     """Log of the probability density of ``scipy.stats.multivariate_normal``.
 
     Parameters
@@ -64,7 +66,8 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
 
     Returns
     -------
-    ndarray or Tracer, shape (...)
+    Array
+        Shape ``(...)``.
 
     Raises
     ------
@@ -84,33 +87,57 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
                                   "supported (singular covariances need SciPy's "
                                   "pseudo-inverse); pass a positive definite cov")
     if mean is None:
-        x, cov = promote("multivariate_normal.logpdf", x, cov)
-        mean = fnp.zeros(x.shape[-1:] if x.ndim else (), x.dtype)
+        xa, ca = promote("multivariate_normal.logpdf", x, cov)
+        ma = fnp.zeros(xa.shape[-1:] if xa.ndim else (), xa.dtype)
     else:
-        x, mean, cov = promote("multivariate_normal.logpdf", x, mean, cov)
-    if mean.ndim == 0 and cov.ndim == 0:          # univariate (SciPy: x holds points)
-        diff = x - mean
-        return -0.5 * (diff * diff / cov + _LOG2PI + fnp.log(cov))
-    d = mean.shape[-1] if mean.ndim else x.shape[-1]
-    if x.ndim == 0 or x.shape[-1] != d:
+        xa, ma, ca = promote("multivariate_normal.logpdf", x, mean, cov)
+    if ma.ndim == 0 and ca.ndim == 0:          # univariate (SciPy: x holds points)
+        diff = xa - ma
+        return -0.5 * (diff * diff / ca + _LOG2PI + fnp.log(ca))
+    d = ma.shape[-1] if ma.ndim else xa.shape[-1]
+    if xa.ndim == 0 or xa.shape[-1] != d:
         raise ValueError(f"multivariate_normal.logpdf: x must have shape (..., {d}) to match "
-                         f"mean/cov of dimension {d}; got x of shape {x.shape}")
-    diff = x - mean
-    if cov.ndim <= 1:
-        if cov.ndim == 1 and cov.shape[0] != d:
+                         f"mean/cov of dimension {d}; got x of shape {xa.shape}")
+    diff = xa - ma
+    if ca.ndim <= 1:
+        if ca.ndim == 1 and ca.shape[0] != d:
             raise ValueError(f"multivariate_normal.logpdf: a 1-D cov is the diagonal and "
-                             f"must have {d} entries; got shape {cov.shape}")
-        var = fnp.broadcast_to(cov, (d,))
+                             f"must have {d} entries; got shape {ca.shape}")
+        var = fnp.broadcast_to(ca, (d,))
         return -0.5 * (fnp.sum(diff * diff / var, axis=-1) + fnp.sum(fnp.log(var))
                        + d * _LOG2PI)
-    if cov.shape[-2:] != (d, d):
+    if ca.shape[-2:] != (d, d):
         raise ValueError(f"multivariate_normal.logpdf: cov must be (..., {d}, {d}) for "
-                         f"{d}-dimensional x; got shape {cov.shape}")
-    quad, logdet = _quad_logdet(diff, cov)
+                         f"{d}-dimensional x; got shape {ca.shape}")
+    quad, logdet = _quad_logdet(diff, ca)
     return -0.5 * (quad + logdet + d * _LOG2PI)
 
 
-def pdf(x, mean=None, cov=1, allow_singular=False):
-    """Probability density of ``scipy.stats.multivariate_normal``: ``exp(logpdf)``; the
-    arguments, shapes and exceptions of :func:`logpdf`."""
+def pdf(x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
+        allow_singular: bool = False) -> Array:
+    """Probability density of ``scipy.stats.multivariate_normal``: ``exp(logpdf)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Points, shape ``(..., d)``.
+    mean : array_like, optional
+        Mean, shape ``(..., d)`` (default zeros).
+    cov : array_like, optional
+        Covariance: a scalar, the diagonal ``(d,)`` or ``(..., d, d)``.
+    allow_singular : bool, optional
+        Only ``False``.
+
+    Returns
+    -------
+    Array
+        Shape ``(...)``.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``allow_singular=True``.
+    ValueError
+        As :func:`logpdf`.
+    """
     return fnp.exp(logpdf(x, mean, cov, allow_singular))

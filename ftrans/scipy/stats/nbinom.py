@@ -13,6 +13,7 @@ differentiable in ``n`` to order 3 (``betainc``'s derivative in ``a``).
 from __future__ import annotations
 
 from . import _discrete as D
+from ...typing import Array
 from ._util import discrete_method, exp_of, tail_methods
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -21,7 +22,7 @@ _FIXED = ()
 _SHAPES = ('n', 'p')
 
 
-def _valid(n, p):
+def _valid(n: Array, p: Array) -> Array:
     return (n > 0) & (p > 0) & (p <= 1)
 
 

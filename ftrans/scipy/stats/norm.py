@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from ...typing import Array
 from .. import special as sc
 from ._util import continuous, exp_of
 
@@ -19,11 +20,11 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def _cdf(z):
+def _cdf(z: Array) -> Array:
     return sc.ndtr(z)
 
 
-def _ppf(q):
+def _ppf(q: Array) -> Array:
     return sc.ndtri(q)
 
 

@@ -11,6 +11,7 @@ Formulas in :mod:`._discrete` and each method's docstring.
 from __future__ import annotations
 
 from . import _discrete as D
+from ...typing import Array
 from ._util import discrete_method, exp_of, tail_methods
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -19,7 +20,7 @@ _FIXED = ()
 _SHAPES = ('mu',)
 
 
-def _valid(mu):
+def _valid(mu: Array) -> Array:
     return (mu >= 0)
 
 

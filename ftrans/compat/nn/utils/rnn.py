@@ -2,14 +2,43 @@
 provided by ftrans.compat)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import ftrans.compat as torch
+from ...types import Tensor
 
 __all__ = ["pad_sequence"]
 
 
-def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stack tensors of shapes ``(L_i, *)`` into ``(L_max, B, *)`` (``batch_first``:
-    ``(B, L_max, *)``), filling with ``padding_value`` on the ``padding_side``."""
+def pad_sequence(sequences: Iterable[Tensor], batch_first: bool = False, padding_value: float = 0.0,
+                 padding_side: str = "right") -> Tensor:
+    """Stack variable-length tensors, padding them to the longest.
+
+    As ``torch.nn.utils.rnn.pad_sequence``.
+
+    Parameters
+    ----------
+    sequences : iterable of Tensor
+        Shapes ``(L_i, *)``.
+    batch_first : bool, optional
+        Return ``(B, L_max, *)`` instead of ``(L_max, B, *)`` (default False).
+    padding_value : float, optional
+        The fill value (default 0).
+    padding_side : str, optional
+        ``'right'`` (default) or ``'left'``.
+
+    Returns
+    -------
+    Tensor
+        ``(L_max, B, *)`` or ``(B, L_max, *)``.
+
+    Raises
+    ------
+    ValueError
+        For another ``padding_side``.
+    RuntimeError
+        For no sequences.
+    """
     if padding_side not in ("right", "left"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got "
                          f"{padding_side}.")

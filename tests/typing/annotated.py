@@ -1,4 +1,4 @@
-"""The README's quickstart, type-checked by mypy (tests/test_typing.py); also run."""
+"""User code annotated with ftrans.typing, type-checked by mypy (tests/test_typing.py); also run."""
 from __future__ import annotations
 
 import numpy as np

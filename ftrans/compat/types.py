@@ -1,4 +1,4 @@
-"""Type aliases for annotating compat (torch's names, from ``torch/types.py``).
+"""``torch.types``: the type aliases compat is annotated with (torch's names).
 
 Annotations in compat use these, so that a signature reads as torch's stubs do:
 ``def add(input: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor``.
