@@ -37,7 +37,7 @@ from ._inplace import _inplace
 from ._out import with_out as _with_out
 from . import _index_ops2
 from ._outsig import in_place_doc, set_out_signature
-from ._typing import Number, TensorOrNumber
+from .types import Number, TensorOrNumber
 from ._index_ops2 import _flat_gather_fn as _take_fn, _data, _bool_mask, _broadcast
 from ._index_base import (_index_data, _check_bounds, _same_dtype, _refuse_kind, _updated,
                           _along_dim)
@@ -168,7 +168,8 @@ class _NoDerivative:
 
 _NO_DERIVATIVE = _NoDerivative("aten::scatter")
 _ScatterNotImplemented = node_class("NotImplemented", ("self", "src"))
-_ScatterNotImplemented.name = lambda self: "torch::autograd::NotImplemented"
+_ScatterNotImplemented.name = (  # type: ignore[method-assign]  # (torch's node name)
+    lambda self: "torch::autograd::NotImplemented")
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002

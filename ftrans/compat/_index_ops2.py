@@ -31,7 +31,7 @@ from . import _shape_ops as _V
 from . import _tracer_values as _TV
 from ._opbase import _compose
 from ._inplace import _check_inplace
-from ._typing import SizeLike
+from .types import SizeLike
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "diagonal_copy", "expand_copy", "narrow_copy", "permute_copy", "squeeze_copy",

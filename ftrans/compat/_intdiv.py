@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor, _make_plain
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import (_any_traced, _check_int_division, _compose, _operands_or_raise,

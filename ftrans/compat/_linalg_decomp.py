@@ -13,7 +13,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ._tensor import Tensor, _make_plain
-from ._typing import DTypeArg, TensorOrNumber
+from .types import DTypeArg, TensorOrNumber
 from ._join_ops import matmul
 from ._shape_ops import diagonal as _diagonal, reshape as _reshape
 from ._linalg_base import op, call, need_float, need_matrix, need_square, same_dtype
@@ -355,8 +355,7 @@ def _as_dtype(x: Tensor, dtype: DTypeArg, name: str) -> Tensor:
         return x
     if x._data.dtype.kind == "c" and dtype.is_complex is False:
         raise RuntimeError(f"{name}: dtype should be complex for complex input")
-    t: Any = x   # (Tensor.to is installed on the class at import: mypy cannot see it)
-    return t.to(dtype)
+    return x.to(dtype)
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002

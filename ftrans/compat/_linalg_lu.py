@@ -13,7 +13,7 @@ from .. import numpy as fnp
 from ..primitives import linalg as _L
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
-from ._typing import Tensor
+from .types import Tensor
 from ._linalg_base import LinAlgError, op, call, need_float, need_matrix, need_square, same_dtype
 from ._linalg_solve import mH, mT, bcast_batch
 

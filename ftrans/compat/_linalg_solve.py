@@ -15,7 +15,7 @@ from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ..primitives import linalg as _L
 from ._tensor import Tensor, _make_plain
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 from . import _ops as O
 from ._linalg_base import (LinAlgError, op, call, need_float, need_matrix, need_square,
                            same_dtype)

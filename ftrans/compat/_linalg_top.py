@@ -14,7 +14,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
-from ._typing import Tensor
+from .types import Tensor
 from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype, with_out
 from ._linalg_solve import (det, slogdet, logdet, inv, pinv, matrix_power, matrix_exp, mH,
                             bcast_batch, cholesky_fn)
@@ -509,8 +509,7 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2,
         ``(U, S, V)``: ``(*, m, q)``, ``(*, q)``, ``(*, n, q)``.
     """
     if M is not None:
-        a: Any = A   # (Tensor's operators are installed at import: mypy cannot see them)
-        A = a - M
+        A = A - M
     need_float("svd_lowrank", A)
     need_matrix("svd_lowrank", A)
     q = 6 if q is None else int(q)
@@ -549,15 +548,13 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
         raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
                          f"min(m, n)={min(m, n)}")
     if center:
-        a: Any = A   # (Tensor's operators and methods are installed at import)
-        A = a - a.mean(dim=-2, keepdim=True)
+        A = A - A.mean(dim=-2, keepdim=True)
     return svd_lowrank(A, q, niter)
 
 
 def _mH(self: Tensor) -> Tensor:
     """``Tensor.mH``: the conjugate transpose of the last two dimensions."""
-    t: Any = self
-    t = t.mT   # (a property installed at import)
+    t = self.mT
     return t.conj() if t._data.dtype.kind == "c" else t
 
 

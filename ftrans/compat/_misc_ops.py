@@ -21,7 +21,7 @@ from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._out import with_out
 from ._inplace import _inplace as _inplace_op
 from ._outsig import in_place_doc, set_out_signature
-from ._typing import Number, TensorOrNumber
+from .types import Number, TensorOrNumber
 from . import _misc_ops2 as _M2
 from ._misc_dist import _t, cdist, dist, renorm  # noqa: F401 (in __all__, METHODS)
 from . import _misc_methods as _MM

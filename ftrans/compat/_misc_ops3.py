@@ -21,7 +21,7 @@ from .. import numpy as _fnp
 from .. import scipy as _fsp   # (ftrans.scipy.integrate loads on first use)
 from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._inplace import _overwritten_fn, _fill_fn
-from ._typing import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, dtype
+from .types import DeviceLike, DTypeArg, Number, SizeLike, TensorOrNumber, dtype
 
 __all__ = ["tril_indices", "triu_indices", "unravel_index", "trapezoid", "trapz",
            "cumulative_trapezoid", "gradient", "scalar_tensor", "fill", "empty_permuted",

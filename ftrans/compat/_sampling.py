@@ -22,7 +22,7 @@ from ._out import write_out
 from ._opbase import _broadcast_error, _compose, _tname
 from ._tensor import Tensor, _make_plain
 from .autograd._composite import composite_class
-from ._typing import DeviceLike, DTypeArg, SizeLike
+from .types import DeviceLike, DTypeArg, SizeLike
 from .. import primitives as P
 
 __all__ = ["normal", "bernoulli", "multinomial", "poisson"]

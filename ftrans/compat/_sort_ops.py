@@ -33,7 +33,7 @@ from . import _sort_ops2 as _S2
 from ._sort_ops2 import *  # noqa: F401,F403  (re-exported: installed with this module's __all__)
 from ._sort_ops2 import _with_out, _method, _ret
 from ._outsig import in_place_doc, set_out_signature
-from ._typing import DTypeArg
+from .types import DTypeArg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
            "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"] + _S2.__all__
@@ -488,8 +488,7 @@ def _cumulative(fn: Callable[..., Any], cls: type, name: str,
         ax = _dim(dim, d.ndim)
         x = input
         if dtype is not None:
-            t: Any = input   # (Tensor.to is installed at import: mypy cannot see it)
-            x = t.to(dtype)
+            x = input.to(dtype)
             d = x._data
         if d.dtype.kind in "biu":
             return _make_plain(_scan_fn(d, fn, ax, np.int64))

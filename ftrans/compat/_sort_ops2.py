@@ -22,7 +22,7 @@ from ._opbase import _compose, _tname, _default_float, _any_traced, _promote_dat
 from . import _reductions as _R
 from ._out import with_out
 from ._outsig import set_out_signature
-from ._typing import DTypeArg, Number, TensorOrNumber
+from .types import DTypeArg, Number, TensorOrNumber
 from ._sort_ops3 import (_pyrange, _ret, _aminmax_ret, _data, _concrete,  # noqa: F401 (_ret:
                          _with_out, bincount, histc, histogram, histogramdd,  # _sort_ops's)
                          unique, unique_consecutive)
@@ -237,8 +237,7 @@ def nanmean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
     RuntimeError
         If ``input`` is not floating or complex.
     """
-    t: Any = input   # (Tensor.to is installed at import: mypy cannot see it)
-    x = input if dtype is None else t.to(dtype)
+    x = input if dtype is None else input.to(dtype)
     d = _data(x, "nanmean")
     if d.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -378,8 +377,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
                            f"input with {d.ndim} dimensions")
     x = input
     if d.dtype.kind not in "fc":
-        t: Any = input   # (Tensor.to is installed at import)
-        x = t.to(D.from_np(_default_float()))
+        x = input.to(D.from_np(_default_float()))
     fw = None if fweights is None else _data(fweights, "cov", "fweights")
     aw = None if aweights is None else _data(aweights, "cov", "aweights")
     if fw is not None and fw.dtype.kind not in "iu":
@@ -431,8 +429,7 @@ def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     if d.ndim > 2:
         raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
                            f"got an input with {d.ndim} dimensions")
-    t: Any = input   # (Tensor.to is installed at import)
-    x = input if d.dtype.kind in "fc" else t.to(D.from_np(_default_float()))
+    x = input if d.dtype.kind in "fc" else input.to(D.from_np(_default_float()))
     xd = x._data
     return _compose(_CorrcoefBackward0, _corrcoef_fn, [x], [xd])
 

@@ -24,7 +24,7 @@ from ._opbase import (_as_float, _compose, _operands, _broadcast_error, _refuse_
                       _has_complex, _tname, _promote_datas)
 from ._inplace import _inplace
 from ._outsig import in_place_doc
-from ._typing import TensorOrNumber
+from .types import TensorOrNumber
 from .autograd.grad_mode import _tls
 from . import _pointwise as _pw
 from . import _ops as _O

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
-from ._typing import DeviceLike, DTypeArg
+from .types import DeviceLike, DTypeArg
 from ._opbase import _compose
 from ._pointwise import view_as_real
 from ._factories import _finish as finish

@@ -25,7 +25,7 @@ from ._tensor import Tensor, _make_plain
 from ._opbase import _compose, _default_float
 from ._out import with_out
 from ._outsig import set_out_signature
-from ._typing import DeviceLike, DTypeArg
+from .types import DeviceLike, DTypeArg
 from .autograd._composite import composite_class
 from ..numpy import fft as _nfft
 from ..numpy import conj as _conj
@@ -72,7 +72,7 @@ def _norm(norm: str | None) -> str:
 def _int(v: Any, what: str, fname: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         if isinstance(v, Tensor) and v.ndim == 0 and v._data.dtype.kind in "iu":
-            return int(v.item())
+            return int(v.item())  # type: ignore[arg-type]  # (an integer tensor: an int)
         raise TypeError(f"fft_{fname}(): argument '{what}' must be int, not "
                         f"{type(v).__name__}")
     return operator.index(v)

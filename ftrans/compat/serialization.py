@@ -495,7 +495,7 @@ def _to_device(obj: Any, map_location: Any) -> Any:
 
     def mv(o: Any) -> Any:
         if isinstance(o, Tensor):
-            return o.to(str(map_location))  # type: ignore[attr-defined]  # (installed)
+            return o.to(str(map_location))
         if isinstance(o, dict):
             return type(o)((k, mv(v)) for k, v in o.items())
         if isinstance(o, (list, tuple)) and not hasattr(o, "_fields"):

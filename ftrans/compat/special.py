@@ -17,7 +17,7 @@ from . import _ops as _O
 from . import _special_ops as _special_ops
 from ._opbase import _unary, _real_only
 from ._special_ops import float_unary, float_binary, _UNARY_DOC
-from ._typing import DTypeArg, Tensor, TensorOrNumber
+from .types import DTypeArg, Tensor, TensorOrNumber
 from .. import primitives as P
 from ..primitives import elementwise as _E
 from ..scipy import special as _scipy_special

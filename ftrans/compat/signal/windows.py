@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._factories import _finish
-from .._typing import DeviceLike, DTypeArg, Tensor
+from ..types import DeviceLike, DTypeArg, Tensor
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
            "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
