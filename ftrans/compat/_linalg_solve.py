@@ -195,6 +195,13 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         If a matrix of ``A`` is singular.
     RuntimeError
         If the shapes or dtypes do not match.
+
+    Examples
+    --------
+    >>> import ftrans.compat as torch
+    >>> A = torch.tensor([[3., 1.], [1., 2.]])
+    >>> torch.linalg.solve(A, torch.tensor([9., 8.]))
+    tensor([2., 3.])
     """
     vec = _check_solve("linalg.solve", A, B, left)
     return op("torch.linalg.solve", "LinalgSolveExBackward0", _solve_fn, [A, B],

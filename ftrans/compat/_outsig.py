@@ -45,7 +45,7 @@ def set_out_signature(f: Callable[..., Any], fn: Callable[..., Any],
             params.append(p)
         sig = sig.replace(parameters=params)
     f.__signature__ = sig  # type: ignore[attr-defined]  # (functions accept attributes)
-    f.__name__ = fn.__name__
+    f.__name__ = fn.__name__   # (not its module: tools/stubgen.py writes f's own signature)
     f.__doc__ = _with_out_doc(fn.__doc__, "tuple" in annotation)
     return f
 
