@@ -17,7 +17,6 @@ The torch functions are installed through :mod:`._index_ops`.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np

@@ -24,7 +24,6 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ..scipy import linalg as _sla
 from ._opbase import _compose, _promote_datas, _tname
-from .types import SizeLike
 from ._misc_ops3 import (_t, _new_empty_strided, tril_indices, triu_indices,  # noqa: F401
                          unravel_index, trapezoid, trapz, cumulative_trapezoid, gradient,
                          scalar_tensor, fill, empty_permuted, empty_strided, finfo, iinfo)

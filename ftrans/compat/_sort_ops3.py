@@ -20,7 +20,6 @@ from ._opbase import _any_traced, _tname
 from ._out import write_out, _any_rg
 from .autograd.grad_mode import _tls, no_grad
 from ._outsig import set_out_signature
-from .types import Number
 
 __all__ = ["bincount", "histc", "histogram", "histogramdd", "unique", "unique_consecutive"]
 _pyrange = builtins.range
