@@ -20,151 +20,33 @@ functions), ``masked_select``, ``nonzero`` and ``repeat_interleave`` are in
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain, _dim
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
-from .. import lax as _lax
 from . import _tracer_values as _TV
+from ._shape_ops import reshape as _reshape
 from ._opbase import _compose, _ctype, _record, _tname
 from . import _opbase as _B
 from .autograd.graph import node_class
 from ._inplace import _inplace
 from ._out import with_out as _with_out
 from . import _index_ops2
+from ._outsig import in_place_doc, set_out_signature
+from .types import Number, TensorOrNumber
 from ._index_ops2 import _flat_gather_fn as _take_fn, _data, _bool_mask, _broadcast
+from ._index_base import (_index_data, _check_bounds, _same_dtype, _refuse_kind, _updated,
+                          _along_dim)
 
 __all__ = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_reduce", "masked_scatter", "take",
            "take_along_dim", "put"] + _index_ops2.__all__
 
 _REDUCE_SCATTER = ("sum", "prod", "mean", "amax", "amin")
-_OPS = {"set": "set", "sum": "add", "add": "add", "mean": "add", "prod": "multiply",
-        "multiply": "multiply", "amax": "max", "amin": "min"}
-
-
-# =============================================================================== helpers
-def _index_data(index, name):
-    ix = _data(index)
-    if ix.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    return ix.astype(np.int64, copy=False)
-
-
-def _check_bounds(ix, n, dim, exc=RuntimeError, prefix="", wrap=False):
-    """``ix`` in ``[0, n)`` (``[-n, n)`` with ``wrap``, then wrapped); torch's error."""
-    if ix.size:
-        lo = -n if wrap else 0
-        bad = ix[(ix < lo) | (ix >= n)]
-        if bad.size:
-            raise exc(f"{prefix}index {int(bad.flat[0])} is out of bounds for dimension {dim} "
-                      f"with size {n}")
-    return np.where(ix < 0, ix + n, ix) if wrap else ix
-
-
-def _same_dtype(name, d, sd, what="src"):
-    if sd.dtype != d.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to {what}.dtype")
-
-
-def _identity(dtype, op):
-    """The neutral element of the reduction ``op`` in ``dtype`` (``include_self=False``)."""
-    if op in ("sum", "mean"):
-        return dtype.type(0)
-    if op == "prod":
-        return dtype.type(1)
-    if dtype.kind == "b":
-        return np.bool_(op == "amin")
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return dtype.type(info.min if op == "amax" else info.max)
-    return dtype.type(-np.inf if op == "amax" else np.inf)
-
-
-def _update_fn(x, src, *, idx, op, include_self=True, cut=None, counts=None, alpha=None,
-               shape=None, flat=False):
-    """``x`` updated at the index ``idx`` with ``src`` by ``op`` (torch's reduction names
-    or "set"): the composition of every scatter-like operation.  ``cut``: the part of
-    ``src`` used (scatter's ``src[:index.shape]``); ``counts``: how many updates reach
-    each position (``mean``, ``include_self=False``); ``alpha``: ``src`` is scaled
-    (``index_add``); ``shape``: ``x`` is first broadcast to it (``masked_scatter``);
-    ``flat``: ``x`` and ``src`` are indexed flattened (``put``, 0-d operands)."""
-    out_shape = tuple(x.shape) if shape is None else shape
-    if shape is not None:
-        x = _fnp.broadcast_to(x, shape)
-    if flat:
-        x = _fnp.reshape(x, (-1,))
-        src = _fnp.reshape(src, (-1,)) if getattr(src, "ndim", 0) else src
-    if cut is not None:
-        src = src[cut]
-    if alpha is not None:
-        src = src * alpha
-    if hasattr(src, "dtype") and src.dtype != x.dtype:
-        src = _fnp.astype(src, x.dtype)
-    written = None
-    if counts is not None:
-        written = counts > 0
-        if flat:
-            written = written.reshape(-1)
-    if not include_self:
-        ident = _identity(x.dtype, op)
-        masked = _fnp.where(written, ident, x)
-        if op in ("amax", "amin"):
-            # PyTorch counts an excluded ``self`` equal to the result among the ties that
-            # share the gradient (it gets none of it): keep it as a constant candidate
-            r0 = _lax.stop_gradient(getattr(_fnp.at(masked)[idx], _OPS[op])(src))
-            masked = _fnp.where(written & (x == r0), _lax.stop_gradient(x), masked)
-        x = masked
-    r = getattr(_fnp.at(x)[idx], _OPS[op])(src)
-    if op == "mean":
-        c = counts.reshape(-1) if flat else counts
-        c = np.where(written, c + (1 if include_self else 0), 1).astype(x.dtype)
-        r = _fnp.floor_divide(r, c) if x.dtype.kind in "iub" else r / c
-    return _fnp.reshape(r, out_shape) if flat or r.shape != out_shape else r
-
-
-def _save_with_result(needs):
-    return (-1, True)
-
-
-def _refuse_kind(d, reduce, kernel):
-    """torch's NotImplementedError for reductions it lacks: amax/amin of complex tensors,
-    mean of boolean ones."""
-    if (d.dtype.kind == "c" and reduce in ("amax", "amin")) or (d.dtype.kind == "b" and
-                                                                 reduce == "mean"):
-        kernel = kernel or f"scatter_gather_tensor_cpu_reduce_{reduce}"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(d.dtype)}\'')
-
-
-def _counts(shape, idx):
-    c = np.zeros(shape, np.int64)
-    np.add.at(c, idx, 1)
-    return c
-
-
-def _updated(cls, input, src, idx, op, include_self=True, **extra):  # noqa: A002
-    """The node ``cls`` for :func:`_update_fn` of ``input`` (and the tensor ``src``, or a
-    number)."""
-    d = input._data
-    flat = extra.get("flat", False)
-    shape = extra.get("shape") or d.shape
-    counts = (_counts((int(np.prod(shape)),) if flat else shape, idx)
-              if op == "mean" or not include_self else None)
-    params = dict(idx=idx, op=op, include_self=include_self, counts=counts, **extra)
-    # torch's nodes for the reductions whose derivative reads the result save it (an
-    # in-place write to the result is then an error at backward, as in PyTorch)
-    save = _save_with_result if op in ("prod", "amax", "amin") else -1
-    if isinstance(src, Tensor):
-        return _compose(cls, _update_fn, [input, src], [d, src._data], params, mask=save)
-    return _compose(cls, _update_fn, [input], [d], dict(params, src=src), mask=save)
-
-
-def _along_dim(ix, dim):
-    """The NumPy index addressing ``index``'s positions with ``dim`` replaced by ``ix``."""
-    grids = list(np.indices(ix.shape, sparse=True))
-    grids[dim] = ix
-    return tuple(grids)
 
 
 # =============================================================================== scatter
@@ -174,7 +56,7 @@ _ScatterAddBackward0 = composite_class("ScatterAddBackward0", ("self", "src"))
 _ScatterReduceBackward0 = composite_class("ScatterReduceBackward0", ("self", "src"))
 
 
-def _scatter_args(name, input, dim, index, src):  # noqa: A002
+def _scatter_args(name: str, input: Any, dim: Any, index: Any, src: Any) -> Any:  # noqa: A002
     """``(data, dim, index, src data or None, idx, cut)`` after torch's checks."""
     d = input._data
     ax = _dim(dim, d.ndim)
@@ -207,16 +89,45 @@ def _scatter_args(name, input, dim, index, src):  # noqa: A002
     return d, ax, ix1, sd, idx, cut
 
 
-def _with_flat(d, extra):
+def _with_flat(d: Any, extra: Any) -> Any:
     if d.ndim == 0:
         extra["flat"] = True
     return extra
 
 
-def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A002
-    """``torch.scatter``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0`` (``src`` a tensor
-    or a number; ``reduce='add'``/``'multiply'`` accumulates).  Repeated indices without
-    ``reduce``: the last write (in C order of ``index``) wins."""
+def scatter(input: Tensor, dim: int, index: Tensor,  # noqa: A002
+            src: TensorOrNumber | None = None, *, value: Number | None = None,
+            reduce: str | None = None) -> Tensor:
+    """Values written at indices along ``dim`` (``torch.scatter``).
+
+    ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.  Repeated indices without
+    ``reduce``: the last write (in C order of ``index``) wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices, no larger than ``src`` in any dimension.
+    src : Tensor or Number, optional
+        The values (or give ``value``).
+    value : Number, optional
+        One value written everywhere (torch's ``value`` overload).
+    reduce : {"add", "multiply"}, optional
+        Accumulate into ``input`` instead of overwriting.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes, dtypes or ``reduce`` are invalid, or an index is out of range.
+    """
     if src is None:
         src = value
     if src is None:
@@ -231,8 +142,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
     extra = _with_flat(d, {"cut": cut})
     args = [input] + ([src] if isinstance(src, Tensor) else [])
     if not isinstance(src, Tensor):
-        src = np.full(ix.shape, src, dtype=d.dtype) if ix.size else src
-        r = _updated(_ScatterBackward1, input, src, idx, op, **extra)
+        filled = np.full(ix.shape, src, dtype=d.dtype) if ix.size else src
+        r = _updated(_ScatterBackward1, input, filled, idx, op, **extra)
     else:
         r = _updated(_ScatterBackward0, input, src, idx, op, **extra)
     if reduce is not None and r._grad_fn is not None and not _B._fw_on:
@@ -248,27 +159,75 @@ class _NoDerivative:
 
     name = "not_implemented"
 
-    def __init__(self, what):
+    def __init__(self: Any, what: str) -> None:
         self.what = what
 
-    def vjp(self, *args, **params):
+    def vjp(self: Any, *args: Any, **params: Any) -> None:
         raise RuntimeError(f"derivative for {self.what} is not implemented")
 
 
 _NO_DERIVATIVE = _NoDerivative("aten::scatter")
 _ScatterNotImplemented = node_class("NotImplemented", ("self", "src"))
-_ScatterNotImplemented.name = lambda self: "torch::autograd::NotImplemented"
+_ScatterNotImplemented.name = (  # type: ignore[method-assign]  # (torch's node name)
+    lambda self: "torch::autograd::NotImplemented")
 
 
-def scatter_add(input, dim, index, src):  # noqa: A002
-    """``torch.scatter_add``: ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``."""
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    """Values added at indices along ``dim`` (``torch.scatter_add``).
+
+    ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices.
+    src : Tensor
+        The values added.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, ax, ix, sd, idx, cut = _scatter_args("scatter_add", input, dim, index, src)
     return _updated(_ScatterAddBackward0, input, src, idx, "sum", **_with_flat(d, {"cut": cut}))
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
-    """``torch.scatter_reduce`` with ``reduce`` one of sum, prod, mean, amax, amin; the
-    gradient of amax/amin is split evenly among ties (PyTorch's convention)."""
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+                   reduce: str, *, include_self: bool = True) -> Tensor:
+    """Values reduced into indices along ``dim`` (``torch.scatter_reduce``).
+
+    The gradient of amax/amin is split evenly among ties (PyTorch's convention).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        int64 indices.
+    src : Tensor
+        The values.
+    reduce : {"sum", "prod", "mean", "amax", "amin"}
+        The reduction.
+    include_self : bool, optional
+        Whether ``input``'s values take part in the reduction.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``reduce`` is unknown.
+    """
     if reduce not in _REDUCE_SCATTER:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -287,8 +246,9 @@ _IndexReduceBackward0 = composite_class("IndexReduceBackward0", ("self", "source
 _IndexPutBackward0 = composite_class("IndexPutBackward0", ("self", "values"))
 
 
-def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, prefix="",  # noqa: A002
-                    wrap=False, long_only=None):
+def _index_dim_args(name: str, input: Any, dim: Any, index: Any, source: Any = None,
+                    exc: Any = RuntimeError, prefix: str = "", wrap: bool = False,
+                    long_only: Any = None) -> Any:
     """``(data, idx, extra)`` for the ``index_*`` operations along ``dim``; ``long_only``:
     the exception of an index that is not int64 (``index_copy``, ``index_fill``)."""
     d = input._data
@@ -326,27 +286,82 @@ def _index_dim_args(name, input, dim, index, source=None, exc=RuntimeError, pref
     return d, (slice(None),) * ax + (ix,), extra
 
 
-def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
-    """``torch.index_add``: ``out[..., index[i], ...] += alpha * source[..., i, ...]``."""
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa: A002
+              alpha: Number = 1) -> Tensor:
+    """``out[..., index[i], ...] += alpha * source[..., i, ...]`` (``torch.index_add``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d integer indices, one per slice of ``source``.
+    source : Tensor
+        The slices added.
+    alpha : Number, optional
+        The factor of ``source``.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_add", input, dim, index, source)
     if d.dtype.kind in "iub":
-        alpha = int(alpha)   # (torch converts alpha to the tensor's type)
+        alpha = int(alpha)  # type: ignore[arg-type]  # (torch converts alpha; complex raises)
     if alpha != 1:
         extra["alpha"] = alpha
     return _updated(_IndexAddBackward0, input, source, idx, "sum", **extra)
 
 
-def index_copy(input, dim, index, source):  # noqa: A002
-    """``torch.index_copy``: ``out[..., index[i], ...] = source[..., i, ...]`` (repeated
-    indices: the last write wins)."""
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """``out[..., index[i], ...] = source[..., i, ...]`` (``torch.index_copy``).
+
+    Repeated indices: the last write wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d int64 indices.
+    source : Tensor
+        The slices written.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_copy", input, dim, index, source, IndexError,
                                     "index_copy_(): ", long_only=RuntimeError)
     return _updated(_IndexCopyBackward0, input, source, idx, "set", **extra)
 
 
-def index_fill(input, dim, index, value):  # noqa: A002
-    """``torch.index_fill``: the entries at ``index`` along ``dim`` set to ``value`` (a
-    number or a 0-d tensor); negative indices count from the end."""
+def index_fill(input: Tensor, dim: int, index: Tensor,  # noqa: A002
+               value: TensorOrNumber) -> Tensor:
+    """The entries at ``index`` along ``dim`` set to ``value`` (``torch.index_fill``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d int64 indices (negative ones count from the end).
+    value : Tensor or Number
+        A number or a 0-d tensor.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d, idx, extra = _index_dim_args("index_fill", input, dim, index, None, IndexError,
                                     wrap=True, long_only=IndexError)
     if isinstance(value, Tensor):
@@ -362,17 +377,44 @@ def index_fill(input, dim, index, value):  # noqa: A002
     return _updated(_IndexFillBackward0, input, d.dtype.type(value), idx, "set", **extra)
 
 
-def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
-    """``torch.index_reduce`` with ``reduce`` one of prod, mean, amax, amin."""
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
+                 reduce: str, *, include_self: bool = True) -> Tensor:
+    """Slices of ``source`` reduced into ``index`` along ``dim`` (``torch.index_reduce``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    dim : int
+        The dimension indexed.
+    index : Tensor
+        1-d integer indices, one per slice of ``source``.
+    source : Tensor
+        The slices.
+    reduce : {"prod", "mean", "amax", "amin"}
+        The reduction.
+    include_self : bool, optional
+        Whether ``input``'s values take part in the reduction.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``reduce`` is unknown.
+    """
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d, idx, extra = _index_dim_args("index_reduce", input, dim, index, source, IndexError)
-    _refuse_kind(d, reduce, {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce))
+    _refuse_kind(d, reduce, {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce, ""))
     return _updated(_IndexReduceBackward0, input, source, idx, reduce, include_self, **extra)
 
 
-def _put_index(d, indices):
+def _put_index(d: Any, indices: Any) -> Any:
     """The NumPy index of ``index_put``'s list of index tensors (negative indices count
     from the end)."""
     if isinstance(indices, Tensor):
@@ -402,9 +444,28 @@ def _put_index(d, indices):
     return tuple(out)
 
 
-def index_put(input, indices, values, accumulate=False):  # noqa: A002
-    """``torch.index_put``: ``out[indices] = values`` (``+=`` with ``accumulate``); repeated
-    indices without ``accumulate``: the last write wins."""
+def index_put(input: Tensor, indices: Sequence[Tensor | None],  # noqa: A002
+              values: Tensor, accumulate: bool = False) -> Tensor:
+    """``out[indices] = values`` (``torch.index_put``).
+
+    Repeated indices without ``accumulate``: the last write wins.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    indices : sequence of Tensor
+        One index tensor (integer or bool) per leading dimension, as advanced indexing.
+    values : Tensor
+        The values (broadcast to the indexed shape).
+    accumulate : bool, optional
+        Add instead of overwriting.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     idx = _put_index(d, indices)
     if not isinstance(values, Tensor):
@@ -429,7 +490,7 @@ _TakeBackward0 = composite_class("TakeBackward0", ("self", "index"), edge_idx=(0
 _GatherBackward0 = composite_class("GatherBackward0", ("self", "index"), edge_idx=(0,))
 
 
-def _flat_index(name, d, index):
+def _flat_index(name: str, d: Any, index: Any) -> Any:
     ix = _data(index)
     if ix.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
@@ -443,9 +504,26 @@ def _flat_index(name, d, index):
     return np.where(ix < 0, ix + n, ix)
 
 
-def put(input, index, source, accumulate=False):  # noqa: A002
-    """``torch.put``: ``input`` as a flat tensor with ``source`` written at ``index``
-    (added with ``accumulate``; otherwise repeated indices: the last write wins)."""
+def put(input: Tensor, index: Tensor, source: Tensor,  # noqa: A002
+        accumulate: bool = False) -> Tensor:
+    """``source`` written into the flattened ``input`` at ``index`` (``torch.put``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified), read as a flat tensor.
+    index : Tensor
+        int64 flat indices (negative ones count from the end).
+    source : Tensor
+        The values, one per index.
+    accumulate : bool, optional
+        Add instead of overwriting (otherwise repeated indices: the last write wins).
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     sd = source._data
     if sd.dtype != d.dtype:
@@ -460,9 +538,26 @@ def put(input, index, source, accumulate=False):  # noqa: A002
                     "sum" if accumulate else "set", flat=True)
 
 
-def take(input, index):  # noqa: A002
-    """``torch.take``: ``input`` read as a flat tensor at ``index`` (negative indices count
-    from the end); the result has ``index``'s shape."""
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    """The flattened ``input`` read at ``index`` (``torch.take``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input, read as a flat tensor.
+    index : Tensor
+        int64 flat indices (negative ones count from the end).
+
+    Returns
+    -------
+    Tensor
+        ``index``'s shape.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range.
+    """
     d = input._data
     if _batched_index(index):
         return _compose(_TakeBackward0, _traced_take_fn, [input, index._data],
@@ -471,7 +566,7 @@ def take(input, index):  # noqa: A002
     return _compose(_TakeBackward0, _take_fn, [input], [d], {"idx": ix}, mask=0)
 
 
-def _batched_index(index):
+def _batched_index(index: Any) -> Any:
     """Whether ``index`` holds a value batched by ``compat.func.vmap`` (the gathers then
     take it as a traced operand: no bounds check, negative indices still wrap)."""
     if not isinstance(index, Tensor) or isinstance(index._data, np.ndarray):
@@ -483,7 +578,7 @@ def _batched_index(index):
     return False
 
 
-def _traced_take_fn(x, i, *, axis):
+def _traced_take_fn(x: Any, i: Any, *, axis: Any) -> Any:
     """``take``/``take_along_dim`` with a traced index ``i`` (negative entries wrap)."""
     if axis is None:
         x = _fnp.reshape(x, (-1,))
@@ -494,15 +589,29 @@ def _traced_take_fn(x, i, *, axis):
     return _fnp.take_along_axis(x, i, axis=axis)
 
 
-def _take_along_fn(x, *, ix, axis, shape):
+def _take_along_fn(x: Any, *, ix: Any, axis: Any, shape: Any) -> Any:
     if shape is not None:
         x = _fnp.broadcast_to(x, shape)
     return _fnp.take_along_axis(x, ix, axis=axis)
 
 
-def take_along_dim(input, indices, dim=None):  # noqa: A002
-    """``torch.take_along_dim``: ``numpy.take_along_axis`` (the flattened tensor when
-    ``dim`` is None); ``input`` and ``indices`` broadcast in the other dimensions."""
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """``numpy.take_along_axis`` (``torch.take_along_dim``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    indices : Tensor
+        int64 indices along ``dim``; broadcast with ``input`` in the other dimensions.
+    dim : int, optional
+        The dimension (default: the flattened tensors).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape with ``indices``' size along ``dim``.
+    """
     d = input._data
     if _batched_index(indices):
         i = indices._data
@@ -548,9 +657,23 @@ _MaskedScatterBackward0 = composite_class("MaskedScatterBackward0", ("self", "ma
                                           edge_idx=(0, 2))
 
 
-def masked_scatter(input, mask, source):  # noqa: A002
-    """``torch.masked_scatter``: the positions where ``mask`` (broadcast with ``input``) is
-    True take ``source``'s elements in order."""
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """``source``'s elements written, in order, where ``mask`` is True (``torch.masked_scatter``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    mask : Tensor
+        A bool tensor broadcast with ``input``.
+    source : Tensor
+        At least as many elements as ``mask`` has True entries.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     m = _bool_mask("masked_scatter_", mask)
     sd = source._data
@@ -562,13 +685,13 @@ def masked_scatter(input, mask, source):  # noqa: A002
     k = int(mb.sum())
     if k > sd.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    extra = {"shape": shape if shape != d.shape else None, "flat": False}
+    extra: dict[str, Any] = {"shape": shape if shape != d.shape else None, "flat": False}
     if shape:
         idx = np.nonzero(mb)
     else:
         idx = (np.nonzero(mb.reshape(1))[0],)
         extra["flat"] = True
-    src = source.reshape(-1) if sd.ndim != 1 else source
+    src = _reshape(source, -1) if sd.ndim != 1 else source
     extra["cut"] = slice(0, k)
     return _updated(_MaskedScatterBackward0, input, src, idx, "set", **extra)
 
@@ -579,11 +702,11 @@ _OVERLAP = ("unsupported operation: some elements of the input tensor and the wr
             "the operation.")
 
 
-def _out_form(fn):
+def _out_form(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with torch's ``out=`` keyword: ``out`` may not share memory with an operand."""
     g = _with_out(fn)
 
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is not None and isinstance(out, Tensor):
             od = out._data
             for a in list(args) + list(kwargs.values()):
@@ -591,9 +714,7 @@ def _out_form(fn):
                         isinstance(od, np.ndarray) and np.may_share_memory(a._data, od):
                     raise RuntimeError(_OVERLAP)
         return g(*args, out=out, **kwargs)
-    f.__name__ = fn.__name__
-    f.__doc__ = fn.__doc__
-    return f
+    return set_out_signature(f, fn)
 
 
 _OUT = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_reduce",
@@ -601,11 +722,11 @@ _OUT = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "
 
 
 # =============================================================================== methods
-def _method_inplace(fn):
-    def m(self, *args, **kwargs):
+def _method_inplace(fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return _inplace(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
-    m.__doc__ = f"In-place form of :func:`{fn.__name__}`."
+    m.__doc__ = in_place_doc(fn.__name__)
     return m
 
 

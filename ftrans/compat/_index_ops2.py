@@ -17,6 +17,8 @@ The torch functions are installed through :mod:`._index_ops`.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain, _dim
@@ -28,6 +30,7 @@ from . import _shape_ops as _V
 from . import _tracer_values as _TV
 from ._opbase import _compose
 from ._inplace import _check_inplace
+from .types import SizeLike
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "diagonal_copy", "expand_copy", "narrow_copy", "permute_copy", "squeeze_copy",
@@ -38,12 +41,12 @@ __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "alias_copy",
            "repeat_interleave"]
 
 
-def _flat_gather_fn(x, *, idx):
+def _flat_gather_fn(x: Any, *, idx: Any) -> Any:
     """``x`` read as a flat array at the positions ``idx`` (any shape)."""
     return _fnp.reshape(x, (-1,))[idx]
 
 
-def _flat_put_fn(x, src, *, idx):
+def _flat_put_fn(x: Any, src: Any, *, idx: Any) -> Any:
     """``x`` with ``src`` written at the flat positions ``idx`` (last write wins)."""
     if src.dtype != x.dtype:
         src = _fnp.astype(src, x.dtype)
@@ -51,14 +54,14 @@ def _flat_put_fn(x, src, *, idx):
     return _fnp.reshape(r, tuple(x.shape))
 
 
-def _positions(shape):
+def _positions(shape: Any) -> Any:
     """A plain tensor holding each element's flat position (C order)."""
     return _make_plain(np.arange(int(np.prod(shape, dtype=np.int64)),
                                  dtype=np.int64).reshape(shape))
 
 
 # =============================================================================== as_strided
-def _storage(d):
+def _storage(d: Any) -> Any:
     """``(storage, offset, strides)``: the flat C-contiguous array ``d`` lives in, ``d``'s
     first element's position in it and ``d``'s strides in elements (a C-contiguous copy of
     ``d`` when its memory has another layout)."""
@@ -77,7 +80,8 @@ def _storage(d):
     return c.reshape(-1), 0, tuple(s // d.itemsize for s in c.strides)
 
 
-def _strided(input, size, stride, storage_offset, name="as_strided"):  # noqa: A002
+def _strided(input: Any, size: Any, stride: Any, storage_offset: Any,  # noqa: A002
+             name: str = "as_strided") -> Any:
     """``(elem, inside, storage, pos, offset)`` of ``as_strided(input, size, stride,
     storage_offset)``: ``pos`` the storage positions read, ``elem`` the matching element
     of ``input`` (flat, C order; -1 where a position is outside ``input``)."""
@@ -119,7 +123,7 @@ def _strided(input, size, stride, storage_offset, name="as_strided"):  # noqa: A
     return elem, bool((elem >= 0).all()), storage, pos, off
 
 
-def _strided_fn(x, *, idx, mask, const):
+def _strided_fn(x: Any, *, idx: Any, mask: Any, const: Any) -> Any:
     """``as_strided``'s values: ``x``'s elements at ``idx`` where ``mask``, the constants
     ``const`` (storage outside ``x``) elsewhere."""
     g = _fnp.reshape(x, (-1,))[idx]
@@ -134,22 +138,47 @@ _AsStridedPartial = composite_class("AsStridedBackward0", ("self",))
 _AsStridedScatterBackward0 = composite_class("AsStridedScatterBackward0", ("self", "src"))
 
 
-def _strided_params(elem, inside, storage, pos):
+def _strided_params(elem: Any, inside: Any, storage: Any, pos: Any) -> Any:
     if inside:
         return {"idx": elem, "mask": None, "const": None}
     return {"idx": np.maximum(elem, 0), "mask": elem >= 0, "const": storage[pos]}
 
 
-def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided``: a view of ``input``'s storage with the given sizes, strides
-    (in elements) and offset.  The storage is the contiguous array ``input``'s memory
-    belongs to (``input`` itself for a tensor of another layout); positions outside
-    ``input`` read their current values and get no gradient."""
+def as_strided(input: Tensor, size: SizeLike, stride: SizeLike,  # noqa: A002
+               storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes and strides (``torch.as_strided``).
+
+    The storage is the contiguous array ``input``'s memory belongs to (``input`` itself
+    for a tensor of another layout); positions outside ``input`` read their current
+    values and get no gradient.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor whose storage is viewed.
+    size : sequence of int
+        The view's shape.
+    stride : sequence of int
+        Its strides, in elements.
+    storage_offset : int, optional
+        The offset of its first element (``input``'s own by default).
+
+    Returns
+    -------
+    Tensor
+        The view, shape ``size``.
+
+    Raises
+    ------
+    RuntimeError
+        If the view reaches outside the storage or the lengths differ.
+    """
     return _as_strided(input, size, stride, storage_offset, _AsStridedBackward0,
                        _AsStridedPartial)
 
 
-def _as_strided(input, size, stride, storage_offset, cls, partial_cls):  # noqa: A002
+def _as_strided(input: Any, size: Any, stride: Any, storage_offset: Any, cls: Any,  # noqa: A002
+                partial_cls: Any) -> Any:
     d = input._data
     elem, inside, storage, pos, off = _strided(input, size, stride, storage_offset)
     if not inside or not isinstance(d, np.ndarray) or d.ndim == 0:
@@ -163,9 +192,26 @@ def _as_strided(input, size, stride, storage_offset, cls, partial_cls):  # noqa:
     return _V._view_op(input, I.gather_p, {"template": template}, cls, out, extra=arrays)
 
 
-def as_strided_(self, size, stride, storage_offset=None):
-    """``Tensor.as_strided_``: ``self`` becomes :func:`as_strided` of itself (its history
-    continues through the ``AsStridedBackward0`` node)."""
+def as_strided_(self: Tensor, size: SizeLike, stride: SizeLike,
+                storage_offset: int | None = None) -> Tensor:
+    """``self`` made the strided view of itself, in place (``Tensor.as_strided_``).
+
+    Its history continues through the ``AsStridedBackward0`` node.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The new shape.
+    stride : sequence of int
+        The strides, in elements.
+    storage_offset : int, optional
+        The offset of the first element.
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+    """
     _check_inplace(self)
     r = _as_strided(self, size, stride, storage_offset, _AsStridedBackward1,
                     _AsStridedPartial1)
@@ -179,17 +225,55 @@ def as_strided_(self, size, stride, storage_offset=None):
     return self
 
 
-def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided_copy``: :func:`as_strided` as a new tensor."""
+def as_strided_copy(input: Tensor, size: SizeLike, stride: SizeLike,  # noqa: A002
+                    storage_offset: int | None = None) -> Tensor:
+    """:func:`as_strided` as a new tensor (``torch.as_strided_copy``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor whose storage is read.
+    size : sequence of int
+        The result's shape.
+    stride : sequence of int
+        The strides, in elements.
+    storage_offset : int, optional
+        The offset of the first element.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, shape ``size``.
+    """
     elem, inside, storage, pos, off = _strided(input, size, stride, storage_offset)
     return _compose(_AsStridedCopy, _strided_fn, [input], [input._data],
                     _strided_params(elem, inside, storage, pos), mask=0)
 
 
-def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
-    """``torch.as_strided_scatter``: ``input`` with ``src`` written where
-    ``as_strided(input, size, stride, storage_offset)`` reads (``input`` is taken as
-    contiguous)."""
+def as_strided_scatter(input: Tensor, src: Tensor, size: SizeLike,  # noqa: A002
+                       stride: SizeLike, storage_offset: int | None = None) -> Tensor:
+    """``input`` with ``src`` written where ``as_strided`` reads (``torch.as_strided_scatter``).
+
+    ``input`` is taken as contiguous.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    src : Tensor
+        The values, shape ``size``.
+    size : sequence of int
+        The strided view's shape.
+    stride : sequence of int
+        Its strides, in elements.
+    storage_offset : int, optional
+        The offset of its first element.
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input``.
+    """
     d = input._data
     plain = _make_plain(np.empty(d.shape, d.dtype))
     elem, inside, storage, pos, off = _strided(plain, size, stride, storage_offset,
@@ -206,7 +290,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: 
 _UnfoldBackward0 = node_class("UnfoldBackward0", ("self",), edge_idx=(0,))
 
 
-def _unfold_positions(d, dimension, size, step):
+def _unfold_positions(d: Any, dimension: Any, size: Any, step: Any) -> Any:
     ax = _dim(dimension, d.ndim)
     n = d.shape[ax] if d.ndim else 1
     if size > n:
@@ -218,9 +302,26 @@ def _unfold_positions(d, dimension, size, step):
     return ax
 
 
-def unfold(input, dimension, size, step):  # noqa: A002
-    """``Tensor.unfold``: the windows of ``size`` elements taken every ``step`` along
-    ``dimension``, as a new last dimension (a view)."""
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+    """Windows of ``size`` elements every ``step`` along ``dimension`` (``Tensor.unfold``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dimension : int
+        The dimension windowed.
+    size : int
+        The window length.
+    step : int
+        The distance between windows (positive).
+
+    Returns
+    -------
+    Tensor
+        A view: ``dimension`` becomes the number of windows, and a new last dimension of
+        ``size`` holds each window.
+    """
     d = input._data
     ax = _unfold_positions(d, dimension, size, step)
     if d.ndim == 0:
@@ -240,12 +341,12 @@ def unfold(input, dimension, size, step):  # noqa: A002
 
 
 # =============================================================================== *_copy
-def _copy_op(name, view_fn, node):
+def _copy_op(name: str, view_fn: Any, node: Any) -> Any:
     """``torch.<name>``: ``view_fn``'s result (the view ``torch.<name without _copy>``) as a
     new tensor, one ``node`` per output."""
     cls = composite_class(node, ("self",))
 
-    def op(input, *args, **kwargs):  # noqa: A002
+    def op(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
         d = input._data
         pos = view_fn(_positions(d.shape), *args, **kwargs)
         one = isinstance(pos, Tensor)
@@ -253,20 +354,32 @@ def _copy_op(name, view_fn, node):
                 for p in ((pos,) if one else pos)]
         return outs[0] if one else (tuple(outs) if isinstance(pos, tuple) else outs)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: ``torch.{name[:-5]}`` as a new tensor (not a view; node "
-                  f"``{node}``).")
+    op.__doc__ = f"""``torch.{name[:-5]}`` as a new tensor, not a view (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    *args, **kwargs : Any
+        The arguments of ``torch.{name[:-5]}`` after ``input``.
+
+    Returns
+    -------
+    Tensor or sequence of Tensor
+        What ``torch.{name[:-5]}`` returns, copied (each result one ``{node}`` node).
+    """
     return op
 
 
-def _alias(t):
+def _alias(t: Any) -> Any:
     return _V.getitem(t, ...)
 
 
-def _expand(t, size, *, implicit=False):
+def _expand(t: Any, size: Any, *, implicit: bool = False) -> Any:
     return _V.expand(t, size)
 
 
-def _narrow(t, dim, start, length):
+def _narrow(t: Any, dim: Any, start: Any, length: Any) -> Any:
     """``narrow`` with ``narrow_copy``'s own checks (PyTorch's messages and types)."""
     d = t._data
     if d.ndim == 0:
@@ -285,14 +398,14 @@ def _narrow(t, dim, start, length):
     return _V.narrow(t, dim, start, length)
 
 
-def _transpose(t, dim0, dim1):
+def _transpose(t: Any, dim0: Any, dim1: Any) -> Any:
     if t._data.ndim == 0:   # (torch: dims 0 and -1 name the one "dimension" of a 0-d tensor)
         _dim(dim0, 0), _dim(dim1, 0)
         return t
     return _V.transpose(t, dim0, dim1)
 
 
-def _split_with_sizes(t, split_sizes, dim=0):
+def _split_with_sizes(t: Any, split_sizes: Any, dim: int = 0) -> Any:
     return list(_V.split(t, [int(s) for s in split_sizes], dim))
 
 
@@ -313,12 +426,12 @@ split_with_sizes_copy = _copy_op("split_with_sizes_copy", _split_with_sizes,
 
 
 # =============================================================================== *_scatter
-def _scatter_op(name, view_fn, node):
+def _scatter_op(name: str, view_fn: Any, node: Any) -> Any:
     """``torch.<name>``: ``input`` with ``src`` (converted to ``input``'s dtype) written
     where ``view_fn`` reads."""
     cls = composite_class(node, ("self", "src"))
 
-    def op(input, src, *args, **kwargs):  # noqa: A002
+    def op(input: Tensor, src: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
         d = input._data
         pos = view_fn(_positions(d.shape), *args, **kwargs)._data
         sd = src._data
@@ -327,11 +440,32 @@ def _scatter_op(name, view_fn, node):
                                f"src size = {list(sd.shape)}, slice size = {list(pos.shape)}")
         return _compose(cls, _flat_put_fn, [input, src], [d, sd], {"idx": pos}, mask=0)
     op.__name__ = name
-    op.__doc__ = f"``torch.{name}``: ``input`` with ``src`` embedded (node ``{node}``)."
+    view = name[:-8]
+    op.__doc__ = f"""``input`` with ``src`` written where ``{view}`` reads (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (not modified).
+    src : Tensor
+        The values, shaped as the slice (converted to ``input``'s dtype).
+    *args, **kwargs : Any
+        The arguments of ``torch.{name[:-8]}`` after ``input`` (which slice).
+
+    Returns
+    -------
+    Tensor
+        A new tensor shaped as ``input`` (one ``{node}`` node).
+
+    Raises
+    ------
+    RuntimeError
+        If ``src``'s shape is not the slice's.
+    """
     return op
 
 
-def _slice(t, dim=0, start=None, end=None, step=1):
+def _slice(t: Any, dim: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Any:
     d = t._data
     if step is None:
         step = 1
@@ -352,10 +486,10 @@ _UnsafeMaskedIndexPutAccumulateBackward0 = composite_class(
     "UnsafeMaskedIndexPutAccumulateBackward0", ("self", "values"))
 
 
-def _clamped_index(d, indices):
+def _clamped_index(d: Any, indices: Any) -> Any:
     """``indices`` (None: a whole dimension) as a NumPy index, clamped into range (the
     positions a mask hides may be out of range)."""
-    out = []
+    out: list[Any] = []
     for k, i in enumerate(indices):
         if i is None:
             out.append(slice(None))
@@ -366,11 +500,11 @@ def _clamped_index(d, indices):
     return tuple(out)
 
 
-def _masked_index_fn(x, *, idx, mask, fill):
+def _masked_index_fn(x: Any, *, idx: Any, mask: Any, fill: Any) -> Any:
     return _fnp.where(mask, x[idx], fill)
 
 
-def _unsafe_masked_index(input, mask, indices, fill):  # noqa: A002
+def _unsafe_masked_index(input: Any, mask: Any, indices: Any, fill: Any) -> Any:  # noqa: A002
     """``torch.ops.aten._unsafe_masked_index``: ``where(mask, input[indices], fill)``; the
     indices under a False mask may be out of range (they are clamped)."""
     d = input._data
@@ -380,11 +514,12 @@ def _unsafe_masked_index(input, mask, indices, fill):  # noqa: A002
                     {"idx": idx, "mask": m, "fill": d.dtype.type(fill)}, mask=0)
 
 
-def _masked_put_fn(x, v, *, idx, mask):
+def _masked_put_fn(x: Any, v: Any, *, idx: Any, mask: Any) -> Any:
     return _fnp.at(x)[idx].add(_fnp.where(mask, v, 0))
 
 
-def _unsafe_masked_index_put_accumulate(input, mask, indices, values):  # noqa: A002
+def _unsafe_masked_index_put_accumulate(input: Any, mask: Any, indices: Any,  # noqa: A002
+                                        values: Any) -> Any:
     """``torch.ops.aten._unsafe_masked_index_put_accumulate``: ``input.index_put(indices,
     where(mask, values, 0), accumulate=True)`` with the masked-off indices clamped."""
     d = input._data
@@ -395,7 +530,7 @@ def _unsafe_masked_index_put_accumulate(input, mask, indices, values):  # noqa: 
 
 
 # =============================================================================== _chunk_cat
-def _chunk_cat(tensors, dim, num_chunks):
+def _chunk_cat(tensors: Any, dim: Any, num_chunks: Any) -> Any:
     """``torch._chunk_cat``: each tensor split into ``num_chunks`` chunks along ``dim``
     (zero-padded to a multiple of ``num_chunks``), each chunk flattened after ``dim``, and
     the chunks concatenated: shape ``leading + (num_chunks, total)``.  Not differentiable
@@ -435,7 +570,7 @@ def _chunk_cat(tensors, dim, num_chunks):
 
 
 # =============================================================================== helpers
-def _data(v, what="index"):
+def _data(v: Any, what: str = "index") -> Any:
     """The concrete array of a tensor/array-like (an index: its primal under compat.func).
 
     Raises
@@ -454,14 +589,14 @@ def _data(v, what="index"):
                            "over the values only, or loop over the examples") from None
 
 
-def _bool_mask(name, mask):
+def _bool_mask(name: str, mask: Any) -> Any:
     m = _data(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
     return m
 
 
-def _broadcast(d, m, name):
+def _broadcast(d: Any, m: Any, name: str) -> Any:
     try:
         return np.broadcast_shapes(d.shape, m.shape)
     except ValueError:
@@ -474,15 +609,27 @@ _MaskedSelectBackward0 = composite_class("MaskedSelectBackward0", ("self", "mask
                                          edge_idx=(0,))
 
 
-def _masked_select_fn(x, *, idx, shape):
+def _masked_select_fn(x: Any, *, idx: Any, shape: Any) -> Any:
     if tuple(x.shape) != shape:
         x = _fnp.broadcast_to(x, shape)
     return x[idx] if shape else _fnp.reshape(x, (1,))[idx]
 
 
-def masked_select(input, mask):  # noqa: A002
-    """``torch.masked_select``: the 1-d tensor of ``input``'s elements where ``mask`` is
-    True (both broadcast)."""
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+    """The elements of ``input`` where ``mask`` is True (``torch.masked_select``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    mask : Tensor
+        A bool tensor (broadcast with ``input``).
+
+    Returns
+    -------
+    Tensor
+        1-d, in C order.
+    """
     d = input._data
     m = _bool_mask("masked_select", mask)
     shape = _broadcast(d, m, "masked_select")
@@ -493,23 +640,60 @@ def masked_select(input, mask):  # noqa: A002
 
 
 # =============================================================================== nonzero
-def nonzero(input, *, as_tuple=False):  # noqa: A002
-    """``torch.nonzero``: the (n, ndim) int64 indices of the nonzero elements, or (with
-    ``as_tuple``) one 1-d index tensor per dimension (a 0-d input counts as 1-d)."""
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """The indices of the non-zero elements (``torch.nonzero``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (a 0-d input counts as 1-d).
+    as_tuple : bool, optional
+        Return one 1-d index tensor per dimension instead.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        int64 indices ``(n, ndim)``, or ``ndim`` tensors of shape ``(n,)``.
+    """
     d = _data(input)
     if as_tuple:
         return tuple(_make_plain(a.astype(np.int64)) for a in np.nonzero(np.atleast_1d(d)))
     return _make_plain(np.argwhere(d).astype(np.int64))
 
 
-def argwhere(input):  # noqa: A002
-    """``torch.argwhere``: ``nonzero(input)``."""
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    """The indices of the non-zero elements (``torch.argwhere``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+
+    Returns
+    -------
+    Tensor
+        ``nonzero(input)``: int64, ``(n, ndim)``.
+    """
     return nonzero(input)
 
 
-def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002
-    """``torch.nonzero_static``: ``nonzero`` truncated or padded with ``fill_value`` to
-    ``size`` rows."""
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """``nonzero`` with a fixed number of rows (``torch.nonzero_static``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    size : int
+        The number of rows: the indices are truncated or padded to it.
+    fill_value : int, optional
+        The value of the padding rows.
+
+    Returns
+    -------
+    Tensor
+        int64, ``(size, ndim)``.
+    """
     if size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got "
                            f"{size}")
@@ -525,14 +709,38 @@ _RepeatInterleaveBackward0 = composite_class("IndexSelectBackward0", ("self", "i
                                              edge_idx=(0,))
 
 
-def _gather_dim_fn(x, *, idx):
+def _gather_dim_fn(x: Any, *, idx: Any) -> Any:
     return x[idx]
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
-    """``torch.repeat_interleave``: each element (slice along ``dim``; of the flattened
-    tensor when ``dim`` is None) repeated ``repeats`` times.  With only a 1-d integer
-    tensor of repeats, the indices ``0..n-1`` repeated that many times."""
+def repeat_interleave(input: Tensor, repeats: Tensor | int | None = None,  # noqa: A002
+                      dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times (``torch.repeat_interleave``).
+
+    With only a 1-d integer tensor of repeats, the indices ``0..n-1`` repeated that many
+    times.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (the repeats, when ``repeats`` is not given).
+    repeats : Tensor or int, optional
+        The number of repetitions: one, or one per element (slice) along ``dim``.
+    dim : int, optional
+        The dimension (default: the flattened tensor).
+    output_size : int, optional
+        The total length along ``dim`` (checked against the repeats).
+
+    Returns
+    -------
+    Tensor
+        ``dim`` lengthened to the sum of the repeats.
+
+    Raises
+    ------
+    RuntimeError
+        If the repeats are invalid or do not match.
+    """
     if repeats is None:
         r = _data(input)
         if r.ndim > 1 or r.dtype.kind not in "iu":

@@ -4,9 +4,12 @@ PyTorch's ``RuntimeError: ZeroDivisionError``; floating results are recorded in 
 with a zero gradient, as PyTorch's ``DivBackward2``)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._tensor import Tensor, _make_plain
+from .types import TensorOrNumber
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import (_any_traced, _check_int_division, _compose, _operands_or_raise,
@@ -16,20 +19,20 @@ _DivBackward2 = composite_class("DivBackward2", ("self", "other"))
 _DivBackward2s = composite_class("DivBackward2", ("self", "other"), edge_idx=(0,))
 
 
-def _floordiv_fn(a, b):
+def _floordiv_fn(a: Any, b: Any) -> Any:
     return _fnp.floor_divide(a, b)
 
 
-def _truncdiv_fn(a, b):
+def _truncdiv_fn(a: Any, b: Any) -> Any:
     return _fnp.trunc(_fnp.true_divide(a, b))
 
 
-def _int_truncdiv(a, b):
+def _int_truncdiv(a: Any, b: Any) -> Any:
     q = np.floor_divide(a, b)
     return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 
-def _rounded_div(input, other, mode):  # noqa: A002
+def _rounded_div(input: TensorOrNumber, other: TensorOrNumber, mode: str) -> Tensor:  # noqa: A002
     """``div(..., rounding_mode='floor'/'trunc')``: integers stay integers (a zero divisor
     is PyTorch's ``RuntimeError: ZeroDivisionError``); floating results are in the graph
     (``DivBackward2``) with a zero gradient, as in PyTorch."""
@@ -50,13 +53,35 @@ def _rounded_div(input, other, mode):  # noqa: A002
                     [ad, bd], mask=0, casts=casts)
 
 
-def floor_divide(a, b):
-    """``torch.floor_divide``: the quotient rounded down (integers stay integers; no
-    gradient, as PyTorch's)."""
+def floor_divide(a: TensorOrNumber, b: TensorOrNumber) -> Tensor:
+    """The quotient rounded down (``torch.floor_divide``).
+
+    Integers stay integers; no gradient, as PyTorch's.
+
+    Parameters
+    ----------
+    a : Tensor or Number
+        The dividend.
+    b : Tensor or Number
+        The divisor (broadcast against ``a``).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If an integer divisor is zero or the shapes do not broadcast.
+    NotImplementedError
+        If an operand is complex.
+    """
     _refuse_complex(a, b, kernel="div_floor_cpu")
     ad, bd, _ = _operands_or_raise(a, b)
     _check_int_division(ad, bd)
     try:
         return _make_plain(np.asarray(np.floor_divide(ad, bd)))
     except ValueError as e:
-        _reraise_broadcast(e, (ad, bd))
+        _reraise_broadcast(e, (ad, bd))   # (always raises)
+        raise

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -11,8 +13,9 @@ from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ._tensor import Tensor, _make_plain
+from .types import DTypeArg, TensorOrNumber
 from ._join_ops import matmul
-from ._shape_ops import diagonal as _diagonal
+from ._shape_ops import diagonal as _diagonal, reshape as _reshape
 from ._linalg_base import op, call, need_float, need_matrix, need_square, same_dtype
 
 __all__ = ["eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals", "qr", "vector_norm",
@@ -26,23 +29,23 @@ linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
 
 
 # ------------------------------------------------------------------ compositions (ftrans)
-def _eig_fn(a):
+def _eig_fn(a: Any) -> tuple[Any, ...]:
     return tuple(_fla.eig(a))
 
 
-def _eigvals_fn(a):
+def _eigvals_fn(a: Any) -> Any:
     return _fla.eigvals(a)
 
 
-def _eigh_fn(a, *, uplo):
+def _eigh_fn(a: Any, *, uplo: str) -> tuple[Any, ...]:
     return tuple(_fla.eigh(a, uplo))
 
 
-def _eigvalsh_fn(a, *, uplo):
+def _eigvalsh_fn(a: Any, *, uplo: str) -> Any:
     return _fla.eigvalsh(a, uplo)
 
 
-def _svd_fn(a, *, full):
+def _svd_fn(a: Any, *, full: bool) -> tuple[Any, Any, Any]:
     m, n = a.shape[-2:]
     u, s, vh = _fla.svd(a, full_matrices=False)
     if full and m != n:
@@ -57,29 +60,31 @@ def _svd_fn(a, *, full):
     return u, s, vh
 
 
-def _svdvals_fn(a):
+def _svdvals_fn(a: Any) -> Any:
     return _fla.svdvals(a)
 
 
-def _qr_fn(a, *, mode):
+def _qr_fn(a: Any, *, mode: str) -> Any:
     if mode == "r":
         return _fla.qr(a, "r")
     return tuple(_fla.qr(a, mode))
 
 
-def _vnorm_fn(x, *, ord, axes, keepdim):
+def _vnorm_fn(x: Any, *, ord: float, axes: tuple[int, ...] | None,  # noqa: A002
+              keepdim: bool) -> Any:
     return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)
 
 
-def _mnorm_fn(x, *, ord, axes, keepdim):
+def _mnorm_fn(x: Any, *, ord: str | float, axes: tuple[int, ...],  # noqa: A002
+              keepdim: bool) -> Any:
     return _fla.norm(x, ord, axes, keepdim)
 
 
-def _cond_fn(a, *, p):
+def _cond_fn(a: Any, *, p: str | float | None) -> Any:
     return _fla.cond(a, p)
 
 
-def _rank_fn(a, atol, rtol, *, hermitian):
+def _rank_fn(a: Any, atol: Any, rtol: Any, *, hermitian: bool) -> Any:
     if hermitian:
         s = fnp.abs(_fla.eigvalsh(a))
     else:
@@ -89,20 +94,20 @@ def _rank_fn(a, atol, rtol, *, hermitian):
     return fnp.sum(fnp.greater(s, fnp.expand_dims(tol, -1)), axis=-1).astype(np.int64)
 
 
-def _multi_dot_fn(*xs):
+def _multi_dot_fn(*xs: Any) -> Any:
     return _fla.multi_dot(list(xs))
 
 
-def _cross_fn(x, y, *, dim):
+def _cross_fn(x: Any, y: Any, *, dim: int) -> Any:
     x, y = fnp.broadcast_arrays(x, y)
     return _fla.cross(x, y, axis=dim)
 
 
-def _vecdot_fn(x, y, *, dim):
+def _vecdot_fn(x: Any, y: Any, *, dim: int) -> Any:
     return fnp.sum(fnp.multiply(fnp.conj(x), y), axis=dim)
 
 
-def _vander_fn(x, *, n):
+def _vander_fn(x: Any, *, n: int) -> Any:
     col = fnp.expand_dims(x, -1)
     if n == 1:
         return fnp.ones_like(col)
@@ -110,68 +115,170 @@ def _vander_fn(x, *, n):
     return fnp.cumprod(fnp.concatenate([fnp.ones_like(col), rep], axis=-1), axis=-1)
 
 
-def _householder_fn(a, tau):
+def _householder_fn(a: Any, tau: Any) -> Any:
     return _fsl.householder_product(a, tau)
 
 
 # ------------------------------------------------------------------ decompositions
-def eig(A):
-    """``torch.linalg.eig`` -> ``(eigenvalues, eigenvectors)``, complex (unit
-    eigenvectors, as LAPACK)."""
+def eig(A: Tensor) -> linalg_eig:
+    """Eigenvalues and eigenvectors of square matrices (``torch.linalg.eig``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Square matrices ``(*, n, n)``, floating or complex.
+
+    Returns
+    -------
+    linalg_eig
+        ``(eigenvalues, eigenvectors)``, complex: shapes ``(*, n)`` and ``(*, n, n)``
+        (unit-norm eigenvectors in the columns, as LAPACK's).
+    """
     need_float("linalg.eig", A)
     need_square("linalg.eig", A)
     return linalg_eig(*op("linalg.eig", "LinalgEigBackward0", _eig_fn, [A]))
 
 
-def eigvals(A):
-    """``torch.linalg.eigvals`` (complex)."""
+def eigvals(A: Tensor) -> Tensor:
+    """Eigenvalues of square matrices (``torch.linalg.eigvals``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Square matrices ``(*, n, n)``, floating or complex.
+
+    Returns
+    -------
+    Tensor
+        Complex, shape ``(*, n)``.
+    """
     need_float("linalg.eigvals", A)
     need_square("linalg.eigvals", A)
     return op("linalg.eigvals", "LinalgEigBackward0", _eigvals_fn, [A])
 
 
-def _uplo(name, UPLO):
+def _uplo(name: str, UPLO: str) -> str:
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     return UPLO.upper()
 
 
-def eigh(A, UPLO="L"):
-    """``torch.linalg.eigh`` -> ``(eigenvalues, eigenvectors)`` of the Hermitian matrix
-    given by the ``UPLO`` triangle."""
+def eigh(A: Tensor, UPLO: str = "L") -> linalg_eigh:
+    """Eigenvalues and eigenvectors of Hermitian matrices (``torch.linalg.eigh``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Hermitian (real symmetric) matrices ``(*, n, n)``.
+    UPLO : {"L", "U"}, optional
+        The triangle of ``A`` that is read.
+
+    Returns
+    -------
+    linalg_eigh
+        ``(eigenvalues, eigenvectors)``: real ascending eigenvalues ``(*, n)`` and the
+        orthonormal eigenvectors in the columns ``(*, n, n)``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``UPLO`` is not ``"L"`` or ``"U"``.
+    """
     need_float("linalg.eigh", A)
     need_square("linalg.eigh", A)
     return linalg_eigh(*op("linalg.eigh", "LinalgEighBackward0", _eigh_fn, [A],
                            {"uplo": _uplo("linalg.eigh", UPLO)}))
 
 
-def eigvalsh(A, UPLO="L"):
-    """``torch.linalg.eigvalsh``."""
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """Eigenvalues of Hermitian matrices (``torch.linalg.eigvalsh``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Hermitian (real symmetric) matrices ``(*, n, n)``.
+    UPLO : {"L", "U"}, optional
+        The triangle of ``A`` that is read.
+
+    Returns
+    -------
+    Tensor
+        Real, ascending, shape ``(*, n)``.
+    """
     need_float("linalg.eigvalsh", A)
     need_square("linalg.eigvalsh", A)
     return op("linalg.eigvalsh", "LinalgEighBackward0", _eigvalsh_fn, [A],
               {"uplo": _uplo("linalg.eigvalsh", UPLO)})
 
 
-def svd(A, full_matrices=True, *, driver=None):
-    """``torch.linalg.svd`` -> ``(U, S, Vh)``.  With ``full_matrices`` and a non-square
-    ``A`` the gradient flows through the first ``min(m, n)`` singular vectors, as in
-    PyTorch.  ``driver`` (CUDA only in PyTorch) is accepted and ignored."""
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> linalg_svd:
+    """The singular value decomposition ``A = U diag(S) Vh`` (``torch.linalg.svd``).
+
+    With ``full_matrices`` and a non-square ``A`` the gradient flows through the first
+    ``min(m, n)`` singular vectors, as in PyTorch.
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    full_matrices : bool, optional
+        Square ``U`` ``(*, m, m)`` and ``Vh`` ``(*, n, n)``; False: ``k = min(m, n)``
+        columns/rows.
+    driver : str, optional
+        Accepted and ignored (CUDA only in PyTorch).
+
+    Returns
+    -------
+    linalg_svd
+        ``(U, S, Vh)``; ``S`` real, descending, shape ``(*, k)``.
+    """
     need_float("linalg.svd", A)
     need_matrix("linalg.svd", A)
     return linalg_svd(*op("linalg.svd", "LinalgSvdBackward0", _svd_fn, [A],
                           {"full": bool(full_matrices)}))
 
 
-def svdvals(A, *, driver=None):
-    """``torch.linalg.svdvals``: singular values, descending."""
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values, descending (``torch.linalg.svdvals``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    driver : str, optional
+        Accepted and ignored (CUDA only in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Real, shape ``(*, min(m, n))``.
+    """
     need_float("linalg.svdvals", A)
     need_matrix("linalg.svdvals", A)
     return op("linalg.svdvals", "LinalgSvdBackward0", _svdvals_fn, [A])
 
 
-def qr(A, mode="reduced"):
-    """``torch.linalg.qr`` -> ``(Q, R)`` (``mode='r'``: an empty ``Q``)."""
+def qr(A: Tensor, mode: str = "reduced") -> linalg_qr:
+    """The QR decomposition ``A = Q R`` (``torch.linalg.qr``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    mode : {"reduced", "complete", "r"}, optional
+        ``"reduced"``: ``Q`` ``(*, m, k)``, ``R`` ``(*, k, n)`` with ``k = min(m, n)``;
+        ``"complete"``: ``Q`` ``(*, m, m)``; ``"r"``: ``R`` only (``Q`` empty).
+
+    Returns
+    -------
+    linalg_qr
+        ``(Q, R)``: ``Q`` with orthonormal columns, ``R`` upper triangular.
+
+    Raises
+    ------
+    RuntimeError
+        If ``mode`` is unknown.
+    """
     need_float("linalg.qr", A)
     need_matrix("linalg.qr", A)
     if mode not in ("reduced", "complete", "r"):
@@ -183,9 +290,30 @@ def qr(A, mode="reduced"):
     return linalg_qr(*op("linalg.qr", "LinalgQrBackward0", _qr_fn, [A], {"mode": mode}))
 
 
-def householder_product(A, tau):
-    """``torch.linalg.householder_product``: the first ``n`` columns of the product of
-    the Householder reflectors ``I - tau_i v_i v_i^H`` (LAPACK's ``orgqr``)."""
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The product of Householder reflectors (``torch.linalg.householder_product``).
+
+    The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` (LAPACK's
+    ``orgqr``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, ``m >= n``: the vectors ``v_i`` below the diagonal (the
+        implicit 1 on it).
+    tau : Tensor
+        The factors ``(*, k)``, ``k <= n``, same dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(*, m, n)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     name = "torch.linalg.householder_product"
     need_float(name, A, tau)
     need_matrix(name, A, "input")
@@ -206,7 +334,7 @@ def householder_product(A, tau):
 
 
 # ------------------------------------------------------------------ norms
-def _dims(dim, ndim, name):
+def _dims(dim: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
@@ -222,7 +350,7 @@ def _dims(dim, ndim, name):
     return tuple(sorted(out)) if ndim else ()
 
 
-def _as_dtype(x, dtype, name):
+def _as_dtype(x: Tensor, dtype: DTypeArg, name: str) -> Tensor:
     if dtype is None:
         return x
     if x._data.dtype.kind == "c" and dtype.is_complex is False:
@@ -230,8 +358,36 @@ def _as_dtype(x, dtype, name):
     return x.to(dtype)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """``torch.linalg.vector_norm``: ``ord`` over ``dim`` (all dimensions by default)."""
+def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
+                keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """The vector ``ord``-norm over ``dim`` (``torch.linalg.vector_norm``).
+
+    Parameters
+    ----------
+    x : Tensor
+        A floating or complex tensor.
+    ord : float, optional
+        The order: ``sum(|x|**ord)**(1/ord)``; ``inf``/``-inf``: max/min of ``|x|``; 0:
+        the number of non-zeros.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default: ``x`` flattened).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        ``x`` is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Real, ``x``'s shape without ``dim``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``ord`` is a string, or is negative or infinite on an empty dimension.
+    IndexError
+        If a dimension is out of range.
+    """
     name = "linalg.vector_norm"
     need_float(name, x)
     x = _as_dtype(x, dtype, name)
@@ -255,9 +411,36 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 _MNODE = {"fro": "LinalgVectorNormBackward0", "nuc": "SumBackward1"}
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """``torch.linalg.matrix_norm``: ``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf`` over
-    the two dimensions ``dim``."""
+def matrix_norm(A: Tensor, ord: str | float = "fro",  # noqa: A002
+                dim: Sequence[int] = (-2, -1), keepdim: bool = False, *,
+                dtype: DTypeArg = None) -> Tensor:
+    """A matrix norm over the two dimensions ``dim`` (``torch.linalg.matrix_norm``).
+
+    Parameters
+    ----------
+    A : Tensor
+        A floating or complex tensor of at least 2 dimensions.
+    ord : {"fro", "nuc", 1, -1, 2, -2, inf, -inf}, optional
+        Frobenius, nuclear, max/min column sum (1), max/min singular value (2), max/min
+        row sum (inf).
+    dim : sequence of int, optional
+        The two matrix dimensions.
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        ``A`` is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Real, ``A``'s shape without ``dim``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``ord`` is not supported, ``dim`` is not two different dimensions, or a
+        dimension is empty for a max/min order.
+    """
     name = "linalg.matrix_norm"
     need_float(name, A)
     A = _as_dtype(A, dtype, name)
@@ -285,28 +468,72 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                                                 "keepdim": bool(keepdim)})
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    """``torch.linalg.norm``: a vector norm (``dim`` an int, or ``ord`` and ``dim`` None) or
-    a matrix norm (``dim`` a 2-tuple, or a 2-d ``A`` with ``ord`` given)."""
+def norm(A: Tensor, ord: str | float | None = None,  # noqa: A002
+         dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+         dtype: DTypeArg = None) -> Tensor:
+    """A vector or matrix norm (``torch.linalg.norm``).
+
+    A vector norm when ``dim`` is an int, or ``ord`` and ``dim`` are None (of the
+    flattened ``A``); a matrix norm when ``dim`` is a 2-tuple, or ``A`` is 2-d with ``ord``
+    given.
+
+    Parameters
+    ----------
+    A : Tensor
+        A floating or complex tensor.
+    ord : str or float, optional
+        The order (:func:`vector_norm`'s or :func:`matrix_norm`'s; 2 or ``"fro"`` by
+        default).
+    dim : int or sequence of int, optional
+        One dimension (vector norm) or two (matrix norm).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        ``A`` is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Real, ``A``'s shape without the reduced dimensions.
+
+    Raises
+    ------
+    RuntimeError
+        If ``ord`` is given without ``dim`` for an input that is not 1-d or 2-d.
+    """
+    vord: Any = ord   # (a str reaches vector_norm, which raises torch's error for it)
     if dim is not None:
         dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            return vector_norm(A, 2 if ord is None else vord, dims, keepdim, dtype=dtype)
         return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     if ord is None:
         return vector_norm(A, 2, None, keepdim, dtype=dtype)
     nd = A._data.ndim
     if nd == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        return vector_norm(A, vord, None, keepdim, dtype=dtype)
     if nd == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
                        f"1D or 2D. Got {nd}D.")
 
 
-def cond(A, p=None):
-    """``torch.linalg.cond``: ``s_max / s_min`` (``p`` None or ±2) or ``norm(A, p) *
-    norm(inv(A), p)``."""
+def cond(A: Tensor, p: str | float | None = None) -> Tensor:
+    """The condition number (``torch.linalg.cond``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)`` (square unless ``p`` is None or +-2).
+    p : str or float, optional
+        None or 2: ``s_max / s_min``; -2: ``s_min / s_max``; else
+        ``norm(A, p) * norm(inv(A), p)`` (``"fro"``, ``"nuc"``, +-1, +-inf).
+
+    Returns
+    -------
+    Tensor
+        Real, shape ``(*)``.
+    """
     name = "linalg.cond"
     need_float(name, A)
     need_matrix(name, A)
@@ -318,9 +545,32 @@ def cond(A, p=None):
     return op(name, node_name, _cond_fn, [A], {"p": p})
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
-    """``torch.linalg.matrix_rank`` (int64; no derivative): singular values above
-    ``max(atol, rtol * s_max)``."""
+def matrix_rank(A: Tensor, tol: TensorOrNumber | None = None, hermitian: bool = False, *,
+                atol: TensorOrNumber | None = None,
+                rtol: TensorOrNumber | None = None) -> Tensor:
+    """The numerical rank (``torch.linalg.matrix_rank``).
+
+    The number of singular values above ``max(atol, rtol * s_max)``.
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    tol : float or Tensor, optional
+        The deprecated absolute tolerance (``atol=tol, rtol=0``).
+    hermitian : bool, optional
+        ``A`` is Hermitian (eigenvalues are used).
+    atol : float or Tensor, optional
+        The absolute tolerance (0 by default).
+    rtol : float or Tensor, optional
+        The relative tolerance (default ``eps * max(m, n)``, or 0 when ``atol`` is
+        positive).
+
+    Returns
+    -------
+    Tensor
+        int64, shape ``(*)`` (no gradient).
+    """
     name = "linalg.matrix_rank"
     need_float(name, A)
     need_matrix(name, A)
@@ -344,8 +594,24 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 
 # ------------------------------------------------------------------ products
-def multi_dot(tensors):
-    """``torch.linalg.multi_dot``: the chain product in the cheapest order."""
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The chain product of matrices in the cheapest order (``torch.linalg.multi_dot``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        At least two 2-d tensors of one dtype; the first and last may be 1-d.
+
+    Returns
+    -------
+    Tensor
+        The product (1-d ends removed from the shape, as ``matmul``).
+
+    Raises
+    ------
+    RuntimeError
+        If there are fewer than 2 tensors, or the shapes or dtypes do not match.
+    """
     ts = list(tensors)
     if len(ts) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
@@ -371,8 +637,30 @@ def multi_dot(tensors):
     return op("multi_dot", "MmBackward0", _multi_dot_fn, ts, names=())
 
 
-def cross(input, other, *, dim=-1):  # noqa: A002
-    """``torch.linalg.cross``: cross products of 3-vectors along ``dim`` (broadcasting)."""
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+    """Cross products of 3-vectors along ``dim`` (``torch.linalg.cross``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first vectors (size 3 along ``dim``).
+    other : Tensor
+        The second vectors, same dtype and number of dimensions (broadcast).
+    dim : int, optional
+        The dimension of the vectors.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match or ``dim`` has no size 3.
+    IndexError
+        If ``dim`` is out of range.
+    """
     a, b = input._data, other._data
     if a.ndim != b.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -395,8 +683,28 @@ def cross(input, other, *, dim=-1):  # noqa: A002
               {"dim": int(dim)}, ("self", "other"))
 
 
-def vecdot(x, y, *, dim=-1):
-    """``torch.linalg.vecdot``: ``sum(conj(x) * y, dim)`` with broadcasting."""
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product ``sum(conj(x) * y, dim)`` (``torch.linalg.vecdot``).
+
+    Parameters
+    ----------
+    x : Tensor
+        The first vectors (conjugated).
+    y : Tensor
+        The second vectors, same dtype (broadcast against ``x``).
+    dim : int, optional
+        The dimension summed.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape without ``dim``.
+
+    Raises
+    ------
+    RuntimeError
+        If the dtypes differ or the shapes do not broadcast.
+    """
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but "
                            f"found x of type {x.dtype} and y of type {y.dtype} instead.")
@@ -415,16 +723,50 @@ def vecdot(x, y, *, dim=-1):
               ("x", "y"))
 
 
-def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    """``torch.linalg.diagonal``: ``torch.diagonal`` with the last two dimensions as
-    defaults."""
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonals of matrices, a view (``torch.linalg.diagonal``).
+
+    ``torch.diagonal`` with the last two dimensions as defaults.
+
+    Parameters
+    ----------
+    A : Tensor
+        The input.
+    offset : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+    dim1, dim2 : int, optional
+        The matrix dimensions.
+
+    Returns
+    -------
+    Tensor
+        ``A`` without ``dim1``, ``dim2`` and a last dimension of the diagonal's length.
+    """
     return _diagonal(A, offset, dim1, dim2)
 
 
-def vander(x, N=None):
-    """``torch.linalg.vander``: ``x[..., None] ** arange(N)`` (increasing powers)."""
+def vander(x: Tensor, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix ``x[..., None] ** arange(N)`` (``torch.linalg.vander``).
+
+    Parameters
+    ----------
+    x : Tensor
+        The points ``(*, n)`` (a 0-d tensor counts as 1-d; bools as int64).
+    N : int, optional
+        The number of columns (``n`` by default; greater than 1).
+
+    Returns
+    -------
+    Tensor
+        Shape ``(*, n, N)``, increasing powers.
+
+    Raises
+    ------
+    RuntimeError
+        If ``N`` is 1 or less.
+    """
     if x._data.ndim == 0:
-        x = x.reshape(1)
+        x = _reshape(x, 1)
     d = x._data
     n = d.shape[-1] if N is None else int(N)
     if n <= 1 and N is not None:

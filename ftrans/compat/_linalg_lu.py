@@ -5,6 +5,7 @@ adapted onto :mod:`ftrans.scipy.linalg` and the ``lu`` primitive (see
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from .. import numpy as fnp
 from ..primitives import linalg as _L
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
+from .types import Tensor
 from ._linalg_base import LinAlgError, op, call, need_float, need_matrix, need_square, same_dtype
 from ._linalg_solve import mH, mT, bcast_batch
 
@@ -21,24 +23,25 @@ __all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_solve", "lu_unpack",
 linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
-lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])
+# torch.return_types.lu_unpack (the class keeps torch's name)
+lu_unpack_t = namedtuple("lu_unpack", ["P", "L", "U"])  # type: ignore[name-match]
 linalg_ldl_factor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 linalg_ldl_factor_ex = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 
 # ------------------------------------------------------------------ compositions (ftrans)
-def _lu_factor_fn(a):
+def _lu_factor_fn(a: Any) -> tuple[Any, Any]:
     lu_, piv, _ = _L.lu(a)
     return lu_, fnp.add(piv, 1)
 
 
-def _perm_T(perm, n, dtype):
+def _perm_T(perm: Any, n: int, dtype: np.dtype[Any]) -> Any:
     """``P`` with ``A = P L U`` for LAPACK's row permutation ``perm`` (``(L U)[i] =
     A[perm[i]]``): ``P[perm[i], i] = 1``."""
     return fnp.swapaxes(fnp.equal(fnp.expand_dims(perm, -1), np.arange(n)).astype(dtype), -1, -2)
 
 
-def _unpack(lu_, n_rows, n_cols):
+def _unpack(lu_: Any, n_rows: int, n_cols: int) -> tuple[Any, Any]:
     k = min(n_rows, n_cols)
     eye = np.eye(n_rows, k, dtype=np.dtype(lu_.dtype))
     low = fnp.add(fnp.tril(lu_[..., :, :k], -1), eye)
@@ -46,14 +49,14 @@ def _unpack(lu_, n_rows, n_cols):
     return low, up
 
 
-def _lu_fn(a):
+def _lu_fn(a: Any) -> tuple[Any, Any, Any]:
     lu_, _, perm = _L.lu(a)
     m, n = a.shape[-2:]
     low, up = _unpack(lu_, m, n)
     return _perm_T(perm, m, np.dtype(a.dtype)), low, up
 
 
-def _perm_of_pivots(piv, m):
+def _perm_of_pivots(piv: Any, m: int) -> Any:
     """LAPACK's 1-based row interchanges ``piv`` ``(..., k)`` as the permutation ``perm``
     ``(..., m)`` with ``(L U)[i] = A[perm[i]]`` (ftrans operations: concrete or traced)."""
     perm = fnp.broadcast_to(np.arange(m, dtype=np.int64), tuple(piv.shape[:-1]) + (m,))
@@ -65,18 +68,18 @@ def _perm_of_pivots(piv, m):
     return perm
 
 
-def _perm_matrix(perm, n, dtype):
+def _perm_matrix(perm: Any, n: int, dtype: np.dtype[Any]) -> Any:
     """``Pm`` with ``(Pm B)[i] = B[perm[i]]``."""
     return fnp.equal(fnp.expand_dims(perm, -1), np.arange(n)).astype(dtype)
 
 
-def _lu_unpack_fn(lu_, piv):
+def _lu_unpack_fn(lu_: Any, piv: Any) -> tuple[Any, Any, Any]:
     m, n = lu_.shape[-2:]
     low, up = _unpack(lu_, m, n)
     return _perm_T(_perm_of_pivots(piv, m), m, np.dtype(lu_.dtype)), low, up
 
 
-def _lu_solve_fn(lu_, piv, b, *, left, adjoint):
+def _lu_solve_fn(lu_: Any, piv: Any, b: Any, *, left: bool, adjoint: bool) -> Any:
     if not left:   # X op(A) = B  <=>  op(A)^H X^H = B^H
         return mH(_lu_solve_fn(lu_, piv, mH(b), left=True, adjoint=not adjoint))
     lu_, b = bcast_batch(lu_, b)
@@ -92,20 +95,59 @@ def _lu_solve_fn(lu_, piv, b, *, left, adjoint):
 
 
 # ------------------------------------------------------------------ helpers
-def _check_pivots(name, piv, n):
+def _check_pivots(name: str, piv: Any, n: int) -> None:
     if isinstance(piv, np.ndarray) and piv.size and (piv.min() < 1 or piv.max() > n):
         raise RuntimeError(f"{name}: pivots must be in the range [1, {n}]")
 
 
-def lu_factor(A, *, pivot=True):
-    """``torch.linalg.lu_factor`` -> ``(LU, pivots)`` (1-based int32 pivots, LAPACK's)."""
+def lu_factor(A: Tensor, *, pivot: bool = True) -> linalg_lu_factor:
+    """The LU factorization with partial pivoting, compact (``torch.linalg.lu_factor``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    pivot : bool, optional
+        Must be True (LU without pivoting is CUDA-only in PyTorch).
+
+    Returns
+    -------
+    linalg_lu_factor
+        ``(LU, pivots)``: ``L`` (unit diagonal implied) and ``U`` in one matrix, and
+        LAPACK's 1-based int32 row interchanges ``(*, min(m, n))``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``pivot`` is False.
+    """
     LU, piv, _ = lu_factor_ex(A, pivot=pivot, check_errors=True)
     return linalg_lu_factor(LU, piv)
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False):
-    """``torch.linalg.lu_factor_ex`` -> ``(LU, pivots, info)``; ``info`` is 0 (a singular
-    matrix is factored, as LAPACK does)."""
+def lu_factor_ex(A: Tensor, *, pivot: bool = True,
+                 check_errors: bool = False) -> linalg_lu_factor_ex:
+    """``lu_factor`` with LAPACK's info (``torch.linalg.lu_factor_ex``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    pivot : bool, optional
+        Must be True.
+    check_errors : bool, optional
+        Accepted (a singular matrix is factored, as LAPACK does).
+
+    Returns
+    -------
+    linalg_lu_factor_ex
+        ``(LU, pivots, info)``; ``info`` is 0 (int32, shape ``(*)``).
+
+    Raises
+    ------
+    RuntimeError
+        If ``pivot`` is False.
+    """
     name = "torch.linalg.lu_factor_ex"
     need_float(name, A)
     need_matrix(name, A)
@@ -117,8 +159,27 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return linalg_lu_factor_ex(LU, piv, info)
 
 
-def lu(A, *, pivot=True):
-    """``torch.linalg.lu`` -> ``(P, L, U)`` with ``A = P L U``."""
+def lu(A: Tensor, *, pivot: bool = True) -> linalg_lu:
+    """The LU decomposition ``A = P L U`` with partial pivoting (``torch.linalg.lu``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    pivot : bool, optional
+        Must be True.
+
+    Returns
+    -------
+    linalg_lu
+        ``(P, L, U)``: the permutation matrix ``(*, m, m)`` (no gradient), unit lower
+        triangular ``L`` ``(*, m, k)`` and upper ``U`` ``(*, k, n)``, ``k = min(m, n)``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``pivot`` is False.
+    """
     name = "linalg.lu"
     need_float(name, A)
     need_matrix(name, A)
@@ -127,9 +188,31 @@ def lu(A, *, pivot=True):
     return linalg_lu(*op(name, "LinalgLuBackward0", _lu_fn, [A], names=("A",), diff=(1, 2)))
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
-    """``torch.lu_unpack`` -> ``(P, L, U)`` from ``lu_factor``'s results (empty tensors
-    for the parts not asked for)."""
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> lu_unpack_t:
+    """``(P, L, U)`` from ``lu_factor``'s results (``torch.lu_unpack``).
+
+    Parameters
+    ----------
+    LU_data : Tensor
+        The compact ``LU`` ``(*, m, n)``.
+    LU_pivots : Tensor
+        The int32 1-based pivots ``(*, min(m, n))``.
+    unpack_data : bool, optional
+        Return ``L`` and ``U`` (else empty tensors).
+    unpack_pivots : bool, optional
+        Return ``P`` (else an empty tensor).
+
+    Returns
+    -------
+    lu_unpack
+        ``(P, L, U)`` with ``A = P L U``.
+
+    Raises
+    ------
+    RuntimeError
+        If the pivots are not int32 or out of range.
+    """
     name = "torch.lu_unpack"
     need_matrix(name, LU_data, "LU_data")
     m, n = LU_data._data.shape[-2:]
@@ -144,9 +227,33 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
                        res[2] if unpack_data else empty)
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
-    """``torch.linalg.lu_solve``: ``X`` with ``A X = B`` (``adjoint``: ``A^H X = B``;
-    ``left=False``: ``X A = B``) from ``lu_factor``'s ``(LU, pivots)``."""
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+             adjoint: bool = False) -> Tensor:
+    """The solution of ``A X = B`` from ``lu_factor``'s results (``torch.linalg.lu_solve``).
+
+    Parameters
+    ----------
+    LU : Tensor
+        The compact LU factorization ``(*, n, n)`` of ``A``.
+    pivots : Tensor
+        Its 1-based int32 pivots ``(*, n)``.
+    B : Tensor
+        Right-hand sides ``(*, n, k)`` (``(*, k, n)`` with ``left=False``), same dtype.
+    left : bool, optional
+        False: solve ``X A = B``.
+    adjoint : bool, optional
+        Solve with ``A^H`` instead of ``A``.
+
+    Returns
+    -------
+    Tensor
+        ``X``, shaped as ``B`` with the batch dimensions broadcast.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match or a pivot is out of range.
+    """
     name = "linalg.lu_solve"
     need_float(name, LU, B)
     need_square(name, LU, "LU")
@@ -165,10 +272,32 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
               {"left": bool(left), "adjoint": bool(adjoint)}, ("LU", "pivots", "B"))
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
-    """``torch.linalg.ldl_factor_ex`` -> ``(LD, pivots, info)``: LAPACK's Bunch-Kaufman
-    factorization of the lower triangle (``ftrans.scipy.linalg.ldl_factor_packed``; no
-    derivative, as in PyTorch)."""
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False,
+                  check_errors: bool = False) -> linalg_ldl_factor_ex:
+    """The LDL factorization with LAPACK's info (``torch.linalg.ldl_factor_ex``).
+
+    LAPACK's Bunch-Kaufman factorization of the lower triangle
+    (``ftrans.scipy.linalg.ldl_factor_packed``); no derivative, as in PyTorch.
+
+    Parameters
+    ----------
+    A : Tensor
+        Symmetric (or Hermitian) matrices ``(*, n, n)``; the lower triangle is read.
+    hermitian : bool, optional
+        Complex ``A`` is Hermitian (else symmetric).
+    check_errors : bool, optional
+        Raise ``LinAlgError`` when ``info`` is non-zero.
+
+    Returns
+    -------
+    linalg_ldl_factor_ex
+        ``(LD, pivots, info)``: the compact factor, LAPACK's int32 pivots and info.
+
+    Raises
+    ------
+    LinAlgError
+        If ``check_errors`` and a matrix is singular.
+    """
     name = "torch.linalg.ldl_factor_ex"
     need_float(name, A)
     need_square(name, A)
@@ -179,16 +308,56 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     return linalg_ldl_factor_ex(_make_plain(ld), _make_plain(piv), _make_plain(info))
 
 
-def ldl_factor(A, *, hermitian=False):
-    """``torch.linalg.ldl_factor`` -> ``(LD, pivots)`` (a singular ``A`` raises
-    ``LinAlgError``)."""
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> linalg_ldl_factor:
+    """The LDL factorization (``torch.linalg.ldl_factor``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Symmetric (or Hermitian) matrices ``(*, n, n)``; the lower triangle is read.
+    hermitian : bool, optional
+        Complex ``A`` is Hermitian (else symmetric).
+
+    Returns
+    -------
+    linalg_ldl_factor
+        ``(LD, pivots)`` (no gradient).
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is singular.
+    """
     ld, piv, _ = ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
     return linalg_ldl_factor(ld, piv)
 
 
-def ldl_solve(LD, pivots, B, *, hermitian=False):
-    """``torch.linalg.ldl_solve``: ``X`` with ``A X = B`` from ``ldl_factor``'s results (no
-    derivative, as in PyTorch)."""
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """The solution of ``A X = B`` from ``ldl_factor``'s results (``torch.linalg.ldl_solve``).
+
+    No derivative, as in PyTorch.
+
+    Parameters
+    ----------
+    LD : Tensor
+        The compact factor ``(*, n, n)``.
+    pivots : Tensor
+        Its int32 pivots ``(*, n)``.
+    B : Tensor
+        Right-hand sides ``(*, n, k)``, same dtype.
+    hermitian : bool, optional
+        The factorization was Hermitian.
+
+    Returns
+    -------
+    Tensor
+        ``X``, shaped as ``B``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     name = "torch.linalg.ldl_solve"
     need_float(name, LD, B)
     need_square(name, LD, "LD")

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -12,6 +14,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as _fla
 from ..scipy import linalg as _fsl
 from ._tensor import _make_plain
+from .types import Tensor
 from ._linalg_base import op, need_float, need_matrix, need_square, same_dtype, with_out
 from ._linalg_solve import (det, slogdet, logdet, inv, pinv, matrix_power, matrix_exp, mH,
                             bcast_batch, cholesky_fn)
@@ -20,37 +23,40 @@ from ._linalg_lu import lu_factor_ex, lu_solve as _llu_solve, lu_unpack
 
 __all__ = ["TOPLEVEL", "METHODS"]
 
-slogdet_t = namedtuple("slogdet", ["sign", "logabsdet"])
-qr_t = namedtuple("qr", ["Q", "R"])
-svd_t = namedtuple("svd", ["U", "S", "V"])
-triangular_solve_t = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-geqrf_t = namedtuple("geqrf", ["a", "tau"])
+# torch.return_types.* (the classes keep torch's names)
+slogdet_t = namedtuple("slogdet", ["sign", "logabsdet"])  # type: ignore[name-match]
+qr_t = namedtuple("qr", ["Q", "R"])  # type: ignore[name-match]
+svd_t = namedtuple("svd", ["U", "S", "V"])  # type: ignore[name-match]
+triangular_solve_t = namedtuple(  # type: ignore[name-match]
+    "triangular_solve", ["solution", "cloned_coefficient"])
+geqrf_t = namedtuple("geqrf", ["a", "tau"])  # type: ignore[name-match]
 
 
 # ------------------------------------------------------------------ compositions (ftrans)
-def _gram(l, upper):
+def _gram(l: Any, upper: bool) -> Any:  # noqa: E741
     return fnp.matmul(mH(l), l) if upper else fnp.matmul(l, mH(l))
 
 
-def _cholesky_inverse_fn(l, *, upper):
+def _cholesky_inverse_fn(l: Any, *, upper: bool) -> Any:  # noqa: E741
     g = _gram(l, upper)
     return _fla.inv(g)
 
 
-def _cholesky_solve_fn(b, l, *, upper):
+def _cholesky_solve_fn(b: Any, l: Any, *, upper: bool) -> Any:  # noqa: E741
     g = _gram(l, upper)
     g, b = bcast_batch(g, b)
     return _fla.solve(g, b)
 
 
-def _triangular_solve_fn(b, a, *, upper, transpose, unit):
+def _triangular_solve_fn(b: Any, a: Any, *, upper: bool, transpose: bool,
+                         unit: bool) -> tuple[Any, Any]:
     a2, b2 = bcast_batch(a, b)
     x = _fsl.solve_triangular(a2, b2, trans=1 if transpose else 0, lower=not upper,
                               unit_diagonal=unit)
     return x, a
 
 
-def _legacy_svd_fn(a, *, some):
+def _legacy_svd_fn(a: Any, *, some: bool) -> tuple[Any, Any, Any]:
     m, n = a.shape[-2:]
     k = min(m, n)
     u, s, vh = _fla.svd(a, full_matrices=False)
@@ -63,38 +69,63 @@ def _legacy_svd_fn(a, *, some):
     return u, s, mH(vh)
 
 
-def _geqrf_fn(a):
+def _geqrf_fn(a: Any) -> Any:
     return _fsl.geqrf(a)
 
 
-def _ormqr_fn(a, tau, c, *, left, transpose):
+def _ormqr_fn(a: Any, tau: Any, c: Any, *, left: bool, transpose: bool) -> Any:
     return _fsl.ormqr(a, tau, c, left, transpose)
 
 
-def _lowrank_fn(a, *, q):
+def _lowrank_fn(a: Any, *, q: int) -> tuple[Any, Any, Any]:
     u, s, vh = _fla.svd(a, full_matrices=False)
     return u[..., :, :q], s[..., :q], mH(vh)[..., :, :q]
 
 
 # ------------------------------------------------------------------ torch.* functions
-def cholesky(input, upper=False):  # noqa: A002
-    """``torch.cholesky`` (deprecated in PyTorch): ``L`` (``upper``: ``U``)."""
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    """The Cholesky factor (``torch.cholesky``, deprecated in PyTorch).
+
+    Parameters
+    ----------
+    input : Tensor
+        Hermitian positive-definite matrices ``(*, n, n)``.
+    upper : bool, optional
+        Return ``U`` with ``A = U^H U`` instead of ``L`` with ``A = L L^H``.
+
+    Returns
+    -------
+    Tensor
+        The triangular factor, same shape and dtype.
+    """
     need_float("cholesky", input)
     need_square("cholesky", input)
     return op("cholesky", "CholeskyBackward0", cholesky_fn,
               [input], {"upper": bool(upper)})
 
 
-def cholesky_inverse(input, upper=False):  # noqa: A002
-    """``torch.cholesky_inverse``: ``(L L^H)^{-1}`` (``upper``: ``(U^H U)^{-1}``) from a
-    Cholesky factor."""
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    """The inverse of ``A`` from its Cholesky factor (``torch.cholesky_inverse``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The factor ``L`` ``(*, n, n)`` (``upper``: ``U``).
+    upper : bool, optional
+        ``input`` is ``U`` with ``A = U^H U``.
+
+    Returns
+    -------
+    Tensor
+        ``(L L^H)^-1`` (``(U^H U)^-1``), same shape and dtype.
+    """
     need_float("cholesky_inverse", input)
     need_square("cholesky_inverse", input, "input")
     return op("cholesky_inverse", "CholeskyInverseBackward0", _cholesky_inverse_fn, [input],
               {"upper": bool(upper)})
 
 
-def _check_legacy_solve(name, b, a):
+def _check_legacy_solve(name: str, b: Tensor, a: Tensor) -> None:
     """PyTorch's checks of ``name(b, A)`` (the legacy argument order)."""
     need_float(name, b, a)
     need_square(name, a, "A")
@@ -107,18 +138,57 @@ def _check_legacy_solve(name, b, a):
                            f"{b._data.shape[-1]}")
 
 
-def cholesky_solve(input, input2, upper=False):  # noqa: A002
-    """``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``input`` is ``B``,
-    ``input2`` the factor)."""
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    """The solution of ``A X = B`` from ``A``'s Cholesky factor (``torch.cholesky_solve``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The right-hand sides ``B`` ``(*, n, k)``.
+    input2 : Tensor
+        The factor ``L`` ``(*, n, n)`` with ``A = L L^H`` (``upper``: ``U``), same dtype.
+    upper : bool, optional
+        ``input2`` is ``U`` with ``A = U^H U``.
+
+    Returns
+    -------
+    Tensor
+        ``X``, the broadcast shape of ``B``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     name = "cholesky_solve"
     _check_legacy_solve(name, input, input2)
     return op(name, "CholeskySolveBackward0", _cholesky_solve_fn, [input, input2],
               {"upper": bool(upper)}, ("self", "input2"))
 
 
-def cross(input, other, dim=None):  # noqa: A002
-    """``torch.cross``: ``linalg.cross`` along ``dim`` (None: the first dimension of size
-    3, PyTorch's deprecated default)."""
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """Cross products of 3-vectors (``torch.cross``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first vectors.
+    other : Tensor
+        The second vectors (broadcast).
+    dim : int, optional
+        The dimension of the vectors (default: the first of size 3, PyTorch's deprecated
+        default).
+
+    Returns
+    -------
+    Tensor
+        ``linalg.cross(input, other, dim=dim)``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``dim`` is None and no dimension has size 3.
+    """
     if dim is None:
         shape = np.broadcast_shapes(input._data.shape, other._data.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
@@ -127,29 +197,91 @@ def cross(input, other, dim=None):  # noqa: A002
     return _lcross(input, other, dim=dim)
 
 
-def inverse(input):  # noqa: A002
-    """``torch.inverse``: ``linalg.inv``."""
+def inverse(input: Tensor) -> Tensor:  # noqa: A002
+    """The inverse of square matrices (``torch.inverse``, ``linalg.inv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Square matrices ``(*, n, n)``.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype.
+    """
     return inv(input)
 
 
-def torch_slogdet(input):  # noqa: A002
-    """``torch.slogdet`` -> ``(sign, logabsdet)``."""
+def torch_slogdet(input: Tensor) -> slogdet_t:  # noqa: A002
+    """Sign and log absolute value of the determinant (``torch.slogdet``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Square matrices ``(*, n, n)``.
+
+    Returns
+    -------
+    slogdet
+        ``(sign, logabsdet)``, shape ``(*)`` each.
+    """
     return slogdet_t(*slogdet(input))
 
 
-def pinverse(input, rcond=1e-15):  # noqa: A002
-    """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``."""
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+    """The pseudo-inverse (``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Matrices ``(*, m, n)``.
+    rcond : float, optional
+        Singular values below ``rcond * s_max`` count as zero.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(*, n, m)``.
+    """
     return pinv(input, rtol=rcond)
 
 
-def torch_qr(input, some=True):  # noqa: A002
-    """``torch.qr`` (deprecated in PyTorch) -> ``(Q, R)``."""
+def torch_qr(input: Tensor, some: bool = True) -> qr_t:  # noqa: A002
+    """The QR decomposition (``torch.qr``, deprecated in PyTorch).
+
+    Parameters
+    ----------
+    input : Tensor
+        Matrices ``(*, m, n)``.
+    some : bool, optional
+        The reduced decomposition (False: the complete one).
+
+    Returns
+    -------
+    qr
+        ``(Q, R)``.
+    """
     return qr_t(*_lqr(input, "reduced" if some else "complete"))
 
 
-def torch_svd(input, some=True, compute_uv=True):  # noqa: A002
-    """``torch.svd`` -> ``(U, S, V)`` (``V``, not ``Vh``; ``some=False``: full ``U``/``V``;
-    ``compute_uv=False``: zero ``U``/``V`` of the full shapes, as PyTorch)."""
+def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> svd_t:  # noqa: A002
+    """The singular value decomposition ``A = U diag(S) V^H`` (``torch.svd``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Matrices ``(*, m, n)``, floating or complex.
+    some : bool, optional
+        The reduced decomposition (False: square ``U`` and ``V``).
+    compute_uv : bool, optional
+        False: ``U`` and ``V`` are zero matrices of the full shapes, as PyTorch.
+
+    Returns
+    -------
+    svd
+        ``(U, S, V)`` -- ``V``, not ``Vh``.
+    """
     need_float("svd", input)
     need_matrix("svd", input)
     d = input._data
@@ -163,9 +295,33 @@ def torch_svd(input, some=True, compute_uv=True):  # noqa: A002
                      {"some": bool(some)}))
 
 
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):  # noqa: A002
-    """``torch.triangular_solve`` -> ``(solution, cloned_coefficient)`` (``input`` is
-    ``B``)."""
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True,  # noqa: A002
+                     transpose: bool = False, unitriangular: bool = False) -> triangular_solve_t:
+    """The solution of a triangular system ``A X = b`` (``torch.triangular_solve``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The right-hand sides ``b`` ``(*, n, k)``.
+    A : Tensor
+        Triangular matrices ``(*, n, n)``, same dtype.
+    upper : bool, optional
+        Use the upper triangle of ``A`` (False: the lower).
+    transpose : bool, optional
+        Solve ``A^T X = b``.
+    unitriangular : bool, optional
+        Take the diagonal of ``A`` to be ones.
+
+    Returns
+    -------
+    triangular_solve
+        ``(solution, cloned_coefficient)``: ``X`` and a copy of ``A``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     name = "triangular_solve"
     _check_legacy_solve(name, input, A)
     x, c = op(name, "TriangularSolveBackward0", _triangular_solve_fn, [input, A],
@@ -174,30 +330,104 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     return triangular_solve_t(x, c)
 
 
-def torch_lu(A, pivot=True, get_infos=False):
-    """``torch.lu`` -> ``(A_LU, pivots[, infos])``."""
+def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+    """The compact LU factorization (``torch.lu``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``.
+    pivot : bool, optional
+        Must be True.
+    get_infos : bool, optional
+        Also return LAPACK's info (zeros).
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(A_LU, pivots)``, or ``(A_LU, pivots, infos)``.
+    """
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
 
-def torch_lu_solve(b, LU_data, LU_pivots):
-    """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
+def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """The solution of ``A X = b`` from ``A``'s LU factorization (``torch.lu_solve``).
+
+    Parameters
+    ----------
+    b : Tensor
+        The right-hand sides ``(*, n, k)``.
+    LU_data : Tensor
+        The compact LU ``(*, n, n)``.
+    LU_pivots : Tensor
+        Its int32 pivots.
+
+    Returns
+    -------
+    Tensor
+        ``linalg.lu_solve(LU_data, LU_pivots, b)``.
+    """
     return _llu_solve(LU_data, LU_pivots, b)
 
 
-def torch_matrix_power(input, n):  # noqa: A002
-    """``torch.matrix_power``: ``linalg.matrix_power``."""
+def torch_matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: A002
+    """Square matrices to the integer power ``n`` (``torch.matrix_power``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Square matrices ``(*, m, m)``.
+    n : int
+        The exponent.
+
+    Returns
+    -------
+    Tensor
+        ``linalg.matrix_power(input, n)``.
+    """
     return matrix_power(input, n)
 
 
-def _orgqr(input, tau):  # noqa: A002
-    """``torch.orgqr``: ``linalg.householder_product``."""
+def _orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
+    """The product of Householder reflectors (``torch.orgqr``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The reflectors' vectors ``(*, m, n)``.
+    tau : Tensor
+        Their factors ``(*, k)``.
+
+    Returns
+    -------
+    Tensor
+        ``linalg.householder_product(input, tau)``.
+    """
     return householder_product(input, tau)
 
 
-def geqrf(input):  # noqa: A002
-    """``torch.geqrf`` -> ``(a, tau)``: LAPACK's packed Householder QR (values as
-    ``scipy.linalg.qr(mode='raw')``; PyTorch gives no derivative, nor does this)."""
+def geqrf(input: Tensor) -> geqrf_t:  # noqa: A002
+    """LAPACK's packed Householder QR (``torch.geqrf``).
+
+    Values as ``scipy.linalg.qr(mode='raw')``; PyTorch gives no derivative, nor does
+    this.
+
+    Parameters
+    ----------
+    input : Tensor
+        Matrices ``(*, m, n)``.
+
+    Returns
+    -------
+    geqrf
+        ``(a, tau)``: ``R`` above the diagonal, the reflectors below, and their factors.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has fewer than 2 dimensions.
+    """
     need_float("geqrf", input)
     if input._data.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
@@ -205,9 +435,33 @@ def geqrf(input):  # noqa: A002
     return geqrf_t(a, tau)
 
 
-def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002
-    """``torch.ormqr``: ``op(Q) C`` (``left``) or ``C op(Q)`` for ``geqrf``'s ``(input,
-    input2)``, ``op`` the conjugate transpose when ``transpose``."""
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,  # noqa: A002
+          transpose: bool = False) -> Tensor:
+    """The product of ``geqrf``'s ``Q`` with a matrix (``torch.ormqr``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``geqrf``'s ``a``.
+    input2 : Tensor
+        ``geqrf``'s ``tau``.
+    input3 : Tensor
+        The matrices ``C``.
+    left : bool, optional
+        ``op(Q) C`` (False: ``C op(Q)``).
+    transpose : bool, optional
+        ``op`` is the conjugate transpose.
+
+    Returns
+    -------
+    Tensor
+        Shaped as ``input3``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     name = "torch.ormqr"
     a, tau, c = input._data, input2._data, input3._data
     if a.ndim < 2:
@@ -231,10 +485,29 @@ def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002
               {"left": bool(left), "transpose": bool(transpose)}, ("self", "input2", "input3"))
 
 
-def svd_lowrank(A, q=6, niter=2, M=None):
-    """``torch.svd_lowrank`` -> ``(U, S, V)`` of rank ``q``: the leading ``q`` singular
-    triplets of ``A - M``, computed exactly (PyTorch's randomized estimate approximates
-    them: values agree up to its approximation error and the signs of the vectors)."""
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2,
+                M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The leading ``q`` singular triplets of ``A - M`` (``torch.svd_lowrank``).
+
+    Computed exactly: PyTorch's randomized estimate approximates them (values agree up
+    to its approximation error and the signs of the vectors).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``.
+    q : int, optional
+        The rank (6 by default).
+    niter : int, optional
+        Accepted (PyTorch's number of subspace iterations).
+    M : Tensor, optional
+        Subtracted from ``A`` first.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(U, S, V)``: ``(*, m, q)``, ``(*, q)``, ``(*, n, q)``.
+    """
     if M is not None:
         A = A - M
     need_float("svd_lowrank", A)
@@ -243,9 +516,31 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     return op("svd_lowrank", "LinalgSvdBackward0", _lowrank_fn, [A], {"q": q})
 
 
-def pca_lowrank(A, q=None, center=True, niter=2):
-    """``torch.pca_lowrank`` -> ``(U, S, V)``: ``svd_lowrank`` of ``A`` (centered
-    over its rows when ``center``), ``q`` defaulting to ``min(6, m, n)``."""
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
+                niter: int = 2) -> tuple[Tensor, Tensor, Tensor]:
+    """Principal components: ``svd_lowrank`` of the centered ``A`` (``torch.pca_lowrank``).
+
+    Parameters
+    ----------
+    A : Tensor
+        Matrices ``(*, m, n)``.
+    q : int, optional
+        The rank (``min(6, m, n)`` by default).
+    center : bool, optional
+        Subtract the mean over the rows first.
+    niter : int, optional
+        Accepted (PyTorch's number of subspace iterations).
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(U, S, V)``.
+
+    Raises
+    ------
+    ValueError
+        If ``q`` is negative or above ``min(m, n)``.
+    """
     need_matrix("pca_lowrank", A)
     m, n = A._data.shape[-2:]
     q = min(6, m, n) if q is None else int(q)
@@ -257,13 +552,13 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     return svd_lowrank(A, q, niter)
 
 
-def _mH(self):
+def _mH(self: Tensor) -> Tensor:
     """``Tensor.mH``: the conjugate transpose of the last two dimensions."""
     t = self.mT
     return t.conj() if t._data.dtype.kind == "c" else t
 
 
-def _H(self):
+def _H(self: Tensor) -> Tensor:
     """``Tensor.H``: the conjugate transpose of a matrix."""
     if self._data.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
@@ -271,7 +566,8 @@ def _H(self):
     return _mH(self) if self._data.ndim == 2 else self
 
 
-TOPLEVEL = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
+TOPLEVEL: dict[str, Callable[..., Any]] = {
+            "cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
             "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
             "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
             "lu_solve": torch_lu_solve, "lu_unpack": lu_unpack, "matrix_exp": matrix_exp,
@@ -281,7 +577,7 @@ TOPLEVEL = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
             "pca_lowrank": pca_lowrank}
 _NO_OUT = ("svd_lowrank", "pca_lowrank", "lu", "logdet", "pinverse", "det", "matrix_exp")
 TOPLEVEL = {n: f if n in _NO_OUT else with_out(f, n) for n, f in TOPLEVEL.items()}
-METHODS = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
+METHODS: dict[str, Any] = {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse,
            "cholesky_solve": cholesky_solve, "cross": cross, "det": det, "logdet": logdet,
            "slogdet": torch_slogdet, "inverse": inverse, "lu": torch_lu,
            "lu_solve": torch_lu_solve, "matrix_exp": matrix_exp,

@@ -8,15 +8,22 @@ construction and shape operations are in :mod:`._misc_ops2` (installed from here
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from . import _ops as O
 from ._tensor import Tensor, _dim, _make_plain
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
-from ._opbase import _compose, _promote_datas, _scalar, _tensorize, _tname
+from ._opbase import _compose, _promote_datas, _scalar, _tname
 from ._out import with_out
+from ._inplace import _inplace as _inplace_op
+from ._outsig import in_place_doc, set_out_signature
+from .types import Number, TensorOrNumber
 from . import _misc_ops2 as _M2
+from ._misc_dist import _t, cdist, dist, renorm  # noqa: F401 (in __all__, METHODS)
 from . import _misc_methods as _MM
 
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm", "addcmul", "addcdiv", "vdot", "lerp",
@@ -26,15 +33,7 @@ globals().update({_n: getattr(_MM, _n) for _n in _MM.__all__})
 
 
 # =============================================================================== helpers
-def _t(v, name="input"):
-    if isinstance(v, Tensor):
-        return v
-    if isinstance(v, (np.ndarray, list, tuple)):
-        return _tensorize(v)
-    raise TypeError(f"{name} must be a Tensor, got {type(v).__name__}")
-
-
-def _same_dtype(fname, tensors):
+def _same_dtype(fname: str, tensors: Any) -> None:
     """PyTorch's fused products need operands of one dtype (no promotion)."""
     d0 = tensors[0]._data.dtype
     for t in tensors[1:]:
@@ -43,7 +42,7 @@ def _same_dtype(fname, tensors):
                                f"{_tname(d0)} and {_tname(t._data.dtype)}")
 
 
-def _check_coef(d, beta, alpha):
+def _check_coef(d: Any, beta: Any, alpha: Any) -> Any:
     """``beta``/``alpha`` as PyTorch uses them: numbers, truncated to integers for integer
     tensors; complex ones only for complex tensors."""
     out = []
@@ -57,13 +56,13 @@ def _check_coef(d, beta, alpha):
     return out
 
 
-def _scale(p, c):
+def _scale(p: Any, c: Any) -> Any:
     if isinstance(c, bool):
         return p if c else _fnp.zeros_like(p)
     return p if c == 1 else p * c
 
 
-def _combine(x, p, beta, alpha):
+def _combine(x: Any, p: Any, beta: Any, alpha: Any) -> Any:
     """``beta * x + alpha * p`` with ``x`` broadcast to ``p``'s shape; ``beta == 0`` ignores
     ``x`` (NaN and inf included), as PyTorch does."""
     p = _scale(p, alpha)
@@ -74,7 +73,7 @@ def _combine(x, p, beta, alpha):
     return _scale(x, beta) + p
 
 
-def _expandable(fname, x, shape):
+def _expandable(fname: str, x: Any, shape: Any) -> None:
     try:
         ok = np.broadcast_shapes(x.shape, shape) == tuple(shape)
     except ValueError:
@@ -84,7 +83,8 @@ def _expandable(fname, x, shape):
                            f"to the result's size {list(shape)}")
 
 
-def _addprod(cls, fname, fn, input, ops, beta, alpha, shape):
+def _addprod(cls: Any, fname: str, fn: Any, input: Any, ops: Any, beta: Any, alpha: Any,
+             shape: Any) -> Any:
     x = _t(input)
     ops = [_t(o) for o in ops]
     _same_dtype(fname, [x] + ops)
@@ -95,23 +95,23 @@ def _addprod(cls, fname, fn, input, ops, beta, alpha, shape):
                     {"beta": beta, "alpha": alpha}, mask=mask)
 
 
-def _need(fname, t, nd, what):
+def _need(fname: str, t: Any, nd: Any, what: str) -> None:
     if t._data.ndim != nd:
         raise RuntimeError(f"{fname}: {what} must be a {nd}-D tensor, got {t._data.ndim}-D")
 
 
 # =============================================================================== fused products
-def _addmm_fn(x, a, b, beta, alpha):
+def _addmm_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     return _combine(x, _fnp.matmul(a, b), beta, alpha)
 
 
-def _addr_fn(x, a, b, beta, alpha):
+def _addr_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     if a.dtype.kind == "b":
         return _combine(x, _fnp.logical_and(a[:, None], b[None, :]), beta, alpha)
     return _combine(x, _fnp.outer(a, b), beta, alpha)
 
 
-def _addbmm_fn(x, a, b, beta, alpha):
+def _addbmm_fn(x: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     return _combine(x, _fnp.sum(_fnp.matmul(a, b), axis=0), beta, alpha)
 
 
@@ -122,9 +122,33 @@ _BaddbmmBackward0 = composite_class("BaddbmmBackward0", ("self", "batch1", "batc
 _AddbmmBackward0 = composite_class("AddbmmBackward0", ("self", "batch1", "batch2"))
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addmm``: ``beta * input + alpha * (mat1 @ mat2)``; ``beta=0`` ignores
-    ``input`` (NaN included)."""
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1,  # noqa: A002
+          alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, p)``.
+    mat1 : Tensor
+        ``(n, m)``.
+    mat2 : Tensor
+        ``(m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     m1, m2 = _t(mat1, "mat1"), _t(mat2, "mat2")
     _need("addmm", m1, 2, "mat1")
     _need("addmm", m2, 2, "mat2")
@@ -135,8 +159,33 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     return _addprod(_AddmmBackward0, "addmm", _addmm_fn, input, (m1, m2), beta, alpha, shape)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addmv``: ``beta * input + alpha * (mat @ vec)``."""
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1,  # noqa: A002
+          alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n,)``.
+    mat : Tensor
+        ``(n, m)``.
+    vec : Tensor
+        ``(m,)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     m, v = _t(mat, "mat"), _t(vec, "vec")
     if m._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {_t(input)._data.ndim}, "
@@ -148,9 +197,35 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
                     (m._data.shape[0],))
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addr``: ``beta * input + alpha * outer(vec1, vec2)`` (``and``/``or`` for
-    bool tensors)."""
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1,  # noqa: A002
+         alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``).
+
+    For bool tensors ``and``/``or`` take the place of the products and the sum.
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, m)``.
+    vec1 : Tensor
+        ``(n,)``.
+    vec2 : Tensor
+        ``(m,)``.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes do not match or ``beta``/``alpha`` do not suit the dtype.
+    """
     a, b = _t(vec1, "vec1"), _t(vec2, "vec2")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1 and vec2, but got "
@@ -164,7 +239,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002
                     (a._data.shape[0], b._data.shape[0]))
 
 
-def _bmm_shapes(fname, b1, b2):
+def _bmm_shapes(fname: str, b1: Any, b2: Any) -> Any:
     _need(fname, b1, 3, "batch1")
     _need(fname, b2, 3, "batch2")
     s1, s2 = b1._data.shape, b2._data.shape
@@ -177,16 +252,66 @@ def _bmm_shapes(fname, b1, b2):
     return s1, s2
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.baddbmm``: ``beta * input + alpha * bmm(batch1, batch2)``."""
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,  # noqa: A002
+            alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)`` (``torch.baddbmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(b, n, p)``.
+    batch1 : Tensor
+        ``(b, n, m)``.
+    batch2 : Tensor
+        ``(b, m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     b1, b2 = _t(batch1, "batch1"), _t(batch2, "batch2")
     s1, s2 = _bmm_shapes("baddbmm", b1, b2)
     return _addprod(_BaddbmmBackward0, "baddbmm", _addmm_fn, input, (b1, b2), beta, alpha,
                     (s1[0], s1[1], s2[2]))
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
-    """``torch.addbmm``: ``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``."""
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,  # noqa: A002
+           alpha: Number = 1) -> Tensor:
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])`` (``torch.addbmm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcast to ``(n, p)``.
+    batch1 : Tensor
+        ``(b, n, m)``.
+    batch2 : Tensor
+        ``(b, m, p)``, same dtype.
+    beta : Number, optional
+        The factor of ``input`` (0: ``input`` is ignored, NaN included).
+    alpha : Number, optional
+        The factor of the product.
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     b1, b2 = _t(batch1, "batch1"), _t(batch2, "batch2")
     s1, s2 = _bmm_shapes("addbmm", b1, b2)
     return _addprod(_AddbmmBackward0, "addbmm", _addbmm_fn, input, (b1, b2), beta, alpha,
@@ -194,11 +319,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
 
 
 # ------------------------------------------------------------------------- addcmul / addcdiv
-def _addcmul_fn(x, a, b, value):
+def _addcmul_fn(x: Any, a: Any, b: Any, value: Any) -> Any:
     return x + _scale(a * b, value)
 
 
-def _addcdiv_fn(x, a, b, value):
+def _addcdiv_fn(x: Any, a: Any, b: Any, value: Any) -> Any:
     return x + _scale(a / b, value)
 
 
@@ -206,7 +331,7 @@ _AddcmulBackward0 = composite_class("AddcmulBackward0", ("self", "tensor1", "ten
 _AddcdivBackward0 = composite_class("AddcdivBackward0", ("self", "tensor1", "tensor2"))
 
 
-def _addc(cls, fn, fname, input, tensor1, tensor2, value):
+def _addc(cls: Any, fn: Any, fname: str, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
     ts = [_t(input), _t(tensor1, "tensor1"), _t(tensor2, "tensor2")]
     if _scalar(value) is None:
         raise TypeError(f"{fname}(): argument 'value' must be Number, not "
@@ -225,14 +350,52 @@ def _addc(cls, fn, fname, input, tensor1, tensor2, value):
                     casts=casts if any(c is not None for c in casts) else None)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``torch.addcmul``: ``input + value * tensor1 * tensor2`` (broadcast, promoted)."""
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: Number = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend.
+    tensor1, tensor2 : Tensor
+        The factors (all three broadcast and promoted).
+    value : Number, optional
+        The product's factor.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+    """
     return _addc(_AddcmulBackward0, _addcmul_fn, "addcmul", input, tensor1, tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``torch.addcdiv``: ``input + value * tensor1 / tensor2``; integer ``tensor1`` and
-    ``tensor2`` are refused, as in PyTorch."""
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: Number = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend.
+    tensor1 : Tensor
+        The numerator (not an integer tensor, as in PyTorch).
+    tensor2 : Tensor
+        The denominator (not an integer tensor).
+    value : Number, optional
+        The quotient's factor.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``tensor1`` and ``tensor2`` are integer tensors.
+    """
     t1, t2 = _t(tensor1, "tensor1"), _t(tensor2, "tensor2")
     if t1._data.dtype.kind in "iub" and t2._data.dtype.kind in "iub":
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
@@ -250,8 +413,26 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 _VdotBackward0 = composite_class("VdotBackward0", ("self", "other"))
 
 
-def vdot(input, other):  # noqa: A002
-    """``torch.vdot``: ``sum(conj(input) * other)`` of two 1-D tensors of one dtype."""
+def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``sum(conj(input) * other)`` of two 1-d tensors (``torch.vdot``).
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d, conjugated.
+    other : Tensor
+        1-d, same length and dtype.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes or dtypes do not match.
+    """
     a, b = _t(input), _t(other, "other")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
@@ -269,13 +450,13 @@ def vdot(input, other):  # noqa: A002
     return _compose(_VdotBackward0, _fnp.vdot, [a, b], [a._data, b._data])
 
 
-def _lerp_fn(x, e, w):
+def _lerp_fn(x: Any, e: Any, w: Any) -> Any:
     d = e - x
     small = _fnp.abs(w) < 0.5
     return _fnp.where(small, x + w * d, e - d * (1 - w))
 
 
-def _lerp_scalar_fn(x, e, weight):
+def _lerp_scalar_fn(x: Any, e: Any, weight: Any) -> Any:
     d = e - x
     if abs(weight) < 0.5:
         return x + d * weight
@@ -286,9 +467,30 @@ _LerpBackward0 = composite_class("LerpBackward0", ("self", "end"))
 _LerpBackward1 = composite_class("LerpBackward1", ("self", "end", "weight"))
 
 
-def lerp(input, end, weight):  # noqa: A002
-    """``torch.lerp``: ``input + weight * (end - input)`` (PyTorch's two-sided formula);
-    ``input``, ``end`` and a tensor ``weight`` must have one dtype."""
+def lerp(input: Tensor, end: Tensor, weight: TensorOrNumber) -> Tensor:  # noqa: A002
+    """Linear interpolation ``input + weight * (end - input)`` (``torch.lerp``).
+
+    PyTorch's two-sided formula (exact at ``weight = 1``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The start points.
+    end : Tensor
+        The end points, same dtype (broadcast).
+    weight : Tensor or Number
+        The weight (a tensor: same dtype, broadcast).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the dtypes differ or the shapes do not broadcast.
+    """
     x, e = _t(input), _t(end, "end")
     if x._data.dtype.kind not in "fc":
         raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
@@ -319,15 +521,28 @@ _KronBackward = composite_class("UnsafeViewBackward0", ("self", "other"))
 _TensordotBackward = composite_class("ViewBackward0", ("self", "other"))
 
 
-def _kron_fn(a, b):
+def _kron_fn(a: Any, b: Any) -> Any:
     n = max(a.ndim, b.ndim)
     a = _fnp.reshape(a, (1,) * (n - a.ndim) + a.shape)
     b = _fnp.reshape(b, (1,) * (n - b.ndim) + b.shape)
     return _fnp.kron(a, b)
 
 
-def kron(input, other):  # noqa: A002
-    """``torch.kron``: the Kronecker product (operands promoted as in PyTorch)."""
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The Kronecker product (``torch.kron``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The first operand.
+    other : Tensor
+        The second operand (promoted with ``input`` as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Each dimension the product of the operands' (the shorter shape padded with 1s).
+    """
     a, b = _t(input), _t(other, "other")
     r = _promote_datas([a, b])
     ad = a._data if a._data.dtype == r else a._data.astype(r)
@@ -338,13 +553,34 @@ def kron(input, other):  # noqa: A002
     return _compose(_KronBackward, _kron_fn, [a, b], [ad, bd])
 
 
-def _tensordot_fn(a, b, axes):
+def _tensordot_fn(a: Any, b: Any, axes: Any) -> Any:
     return _fnp.tensordot(a, b, axes)
 
 
-def tensordot(a, b, dims=2):
-    """``torch.tensordot``: ``dims`` an int (the last ``dims`` of ``a`` with the first of
-    ``b``), a pair of lists of dimensions, or a 2-row tensor."""
+def tensordot(a: Tensor, b: Tensor,
+              dims: int | Sequence[Sequence[int]] | Tensor = 2) -> Tensor:
+    """Sums of products over the given dimensions (``torch.tensordot``).
+
+    Parameters
+    ----------
+    a : Tensor
+        The first operand.
+    b : Tensor
+        The second operand, same dtype.
+    dims : int or pair of sequences of int or Tensor, optional
+        An int (the last ``dims`` of ``a`` with the first of ``b``), a pair of lists of
+        dimensions, or a 2-row tensor of them.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s remaining dimensions followed by ``b``'s.
+
+    Raises
+    ------
+    RuntimeError
+        If the contracted sizes differ.
+    """
     x, y = _t(a, "a"), _t(b, "b")
     if isinstance(dims, Tensor):
         dims = dims._data.tolist()
@@ -386,147 +622,12 @@ def tensordot(a, b, dims=2):
                     {"axes": axes})
 
 
-# =============================================================================== cdist / dist
-def _pdist_fn(a, b, p):
-    d = a[..., :, None, :] - b[..., None, :, :]
-    return _norm_last(d, p)
-
-
-def _mm_dist_fn(a, b):
-    # the matrix-product form (``compute_mode='use_mm_for_euclid_dist'``): ||a||^2 + ||b||^2
-    # - 2 a.b, clamped at 0 before the square root, as PyTorch computes it
-    a2 = _fnp.sum(a * a, axis=-1)[..., :, None]
-    b2 = _fnp.sum(b * b, axis=-1)[..., None, :]
-    ab = _fnp.matmul(a, _fnp.swapaxes(b, -1, -2))
-    return _safe_root(_fnp.maximum(a2 + b2 - 2 * ab, 0), 2)
-
-
-def _safe_pow(v, e):
-    """``v ** e`` of ``v >= 0`` with 0 (and a zero derivative) where ``v == 0``: PyTorch's
-    distance gradients are 0 at coinciding points (the minimum-norm subgradient)."""
-    z = v == 0
-    return _fnp.where(z, 0, _fnp.where(z, 1, v) ** e)
-
-
-def _safe_root(s, p):
-    return _safe_pow(s, 0.5) if p == 2 else _safe_pow(s, 1.0 / p)
-
-
-def _norm_last(d, p, axis=-1):
-    ad = _fnp.abs(d)
-    if p == 0:
-        return _fnp.sum((ad != 0).astype(ad.dtype), axis=axis)
-    if p == float("inf"):
-        return _fnp.max(ad, axis=axis) if ad.shape[axis] else _fnp.sum(ad, axis=axis)
-    if p == 1:
-        return _fnp.sum(ad, axis=axis)
-    if p == 2:
-        return _safe_root(_fnp.sum(ad * ad, axis=axis), 2)
-    return _safe_root(_fnp.sum(_safe_pow(ad, p) if p < 1 else ad ** p, axis=axis), p)
-
-
-_CdistBackward0 = composite_class("CdistBackward0", ("x1", "x2"))
-_DistBackward0 = composite_class("DistBackward0", ("self", "other"))
-
-
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """``torch.cdist``: the ``p``-norm distance between each row of ``x1`` and each row of
-    ``x2`` (batched); ``compute_mode`` selects PyTorch's matrix-product form for ``p=2``."""
-    a, b = _t(x1, "x1"), _t(x2, "x2")
-    ad, bd = a._data, b._data
-    if ad.ndim < 2 or bd.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {ad.ndim}D")
-    if ad.dtype.kind not in "f" or bd.dtype.kind not in "f":
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: "
-                           f"{_tname(ad.dtype)}")
-    if ad.shape[-1] != bd.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
-                           f"{ad.shape[-1]} X2: {bd.shape[-1]}")
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
-    modes = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
-             "donot_use_mm_for_euclid_dist": 2, None: 0}
-    if compute_mode not in modes:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    batch = np.broadcast_shapes(ad.shape[:-2], bd.shape[:-2])
-    if ad.shape[:-2] != batch:
-        a = O.expand(a, batch + ad.shape[-2:])
-    if bd.shape[:-2] != batch:
-        b = O.expand(b, batch + bd.shape[-2:])
-    if ad.dtype != bd.dtype:
-        raise RuntimeError(f"cdist: expected both inputs to have same dtype, but got "
-                           f"{_tname(ad.dtype)} and {_tname(bd.dtype)}")
-    m = modes[compute_mode]
-    mm = p == 2 and (m == 1 or m == 0 and (ad.shape[-2] > 25 or bd.shape[-2] > 25))
-    if mm:
-        return _compose(_CdistBackward0, _mm_dist_fn, [a, b], [a._data, b._data])
-    return _compose(_CdistBackward0, _pdist_fn, [a, b], [a._data, b._data], {"p": float(p)})
-
-
-def _dist_fn(a, b, p):
-    d = a - b
-    return _norm_last(_fnp.reshape(d, (-1,)), p, axis=0)
-
-
-def dist(input, other, p=2):  # noqa: A002
-    """``torch.dist``: the ``p``-norm of ``input - other`` (broadcast, promoted)."""
-    a, b = _t(input), _t(other, "other")
-    r = _promote_datas([a, b])
-    if r.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_tname(r)}")
-    ad = a._data if a._data.dtype == r else a._data.astype(r)
-    bd = b._data if b._data.dtype == r else b._data.astype(r)
-    try:
-        np.broadcast_shapes(ad.shape, bd.shape)
-    except ValueError:
-        raise O._broadcast_error(ad, bd) from None
-    p = float(p._data) if isinstance(p, Tensor) else float(p)
-    return _compose(_DistBackward0, _dist_fn, [a, b], [ad, bd], {"p": p})
-
-
-# =============================================================================== renorm
-def _renorm_fn(x, p, axis, maxnorm):
-    axes = tuple(i for i in range(x.ndim) if i != axis)
-    ax = _fnp.abs(x)
-    if p == float("inf"):
-        n = _fnp.max(ax, axis=axes, keepdims=True)
-    elif p == 1:
-        n = _fnp.sum(ax, axis=axes, keepdims=True)
-    else:
-        n = _safe_root(_fnp.sum(_safe_pow(ax, p) if p < 1 else ax ** p, axis=axes,
-                                keepdims=True), p)
-    n = n.real if n.dtype.kind == "c" else n
-    factor = _fnp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
-    return x * factor.astype(x.dtype)
-
-
-_RenormBackward0 = composite_class("RenormBackward0", ("self",))
-
-
-def renorm(input, p, dim, maxnorm):  # noqa: A002
-    """``torch.renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is
-    scaled down to norm ``maxnorm``."""
-    x = _t(input)
-    d = x._data
-    if d.ndim <= 1:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {d.ndim} dimensions")
-    if p <= 0:
-        raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if d.dtype.kind not in "fc":
-        raise NotImplementedError(f'"renorm_out" not implemented for \'{_tname(d.dtype)}\'')
-    return _compose(_RenormBackward0, _renorm_fn, [x], [d],
-                    {"p": float(p), "axis": _dim(dim, d.ndim), "maxnorm": float(maxnorm)})
-
-
 # =============================================================================== methods
-def _inplace(fn):
-    def m(self, *args, **kwargs):
-        return O._inplace(self, fn, *args, **kwargs)
+def _inplace(fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return _inplace_op(self, fn, *args, **kwargs)
     m.__name__ = fn.__name__ + "_"
-    m.__doc__ = f"``Tensor.{fn.__name__}_``: in-place ``{fn.__name__}`` of ``self``."
+    m.__doc__ = in_place_doc(fn.__name__)
     return m
 
 
@@ -540,24 +641,23 @@ addmv_ = METHODS["addmv_"]   # (torch.addmv_ is also a function)
 __all__.append("addmv_")
 
 
-def _exact_out(fn):
+def _exact_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``out=`` of the fused products, which write only their operands' dtype (PyTorch
     refuses another dtype of ``out``, where elementwise ops cast)."""
     g = with_out(fn)
 
-    def f(*args, out=None, **kwargs):
+    def f(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is not None and isinstance(out, Tensor) and isinstance(args[0], Tensor) and \
                 out._data.dtype != args[0]._data.dtype:
             raise RuntimeError(f"Expected out tensor to have dtype {args[0].dtype}, but got "
                                f"{out.dtype} instead")
         return g(*args, out=out, **kwargs)
-    f.__name__, f.__doc__ = fn.__name__, fn.__doc__
-    return f
+    return set_out_signature(f, fn)
 
 
 # out= on the functions PyTorch gives one (PyTorch's out rules: ._out)
 for _n in ("addr", "addcmul", "addcdiv", "lerp", "kron", "column_stack", "dstack", "row_stack"):
-    globals()[_n] = with_out(globals()[_n], _n)
+    globals()[_n] = set_out_signature(with_out(globals()[_n], _n), globals()[_n])
 for _n in ("addmm", "addmv", "baddbmm", "addbmm", "vdot", "tensordot", "renorm"):
     globals()[_n] = _exact_out(globals()[_n])
 del _n

@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import builtins
 import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _dtype as D
 from . import _ops as O
-from . import _factories as F
 from ._tensor import Tensor, Size, _dim, _make_plain
 from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ..scipy import linalg as _sla
-from .. import scipy as _fsp   # (ftrans.scipy.integrate loads on first use)
-from ._opbase import _compose, _promote_datas, _scalar, _tname
-from ._inplace import _overwritten_fn, _fill_fn
+from ._opbase import _compose, _promote_datas, _tname
+from ._misc_ops3 import (_t, _new_empty_strided, tril_indices, triu_indices,  # noqa: F401
+                         unravel_index, trapezoid, trapz, cumulative_trapezoid, gradient,
+                         scalar_tensor, fill, empty_permuted, empty_strided, finfo, iinfo)
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "cartesian_prod", "combinations", "column_stack", "dstack", "row_stack",
@@ -37,13 +39,7 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_sh
 _pysum = builtins.sum
 
 
-def _t(v, name="input"):
-    if isinstance(v, Tensor):
-        return v
-    raise TypeError(f"{name} must be a Tensor, got {type(v).__name__}")
-
-
-def _seq(tensors, fname):
+def _seq(tensors: Any, fname: str) -> Any:
     """The tensors of a variadic call or of one list/tuple argument."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return list(tensors[0]), True
@@ -55,7 +51,7 @@ def _seq(tensors, fname):
 
 
 # =============================================================================== atleast_*d
-def _atleast(n, t):
+def _atleast(n: Any, t: Any) -> Any:
     d = t._data
     if d.ndim >= n:
         return t
@@ -66,36 +62,81 @@ def _atleast(n, t):
     return O.reshape(t, (1,) * (n - d.ndim) + d.shape)
 
 
-def _atleast_nd(n):
-    def f(*tensors):
+def _atleast_nd(n: int) -> Callable[..., Any]:
+    def f(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
         ts, as_list = _seq(tensors, f"atleast_{n}d")
         out = tuple(_atleast(n, _t(t)) for t in ts)
         return out if as_list or len(out) != 1 else out[0]
     f.__name__ = f"atleast_{n}d"
-    f.__doc__ = (f"``torch.atleast_{n}d``: views with at least {n} dimensions (one tensor, "
-                 "several, or a list/tuple of tensors -> a tuple).")
+    f.__doc__ = f"""Views with at least {n} dimensions (``torch.atleast_{n}d``).
+
+    Parameters
+    ----------
+    *tensors : Tensor or sequence of Tensor
+        One tensor, several, or one list/tuple of tensors.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        One tensor for one tensor argument; a tuple otherwise.
+    """
     return f
 
 
 atleast_1d, atleast_2d, atleast_3d = _atleast_nd(1), _atleast_nd(2), _atleast_nd(3)
 
 
-def column_stack(tensors):
-    """``torch.column_stack``: 0-d and 1-d tensors become columns, then ``hstack``."""
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors stacked as columns (``torch.column_stack``).
+
+    0-d and 1-d tensors become columns, then ``hstack``.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        The concatenation along dimension 1.
+    """
     O._nonempty(tensors, "column_stack")
     ts = [_t(t) for t in tensors]
     ts = [O.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
     return O.cat(ts, 1)
 
 
-def dstack(tensors):
-    """``torch.dstack``: concatenation along the third dimension (``atleast_3d`` first)."""
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenation along the third dimension, ``atleast_3d`` first (``torch.dstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        At least 3-d.
+    """
     O._nonempty(tensors, "dstack")
     return O.cat([_atleast(3, _t(t)) for t in tensors], 2)
 
 
-def row_stack(tensors):
-    """``torch.row_stack``: alias of ``vstack``."""
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors stacked as rows (``torch.row_stack``, alias of ``vstack``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        The tensors.
+
+    Returns
+    -------
+    Tensor
+        The concatenation along dimension 0 (``atleast_2d`` first).
+    """
     return O.vstack(tensors)
 
 
@@ -103,13 +144,28 @@ def row_stack(tensors):
 _BlockDiagBackward0 = composite_class("BlockDiagBackward0", ())
 
 
-def _block_diag_fn(*xs):
+def _block_diag_fn(*xs: Any) -> Any:
     return _sla.block_diag(*xs)
 
 
-def block_diag(*tensors):
-    """``torch.block_diag``: a block-diagonal matrix of 0-d, 1-d and 2-d tensors (dtypes
-    promoted)."""
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix (``torch.block_diag``).
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        0-d, 1-d (a row) or 2-d blocks; dtypes promoted.
+
+    Returns
+    -------
+    Tensor
+        2-d: the blocks along the diagonal, zeros elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        If a tensor has more than 2 dimensions.
+    """
     ts = [_t(t, "tensors") for t in tensors]
     if not ts:
         return _make_plain(np.zeros((1, 0), D.get_default_dtype().np))
@@ -126,7 +182,7 @@ def block_diag(*tensors):
     return _compose(_BlockDiagBackward0, _block_diag_fn, ts, datas, mask=0)
 
 
-def _block_diag_np(datas, r):
+def _block_diag_np(datas: Any, r: Any) -> Any:
     out = np.zeros((_pysum(d.shape[0] for d in datas), _pysum(d.shape[1] for d in datas)), r)
     i = j = 0
     for d in datas:
@@ -136,9 +192,24 @@ def _block_diag_np(datas, r):
     return out
 
 
-def broadcast_shapes(*shapes):
-    """``torch.broadcast_shapes``: the broadcast shape (a ``torch.Size``) of ints and
-    sequences of ints; RuntimeError for shapes that do not broadcast."""
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
+    """The broadcast shape of the given shapes (``torch.broadcast_shapes``).
+
+    Parameters
+    ----------
+    *shapes : int or sequence of int
+        The shapes (an int is a 1-d shape).
+
+    Returns
+    -------
+    Size
+        The broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes do not broadcast.
+    """
     norm = []
     for s in shapes:
         if isinstance(s, (int, np.integer)):
@@ -160,9 +231,22 @@ def broadcast_shapes(*shapes):
                            f"{norm}") from None
 
 
-def meshgrid(*tensors, indexing=None):
-    """``torch.meshgrid``: expanded views of 0-d/1-d tensors (``indexing`` 'ij' -- the
-    default, with PyTorch's warning when omitted -- or 'xy')."""
+def meshgrid(*tensors: Tensor | Sequence[Tensor],
+             indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids of 0-d/1-d tensors (``torch.meshgrid``).
+
+    Parameters
+    ----------
+    *tensors : Tensor or sequence of Tensor
+        The coordinates (several tensors or one list of them).
+    indexing : {"ij", "xy"}, optional
+        Matrix (default, with PyTorch's warning when omitted) or Cartesian indexing.
+
+    Returns
+    -------
+    tuple of Tensor
+        Expanded views, each of the grid's shape.
+    """
     ts, _ = _seq(tensors, "meshgrid")
     ts = [_t(t, "tensors") for t in ts]
     if indexing is None:
@@ -192,9 +276,19 @@ def meshgrid(*tensors, indexing=None):
     return tuple(outs)
 
 
-def cartesian_prod(*tensors):
-    """``torch.cartesian_prod``: the rows of all combinations of 1-d tensors (one tensor:
-    itself)."""
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """The Cartesian product of 1-d tensors (``torch.cartesian_prod``).
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        1-d tensors.
+
+    Returns
+    -------
+    Tensor
+        ``(N, len(tensors))`` rows of all combinations (one tensor: itself).
+    """
     ts = [_t(t, "tensors") for t in tensors]
     for t in ts:
         if t._data.ndim != 1:
@@ -205,9 +299,24 @@ def cartesian_prod(*tensors):
     return O.stack([O.flatten(g) for g in grids], 1)
 
 
-def combinations(input, r=2, with_replacement=False):  # noqa: A002
-    """``torch.combinations``: the length-``r`` combinations of a 1-d tensor, as rows
-    (``itertools.combinations`` order)."""
+def combinations(input: Tensor, r: int = 2,  # noqa: A002
+                 with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of a 1-d tensor, as rows (``torch.combinations``).
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d.
+    r : int, optional
+        The combination length.
+    with_replacement : bool, optional
+        Allow repeated elements.
+
+    Returns
+    -------
+    Tensor
+        ``(N, r)`` in ``itertools.combinations`` order.
+    """
     x = _t(input)
     if x._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
@@ -224,7 +333,7 @@ def combinations(input, r=2, with_replacement=False):  # noqa: A002
 
 
 # =============================================================================== diagonals
-def _diag_embed_fn(x, offset, dim1, dim2):
+def _diag_embed_fn(x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
     n = x.shape[-1] + abs(offset)
     mask = np.eye(n, k=offset, dtype=bool)
     # row i (offset >= 0) or column j (offset < 0) of the plane holds x[..., i] (x[..., j])
@@ -250,9 +359,24 @@ def _diag_embed_fn(x, offset, dim1, dim2):
 _DiagEmbedBackward0 = composite_class("DiagEmbedBackward0", ("self",))
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
-    """``torch.diag_embed``: the last dimension of ``input`` put on the diagonal
-    ``offset`` of the planes ``(dim1, dim2)`` of a new tensor."""
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2,  # noqa: A002
+               dim2: int = -1) -> Tensor:
+    """The last dimension of ``input`` put on diagonals of a new tensor (``torch.diag_embed``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The diagonals (last dimension).
+    offset : int, optional
+        Which diagonal: 0 the main one, positive above it.
+    dim1, dim2 : int, optional
+        The planes' dimensions in the result.
+
+    Returns
+    -------
+    Tensor
+        One dimension more than ``input``; zeros off the diagonal.
+    """
     x = _t(input)
     d = x._data
     nd = d.ndim + 1
@@ -270,13 +394,26 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
                     {"offset": offset, "dim1": a1, "dim2": a2}, mask=0)
 
 
-def diagflat(input, offset=0):  # noqa: A002
-    """``torch.diagflat``: the flattened ``input`` on diagonal ``offset`` of a matrix."""
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+    """The flattened ``input`` on a diagonal of a matrix (``torch.diagflat``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values.
+    offset : int, optional
+        Which diagonal: 0 the main one, positive above it.
+
+    Returns
+    -------
+    Tensor
+        2-d.
+    """
     return diag_embed(O.reshape(_t(input), (-1,)), offset, 0, 1)
 
 
 # =============================================================================== splits
-def _split_points(n, sections):
+def _split_points(n: Any, sections: Any) -> Any:
     q, r = divmod(n, sections)
     pts, s = [], 0
     for i in range(sections - 1):
@@ -285,9 +422,24 @@ def _split_points(n, sections):
     return pts
 
 
-def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
-    """``torch.tensor_split``: views of ``input`` split into ``n`` nearly equal parts (an
-    int) or at the given indices (a list or a tensor)."""
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor,  # noqa: A002
+                 dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of ``input`` split along ``dim`` (``torch.tensor_split``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    indices_or_sections : int or sequence of int or Tensor
+        ``n`` nearly equal parts (an int or 0-d tensor), or the split indices.
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     x = _t(input)
     d = x._data
     if d.ndim == 0:
@@ -325,8 +477,9 @@ def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
     return tuple(out)
 
 
-def _dir_split(name, ax, mind):
-    def f(input, indices_or_sections):  # noqa: A002
+def _dir_split(name: str, ax: int, mind: int) -> Callable[..., tuple[Tensor, ...]]:
+    def f(input: Tensor,  # noqa: A002
+          indices_or_sections: int | Sequence[int] | Tensor) -> tuple[Tensor, ...]:
         x = _t(input)
         nd = x._data.ndim
         if nd < mind:
@@ -341,7 +494,26 @@ def _dir_split(name, ax, mind):
                                    f"_size {indices_or_sections}!")
         return tensor_split(x, indices_or_sections, a)
     f.__name__ = name
-    f.__doc__ = f"``torch.{name}``: ``tensor_split`` along dimension {ax}."
+    f.__doc__ = f"""``tensor_split`` along dimension {ax} (``torch.{name}``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least {mind}-d{" (``hsplit`` of a 1-d tensor splits dimension 0, else 1)"
+                          if name == "hsplit" else ""}.
+    indices_or_sections : int or sequence of int or Tensor
+        A number of equal parts (must divide the size), or the split indices.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has too few dimensions or the size is not divisible.
+    """
     return f
 
 
@@ -350,8 +522,24 @@ vsplit = _dir_split("vsplit", 0, 2)
 dsplit = _dir_split("dsplit", 2, 3)
 
 
-def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
-    """``torch.split_with_sizes``: views of the given sizes along ``dim``."""
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int],  # noqa: A002
+                     dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of the given sizes along ``dim`` (``torch.split_with_sizes``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    split_sizes : sequence of int
+        The sizes (summing to ``dim``'s size).
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     x = _t(input)
     ax = _dim(dim, x._data.ndim)
     sizes = [int(s) for s in split_sizes]
@@ -362,29 +550,97 @@ def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
     return O.split(x, sizes, ax)
 
 
-def unsafe_split(input, split_size, dim=0):  # noqa: A002
-    """``torch.unsafe_split``: ``split`` (compat's views are always safe)."""
+def unsafe_split(input: Tensor, split_size: int | Sequence[int],  # noqa: A002
+                 dim: int = 0) -> tuple[Tensor, ...]:
+    """``split`` (``torch.unsafe_split``; compat's views are always safe).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    split_size : int or sequence of int
+        The size of each part, or the sizes.
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+    """
     return O.split(_t(input), split_size, dim)
 
 
-def unsafe_chunk(input, chunks, dim=0):  # noqa: A002
-    """``torch.unsafe_chunk``: ``chunk``."""
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """``chunk`` (``torch.unsafe_chunk``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    chunks : int
+        The number of chunks (positive).
+    dim : int, optional
+        The dimension split.
+
+    Returns
+    -------
+    tuple of Tensor
+        The views.
+
+    Raises
+    ------
+    RuntimeError
+        If ``chunks`` is not positive.
+    """
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     return O.chunk(_t(input), chunks, dim)
 
 
 # =============================================================================== flips, roll ...
-def fliplr(input):  # noqa: A002
-    """``torch.fliplr``: reverse dimension 1 (at least 2-d)."""
+def fliplr(input: Tensor) -> Tensor:  # noqa: A002
+    """Dimension 1 reversed (``torch.fliplr``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has fewer than 2 dimensions.
+    """
     x = _t(input)
     if x._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return O.flip(x, (1,))
 
 
-def flipud(input):  # noqa: A002
-    """``torch.flipud``: reverse dimension 0 (at least 1-d)."""
+def flipud(input: Tensor) -> Tensor:  # noqa: A002
+    """Dimension 0 reversed (``torch.flipud``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d.
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is 0-d.
+    """
     x = _t(input)
     if x._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -396,21 +652,38 @@ _Rot90Backward0 = composite_class("Rot90Backward0", ("self",))
 _RepeatBackward0 = composite_class("RepeatBackward0", ("self",))
 
 
-def _roll_fn(x, shifts, axes):
+def _roll_fn(x: Any, shifts: Any, axes: Any) -> Any:
     if axes is None:
         return _fnp.reshape(_fnp.roll(_fnp.reshape(x, (-1,)), shifts), x.shape)
     return _fnp.roll(x, shifts, axes)
 
 
-def roll(input, shifts, dims=None):  # noqa: A002
-    """``torch.roll``: elements shifted along ``dims`` (the flattened tensor without)."""
+def roll(input: Tensor, shifts: int | Sequence[int],  # noqa: A002
+         dims: int | Sequence[int] | None = None) -> Tensor:
+    """Elements shifted cyclically along ``dims`` (``torch.roll``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    shifts : int or sequence of int
+        The shifts, one per dimension of ``dims``.
+    dims : int or sequence of int, optional
+        The dimensions (default: the flattened tensor, reshaped back).
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+    """
     x = _t(input)
     d = x._data
-    sh = tuple(int(s) for s in shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
+    sh = tuple(int(s) for s in shifts) if isinstance(shifts, (tuple, list)) else \
+        (int(shifts),)  # type: ignore[arg-type]  # (an int here)
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(sh) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
-        params = {"shifts": sh[0], "axes": None}
+        params: dict[str, Any] = {"shifts": sh[0], "axes": None}
     else:
         dm = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
         if len(dm) != len(sh):
@@ -420,8 +693,23 @@ def roll(input, shifts, dims=None):  # noqa: A002
     return _compose(_RollBackward0, _roll_fn, [x], [d], params, mask=0)
 
 
-def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
-    """``torch.rot90``: rotation by ``k`` quarter turns in the plane ``dims``."""
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  # noqa: A002
+    """Rotation by ``k`` quarter turns in the plane ``dims`` (``torch.rot90``).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+    k : int, optional
+        The number of turns (from the first dimension toward the second).
+    dims : sequence of int, optional
+        The two dimensions of the plane.
+
+    Returns
+    -------
+    Tensor
+        The rotated tensor.
+    """
     x = _t(input)
     d = x._data
     dims = tuple(dims)
@@ -437,15 +725,28 @@ def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
                     mask=0)
 
 
-def _tile_fn(x, reps):
+def _tile_fn(x: Any, reps: Any) -> Any:
     return _fnp.tile(x, reps)
 
 
-def tile(input, dims):  # noqa: A002
-    """``torch.tile``: ``input`` repeated ``dims`` times along each dimension (leading ones
-    added to the shorter of the two)."""
+def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor:  # noqa: A002
+    """``input`` repeated ``dims`` times along each dimension (``torch.tile``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dims : int or sequence of int
+        The repetitions (leading ones are added to the shorter of ``dims`` and the shape).
+
+    Returns
+    -------
+    Tensor
+        Each dimension multiplied.
+    """
     x = _t(input)
-    reps = tuple(int(r) for r in dims) if isinstance(dims, (tuple, list, Size)) else (int(dims),)
+    reps = tuple(int(r) for r in dims) if isinstance(dims, (tuple, list, Size)) else \
+        (int(dims),)  # type: ignore[arg-type]  # (an int here)
     for r in reps:
         if r < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
@@ -457,287 +758,20 @@ def tile(input, dims):  # noqa: A002
     return O.repeat(x, reps)
 
 
-def ravel(input):  # noqa: A002
-    """``torch.ravel``: the flattened tensor (a view when possible)."""
+def ravel(input: Tensor) -> Tensor:  # noqa: A002
+    """The flattened tensor, a view when possible (``torch.ravel``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+
+    Returns
+    -------
+    Tensor
+        1-d.
+    """
     return O.reshape(_t(input), (-1,))
-
-
-# =============================================================================== indices
-def _index_dtype(dtype, fname):
-    dt = D.int64 if dtype is None else dtype
-    if dt not in (D.int64, D.int32):
-        raise NotImplementedError(f"\"{fname}\" not implemented for '{dt._tname[:-6]}'")
-    return dt.np
-
-
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
-                 pin_memory=False):
-    """``torch.tril_indices``: the 2-row index tensor of the lower triangle."""
-    r, c = np.tril_indices(int(row), int(offset), int(col))
-    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "tril_indices")).reshape(2, -1))
-
-
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
-                 pin_memory=False):
-    """``torch.triu_indices``: the 2-row index tensor of the upper triangle."""
-    r, c = np.triu_indices(int(row), int(offset), int(col))
-    return _make_plain(np.stack([r, c]).astype(_index_dtype(dtype, "triu_indices")).reshape(2, -1))
-
-
-def unravel_index(indices, shape):
-    """``torch.unravel_index``: a tuple of coordinate tensors (int64) for flat
-    ``indices`` into ``shape`` (out-of-range and negative indices wrap, as in PyTorch)."""
-    if not isinstance(indices, Tensor):
-        raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
-    d = indices._data
-    if d.dtype.kind not in "iu":
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {_tname(d.dtype)}")
-    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s)
-                                                                             for s in shape)
-    for s in shape:
-        if s < 0:
-            raise ValueError(f"'shape' cannot have negative values, but got {shape}")
-    if not shape:
-        return ()
-    coords, rest = [], d.astype(np.int64)
-    for s in reversed(shape):   # PyTorch's arithmetic: floor modulo, no range check
-        coords.append(np.mod(rest, s) if s else rest * 0)
-        rest = np.floor_divide(rest, s) if s else rest * 0
-    return tuple(_make_plain(np.asarray(c, np.int64)) for c in reversed(coords))
-
-
-# =============================================================================== integration
-def _trapz_fn(y, x, dx, axis):
-    return _fnp.trapezoid(y, x, dx=dx, axis=axis)
-
-
-def _cumtrapz_fn(y, x, dx, axis):
-    return _fsp.integrate.cumulative_trapezoid(y, x, dx=dx, axis=axis)
-
-
-_MulBackward1 = composite_class("MulBackward1", ("self",))
-_TrapzBackward = composite_class("DivBackward1", ("y", "x"))
-_CumsumBackward0 = composite_class("CumsumBackward0", ("y", "x"))
-_CumtrapzBackward = composite_class("DivBackward1", ("y", "x"))
-
-
-def _integrate(fn, cls_dx, cls_x, y, x, dx, dim):
-    yt = _t(y, "y")
-    d = yt._data
-    if d.ndim == 0:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
-                         f"{dim})")
-    ax = _dim(dim, d.ndim)
-    if x is None or not isinstance(x, Tensor):
-        if x is not None:
-            dx = x
-        dxv = 1 if dx is None else dx
-        if isinstance(dxv, Tensor):
-            dxv = dxv.item()
-        yd = d if d.dtype.kind in "fc" else d.astype(D.get_default_dtype().np)
-        return _compose(cls_dx, fn, [yt, None], [yd, None], {"dx": dxv, "axis": ax}, mask=0)
-    xd = x._data
-    r = _promote_datas([yt, x])
-    if r.kind not in "fc":
-        r = D.get_default_dtype().np
-    yd = d if d.dtype == r else d.astype(r)
-    xd = xd if xd.dtype == r else xd.astype(r)
-    if xd.ndim == 1 and xd.shape[0] != d.shape[ax]:
-        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-    return _compose(cls_x, fn, [yt, x], [yd, xd], {"dx": 1.0, "axis": ax})
-
-
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """``torch.trapezoid``: the trapezoidal rule along ``dim`` (``x``: sample points, a
-    tensor, or a uniform spacing; ``dx``: the spacing)."""
-    return _integrate(_trapz_fn, _MulBackward1, _TrapzBackward, y, x, dx, dim)
-
-
-def trapz(y, x=None, *, dx=None, dim=-1):
-    """``torch.trapz``: alias of ``trapezoid``."""
-    return trapezoid(y, x, dx=dx, dim=dim)
-
-
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    """``torch.cumulative_trapezoid``: the cumulative trapezoidal rule along ``dim``
-    (``n - 1`` values, no initial zero)."""
-    return _integrate(_cumtrapz_fn, _CumsumBackward0, _CumtrapzBackward, y, x, dx, dim)
-
-
-_GradientBackward = composite_class("CatBackward0", ("self",))
-
-
-def _gradient_fn(f, *coords, axis, spacing, edge_order):
-    return _fnp.gradient(f, *(coords if coords else (spacing,)), axis=axis,
-                         edge_order=edge_order)
-
-
-def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
-    """``torch.gradient``: NumPy's second-order central differences along each of ``dim``
-    (all by default); ``spacing`` a number, a list of numbers or of coordinate tensors."""
-    x = _t(input)
-    d = x._data
-    if dim is None:
-        axes = tuple(range(d.ndim))
-    elif isinstance(dim, (int, np.integer)):
-        axes = (_dim(dim, d.ndim),)
-    else:
-        axes = tuple(_dim(a, d.ndim) for a in dim)
-    if len(set(axes)) != len(axes):
-        raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-    if spacing is None:
-        spacing = 1
-    if edge_order not in (1, 2):
-        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
-    if isinstance(spacing, (list, tuple)):
-        sp = list(spacing)
-        if len(sp) != len(axes):
-            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or "
-                               f"it's spacing and dim arguments to have the same length, but "
-                               f"got a spacing argument of length {len(sp)} and a dim argument "
-                               f"of length {len(axes)}.")
-    else:
-        sp = [spacing] * len(axes)
-    for a in axes:
-        if d.shape[a] < edge_order + 1:
-            raise RuntimeError("torch.gradient expected each dimension size to be at least "
-                               "edge_order+1")
-    yd = d if d.dtype.kind in "fc" else d.astype(D.get_default_dtype().np)
-    outs = []
-    for a, s in zip(axes, sp):
-        if isinstance(s, Tensor):
-            if s._data.ndim == 0:
-                s = s.item()
-            else:
-                cd = s._data.astype(yd.dtype) if s._data.dtype != yd.dtype else s._data
-                outs.append(_compose(_GradientBackward, _gradient_fn, [x, s], [yd, cd],
-                                     {"axis": a, "spacing": None, "edge_order": edge_order}))
-                continue
-        outs.append(_compose(_GradientBackward, _gradient_fn, [x], [yd],
-                             {"axis": a, "spacing": s, "edge_order": edge_order}, mask=0))
-    return tuple(outs)
-
-
-# =============================================================================== factories
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
-                  requires_grad=False):
-    """``torch.scalar_tensor``: a 0-d tensor of the default float dtype (or ``dtype``)."""
-    if _scalar(s) is None and not isinstance(s, Tensor):
-        raise TypeError(f"scalar_tensor(): argument 's' must be Number, not "
-                        f"{type(s).__name__}")
-    if isinstance(s, complex) and dtype is None:
-        dtype = D.complex64 if D.get_default_dtype() is D.float32 else D.complex128
-    return F.full((), s.item() if isinstance(s, Tensor) else s,
-                  dtype=dtype or D.get_default_dtype(), device=device,
-                  requires_grad=requires_grad)
-
-
-def _strided(size, stride, dtype, device, requires_grad, fname):
-    size = tuple(int(s) for s in size)
-    stride = tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    for s in size:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
-    return F.empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
-                  pin_memory=False):
-    """``torch.empty_strided``: a tensor of ``size`` (zero-filled; compat's tensors are
-    contiguous, ``stride`` is checked and not kept)."""
-    return _strided(size, stride, dtype, device, requires_grad, "empty_strided")
-
-
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-                   requires_grad=False, pin_memory=False):
-    """``torch.empty_permuted``: a tensor of ``size`` (zero-filled; the physical layout
-    is checked and not kept)."""
-    size = tuple(int(s) for s in size)
-    if sorted(int(p) for p in physical_layout) != list(range(len(size))):
-        raise RuntimeError(f"Dimension order must be a permutation of 0..{len(size) - 1}, got "
-                           f"{list(physical_layout)}")
-    return F.empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
-                       requires_grad=False, pin_memory=False):
-    """``Tensor.new_empty_strided``: ``empty_strided`` of ``self``'s dtype by default."""
-    return _strided(size, stride, dtype or self.dtype, device, requires_grad,
-                    "new_empty_strided")
-
-
-_FillBackward0 = composite_class("FillBackward0", ("self",))
-_FillBackward1 = composite_class("FillBackward1", ("self", "value"))
-
-
-def fill(input, value):  # noqa: A002
-    """``torch.fill``: a new tensor of ``input``'s shape and dtype filled with ``value``
-    (a number or a 0-d tensor, which gets the gradient)."""
-    x = _t(input)
-    d = x._data
-    if not isinstance(value, Tensor):
-        O._check_fill_value(d, value)
-        return _compose(_FillBackward0, _overwritten_fn, [x], [d], mask=0,
-                        out=np.full_like(d, value))
-    if value._data.ndim != 0:
-        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with "
-                           f"{value._data.ndim} dimensions.")
-    v = value._data
-    return _compose(_FillBackward1, _fill_fn, [x, value], [d, v], mask=0, out=np.full_like(d, v))
-
-
-# =============================================================================== finfo / iinfo
-def _info_dtype(fname, dt, kinds, what, other):
-    """``dt`` checked as PyTorch's ``finfo``/``iinfo`` check their argument (TypeErrors)."""
-    if not isinstance(dt, D.dtype):
-        raise TypeError(f"{fname}(): argument 'type' (position 1) must be torch.dtype, not "
-                        f"{type(dt).__name__}")
-    if dt.np.kind == "b" and fname == "iinfo":
-        raise TypeError("torch.bool is not supported by torch.iinfo")
-    if dt.np.kind not in kinds:
-        raise TypeError(f"torch.{fname}() requires {what} input type. Use torch.{other} to "
-                        f"handle '{dt}'")
-    return dt
-
-
-class finfo:
-    """``torch.finfo``: machine limits of a floating dtype (``bits``, ``eps``, ``max``,
-    ``min``, ``tiny``/``smallest_normal``, ``resolution``, ``dtype``) -- of the default
-    dtype when called without one."""
-
-    def __init__(self, type=D.get_default_dtype):  # noqa: A002
-        dt = D.get_default_dtype() if type is D.get_default_dtype else type
-        i = np.finfo(_info_dtype("finfo", dt, "fc", "a floating point", "iinfo").np)
-        self.bits = int(i.bits)
-        self.eps = float(i.eps)
-        self.max = float(i.max)
-        self.min = float(i.min)
-        self.tiny = self.smallest_normal = float(i.tiny)
-        self.resolution = float(i.resolution)
-        self.dtype = str(i.dtype)
-
-    def __repr__(self):
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
-                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
-                f"tiny={self.tiny:g}, dtype={self.dtype})")
-
-
-class iinfo:
-    """``torch.iinfo``: machine limits of an integer dtype (``bits``, ``max``, ``min``,
-    ``dtype``)."""
-
-    def __init__(self, type):  # noqa: A002
-        i = np.iinfo(_info_dtype("iinfo", type, "iu", "an integer", "finfo").np)
-        self.bits = int(i.bits)
-        self.max = int(i.max)
-        self.min = int(i.min)
-        self.dtype = str(i.dtype)
-
-    def __repr__(self):
-        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
 METHODS: dict = {

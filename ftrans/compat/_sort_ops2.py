@@ -8,8 +8,9 @@ concrete values.
 """
 from __future__ import annotations
 
-import builtins
-from collections import namedtuple
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -19,36 +20,17 @@ from .autograd._composite import composite_class
 from .. import numpy as _fnp
 from ._opbase import _compose, _tname, _default_float, _any_traced, _promote_datas
 from . import _reductions as _R
-from ._out import with_out, write_out, _any_rg
-from .autograd.grad_mode import _tls, no_grad
+from ._out import with_out
+from ._outsig import set_out_signature
+from .types import DTypeArg, Number, TensorOrNumber
+from ._sort_ops3 import (_pyrange, _ret, _aminmax_ret, _data, _concrete,  # noqa: F401 (_ret:
+                         _with_out, bincount, histc, histogram, histogramdd,  # _sort_ops's)
+                         unique, unique_consecutive)
 
 __all__ = ["quantile", "nanquantile", "std_mean", "var_mean", "nanmean", "aminmax",
            "count_nonzero", "cov", "corrcoef", "diff", "searchsorted", "bucketize", "bincount",
            "histc", "histogram", "histogramdd", "unique", "unique_consecutive"]
-METHODS: dict = {}
-
-_pyrange = builtins.range
-
-
-def _ret(name, fields):
-    """A ``torch.return_types.<name>`` look-alike: a named tuple that is also built from one
-    sequence, as PyTorch's structseq (``type(r)(iterable)``)."""
-    base = namedtuple(name, fields)
-
-    def __new__(cls, *args):
-        return base.__new__(cls, *(args if len(args) == len(fields) else args[0]))
-
-    def __repr__(self):
-        return (f"torch.return_types.{name}(\n"
-                + ",\n".join(f"{k}={v!r}" for k, v in zip(fields, self)) + ")")
-    t = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__})
-    t.__module__ = "torch.return_types"
-    return t
-
-
-_aminmax_ret = _ret("aminmax", ["min", "max"])
-_hist_ret = _ret("histogram", ["hist", "bin_edges"])
-_histdd_ret = _ret("histogramdd", ["hist", "bin_edges"])
+METHODS: dict[str, Callable[..., Any]] = {}
 
 _QuantileBackward0 = composite_class("QuantileBackward0", ("self", "q"))
 _NanquantileBackward0 = composite_class("NanquantileBackward0", ("self", "q"))
@@ -58,62 +40,12 @@ _CovBackward0 = composite_class("CovBackward0", ("self", "fweights", "aweights")
 _CorrcoefBackward0 = composite_class("CorrcoefBackward0", ("self",))
 _DiffBackward0 = composite_class("DiffBackward0", ("self", "prepend", "append"))
 
-
-def _data(t, name, arg="input", pos=1):
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                        f"{type(t).__name__}")
-    return t._data
-
-
-def _concrete(d, name):
-    if _any_traced(d):
-        raise RuntimeError(f"{name}(): data-dependent output shape; not supported under "
-                           "compat.func transforms")
-    return np.asarray(d)
-
-
-def _with_out(f):
-    """``f`` with torch's ``out=(values, indices)``: the results are written into the
-    given tensors (:func:`._out.write_out`: resized, same dtype required); an ``out``
-    tensor that shares memory with the input is refused, and so is ``out=`` when an
-    argument requires grad, as in PyTorch."""
-    name = f.__name__
-
-    def g(input, *args, out=None, **kwargs):  # noqa: A002
-        if out is None:
-            return f(input, *args, **kwargs)
-        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
-            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
-        for o in out:
-            if isinstance(input, Tensor) and np.shares_memory(o._data, input._data):
-                raise RuntimeError("unsupported operation: some elements of the input tensor "
-                                   "and the written-to tensor refer to a single memory "
-                                   "location. Please clone() the tensor before performing the "
-                                   "operation.")
-        if _tls.grad and (_any_rg((input,) + args, kwargs) or any(o.requires_grad
-                                                                  for o in out)):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires "
-                               "grad.")
-        with no_grad():
-            r = f(input, *args, **kwargs)
-        for o, v in zip(out, r):
-            if o._data.dtype != v._data.dtype:
-                raise RuntimeError(f"Expected out tensor to have dtype {v.dtype}, but got "
-                                   f"{o.dtype} instead")
-            write_out(o, v, name)
-        return type(r)(out)
-    g.__name__ = name
-    g.__doc__ = f.__doc__
-    return g
-
-
 # =============================================================================== quantiles
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
+def _quantile_fn(x: Any, qt: Any, q: Any, qshape: tuple[int, ...] | None, axis: int | None,
+                 method: str, keepdims: bool, nan: bool) -> Any:
     """PyTorch's quantile: ranks ``q (n - 1)`` into the sorted slice (``nan``: ``q (count of
     non-NaN - 1)``, 0 for an all-NaN slice; otherwise the last index, a NaN, for a slice with
     a NaN), rounded for lower/higher/nearest, then ``lerp`` of the two neighbours -- so the
@@ -154,8 +86,9 @@ def _quantile_fn(x, qt, q, qshape, axis, method, keepdims, nan):
     return _fnp.reshape(v, v.shape[1:]) if qshape is None or len(qshape) == 0 else v
 
 
-def _quantile(name, cls, nan):
-    def op(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+def _quantile(name: str, cls: type, nan: bool) -> Callable[..., Tensor]:
+    def op(input: Tensor, q: Tensor | float, dim: int | None = None,  # noqa: A002
+           keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
         d = _data(input, name)
         if d.dtype not in (np.float32, np.float64):
             raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
@@ -165,7 +98,8 @@ def _quantile(name, cls, nan):
                 raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
             if qd.ndim > 1:
                 raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-            qv, qshape = tuple(float(v) for v in qd.reshape(-1)), tuple(qd.shape)
+            qv: Any = tuple(float(v) for v in qd.reshape(-1))
+            qshape: tuple[int, ...] | None = tuple(qd.shape)
         else:
             qd = np.asarray(float(q))
             qv, qshape = float(q), None
@@ -185,9 +119,35 @@ def _quantile(name, cls, nan):
         return _compose(cls, _quantile_fn, [input, q if qt is not None else None], [d, qt],
                         params)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: quantiles ``q`` (a float, or a 0-d or 1-d tensor of "
-                  "the input's dtype, whose axis comes first) along ``dim`` (all elements by "
-                  "default)" + (", ignoring NaNs." if nan else "; NaN when a slice has a NaN."))
+    op.__doc__ = f"""The ``q``-quantiles along ``dim`` (``torch.{name}``).
+
+    {"NaNs are ignored (NaN only for an all-NaN slice)." if nan else
+     "NaN where a slice holds a NaN."}
+
+    Parameters
+    ----------
+    input : Tensor
+        A float32 or float64 tensor, not empty.
+    q : float or Tensor
+        The quantiles in [0, 1]: a number, or a 0-d or 1-d tensor of ``input``'s dtype.
+    dim : int, optional
+        The dimension reduced (all elements by default).
+    keepdim : bool, optional
+        Keep ``dim`` with size 1.
+    interpolation : str, optional
+        Between two data points: ``"linear"``, ``"lower"``, ``"higher"``,
+        ``"midpoint"`` or ``"nearest"``.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape without ``dim``; a 1-d ``q``'s dimension comes first.
+
+    Raises
+    ------
+    RuntimeError
+        If the dtype, ``q`` or ``interpolation`` is invalid, or ``input`` is empty.
+    """
     return op
 
 
@@ -196,8 +156,10 @@ nanquantile = _quantile("nanquantile", _NanquantileBackward0, True)
 
 
 # =============================================================================== moments
-def _moments(name, second):
-    def op(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+def _moments(name: str, second: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, Tensor]]:
+    def op(input: Tensor, dim: int | Sequence[int] | bool | None = None,  # noqa: A002
+           unbiased: bool | None = None, keepdim: bool = False, *,
+           correction: Number | None = None) -> tuple[Tensor, Tensor]:
         if isinstance(dim, bool):   # the (input, unbiased) overload
             dim, unbiased = None, dim
         if correction is None:
@@ -207,8 +169,34 @@ def _moments(name, second):
         v = second(input, dim, keepdim=keepdim, correction=correction)
         return v, _R.mean(input, dim, keepdim)
     op.__name__ = name
-    op.__doc__ = (f"``torch.{name}``: ``({name[:3]}, mean)`` over ``dim`` (Bessel's correction "
-                  "by default); two nodes instead of PyTorch's one.")
+    op.__doc__ = f"""The {name[:3]} and the mean over ``dim`` (``torch.{name}``).
+
+    Two graph nodes instead of PyTorch's one (the same gradients).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating or complex tensor.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default); a bool here is ``unbiased`` (torch's
+        ``(input, unbiased)`` overload).
+    unbiased : bool, optional
+        Bessel's correction (``correction=1``, the default) or not (0).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    correction : Number, optional
+        The difference between the sample size and the degrees of freedom.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``({name[:3]}, mean)``.
+
+    Raises
+    ------
+    RuntimeError
+        If both ``unbiased`` and ``correction`` are given.
+    """
     return op
 
 
@@ -216,16 +204,39 @@ var_mean = _moments("var_mean", _R.var)
 std_mean = _moments("std_mean", _R.std)
 
 
-def _axes(dim, ndim):
+def _axes(dim: int | Sequence[int] | None, ndim: int) -> Any:
     return _R._dims(dim, ndim)
 
 
-def _nanmean_fn(x, axes, keepdims):
+def _nanmean_fn(x: Any, axes: Any, keepdims: bool) -> Any:
     return _fnp.nanmean(x, axis=axes, keepdims=keepdims)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """``torch.nanmean``: the mean of the non-NaN elements (NaN for an all-NaN slice)."""
+def nanmean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
+            keepdim: bool = False, *, dtype: DTypeArg = None) -> Tensor:
+    """The mean of the non-NaN elements over ``dim`` (``torch.nanmean``).
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating or complex tensor.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : dtype, optional
+        ``input`` is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape without ``dim`` (NaN for an all-NaN slice).
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not floating or complex.
+    """
     x = input if dtype is None else input.to(dtype)
     d = _data(x, "nanmean")
     if d.dtype.kind not in "fc":
@@ -235,9 +246,33 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                     {"axes": _axes(dim, d.ndim), "keepdims": keepdim})
 
 
-def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
-    """``torch.aminmax``: ``(min, max)`` over ``dim`` (all elements by default); ties share
-    the gradient evenly, as ``amin``/``amax``."""
+def aminmax(input: Tensor, *, dim: int | None = None,  # noqa: A002
+            keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The minimum and maximum over ``dim`` (``torch.aminmax``).
+
+    Ties share the gradient evenly, as ``amin``/``amax``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A real tensor.
+    dim : int, optional
+        The dimension reduced (all elements by default).
+    keepdim : bool, optional
+        Keep ``dim`` with size 1.
+
+    Returns
+    -------
+    aminmax
+        ``(min, max)``, ``input``'s dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is complex, or empty with no ``dim``.
+    IndexError
+        If ``dim`` has size 0.
+    """
     d = _data(input, "aminmax")
     if d.dtype.kind == "c":
         raise RuntimeError("aminmax(): does not support complex input")
@@ -255,19 +290,32 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
 aminmax = _with_out(aminmax)
 
 
-def count_nonzero(input, dim=None):  # noqa: A002
-    """``torch.count_nonzero``: int64 number of non-zero elements over ``dim``."""
+def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    """The number of non-zero elements over ``dim`` (``torch.count_nonzero``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dim : int or sequence of int, optional
+        The dimensions reduced (all by default).
+
+    Returns
+    -------
+    Tensor
+        int64, ``input``'s shape without ``dim``.
+    """
     d = _data(input, "count_nonzero")
     axes = _axes(dim, d.ndim)
     return _make_plain(_fnp.asarray(_fnp.sum(d != 0, axis=axes), dtype=np.int64))
 
 
 # =============================================================================== cov
-def _real_dtype(v):
+def _real_dtype(v: Any) -> Any:
     return np.dtype(v.dtype).type(0).real.dtype
 
 
-def _cov_fn(x, fw, aw, correction):
+def _cov_fn(x: Any, fw: Any, aw: Any, correction: Number) -> Any:
     """PyTorch's ``cov``: the weights ``fw * aw``, their sum and the normalization in the
     weights' own dtype (0-d values divide without promoting, as PyTorch's 0-d tensors); a
     normalization <= 0 becomes 0."""
@@ -297,9 +345,32 @@ def _cov_fn(x, fw, aw, correction):
     return _fnp.squeeze(c / nf)
 
 
-def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
-    """``torch.cov``: covariance matrix of the variables (rows) of ``input``; integer
-    inputs give the default float dtype."""
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables (rows) of ``input`` (``torch.cov``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The observations: ``(variables, observations)``, or 1-d for one variable; integer
+        inputs give the default float dtype.
+    correction : int, optional
+        The difference between the sample size and the degrees of freedom (1: Bessel's).
+    fweights : Tensor, optional
+        Non-negative integer frequency weights, one per observation.
+    aweights : Tensor, optional
+        Non-negative float observation weights.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``, or 0-d for one variable.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has more than 2 dimensions or a weight is invalid.
+    """
     d = _data(input, "cov")
     if d.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
@@ -332,12 +403,28 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
                     {"correction": correction})
 
 
-def _corrcoef_fn(x):
+def _corrcoef_fn(x: Any) -> Any:
     return _fnp.corrcoef(x if x.ndim else _fnp.reshape(x, (1,)), dtype=np.dtype(x.dtype))
 
 
-def corrcoef(input):  # noqa: A002
-    """``torch.corrcoef``: Pearson correlation coefficients of the rows of ``input``."""
+def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The observations: ``(variables, observations)``, or 1-d.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``, or 0-d for one variable.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` has more than 2 dimensions.
+    """
     d = _data(input, "corrcoef")
     if d.ndim > 2:
         raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
@@ -348,14 +435,36 @@ def corrcoef(input):  # noqa: A002
 
 
 # =============================================================================== diff
-def _diff_fn(x, p, a, n, axis):
+def _diff_fn(x: Any, p: Any, a: Any, n: int, axis: int) -> Any:
     nv = np._NoValue
     return _fnp.diff(x, n, axis, nv if p is None else p, nv if a is None else a)
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
-    """``torch.diff``: the ``n``-th forward difference along ``dim``, after concatenating
-    ``prepend`` and ``append``; bool tensors give ``!=`` of neighbours."""
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``torch.diff``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input (at least 1-d); bool tensors give ``!=`` of neighbours.
+    n : int, optional
+        How many times to difference (non-negative).
+    dim : int, optional
+        The dimension.
+    prepend, append : Tensor, optional
+        Concatenated before / after ``input`` along ``dim`` first (same other sizes).
+
+    Returns
+    -------
+    Tensor
+        ``dim`` shortened by ``n``; the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is 0-d, ``n`` negative or the shapes do not match.
+    """
     d = _data(input, "diff")
     if d.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -387,7 +496,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
 
 
 # =============================================================================== searching
-def _search_rows(seq, vals, side, sorter):
+def _search_rows(seq: Any, vals: Any, side: Literal["left", "right"], sorter: Any) -> Any:
     """``numpy.searchsorted`` per row of the last axis (the leading axes of ``seq`` and
     ``vals`` match) or of the 1-d ``seq``."""
     if seq.ndim == 1:
@@ -404,11 +513,37 @@ def _search_rows(seq, vals, side, sorter):
     return out.reshape(vals.shape)
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,  # noqa: A002
-                 sorter=None):
-    """``torch.searchsorted``: for each value of ``input`` the index where it would be
-    inserted into the rows of ``sorted_sequence`` (``right``/``side='right'``: after
-    equal elements)."""
+def searchsorted(sorted_sequence: Tensor, input: TensorOrNumber, *,  # noqa: A002
+                 out_int32: bool = False, right: bool = False, side: str | None = None,
+                 sorter: Tensor | None = None) -> Tensor:
+    """Insertion indices of values into sorted rows (``torch.searchsorted``).
+
+    Parameters
+    ----------
+    sorted_sequence : Tensor
+        Sorted 1-d tensor, or rows sorted along the last dimension.
+    input : Tensor or Number
+        The values (a number only for a 1-d ``sorted_sequence``); the leading dimensions
+        match ``sorted_sequence``'s.
+    out_int32 : bool, optional
+        int32 indices (int64 by default).
+    right : bool, optional
+        Insert after equal elements.
+    side : {"left", "right"}, optional
+        The same as ``right`` (not opposite to it).
+    sorter : Tensor, optional
+        int64 indices that sort each row of ``sorted_sequence``.
+
+    Returns
+    -------
+    Tensor
+        Integer indices, shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If the shapes, ``side`` or ``sorter`` are invalid.
+    """
     seq = _data(sorted_sequence, "searchsorted", "sorted_sequence")
     if isinstance(input, Tensor):
         vals = input._data
@@ -455,239 +590,51 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _make_plain(_fnp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
-    """``torch.bucketize``: the bucket of each value of ``input`` in the 1-d
-    ``boundaries`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``)."""
+def bucketize(input: TensorOrNumber, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
+              right: bool = False) -> Tensor:
+    """The bucket of each value in 1-d ``boundaries`` (``torch.bucketize``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The values.
+    boundaries : Tensor
+        Increasing 1-d boundaries.
+    out_int32 : bool, optional
+        int32 indices (int64 by default).
+    right : bool, optional
+        ``boundaries[i-1] <= x < boundaries[i]`` (False: ``<`` then ``<=``).
+
+    Returns
+    -------
+    Tensor
+        Integer indices, shaped as ``input``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``boundaries`` is not 1-d.
+    """
     b = _data(boundaries, "bucketize", "boundaries", 2)
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-# =============================================================================== counting
-def bincount(input, weights=None, minlength=0):  # noqa: A002
-    """``torch.bincount``: occurrences of each non-negative integer of the 1-d ``input``
-    (summed ``weights``: their dtype for float/double weights, double otherwise)."""
-    d = _concrete(_data(input, "bincount"), "bincount")
-    if d.ndim != 1 or d.dtype.kind not in "iub" or (d.size and d.min() < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    w = None
-    if weights is not None:
-        w = _concrete(_data(weights, "bincount", "weights"), "bincount")
-        if w.ndim != 1 or w.shape[0] != d.shape[0]:
-            raise RuntimeError("weights should be 1-d and have the same length as input")
-    r = np.bincount(d, None if w is None else w.astype(np.float64), minlength)
-    if w is None:
-        return _make_plain(r.astype(np.int64))
-    return _make_plain(r.astype(w.dtype if w.dtype in (np.float32, np.float64) else np.float64))
-
-
-def _linspace(lo, hi, steps, dtype):
-    """``torch.linspace``'s values (the first half from ``lo``, the second from ``hi``)."""
-    dt = np.dtype(dtype)
-    lo, hi = dt.type(lo), dt.type(hi)
-    if steps == 1:
-        return np.array([lo], dt)
-    step = (hi - lo) / dt.type(steps - 1)
-    i = np.arange(steps)
-    half = steps // 2
-    return np.where(i < half, lo + step * i.astype(dt), hi - step * (steps - 1 - i).astype(dt)
-                    ).astype(dt)
-
-
-def _bin_counts(x, edges, w):
-    """Counts (or summed weights) of ``x`` in the bins of the increasing ``edges``: left
-    closed, the last bin closed; values outside are dropped."""
-    nb = len(edges) - 1
-    keep = (x >= edges[0]) & (x <= edges[-1])
-    xs = x[keep]
-    idx = np.searchsorted(edges, xs, side="right") - 1
-    idx = np.minimum(idx, nb - 1)
-    return np.bincount(idx, None if w is None else w[keep], nb)
-
-
-def _float_only(d, name):
-    if d.dtype.kind != "f":
-        raise NotImplementedError(f'"{name}" not implemented for \'{_tname(d.dtype)}\'')
-
-
-def histc(input, bins=100, min=0, max=0):  # noqa: A002
-    """``torch.histc``: counts in ``bins`` equal bins over ``[min, max]`` (the data's range
-    when both are 0); values outside are ignored; the input's dtype."""
-    d = _concrete(_data(input, "histc"), "histc")
-    _float_only(d, "histogram_cpu")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo > hi:
-        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
-                           f"and max {hi}")
-    if lo == hi and d.size:
-        lo, hi = float(d.min()), float(d.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc(): range of [{lo}, {hi}] is not finite")
-    edges = _linspace(lo, hi, bins + 1, d.dtype)
-    return _make_plain(_bin_counts(d.reshape(-1), edges, None).astype(d.dtype))
-
-
-def _edges(x, bins, rng, dtype, name):
-    """``(edges,)`` of one dimension: a 1-d tensor of edges, or ``bins`` equal bins over
-    ``rng`` (the data's range by default, widened by 0.5 when it is one point)."""
-    if isinstance(bins, Tensor):
-        e = np.asarray(bins._data)
-        if e.dtype != dtype:
-            raise RuntimeError(f"torch.{name}: input tensor and bins tensors should have the "
-                               "same dtype, but got input " f"{_tname(dtype)} and bins "
-                               f"{_tname(e.dtype)}")
-        if e.ndim != 1 or e.size < 1:
-            raise RuntimeError(f"torch.{name}: bins tensor should have one dimension and at "
-                               "least 1 element")
-        return e
-    bins = int(bins)
-    if bins <= 0:
-        raise RuntimeError(f"torch.{name}(): bins must be > 0, but got {bins} for dimension 0")
-    if rng is not None:
-        lo, hi = float(rng[0]), float(rng[1])
-        if lo > hi:
-            raise RuntimeError(f"torch.{name}(): max must be larger than min, but got min {lo} "
-                               f"and max {hi}")
-    elif x.size:
-        lo, hi = float(x.min()), float(x.max())
-    else:
-        lo, hi = 0.0, 1.0
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return _linspace(lo, hi, bins + 1, dtype)
-
-
-def _density(hist, edges_list):
-    total = hist.sum()
-    widths = np.ones_like(hist)
-    for i, e in enumerate(edges_list):
-        shape = [1] * hist.ndim
-        shape[i] = -1
-        widths = widths * np.diff(e).reshape(shape)
-    return hist / total / widths
-
-
-def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
-    """``torch.histogram``: ``(hist, bin_edges)`` with ``bins`` equal bins over ``range``
-    (the data's range by default) or the given 1-d tensor of edges."""
-    d = _concrete(_data(input, "histogram"), "histogram")
-    _float_only(d, "histogram_cpu")
-    w = None if weight is None else _concrete(_data(weight, "histogram", "weight"), "histogram")
-    if w is not None and w.shape != d.shape:
-        raise RuntimeError("torch.histogram: if weight tensor is provided, it should have the "
-                           "same shape as the input tensor excluding its innermost dimension")
-    x = d.reshape(-1)
-    e = _edges(x, bins, range, d.dtype, "histogram")
-    h = _bin_counts(x, e, None if w is None else w.reshape(-1)).astype(d.dtype)
-    if density:
-        h = _density(h, [e]).astype(d.dtype)
-    return _hist_ret(_make_plain(h), _make_plain(e))
-
-
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
-    """``torch.histogramdd``: the ``D``-dimensional histogram of the points in the last
-    axis of ``input``; ``bins`` an int, ``D`` ints or ``D`` 1-d tensors of edges."""
-    d = _concrete(_data(input, "histogramdd"), "histogramdd")
-    _float_only(d, "histogramdd")
-    if d.ndim < 2 and d.ndim != 1:
-        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
-    nd = d.shape[-1]
-    pts = d.reshape(-1, nd)
-    if isinstance(bins, (int, np.integer)):
-        bins = [int(bins)] * nd
-    bins = list(bins)
-    if len(bins) != nd:
-        raise RuntimeError(f"torch.histogramdd: expected {nd} sequences of bin edges for each "
-                           f"of the {nd} input dimensions, but got {len(bins)} sequences")
-    if range is not None and len(range) != 2 * nd:
-        raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should "
-                           f"have {2 * nd} elements, but got {len(range)}")
-    w = None if weight is None else _concrete(_data(weight, "histogramdd", "weight"),
-                                              "histogramdd").reshape(-1)
-    edges = [_edges(pts[:, i], bins[i], None if range is None else range[2 * i:2 * i + 2],
-                    d.dtype, "histogramdd") for i in _pyrange(nd)]
-    keep = np.ones(pts.shape[0], bool)
-    idx = []
-    for i, e in enumerate(edges):
-        c = pts[:, i]
-        keep &= (c >= e[0]) & (c <= e[-1])
-        idx.append(np.minimum(np.searchsorted(e, c, side="right") - 1, len(e) - 2))
-    shape = tuple(len(e) - 1 for e in edges)
-    flat = np.ravel_multi_index(tuple(np.clip(i[keep], 0, None) for i in idx), shape) \
-        if keep.any() else np.zeros(0, np.int64)
-    h = np.bincount(flat, None if w is None else w[keep], int(np.prod(shape))).reshape(shape)
-    h = h.astype(d.dtype)
-    if density:
-        h = _density(h, edges).astype(d.dtype)
-    return _histdd_ret(_make_plain(h), tuple(_make_plain(e) for e in edges))
-
-
-# =============================================================================== sets
-def _unique_out(vals, inv, counts, return_inverse, return_counts):
-    res = [_make_plain(vals)]
-    if return_inverse:
-        res.append(_make_plain(np.asarray(inv, np.int64)))
-    if return_counts:
-        res.append(_make_plain(np.asarray(counts, np.int64)))
-    return res[0] if len(res) == 1 else tuple(res)
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """``torch.unique``: the sorted unique elements (slices along ``dim``), with the inverse
-    indices and counts on request (always sorted)."""
-    d = _concrete(_data(input, "unique"), "unique")
-    if dim is None:
-        v, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,
-                                equal_nan=False)   # (NaNs are distinct, as in PyTorch)
-        return _unique_out(v, inv.reshape(d.shape), cnt, return_inverse, return_counts)
-    ax = _dim(dim, d.ndim)
-    if d.ndim and d.shape[ax] == 0:
-        return _unique_out(d, np.zeros(0), np.zeros(0), return_inverse, return_counts)
-    v, inv, cnt = np.unique(d, return_inverse=True, return_counts=True, axis=ax)
-    return _unique_out(v, inv.reshape(-1), cnt, return_inverse, return_counts)
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """``torch.unique_consecutive``: the input with each run of equal consecutive elements
-    (slices along ``dim``) collapsed to one."""
-    d = _concrete(_data(input, "unique_consecutive"), "unique_consecutive")
-    if dim is None:
-        x, ax = d.reshape(-1), 0
-    else:
-        ax = _dim(dim, d.ndim)
-        x = d if d.ndim else d.reshape(1)
-    n = x.shape[ax] if x.ndim else 1
-    xm = np.moveaxis(x, ax, 0).reshape(n, int(np.prod(x.shape, dtype=np.int64)) // n if n
-                                       else 0)
-    new = np.ones(n, bool)
-    if n > 1:
-        new[1:] = np.any(xm[1:] != xm[:-1], axis=1)
-    starts = np.flatnonzero(new)
-    inv = np.cumsum(new) - 1
-    cnt = np.diff(np.append(starts, n))
-    vals = np.take(x, starts, axis=ax)
-    return _unique_out(vals, inv.reshape(d.shape) if dim is None else inv, cnt,
-                       return_inverse, return_counts)
-
 
 quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov, corrcoef = (
-    with_out(f) for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff,
-                          cov, corrcoef))
+    set_out_signature(with_out(f), f)
+    for f in (quantile, nanquantile, nanmean, searchsorted, bucketize, histc, diff, cov,
+              corrcoef))
 histogram = _with_out(histogram)
 
 
-def _method(f):
-    def m(self, *args, **kwargs):
+def _method(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The method form of ``f``: its signature (``self`` as the first argument) and
+    docstring."""
+    @functools.wraps(f)
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         return f(self, *args, **kwargs)
-    m.__name__ = f.__name__
-    m.__doc__ = f.__doc__
     return m
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import operator
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor
+from .types import DeviceLike, DTypeArg
 from ._opbase import _compose
 from ._pointwise import view_as_real
 from ._factories import _finish as finish
@@ -38,7 +41,47 @@ _PAD_MODES = {"reflect": "reflect", "constant": "constant", "replicate": "edge",
 
 
 # ------------------------------------------------------------------------- windows
-def _factory(name, window_length, dtype, layout, device, requires_grad, values):
+def _window_doc(summary: str, params: str = "") -> str:
+    """A window factory's docstring: ``summary``, then ``params`` (numpydoc entries of the
+    parameters after ``periodic``) among the shared parameters."""
+    return f"""{summary}
+
+    Parameters
+    ----------
+    window_length : int
+        The number of samples (0 gives an empty tensor).
+    periodic : bool, optional
+        True (default): one period of a ``window_length + 1`` symmetric window, for
+        spectral analysis; False: the symmetric window, for filter design.
+    {params}dtype : dtype, optional
+        A floating dtype (the default float dtype by default).
+    layout : Any, optional
+        Accepted for torch's signature (strided only).
+    device : device, optional
+        The device of the result.
+    pin_memory : bool, optional
+        Accepted for torch's signature (no effect).
+    requires_grad : bool, optional
+        Whether the result requires grad.
+
+    Returns
+    -------
+    Tensor
+        The window, shape ``(window_length,)``.
+
+    Raises
+    ------
+    TypeError
+        If ``window_length`` is not an int.
+    RuntimeError
+        If ``window_length`` is negative, ``dtype`` not floating or ``layout`` sparse.
+    NotImplementedError
+        If ``dtype`` is complex.
+    """
+
+
+def _factory(name: str, window_length: int, dtype: DTypeArg, layout: Any, device: DeviceLike,
+             requires_grad: bool, values: Callable[[], Any]) -> Tensor:
     if isinstance(window_length, bool) or not isinstance(window_length, (int, np.integer)):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}")
@@ -58,59 +101,85 @@ def _factory(name, window_length, dtype, layout, device, requires_grad, values):
     return finish(np.asarray(v, np.float64).astype(npdt), requires_grad, device)
 
 
-def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                pin_memory=False, requires_grad=False):
-    """Hann window (``torch.hann_window``; ``periodic=True``: one period of length
-    ``window_length``, for spectral analysis)."""
+def hann_window(window_length: int, periodic: bool = True, *, dtype: DTypeArg = None,
+                layout: Any = None, device: DeviceLike = None, pin_memory: bool = False,
+                requires_grad: bool = False) -> Tensor:
     return _factory("hann_window", window_length, dtype, layout, device, requires_grad,
                     lambda: cosine_sum(window_length, (0.5, 0.5), not periodic))
 
 
-def _overload(name, given, *later):
+hann_window.__doc__ = _window_doc("Hann window ``0.5 - 0.5 cos(2 pi k / (N - 1))`` "
+                                  "(``torch.hann_window``).")
+
+
+def _overload(name: str, given: Sequence[Any], *later: Any) -> None:
     """PyTorch's overloads: a parameter is accepted only after the ones before it."""
     for i, v in enumerate(later):
         if v is not None and given[i] is None:
             raise TypeError(f"{name}() received an invalid combination of arguments")
 
 
-def hamming_window(window_length, periodic=None, alpha=None, beta=None, *, dtype=None,
-                   layout=None, device=None, pin_memory=False, requires_grad=False):
-    """Hamming window (``torch.hamming_window``): ``alpha - beta cos(2 pi k / (N - 1))``
-    (defaults: periodic, 0.54, 0.46)."""
+def hamming_window(window_length: int, periodic: bool | None = None,
+                   alpha: float | None = None, beta: float | None = None, *,
+                   dtype: DTypeArg = None, layout: Any = None, device: DeviceLike = None,
+                   pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     _overload("hamming_window", (periodic, alpha), alpha, beta)
-    periodic = True if periodic is None else periodic
-    alpha = 0.54 if alpha is None else alpha
-    beta = 0.46 if beta is None else beta
+    per = True if periodic is None else periodic
+    a = 0.54 if alpha is None else alpha
+    b = 0.46 if beta is None else beta
     return _factory("hamming_window", window_length, dtype, layout, device, requires_grad,
-                    lambda: cosine_sum(window_length, (alpha, beta), not periodic))
+                    lambda: cosine_sum(window_length, (a, b), not per))
 
 
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                    pin_memory=False, requires_grad=False):
-    """Blackman window (``torch.blackman_window``)."""
+hamming_window.__doc__ = _window_doc(
+    "Hamming window ``alpha - beta cos(2 pi k / (N - 1))`` (``torch.hamming_window``).",
+    """alpha : float, optional
+        The constant term (0.54); given only with ``periodic``, as torch's overloads.
+    beta : float, optional
+        The cosine's weight (0.46); given only with ``alpha``.
+    """)
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: DTypeArg = None,
+                    layout: Any = None, device: DeviceLike = None, pin_memory: bool = False,
+                    requires_grad: bool = False) -> Tensor:
     return _factory("blackman_window", window_length, dtype, layout, device, requires_grad,
                     lambda: cosine_sum(window_length, (0.42, 0.5, 0.08), not periodic))
 
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                    pin_memory=False, requires_grad=False):
-    """Bartlett (triangular) window (``torch.bartlett_window``)."""
+blackman_window.__doc__ = _window_doc("Blackman window (``torch.blackman_window``).")
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: DTypeArg = None,
+                    layout: Any = None, device: DeviceLike = None, pin_memory: bool = False,
+                    requires_grad: bool = False) -> Tensor:
     return _factory("bartlett_window", window_length, dtype, layout, device, requires_grad,
                     lambda: triangle(window_length, not periodic))
 
 
-def kaiser_window(window_length, periodic=None, beta=None, *, dtype=None, layout=None,
-                  device=None, pin_memory=False, requires_grad=False):
-    """Kaiser window (``torch.kaiser_window``) of shape ``beta`` (defaults: periodic, 12)."""
+bartlett_window.__doc__ = _window_doc("Bartlett (triangular) window "
+                                      "(``torch.bartlett_window``).")
+
+
+def kaiser_window(window_length: int, periodic: bool | None = None, beta: float | None = None,
+                  *, dtype: DTypeArg = None, layout: Any = None, device: DeviceLike = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     _overload("kaiser_window", (periodic,), beta)
-    periodic = True if periodic is None else periodic
-    beta = 12.0 if beta is None else beta
+    per = True if periodic is None else periodic
+    b = 12.0 if beta is None else beta
     return _factory("kaiser_window", window_length, dtype, layout, device, requires_grad,
-                    lambda: bessel_window(window_length, beta, not periodic))
+                    lambda: bessel_window(window_length, b, not per))
+
+
+kaiser_window.__doc__ = _window_doc(
+    "Kaiser window of shape ``beta`` (``torch.kaiser_window``).",
+    """beta : float, optional
+        The shape parameter (12); given only with ``periodic``, as torch's overloads.
+    """)
 
 
 # ------------------------------------------------------------------------- compositions
-def _full_window(w, n_fft, win_length, dtype):
+def _full_window(w: Any, n_fft: int, win_length: int, dtype: Any) -> Any:
     """The window (ones when not given) zero-padded on both sides to ``n_fft``."""
     if w is None:
         w = np.ones(win_length, dtype)
@@ -120,11 +189,12 @@ def _full_window(w, n_fft, win_length, dtype):
     return w
 
 
-def _frame_index(n_frames, n_fft, hop):
+def _frame_index(n_frames: int, n_fft: int, hop: int) -> np.ndarray[Any, Any]:
     return hop * np.arange(n_frames)[:, None] + np.arange(n_fft)[None, :]
 
 
-def _f_stft(x, *w, n_fft, hop, win_length, pad, pad_mode, onesided, norm):
+def _f_stft(x: Any, *w: Any, n_fft: int, hop: int, win_length: int, pad: tuple[int, int],
+            pad_mode: str, onesided: bool, norm: str) -> Any:
     if pad[0] or pad[1]:
         x = _fnp.pad(x, ((0, 0),) * (x.ndim - 1) + (pad,), mode=pad_mode)
     n_frames = 1 + (x.shape[-1] - n_fft) // hop
@@ -139,7 +209,7 @@ def _f_stft(x, *w, n_fft, hop, win_length, pad, pad_mode, onesided, norm):
     return _fnp.swapaxes(out, -1, -2)
 
 
-def _overlap_add(frames, idx, total):
+def _overlap_add(frames: Any, idx: np.ndarray[Any, Any], total: int) -> Any:
     """Sum of the ``frames`` (..., n_frames, n_fft) placed at ``idx`` on ``total`` samples."""
     lead = frames.shape[:-2]
     y = np.zeros(lead + (total,), frames.dtype)
@@ -147,8 +217,8 @@ def _overlap_add(frames, idx, total):
     return _fnp.at(y)[..., idx.reshape(-1)].add(vals)
 
 
-def _f_istft(z, *w, n_fft, hop, win_length, onesided, norm, return_complex, start, end,
-             tail, rdt):
+def _f_istft(z: Any, *w: Any, n_fft: int, hop: int, win_length: int, onesided: bool, norm: str,
+             return_complex: bool, start: int, end: int, tail: int, rdt: np.dtype[Any]) -> Any:
     z = _fnp.swapaxes(z, -1, -2)                      # (..., n_frames, freq)
     if return_complex:
         frames = _nfft.ifft(z, axis=-1, norm=norm)
@@ -169,7 +239,7 @@ def _f_istft(z, *w, n_fft, hop, win_length, onesided, norm, return_complex, star
 
 
 # ------------------------------------------------------------------------- stft / istft
-def _window_arg(window, win_length, fname):
+def _window_arg(window: Tensor | None, win_length: int, fname: str) -> Tensor | None:
     if window is None:
         return None
     if not isinstance(window, Tensor):
@@ -182,7 +252,8 @@ def _window_arg(window, win_length, fname):
     return window
 
 
-def _lengths(n_fft, hop_length, win_length, fname):
+def _lengths(n_fft: int, hop_length: int | None, win_length: int | None,
+             fname: str) -> tuple[int, int, int]:
     n_fft = operator.index(n_fft)
     hop = n_fft >> 2 if hop_length is None else operator.index(hop_length)
     win = n_fft if win_length is None else operator.index(win_length)
@@ -194,14 +265,59 @@ def _lengths(n_fft, hop_length, win_length, fname):
     return n_fft, hop, win
 
 
-def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,  # noqa: A002
-         pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
-         align_to_window=None):
-    """Short-time Fourier transform (``torch.stft``): frames of ``n_fft`` samples every
-    ``hop_length`` (default ``n_fft // 4``), times ``window`` (zero-padded to ``n_fft``),
-    transformed; the result is ``(..., freq, frames)`` (complex, or its real view when
-    ``return_complex=False``); ``align_to_window=True`` (with ``center=False``) takes
-    frames of ``win_length`` samples, centered in ``n_fft``."""
+def stft(input: Tensor, n_fft: int, hop_length: int | None = None,  # noqa: A002
+         win_length: int | None = None, window: Tensor | None = None, center: bool = True,
+         pad_mode: str = "reflect", normalized: bool = False, onesided: bool | None = None,
+         return_complex: bool | None = None, align_to_window: bool | None = None) -> Tensor:
+    """Short-time Fourier transform (``torch.stft``).
+
+    Frames of ``n_fft`` samples every ``hop_length``, times ``window`` (zero-padded to
+    ``n_fft``), each transformed.
+
+    Parameters
+    ----------
+    input : Tensor
+        The signal, shape ``(L,)`` or ``(B, L)``; floating or complex.
+    n_fft : int
+        The frame (and transform) length.
+    hop_length : int, optional
+        The distance between frames (``n_fft // 4`` by default).
+    win_length : int, optional
+        The window's length (``n_fft`` by default; at most ``n_fft``).
+    window : Tensor, optional
+        A 1-d window of ``win_length`` samples (a rectangular window, with a warning, by
+        default).
+    center : bool, optional
+        Pad the signal by ``n_fft // 2`` on both sides so frame ``t`` is centered at
+        ``t * hop_length``.
+    pad_mode : str, optional
+        The padding with ``center``: ``"reflect"`` (default), ``"constant"``,
+        ``"replicate"`` or ``"circular"``.
+    normalized : bool, optional
+        Scale by ``1/sqrt(n_fft)`` (the "ortho" norm).
+    onesided : bool, optional
+        Return the ``n_fft // 2 + 1`` non-negative frequencies only (default for real
+        input and window).
+    return_complex : bool, optional
+        A complex result (required for real input); False (deprecated, warns): its real
+        view with a last dimension of 2.
+    align_to_window : bool, optional
+        With ``center=False``: frames of ``win_length`` samples centered in ``n_fft``.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., freq, frames)``: complex, or its real view.
+
+    Raises
+    ------
+    RuntimeError
+        If ``return_complex`` is missing for real input, the input is not 1-d/2-d,
+        floating or complex, a length is invalid, or ``align_to_window`` is given with
+        ``center``.
+    NotImplementedError
+        If ``pad_mode`` is unknown.
+    """
     if align_to_window is not None and center:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     d = input._data
@@ -229,17 +345,17 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                            f"{d.ndim} of input {[1] * (3 - d.ndim) + list(d.shape)}")
     if align_to_window:   # frames of win_length samples, centered in n_fft
         left = (n_fft - win) // 2
-        pad, pad_mode = (left, n_fft - win - left), "constant"
+        pads, pad_mode = (left, n_fft - win - left), "constant"
     else:
-        pad = (pad, pad)
-    length = d.shape[-1] + pad[0] + pad[1]
+        pads = (pad, pad)
+    length = d.shape[-1] + pads[0] + pads[1]
     if not 0 < n_fft <= length:
         raise RuntimeError(f"stft: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if onesided is None:
         onesided = not cplx
     elif onesided and cplx:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
-    params = {"n_fft": n_fft, "hop": hop, "win_length": win, "pad": pad,
+    params = {"n_fft": n_fft, "hop": hop, "win_length": win, "pad": pads,
               "pad_mode": _PAD_MODES.get(pad_mode, "constant"), "onesided": bool(onesided),
               "norm": "ortho" if normalized else "backward"}
     if window is None:
@@ -258,12 +374,50 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return out if return_complex else view_as_real(out)
 
 
-def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,  # noqa: A002
-          normalized=False, onesided=None, length=None, return_complex=False):
-    """Inverse short-time Fourier transform (``torch.istft``): the frames' inverse
-    transforms, windowed, overlap-added and divided by the overlap-added squared window
-    (``RuntimeError`` where that envelope is below 1e-11); ``length`` trims or
-    zero-pads the result."""
+def istft(input: Tensor, n_fft: int, hop_length: int | None = None,  # noqa: A002
+          win_length: int | None = None, window: Tensor | None = None, center: bool = True,
+          normalized: bool = False, onesided: bool | None = None, length: int | None = None,
+          return_complex: bool = False) -> Tensor:
+    """Inverse short-time Fourier transform (``torch.istft``).
+
+    The frames' inverse transforms, windowed, overlap-added and divided by the
+    overlap-added squared window.
+
+    Parameters
+    ----------
+    input : Tensor
+        The complex STFT, shape ``(freq, frames)`` or ``(B, freq, frames)``.
+    n_fft : int
+        The frame length used by ``stft``.
+    hop_length : int, optional
+        The distance between frames (``n_fft // 4`` by default; at most ``win_length``).
+    win_length : int, optional
+        The window's length (``n_fft`` by default).
+    window : Tensor, optional
+        The window used by ``stft`` (rectangular, with a warning, by default).
+    center : bool, optional
+        Whether ``stft`` padded the signal (the padding is removed).
+    normalized : bool, optional
+        Whether ``stft`` used the "ortho" norm.
+    onesided : bool, optional
+        Whether ``input`` holds the non-negative frequencies only (default: inferred from
+        its frequency dimension).
+    length : int, optional
+        The signal length: the result is trimmed or zero-padded (with a warning) to it.
+    return_complex : bool, optional
+        A complex signal (not with ``onesided``).
+
+    Returns
+    -------
+    Tensor
+        The signal, shape ``(L,)`` or ``(B, L)``; real unless ``return_complex``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``input`` is not complex, empty or of the wrong rank, a length does not match,
+        or the window's overlap-added square is below 1e-11 somewhere (NOLA).
+    """
     d = input._data
     if d.dtype.kind != "c":
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "

@@ -11,6 +11,9 @@ Differences from PyTorch: a function with several differentiable results (``slog
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ._linalg_base import LinAlgError, with_out
 from ._linalg_solve import (solve, solve_ex, inv, inv_ex, det, slogdet, cholesky, cholesky_ex,
                             solve_triangular, lstsq, pinv, tensorinv, tensorsolve, matrix_power,
@@ -22,8 +25,8 @@ from ._linalg_lu import (lu, lu_factor, lu_factor_ex, lu_solve, ldl_factor, ldl_
                          ldl_solve)
 from . import _linalg_top as _top
 
-TOPLEVEL: dict = dict(_top.TOPLEVEL)   # torch.* aliases (torch.det, torch.inverse ...)
-METHODS: dict = dict(_top.METHODS)     # Tensor methods (Tensor.det ...)
+TOPLEVEL: dict[str, Callable[..., Any]] = dict(_top.TOPLEVEL)   # torch.* aliases (torch.det ...)
+METHODS: dict[str, Any] = dict(_top.METHODS)     # Tensor methods (Tensor.det ...)
 
 __all__ = ["LinAlgError", "solve", "solve_ex", "inv", "inv_ex", "det", "slogdet", "cholesky",
           "cholesky_ex", "solve_triangular", "lstsq", "pinv", "tensorinv", "tensorsolve",

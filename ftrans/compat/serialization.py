@@ -29,6 +29,8 @@ import io
 import os
 import pickle
 import zipfile
+from collections.abc import Iterator
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 
@@ -40,6 +42,8 @@ __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_g
            "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
+#: What ``save``/``load`` accept as a file (torch's ``FileLike``).
+FileLike: TypeAlias = "str | os.PathLike[str] | IO[bytes]"
 
 _STORAGE_OF = {  # storage class name <-> NumPy dtype (PyTorch's typed storages)
     "DoubleStorage": np.float64, "FloatStorage": np.float32, "HalfStorage": np.float16,
@@ -58,11 +62,11 @@ class _Global:
 
     __slots__ = ("module", "name")
 
-    def __init__(self, module, name):
+    def __init__(self: Any, module: Any, name: str) -> None:
         self.module = module
         self.name = name
 
-    def __call__(self, *args):  # pickle requires reduce functions to be callable
+    def __call__(self: Any, *args: Any) -> None:  # pickle requires reduce functions to be callable
         raise TypeError(f"{self.module}.{self.name} is a stand-in for pickling only")
 
 
@@ -75,11 +79,11 @@ _TORCH_DEVICE = _Global("torch", "device")
 class _StorageRef:
     __slots__ = ("key", "name", "numel")
 
-    def __init__(self, key, name, numel):
+    def __init__(self: Any, key: Any, name: str, numel: Any) -> None:
         self.key, self.name, self.numel = key, name, numel
 
 
-def _root(a):
+def _root(a: Any) -> Any:
     """The NumPy array owning ``a``'s memory (the last ndarray down the ``base`` chain)."""
     r = a
     while isinstance(r.base, np.ndarray):
@@ -90,12 +94,12 @@ def _root(a):
 class _Pickler(pickle._Pickler):
     """Protocol-2 pickler writing tensors in PyTorch's form; collects their storages."""
 
-    def __init__(self, file):
+    def __init__(self: Any, file: Any) -> None:
         super().__init__(file, protocol=DEFAULT_PROTOCOL)
-        self.storages = {}      # key -> array (C-contiguous, the storage's elements)
-        self._by_root = {}      # id(root array) -> (key, root)
+        self.storages: dict[str, Any] = {}  # key -> array (C-contiguous, the storage's elements)
+        self._by_root: dict[int, Any] = {}      # id(root array) -> (key, root)
 
-    def _storage(self, a):
+    def _storage(self: Any, a: Any) -> Any:
         """(storage ref, offset, stride) for array ``a``, sharing one storage with other
         views of the same C-contiguous NumPy array of the same dtype."""
         item = a.dtype.itemsize
@@ -121,12 +125,12 @@ class _Pickler(pickle._Pickler):
         stride = tuple(s // item for s in c.strides) if c.size else _contig_stride(c.shape)
         return _StorageRef(key, _STORAGE_NAME[c.dtype], c.size), 0, stride
 
-    def persistent_id(self, obj):
+    def persistent_id(self: Any, obj: Any) -> Any:
         if type(obj) is _StorageRef:
             return ("storage", _Global("torch", obj.name), obj.key, "cpu", obj.numel)
         return None
 
-    def reducer_override(self, obj):
+    def reducer_override(self: Any, obj: Any) -> Any:
         if type(obj) is _Global:
             return obj.name           # -> save_global(obj, name)
         if isinstance(obj, Tensor):
@@ -136,7 +140,7 @@ class _Pickler(pickle._Pickler):
             if a.dtype not in _STORAGE_NAME:
                 raise TypeError(f"save: tensors of dtype {a.dtype} cannot be saved")
             ref, off, stride = self._storage(a)
-            rebuilt = (_REBUILD_V2, (ref, off, tuple(a.shape), stride,
+            rebuilt: tuple[Any, ...] = (_REBUILD_V2, (ref, off, tuple(a.shape), stride,
                                      bool(obj.requires_grad), collections.OrderedDict()))
             if type(obj).__name__ == "Parameter":
                 return (_REBUILD_PARAM, (_Rebuilt(rebuilt), bool(obj.requires_grad),
@@ -152,13 +156,13 @@ class _Pickler(pickle._Pickler):
             return (_TORCH_DEVICE, (str(obj),))
         return NotImplemented
 
-    def save_global(self, obj, name=None):
+    def save_global(self: Any, obj: Any, name: str | None = None) -> None:
         if type(obj) is _Global or type(obj) is D.dtype:
             module = obj.module if type(obj) is _Global else "torch"
             self.write(pickle.GLOBAL + f"{module}\n{obj.name}\n".encode("utf-8"))
             self.memoize(obj)
             return
-        super().save_global(obj, name)
+        super().save_global(obj, name)  # type: ignore[misc]  # (pickle._Pickler's)
 
 
 class _Rebuilt:
@@ -166,11 +170,11 @@ class _Rebuilt:
 
     __slots__ = ("rv",)
 
-    def __init__(self, rv):
+    def __init__(self: Any, rv: Any) -> None:
         self.rv = rv
 
 
-def _contig_stride(shape):
+def _contig_stride(shape: Any) -> Any:
     st, acc = [], 1
     for n in reversed(shape):
         st.append(acc)
@@ -178,7 +182,7 @@ def _contig_stride(shape):
     return tuple(reversed(st))
 
 
-def _archive_name(f):
+def _archive_name(f: Any) -> Any:
     if isinstance(f, (str, os.PathLike)):
         base = os.path.basename(os.fspath(f))
         name = os.path.splitext(base)[0]
@@ -186,13 +190,38 @@ def _archive_name(f):
     return "archive"
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
-    """Save ``obj`` (tensors, and dicts/lists/tuples/OrderedDicts of them and of plain
-    Python values) to ``f`` (a path or a writable binary file object) in PyTorch's zip
-    checkpoint format; a path ending in ``.npz`` writes a NumPy ``.npz`` archive of a
-    (nested) dict of tensors instead.
+def save(obj: Any, f: FileLike, pickle_module: Any = None,
+         pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save ``obj`` in PyTorch's zip checkpoint format (``torch.save``).
 
+    A path ending in ``.npz`` writes a NumPy ``.npz`` archive of a (nested) dict of
+    tensors instead.
+
+    Parameters
+    ----------
+    obj : Any
+        Tensors, and dicts/lists/tuples/OrderedDicts of them and of plain Python values.
+    f : str or os.PathLike or binary file
+        A path or a writable binary file object.
+    pickle_module : Any, optional
+        Only the standard ``pickle`` module (or None) is supported.
+    pickle_protocol : int, optional
+        The pickle protocol of the ``data.pkl`` record.
+    _use_new_zipfile_serialization : bool, optional
+        Must be True (the legacy format is not supported).
+    _disable_byteorder_record : bool, optional
+        Omit the ``byteorder`` record, as PyTorch's flag.
+
+    Raises
+    ------
+    ValueError
+        If ``pickle_module`` is not ``pickle``.
+    NotImplementedError
+        If the legacy format is asked for.
+
+    Examples
+    --------
     >>> import ftrans.compat as torch, io
     >>> buf = io.BytesIO()
     >>> torch.save({"w": torch.ones(2)}, buf)
@@ -205,7 +234,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
         raise NotImplementedError("save: the legacy (pre-1.6) format is not supported; use "
                                   "the zip format (the default)")
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".npz"):
-        return _save_npz(obj, f)
+        _save_npz(obj, f)
+        return
     buf = io.BytesIO()
     p = _Pickler(buf)
     p.dump(obj)
@@ -223,13 +253,13 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
             z.writestr(f"{name}/version", "3\n")
 
 
-def _le_bytes(a):
+def _le_bytes(a: Any) -> Any:
     if a.dtype.byteorder == ">":
         a = a.astype(a.dtype.newbyteorder("<"))
     return np.ascontiguousarray(a).tobytes()
 
 
-def _flatten(obj, prefix, out):
+def _flatten(obj: Any, prefix: str, out: Any) -> None:
     if isinstance(obj, Tensor):
         out[prefix] = np.asarray(obj.detach()._data)
     elif isinstance(obj, np.ndarray):
@@ -244,17 +274,17 @@ def _flatten(obj, prefix, out):
                         f"{type(obj).__name__}; use a .pt path for other objects")
 
 
-def _save_npz(obj, f):
-    flat = {}
+def _save_npz(obj: Any, f: Any) -> None:
+    flat: dict[str, Any] = {}
     _flatten({"tensor": obj} if isinstance(obj, Tensor) else obj, "", flat)
     np.savez(f, **flat)
 
 
 # =============================================================================== loading
-_SAFE_USER = {}
+_SAFE_USER: dict[str, Any] = {}
 
 
-def add_safe_globals(safe_globals):
+def add_safe_globals(safe_globals: Any) -> None:
     """Allow these classes/functions (or ``(obj, "module.name")`` pairs) when loading with
     ``weights_only=True`` (``torch.serialization.add_safe_globals``)."""
     for g in safe_globals:
@@ -265,16 +295,16 @@ def add_safe_globals(safe_globals):
         _SAFE_USER[full] = obj
 
 
-def get_safe_globals():
+def get_safe_globals() -> Any:
     return list(_SAFE_USER.values())
 
 
-def clear_safe_globals():
+def clear_safe_globals() -> None:
     _SAFE_USER.clear()
 
 
 @contextlib.contextmanager
-def safe_globals(safe_globals):
+def safe_globals(safe_globals: Any) -> Iterator[None]:
     """Context manager: :func:`add_safe_globals` for the duration of the block."""
     saved = dict(_SAFE_USER)
     add_safe_globals(safe_globals)
@@ -285,8 +315,9 @@ def safe_globals(safe_globals):
         _SAFE_USER.update(saved)
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
-                       backward_hooks=None, metadata=None):
+def _rebuild_tensor_v2(storage: Any, storage_offset: Any, size: Any, stride: Any,
+                       requires_grad: bool = False, backward_hooks: Any = None,
+                       metadata: Any = None) -> Any:
     arr = storage
     item = arr.dtype.itemsize
     size, stride = tuple(size), tuple(stride)
@@ -309,7 +340,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
-def _rebuild_parameter(data, requires_grad, backward_hooks, *extra):
+def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any, *extra: Any) -> Any:
     try:
         from .nn import Parameter  # deferred: compat.nn is imported after this module
     except ImportError:
@@ -319,7 +350,8 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, *extra):
     return Parameter(data, requires_grad)
 
 
-def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+def _rebuild_parameter_with_state(data: Any, requires_grad: Any, backward_hooks: Any,
+                                  state: Any) -> Any:
     p = _rebuild_parameter(data, requires_grad, backward_hooks)
     if state and hasattr(p, "__dict__"):
         p.__dict__.update(state)
@@ -329,13 +361,13 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 class _StorageType:
     """``torch.FloatStorage`` ... as found in a checkpoint: only its NumPy dtype matters."""
 
-    def __init__(self, name):
+    def __init__(self: Any, name: str) -> None:
         self.name = name
         dt = _STORAGE_OF.get(name)
         self.dtype = None if dt is None else np.dtype(dt)
 
 
-def _torch_global(module, name):
+def _torch_global(module: Any, name: str) -> Any:
     """Our counterpart of a PyTorch global found in a checkpoint (None if unknown)."""
     if module == "torch._utils":
         return {"_rebuild_tensor_v2": _rebuild_tensor_v2,
@@ -355,7 +387,7 @@ def _torch_global(module, name):
     return None
 
 
-def _rebuild_parameter_cls(*args, **kwargs):
+def _rebuild_parameter_cls(*args: Any, **kwargs: Any) -> Any:
     from .nn import Parameter  # deferred: compat.nn is imported after this module
     return Parameter(*args, **kwargs)
 
@@ -380,15 +412,16 @@ _WO_MSG = (
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, zf, prefix, weights_only, map_location):
+    def __init__(self: Any, file: Any, zf: Any, prefix: str, weights_only: Any,
+                 map_location: Any) -> None:
         super().__init__(file, encoding="utf-8")
         self._zf = zf
         self._prefix = prefix
         self._wo = weights_only
         self._map = map_location
-        self._loaded = {}
+        self._loaded: dict[str, Any] = {}
 
-    def find_class(self, module, name):
+    def find_class(self: Any, module: Any, name: str) -> Any:
         import _compat_pickle   # protocol 2 names Python 2 modules (__builtin__ ...)
         if (module, name) in _compat_pickle.NAME_MAPPING:
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
@@ -418,7 +451,7 @@ class _Unpickler(pickle.Unpickler):
                                          "ftrans.compat does not provide")
         return super().find_class(module, name)
 
-    def persistent_load(self, pid):
+    def persistent_load(self: Any, pid: Any) -> Any:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"load: unknown persistent id {pid!r}")
         _, stype, key, location, numel = pid
@@ -438,7 +471,7 @@ class _Unpickler(pickle.Unpickler):
         return arr
 
 
-def _check_location(location, map_location):
+def _check_location(location: Any, map_location: Any) -> None:
     target = location
     if isinstance(map_location, dict):
         target = map_location.get(location, location)
@@ -453,14 +486,14 @@ def _check_location(location, map_location):
                                "CPU.")
 
 
-def _to_device(obj, map_location):
+def _to_device(obj: Any, map_location: Any) -> Any:
     """Move loaded tensors to a CUDA ``map_location`` (CPU needs nothing)."""
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return obj
     if not str(map_location).startswith("cuda"):
         return obj
 
-    def mv(o):
+    def mv(o: Any) -> Any:
         if isinstance(o, Tensor):
             return o.to(str(map_location))
         if isinstance(o, dict):
@@ -471,18 +504,44 @@ def _to_device(obj, map_location):
     return mv(obj)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
-         **pickle_load_args):
-    """Load an object saved by :func:`save` or by ``torch.save`` (zip format) from ``f``
-    (a path or a readable binary file object); ``.npz`` paths load a flat dict of tensors.
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool = True, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+    """Load an object saved by :func:`save` or by ``torch.save`` (``torch.load``).
 
-    ``weights_only=True`` (the default, as PyTorch 2.6+) refuses globals outside the
-    allow-list with ``pickle.UnpicklingError`` (PyTorch's message);
-    ``weights_only=False`` unpickles anything (only for trusted files).  ``map_location``
-    (None, ``"cpu"``, a device, a dict of locations or a callable) is accepted; storages
-    load on the CPU, CUDA locations need CUDA (``RuntimeError`` as PyTorch's otherwise).
-    ``FileNotFoundError`` for a missing path; ``RuntimeError`` for a file that is not a
-    zip checkpoint (the legacy pre-1.6 format is not supported).
+    The zip format; ``.npz`` paths load a flat dict of tensors.  The legacy pre-1.6
+    format is not supported.
+
+    Parameters
+    ----------
+    f : str or os.PathLike or binary file
+        A path or a readable binary file object.
+    map_location : Any, optional
+        None, ``"cpu"``, a device, a dict of locations or a callable; storages load on
+        the CPU, CUDA locations need CUDA.
+    pickle_module : Any, optional
+        Accepted for torch's signature.
+    weights_only : bool, optional
+        True (the default, as PyTorch 2.6+): globals outside the allow-list are refused;
+        False unpickles anything (only for trusted files).
+    mmap : bool, optional
+        Accepted for torch's signature.
+    **pickle_load_args : Any
+        Accepted for torch's signature.
+
+    Returns
+    -------
+    Any
+        The saved object, its tensors as compat tensors.
+
+    Raises
+    ------
+    pickle.UnpicklingError
+        If ``weights_only`` and the file needs a global outside the allow-list.
+    FileNotFoundError
+        If the path does not exist.
+    RuntimeError
+        If the file is not a zip checkpoint, or a CUDA location is asked for without
+        CUDA.
     """
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".npz"):
         with np.load(f, allow_pickle=False) as z:

@@ -10,36 +10,53 @@ does (``ftrans.scipy._special_poly``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from . import _ops as _O
-from . import _special_ops as _S
+from . import _special_ops as _special_ops
 from ._opbase import _unary, _real_only
-from ._special_ops import float_unary, float_binary
+from ._special_ops import float_unary, float_binary, _UNARY_DOC
+from .types import DTypeArg, Tensor, TensorOrNumber
 from .. import primitives as P
 from ..primitives import elementwise as _E
-from ..scipy import special as _fss
+from ..scipy import special as _scipy_special
 
-__all__: list = []
-TOPLEVEL: dict = {}   # torch.* aliases of this namespace's functions (torch.det, torch.inverse ...)
-METHODS: dict = {}    # Tensor methods (Tensor.det ...)
+# (both modules install most of their functions with globals(): mypy cannot see them)
+_S: Any = _special_ops
+_fss: Any = _scipy_special
+
+__all__: list[str] = []
+TOPLEVEL: dict[str, Callable[..., Any]] = {}   # torch.* aliases (torch.det, torch.inverse ...)
+METHODS: dict[str, Callable[..., Any]] = {}    # Tensor methods (Tensor.det ...)
 
 _UNARY_SAVE = {"x": "x", "ans": "out", "x_ans": "x_out", "none": None}
 
 
-def _def(name, fn):
+def _def(name: str, fn: Callable[..., Any]) -> None:
     fn.__name__ = name
     globals()[name] = fn
     __all__.append(name)
 
 
 # -- the operation table's SciPy-backed rows: one primitive node each ----------------------
+def _row_op(name: str, f: Callable[..., Tensor], summary: str) -> Callable[..., Tensor]:
+    def op(input: Tensor) -> Tensor:  # noqa: A002
+        return f(input)
+    op.__doc__ = _UNARY_DOC.format(
+        summary=summary, ints="; integer and bool tensors are computed in the default "
+        "float dtype", raises="NotImplementedError\n        If ``input`` is complex.")
+    return op
+
+
 for _row in P.optable.ROWS:
     if _row.torch_special:
         _name = _row.torch_special
         _f = _real_only(_unary(getattr(_E, _row.name + "_p"), P.optable.node_name(_row),
                                _UNARY_SAVE[_row.saves]), kernel=f"{_name}_cpu")
-        _f.__doc__ = (f"``torch.special.{_name}``: {_row.doc[0].lower()}{_row.doc[1:-1]} (the "
-                      f"operation table's ``{_row.name}`` row).")
-        _def(_name, _f)
+        _def(_name, _row_op(_name, _f, f"``torch.special.{_name}``: {_row.doc[0].lower()}"
+                                       f"{_row.doc[1:-1]} (the operation table's "
+                                       f"``{_row.name}`` row)."))
 
 # -- differentiable compositions and SciPy-backed primitives -----------------------------
 for _name, _node, _fn in (("ndtr", "MulBackward1", _fss.ndtr),
@@ -64,11 +81,11 @@ _def("zeta", float_binary("special_zeta", "SpecialZetaBackward0", _fss.zeta,
 
 
 # -- functions torch does not differentiate: results outside the graph ----------------------
-def _k(v):
+def _k(v: float) -> Callable[[Any], Any]:
     return lambda x: _fss.kv(v, x)
 
 
-def _kve(v):
+def _kve(v: float) -> Callable[[Any], Any]:
     return lambda x: _fss.kve(v, x)
 
 
@@ -83,8 +100,31 @@ for _name, _fn in (("airy_ai", _fss.airy_ai), ("bessel_j0", _fss.j0), ("bessel_j
                             doc=f"``torch.special.{_name}`` (no derivative, as in torch)."))
 
 
-def _poly(f):
+def _poly(f: Callable[..., Any]) -> Callable[[Any, Any], Any]:
     return lambda x, n: f(n, x)
+
+
+def _poly_op(name: str, p: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def op(input: TensorOrNumber, n: TensorOrNumber) -> Tensor:  # noqa: A002
+        return p(input, n)
+    op.__doc__ = f"""The polynomial ``{name}`` of degree ``n`` (``torch.special.{name}``).
+
+    No derivative, as in torch.  A floating degree is truncated toward zero; a negative
+    degree gives 0 (``ftrans.scipy._special_poly``).
+
+    Parameters
+    ----------
+    input : Tensor or Number
+        The points.
+    n : Tensor or Number
+        The degrees (broadcast against ``input``; not both operands numbers).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, floating dtype (outside the autograd graph).
+    """
+    return op
 
 
 for _name, _f in (("chebyshev_polynomial_t", _fss.eval_chebyt),
@@ -100,44 +140,136 @@ for _name, _f in (("chebyshev_polynomial_t", _fss.eval_chebyt),
                   ("laguerre_polynomial_l", _fss.eval_laguerre),
                   ("legendre_polynomial_p", _fss.eval_legendre)):
     _p = float_binary(f"special_{_name}", None, _poly(_f), scalars=(True, True),
-                      kernel=f"{_name}_cpu",
-                      doc=f"``torch.special.{_name}(input, n)`` (no derivative, as in torch).")
-
-    def _op(input, n, *, _p=_p):  # noqa: A002
-        return _p(input, n)
-    _op.__doc__ = _p.__doc__
-    _def(_name, _op)
-del _name, _f, _p, _op
+                      kernel=f"{_name}_cpu")
+    _def(_name, _poly_op(_name, _p))
+del _name, _f, _p
 
 
 # -- aliases of torch.* functions -----------------------------------------------------------
-def multigammaln(input, p):  # noqa: A002
-    """``torch.special.multigammaln``: ``torch.mvlgamma``."""
+def multigammaln(input: Tensor, p: int) -> Tensor:  # noqa: A002
+    """Log of the multivariate gamma function (``torch.special.multigammaln``).
+
+    The same as ``torch.mvlgamma``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The points; every element must exceed ``(p - 1) / 2``.
+    p : int
+        The dimension (``p >= 1``).
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating dtype.
+    """
     return _S.mvlgamma(input, p)
 
 
-def polygamma(n, input):  # noqa: A002
-    """``torch.special.polygamma``: ``torch.polygamma``."""
+def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
+    """The ``n``-th derivative of ``digamma`` (``torch.special.polygamma``).
+
+    The same as ``torch.polygamma``.
+
+    Parameters
+    ----------
+    n : int
+        The order (``n >= 0``).
+    input : Tensor
+        The points.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``, floating dtype.
+    """
     return _S.polygamma(n, input)
 
 
-def round(input, *, decimals=0):  # noqa: A001,A002
-    """``torch.special.round``: ``torch.round``."""
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+    """Round half to even to ``decimals`` decimal places (``torch.special.round``).
+
+    The same as ``torch.round``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    decimals : int, optional
+        The number of decimal places (negative: to the left of the point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _O.round(input, decimals=decimals)
 
 
-def softmax(input, dim, *, dtype=None):  # noqa: A002
-    """``torch.special.softmax``: ``torch.softmax`` (``dim`` required)."""
+def softmax(input: Tensor, dim: int, *, dtype: DTypeArg = None) -> Tensor:  # noqa: A002
+    """Softmax along ``dim`` (``torch.special.softmax``).
+
+    The same as ``torch.softmax``, ``dim`` required.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dim : int
+        The dimension normalized.
+    dtype : dtype, optional
+        The input is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``; values in [0, 1] summing to 1 along ``dim``.
+    """
     return _O.softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):  # noqa: A002
-    """``torch.special.log_softmax``: ``torch.log_softmax`` (``dim`` required)."""
+def log_softmax(input: Tensor, dim: int, *, dtype: DTypeArg = None) -> Tensor:  # noqa: A002
+    """Log of the softmax along ``dim`` (``torch.special.log_softmax``).
+
+    The same as ``torch.log_softmax``, ``dim`` required.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dim : int
+        The dimension normalized.
+    dtype : dtype, optional
+        The input is cast to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``.
+    """
     return _O.log_softmax(input, dim, dtype=dtype)
 
 
-def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    """``torch.special.logsumexp``: ``torch.logsumexp``."""
+def logsumexp(input: Tensor, dim: int | Sequence[int],  # noqa: A002
+              keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, computed stably (``torch.special.logsumexp``).
+
+    The same as ``torch.logsumexp``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input.
+    dim : int or sequence of int
+        The dimensions reduced.
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape without (or with size 1 at) ``dim``.
+    """
     return _O.logsumexp(input, dim, keepdim)
 
 
