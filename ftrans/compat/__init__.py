@@ -76,7 +76,7 @@ del _m
 from . import optim, utils, cuda, func, serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import _out  # noqa: E402
-from .types import TensorOrNumber  # noqa: E402
+from .types import TensorOrNumber as _TensorOrNumber  # noqa: E402
 
 for _n in _out.OUT_FUNCTIONS:   # out= keyword on the module-level functions
     globals()[_n] = _out.with_out(globals()[_n], _n)
@@ -200,7 +200,7 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     return _dtype.from_np(_dtype.promote_types(type1.np, type2.np))
 
 
-def result_type(tensor1: TensorOrNumber, tensor2: TensorOrNumber) -> dtype:
+def result_type(tensor1: _TensorOrNumber, tensor2: _TensorOrNumber) -> dtype:
     """The dtype of an operation on ``tensor1`` and ``tensor2`` (``torch.result_type``).
 
     Parameters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 
 import numpy as np
@@ -22,10 +22,10 @@ from ._opbase import (_EMPTY, _any_traced, _binary, _check_int_division, _checke
 from .types import TensorOrNumber
 
 
-def _compare(prim: Any) -> Callable[[Any, Any], Any]:
+def _compare(prim: Any) -> Callable[[Any, Any], Tensor]:
     bind = prim.bind
 
-    def op(a: Any, b: Any) -> Any:
+    def op(a: Any, b: Any) -> Tensor:
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -53,11 +53,11 @@ ge = greater_equal = _checked(_ge, doc=binary_doc("ge", "``input >= other`` (rea
                                                   dtype="bool"))
 
 
-def _logical(npfn: Any, traced: Any = None) -> Callable[[Any, Any], Any]:
+def _logical(npfn: Any, traced: Any = None) -> Callable[[Any, Any], Tensor]:
     """A logical/bitwise operation: NumPy's ``npfn`` on arrays; on Tracers (under
     ``compat.func``) ftrans.numpy's ``traced`` -- the logical function, which is the
     bitwise one on booleans (integer bitwise operations have no primitive: TypeError)."""
-    def op(a: Any, b: Any) -> Any:
+    def op(a: Any, b: Any) -> Tensor:
         r = _operands(a, b)
         if r is None:
             return NotImplemented
@@ -341,6 +341,13 @@ def _data_of(v: Any) -> Any:
 
 
 _WhereBackward0 = node_class("WhereBackward0", ("condition", "self", "other"), edge_idx=(1, 2))
+
+
+@overload
+def where(condition: Tensor, input: TensorOrNumber,  # noqa: A002
+          other: TensorOrNumber) -> Tensor: ...
+@overload
+def where(condition: Tensor) -> tuple[Tensor, ...]: ...
 
 
 def where(condition: Tensor, input: TensorOrNumber | None = None,  # noqa: A002

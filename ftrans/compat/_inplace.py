@@ -216,7 +216,7 @@ def _copy_fn(x: Any, src: Any) -> Any:
 
 
 _CopyBackwards = composite_class("CopyBackwards", ("self", "src"))
-_CopyBackwards.name = lambda self: "torch::autograd::CopyBackwards"
+setattr(_CopyBackwards, "name", lambda self: "torch::autograd::CopyBackwards")  # (its node name)
 
 
 def _copied(self: Tensor, src: Any) -> Tensor:

@@ -5,7 +5,7 @@ import inspect
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -22,15 +22,15 @@ from ..primitives import optable
 _Fn = Callable[..., Any]
 
 
-def _swap(f: _Fn) -> _Fn:
-    def g(self: Tensor, other: Any) -> Any:
+def _swap(f: _Fn) -> Callable[[Tensor, Any], Tensor]:
+    def g(self: Tensor, other: Any) -> Tensor:
         return f(other, self)
     return g
 
 
-def _ni(f: _Fn) -> _Fn:
+def _ni(f: _Fn) -> Callable[[Tensor, Any], Tensor]:
     """Binary operator returning NotImplemented for operands it cannot handle."""
-    def g(self: Tensor, other: Any) -> Any:
+    def g(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, (Tensor, int, float, complex, bool, np.ndarray, np.generic)):
             return NotImplemented
         return f(self, other)
@@ -62,6 +62,18 @@ def _inplace(fn: _Fn) -> Callable[..., Tensor]:
     return m
 
 
+def _iop(fn: _Fn) -> Callable[[Tensor, Any], Tensor]:
+    """The augmented assignment ``t op= other`` (``__iadd__`` ...): ``fn`` in place."""
+    def m(self: Tensor, other: Any) -> Tensor:
+        return _run_inplace(self, fn, other)
+    m.__name__ = f"__i{fn.__name__}__"
+    return m
+
+
+def _truediv(self: Tensor, other: Any) -> Tensor:
+    return O._truediv(self, other)      # (``t / x``: no rounding_mode)
+
+
 def _pos(self: Tensor) -> Tensor:
     return self
 
@@ -75,15 +87,15 @@ def _invert(self: Tensor) -> Tensor:
     raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
 
 
-def _eq(self: Tensor, other: Any) -> Any:
+def _eq(self: Tensor, other: Any) -> Tensor:
     if other is None:
-        return False
+        return False  # type: ignore[return-value]  # torch's: t == None is False
     return O._eq(self, other)
 
 
-def _ne(self: Tensor, other: Any) -> Any:
+def _ne(self: Tensor, other: Any) -> Tensor:
     if other is None:
-        return True
+        return True  # type: ignore[return-value]  # torch's: t != None is True
     return O._ne(self, other)
 
 
@@ -144,9 +156,25 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
     return O._convert(self, other._data.dtype)
 
 
+@overload   # as torch.max: 0-d, (values, indices) along dim, or elementwise
+def _max(self: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...
+@overload
+def _max(self: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]: ...
+@overload
+def _max(self: Tensor, dim: Tensor, keepdim: bool = False) -> Tensor: ...
+
+
 def _max(self: Tensor, dim: int | Tensor | None = None,
          keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     return O.max(self, dim, keepdim)
+
+
+@overload   # as torch.min: 0-d, (values, indices) along dim, or elementwise
+def _min(self: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...
+@overload
+def _min(self: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]: ...
+@overload
+def _min(self: Tensor, dim: Tensor, keepdim: bool = False) -> Tensor: ...
 
 
 def _min(self: Tensor, dim: int | Tensor | None = None,
@@ -429,7 +457,7 @@ _METHODS = {
     "__add__": O._add, "__radd__": O._add,
     "__sub__": O._sub, "__rsub__": _swap(O._sub),
     "__mul__": O._mul, "__rmul__": O._mul,
-    "__truediv__": O._truediv, "__rtruediv__": _swap(O._truediv),
+    "__truediv__": _truediv, "__rtruediv__": _swap(O._truediv),
     "__floordiv__": _ni(O.floor_divide), "__rfloordiv__": _ni(_swap(O.floor_divide)),
     "__mod__": _ni(O.remainder), "__rmod__": _ni(_swap(O.remainder)),
     "__pow__": _ni(O.pow), "__rpow__": _ni(_swap(O.pow)),
@@ -441,8 +469,8 @@ _METHODS = {
     "__rand__": _swap(O._bitwise_and), "__ror__": _swap(O._bitwise_or),
     "__rxor__": _swap(O._bitwise_xor),
     "__getitem__": O.getitem, "__setitem__": O.setitem,
-    "__iadd__": _inplace(O.add), "__isub__": _inplace(O.sub), "__imul__": _inplace(O.mul),
-    "__itruediv__": _inplace(O.div), "__ipow__": _inplace(O.pow),
+    "__iadd__": _iop(O.add), "__isub__": _iop(O.sub), "__imul__": _iop(O.mul),
+    "__itruediv__": _iop(O.div), "__ipow__": _iop(O.pow),
     # properties
     "T": property(_T), "mT": property(_mT), "real": property(O.real, _part_setter(O.real)),
     "imag": property(O.imag, _part_setter(O.imag)),

@@ -469,7 +469,7 @@ def div(input: TensorOrNumber, other: TensorOrNumber, *,  # noqa: A002
     return r
 
 
-def _truediv(input: Any, other: Any, rounding_mode: str | None = None) -> Any:  # noqa: A002
+def _truediv(input: Any, other: Any, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
     if rounding_mode is not None:
         return _rounded_div(input, other, rounding_mode)
     ta = isinstance(input, Tensor)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -146,8 +146,7 @@ def nansum(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
         For a complex ``input``, as in PyTorch.
     """
     _refuse_complex(input, msg="nansum on CPU does not support complex inputs", exc=RuntimeError)
-    return sum(where(isnan(input), 0.0, input), dim, keepdim,  # type: ignore[arg-type]
-               dtype=dtype)  # (where of three operands is a Tensor)
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
 def mean(input: Tensor, dim: int | Sequence[int] | None = None,  # noqa: A002
@@ -259,6 +258,16 @@ def _extremum(which: str) -> Callable[..., Any]:
     argf = np.argmax if which == "max" else np.argmin
     ret = _max_ret if which == "max" else _min_ret
     pair = maximum if which == "max" else minimum
+
+    # torch's stub: the reduction to a 0-d tensor, (values, indices) along a dimension,
+    # the elementwise extremum with a tensor
+    @overload
+    def op(input: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...  # noqa: A002
+    @overload
+    def op(input: Tensor, dim: int,  # noqa: A002
+           keepdim: bool = False) -> tuple[Tensor, Tensor]: ...
+    @overload
+    def op(input: Tensor, dim: Tensor, keepdim: bool = False) -> Tensor: ...  # noqa: A002
 
     def op(input: Tensor, dim: int | Tensor | None = None,  # noqa: A002
            keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:

@@ -17,7 +17,7 @@ The statistics, histograms and set operations live in :mod:`._sort_ops2`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -354,6 +354,12 @@ def _median_all(name: str, cls: type, input: Tensor, d: Any,  # noqa: A002
 
 def _median(name: str, ret: Any, all_cls: type, dim_cls: type, ignore_nan: bool,
             summary: str) -> Callable[..., Any]:
+    @overload   # torch's stub: the median of all elements, or (values, indices) along dim
+    def op(input: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...  # noqa: A002
+    @overload
+    def op(input: Tensor, dim: int,  # noqa: A002
+           keepdim: bool = False) -> tuple[Tensor, Tensor]: ...
+
     def op(input: Tensor, dim: int | None = None,  # noqa: A002
            keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         d = _data(input, name)

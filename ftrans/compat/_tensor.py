@@ -31,7 +31,7 @@ from ._tensor_repr import _ctype, format_tensor
 from ._tensor_extra import _Extra
 
 if TYPE_CHECKING:   # the methods installed at import, for type checkers only
-    from ._tensor_typing import TensorMethods as _TensorBase
+    from ._tensor_methods import _TensorMethods as _TensorBase  # generated: tools/stubgen.py
 else:
     _TensorBase = object
 from .autograd.grad_mode import _tls

@@ -32,7 +32,7 @@ residuals are constants to the recording trace and their own derivatives would b
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -283,7 +283,7 @@ def run_with_residuals(f: Any, datas: Sequence[Any], post: int | str | None = No
 
 def composite_class(name: str, names: Sequence[str] = (), *, result: str | None = "result",
                     edge_idx: tuple[int, ...] | None = None,
-                    params: dict[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
+                    params: Mapping[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
     """The composite node class called ``name`` (PyTorch's node name), operands named
     ``names`` (for ``_saved_<name>``); see :func:`ftrans.compat.autograd.graph.node_class`."""
     return node_class(name, names, result=result, edge_idx=edge_idx, params=params,
@@ -292,7 +292,7 @@ def composite_class(name: str, names: Sequence[str] = (), *, result: str | None 
 
 def residual_class(name: str, names: Sequence[str] = (), *, result: str | None = "result",
                    edge_idx: tuple[int, ...] | None = None,
-                   params: dict[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
+                   params: Mapping[str, Callable[[Any], Any]] | None = None) -> type[OpNode]:
     """:func:`composite_class` for a ``custom_vjp`` function recorded with its residuals
     (``edge_idx`` should leave out the trailing residual operand)."""
     return node_class(name, names, result=result, edge_idx=edge_idx, params=params,

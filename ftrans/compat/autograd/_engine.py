@@ -201,7 +201,7 @@ def _add(a: Any, b: Any, cg: bool) -> Any:
     if cg:
         return O.add(a, b)
     if _ctx.trace is EVAL:
-        return add_p.impl(a, b)
+        return add_p.impl(a, b)  # type: ignore[misc]  # add_p has its impl
     return add_p.bind(a, b)  # a batched backward (is_grads_batched): gradients may be tracers
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -234,7 +234,7 @@ class OpNode(Node):
     _needs: tuple[bool, ...]
     _released: bool
     _casts: Any
-    _tsv: bool
+    _tsv: int        # truthy when _saved holds tuples/_Packed (a bool, or a save mask)
 
     def _bwd(self, ct: Any, primals: list[Any], ans: Any, needs: Sequence[bool]) -> Any:
         return self._prim.vjp(ct, ans, primals, needs, **self._params)
@@ -397,7 +397,7 @@ _CLASSES: dict[tuple[Any, ...], type[OpNode]] = {}
 
 def node_class(name: str, names: Sequence[str] = (), bwd: Callable[..., Any] | None = None,
                *, result: str | None = "result", edge_idx: tuple[int, ...] | None = None,
-               params: dict[str, Callable[[Any], Any]] | None = None,
+               params: Mapping[str, Callable[[Any], Any]] | None = None,
                base: type[OpNode] | None = None) -> type[OpNode]:
     """The node class called ``name`` (created on first use, then cached).
 

@@ -567,7 +567,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
         if hi < 0:
             out = out.narrow(dim, 0, out.shape[dim] + hi)
             hi = 0
-        parts = []
+        parts: list[Tensor | None] = []
         for n in (lo, 0, hi):
             if n:
                 shape = list(out.shape)

@@ -502,8 +502,7 @@ def _fractional(nsp: int, input: Tensor, kernel_size: Any, output_size: Any,  # 
     if not return_indices:
         return best
     idx = np.take_along_axis(table, arg.numpy(force=True)[..., None], -1)[..., 0]
-    idx = torch.as_tensor(idx if batched else idx[0], device=x.device)
-    return best, idx
+    return best, torch.as_tensor(idx if batched else idx[0], device=x.device)
 
 
 def fractional_max_pool2d(input: Tensor, kernel_size: int | Sequence[int],  # noqa: A002

@@ -12,7 +12,7 @@ Python loop over time steps of compat operations.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import ftrans.compat as torch
 from ..types import DTypeArg, DeviceLike, Tensor
@@ -215,14 +215,15 @@ class RNNBase(Module):
             if lstm:
                 h0, c0 = hx
             else:
-                h0, c0 = hx, None
+                h0, c0 = cast(Tensor, hx), None     # (a tensor: RNN and GRU state)
             if not batched:
                 h0 = h0.unsqueeze(1)
                 c0 = c0.unsqueeze(1) if c0 is not None else None
             if tuple(h0.shape) != (self.num_layers * nd, N, H):
                 raise RuntimeError(f"Expected hidden size {(self.num_layers * nd, N, H)}, got "
                                    f"{list(h0.shape)}")
-        hs, cs = [], []
+        hs: list[Tensor] = []
+        cs: list[Tensor] = []
         layer_in = x
         for layer in range(self.num_layers):
             outs = []
@@ -241,7 +242,7 @@ class RNNBase(Module):
                             torch.zeros(0, N, H, dtype=x.dtype, device=x.device))
                 hs.append(h)
                 if lstm:
-                    cs.append(c)
+                    cs.append(cast(Tensor, c))  # (set for LSTM)
             layer_in = outs[0] if nd == 1 else torch.cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_in = F.dropout(layer_in, self.dropout, True)
@@ -454,7 +455,8 @@ class RNNCellBase(Module):
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
         else:
             # (hx is a Tensor here)
-            h, c = (hx if batched else hx.unsqueeze(0)), None  # type: ignore[union-attr]
+            hx_t = cast(Tensor, hx)
+            h, c = (hx_t if batched else hx_t.unsqueeze(0)), None
         xw = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xw, h, c, self.weight_hh, self.bias_hh)
         if not batched:
