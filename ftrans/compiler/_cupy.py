@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Var, Literal, dce
+from ..core.ir import Eqn, Var, Literal, dce
 from ._numba import integer_exact
 from ._outputs import const_aliases, unshare
 
@@ -54,7 +54,7 @@ def _ok(dt, allow_complex=False):
     return dt.name in _CTYPES
 
 
-def lowerable(eqn) -> bool:
+def lowerable(eqn: Eqn) -> bool:
     """Whether the GPU path fuses ``eqn`` into a kernel (else it runs its impl)."""
     low = eqn.prim.lowering
     if low is None or eqn.prim.multiple_results:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Literal
+from ..core.ir import Eqn, Literal
 
 __all__ = ["lowerable", "integer_exact", "writes_new_memory", "int_operand_range"]
 
@@ -23,7 +23,7 @@ def _dtype_ok(dt, allow_complex):
     return True
 
 
-def lowerable(eqn) -> bool:
+def lowerable(eqn: Eqn) -> bool:
     """Whether the numba backend can compile ``eqn`` (else it graph-breaks)."""
     low = eqn.prim.lowering
     if low is None or eqn.prim.multiple_results:
@@ -50,7 +50,7 @@ def lowerable(eqn) -> bool:
     return False
 
 
-def integer_exact(eqn) -> bool:
+def integer_exact(eqn: Eqn) -> bool:
     """Whether a generated scalar expression for the elementwise ``eqn`` computes what
     NumPy does on integers (both backends; False: the equation graph-breaks to its impl,
     which gives NumPy's result or error).  Not for
@@ -75,7 +75,7 @@ def integer_exact(eqn) -> bool:
     return True
 
 
-def writes_new_memory(eqn) -> bool:
+def writes_new_memory(eqn: Eqn) -> bool:
     """Whether the generated code always writes ``eqn``'s output to a new array (a fused
     loop's store, ``np.dot``, a concatenation), never returning a view of an operand."""
     return lowerable(eqn) and eqn.prim.lowering["kind"] in ("elementwise", "dot_general",

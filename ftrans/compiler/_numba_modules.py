@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from types import ModuleType
 
 from ._errors import CacheIntegrityWarning
 
@@ -28,8 +29,8 @@ from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
 '''
 
 _LOCK = threading.Lock()
-_MODULES = {}
-_PRIVATE_DIR = []  # the process's temporary directory when the cache is unwritable
+_MODULES: dict[str, ModuleType] = {}
+_PRIVATE_DIR: list[str] = []  # the process's temporary directory when the cache is unwritable
 
 
 def cache_dir():

@@ -9,14 +9,17 @@ program was compiled.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..core.ir import IR, Var
+from ..core.ir import IR, Eqn, Var
 
 __all__ = ["const_aliases", "unshare"]
 
 
-def const_aliases(ir: IR, fresh=None):
+def const_aliases(ir: IR, fresh: Callable[[Eqn], bool] | None = None
+                  ) -> list[tuple[int, bool, tuple[Var, ...]]]:
     """The outputs of ``ir`` that may share memory with one of its constants.
 
     A program keeps its constants (the arrays it closed over) for all its calls, so an

@@ -18,7 +18,10 @@ Importing this package imports neither numba, CuPy, Dask nor ``array_api_compat`
 each is imported the first time it is needed (numba for a numba kernel, the others
 when an array of theirs is first seen).
 """
+from __future__ import annotations
+
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +36,7 @@ _CPU_TYPES = frozenset(
      np.complex128, np.complex64}
 )
 # type -> backend module, for every other type seen so far
-_BACKEND_BY_TYPE = {}
+_BACKEND_BY_TYPE: dict[type, Any] = {}
 
 
 def backend_for(*xs):
@@ -136,7 +139,7 @@ def _convert_hint(backend):
            "to NumPy"
 
 
-_NAMESPACE_BACKENDS = {}  # "dask" or an array API namespace -> its backend
+_NAMESPACE_BACKENDS: dict[Any, Any] = {}  # "dask" or an array API namespace -> its backend
 
 
 def _classify(x):

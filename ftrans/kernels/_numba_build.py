@@ -6,7 +6,11 @@ compiles one loop with ``cache=True`` (later processes load it from disk) and
 of the binary kernels and the float64 sin/cos formulas (:mod:`ftrans.kernels._trig64`)
 live at module level so that numba's on-disk cache keys are stable.
 """
+from __future__ import annotations
+
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -67,8 +71,8 @@ _BINARY_SCALAR = {
 # Lazily built numba kernels
 # ----------------------------------------------------------------------------------
 
-_KERNELS = {}      # (family, op) -> compiled dispatcher
-_FACTORIES = {}    # family -> factory(op) -> dispatcher; filled on first use
+_KERNELS: dict[tuple[str, Any], Any] = {}  # (family, op) -> compiled dispatcher
+_FACTORIES: dict[str, Callable[[Any], Any]] = {}  # family -> factory(op) -> dispatcher; filled on first use
 _BUILD_LOCK = threading.Lock()
 
 

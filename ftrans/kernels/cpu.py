@@ -27,7 +27,11 @@ sin/cos formulas are in :mod:`ftrans.kernels._trig64`), compiled with ``cache=Tr
 load them from disk in milliseconds) and ``error_model="numpy"`` (division by zero
 gives inf/nan, as in NumPy, instead of raising).
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -97,13 +101,13 @@ EINSUM_OPTIMIZE_MIN_SIZE = 2048
 # Operation tables
 # ----------------------------------------------------------------------------------
 
-_UNARY = {
+_UNARY: dict[str, Callable[..., Any]] = {
     **_generated.UNARY,  # the rows of the operation table (ftrans/primitives/optable.py)
     "neg": np.negative, "abs": np.absolute, "sign": np.sign, "conj": np.conjugate,
     "real": np.real, "imag": np.imag, "square": np.square, "reciprocal": np.reciprocal,
 }
 
-_BINARY = {
+_BINARY: dict[str, Callable[..., Any]] = {
     **_generated.BINARY,  # the rows of the operation table
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "pow": np.power, "maximum": np.maximum, "minimum": np.minimum,

@@ -9,6 +9,10 @@ a ``TypeError``.
 Values follow CuPy's ufuncs (CUDA's math library), so transcendental results may
 differ from NumPy's in the last bits; dtypes follow CuPy's promotion rules.
 """
+from __future__ import annotations
+
+from typing import Any
+
 import cupy as cp
 import cupyx
 import numpy as np
@@ -31,7 +35,7 @@ _BINARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._BINARY.items()
 # Generated from the operation table (kernels/_generated.py).
 _VJP_BODY = _generated.VJP_CUDA
 _KERNEL_DTYPES = frozenset(np.dtype(t) for t in ("f4", "f8", "c8", "c16"))
-_VJP_KERNELS = {}  # (name, complex?) -> cupy.ElementwiseKernel
+_VJP_KERNELS: dict[tuple[str, bool], Any] = {}  # (name, complex?) -> cupy.ElementwiseKernel
 
 
 def unary(name, x):

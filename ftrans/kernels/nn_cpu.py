@@ -26,6 +26,7 @@ Nothing here knows about tensors or tracers: arguments are NumPy arrays and numb
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ __all__ = ["relu", "relu_backward", "batch_norm_train", "batch_norm_backward",
            "conv2d_eligible", "conv2d_forward", "conv2d_grad_weight", "conv2d_grad_input"]
 
 _LOCK = threading.Lock()
-_K = {}
+_K: dict[str, Any] = {}  # "k" -> the compiled numba kernels
 
 
 def _build():

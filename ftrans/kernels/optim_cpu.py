@@ -20,13 +20,14 @@ pattern of None arguments.  Nothing here knows about tensors or tracers.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
 __all__ = ["adam", "sgd", "rmsprop", "adagrad"]
 
 _LOCK = threading.Lock()
-_K = {}
+_K: dict[str, Any] = {}  # name -> compiled numba kernel
 
 
 def _build():

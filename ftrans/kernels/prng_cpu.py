@@ -20,6 +20,7 @@ Random123 known answers and against each other).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 PARITY = 0x1BD11BDA
 
 _lock = threading.Lock()
-_kernel = []
+_kernel: list[Any] = []  # the compiled numba kernel, once built
 
 
 def threefry2x32_xp(xp, k0, k1, x0, x1):

@@ -18,11 +18,12 @@ numba is imported on first use; kernels compile with ``cache=True``.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
 _lock = threading.Lock()
-_kernels = {}
+_kernels: dict[str, Any] = {}  # "k" -> the compiled numba kernels
 
 
 def _build():
