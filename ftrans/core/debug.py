@@ -12,6 +12,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def user_frame():
     return None
 
 
-def has_nan(x) -> bool:
+def has_nan(x: Any) -> bool:
     """True when ``x`` (a concrete array or scalar, or a tuple/list of them) holds a NaN;
     tracers, symbolic zeros and lazy (Dask) arrays are not inspected."""
     if isinstance(x, (tuple, list)):
@@ -61,7 +62,7 @@ def has_nan(x) -> bool:
     return bool(xp.any(xp.isnan(x)))
 
 
-def raise_nan(what: str, primitive: str):
+def raise_nan(what: str, primitive: str) -> NoReturn:
     """Raise the ``FloatingPointError`` of debug_nans for a NaN produced by ``what``;
     the exception's ``primitive`` attribute is the primitive's name."""
     where = user_frame()
@@ -71,7 +72,7 @@ def raise_nan(what: str, primitive: str):
         f"invalid value (NaN) encountered in {what}{at}\n"
         "(ftrans debug_nans is on: it checks every primitive's result; turn it off with "
         "ftrans.config.update('debug_nans', False))")
-    err.primitive = primitive
+    setattr(err, "primitive", primitive)  # a FloatingPointError, with the name added
     raise err
 
 

@@ -31,6 +31,6 @@ class Zero:
 zero = Zero()
 
 
-def is_zero(x) -> bool:
+def is_zero(x: object) -> bool:
     """True if ``x`` is the symbolic zero."""
     return x is zero
