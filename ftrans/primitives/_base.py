@@ -24,7 +24,7 @@ from ..core.dtypes import as_numpy_dtype
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer
 from ..kernels import foreign_array
-from ..typing import PyTree
+from ..typing import Array, ArrayLike, PyTree
 from .optable import ROWS, CUSTOM
 
 __all__ = ["ROW_PRIMITIVES", "ROW_OPS"]
@@ -77,7 +77,7 @@ for _row in CUSTOM:  # their names and torch facets (the rules are hand-written)
 del _row
 
 
-def integer_pow(x, n: int):
+def integer_pow(x: ArrayLike, n: int) -> Array:
     """``x ** n`` for a Python int ``n`` (exact derivative ``n * x**(n-1)``, also at 0)."""
     return integer_pow_p.bind(x, n=int(n))
 

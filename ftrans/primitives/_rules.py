@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +139,10 @@ def elementwise_abstract_eval(*avals, **params):
     return ShapedArray(shape, np.result_type(*dtypes))
 
 
-def def_elementwise(prim: Primitive, impl, jvp_fns, vjp_fns, abstract_eval=None):
+def def_elementwise(prim: Primitive, impl: Callable[..., Any],
+                    jvp_fns: Sequence[Callable[..., Any] | None],
+                    vjp_fns: Sequence[Callable[..., Any] | None],
+                    abstract_eval: Callable[..., Any] | None = None) -> Primitive:
     """Define an elementwise primitive from per-argument rules.
 
     ``jvp_fns[i](t, ans, *primals)`` is the tangent contribution of argument ``i``
@@ -185,7 +190,7 @@ def def_elementwise(prim: Primitive, impl, jvp_fns, vjp_fns, abstract_eval=None)
     return prim
 
 
-def is_differentiable_value(x) -> bool:
+def is_differentiable_value(x: Any) -> bool:
     """True for values with a tangent space (inexact dtype); Python ints/bools are not."""
     if isinstance(x, (bool, int)):
         return False
@@ -196,7 +201,7 @@ def is_differentiable_value(x) -> bool:
 # ---------------------------------------------------------------------------------
 # batching (vmap) helpers: ``dims[i]`` is the batch axis of ``vals[i]`` or None
 # ---------------------------------------------------------------------------------
-def batch_size(vals, dims) -> int:
+def batch_size(vals: Sequence[Any], dims: Sequence[int | None]) -> int:
     """The mapped size shared by the batched operands."""
     for v, d in zip(vals, dims):
         if d is not None:

@@ -135,7 +135,7 @@ def _vjp_fwd(*primals: Any, callback: Callable[..., Any], result_avals: Sequence
     raise _not_differentiable(name)
 
 
-pure_callback_p.vjp_fwd = _vjp_fwd  # type: ignore[assignment]  # Primitive's None default
+pure_callback_p.vjp_fwd = _vjp_fwd
 
 
 @pure_callback_p.def_vjp

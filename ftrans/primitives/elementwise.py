@@ -140,23 +140,25 @@ def _row_rules(op, p):
                     if no_trace():
                         return backend_for(ct, x).unary_vjp(name, ct, x, ans)
                     return mul(ct, conj(_d(ans, x)))
+                jvps.append(jvp_rule)
+                vjps.append(vjp_rule)
             else:
                 # with no transform active and NumPy operands, the same expression on
                 # NumPy's functions (one call per operation instead of a bind each)
                 d_np = (compile_rule(expr, _NUMPY_NAMESPACE) if op.complex == "real"
                         and _names(expr) <= _NUMPY_NAMESPACE.keys() else None)
 
-                def jvp_rule(t, ans, *xs, _d=deriv, _dn=d_np):
+                def jvp_expr_rule(t, ans, *xs, _d=deriv, _dn=d_np):
                     if _dn is not None and no_trace() and _numpy_operands(t, *xs):
                         return t * _dn(ans, *xs)
                     return mul(t, _d(ans, *xs))
 
-                def vjp_rule(ct, ans, *xs, _d=deriv, _dn=d_np):
+                def vjp_expr_rule(ct, ans, *xs, _d=deriv, _dn=d_np):
                     if _dn is not None and no_trace() and _numpy_operands(ct, *xs):
                         return ct * _dn(ans, *xs)
                     return mul(ct, conj(_d(ans, *xs)))
-            jvps.append(jvp_rule)
-            vjps.append(vjp_rule)
+                jvps.append(jvp_expr_rule)
+                vjps.append(vjp_expr_rule)
     return jvps, vjps
 
 
@@ -341,8 +343,6 @@ UNARY_PRIMITIVES["sign"] = sign_p
 # ---------------------------------------------------------------------------
 # binary functions
 # ---------------------------------------------------------------------------
-BINARY_PRIMITIVES: dict = {}
-
 
 def _binary(p, jvp_fns, vjp_fns):
     def_elementwise(p, _binary_impl(p.name), jvp_fns, vjp_fns)

@@ -61,13 +61,16 @@ from ..kernels._igamma import igamma_da as _igamma_da_kernel
 from ..kernels._ibeta import ibeta_dir as _ibeta_dir_kernel
 from ._rules import def_elementwise, elementwise_abstract_eval
 from ._base import where, eq, gt, le, logical_and, logical_or, sign, floor, sub, add, mul, div, neg
-from .elementwise import exp, log, cos  # noqa: F401  (ops of the operation table)
+from .elementwise import ROW_OPS
 from .special import gammaln, digamma, polygamma
 
 __all__ = ["gammainc", "gammaincc", "igamma_da", "betainc", "ibeta_dir", "ndtr", "ndtri",
            "log_ndtr", "erfcx", "erfcinv", "rgamma", "gammasgn", "zeta", "riemann_zeta", "j0",
            "j1", "y0", "y1", "jv", "yv", "iv", "ive", "kv", "kve", "airy_ai", "airy_aip",
            "SCIPY_SPECIAL_PRIMITIVES"]
+
+# ops of the operation table (set with globals().update: looked up by name)
+exp, log, cos = ROW_OPS["exp"], ROW_OPS["log"], ROW_OPS["cos"]
 
 SCIPY_SPECIAL_PRIMITIVES: dict = {}
 
