@@ -3,12 +3,12 @@ programs) and ``select``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, zero, is_inexact
-from ..core.ir import IR, Var, dce, eval_ir
+from ..core.ir import IR, Literal, Var, dce, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..compiler import compile_ir
 from .. import primitives as P
@@ -221,7 +221,7 @@ def _join_outputs(irs: Sequence[IR], weak: Sequence[Sequence[bool]], names: Sequ
             a = ir.out_avals[k]
             if weak[b][k]:
                 ok = a.shape == ref.shape and np.result_type(
-                    ir.out_vars[k].val, ref.dtype) == ref.dtype
+                    cast(Literal, ir.out_vars[k]).val, ref.dtype) == ref.dtype  # weak: a literal
             else:
                 ok = a == ref
             if not ok:

@@ -14,7 +14,7 @@ import numpy as np
 from ..compiler import backend_of
 from ..core import ShapedArray, Tracer, zero, is_inexact, set_current_trace
 from ..core.trace import _ctx, _escaped
-from ..core.ir import IR, Var, Literal, stage, eval_ir, partition
+from ..core.ir import IR, Var, Literal, StagingTrace, stage, eval_ir, partition
 from ..core.pytree import tree_flatten, tree_unflatten
 from .. import primitives as P
 from ..primitives._rules import move_to_front
@@ -284,7 +284,7 @@ def _vjp_joint(ir: IR, diff_in: Sequence[bool]) -> tuple[IR, int, list[bool]]:
 
         def fn(*xs: Any) -> list[Any]:
             prim, cts = list(xs[:n]), iter(xs[n:])
-            staging = _ctx.trace
+            staging = cast(StagingTrace, _ctx.trace)  # fn runs staged (stage below)
 
             def f(*d: Any) -> Any:
                 full = list(prim)

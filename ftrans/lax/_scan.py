@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero, is_inexact
-from ..core.ir import IR, stage, eval_ir, dce
+from ..core.ir import IR, Literal, Var, stage, eval_ir, dce
 from ..core.pytree import tree_flatten, tree_unflatten, tree_map
 from ..compiler import compile_ir
 from ..kernels import backend_for
@@ -187,7 +187,7 @@ def _scan_vjp_plan(body: IR, nc: int, nh: int) -> _ScanVJPPlan:
         plan.diff_idx = [i for i, d in enumerate(diff) if d]
         plan.ct_unknown = dict(zip(plan.diff_idx, ct_unknown))
         res_vars = known.out_vars[len(known.out_vars) - nres:]
-        pos = {v: i for i, v in enumerate(known.in_vars)}
+        pos: dict[Var | Literal, int] = {v: i for i, v in enumerate(known.in_vars)}
         plan.kinds = []
         stacked: list[Any] = []
         for r in res_vars:

@@ -214,7 +214,7 @@ def _jit_vjp_fwd(*primals: Any, ir: IR, name: str) -> tuple[tuple[Any, ...], tup
     return tuple(outs[:n]), tuple(outs[n:])
 
 
-jit_p.vjp_fwd = _jit_vjp_fwd  # type: ignore[assignment]  # Primitive's None default
+jit_p.vjp_fwd = _jit_vjp_fwd
 
 
 @jit_p.def_vjp

@@ -57,7 +57,7 @@ def _ckpt_fwd(*primals: Any, fun: Callable[..., Any], policy: Policy | None = No
     return tuple(fun(*primals)), primals
 
 
-checkpoint_p.vjp_fwd = _ckpt_fwd  # type: ignore[assignment]  # Primitive's None default
+checkpoint_p.vjp_fwd = _ckpt_fwd
 
 
 @checkpoint_p.def_vjp

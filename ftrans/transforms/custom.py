@@ -447,7 +447,7 @@ def _cvjp_fwd(*primals: Any, fun: Callable[..., Any], fwd: Callable[..., Any],
                          tuple(primals[k:]))
 
 
-custom_vjp_call_p.vjp_fwd = _cvjp_fwd  # type: ignore[assignment]  # Primitive's None default
+custom_vjp_call_p.vjp_fwd = _cvjp_fwd
 
 
 @custom_vjp_call_p.def_vjp
