@@ -73,7 +73,9 @@ from ._bitwise import (bitwise_and, bitwise_or, bitwise_xor, bitwise_not,  # noq
 
 # the star import above also brought _funcs' own imports (np, P, Tracer, builtins ...):
 # they are not NumPy API, and fnp.np.<name> would be a silent non-differentiable path
-for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS"):
+for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS",
+              "Any", "Array", "ArrayLike", "Axis", "DTypeLike", "ShapeLike", "Callable",
+              "Iterator", "Sequence"):
     globals().pop(_name, None)
 from ..primitives import stop_gradient  # noqa: F401
 from ._refused import refusal as _refusal
