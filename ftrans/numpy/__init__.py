@@ -31,10 +31,12 @@ from ._shape import (atleast_1d, atleast_2d, atleast_3d, dstack, column_stack,  
                      permute_dims, matrix_transpose)
 from ._reductions import (cumsum, cumprod, cumulative_sum, cumulative_prod,  # noqa: F401
                           nancumsum, nancumprod, diff, ediff1d, sort, argsort, sort_complex,
-                          partition, argpartition, median, quantile, percentile, nanmedian,
-                          nanquantile, nanpercentile, average, nanmax, nanmin, nansum, nanprod,
-                          nanmean, nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
-                          count_nonzero)
+                          partition, argpartition)
+from ._quantiles import (median, quantile, percentile, nanmedian, nanquantile,  # noqa: F401
+                         nanpercentile)
+from ._nanreductions import (average, nanmax, nanmin, nansum, nanprod, nanmean,  # noqa: F401
+                             nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
+                             count_nonzero)
 from . import _methods  # noqa: F401  (installs Tracer operators and methods)
 from . import _ufuncs  # noqa: F401  (installs NumPy's dispatch protocols, NEP 13/18, on tracers)
 from ._contract import einsum, kron, cross  # noqa: F401

@@ -28,7 +28,7 @@ from ..core.dtypes import kind_of as _kind_of
 from . import _funcs as F
 from ._indexing import _update, take_along_axis as _take_along_axis
 from ._search import _values, _need_size
-from ._reductions import any as _any
+from ._nanreductions import any as _any
 
 __all__ = ["choose", "select", "piecewise", "insert", "resize", "trim_zeros", "rollaxis",
            "block", "put", "place", "putmask", "fill_diagonal", "copyto"]

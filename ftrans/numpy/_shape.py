@@ -24,7 +24,7 @@ from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis
-from ._reductions import median as _median
+from ._quantiles import median as _median
 from ._split import (split, array_split, hsplit, vsplit, dsplit, unstack,  # noqa: F401
                      tril, triu, diag, diagonal, diagflat, append, delete, compress, extract,
                      concat, permute_dims, matrix_transpose)

@@ -11,7 +11,7 @@ from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as P
 from ._args import _ndarray
 from . import _funcs as F
-from ._reductions import average
+from ._nanreductions import average
 from ._shape import diagonal
 
 __all__ = ["cov", "corrcoef"]
