@@ -1,0 +1,327 @@
+"""Solves, inverses, determinants and decompositions of ``ftrans.numpy.linalg`` (the
+derivative conventions are in ``ftrans.numpy.linalg``'s module docstring)."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from ..core import Tracer
+from ..core.dtypes import kind_of as _kind_of
+from .. import primitives as P
+from ..primitives import linalg as _L
+from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
+from . import _funcs as F
+from ._funcs import _ndarray, matmul
+from ._linalg_args import (LinAlgError, SlogdetResult, EighResult, EigResult, SVDResult,
+                           QRResult, _common, _assert_stacked_2d, _assert_stacked_square,
+                           _bcast_batch, _concrete)
+
+# ---------------------------------------------------------------------------------
+# solves and inverses
+# ---------------------------------------------------------------------------------
+def solve(a, b):
+    """``numpy.linalg.solve``: ``x`` with ``a @ x = b``.
+
+    ``a``: ``(..., M, M)``; ``b``: ``(M,)`` (a vector) or ``(..., M, K)``; batch axes
+    broadcast (NumPy 2 rules).  Derivative (Giles 2008): ``dx = a^{-1}(db - da x)``.
+
+    Raises
+    ------
+    LinAlgError
+        Non-square ``a``, or a singular matrix.
+    ValueError
+        Mismatched ``M``.
+    """
+    a, b = _common(a, b)
+    _assert_stacked_square(a)
+    vec = b.ndim == 1
+    if vec:
+        b = P.expand_dims(b, (1,))
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"solve: b of shape {tuple(b.shape) if not vec else (b.shape[0],)} "
+                         f"does not match a of shape {tuple(a.shape)} (expected b of shape "
+                         f"({a.shape[-1]},) or (..., {a.shape[-1]}, K))")
+    a, b = _bcast_batch(a, b)
+    x = _L.solve(a, b)
+    return P.squeeze(x, (x.ndim - 1,)) if vec else x
+
+
+def inv(a):
+    """``numpy.linalg.inv`` of ``(..., M, M)`` matrices (a solve against the identity);
+    derivative ``-a^{-1} da a^{-1}``."""
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return _L.solve(a, _LC._eye_like(a))
+
+
+def det(a):
+    """``numpy.linalg.det``; gradient ``det(a) a^{-T}`` (Giles 2008), not available at
+    exactly singular matrices."""
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return _L.det(a)
+
+
+def slogdet(a):
+    """``numpy.linalg.slogdet`` -> ``SlogdetResult(sign, logabsdet)``; ``d logabsdet =
+    Re tr(a^{-1} da)`` and, for complex ``a``, ``d sign = sign * i Im tr(a^{-1} da)``."""
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return SlogdetResult(*_L.slogdet(a))
+
+
+def matrix_power(a, n):
+    """``numpy.linalg.matrix_power``: ``a`` to the integer power ``n`` by repeated squaring
+    (NumPy's order of products); ``n < 0`` inverts first, ``n == 0`` gives the identity."""
+    a = _ndarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _assert_stacked_square(a)
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:
+        eye = _LC._const(np.eye(a.shape[-1], dtype=a.dtype), a)
+        out = P.broadcast_to(eye, tuple(a.shape))
+        return out.copy() if not isinstance(out, Tracer) else out  # a writable array
+    if n < 0:
+        a = inv(a)
+        n = -n
+    if n == 1:
+        return a
+    if n == 2:
+        return matmul(a, a)
+    if n == 3:
+        return matmul(matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def tensorinv(a, ind=2):
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` reshaped to a square matrix."""
+    a = _ndarray(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    oldshape = tuple(a.shape)
+    invshape = oldshape[ind:] + oldshape[:ind]
+    prod = 1
+    for k in oldshape[ind:]:
+        prod *= k
+    ia = inv(F.reshape(a, (prod, -1)))
+    return F.reshape(ia, invshape)
+
+
+def tensorsolve(a, b, axes=None):
+    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) = b``."""
+    a, b = _ndarray(a), _ndarray(b)
+    an = a.ndim
+    if axes is not None:
+        allaxes = list(range(an))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(an, k)
+        a = F.transpose(a, allaxes)
+    oldshape = tuple(a.shape[-(an - b.ndim):])
+    prod = 1
+    for k in oldshape:
+        prod *= k
+    if a.size != prod ** 2:
+        raise LinAlgError("Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    x = solve(F.reshape(a, (prod, prod)), F.ravel(b))
+    return F.reshape(x, oldshape)
+
+
+# ---------------------------------------------------------------------------------
+# decompositions
+# ---------------------------------------------------------------------------------
+def cholesky(a, /, *, upper=False):
+    """``numpy.linalg.cholesky``: lower ``L`` with ``a = L L^H`` (``upper=True``: upper
+    ``U = L^H``).  Reads only that triangle of ``a``; derivative: Murray 2016, of
+    ``a -> cholesky((a + a^H) / 2)`` (Hermitian gradients, as JAX and PyTorch)."""
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    if upper:
+        return _LC._H(_L.cholesky(_LC._H(a)))
+    return _L.cholesky(a)
+
+
+def eigh(a, UPLO="L"):
+    """``numpy.linalg.eigh`` -> ``EighResult(eigenvalues, eigenvectors)`` of the Hermitian
+    matrices given by the ``UPLO`` triangle of ``a``.
+
+    The eigenvector derivative needs distinct eigenvalues (Giles 2008; the factor
+    ``1/(w_j - w_i)`` is set to 0 at exact ties, so eigenvalue-only losses stay exact)
+    and a loss invariant to each eigenvector's sign (complex: phase).
+    """
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return EighResult(*_L.eigh(a, lower=UPLO == "L"))
+
+
+def eigvalsh(a, UPLO="L"):
+    """``numpy.linalg.eigvalsh``: ascending eigenvalues (gradient ``V diag(ḡ) V^H``,
+    valid also for repeated eigenvalues)."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """``numpy.linalg.eig`` -> ``EigResult(eigenvalues, eigenvectors)``, always complex
+    (JAX's convention; NumPy returns a real dtype when all imaginary parts are 0).  Unit
+    eigenvectors; derivative rules, phase convention and the repeated-eigenvalue policy
+    in :mod:`ftrans.primitives._linalg_eig` (JAX's ``eig_jvp_rule``, Giles 2008, 3.1).
+
+    >>> import numpy as np
+    >>> eig(np.diag([1.0, 2.0])).eigenvalues
+    array([1.+0.j, 2.+0.j])
+    """
+    (a,) = _common(a)
+    _assert_stacked_square(a)
+    return EigResult(*_L.eig(a))
+
+
+def eigvals(a):
+    """``numpy.linalg.eigvals``: the eigenvalues of :func:`eig` (complex)."""
+    return eig(a).eigenvalues
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``numpy.linalg.svd`` -> ``SVDResult(U, S, Vh)`` (or ``S`` if not ``compute_uv``).
+
+    Differentiable with ``full_matrices=False`` (or square ``a``); see the module
+    docstring for where.  ``hermitian=True`` decomposes the Hermitian matrix given by
+    the lower triangle (as NumPy, which reads it through ``eigh``); its ``U``/``Vh``
+    may differ from NumPy's by the sign (phase) of each singular pair, as any two SVD
+    routines may.
+    """
+    (a,) = _common(a)
+    _assert_stacked_2d(a)
+    if hermitian:
+        _assert_stacked_square(a)
+        a = _LC._hermitian_part(a, True)
+    if not compute_uv:
+        return _L.svd(a, False)[1]
+    m, n = a.shape[-2:]
+    return SVDResult(*_L.svd(a, bool(full_matrices) and m != n))
+
+
+def svdvals(x, /):
+    """``numpy.linalg.svdvals``: singular values, descending (gradient ``U diag(ḡ) V^H``)."""
+    return svd(x, compute_uv=False)
+
+
+def qr(a, mode="reduced"):
+    """``numpy.linalg.qr`` with ``mode`` ``'reduced'`` (``QRResult``), ``'complete'``
+    (``QRResult``; differentiable for ``m <= n``) or ``'r'`` (``R`` only).
+
+    Raises
+    ------
+    NotImplementedError
+        For ``mode='raw'`` (LAPACK's Householder representation has no derivative here).
+    ValueError
+        For an unknown mode.
+    """
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    if mode == "raw":
+        raise NotImplementedError("ftrans.numpy.linalg.qr does not provide mode='raw'; use "
+                                  "mode='reduced' (differentiable)")
+    (a,) = _common(a)
+    _assert_stacked_2d(a)
+    m, n = a.shape[-2:]
+    q, r = _L.qr(a, complete=(mode == "complete" and m > n))
+    if mode == "r":
+        return r
+    return QRResult(q, r)
+
+
+# ---------------------------------------------------------------------------------
+# pseudo-inverse and least squares
+# ---------------------------------------------------------------------------------
+_NoValue = np._NoValue
+
+
+def _scalar_tol(v, name):
+    if isinstance(v, Tracer):
+        raise TypeError(f"{name} must be a concrete number, got a traced value")
+    arr = np.asarray(v)
+    if arr.size != 1:
+        raise NotImplementedError(f"ftrans.numpy.linalg: a per-matrix array {name} is not "
+                                  "supported; pass a scalar")
+    return float(arr.reshape(()))
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
+    """``numpy.linalg.pinv`` (same cutoff rules for ``rcond``/``rtol``); derivative by
+    Golub & Pereyra 1973, valid where the rank is locally constant."""
+    (a,) = _common(a)
+    _assert_stacked_2d(a)
+    if rcond is None:
+        if rtol is _NoValue:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = builtins.max(a.shape[-2:]) * np.finfo(a.dtype).eps
+        else:
+            rcond = rtol
+    elif rtol is not _NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    return _L.pinv(a, _scalar_tol(rcond, "rcond"), hermitian)
+
+
+def lstsq(a, b, rcond=None):
+    """``numpy.linalg.lstsq`` -> ``(x, residuals, rank, s)`` as NumPy.
+
+    ``x = pinv(a, rcond) @ b`` (the minimum-norm least-squares solution; singular values
+    below ``rcond * s_max`` count as zero, NumPy's default ``rcond = eps * max(M, N)``).
+    ``x``, ``residuals`` and ``s`` are differentiable where the rank is locally
+    constant; ``rank`` is an integer.  Residuals are returned (as in NumPy) only when
+    the rank is ``N`` and ``M > N``; inside ``vmap`` over ``a`` the rank is not
+    concrete per example and full column rank is assumed for that choice.
+    """
+    a, b = _common(a, b)
+    vec = b.ndim == 1
+    if vec:
+        b = P.expand_dims(b, (1,))
+    if a.ndim != 2 or b.ndim != 2:
+        raise LinAlgError(f"{builtins.max(a.ndim, b.ndim) if a.ndim == 2 else a.ndim}-"
+                          "dimensional array given. Array must be two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    real = np.finfo(a.dtype).dtype
+    if rcond is None:
+        rcond = np.finfo(np.float64).eps * builtins.max(n, m)
+    rcond = _scalar_tol(rcond, "rcond")
+    s = svdvals(a)
+    x = matmul(_L.pinv(a, rcond, False), b)
+    s_c = _concrete(s)
+    if s_c is not None:
+        rank = np.int32(np.count_nonzero(s_c > rcond * s_c.max())) if s_c.size else np.int32(0)
+        full = int(rank) == n
+    else:
+        if s.shape[-1]:
+            smax = F.max(s, axis=-1, keepdims=True)
+            rank = P.convert_element_type(F.sum(P.gt(s, P.mul(smax, rcond)), axis=-1),
+                                          np.dtype(np.int32))
+        else:
+            rank = np.int32(0)
+        full = True
+    if full and m > n:
+        r = P.sub(b, matmul(a, x))
+        resid = F.sum(P.real(P.mul(P.conj(r), r)) if _kind_of(r) == "c" else P.mul(r, r),
+                      axis=0)
+        resid = P.convert_element_type(resid, real) if resid.dtype != real else resid
+    else:
+        resid = np.zeros((0,), real)
+    if vec:
+        x = P.squeeze(x, (1,))
+    return x, resid, rank, s
