@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +16,7 @@ from ..primitives import linalg as _L
 from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
 from . import _funcs as F
 from ._funcs import _ndarray, matmul
+from ..typing import Array, ArrayLike
 from ._linalg_args import (LinAlgError, SlogdetResult, EighResult, EigResult, SVDResult,
                            QRResult, _common, _assert_stacked_2d, _assert_stacked_square,
                            _bcast_batch, _concrete)
@@ -21,11 +24,21 @@ from ._linalg_args import (LinAlgError, SlogdetResult, EighResult, EigResult, SV
 # ---------------------------------------------------------------------------------
 # solves and inverses
 # ---------------------------------------------------------------------------------
-def solve(a, b):
-    """``numpy.linalg.solve``: ``x`` with ``a @ x = b``.
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
+    """Solve the linear system ``a @ x = b``.
 
-    ``a``: ``(..., M, M)``; ``b``: ``(M,)`` (a vector) or ``(..., M, K)``; batch axes
-    broadcast (NumPy 2 rules).  Derivative (Giles 2008): ``dx = a^{-1}(db - da x)``.
+    Parameters
+    ----------
+    a : array_like
+        Coefficient matrices, shape ``(..., M, M)``.
+    b : array_like
+        Right-hand sides: ``(M,)`` (a vector) or ``(..., M, K)``; batch axes
+        broadcast (NumPy 2 rules).
+
+    Returns
+    -------
+    Array
+        ``x``, of ``b``'s shape (with the broadcast batch axes).
 
     Raises
     ------
@@ -33,6 +46,10 @@ def solve(a, b):
         Non-square ``a``, or a singular matrix.
     ValueError
         Mismatched ``M``.
+
+    Notes
+    -----
+    Differentiable (Giles 2008): ``dx = a^{-1} (db - da x)``; nonsingular ``a``.
     """
     a, b = _common(a, b)
     _assert_stacked_square(a)
@@ -48,33 +65,119 @@ def solve(a, b):
     return P.squeeze(x, (x.ndim - 1,)) if vec else x
 
 
-def inv(a):
-    """``numpy.linalg.inv`` of ``(..., M, M)`` matrices (a solve against the identity);
-    derivative ``-a^{-1} da a^{-1}``."""
+def inv(a: ArrayLike) -> Array:
+    """Inverse of square matrices.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        ``a^{-1}``, same shape (a solve against the identity).
+
+    Raises
+    ------
+    LinAlgError
+        Non-square or singular ``a``.
+
+    Notes
+    -----
+    Differentiable: ``d(a^{-1}) = -a^{-1} da a^{-1}``.
+    """
     (a,) = _common(a)
     _assert_stacked_square(a)
     return _L.solve(a, _LC._eye_like(a))
 
 
-def det(a):
-    """``numpy.linalg.det``; gradient ``det(a) a^{-T}`` (Giles 2008), not available at
-    exactly singular matrices."""
+def det(a: ArrayLike) -> Array:
+    """Determinant of square matrices.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(...)``.
+
+    Raises
+    ------
+    LinAlgError
+        Non-square ``a``.
+
+    Notes
+    -----
+    Differentiable: gradient ``det(a) a^{-T}`` (Giles 2008), not available at exactly
+    singular matrices.
+    """
     (a,) = _common(a)
     _assert_stacked_square(a)
     return _L.det(a)
 
 
-def slogdet(a):
-    """``numpy.linalg.slogdet`` -> ``SlogdetResult(sign, logabsdet)``; ``d logabsdet =
-    Re tr(a^{-1} da)`` and, for complex ``a``, ``d sign = sign * i Im tr(a^{-1} da)``."""
+def slogdet(a: ArrayLike) -> SlogdetResult:
+    """Sign and log-magnitude of the determinant.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+
+    Returns
+    -------
+    SlogdetResult
+        ``(sign, logabsdet)``, each of shape ``(...)``; ``sign`` is complex for
+        complex ``a``.
+
+    Raises
+    ------
+    LinAlgError
+        Non-square ``a``.
+
+    Notes
+    -----
+    Differentiable: ``d logabsdet = Re tr(a^{-1} da)`` and, for complex ``a``,
+    ``d sign = sign * i Im tr(a^{-1} da)``.
+    """
     (a,) = _common(a)
     _assert_stacked_square(a)
     return SlogdetResult(*_L.slogdet(a))
 
 
-def matrix_power(a, n):
-    """``numpy.linalg.matrix_power``: ``a`` to the integer power ``n`` by repeated squaring
-    (NumPy's order of products); ``n < 0`` inverts first, ``n == 0`` gives the identity."""
+def matrix_power(a: ArrayLike, n: int) -> Array:
+    """Raise a square matrix to an integer power.
+
+    Repeated squaring in NumPy's order of products; ``n < 0`` inverts first, ``n == 0``
+    gives the identity.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+    n : int
+        The exponent.
+
+    Returns
+    -------
+    Array
+        Same shape as ``a``.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    LinAlgError
+        Non-square ``a`` (or singular, for ``n < 0``).
+
+    Notes
+    -----
+    Differentiable (products and, for ``n < 0``, :func:`inv`).
+    """
     a = _ndarray(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         _assert_stacked_square(a)
@@ -104,8 +207,32 @@ def matrix_power(a, n):
     return result
 
 
-def tensorinv(a, ind=2):
-    """``numpy.linalg.tensorinv``: the inverse of ``a`` reshaped to a square matrix."""
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
+    """Inverse of an N-D array with respect to :func:`tensordot`.
+
+    Parameters
+    ----------
+    a : array_like
+        Tensor with ``prod(a.shape[:ind]) == prod(a.shape[ind:])``.
+    ind : int, optional
+        Number of leading axes of the "row" index.
+
+    Returns
+    -------
+    Array
+        Shape ``a.shape[ind:] + a.shape[:ind]``.
+
+    Raises
+    ------
+    ValueError
+        If ``ind`` is not positive.
+    LinAlgError
+        If the reshaped matrix is not square or singular.
+
+    Notes
+    -----
+    Differentiable as :func:`inv`.
+    """
     a = _ndarray(a)
     if ind <= 0:
         raise ValueError("Invalid ind argument.")
@@ -118,8 +245,32 @@ def tensorinv(a, ind=2):
     return F.reshape(ia, invshape)
 
 
-def tensorsolve(a, b, axes=None):
-    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) = b``."""
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Array:
+    """Solve ``tensordot(a, x, x.ndim) = b`` for ``x``.
+
+    Parameters
+    ----------
+    a : array_like
+        Coefficient tensor, shape ``b.shape + x.shape``.
+    b : array_like
+        Right-hand side.
+    axes : sequence of int, optional
+        Axes of ``a`` moved to the end first.
+
+    Returns
+    -------
+    Array
+        ``x``, of shape ``a.shape[b.ndim:]``.
+
+    Raises
+    ------
+    LinAlgError
+        If the reshaped system is not square or singular.
+
+    Notes
+    -----
+    Differentiable as :func:`solve`.
+    """
     a, b = _ndarray(a), _ndarray(b)
     an = a.ndim
     if axes is not None:
@@ -142,10 +293,32 @@ def tensorsolve(a, b, axes=None):
 # ---------------------------------------------------------------------------------
 # decompositions
 # ---------------------------------------------------------------------------------
-def cholesky(a, /, *, upper=False):
-    """``numpy.linalg.cholesky``: lower ``L`` with ``a = L L^H`` (``upper=True``: upper
-    ``U = L^H``).  Reads only that triangle of ``a``; derivative: Murray 2016, of
-    ``a -> cholesky((a + a^H) / 2)`` (Hermitian gradients, as JAX and PyTorch)."""
+def cholesky(a: ArrayLike, /, *, upper: bool = False) -> Array:
+    """Cholesky factor of Hermitian positive-definite matrices.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``; only the lower (``upper=True``: upper) triangle
+        is read.
+    upper : bool, optional
+        Return the upper factor ``U = L^H`` instead of ``L``.
+
+    Returns
+    -------
+    Array
+        ``L`` with ``a = L L^H`` (or ``U``), same shape.
+
+    Raises
+    ------
+    LinAlgError
+        Non-square or not positive-definite ``a``.
+
+    Notes
+    -----
+    Differentiable (Murray 2016) as ``a -> cholesky((a + a^H) / 2)``: Hermitian gradients,
+    as JAX and PyTorch.
+    """
     (a,) = _common(a)
     _assert_stacked_square(a)
     if upper:
@@ -153,13 +326,35 @@ def cholesky(a, /, *, upper=False):
     return _L.cholesky(a)
 
 
-def eigh(a, UPLO="L"):
-    """``numpy.linalg.eigh`` -> ``EighResult(eigenvalues, eigenvectors)`` of the Hermitian
-    matrices given by the ``UPLO`` triangle of ``a``.
+def eigh(a: ArrayLike, UPLO: str = "L") -> EighResult:
+    """Eigenvalues and eigenvectors of Hermitian (real symmetric) matrices.
 
-    The eigenvector derivative needs distinct eigenvalues (Giles 2008; the factor
-    ``1/(w_j - w_i)`` is set to 0 at exact ties, so eigenvalue-only losses stay exact)
-    and a loss invariant to each eigenvector's sign (complex: phase).
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+    UPLO : {'L', 'U'}, optional
+        Which triangle of ``a`` is read.
+
+    Returns
+    -------
+    EighResult
+        ``(eigenvalues, eigenvectors)``: ascending real eigenvalues ``(..., M)``
+        and the unit eigenvectors as the columns of ``(..., M, M)``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid ``UPLO``.
+    LinAlgError
+        Non-square ``a``.
+
+    Notes
+    -----
+    Differentiable as ``a -> eigh((a + a^H) / 2)``.  The eigenvector derivative needs
+    distinct eigenvalues (Giles 2008; the factor ``1/(w_j - w_i)`` is set to 0 at exact
+    ties, so eigenvalue-only losses stay exact) and a loss invariant to each
+    eigenvector's sign (complex: phase).
     """
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
@@ -168,40 +363,125 @@ def eigh(a, UPLO="L"):
     return EighResult(*_L.eigh(a, lower=UPLO == "L"))
 
 
-def eigvalsh(a, UPLO="L"):
-    """``numpy.linalg.eigvalsh``: ascending eigenvalues (gradient ``V diag(ḡ) V^H``,
-    valid also for repeated eigenvalues)."""
+def eigvalsh(a: ArrayLike, UPLO: str = "L") -> Array:
+    """Eigenvalues of Hermitian (real symmetric) matrices, ascending.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+    UPLO : {'L', 'U'}, optional
+        Which triangle of ``a`` is read.
+
+    Returns
+    -------
+    Array
+        Real, shape ``(..., M)``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid ``UPLO``.
+
+    Notes
+    -----
+    Differentiable: gradient ``V diag(g) V^H``, valid also for repeated eigenvalues.
+    """
     return eigh(a, UPLO).eigenvalues
 
 
-def eig(a):
-    """``numpy.linalg.eig`` -> ``EigResult(eigenvalues, eigenvectors)``, always complex
-    (JAX's convention; NumPy returns a real dtype when all imaginary parts are 0).  Unit
-    eigenvectors; derivative rules, phase convention and the repeated-eigenvalue policy
-    in :mod:`ftrans.primitives._linalg_eig` (JAX's ``eig_jvp_rule``, Giles 2008, 3.1).
+def eig(a: ArrayLike) -> EigResult:
+    """Eigenvalues and right eigenvectors of general square matrices.
+
+    Always complex (JAX's convention; NumPy returns a real dtype when all imaginary parts
+    are 0).  Unit eigenvectors.
 
     >>> import numpy as np
     >>> eig(np.diag([1.0, 2.0])).eigenvalues
     array([1.+0.j, 2.+0.j])
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+
+    Returns
+    -------
+    EigResult
+        ``(eigenvalues, eigenvectors)``: complex ``(..., M)`` and ``(..., M, M)``
+        (eigenvectors as columns).
+
+    Raises
+    ------
+    LinAlgError
+        Non-square ``a``.
+
+    Notes
+    -----
+    Differentiable: the rules, phase convention and repeated-eigenvalue policy are in
+    :mod:`ftrans.primitives._linalg_eig` (JAX's ``eig_jvp_rule``, Giles 2008, 3.1).
     """
     (a,) = _common(a)
     _assert_stacked_square(a)
     return EigResult(*_L.eig(a))
 
 
-def eigvals(a):
-    """``numpy.linalg.eigvals``: the eigenvalues of :func:`eig` (complex)."""
+def eigvals(a: ArrayLike) -> Array:
+    """Eigenvalues of general square matrices (complex).
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Complex, shape ``(..., M)``.
+
+    Notes
+    -----
+    Differentiable as :func:`eig`.
+    """
     return eig(a).eigenvalues
 
 
-def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """``numpy.linalg.svd`` -> ``SVDResult(U, S, Vh)`` (or ``S`` if not ``compute_uv``).
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> SVDResult | Array:
+    """Singular value decomposition ``a = U @ diag(S) @ Vh``.
 
-    Differentiable with ``full_matrices=False`` (or square ``a``); see the module
-    docstring for where.  ``hermitian=True`` decomposes the Hermitian matrix given by
-    the lower triangle (as NumPy, which reads it through ``eigh``); its ``U``/``Vh``
-    may differ from NumPy's by the sign (phase) of each singular pair, as any two SVD
-    routines may.
+    ``hermitian=True`` decomposes the Hermitian matrix given by the lower triangle (as
+    NumPy, which reads it through ``eigh``); its ``U``/``Vh`` may differ from NumPy's by
+    the sign (phase) of each singular pair, as any two SVD routines may.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, N)``.
+    full_matrices : bool, optional
+        ``U`` of shape ``(..., M, M)`` and ``Vh`` ``(..., N, N)``
+        (else ``K = min(M, N)`` columns/rows).
+    compute_uv : bool, optional
+        Return ``U`` and ``Vh`` too (else only ``S``).
+    hermitian : bool, optional
+        ``a`` is Hermitian.
+
+    Returns
+    -------
+    SVDResult or Array
+        ``(U, S, Vh)`` with descending singular values ``S`` of shape
+        ``(..., K)``, or ``S`` alone.
+
+    Raises
+    ------
+    LinAlgError
+        For arrays of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable with ``full_matrices=False`` (or square ``a``): singular values
+    everywhere, singular vectors for distinct nonzero singular values and
+    phase-invariant losses (module docstring).
     """
     (a,) = _common(a)
     _assert_stacked_2d(a)
@@ -214,21 +494,54 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return SVDResult(*_L.svd(a, bool(full_matrices) and m != n))
 
 
-def svdvals(x, /):
-    """``numpy.linalg.svdvals``: singular values, descending (gradient ``U diag(ḡ) V^H``)."""
+def svdvals(x: ArrayLike, /) -> Array:
+    """Singular values of matrices, descending.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., min(M, N))``.
+
+    Notes
+    -----
+    Differentiable everywhere: gradient ``U diag(g) V^H``.
+    """
     return svd(x, compute_uv=False)
 
 
-def qr(a, mode="reduced"):
-    """``numpy.linalg.qr`` with ``mode`` ``'reduced'`` (``QRResult``), ``'complete'``
-    (``QRResult``; differentiable for ``m <= n``) or ``'r'`` (``R`` only).
+def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
+    """QR decomposition ``a = Q @ R``.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, N)``.
+    mode : {'reduced', 'complete', 'r'}, optional
+        ``Q`` with ``K = min(M, N)`` columns, or
+        ``M`` columns, or ``R`` only.
+
+    Returns
+    -------
+    QRResult or Array
+        ``(Q, R)``, or ``R`` for ``mode='r'``.
 
     Raises
     ------
     NotImplementedError
-        For ``mode='raw'`` (LAPACK's Householder representation has no derivative here).
+        For ``mode='raw'`` (LAPACK's Householder representation has no
+        derivative here).
     ValueError
         For an unknown mode.
+
+    Notes
+    -----
+    Differentiable for full-rank matrices with ``'reduced'`` and ``'r'``, and ``'complete'``
+    for ``M <= N``.
     """
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"Unrecognized mode '{mode}'")
@@ -250,7 +563,7 @@ def qr(a, mode="reduced"):
 _NoValue = np._NoValue
 
 
-def _scalar_tol(v, name):
+def _scalar_tol(v: Any, name: str) -> float:
     if isinstance(v, Tracer):
         raise TypeError(f"{name} must be a concrete number, got a traced value")
     arr = np.asarray(v)
@@ -260,9 +573,37 @@ def _scalar_tol(v, name):
     return float(arr.reshape(()))
 
 
-def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
-    """``numpy.linalg.pinv`` (same cutoff rules for ``rcond``/``rtol``); derivative by
-    Golub & Pereyra 1973, valid where the rank is locally constant."""
+def pinv(a: ArrayLike, rcond: ArrayLike | None = None, hermitian: bool = False, *,
+         rtol: Any = _NoValue) -> Array:
+    """Moore-Penrose pseudo-inverse of matrices.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(..., M, N)``.
+    rcond : float, optional
+        Cutoff for small singular values, relative to the largest
+        (NumPy's default ``1e-15``).
+    hermitian : bool, optional
+        ``a`` is Hermitian.
+    rtol : float, optional
+        The array-API name of ``rcond`` (default ``eps * max(M, N)``);
+        not both.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., N, M)``.
+
+    Raises
+    ------
+    ValueError
+        If both ``rcond`` and ``rtol`` are given.
+
+    Notes
+    -----
+    Differentiable (Golub & Pereyra 1973) where the rank is locally constant.
+    """
     (a,) = _common(a)
     _assert_stacked_2d(a)
     if rcond is None:
@@ -277,15 +618,40 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     return _L.pinv(a, _scalar_tol(rcond, "rcond"), hermitian)
 
 
-def lstsq(a, b, rcond=None):
-    """``numpy.linalg.lstsq`` -> ``(x, residuals, rank, s)`` as NumPy.
+def lstsq(a: ArrayLike, b: ArrayLike,
+          rcond: float | None = None) -> tuple[Array, Array, int | Array, Array]:
+    """Least-squares solution of ``a @ x = b``.
 
-    ``x = pinv(a, rcond) @ b`` (the minimum-norm least-squares solution; singular values
-    below ``rcond * s_max`` count as zero, NumPy's default ``rcond = eps * max(M, N)``).
-    ``x``, ``residuals`` and ``s`` are differentiable where the rank is locally
-    constant; ``rank`` is an integer.  Residuals are returned (as in NumPy) only when
-    the rank is ``N`` and ``M > N``; inside ``vmap`` over ``a`` the rank is not
-    concrete per example and full column rank is assumed for that choice.
+    ``x = pinv(a, rcond) @ b``, the minimum-norm least-squares solution.  Residuals are
+    returned (as in NumPy) only when the rank is ``N`` and ``M > N``; inside ``vmap`` over
+    ``a`` the rank is not concrete per example and full column rank is assumed for that
+    choice.
+
+    Parameters
+    ----------
+    a : array_like
+        Shape ``(M, N)``.
+    b : array_like
+        Shape ``(M,)`` or ``(M, K)``.
+    rcond : float, optional
+        Singular values below ``rcond * s_max`` count as zero; default
+        ``eps * max(M, N)``.
+
+    Returns
+    -------
+    tuple
+        ``(x, residuals, rank, s)``: the solution ``(N,)``/``(N, K)``, the squared
+        residual norms, the rank (int) and the singular values of ``a``.
+
+    Raises
+    ------
+    LinAlgError
+        For ``a`` not 2-D or mismatched ``M``.
+
+    Notes
+    -----
+    ``x``, ``residuals`` and ``s`` are differentiable where the rank is locally constant;
+    ``rank`` is an integer.
     """
     a, b = _common(a, b)
     vec = b.ndim == 1

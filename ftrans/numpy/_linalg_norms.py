@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from .. import primitives as P
 from . import _funcs as F
 from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis
+from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._linalg_args import (LinAlgError, _inexact, _common, _assert_stacked_2d,
                            _assert_stacked_square, _mT)
 from ._linalg_decomp import inv, svd, svdvals
@@ -20,17 +23,17 @@ from ._linalg_decomp import inv, svd, svdvals
 # ---------------------------------------------------------------------------------
 # norms
 # ---------------------------------------------------------------------------------
-def _safe_sqrt(s):
+def _safe_sqrt(s: Any) -> Array:
     """``sqrt(s)`` with derivative 0 (not inf * 0 = NaN) where ``s == 0``."""
     z = P.eq(s, 0.0)
     return P.where(z, 0.0, P.sqrt(P.where(z, 1.0, s)))
 
 
-def _abs2(x):
+def _abs2(x: Any) -> Array:
     return P.real(P.mul(P.conj(x), x)) if _kind_of(x) == "c" else P.mul(x, x)
 
 
-def _vector_norm(x, ord, axes, keepdims):
+def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
     """Vector norms of ``x`` over the (tuple of non-negative) ``axes``."""
     if ord is None or ord == 2:
         return _safe_sqrt(F.sum(_abs2(x), axis=axes, keepdims=keepdims))
@@ -63,24 +66,51 @@ def _vector_norm(x, ord, axes, keepdims):
     return P.where(anyzero, 0.0, P.pow(P.where(anyzero, 1.0, s), 1.0 / ord))
 
 
-def _svd_norm(x, row_axis, col_axis, op):
+def _svd_norm(x: Any, row_axis: int, col_axis: int, op: Callable[..., Array]) -> Array:
     y = F.moveaxis(x, (row_axis, col_axis), (-2, -1))
     s = P.abs(svd(y, compute_uv=False))   # abs: zero singular values get no gradient
     return op(s, axis=-1)
 
 
-def norm(x, ord=None, axis=None, keepdims=False):
-    """``numpy.linalg.norm``: every vector (``None, 2, 1, inf, -inf, 0``, any ``p``) and
-    matrix (``None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf``) order NumPy has, over
-    ``axis`` (None, an int or a 2-tuple), with ``keepdims``.
+def norm(x: ArrayLike, ord: float | str | None = None, axis: int | tuple[int, int] | None = None,
+         keepdims: bool = False) -> Array:
+    """Vector or matrix norm.
 
-    Gradients at non-differentiable points: see the module docstring (0 at the zero
-    vector/matrix, never NaN).
+    Every vector order (``None, 2, 1, inf, -inf, 0``, any ``p``) and matrix order
+    (``None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf``) NumPy has.
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    ord : {None, int, float, inf, -inf, 'fro', 'nuc'}, optional
+        Order of the norm; the
+        2-norm (Frobenius for matrices) by default.
+    axis : int or 2-tuple of int, optional
+        A vector axis, or the two matrix axes; the
+        flattened array (1-D/2-D ``x`` by its own rank) by default.
+    keepdims : bool, optional
+        Keep the normed axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        The norms; real floating dtype.
 
     Raises
     ------
     ValueError
         An invalid order for vectors or matrices, duplicate axes, or more than 2 axes.
+    TypeError
+        A non-integer ``axis``.
+
+    Notes
+    -----
+    Differentiable; at non-differentiable points the minimum-norm subgradient (PyTorch's
+    autograd notes): 0 for every norm of the zero vector/matrix (never NaN),
+    ``abs'(0) = 0``, ties of the inf-norms share the gradient evenly, and the
+    spectral/nuclear norms give zero singular values no gradient.  ``ord=0`` counts
+    nonzeros (derivative 0).
     """
     x = _inexact(x)
     nd = x.ndim
@@ -133,9 +163,31 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return ret
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    """``numpy.linalg.vector_norm``: a vector norm over ``axis`` (None: all axes; an int
-    or a tuple of ints, treated as one flattened vector)."""
+def vector_norm(x: ArrayLike, /, *, axis: Axis = None, keepdims: bool = False,
+                ord: float = 2) -> Array:
+    """Vector norm over the given axes.
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes treated as one flattened vector; all by
+        default.
+    keepdims : bool, optional
+        Keep the normed axes as size-1 dimensions.
+    ord : int or float or inf or -inf, optional
+        Order of the norm.
+
+    Returns
+    -------
+    Array
+        The norms; real floating dtype.
+
+    Notes
+    -----
+    Differentiable, with the subgradient conventions of :func:`norm`.
+    """
     x = _inexact(x)
     nd = x.ndim
     if axis is None:
@@ -147,16 +199,64 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _vector_norm(x, ord, axes, keepdims)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    """``numpy.linalg.matrix_norm``: a matrix norm over the last two axes."""
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
+    """Matrix norm over the last two axes.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)``.
+    keepdims : bool, optional
+        Keep the two axes as size-1 dimensions.
+    ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}, optional
+        Order of the norm.
+
+    Returns
+    -------
+    Array
+        Shape ``(...)``; real floating dtype.
+
+    Raises
+    ------
+    LinAlgError
+        For arrays of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable, with the subgradient conventions of :func:`norm`.
+    """
     x = _inexact(x)
     _assert_stacked_2d(x)
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-def cond(x, p=None):
-    """``numpy.linalg.cond``: ``s_max / s_min`` for ``p in (None, 2)`` (``-2``: its
-    reciprocal) from the singular values, else ``norm(x, p) * norm(inv(x), p)``."""
+def cond(x: ArrayLike, p: float | str | None = None) -> Array:
+    """Condition number of matrices.
+
+    ``s_max / s_min`` for ``p in (None, 2)`` (``-2``: its reciprocal) from the singular
+    values, else ``norm(x, p) * norm(inv(x), p)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)`` (square for ``p`` other than ``None, 2, -2``).
+    p : {None, 1, -1, 2, -2, inf, -inf, 'fro', 'nuc'}, optional
+        Order of the norm.
+
+    Returns
+    -------
+    Array
+        Shape ``(...)``.
+
+    Raises
+    ------
+    LinAlgError
+        For empty or non-2-D input, or a non-square one where needed.
+
+    Notes
+    -----
+    Differentiable (through the singular values, or through :func:`inv`).
+    """
     (x,) = _common(x)
     _assert_stacked_2d(x)
     if x.size == 0:
@@ -170,8 +270,30 @@ def cond(x, p=None):
     return P.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
-    """``numpy.linalg.matrix_rank`` (integer result; no derivative)."""
+def matrix_rank(A: ArrayLike, tol: ArrayLike | None = None, hermitian: bool = False, *,
+                rtol: ArrayLike | None = None) -> Array | int:
+    """Rank of matrices: the number of singular values above a tolerance.
+
+    Parameters
+    ----------
+    A : array_like
+        Shape ``(..., M, N)`` (a vector: 1 unless all zero).
+    tol : array_like, optional
+        Absolute threshold; default ``rtol * s_max``.
+    hermitian : bool, optional
+        ``A`` is Hermitian.
+    rtol : array_like, optional
+        Relative threshold; default ``eps * max(M, N)``.
+
+    Returns
+    -------
+    Array or int
+        int64 ranks of shape ``(...)`` (an int for concrete 1-D ``A``).
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     A = _ndarray(A)
     if A.ndim < 2:
         if isinstance(A, Tracer):
@@ -192,7 +314,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 # ---------------------------------------------------------------------------------
 # products and array-API extras of numpy.linalg
 # ---------------------------------------------------------------------------------
-def _chain_order(shapes):
+def _chain_order(shapes: list[tuple[int, ...]]) -> Any:
     """NumPy's ``_multi_dot_matrix_chain_order`` (dynamic programming on costs)."""
     n = len(shapes)
     p = [s[0] for s in shapes] + [shapes[-1][1]]
@@ -210,16 +332,42 @@ def _chain_order(shapes):
     return s
 
 
-def _chain(arrays, order, i, j):
+def _chain(arrays: list[Any], order: Any, i: int, j: int) -> Array:
     if i == j:
         return arrays[i]
     return F.dot(_chain(arrays, order, i, order[i, j]),
                  _chain(arrays, order, order[i, j] + 1, j))
 
 
-def multi_dot(arrays, *, out=None):
-    """``numpy.linalg.multi_dot``: the chain product in NumPy's cheapest order (first
-    argument may be 1-D (a row), last may be 1-D (a column))."""
+def multi_dot(arrays: Sequence[ArrayLike], *, out: None = None) -> Array:
+    """Chain matrix product in NumPy's cheapest order.
+
+    Parameters
+    ----------
+    arrays : sequence of array_like
+        2-D arrays; the first may be 1-D (a row), the last 1-D
+        (a column).
+    out : None
+        Not supported.
+
+    Returns
+    -------
+    Array
+        The product.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+    ValueError
+        For fewer than two arrays.
+    LinAlgError
+        For inner arrays that are not 2-D.
+
+    Notes
+    -----
+    Differentiable (bilinear in each pair).
+    """
     if out is not None:
         raise TypeError("ftrans.numpy.linalg.multi_dot: out= is not supported (arrays are "
                         "immutable values)")
@@ -255,17 +403,62 @@ def multi_dot(arrays, *, out=None):
     return result
 
 
-def trace(x, /, *, offset=0, dtype=None):
-    """``numpy.linalg.trace``: sum of the ``offset`` diagonal of the last two axes."""
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike = None) -> Array:
+    """Sum of a diagonal of the last two axes.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)``.
+    offset : int, optional
+        Diagonal offset.
+    dtype : dtype_like, optional
+        Result dtype.
+
+    Returns
+    -------
+    Array
+        Shape ``(...)``.
+
+    Raises
+    ------
+    LinAlgError
+        For arrays of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     x = _ndarray(x)
     _assert_stacked_2d(x)
     out = F.trace(x, offset=offset, axis1=-2, axis2=-1)
     return out if dtype is None else P.convert_element_type(out, np.dtype(dtype))
 
 
-def diagonal(x, /, *, offset=0):
-    """``numpy.linalg.diagonal``: the ``offset`` diagonal of the last two axes, as the
-    last axis."""
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
+    """A diagonal of the last two axes, as the last axis.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)``.
+    offset : int, optional
+        Diagonal offset.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., K)``.
+
+    Raises
+    ------
+    LinAlgError
+        For arrays of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     x = _ndarray(x)
     _assert_stacked_2d(x)
     n, m = x.shape[-2:]
@@ -278,22 +471,79 @@ def diagonal(x, /, *, offset=0):
     return P.gather(x, (Ellipsis, rows, cols))
 
 
-def matrix_transpose(x, /):
-    """``numpy.linalg.matrix_transpose``: swap the last two axes."""
+def matrix_transpose(x: ArrayLike, /) -> Array:
+    """Swap the last two axes.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., M, N)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., N, M)``.
+
+    Raises
+    ------
+    LinAlgError
+        For arrays of fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     x = _ndarray(x)
     _assert_stacked_2d(x)
     return _mT(x)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
-    """``numpy.linalg.vecdot``: ``sum(conj(x1) * x2, axis)`` with broadcasting."""
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+    """Vector dot product ``sum(conj(x1) * x2, axis)``, with broadcasting.
+
+    Parameters
+    ----------
+    x1, x2 : array_like
+        Operands, broadcast together.
+    axis : int, optional
+        The axis of the vectors.
+
+    Returns
+    -------
+    Array
+        The broadcast shape without ``axis``.
+
+    Notes
+    -----
+    Differentiable (conjugate-linear in ``x1``, linear in ``x2``).
+    """
     x1, x2 = _ndarray(x1), _ndarray(x2)
     prod = P.mul(P.conj(x1), x2)
     return F.sum(prod, axis=axis)
 
 
-def outer(x1, x2, /):
-    """``numpy.linalg.outer``: outer product of two 1-D arrays."""
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Outer product of two 1-D arrays.
+
+    Parameters
+    ----------
+    x1, x2 : array_like
+        1-D, of sizes ``M`` and ``N``.
+
+    Returns
+    -------
+    Array
+        Shape ``(M, N)``.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     x1, x2 = _ndarray(x1), _ndarray(x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"Input arrays must be one-dimensional, but they are "
@@ -301,8 +551,30 @@ def outer(x1, x2, /):
     return F.outer(x1, x2)
 
 
-def cross(x1, x2, /, *, axis=-1):
-    """``numpy.linalg.cross``: cross product of 3-element vectors along ``axis``."""
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+    """Cross product of 3-element vectors.
+
+    Parameters
+    ----------
+    x1, x2 : array_like
+        Operands with size 3 along ``axis``, broadcast together.
+    axis : int, optional
+        The axis of the vectors.
+
+    Returns
+    -------
+    Array
+        The broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` does not have size 3 in both.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     x1, x2 = _ndarray(x1), _ndarray(x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, "

@@ -42,6 +42,8 @@ A ``numpy.linalg`` name that is not provided (``eig``, ``eigvals``) raises
 """
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from ._refused import refusal as _refusal
@@ -62,7 +64,7 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "sv
            "QRResult", "eig", "eigvals", "EigResult"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> NoReturn:
     if name == "test":   # NumPy's test runner (ftrans.numpy._refused)
         raise _refusal("ftrans.numpy.linalg", name)
     if hasattr(np.linalg, name):
