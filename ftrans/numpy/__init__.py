@@ -6,6 +6,8 @@ and dtype promotion follow NumPy 2.  A NumPy name that is not (yet) provided
 raises ``AttributeError`` naming it -- never a silent NumPy fallback that would
 break differentiation.
 """
+from typing import NoReturn as _NoReturn
+
 import numpy as _np
 
 from ._funcs import *  # noqa: F401,F403
@@ -58,7 +60,7 @@ from ._index_tricks import (r_, c_, ix_, indices, tril_indices,  # noqa: F401
 from ._construct import (copy, asanyarray, asarray_chkfinite,  # noqa: F401
                          ascontiguousarray, asfortranarray, require, broadcast_shapes,
                          isclose, allclose, array_equal, array_equiv, iscomplex, isreal,
-                         iscomplexobj, isrealobj, real_if_close)
+                         iscomplexobj, isrealobj, real_if_close, result_type)
 # --- end h-np1 ---
 # -- issue 19 (h-np2): signal, polynomials, statistics, calculus, integer functions --
 from ._signal import (convolve, correlate, interp, unwrap, bartlett, blackman,  # noqa: F401
@@ -89,7 +91,6 @@ nan = _np.nan
 newaxis = None
 ndarray = _np.ndarray
 dtype = _np.dtype
-result_type = _np.result_type
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -98,7 +99,7 @@ bool_ = _np.bool_
 finfo, iinfo = _np.finfo, _np.iinfo
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> _NoReturn:
     refused = _refusal("ftrans.numpy", name)
     if refused is not None:
         raise refused

@@ -495,3 +495,21 @@ def real_if_close(a: ArrayLike, tol: float = 100) -> Array:
             "real_if_close: the result dtype depends on the values, which are abstract here "
             "(inside jit or vmap); use fnp.real(a) explicitly")
     return P.real(a) if np.all(np.abs(vals[0].imag) < tol) else a
+
+
+def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> np.dtype[Any]:
+    """Dtype that results from NumPy's promotion rules applied to the arguments.
+
+    NumPy's own ``numpy.result_type`` (NEP 50: Python scalars are weak).
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : array_like or dtype_like
+        Arrays, scalars and dtypes to promote.
+
+    Returns
+    -------
+    numpy.dtype
+        The promoted dtype.
+    """
+    return np.result_type(*arrays_and_dtypes)
