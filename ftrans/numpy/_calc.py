@@ -14,12 +14,15 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._args import _ndarray, _axis, _axes
 from . import _funcs as F
 from ._reductions import diff
 from .linalg import _concrete
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["gradient", "trapezoid", "linspace", "logspace", "geomspace", "matvec", "vecmat",
            "apply_along_axis", "apply_over_axes"]
@@ -226,7 +229,7 @@ def _lin(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: DTypeLike = None,
+             retstep: bool = False, dtype: DTypeLike | None = None,
              axis: int = 0) -> Array | tuple[Array, Array]:
     """Evenly spaced samples over an interval.
 
@@ -283,7 +286,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 
 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-             base: ArrayLike = 10.0, dtype: DTypeLike = None, axis: int = 0) -> Array:
+             base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """Samples evenly spaced on a log scale: ``base ** linspace(start, stop, num)``.
 
 
@@ -334,7 +337,7 @@ def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 
 
 def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-              dtype: DTypeLike = None, axis: int = 0) -> Array:
+              dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """Geometric sequence from ``start`` to ``stop`` (the endpoints exact, as NumPy).
 
 

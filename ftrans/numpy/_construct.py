@@ -22,10 +22,13 @@ import numpy as np
 from ..core import Tracer
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from ._search import _values
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["copy", "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
            "require", "broadcast_shapes", "isclose", "allclose", "array_equal",
@@ -68,7 +71,7 @@ def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Array:
     return np.copy(a, order=order, subok=subok)
 
 
-def asanyarray(a: Any, dtype: DTypeLike = None, order: str | None = None) -> Array:
+def asanyarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None) -> Array:
     """Convert the input to an array (as :func:`ftrans.numpy.asarray`; traced values pass).
 
     Parameters
@@ -94,7 +97,7 @@ def asanyarray(a: Any, dtype: DTypeLike = None, order: str | None = None) -> Arr
     return np.asanyarray(a, dtype=dtype, order=order)
 
 
-def ascontiguousarray(a: Any, dtype: DTypeLike = None) -> Array:
+def ascontiguousarray(a: Any, dtype: DTypeLike | None = None) -> Array:
     """Contiguous (C order) array of at least one dimension; traced values pass.
 
     Parameters
@@ -119,7 +122,7 @@ def ascontiguousarray(a: Any, dtype: DTypeLike = None) -> Array:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
-def asfortranarray(a: Any, dtype: DTypeLike = None) -> Array:
+def asfortranarray(a: Any, dtype: DTypeLike | None = None) -> Array:
     """Fortran-ordered array of at least one dimension; traced values pass.
 
     Parameters
@@ -144,7 +147,7 @@ def asfortranarray(a: Any, dtype: DTypeLike = None) -> Array:
     return np.asfortranarray(a, dtype=dtype)
 
 
-def require(a: Any, dtype: DTypeLike = None, requirements: Any = None, *,
+def require(a: Any, dtype: DTypeLike | None = None, requirements: Any = None, *,
             like: Any = None) -> Array:
     """Array of the given dtype meeting layout requirements.
 
@@ -177,7 +180,7 @@ def require(a: Any, dtype: DTypeLike = None, requirements: Any = None, *,
     return np.require(a, dtype, requirements)
 
 
-def asarray_chkfinite(a: Any, dtype: DTypeLike = None, order: str | None = None) -> Array:
+def asarray_chkfinite(a: Any, dtype: DTypeLike | None = None, order: str | None = None) -> Array:
     """Convert the input to an array, checking that it has no infs or NaNs.
 
     Parameters

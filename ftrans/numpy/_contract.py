@@ -22,9 +22,12 @@ from typing import Any
 import numpy as np
 
 from ..core import result_type
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, DTypeLike
 from ._funcs import _ndarray, _axis, moveaxis
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["einsum", "kron", "cross"]
 
@@ -226,7 +229,7 @@ def _cached_path(spec: Any, shapes: Any, strategy: Any) -> Any:
 
 
 def einsum(*operands: Any, out: None = None, optimize: bool | str | list[Any] = False,
-           dtype: DTypeLike = None, order: str = "K", casting: str = "safe") -> Array:
+           dtype: DTypeLike | None = None, order: str = "K", casting: str = "safe") -> Array:
     """Einstein summation over any subscripts NumPy accepts.
 
     Parameters

@@ -8,11 +8,14 @@ from typing import Any
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..kernels import backend_for as _backend_for, foreign_array as _foreign_array
 from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from ._args import _ndarray
 from ._layout import stack
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 # ---------------------------------------------------------------------------------
 # creation (constants: no derivative flows through them)
@@ -22,7 +25,7 @@ __all__ = ["array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "
            "empty_like", "full_like", "arange", "eye", "identity"]
 
 
-def array(object: Any, dtype: DTypeLike = None, copy: bool = True, ndmin: int = 0) -> Array:
+def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True, ndmin: int = 0) -> Array:
     """Create an array; a traced input is returned as is (converted if ``dtype``).
 
     Parameters
@@ -63,7 +66,7 @@ def _flat(seq: Sequence[Any]) -> Iterator[Any]:
             yield o
 
 
-def asarray(a: Any, dtype: DTypeLike = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None) -> Array:
     """Convert the input to an array; traced values pass through.
 
     Parameters
@@ -144,7 +147,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike = float) -> Array:
     return np.zeros(shape, dtype)  # zeros, not garbage: results must be reproducible
 
 
-def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike = None) -> Array:
+def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """Array of the given shape filled with ``fill_value``.
 
     Parameters
@@ -190,7 +193,7 @@ def _xp_like(a: Any) -> Any:
     return _backend_for(a).xp
 
 
-def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = None) -> Array:
+def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: ShapeLike | None = None) -> Array:
     """Array of zeros with the shape and dtype of ``a``.
 
     Parameters
@@ -210,7 +213,7 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = 
     return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
-def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = None) -> Array:
+def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: ShapeLike | None = None) -> Array:
     """Array of ones with the shape and dtype of ``a``.
 
     Parameters
@@ -230,7 +233,7 @@ def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = N
     return _xp_like(a).ones(*_like(a, dtype, shape))
 
 
-def empty_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = None) -> Array:
+def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: ShapeLike | None = None) -> Array:
     """Array with the shape and dtype of ``a``, filled with zeros.
 
     Parameters
@@ -250,7 +253,7 @@ def empty_like(a: ArrayLike, dtype: DTypeLike = None, shape: ShapeLike | None = 
     return _xp_like(a).zeros(*_like(a, dtype, shape))
 
 
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None,
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
               shape: ShapeLike | None = None) -> Array:
     """Array with the shape and dtype of ``a`` filled with ``fill_value``.
 
@@ -282,7 +285,7 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None,
 
 
 def arange(start: float, stop: float | None = None, step: float | None = None,
-           dtype: DTypeLike = None) -> Array:
+           dtype: DTypeLike | None = None) -> Array:
     """Evenly spaced values in the half-open interval ``[start, stop)``.
 
     Parameters

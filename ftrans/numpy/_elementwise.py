@@ -13,10 +13,13 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..kernels import foreign_array as _foreign_array
 from ..typing import Array, ArrayLike
-from ._args import _arr, _arrs, _ndarray
+from ._args import _arr, _arrs, _ndarray, _sqrt_flat_at_0
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 
 _DIFF = ("Differentiable; for complex inputs the derivative is holomorphic (reverse mode "
@@ -510,18 +513,6 @@ def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     return P.pow(P.convert_element_type(a1, dt), P.convert_element_type(a2, dt))
 
 
-def _sqrt_flat_at_0(v: Any) -> Any:
-    """``sqrt(v)`` (``v >= 0``) whose derivative is 0, not inf, where ``v == 0``.
-
-    For the norm-like functions ``std``, ``nanstd`` and ``hypot``, whose minimum-norm
-    subgradient at their kink is 0 (DESIGN.md: ``v``'s own derivative vanishes there,
-    and ``inf * 0`` would be NaN).  Both ``where`` guards keep every derivative finite
-    (no "divide by zero" warning) and exact, to any order, where ``v > 0``.
-    """
-    at0 = P.eq(v, 0)
-    return P.where(at0, 0.0, P.sqrt(P.where(at0, 1.0, v)))
-
-
 def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Hypotenuse ``sqrt(x1**2 + x2**2)``, elementwise.
 
@@ -789,7 +780,15 @@ def clip(a: ArrayLike, a_min: ArrayLike | None = None,
     return out
 
 
-#: every function this module made (the operation table's rows included): what
-#: ``ftrans.numpy._funcs`` re-exports
-__all__ = sorted(_n for _n, _v in globals().items()
-                 if not _n.startswith("_") and getattr(_v, "__module__", None) == __name__)
+#: every function this module made: what ``ftrans.numpy._funcs`` re-exports (the
+#: functions written here, then the operation table's rows)
+__all__ = ["abs", "absolute", "acosh", "add", "angle", "arccosh", "arcsinh", "arctanh",
+           "around", "asinh", "atanh", "cbrt", "ceil", "clip", "conj", "conjugate",
+           "deg2rad", "degrees", "divide", "divmod", "equal", "exp2", "fabs", "float_power",
+           "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite",
+           "isinf", "isnan", "less", "less_equal", "log10", "log2", "logaddexp2",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum",
+           "multiply", "negative", "not_equal", "positive", "pow", "power", "rad2deg",
+           "radians", "real", "reciprocal", "round", "sign", "sinc", "square", "subtract",
+           "true_divide", "where"]
+__all__ += sorted(ROW_FUNCTIONS)

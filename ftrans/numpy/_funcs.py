@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._args import _arr, _axes, _axis, _keepdims, _ndarray
 from ._elementwise import *  # noqa: F401,F403  (the elementwise functions, ROW_FUNCTIONS' names)
@@ -30,6 +30,9 @@ from ._layout import *  # noqa: F401,F403
 from ._layout import _infer_shape  # noqa: F401
 from ._layout import ravel
 
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
+
 _AxisError = np.exceptions.AxisError
 
 # ---------------------------------------------------------------------------------
@@ -37,7 +40,7 @@ _AxisError = np.exceptions.AxisError
 # ---------------------------------------------------------------------------------
 
 
-def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False) -> Array:
+def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
     """Sum of the elements over the given axes.
 
     Parameters
@@ -77,7 +80,7 @@ def _count(a: Any, axes: tuple[int, ...]) -> int:
     return n
 
 
-def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False) -> Array:
+def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over the given axes.
 
     Parameters
@@ -106,7 +109,7 @@ def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: boo
     return P.div(s, _count(a, axes))
 
 
-def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, ddof: int = 0,
+def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
         keepdims: bool = False) -> Array:
     """Variance over the given axes (``sum(|a - mean|**2) / (N - ddof)``).
 
@@ -141,7 +144,7 @@ def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, ddof: int = 0,
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 
 
-def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, ddof: int = 0,
+def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
         keepdims: bool = False) -> Array:
     """Standard deviation over the given axes (``sqrt(var)``).
 
@@ -216,7 +219,7 @@ amax = max
 amin = min
 
 
-def prod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False) -> Array:
+def prod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
     """Product of the elements over the given axes.
 
     Parameters

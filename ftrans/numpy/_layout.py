@@ -2,14 +2,19 @@
 re-exported by ``_funcs``: differentiable compositions of primitives."""
 from __future__ import annotations
 
+from typing import Any
+
 import operator
 from collections.abc import Sequence
 
 import numpy as np
 
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike, ShapeLike
 from ._args import _axes, _axis, _ndarray
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 # ---------------------------------------------------------------------------------
 # shapes
@@ -381,7 +386,7 @@ def atleast_2d(a: ArrayLike) -> Array:
 
 
 def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0,
-                dtype: DTypeLike = None) -> Array:
+                dtype: DTypeLike | None = None) -> Array:
     """Join arrays along an existing axis.
 
     Parameters

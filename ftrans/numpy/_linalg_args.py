@@ -10,10 +10,13 @@ from ..core import Tracer, result_type
 from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
 from ..typing import Array, ArrayLike
 from ._funcs import _ndarray
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 LinAlgError = np.linalg.LinAlgError
 

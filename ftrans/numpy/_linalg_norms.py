@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from . import _funcs as F
 from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis
@@ -19,6 +19,9 @@ from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._linalg_args import (LinAlgError, _inexact, _common, _assert_stacked_2d,
                            _assert_stacked_square, _mT)
 from ._linalg_decomp import inv, svd, svdvals
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 # ---------------------------------------------------------------------------------
 # norms
@@ -403,7 +406,7 @@ def multi_dot(arrays: Sequence[ArrayLike], *, out: None = None) -> Array:
     return result
 
 
-def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike = None) -> Array:
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Sum of a diagonal of the last two axes.
 
     Parameters

@@ -11,10 +11,13 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._reductions import _nd, _isnan
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["average", "nanmax", "nanmin", "nansum", "nanprod", "nanmean", "nanvar",
            "nanstd", "nanargmax", "nanargmin", "ptp", "count_nonzero", "all", "any"]
@@ -160,7 +163,7 @@ nanmax = _nan_extremum(F.max, -np.inf, "nanmax")
 nanmin = _nan_extremum(F.min, np.inf, "nanmin")
 
 
-def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None = None,
+def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
            keepdims: bool = False) -> Array:
     """Sum treating NaNs as zero.
 
@@ -196,7 +199,7 @@ def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None =
     return F.sum(_nanfill(_nd(a), 0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def nanprod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None = None,
+def nanprod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
             keepdims: bool = False) -> Array:
     """Product treating NaNs as one.
 
@@ -237,7 +240,7 @@ def _nan_count(a: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any) -> Arr
     return P.convert_element_type(c, dtype)
 
 
-def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None = None,
+def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
             keepdims: bool = False) -> Array:
     """Mean of the non-NaN elements (NaN for an all-NaN slice).
 
@@ -278,7 +281,7 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None 
     return P.div(s, _nan_count(a, axes, keepdims, np.dtype(s.dtype).type(0).real.dtype))
 
 
-def nanvar(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None = None,
+def nanvar(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
            ddof: int = 0, keepdims: bool = False) -> Array:
     """Variance of the non-NaN elements (divisor ``count - ddof``).
 
@@ -325,7 +328,7 @@ def nanvar(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None =
     return P.div(s, P.maximum(P.sub(cnt, ddof), 0))
 
 
-def nanstd(a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, out: None = None,
+def nanstd(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
            ddof: int = 0, keepdims: bool = False) -> Array:
     """Standard deviation of the non-NaN elements (``sqrt(nanvar)``).
 

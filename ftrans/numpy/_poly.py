@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
 from ._args import _ndarray
 from . import _funcs as F
@@ -33,6 +33,9 @@ from ._shape import atleast_1d
 from ._signal import convolve
 from . import linalg as _la
 from .linalg import _concrete  # (a tracer's value where available: not in jit/vmap)
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyval", "polyfit", "roots", "vander"]

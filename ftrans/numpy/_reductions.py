@@ -38,12 +38,15 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..primitives._rules import no_trace
 from ..kernels import backend_for
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._indexing import take_along_axis
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 # (the quantiles are in ``_quantiles.py``, average and the nan-/logical reductions and
 # logsumexp in ``_nanreductions.py``)
@@ -84,7 +87,7 @@ def _isnan(a: Any) -> bool:
 # ---------------------------------------------------------------------------------
 # scans
 # ---------------------------------------------------------------------------------
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None,
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
            out: None = None) -> Array:
     """Cumulative sum of the elements along an axis.
 
@@ -136,7 +139,7 @@ def _cumprod_scan(a: Any, ax: int) -> Array:
     return a
 
 
-def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None,
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
             out: None = None) -> Array:
     """Cumulative product of the elements along an axis.
 
@@ -195,7 +198,7 @@ def _cumulative(fn: Callable[..., Array], x: Any, axis: int | None, dtype: DType
     return out
 
 
-def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike = None,
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    out: None = None, include_initial: bool = False) -> Array:
     """Cumulative sum, optionally starting with 0 (NumPy 2.1's array-API name).
 
@@ -231,7 +234,7 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     return _cumulative(cumsum, x, axis, dtype, include_initial, 0, "cumulative_sum")
 
 
-def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike = None,
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     out: None = None, include_initial: bool = False) -> Array:
     """Cumulative product, optionally starting with 1 (NumPy 2.1's array-API name).
 
@@ -267,7 +270,7 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
     return _cumulative(cumprod, x, axis, dtype, include_initial, 1, "cumulative_prod")
 
 
-def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None,
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
               out: None = None) -> Array:
     """Cumulative sum treating NaNs as zero.
 
@@ -302,7 +305,7 @@ def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None,
     return cumsum(a, axis, dtype, out)
 
 
-def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None,
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
                out: None = None) -> Array:
     """Cumulative product treating NaNs as one.
 

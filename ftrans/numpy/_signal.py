@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype as _np_dtype
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
 from ._args import _ndarray, _axis
 from . import _funcs as F
@@ -26,6 +26,9 @@ from ._reductions import cumsum, argsort, diff
 from ._indexing import take
 from ._shape import flip
 from ._search import searchsorted
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["convolve", "correlate", "interp", "unwrap", "bartlett", "blackman", "hamming",
            "hanning", "kaiser"]

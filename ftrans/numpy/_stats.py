@@ -9,12 +9,15 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, DTypeLike
 from ._args import _ndarray
 from . import _funcs as F
 from ._nanreductions import average
 from ._shape import diagonal
+
+#: the primitives (the op table's rows are attributes generated at import: typed Any)
+P: Any = _primitives
 
 __all__ = ["cov", "corrcoef"]
 
@@ -47,7 +50,7 @@ def _weights(w: Any, n: int, name: str, integer: bool) -> Any:
 
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: ArrayLike | None = None,
-        aweights: ArrayLike | None = None, *, dtype: DTypeLike = None) -> Array:
+        aweights: ArrayLike | None = None, *, dtype: DTypeLike | None = None) -> Array:
     """Covariance matrix of variables given as rows (or columns) of observations.
 
     The entries are ``sum_k w_k (x_ik - avg_i) conj(x_jk - avg_j) / fact`` with NumPy's
@@ -136,7 +139,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
 
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
-             dtype: DTypeLike = None) -> Array:
+             dtype: DTypeLike | None = None) -> Array:
     """Pearson correlation coefficients.
 
     ``C_ij / sqrt(C_ii C_jj)`` of :func:`cov`, the real (and imaginary) parts clipped to
