@@ -2,7 +2,8 @@
 (Python scalars stay weak, NEP 50), axis arguments checked and made non-negative."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, cast
 
 import operator
 
@@ -13,8 +14,17 @@ from .. import primitives as _primitives
 from ..kernels import foreign_array as _foreign_array
 from ..typing import Array
 
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+
+class _Primitives(Protocol):
+    """``ftrans.primitives`` as ``ftrans.numpy`` calls it: every attribute an operation
+    returning an array (the operation table's rows are generated at import, so a type
+    checker cannot list them)."""
+
+    def __getattr__(self, name: str) -> Callable[..., Array]: ...
+
+
+#: the primitives, typed as :class:`_Primitives`
+P = cast(_Primitives, _primitives)
 
 _AxisError = np.exceptions.AxisError
 

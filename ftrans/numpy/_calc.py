@@ -14,15 +14,11 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike
-from ._args import _ndarray, _axis, _axes
+from ._args import P, _ndarray, _axis, _axes
 from . import _funcs as F
 from ._reductions import diff
 from .linalg import _concrete
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
 
 __all__ = ["gradient", "trapezoid", "linspace", "logspace", "geomspace", "matvec", "vecmat",
            "apply_along_axis", "apply_over_axes"]

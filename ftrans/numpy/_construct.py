@@ -22,13 +22,10 @@ import numpy as np
 from ..core import Tracer
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from ._search import _values
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["copy", "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
            "require", "broadcast_shapes", "isclose", "allclose", "array_equal",

@@ -22,12 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..core import result_type
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, DTypeLike
 from ._funcs import _ndarray, _axis, moveaxis
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["einsum", "kron", "cross"]
 

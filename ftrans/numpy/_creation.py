@@ -8,14 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as _primitives
 from ..kernels import backend_for as _backend_for, foreign_array as _foreign_array
 from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
-from ._args import _ndarray
+from ._args import P, _ndarray
 from ._layout import stack
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
 
 # ---------------------------------------------------------------------------------
 # creation (constants: no derivative flows through them)

@@ -13,13 +13,10 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..kernels import foreign_array as _foreign_array
 from ..typing import Array, ArrayLike
-from ._args import _arr, _arrs, _ndarray, _sqrt_flat_at_0
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ..primitives import optable as _optable
+from ._args import P, _arr, _arrs, _ndarray, _sqrt_flat_at_0
 
 
 _DIFF = ("Differentiable; for complex inputs the derivative is holomorphic (reverse mode "
@@ -122,7 +119,7 @@ def _from_row(op: Any) -> Callable[..., Any]:
 
 #: ``ftrans.numpy`` name -> function, for every row of the operation table
 ROW_FUNCTIONS: dict[str, Callable[..., Any]] = {}
-for _op in P.optable.ROWS:
+for _op in _optable.ROWS:
     if _op.numpy:
         _f = _from_row(_op)
         for _name in (_op.numpy,) + _op.numpy_aliases:

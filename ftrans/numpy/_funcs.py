@@ -19,9 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike
-from ._args import _arr, _axes, _axis, _keepdims, _ndarray
+from ._args import P, _arr, _axes, _axis, _keepdims, _ndarray
 from ._elementwise import *  # noqa: F401,F403  (the elementwise functions, ROW_FUNCTIONS' names)
 from ._elementwise import ROW_FUNCTIONS, _sqrt_flat_at_0  # noqa: F401  (fnp's methods read it)
 from ._creation import *  # noqa: F401,F403
@@ -29,9 +28,6 @@ from ._creation import _flat, _xp_like  # noqa: F401  (used through ``F.``)
 from ._layout import *  # noqa: F401,F403
 from ._layout import _infer_shape  # noqa: F401
 from ._layout import ravel
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
 
 _AxisError = np.exceptions.AxisError
 

@@ -19,14 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as _primitives
 from ..core.dtypes import kind_of as _kind_of
 from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from . import _funcs as F
 from ._search import _values, nonzero as _nonzero
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["r_", "c_", "ix_", "indices", "tril_indices", "tril_indices_from",
            "triu_indices", "triu_indices_from", "diag_indices", "diag_indices_from",

@@ -54,14 +54,11 @@ import numpy as np
 
 from ..core import ShapedArray, Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..primitives.indexing import split_index, _Slot, _expand_bool0, _gather_abstract_eval
 from ..primitives.structural import _expand_shape
 from ..typing import Array, ArrayLike
 from . import _funcs as F
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "at"]
 

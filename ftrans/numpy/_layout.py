@@ -2,19 +2,14 @@
 re-exported by ``_funcs``: differentiable compositions of primitives."""
 from __future__ import annotations
 
-from typing import Any
 
 import operator
 from collections.abc import Sequence
 
 import numpy as np
 
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, Axis, DTypeLike, ShapeLike
-from ._args import _axes, _axis, _ndarray
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P, _axes, _axis, _ndarray
 
 # ---------------------------------------------------------------------------------
 # shapes

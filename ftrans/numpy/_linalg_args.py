@@ -10,13 +10,11 @@ from ..core import Tracer, result_type
 from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
 from ..typing import Array, ArrayLike
+from ._args import P
 from ._funcs import _ndarray
 
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -97,7 +95,7 @@ class QRResult(NamedTuple):
 # ---------------------------------------------------------------------------------
 # argument checks and conversions (NumPy's messages and exception types)
 # ---------------------------------------------------------------------------------
-def _inexact(a: ArrayLike) -> Any:
+def _inexact(a: ArrayLike) -> Array:
     """``a`` as an array/tracer of an inexact dtype (NumPy's linalg casts integers and
     booleans to float64)."""
     a = _ndarray(a)
@@ -109,7 +107,7 @@ def _inexact(a: ArrayLike) -> Any:
     return a
 
 
-def _common(*xs: ArrayLike) -> list[Any]:
+def _common(*xs: ArrayLike) -> list[Array]:
     xs = [_inexact(x) for x in xs]
     dt = result_type(*xs)
     return [x if _as_numpy_dtype(x.dtype) == dt else P.convert_element_type(x, dt) for x in xs]

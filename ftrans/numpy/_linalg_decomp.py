@@ -11,7 +11,6 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..primitives import linalg as _L
 from ..primitives import _linalg_common as _LC  # the helpers the rules are written with
 from . import _funcs as F
@@ -20,9 +19,7 @@ from ..typing import Array, ArrayLike
 from ._linalg_args import (LinAlgError, SlogdetResult, EighResult, EigResult, SVDResult,
                            QRResult, _common, _assert_stacked_2d, _assert_stacked_square,
                            _bcast_batch, _concrete)
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 # ---------------------------------------------------------------------------------
 # solves and inverses

@@ -11,7 +11,6 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 from ._contract import cross as _cross
 from ._funcs import _ndarray, _axis
@@ -19,9 +18,7 @@ from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._linalg_args import (LinAlgError, _inexact, _common, _assert_stacked_2d,
                            _assert_stacked_square, _mT)
 from ._linalg_decomp import inv, svd, svdvals
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 # ---------------------------------------------------------------------------------
 # norms

@@ -1,13 +1,11 @@
 """NumPy-like operators and methods of tracers (installed on ``core.Tracer``)."""
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
 from ..core import register_tracer_methods
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 
 
@@ -114,9 +112,7 @@ METHODS.update({
 
 # integer operands: NumPy's bitwise operators and ufuncs (ftrans/numpy/_bitwise.py)
 from . import _bitwise as _B  # noqa: E402
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 
 def _int_or_logical(bitwise, logical):

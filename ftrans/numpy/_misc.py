@@ -9,11 +9,8 @@ from ..core import Tracer
 from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["nan_to_num"]
 

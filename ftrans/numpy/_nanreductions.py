@@ -11,13 +11,10 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._reductions import _nd, _isnan
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["average", "nanmax", "nanmin", "nansum", "nanprod", "nanmean", "nanvar",
            "nanstd", "nanargmax", "nanargmin", "ptp", "count_nonzero", "all", "any"]

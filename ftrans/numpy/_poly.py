@@ -25,23 +25,19 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
-from ._args import _ndarray
+from ._args import P, _ndarray
 from . import _funcs as F
 from ._shape import atleast_1d
 from ._signal import convolve
 from . import linalg as _la
 from .linalg import _concrete  # (a tracer's value where available: not in jit/vmap)
 
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
-
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyval", "polyfit", "roots", "vander"]
 
 
-def _coef(p: ArrayLike, name: str) -> Any:
+def _coef(p: ArrayLike, name: str) -> Array:
     p = atleast_1d(_ndarray(p))
     if p.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d coefficient array, got shape "
@@ -79,7 +75,7 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     return y
 
 
-def _pad_front(a: Any, n: int) -> Any:
+def _pad_front(a: Any, n: int) -> Array:
     return a if n <= 0 else F.concatenate([F.zeros_like(a, shape=(n,)), a])
 
 

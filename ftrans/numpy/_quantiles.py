@@ -9,14 +9,11 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis
 from ._indexing import take_along_axis
 from ._reductions import _nd, _isnan, sort
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian"]
 

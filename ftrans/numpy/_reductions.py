@@ -38,15 +38,12 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype
-from .. import primitives as _primitives
 from ..primitives._rules import no_trace
 from ..kernels import backend_for
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._indexing import take_along_axis
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 # (the quantiles are in ``_quantiles.py``, average and the nan-/logical reductions and
 # logsumexp in ``_nanreductions.py``)
@@ -73,7 +70,7 @@ def _accum_dtype(a: Any, dtype: DTypeLike) -> Any:
     return d
 
 
-def _flat_axis(a: Any, axis: int | None) -> tuple[Any, int]:
+def _flat_axis(a: Any, axis: int | None) -> tuple[Array, int]:
     a = _nd(a)
     if axis is None:
         return F.ravel(a), 0

@@ -30,14 +30,11 @@ import numpy as np
 
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
 from . import _funcs as F
 from ._indexing import take_along_axis as _take_along_axis
 from .linalg import _concrete
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["nonzero", "argwhere", "flatnonzero", "searchsorted", "digitize", "lexsort",
            "bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd"]

@@ -25,16 +25,13 @@ from typing import Any
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as _primitives
 from ..core.dtypes import kind_of as _kind_of
 from ..typing import Array, ArrayLike, Axis, ShapeLike
 from . import _funcs as F
 from ._indexing import _update, take_along_axis as _take_along_axis
 from ._search import _values, _need_size
 from ._nanreductions import any as _any
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["choose", "select", "piecewise", "insert", "resize", "trim_zeros", "rollaxis",
            "block", "put", "place", "putmask", "fill_diagonal", "copyto"]

@@ -22,14 +22,11 @@ from typing import NamedTuple, Any
 
 import numpy as np
 
-from .. import primitives as _primitives
 from ..core.dtypes import kind_of as _kind_of
 from ..typing import Array, ArrayLike
 from . import _funcs as F
 from ._search import _values, _need_size, flatnonzero as _flatnonzero
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
            "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin"]

@@ -21,16 +21,13 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike, Axis
 from ._quantiles import median as _median
 from ._split import (split, array_split, hsplit, vsplit, dsplit, unstack,  # noqa: F401
                      tril, triu, diag, diagonal, diagflat, append, delete, compress, extract,
                      concat, permute_dims, matrix_transpose)
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
            "broadcast_arrays", "meshgrid", "pad", "tile", "repeat", "flip", "fliplr", "flipud",

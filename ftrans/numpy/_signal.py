@@ -18,23 +18,19 @@ import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype as _np_dtype
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike
-from ._args import _ndarray, _axis
+from ._args import P, _ndarray, _axis
 from . import _funcs as F
 from ._reductions import cumsum, argsort, diff
 from ._indexing import take
 from ._shape import flip
 from ._search import searchsorted
 
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
-
 __all__ = ["convolve", "correlate", "interp", "unwrap", "bartlett", "blackman", "hamming",
            "hanning", "kaiser"]
 
 
-def _vec(x: ArrayLike, what: str) -> Any:
+def _vec(x: ArrayLike, what: str) -> Array:
     x = _ndarray(x)
     if x.ndim == 0:
         x = P.reshape(x, (1,))
@@ -71,7 +67,7 @@ def _mode_slice(full: Any, n: int, m: int, mode: str) -> Any:
     return full[start:start + length]
 
 
-def _check(a: ArrayLike, v: ArrayLike, name: str) -> tuple[Any, Any]:
+def _check(a: ArrayLike, v: ArrayLike, name: str) -> tuple[Array, Array]:
     a, v = _vec(a, name), _vec(v, name)
     if a.shape[0] == 0:
         raise ValueError("a cannot be empty")

@@ -12,12 +12,9 @@ from typing import Any
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as _primitives
 from . import _funcs as F
 from ..typing import Array, ArrayLike
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
+from ._args import P
 
 __all__ = ["split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "tril", "triu",
            "diag", "diagonal", "diagflat", "append", "delete", "compress", "extract", "concat",

@@ -9,15 +9,11 @@ import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as _primitives
 from ..typing import Array, ArrayLike, DTypeLike
-from ._args import _ndarray
+from ._args import P, _ndarray
 from . import _funcs as F
 from ._nanreductions import average
 from ._shape import diagonal
-
-#: the primitives (the op table's rows are attributes generated at import: typed Any)
-P: Any = _primitives
 
 __all__ = ["cov", "corrcoef"]
 

@@ -50,7 +50,7 @@ def _swap(norm: str) -> str:
     return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
 
 
-def _as_array(a: ArrayLike) -> Any:
+def _as_array(a: ArrayLike) -> Array:
     if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__") or _foreign_array(a):
         return a
     return _np.asarray(a)
@@ -66,12 +66,12 @@ def _real_dtype(dt: Any) -> Any:
         else _np.dtype(_np.float64)
 
 
-def _to_complex(a: ArrayLike) -> Any:
+def _to_complex(a: ArrayLike) -> Array:
     a = _as_array(a)
     return _P.convert_element_type(a, _complex_dtype(a.dtype))
 
 
-def _to_real(a: ArrayLike, name: str) -> Any:
+def _to_real(a: ArrayLike, name: str) -> Array:
     a = _as_array(a)
     if _kind_of(a) == "c":
         raise TypeError(f"{name} expects real input; got dtype {a.dtype} (take the real "
@@ -79,7 +79,7 @@ def _to_real(a: ArrayLike, name: str) -> Any:
     return _P.convert_element_type(a, _real_dtype(a.dtype))
 
 
-def _fit(a: Any, axis: int, n: int) -> Any:
+def _fit(a: Any, axis: int, n: int) -> Array:
     """Zero-pad or truncate ``a`` along ``axis`` to length ``n`` (NumPy's ``n``/``s``)."""
     m = a.shape[axis]
     if n == m:
@@ -695,7 +695,7 @@ def rfftfreq(n: int, d: float = 1.0, device: Any = None) -> Array:
     return _np.fft.rfftfreq(n, d)
 
 
-def _roll(x: Any, shift: int, axis: int) -> Any:
+def _roll(x: Any, shift: int, axis: int) -> Array:
     n = x.shape[axis]
     if n == 0:
         return x
