@@ -110,7 +110,7 @@ def _parse(subscripts: str, operands: Sequence[Any]) -> Any:
               for i, (t, op) in enumerate(zip(terms, operands))]
     ell = [("...", j) for j in range(n_ell)]
     if out is None:
-        counts = {}
+        counts: dict[Any, int] = {}
         for ls in labels:
             for l in ls:
                 if not isinstance(l, tuple):
@@ -199,7 +199,7 @@ def _path(ops: Any, labels: Any, out_labels: Any, optimize: Any) -> Any:
         return [tuple(range(n))]
     if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
         return [tuple(p) for p in optimize[1:]]
-    names = {}
+    names: dict[Any, Any] = {}
     for ls in labels + [out_labels]:
         for l in ls:
             if l not in names:
@@ -278,7 +278,7 @@ def einsum(*operands: Any, out: None = None, optimize: bool | str | list[Any] = 
         ops = [P.convert_element_type(o, np.dtype(dtype)) for o in ops]
     labels, out_labels = _parse(subscripts, ops)
     # sizes of each label: equal, or 1 (broadcast)
-    size = {}
+    size: dict[Any, int] = {}
     for i, (o, ls) in enumerate(zip(ops, labels)):
         for d, l in zip(o.shape, ls):
             old = size.get(l)
@@ -421,7 +421,7 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: i
     if b.dtype != dt:
         b = P.convert_element_type(b, dt)
 
-    def comp(x, i):
+    def comp(x: Any, i: int) -> Array:
         return P.gather(x, (Ellipsis, i))
     a0, a1 = comp(a, 0), comp(a, 1)
     b0, b1 = comp(b, 0), comp(b, 1)

@@ -225,8 +225,8 @@ def positive(x: ArrayLike) -> Array:
     -----
     Differentiable (identity).
     """
-    x = _arr(x)
-    return x if isinstance(x, Tracer) or _foreign_array(x) else np.positive(x)
+    xa = _arr(x)
+    return xa if isinstance(xa, Tracer) or _foreign_array(xa) else np.positive(xa)
 
 
 def power(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -733,7 +733,7 @@ def where(condition: ArrayLike, x: ArrayLike | None = None,
             raise TypeError("where(condition) with one argument needs a concrete condition "
                             "(its result shape depends on the values); use the three-argument "
                             "form inside transforms")
-        return np.nonzero(condition)
+        return np.nonzero(np.asarray(condition))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return P.where(_arr(condition), _arr(x), _arr(y))

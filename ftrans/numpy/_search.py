@@ -282,7 +282,7 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
         raise ValueError(f"searchsorted: `a` must be 1-d, got shape {tuple(a.shape)}")
     vals = _values(a, v, sorter)
     if vals is not None:
-        return np.searchsorted(vals[0], vals[1], side=side, sorter=vals[2])
+        return np.searchsorted(vals[0], vals[1], side=side, sorter=vals[2])  # type: ignore[call-overload]  # side is checked above
     if sorter is not None:
         a = P.gather(a, sorter)
     ae = P.reshape(a, (1,) * v.ndim + (a.shape[0],))
@@ -473,9 +473,11 @@ def _edges_dtype(a: Any) -> Any:
         np.dtype(a.dtype)
 
 
-def _equal_edges(a: Any, bins: int, rng: Any, name: str = "histogram") -> Any:
+def _equal_edges(a: Any, bins: Any, rng: Any, name: str = "histogram") -> Any:
     """``bins + 1`` equal-width edges over ``rng`` or ``[min(a), max(a)]`` (NumPy's
     ``linspace``; traced extremes stay differentiable)."""
+    lo: Any
+    hi: Any
     n = operator.index(bins)
     if n < 1:
         raise ValueError("`bins` must be positive, when an integer")
@@ -637,7 +639,7 @@ def histogram(a: ArrayLike, bins: int | ArrayLike = 10,
     return hist, edges
 
 
-def histogramdd(sample: ArrayLike, bins: Any = 10, range: Sequence[Any] | None = None,
+def histogramdd(sample: ArrayLike | Sequence[ArrayLike], bins: Any = 10, range: Sequence[Any] | None = None,
                 density: bool | None = None,
                 weights: ArrayLike | None = None) -> tuple[Array, list[Array]]:
     """Multidimensional histogram of ``D``-dimensional samples.

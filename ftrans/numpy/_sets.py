@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import NamedTuple, Any
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -215,7 +215,7 @@ def unique_values(x: ArrayLike, /, *, size: int | None = None,
     -----
     Differentiable as :func:`unique`.
     """
-    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+    return cast(Array, unique(x, equal_nan=False, size=size, fill_value=fill_value))
 
 
 def unique_counts(x: ArrayLike, /, *, size: int | None = None,
@@ -337,7 +337,7 @@ def union1d(ar1: ArrayLike, ar2: ArrayLike) -> Array:
     Differentiable (each value comes from its first occurrence in ``ar1`` then ``ar2``).
     """
     a, b, _, _ = _both("union1d", ar1, ar2)
-    return unique(_cat(a, b))
+    return cast(Array, unique(_cat(a, b)))
 
 
 def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
@@ -440,7 +440,7 @@ def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False) -> Arr
 
 
 def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
-         invert: bool = False, *, kind: str | None = None) -> Array:
+         invert: bool = False, *, kind: Literal["sort", "table"] | None = None) -> Array:
     """Whether each element is in ``test_elements``.
 
     Runs under every transform (the traced version compares every pair).

@@ -60,11 +60,12 @@ def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
     ntotal = a.shape[ax]
     if isinstance(indices_or_sections, Tracer):
         raise TypeError("array_split: the split points must be concrete")
+    ios: Any = indices_or_sections
     try:
-        nsections = len(indices_or_sections) + 1
-        div_points = [0] + [operator.index(i) for i in indices_or_sections] + [ntotal]
+        nsections = len(ios) + 1
+        div_points = [0] + [operator.index(i) for i in ios] + [ntotal]
     except TypeError:
-        nsections = int(indices_or_sections)
+        nsections = int(ios)
         if nsections <= 0:
             raise ValueError("number sections must be larger than 0.") from None
         each, extras = divmod(ntotal, nsections)

@@ -115,6 +115,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         w = aw if w is None else F.multiply(w, aw)
     avg, w_sum = average(X, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
+    fact: Any
     if w is None:
         fact = float(n - ddof)
     elif ddof == 0:

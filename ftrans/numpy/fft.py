@@ -50,7 +50,7 @@ def _swap(norm: str) -> str:
     return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
 
 
-def _as_array(a: ArrayLike) -> Array:
+def _as_array(a: Any) -> Array:
     if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__") or _foreign_array(a):
         return a
     return _np.asarray(a)
@@ -66,12 +66,12 @@ def _real_dtype(dt: Any) -> Any:
         else _np.dtype(_np.float64)
 
 
-def _to_complex(a: ArrayLike) -> Array:
+def _to_complex(a: Any) -> Array:
     a = _as_array(a)
     return _P.convert_element_type(a, _complex_dtype(a.dtype))
 
 
-def _to_real(a: ArrayLike, name: str) -> Array:
+def _to_real(a: Any, name: str) -> Array:
     a = _as_array(a)
     if _kind_of(a) == "c":
         raise TypeError(f"{name} expects real input; got dtype {a.dtype} (take the real "
