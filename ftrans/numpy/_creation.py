@@ -3,7 +3,7 @@ except from traced fill values and elements), re-exported by ``_funcs``."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -46,7 +46,7 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True, ndmin:
     Differentiable in the tracers ``object`` holds.
     """
     if isinstance(object, Tracer):
-        return object if dtype is None else P.convert_element_type(object, dtype)
+        return cast(Array, object) if dtype is None else P.convert_element_type(object, dtype)
     if isinstance(object, (list, tuple)) and any(isinstance(o, Tracer) for o in _flat(object)):
         return stack([array(o) for o in object]) if dtype is None else \
             P.convert_element_type(stack([array(o) for o in object]), dtype)
@@ -172,7 +172,7 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None
     return np.full(shape, fill_value, dtype)
 
 
-def _like(x: ArrayLike, dtype: DTypeLike, shape: ShapeLike | None) -> tuple[Any, Any]:
+def _like(x: ArrayLike, dtype: DTypeLike | None, shape: ShapeLike | None) -> tuple[Any, Any]:
     """The shape and dtype of a ``*_like`` result."""
     x = _ndarray(x)
     return (x.shape if shape is None else shape), (x.dtype if dtype is None else dtype)

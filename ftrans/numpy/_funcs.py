@@ -513,7 +513,7 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Arra
     a = _ndarray(a)
     n = builtins.min(a.shape[axis1], a.shape[axis2])
     i = np.arange(n)
-    idx = [slice(None)] * a.ndim
+    idx: list[Any] = [slice(None)] * a.ndim
     idx[axis1] = i if offset >= 0 else i - offset
     idx[axis2] = i + offset if offset >= 0 else i
     keep = [k for k in range(n) if 0 <= idx[axis1][k] < a.shape[axis1]

@@ -3,7 +3,7 @@ are stated in ``_reductions``'s module docstring): order statistics of the sorte
 array interpolated with NumPy's fixed weights."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -45,14 +45,14 @@ def _floor_int(x: Any) -> Any:
     return P.convert_element_type(P.floor(x), np.dtype(np.int64))
 
 
-def _virtual_indices(n: int, q: Any, method: str) -> Any:
+def _virtual_indices(n: Any, q: Any, method: str) -> Any:
     """(lo, hi, gamma) for quantile ``q`` of ``n`` sorted values (n: int or int array
     broadcastable against q), following NumPy's formulas exactly.  gamma is None for
     the discrete methods (lo is the index)."""
     if method == "linear":
         v = P.mul(P.sub(n, 1), q)
     elif method in _CONTINUOUS:
-        al, be = _CONTINUOUS[method]
+        al, be = cast(tuple[float, float], _CONTINUOUS[method])  # (not "linear")
         v = P.sub(P.add(P.mul(n, q), P.add(al, P.mul(q, 1 - al - be))), 1)
     elif method == "lower":
         return _floor_int(P.mul(P.sub(n, 1), q)), None, None
@@ -112,7 +112,7 @@ def _quantile(a: Any, q: Any, axis: Axis, method: str, keepdims: bool, ignore_na
     if _kind_of(a) == "c":
         raise TypeError("a must be an array of real numbers")
     weak_q = type(q) in (int, float)
-    q_arr = q if isinstance(q, Tracer) else np.asarray(q)
+    q_arr: Any = q if isinstance(q, Tracer) else np.asarray(q)
     if not isinstance(q_arr, Tracer):
         if q_arr.ndim > 2 or (q_arr.size and not np.all((0 <= q_arr) & (q_arr <= 1))):
             if q_arr.ndim > 2:
@@ -156,7 +156,7 @@ def _quantile(a: Any, q: Any, axis: Axis, method: str, keepdims: bool, ignore_na
     lo, hi, gamma = _virtual_indices(cnt, qf, method)
     full = kshape + qshape
 
-    def pick(idx):
+    def pick(idx: Any) -> Array:
         idx = P.where(P.lt(idx, 0), 0, P.where(P.gt(idx, n - 1), n - 1, idx))  # all-NaN
         idx = P.broadcast_to(idx, full) if tuple(idx.shape) != full else idx
         idx = P.reshape(idx, kshape + (int(np.prod(qshape, dtype=np.int64)),))

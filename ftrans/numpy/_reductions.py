@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def _concrete(*xs: Any) -> bool:
     return no_trace() and not builtins.any(isinstance(x, Tracer) for x in xs)
 
 
-def _accum_dtype(a: Any, dtype: DTypeLike) -> Any:
+def _accum_dtype(a: Any, dtype: DTypeLike | None) -> Any:
     """NumPy's accumulation dtype: small integers and booleans go to the default int."""
     if dtype is not None:
         return np.dtype(dtype)
@@ -177,7 +177,7 @@ def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = Non
     return _cumprod_scan(a, ax)
 
 
-def _cumulative(fn: Callable[..., Array], x: Any, axis: int | None, dtype: DTypeLike,
+def _cumulative(fn: Callable[..., Array], x: Any, axis: int | None, dtype: DTypeLike | None,
                 include_initial: bool, initial: float, name: str) -> Array:
     x = _nd(x)
     if x.ndim == 0:
@@ -486,7 +486,7 @@ def sort(a: ArrayLike, axis: int | None = -1, kind: str | None = None, order: No
     _check_sort_args(kind, order, "sort")
     a, ax = _flat_axis(a, axis)
     if a.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
+        raise np.exceptions.AxisError(0 if axis is None else axis, 0)
     if _concrete(a):
         return backend_for(a).xp.sort(a, axis=ax)
     return take_along_axis(a, P.argsort(a, ax), ax)
@@ -723,5 +723,5 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
         if sgn is not None:
             sgn = P.reshape(sgn, tuple(out.shape))
     if return_sign:
-        return out, sgn
+        return out, cast(Array, sgn)
     return out

@@ -170,7 +170,7 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
     if c.ndim == 0:
         return F.divide(c, c)
     d = diagonal(c)
-    sd = F.sqrt(F.real(d))
+    sd = P.sqrt(F.real(d))
     c = F.divide(F.divide(c, F.expand_dims(sd, 1)), F.expand_dims(sd, 0))
     if _kind_of(c) == "c":
         return F.add(F.clip(F.real(c), -1, 1),

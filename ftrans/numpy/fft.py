@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as _np
 
@@ -766,7 +766,7 @@ def ifftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
 
 def __getattr__(name: str) -> NoReturn:
     if name == "test":   # NumPy's test runner (ftrans.numpy._refused)
-        raise _refusal("ftrans.numpy.fft", name)
+        raise cast(AttributeError, _refusal("ftrans.numpy.fft", name))  # "test" is refused
     if hasattr(_np.fft, name):
         raise AttributeError(
             f"ftrans.numpy.fft has no attribute {name!r}: numpy.fft.{name} is not "
