@@ -108,9 +108,10 @@ def _inexact(a: ArrayLike) -> Array:
 
 
 def _common(*xs: ArrayLike) -> list[Array]:
-    xs = [_inexact(x) for x in xs]
-    dt = result_type(*xs)
-    return [x if _as_numpy_dtype(x.dtype) == dt else P.convert_element_type(x, dt) for x in xs]
+    arrs = [_inexact(x) for x in xs]
+    dt = result_type(*arrs)
+    return [x if _as_numpy_dtype(x.dtype) == dt else P.convert_element_type(x, dt)
+            for x in arrs]
 
 
 def _assert_stacked_2d(*arrays: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -204,7 +204,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
         n, bit = divmod(n, 2)
         if bit:
             result = z if result is None else matmul(result, z)
-    return result
+    return cast(Array, result)  # (n >= 1 here: some bit is set)
 
 
 def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
@@ -511,7 +511,7 @@ def svdvals(x: ArrayLike, /) -> Array:
     -----
     Differentiable everywhere: gradient ``U diag(g) V^H``.
     """
-    return svd(x, compute_uv=False)
+    return cast(Array, svd(x, compute_uv=False))
 
 
 def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
