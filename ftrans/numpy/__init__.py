@@ -6,6 +6,8 @@ and dtype promotion follow NumPy 2.  A NumPy name that is not (yet) provided
 raises ``AttributeError`` naming it -- never a silent NumPy fallback that would
 break differentiation.
 """
+from typing import NoReturn as _NoReturn
+
 import numpy as _np
 
 from ._funcs import *  # noqa: F401,F403
@@ -31,10 +33,12 @@ from ._shape import (atleast_1d, atleast_2d, atleast_3d, dstack, column_stack,  
                      permute_dims, matrix_transpose)
 from ._reductions import (cumsum, cumprod, cumulative_sum, cumulative_prod,  # noqa: F401
                           nancumsum, nancumprod, diff, ediff1d, sort, argsort, sort_complex,
-                          partition, argpartition, median, quantile, percentile, nanmedian,
-                          nanquantile, nanpercentile, average, nanmax, nanmin, nansum, nanprod,
-                          nanmean, nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
-                          count_nonzero)
+                          partition, argpartition)
+from ._quantiles import (median, quantile, percentile, nanmedian, nanquantile,  # noqa: F401
+                         nanpercentile)
+from ._nanreductions import (average, nanmax, nanmin, nansum, nanprod, nanmean,  # noqa: F401
+                             nanvar, nanstd, nanargmax, nanargmin, ptp, all, any,
+                             count_nonzero)
 from . import _methods  # noqa: F401  (installs Tracer operators and methods)
 from . import _ufuncs  # noqa: F401  (installs NumPy's dispatch protocols, NEP 13/18, on tracers)
 from ._contract import einsum, kron, cross  # noqa: F401
@@ -56,7 +60,7 @@ from ._index_tricks import (r_, c_, ix_, indices, tril_indices,  # noqa: F401
 from ._construct import (copy, asanyarray, asarray_chkfinite,  # noqa: F401
                          ascontiguousarray, asfortranarray, require, broadcast_shapes,
                          isclose, allclose, array_equal, array_equiv, iscomplex, isreal,
-                         iscomplexobj, isrealobj, real_if_close)
+                         iscomplexobj, isrealobj, real_if_close, result_type)
 # --- end h-np1 ---
 # -- issue 19 (h-np2): signal, polynomials, statistics, calculus, integer functions --
 from ._signal import (convolve, correlate, interp, unwrap, bartlett, blackman,  # noqa: F401
@@ -73,7 +77,9 @@ from ._bitwise import (bitwise_and, bitwise_or, bitwise_xor, bitwise_not,  # noq
 
 # the star import above also brought _funcs' own imports (np, P, Tracer, builtins ...):
 # they are not NumPy API, and fnp.np.<name> would be a silent non-differentiable path
-for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS"):
+for _name in ("np", "P", "Tracer", "builtins", "operator", "annotations", "ROW_FUNCTIONS",
+              "Any", "Array", "ArrayLike", "Axis", "DTypeLike", "ShapeLike", "Callable",
+              "Iterator", "Sequence"):
     globals().pop(_name, None)
 from ..primitives import stop_gradient  # noqa: F401
 from ._refused import refusal as _refusal
@@ -85,7 +91,6 @@ nan = _np.nan
 newaxis = None
 ndarray = _np.ndarray
 dtype = _np.dtype
-result_type = _np.result_type
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -94,7 +99,7 @@ bool_ = _np.bool_
 finfo, iinfo = _np.finfo, _np.iinfo
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> _NoReturn:
     refused = _refusal("ftrans.numpy", name)
     if refused is not None:
         raise refused

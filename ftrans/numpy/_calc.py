@@ -7,13 +7,15 @@ included).
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
-from ._args import _ndarray, _axis, _axes
+from ..typing import Array, ArrayLike, Axis, DTypeLike
+from ._args import P, _ndarray, _axis, _axes
 from . import _funcs as F
 from ._reductions import diff
 from .linalg import _concrete
@@ -22,40 +24,54 @@ __all__ = ["gradient", "trapezoid", "linspace", "logspace", "geomspace", "matvec
            "apply_along_axis", "apply_over_axes"]
 
 
-def _sl(nd, ax, s):
+def _sl(nd: int, ax: int, s: slice) -> tuple[slice, ...]:
     return (slice(None),) * ax + (s,)
 
 
-def _bshape(v, nd, ax):
+def _bshape(v: Any, nd: int, ax: int) -> Any:
     """A 1-d array along axis ``ax`` of an ``nd``-d array (size-1 elsewhere)."""
     return F.reshape(v, (1,) * ax + (-1,) + (1,) * (nd - ax - 1))
 
 
-def gradient(f, *varargs, axis=None, edge_order=1):
-    """``numpy.gradient``: second-order central differences inside, first- or
-    second-order (``edge_order``) one-sided differences at the boundaries, for uniform
-    spacings (scalars) or sample coordinates (1-d arrays), NumPy's formulas (Fornberg
-    1988, as cited by NumPy).
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: Axis = None,
+             edge_order: int = 1) -> Array | tuple[Array, ...]:
+    """Numerical gradient of sampled values.
 
-    Parameters
-    ----------
-    f : array_like, N-d (integers are computed in float64)
-    *varargs : none (spacing 1), one scalar for all axes, or one scalar or 1-d
-        coordinate array (length ``f.shape[axis]``) per axis
-    axis : None, int or tuple of ints
-    edge_order : {1, 2}
-
-    Returns
-    -------
-    One array (a single axis) or a tuple of arrays, one per axis.
-
-    Raises
-    ------
-    ValueError: an axis shorter than ``edge_order + 1``, a bad ``edge_order``, the wrong
-        number of spacings, coordinates of the wrong length or rank.
+    Second-order central differences inside, first- or second-order (``edge_order``)
+    one-sided differences at the boundaries, for uniform spacings or sample coordinates
+    (NumPy's formulas; Fornberg 1988, as cited by NumPy).
 
     >>> gradient([1.0, 2.0, 4.0, 7.0])
     array([1. , 1.5, 2.5, 3. ])
+
+    Parameters
+    ----------
+    f : array_like
+        N-D samples (integers are computed in float64).
+    *varargs : array_like
+        Spacings: none (1), one scalar for all axes, or one scalar or 1-D
+        coordinate array (length ``f.shape[axis]``) per axis.
+    axis : int or tuple of int, optional
+        Axes to differentiate along; all by default.
+    edge_order : {1, 2}, optional
+        Accuracy order at the boundaries.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One array (a single axis) or one per axis, ``f``'s shape.
+
+    Raises
+    ------
+    ValueError
+        An axis shorter than ``edge_order + 1``, a bad ``edge_order``, coordinates of
+        the wrong length or rank, duplicate axes.
+    TypeError
+        The wrong number of spacings.
+
+    Notes
+    -----
+    Differentiable in ``f`` (linear) and in the spacings.
     """
     f = _ndarray(f)
     nd = f.ndim
@@ -99,7 +115,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return outs[0] if n == 1 else tuple(outs)
 
 
-def _grad_uniform(f, h, ax, edge_order):
+def _grad_uniform(f: Any, h: Any, ax: int, edge_order: int) -> Any:
     nd = f.ndim
     g = lambda s: f[_sl(nd, ax, s)]  # noqa: E731
     mid = F.divide(F.subtract(g(slice(2, None)), g(slice(None, -2))), F.multiply(2.0, h))
@@ -115,7 +131,7 @@ def _grad_uniform(f, h, ax, edge_order):
     return F.concatenate([a, mid, b], axis=ax)
 
 
-def _grad_coords(f, dx, ax, edge_order):
+def _grad_coords(f: Any, dx: Any, ax: int, edge_order: int) -> Any:
     nd = f.ndim
     g = lambda s: f[_sl(nd, ax, s)]  # noqa: E731
     b_ = lambda v: _bshape(v, nd, ax)  # noqa: E731
@@ -144,12 +160,34 @@ def _grad_coords(f, dx, ax, edge_order):
     return F.concatenate([lo, mid, hi], axis=ax)
 
 
-def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """``numpy.trapezoid``: the trapezoidal rule ``sum(d * (y[1:] + y[:-1]) / 2)`` along
-    ``axis``, with spacings ``diff(x)`` (``x`` 1-d or broadcastable to ``y``) or ``dx``.
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
+              axis: int = -1) -> Array:
+    """Integral along an axis by the trapezoidal rule.
+
+    ``sum(d * (y[1:] + y[:-1]) / 2)`` with spacings ``d = diff(x)`` or ``dx``.
 
     >>> trapezoid([1.0, 2.0, 3.0], x=[0.0, 1.0, 3.0])
     np.float64(6.5)
+
+    Parameters
+    ----------
+    y : array_like
+        Values to integrate.
+    x : array_like, optional
+        Sample points (1-D or broadcastable to ``y``).
+    dx : float, optional
+        Uniform spacing when ``x`` is None.
+    axis : int, optional
+        The axis to integrate along.
+
+    Returns
+    -------
+    Array
+        ``y``'s shape without ``axis``.
+
+    Notes
+    -----
+    Differentiable in ``y``, ``x`` and ``dx``.
     """
     y = _ndarray(y)
     nd = y.ndim
@@ -166,11 +204,11 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return F.sum(F.divide(F.multiply(d, F.add(hi, lo)), 2.0), axis=ax)
 
 
-def _traced(*xs):
+def _traced(*xs: Any) -> bool:
     return any(isinstance(x, Tracer) for x in xs)
 
 
-def _lin(start, stop, num, endpoint, axis):
+def _lin(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:
     """``linspace`` of traced endpoints: ``start + k * (stop - start) / div``."""
     start, stop = _ndarray(start), _ndarray(stop)
     dt = result_type(start, stop)
@@ -186,19 +224,46 @@ def _lin(start, stop, num, endpoint, axis):
     return F.moveaxis(y, 0, axis) if axis != 0 else y
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``numpy.linspace``: ``num`` evenly spaced samples from ``start`` to ``stop``;
-    differentiable in ``start`` and ``stop`` (arrays broadcast as NumPy's).
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array | tuple[Array, Array]:
+    """Evenly spaced samples over an interval.
 
     Concrete endpoints run NumPy's own ``linspace`` (exact values); traced endpoints give
     ``start + t * (stop - start)`` with ``t = arange(num) / div`` (``div = num - 1`` with
-    ``endpoint``, else ``num``) and the last sample exactly ``stop``.  Integer ``dtype``
-    truncates as NumPy (and then has a zero derivative).
-
-    Raises ValueError for a negative ``num``.
+    ``endpoint``, else ``num``) and the last sample exactly ``stop``.
 
     >>> linspace(0.0, 1.0, 5)
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+
+    Parameters
+    ----------
+    start, stop : array_like
+        Endpoints (arrays broadcast as NumPy's).
+    num : int, optional
+        Number of samples.
+    endpoint : bool, optional
+        Include ``stop``.
+    retstep : bool, optional
+        Also return the spacing.
+    dtype : dtype_like, optional
+        Result dtype (an integer dtype truncates, as NumPy).
+    axis : int, optional
+        Position of the sample axis for array endpoints.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The samples, and with ``retstep`` the step.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``num``.
+
+    Notes
+    -----
+    Differentiable in ``start`` and ``stop`` (zero derivative for an integer ``dtype``).
     """
     num = operator.index(num)
     if num < 0:
@@ -216,12 +281,42 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return y, step
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``numpy.logspace``: ``base ** linspace(start, stop, num)``; differentiable in
-    ``start``, ``stop`` and ``base``.
+def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
+    """Samples evenly spaced on a log scale: ``base ** linspace(start, stop, num)``.
+
 
     >>> logspace(0.0, 2.0, 3)
     array([  1.,  10., 100.])
+
+    Parameters
+    ----------
+    start, stop : array_like
+        Exponents of the first and last samples.
+    num : int, optional
+        Number of samples.
+    endpoint : bool, optional
+        Include ``base ** stop``.
+    base : array_like, optional
+        The base.
+    dtype : dtype_like, optional
+        Result dtype.
+    axis : int, optional
+        Position of the sample axis for array arguments.
+
+    Returns
+    -------
+    Array
+        The samples.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``num``.
+
+    Notes
+    -----
+    Differentiable in ``start``, ``stop`` and ``base``.
     """
     num = operator.index(num)
     if num < 0:
@@ -237,15 +332,43 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else F.astype(out, dtype)
 
 
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``numpy.geomspace``: a geometric sequence from ``start`` to ``stop`` (the endpoints
-    exact, as NumPy); differentiable in ``start`` and ``stop`` (real, nonzero, the same
-    sign; complex endpoints are computed by NumPy as constants only).
+def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+              dtype: DTypeLike | None = None, axis: int = 0) -> Array:
+    """Geometric sequence from ``start`` to ``stop`` (the endpoints exact, as NumPy).
 
-    Raises ValueError for a zero endpoint.
 
     >>> geomspace(1.0, 1000.0, 4)
     array([   1.,   10.,  100., 1000.])
+
+    Parameters
+    ----------
+    start, stop : array_like
+        Endpoints: real, nonzero, of the same sign (complex endpoints
+        are computed by NumPy as constants only).
+    num : int, optional
+        Number of samples.
+    endpoint : bool, optional
+        Include ``stop``.
+    dtype : dtype_like, optional
+        Result dtype.
+    axis : int, optional
+        Position of the sample axis for array endpoints.
+
+    Returns
+    -------
+    Array
+        The samples.
+
+    Raises
+    ------
+    ValueError
+        For a zero endpoint.
+    TypeError
+        For traced complex endpoints.
+
+    Notes
+    -----
+    Differentiable in ``start`` and ``stop``.
     """
     num = operator.index(num)
     if not _traced(start, stop):
@@ -272,11 +395,29 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return y if dtype is None else F.astype(y, dtype)
 
 
-def matvec(x1, x2, /):
-    """``numpy.matvec`` (NumPy 2.2 gufunc ``(m,n),(n)->(m)``): ``x1 @ x2`` per batch, no
-    conjugation, batch axes broadcast.
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Matrix-vector product per batch (gufunc ``(m,n),(n)->(m)``, no conjugation).
 
-    Raises ValueError for mismatched core dimensions or a rank below the signature's.
+    Parameters
+    ----------
+    x1 : array_like
+        Matrices, shape ``(..., m, n)``.
+    x2 : array_like
+        Vectors, shape ``(..., n)``; batch axes broadcast.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., m)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched core dimensions or a rank below the signature's.
+
+    Notes
+    -----
+    Differentiable (bilinear).
     """
     x1, x2 = _ndarray(x1), _ndarray(x2)
     if x1.ndim < 2 or x2.ndim < 1 or x1.shape[-1] != x2.shape[-1]:
@@ -285,11 +426,29 @@ def matvec(x1, x2, /):
     return F.matmul(x1, F.expand_dims(x2, -1))[..., 0]
 
 
-def vecmat(x1, x2, /):
-    """``numpy.vecmat`` (NumPy 2.2 gufunc ``(n),(n,m)->(m)``): ``conj(x1) @ x2`` per
-    batch (NumPy conjugates the vector), batch axes broadcast.
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Vector-matrix product per batch, ``conj(x1) @ x2`` (gufunc ``(n),(n,m)->(m)``).
 
-    Raises ValueError for mismatched core dimensions.
+    Parameters
+    ----------
+    x1 : array_like
+        Vectors, shape ``(..., n)`` (conjugated, as NumPy).
+    x2 : array_like
+        Matrices, shape ``(..., n, m)``; batch axes broadcast.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., m)``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched core dimensions.
+
+    Notes
+    -----
+    Differentiable (conjugate-linear in ``x1``, linear in ``x2``).
     """
     x1, x2 = _ndarray(x1), _ndarray(x2)
     if x1.ndim < 1 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-2]:
@@ -300,15 +459,42 @@ def vecmat(x1, x2, /):
     return F.matmul(F.expand_dims(x1, -2), x2)[..., 0, :]
 
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """``numpy.apply_along_axis``: ``func1d`` on every 1-d slice along ``axis`` (a Python
-    loop, as NumPy's; each call may be differentiated, vmapped, jitted).  The results
-    (all of one shape) replace the axis.
+def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *args: Any,
+                     **kwargs: Any) -> Array:
+    """Apply a function to every 1-D slice along an axis.
 
-    Raises ValueError when an iteration axis has size 0.
+    A Python loop, as NumPy's; each call may be differentiated, vmapped, jitted.  The
+    results (all of one shape) replace the axis.
 
     >>> apply_along_axis(lambda r: r[0] + r[-1], 1, np.arange(6.0).reshape(2, 3))
     array([2., 8.])
+
+    Parameters
+    ----------
+    func1d : callable
+        ``func1d(slice, *args, **kwargs)``.
+    axis : int
+        The axis along which ``arr`` is sliced.
+    arr : array_like
+        Input array.
+    *args : Any
+        Further positional arguments of ``func1d``.
+    **kwargs : Any
+        Further keyword arguments of ``func1d``.
+
+    Returns
+    -------
+    Array
+        The stacked results.
+
+    Raises
+    ------
+    ValueError
+        When an iteration axis has size 0.
+
+    Notes
+    -----
+    Differentiable when ``func1d`` is.
     """
     arr = _ndarray(arr)
     ax = _axis(axis, arr.ndim)
@@ -326,14 +512,36 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return F.transpose(out, perm)
 
 
-def apply_over_axes(func, a, axes):
-    """``numpy.apply_over_axes``: ``a = func(a, axis)`` for each axis in turn, keeping the
-    rank (a reduced axis is re-inserted with size 1).
+def apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence[int]) -> Array:
+    """Apply a reduction repeatedly over several axes, keeping the rank.
 
-    Raises ValueError when ``func`` changes the rank by more than one.
+    ``a = func(a, axis)`` for each axis in turn; a reduced axis is re-inserted with size 1.
 
     >>> apply_over_axes(lambda x, axis: x.sum(axis), np.ones((2, 3)), [0, 1])
     array([[6.]])
+
+    Parameters
+    ----------
+    func : callable
+        ``func(a, axis)``.
+    a : array_like
+        Input array.
+    axes : int or sequence of int
+        The axes, in order.
+
+    Returns
+    -------
+    Array
+        ``a``'s rank.
+
+    Raises
+    ------
+    ValueError
+        When ``func`` changes the rank by more than one.
+
+    Notes
+    -----
+    Differentiable when ``func`` is.
     """
     val = _ndarray(a)
     nd = val.ndim

@@ -14,14 +14,18 @@ the same rule.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..core import Tracer
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
 from . import _funcs as F
+from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from ._search import _values
+from ._args import P
 
 __all__ = ["copy", "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
            "require", "broadcast_shapes", "isclose", "allclose", "array_equal",
@@ -31,56 +35,177 @@ __all__ = ["copy", "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfo
 _nd = F._ndarray
 
 
-def _traced(a):
+def _traced(a: Any) -> bool:
     return isinstance(a, Tracer) or (isinstance(a, (list, tuple)) and
                                      any(isinstance(o, Tracer) for o in F._flat(a)))
 
 
-def copy(a, order="K", subok=False):
-    """``numpy.copy``: a traced array is returned as is (its values are never modified,
-    so it is its own copy; differentiable: the identity); NumPy data is copied."""
+def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Array:
+    """Copy of an array (a traced array is returned as is).
+
+    A traced array's values are never modified, so it is its own copy.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    order : {'K', 'C', 'F', 'A'}, optional
+        Memory layout of a NumPy copy.
+    subok : bool, optional
+        Keep ndarray subclasses (NumPy's meaning).
+
+    Returns
+    -------
+    Array
+        The copy.
+
+    Notes
+    -----
+    Differentiable (the identity).
+    """
     if _traced(a):
         return F.asarray(a)
     return np.copy(a, order=order, subok=subok)
 
 
-def asanyarray(a, dtype=None, order=None):
-    """``numpy.asanyarray``: as :func:`ftrans.numpy.asarray` (traced values pass)."""
+def asanyarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None) -> Array:
+    """Convert the input to an array (as :func:`ftrans.numpy.asarray`; traced values pass).
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    dtype : dtype_like, optional
+        Result dtype.
+    order : str, optional
+        Memory layout of NumPy data.
+
+    Returns
+    -------
+    Array
+        ``a`` as an array.
+
+    Notes
+    -----
+    Differentiable (identity, or a dtype conversion).
+    """
     if _traced(a):
         return F.asarray(a, dtype)
     return np.asanyarray(a, dtype=dtype, order=order)
 
 
-def ascontiguousarray(a, dtype=None):
-    """``numpy.ascontiguousarray`` (at least 1-d); traced values pass (layout has no
-    meaning for them)."""
+def ascontiguousarray(a: Any, dtype: DTypeLike | None = None) -> Array:
+    """Contiguous (C order) array of at least one dimension; traced values pass.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    dtype : dtype_like, optional
+        Result dtype.
+
+    Returns
+    -------
+    Array
+        At least 1-D.
+
+    Notes
+    -----
+    Differentiable (identity, or a dtype conversion).
+    """
     if _traced(a):
         a = F.asarray(a, dtype)
         return F.reshape(a, (1,)) if a.ndim == 0 else a
     return np.ascontiguousarray(a, dtype=dtype)
 
 
-def asfortranarray(a, dtype=None):
-    """``numpy.asfortranarray`` (at least 1-d); traced values pass."""
+def asfortranarray(a: Any, dtype: DTypeLike | None = None) -> Array:
+    """Fortran-ordered array of at least one dimension; traced values pass.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    dtype : dtype_like, optional
+        Result dtype.
+
+    Returns
+    -------
+    Array
+        At least 1-D.
+
+    Notes
+    -----
+    Differentiable (identity, or a dtype conversion).
+    """
     if _traced(a):
         a = F.asarray(a, dtype)
         return F.reshape(a, (1,)) if a.ndim == 0 else a
     return np.asfortranarray(a, dtype=dtype)
 
 
-def require(a, dtype=None, requirements=None, *, like=None):
-    """``numpy.require``: ``a`` as an array of ``dtype`` meeting the layout
-    ``requirements``; for traced values only ``dtype`` matters."""
+def require(a: Any, dtype: DTypeLike | None = None, requirements: Any = None, *,
+            like: Any = None) -> Array:
+    """Array of the given dtype meeting layout requirements.
+
+    For traced values only ``dtype`` matters.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    dtype : dtype_like, optional
+        Result dtype.
+    requirements : str or sequence of str, optional
+        NumPy's flags ('C', 'F', 'A', 'W',
+        'O', 'E').
+    like : None, optional
+        NumPy's array-function dispatch argument.
+
+    Returns
+    -------
+    Array
+        ``a`` as such an array.
+
+    Notes
+    -----
+    Differentiable (identity, or a dtype conversion).
+    """
     del like
     if _traced(a):
         return F.asarray(a, dtype)
     return np.require(a, dtype, requirements)
 
 
-def asarray_chkfinite(a, dtype=None, order=None):
-    """``numpy.asarray_chkfinite``: ``asarray`` that raises ``ValueError`` on infs or
-    NaNs.  Traced values are checked on their concrete values (eagerly, under ``grad``);
-    inside ``jit``/``vmap`` they cannot be, and it raises ``ConcretizationError``."""
+def asarray_chkfinite(a: Any, dtype: DTypeLike | None = None, order: str | None = None) -> Array:
+    """Convert the input to an array, checking that it has no infs or NaNs.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    dtype : dtype_like, optional
+        Result dtype.
+    order : str, optional
+        Memory layout of NumPy data.
+
+    Returns
+    -------
+    Array
+        ``a`` as an array.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` contains infs or NaNs (checked on concrete values, eagerly also
+        under ``grad``).
+    ConcretizationError
+        Inside ``jit``/``vmap``, where the values are not concrete.
+
+    Notes
+    -----
+    Differentiable (identity).
+    """
     if not _traced(a):
         return np.asarray_chkfinite(a, dtype=dtype, order=order)
     a = F.asarray(a, dtype)
@@ -94,25 +219,58 @@ def asarray_chkfinite(a, dtype=None, order=None):
     return a
 
 
-def broadcast_shapes(*args):
-    """``numpy.broadcast_shapes``: the broadcast of the given shapes (a tuple)."""
+def broadcast_shapes(*args: ShapeLike) -> tuple[int, ...]:
+    """Shape of the broadcast of the given shapes.
+
+    Parameters
+    ----------
+    *args : int or sequence of int
+        The shapes.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape.
+    """
     return np.broadcast_shapes(*args)
 
 
 # ---------------------------------------------------------------------------------
 # comparisons
 # ---------------------------------------------------------------------------------
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``numpy.isclose``: ``|a - b| <= atol + rtol * |b|`` elementwise (NumPy 2's
-    formula: infinities close only to themselves, NaN to NaN when ``equal_nan``).
-    Boolean, runs under every transform.
+def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+            equal_nan: bool = False) -> Array:
+    """Elementwise ``|a - b| <= atol + rtol * |b|``.
+
+    NumPy 2's formula: infinities are close only to themselves, NaN to NaN when
+    ``equal_nan``.  Runs under every transform.
 
     Examples
     --------
     >>> import numpy as np, ftrans.numpy as fnp
     >>> fnp.isclose(np.array([1., np.inf, np.nan]), np.array([1. + 1e-9, np.inf, np.nan]))
     array([ True,  True, False])
-"""
+
+    Parameters
+    ----------
+    a, b : array_like
+        Values to compare, broadcast together.
+    rtol : array_like, optional
+        Relative tolerance.
+    atol : array_like, optional
+        Absolute tolerance.
+    equal_nan : bool, optional
+        Count NaNs as equal to each other.
+
+    Returns
+    -------
+    Array
+        Boolean, of the broadcast shape.
+
+    Notes
+    -----
+    Not differentiable (boolean result).
+    """
     x, y = F._arr(a), F._arr(b)
     if isinstance(y, int) and not isinstance(y, bool):
         y = float(y)
@@ -138,7 +296,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return res
 
 
-def _py_bool(name, fn, *xs):
+def _py_bool(name: str, fn: Callable[..., Any], *xs: Any) -> bool:
     vals = _values(*[_nd(x) for x in xs])
     if vals is None:
         raise ConcretizationError(
@@ -148,57 +306,184 @@ def _py_bool(name, fn, *xs):
     return fn(*vals)
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``numpy.allclose``: ``all(isclose(a, b, ...))`` as a Python ``bool`` (concrete
-    values only; see the module docstring)."""
+def allclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether all elements of two arrays are close (``all(isclose(a, b, ...))``).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Values to compare (concrete).
+    rtol : float, optional
+        Relative tolerance.
+    atol : float, optional
+        Absolute tolerance.
+    equal_nan : bool, optional
+        Count NaNs as equal to each other.
+
+    Returns
+    -------
+    bool
+        A Python bool.
+
+    Raises
+    ------
+    ConcretizationError
+        For values that are not concrete (inside ``jit``/``vmap``).
+    """
     return _py_bool("allclose", lambda x, y: bool(np.allclose(x, y, rtol, atol, equal_nan)),
                     a, b)
 
 
-def array_equal(a1, a2, equal_nan=False):
-    """``numpy.array_equal``: same shape and elements (Python ``bool``; concrete values
-    only)."""
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
+    """Whether two arrays have the same shape and elements.
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        Arrays to compare (concrete).
+    equal_nan : bool, optional
+        Count NaNs as equal to each other.
+
+    Returns
+    -------
+    bool
+        A Python bool.
+
+    Raises
+    ------
+    ConcretizationError
+        For values that are not concrete.
+    """
     return _py_bool("array_equal", lambda x, y: bool(np.array_equal(x, y, equal_nan)), a1, a2)
 
 
-def array_equiv(a1, a2):
-    """``numpy.array_equiv``: broadcastable and equal (Python ``bool``; concrete values
-    only)."""
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
+    """Whether two arrays are broadcastable and equal.
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        Arrays to compare (concrete).
+
+    Returns
+    -------
+    bool
+        A Python bool.
+
+    Raises
+    ------
+    ConcretizationError
+        For values that are not concrete.
+    """
     return _py_bool("array_equiv", lambda x, y: bool(np.array_equiv(x, y)), a1, a2)
 
 
-def iscomplexobj(x):
-    """``numpy.iscomplexobj``: whether ``x``'s dtype is complex (reads the dtype only)."""
+def iscomplexobj(x: ArrayLike) -> bool:
+    """Whether the dtype of ``x`` is complex (reads the dtype only).
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    bool
+        A Python bool.
+    """
     if isinstance(x, Tracer):
         return _kind_of(x) == "c"
     return np.iscomplexobj(x)
 
 
-def isrealobj(x):
-    """``numpy.isrealobj``: ``not iscomplexobj(x)``."""
+def isrealobj(x: ArrayLike) -> bool:
+    """Whether the dtype of ``x`` is not complex.
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    bool
+        ``not iscomplexobj(x)``.
+    """
     return not iscomplexobj(x)
 
 
-def iscomplex(x):
-    """``numpy.iscomplex``: elementwise ``imag(x) != 0`` (False for real dtypes)."""
+def iscomplex(x: ArrayLike) -> Array:
+    """Elementwise ``imag(x) != 0`` (False for real dtypes).
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    Array
+        Boolean, ``x``'s shape.
+
+    Notes
+    -----
+    Not differentiable (boolean result).
+    """
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.ne(P.imag(x), 0)
     return np.zeros(tuple(x.shape), bool) if x.ndim else np.False_
 
 
-def isreal(x):
-    """``numpy.isreal``: elementwise ``imag(x) == 0`` (True for real dtypes)."""
+def isreal(x: ArrayLike) -> Array:
+    """Elementwise ``imag(x) == 0`` (True for real dtypes).
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    Array
+        Boolean, ``x``'s shape.
+
+    Notes
+    -----
+    Not differentiable (boolean result).
+    """
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.eq(P.imag(x), 0)
     return np.ones(tuple(x.shape), bool) if x.ndim else np.True_
 
 
-def real_if_close(a, tol=100):
-    """``numpy.real_if_close``: ``real(a)`` if every imaginary part is below ``tol``
-    machine epsilons (``tol`` <= 1: an absolute tolerance), else ``a``.  Differentiable
-    (through ``real``); the choice needs concrete values (see the module docstring)."""
+def real_if_close(a: ArrayLike, tol: float = 100) -> Array:
+    """The real part if every imaginary part is negligible, else the input.
+
+    Parameters
+    ----------
+    a : array_like
+        Input.
+    tol : float, optional
+        Tolerance in machine epsilons of ``a``'s dtype (``tol <= 1``: an
+        absolute tolerance).
+
+    Returns
+    -------
+    Array
+        ``real(a)`` or ``a``.
+
+    Raises
+    ------
+    ConcretizationError
+        Where the choice cannot be made on concrete values.
+
+    Notes
+    -----
+    Differentiable (through ``real``); the choice needs concrete values.
+    """
     a = _nd(a)
     if _kind_of(a) != "c":
         return a
@@ -210,3 +495,21 @@ def real_if_close(a, tol=100):
             "real_if_close: the result dtype depends on the values, which are abstract here "
             "(inside jit or vmap); use fnp.real(a) explicitly")
     return P.real(a) if np.all(np.abs(vals[0].imag) < tol) else a
+
+
+def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> np.dtype[Any]:
+    """Dtype that results from NumPy's promotion rules applied to the arguments.
+
+    NumPy's own ``numpy.result_type`` (NEP 50: Python scalars are weak).
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : array_like or dtype_like
+        Arrays, scalars and dtypes to promote.
+
+    Returns
+    -------
+    numpy.dtype
+        The promoted dtype.
+    """
+    return np.result_type(*arrays_and_dtypes)

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import builtins
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import result_type
-from .. import primitives as P
+from ..typing import Array, ArrayLike, DTypeLike
 from ._funcs import _ndarray, _axis, moveaxis
+from ._args import P
 
 __all__ = ["einsum", "kron", "cross"]
 
@@ -31,7 +34,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # ---------------------------------------------------------------------------------
 # parsing
 # ---------------------------------------------------------------------------------
-def _sublist_to_str(sub):
+def _sublist_to_str(sub: Any) -> str:
     out = []
     for s in sub:
         if s is Ellipsis:
@@ -48,7 +51,7 @@ def _sublist_to_str(sub):
     return "".join(out)
 
 
-def _split_interleaved(args):
+def _split_interleaved(args: Sequence[Any]) -> tuple[str, list[Any]]:
     ops, subs = [], []
     args = list(args)
     while len(args) >= 2:
@@ -58,7 +61,7 @@ def _split_interleaved(args):
     return ",".join(subs) + ("" if out is None else "->" + out), ops
 
 
-def _parse_term(term, ndim, n_ell, where):
+def _parse_term(term: str, ndim: int, n_ell: int, where: str) -> Any:
     """Labels of one operand: letters, and ``('...', j)`` for its ellipsis axes, where
     ``j`` counts within the (right-aligned) broadcast ellipsis of ``n_ell`` axes."""
     if term.count("...") > 1 or ("." in term.replace("...", "")):
@@ -81,7 +84,7 @@ def _parse_term(term, ndim, n_ell, where):
     return list(term)
 
 
-def _parse(subscripts, operands):
+def _parse(subscripts: str, operands: Sequence[Any]) -> Any:
     s = subscripts.replace(" ", "")
     if "->" in s:
         ins, out = s.split("->")
@@ -107,7 +110,7 @@ def _parse(subscripts, operands):
               for i, (t, op) in enumerate(zip(terms, operands))]
     ell = [("...", j) for j in range(n_ell)]
     if out is None:
-        counts = {}
+        counts: dict[Any, int] = {}
         for ls in labels:
             for l in ls:
                 if not isinstance(l, tuple):
@@ -147,7 +150,7 @@ def _parse(subscripts, operands):
 # ---------------------------------------------------------------------------------
 # lowering
 # ---------------------------------------------------------------------------------
-def _take_diagonals(x, labels):
+def _take_diagonals(x: Any, labels: Any) -> Any:
     """Collapse repeated labels of one operand into one axis (its diagonal)."""
     labels = list(labels)
     while True:
@@ -167,14 +170,14 @@ def _take_diagonals(x, labels):
         labels = [rep] + [labels[i] for i in rest]
 
 
-def _sum_labels(x, labels, drop):
+def _sum_labels(x: Any, labels: Any, drop: Any) -> Any:
     axes = tuple(i for i, l in enumerate(labels) if l in drop)
     if not axes:
         return x, labels
     return P.reduce_sum(x, axes), [l for l in labels if l not in drop]
 
 
-def _contract_pair(a, la, b, lb, keep):
+def _contract_pair(a: Any, la: Any, b: Any, lb: Any, keep: Any) -> Any:
     """``dot_general`` of two operands; returns the result and its labels."""
     # labels of one operand only that nothing needs later: sum them first
     a, la = _sum_labels(a, la, {l for l in la if l not in lb and l not in keep})
@@ -189,14 +192,14 @@ def _contract_pair(a, la, b, lb, keep):
     return out, labels
 
 
-def _path(ops, labels, out_labels, optimize):
+def _path(ops: Any, labels: Any, out_labels: Any, optimize: Any) -> Any:
     """Pairwise contraction order (list of index tuples) from ``numpy.einsum_path``."""
     n = len(ops)
     if n < 3:
         return [tuple(range(n))]
     if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
         return [tuple(p) for p in optimize[1:]]
-    names = {}
+    names: dict[Any, Any] = {}
     for ls in labels + [out_labels]:
         for l in ls:
             if l not in names:
@@ -212,7 +215,7 @@ def _path(ops, labels, out_labels, optimize):
 
 
 @functools.lru_cache(maxsize=512)
-def _cached_path(spec, shapes, strategy):
+def _cached_path(spec: Any, shapes: Any, strategy: Any) -> Any:
     """``numpy.einsum_path`` on shapes only (zero-stride dummies), memoized."""
     dummies = [np.broadcast_to(np.zeros((), np.float64), s) for s in shapes]
     try:
@@ -222,19 +225,32 @@ def _cached_path(spec, shapes, strategy):
     return tuple(tuple(p) for p in path[1:])
 
 
-def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
-    """``numpy.einsum``: Einstein summation over any subscripts NumPy accepts.
+def einsum(*operands: Any, out: None = None, optimize: bool | str | list[Any] = False,
+           dtype: DTypeLike | None = None, order: str = "K", casting: str = "safe") -> Array:
+    """Einstein summation over any subscripts NumPy accepts.
 
     Parameters
     ----------
-    *operands
-        ``subscripts, *arrays`` or the interleaved ``a, sublist_a, b, sublist_b, ...
-        [, sublist_out]`` form (integer labels 0..51 and ``Ellipsis``).
+    *operands : Any
+        ``subscripts, *arrays`` or the interleaved ``a, sublist_a, b,
+        sublist_b, ... [, sublist_out]`` form (integer labels 0..51 and ``Ellipsis``).
+    out : None
+        Not supported (ftrans arrays are immutable values).
     optimize : bool, str or list
-        ``'optimal'`` or an ``einsum_path`` result choose the pairwise order; anything
-        else uses the greedy order (the result is the same up to rounding).
-    dtype : dtype, optional
+        ``'optimal'`` or an ``einsum_path`` result choose the
+        pairwise order; anything else uses the greedy order (the result is the same up to
+        rounding).
+    dtype : dtype_like, optional
         Operands are converted to it first.
+    order : str, optional
+        Accepted for NumPy compatibility (no memory layout).
+    casting : str, optional
+        Accepted for NumPy compatibility.
+
+    Returns
+    -------
+    Array
+        The summation's result.
 
     Raises
     ------
@@ -242,7 +258,11 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
         Malformed subscripts, a subscript count that does not match an operand's
         rank, or sizes that do not broadcast (the shapes are named).
     TypeError
-        For ``out=`` (ftrans arrays are immutable values).
+        For ``out=``.
+
+    Notes
+    -----
+    Differentiable (multilinear: pairwise ``dot_general`` contractions, diagonals and sums).
     """
     if out is not None:
         raise TypeError("ftrans.numpy.einsum: out= is not supported (arrays are immutable "
@@ -258,7 +278,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
         ops = [P.convert_element_type(o, np.dtype(dtype)) for o in ops]
     labels, out_labels = _parse(subscripts, ops)
     # sizes of each label: equal, or 1 (broadcast)
-    size = {}
+    size: dict[Any, int] = {}
     for i, (o, ls) in enumerate(zip(ops, labels)):
         for d, l in zip(o.shape, ls):
             old = size.get(l)
@@ -318,9 +338,23 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
     return x
 
 
-def kron(a, b):
-    """``numpy.kron``: Kronecker product (shapes equalized by prepending 1s), written as
-    a broadcast product and a reshape."""
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
+    """Kronecker product of two arrays.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands (shapes equalized by prepending 1s).
+
+    Returns
+    -------
+    Array
+        Shape ``a.shape * b.shape`` elementwise.
+
+    Notes
+    -----
+    Differentiable (bilinear: a broadcast product and a reshape).
+    """
     a, b = _ndarray(a), _ndarray(b)
     nda, ndb = a.ndim, b.ndim
     if nda == 0 or ndb == 0:
@@ -333,10 +367,38 @@ def kron(a, b):
     return P.reshape(P.mul(a2, b2), tuple(x * y for x, y in zip(as_, bs)))
 
 
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """``numpy.cross``: cross product of 3-element (or 2-element, deprecated in NumPy 2)
-    vectors along ``axisa``/``axisb``, broadcast over the other axes, the result's vector
-    axis at ``axisc`` (``axis`` sets all three)."""
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:
+    """Cross product of 3-element (or 2-element) vectors.
+
+    2-element vectors are deprecated in NumPy 2 (their cross product is the scalar z
+    component).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Vector operands, broadcast over the other axes.
+    axisa, axisb : int, optional
+        The vector axis of ``a`` and ``b``.
+    axisc : int, optional
+        The vector axis of the result.
+    axis : int, optional
+        Sets all three axes.
+
+    Returns
+    -------
+    Array
+        The cross products.
+
+    Raises
+    ------
+    ValueError
+        For 0-d operands or vector sizes other than 2 or 3.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     if axis is not None:
         axisa, axisb, axisc = (axis,) * 3
     a, b = _ndarray(a), _ndarray(b)
@@ -359,7 +421,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if b.dtype != dt:
         b = P.convert_element_type(b, dt)
 
-    def comp(x, i):
+    def comp(x: Any, i: int) -> Array:
         return P.gather(x, (Ellipsis, i))
     a0, a1 = comp(a, 0), comp(a, 1)
     b0, b1 = comp(b, 0), comp(b, 1)

@@ -5,119 +5,31 @@ Python scalars are weak, so ``float32_array * 0.5`` stays float32).  On concrete
 arrays with no transform active every function still goes through the
 primitives, whose impls are the NumPy kernels, so results equal NumPy's.
 
-This file holds creation, reductions, shapes and products; the elementwise functions
-(with the operation table's generated rows) are in ``_elementwise.py`` and the argument
-normalization in ``_args.py``, both re-exported here.
+This file holds reductions and products; the elementwise functions (with the operation
+table's generated rows) are in ``_elementwise.py``, creation in ``_creation.py``, shapes in
+``_layout.py`` and the argument normalization in ``_args.py``, all re-exported here.
 """
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
-from ..core import Tracer
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
-from ..kernels import backend_for as _backend_for, foreign_array as _foreign_array
-from ._args import _arr, _axes, _axis, _keepdims, _ndarray
+from ..typing import Array, ArrayLike, Axis, DTypeLike
+from ._args import P, _arr, _axes, _axis, _keepdims, _ndarray
 from ._elementwise import *  # noqa: F401,F403  (the elementwise functions, ROW_FUNCTIONS' names)
 from ._elementwise import ROW_FUNCTIONS, _sqrt_flat_at_0  # noqa: F401  (fnp's methods read it)
+from ._creation import *  # noqa: F401,F403
+from ._creation import _flat, _xp_like  # noqa: F401  (used through ``F.``)
+from ._layout import *  # noqa: F401,F403
+from ._layout import _infer_shape  # noqa: F401
+from ._layout import ravel
 
 _AxisError = np.exceptions.AxisError
-
-# ---------------------------------------------------------------------------------
-# creation (constants: no derivative flows through them)
-# ---------------------------------------------------------------------------------
-
-
-def array(object, dtype=None, copy=True, ndmin=0):
-    """Like ``numpy.array``; a traced input is returned as is (converted if ``dtype``)."""
-    if isinstance(object, Tracer):
-        return object if dtype is None else P.convert_element_type(object, dtype)
-    if isinstance(object, (list, tuple)) and any(isinstance(o, Tracer) for o in _flat(object)):
-        return stack([array(o) for o in object]) if dtype is None else \
-            P.convert_element_type(stack([array(o) for o in object]), dtype)
-    return np.array(object, dtype=dtype, copy=copy, ndmin=ndmin)
-
-
-def _flat(seq):
-    for o in seq:
-        if isinstance(o, (list, tuple)):
-            yield from _flat(o)
-        else:
-            yield o
-
-
-def asarray(a, dtype=None):
-    """Like ``numpy.asarray``; traced values pass through (converted if ``dtype``)."""
-    if isinstance(a, Tracer) or (isinstance(a, (list, tuple))
-                                 and any(isinstance(o, Tracer) for o in _flat(a))):
-        return array(a, dtype=dtype)
-    if _foreign_array(a):  # Dask, CuPy, array-API arrays stay in their library
-        return a if dtype is None else P.convert_element_type(a, np.dtype(dtype))
-    return np.asarray(a, dtype=dtype)
-
-
-def zeros(shape, dtype=float):
-    return np.zeros(shape, dtype)
-
-
-def ones(shape, dtype=float):
-    return np.ones(shape, dtype)
-
-
-def empty(shape, dtype=float):
-    return np.zeros(shape, dtype)  # zeros, not garbage: results must be reproducible
-
-
-def full(shape, fill_value, dtype=None):
-    if isinstance(fill_value, Tracer):
-        return P.broadcast_to(fill_value if dtype is None else
-                              P.convert_element_type(fill_value, dtype),
-                              tuple(np.atleast_1d(shape)) if not isinstance(shape, int)
-                              else (shape,))
-    return np.full(shape, fill_value, dtype)
-
-
-def _like(x, dtype, shape):
-    x = _ndarray(x)
-    return (x.shape if shape is None else shape), (x.dtype if dtype is None else dtype)
-
-
-def _xp_like(a):
-    """The array module of ``a``'s library: NumPy for NumPy data (and tracers of it),
-    else the kernel seam's NumPy-named namespace of the library (Dask, CuPy, ...)."""
-    while isinstance(a, Tracer):
-        a = getattr(a, "primal", None) if hasattr(a, "primal") else getattr(a, "val", None)
-    if not _foreign_array(a):
-        return np
-    return _backend_for(a).xp
-
-
-def zeros_like(a, dtype=None, shape=None):
-    return _xp_like(a).zeros(*_like(a, dtype, shape))
-
-
-def ones_like(a, dtype=None, shape=None):
-    return _xp_like(a).ones(*_like(a, dtype, shape))
-
-
-def empty_like(a, dtype=None, shape=None):
-    return _xp_like(a).zeros(*_like(a, dtype, shape))
-
-
-def full_like(a, fill_value, dtype=None, shape=None):
-    s, d = _like(a, dtype, shape)
-    xp = _xp_like(a)
-    if xp is np:
-        return full(s, fill_value, d)
-    return xp.full(s, fill_value, dtype=d)
-
-
-arange = np.arange
-eye = np.eye
-identity = np.identity
 
 
 # ---------------------------------------------------------------------------------
@@ -125,7 +37,29 @@ identity = np.identity
 # ---------------------------------------------------------------------------------
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
+def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
+    """Sum of the elements over the given axes.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype (booleans sum as int64 by default).
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
+
+    Returns
+    -------
+    Array
+        The sums; int64 for boolean input.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = _ndarray(a)
     if dtype is not None:
         a = P.convert_element_type(a, dtype)
@@ -135,21 +69,69 @@ def sum(a, axis=None, dtype=None, keepdims=False):
     return _keepdims(a, P.reduce_sum(a, axes), axes, keepdims)
 
 
-def _count(a, axes):
+def _count(a: Any, axes: tuple[int, ...]) -> int:
+    """The number of elements reduced over ``axes``."""
     n = 1
     for i in axes:
         n *= a.shape[i]
     return n
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean over the given axes.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
+
+    Returns
+    -------
+    Array
+        The means; floating dtype.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = _ndarray(a)
     axes = _axes(axis, a.ndim)
     s = sum(a, axis=axes, dtype=dtype, keepdims=keepdims)
     return P.div(s, _count(a, axes))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
+        keepdims: bool = False) -> Array:
+    """Variance over the given axes (``sum(|a - mean|**2) / (N - ddof)``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    dtype : dtype_like, optional
+        Accumulator dtype.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``N - ddof``.
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
+
+    Returns
+    -------
+    Array
+        The variances; real floating dtype (also for complex ``a``).
+
+    Notes
+    -----
+    Differentiable: ``2 (a - mean) / (N - ddof)``.
+    """
     a = _ndarray(a)
     axes = _axes(axis, a.ndim)
     m = mean(a, axis=axes, dtype=dtype, keepdims=True)
@@ -159,21 +141,72 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``numpy.std``: ``sqrt(var)``; the derivative of a constant slice is 0."""
+def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
+        keepdims: bool = False) -> Array:
+    """Standard deviation over the given axes (``sqrt(var)``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    dtype : dtype_like, optional
+        Accumulator dtype.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``N - ddof``.
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
+
+    Returns
+    -------
+    Array
+        The standard deviations; real floating dtype.
+
+    Notes
+    -----
+    Differentiable; the derivative over a constant slice (``std == 0``) is 0, the
+    minimum-norm subgradient, not NaN.
+    """
     return _sqrt_flat_at_0(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
-def _extremum(prim_op, name):
-    def f(a, axis=None, keepdims=False):
+def _extremum(prim_op: Callable[..., Any], name: str) -> Callable[..., Array]:
+    """The reduction ``numpy.<name>`` (max or min) over ``prim_op``."""
+    def f(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
         a = _ndarray(a)
         axes = _axes(axis, a.ndim)
         if a.size == 0 and any(a.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no "
                              "identity")
         return _keepdims(a, prim_op(a, axes), axes, keepdims)
-    f.__name__ = name
-    f.__doc__ = (f"``numpy.{name}``; ties share the derivative evenly (DESIGN.md).")
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{"Maximum" if name == "max" else "Minimum"} of the elements over the given axes.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array (NaNs propagate).
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions.
+
+    Returns
+    -------
+    Array
+        The extrema, ``a``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If a reduced axis has length 0 (no identity).
+
+    Notes
+    -----
+    Differentiable; tied extrema share the derivative evenly (DESIGN.md's subgradient
+    convention).
+    """
     return f
 
 
@@ -183,8 +216,30 @@ amax = max
 amin = min
 
 
-def prod(a, axis=None, dtype=None, keepdims=False):
-    """``numpy.prod``; its derivative is exact also where elements are zero."""
+def prod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
+    """Product of the elements over the given axes.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
+
+    Returns
+    -------
+    Array
+        The products.
+
+    Notes
+    -----
+    Differentiable; the derivative is exact also where elements are zero (no division
+    by the product).
+    """
     a = _ndarray(a)
     if dtype is not None:
         a = P.convert_element_type(a, dtype)
@@ -192,8 +247,9 @@ def prod(a, axis=None, dtype=None, keepdims=False):
     return _keepdims(a, P.reduce_prod(a, axes), axes, keepdims)
 
 
-def _arg(prim_op):
-    def f(a, axis=None, keepdims=False):
+def _arg(prim_op: Callable[..., Any], name: str) -> Callable[..., Array]:
+    """The index reduction ``numpy.<name>`` (argmax or argmin) over ``prim_op``."""
+    def f(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
         a = _ndarray(a)
         if axis is None:
             out = prim_op(P.reshape(a, (a.size,)) if a.ndim != 1 else a, 0)
@@ -201,188 +257,61 @@ def _arg(prim_op):
         ax = _axis(axis, a.ndim)
         out = prim_op(a, ax)
         return P.expand_dims(out, (ax,)) if keepdims else out
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""Index of the {name[3:]}imum along an axis (the first one at ties).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis; the flattened array by default.
+    keepdims : bool, optional
+        Keep the reduced axis as a size-1 dimension.
+
+    Returns
+    -------
+    Array
+        Integer indices (int64).
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     return f
 
 
-argmax = _arg(P.argmax)
-argmin = _arg(P.argmin)
-
-# ---------------------------------------------------------------------------------
-# shapes
-# ---------------------------------------------------------------------------------
-
-
-def shape(a):
-    return tuple(_ndarray(a).shape)
-
-
-def ndim(a):
-    return len(_ndarray(a).shape)
-
-
-def size(a, axis=None):
-    a = _ndarray(a)
-    return int(np.prod(a.shape)) if axis is None else a.shape[axis]
-
-
-def _infer_shape(size_, newshape):
-    if isinstance(newshape, (int, np.integer)):
-        newshape = (int(newshape),)
-    newshape = tuple(operator.index(d) for d in newshape)
-    if newshape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension (-1)")
-    if -1 in newshape:
-        known = int(np.prod([d for d in newshape if d != -1]))
-        if known == 0 or size_ % known:
-            raise ValueError(f"cannot reshape array of size {size_} into shape {newshape}")
-        newshape = tuple(size_ // known if d == -1 else d for d in newshape)
-    if int(np.prod(newshape)) != size_:
-        raise ValueError(f"cannot reshape array of size {size_} into shape {newshape}")
-    return newshape
-
-
-def reshape(a, shape=None, order="C", *, newshape=None):
-    if order != "C":
-        raise NotImplementedError("ftrans.numpy.reshape supports order='C' only")
-    shape = newshape if shape is None else shape
-    a = _ndarray(a)
-    return P.reshape(a, _infer_shape(a.size, shape))
-
-
-def ravel(a, order="C"):
-    return reshape(a, (-1,), order=order)
-
-
-def transpose(a, axes=None):
-    a = _ndarray(a)
-    if axes is None:
-        perm = tuple(range(a.ndim))[::-1]
-    else:
-        perm = tuple(_axis(ax, a.ndim) for ax in axes)
-        if sorted(perm) != list(range(a.ndim)):
-            raise ValueError(f"axes {axes!r} don't match array of {a.ndim} dimensions")
-    return P.transpose(a, perm)
-
-
-def swapaxes(a, axis1, axis2):
-    a = _ndarray(a)
-    perm = list(range(a.ndim))
-    i, j = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
-    perm[i], perm[j] = perm[j], perm[i]
-    return P.transpose(a, tuple(perm))
-
-
-def moveaxis(a, source, destination):
-    a = _ndarray(a)
-    src = [_axis(s, a.ndim) for s in np.atleast_1d(source)]
-    dst = [_axis(d, a.ndim) for d in np.atleast_1d(destination)]
-    if len(src) != len(dst):
-        raise ValueError("`source` and `destination` arguments must have the same number "
-                         "of elements")
-    order = [n for n in range(a.ndim) if n not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return P.transpose(a, tuple(order))
-
-
-def squeeze(a, axis=None):
-    a = _ndarray(a)
-    if axis is None:
-        dims = tuple(i for i, d in enumerate(a.shape) if d == 1)
-    else:
-        dims = _axes(axis, a.ndim)
-        for i in dims:
-            if a.shape[i] != 1:
-                raise ValueError("cannot select an axis to squeeze out which has size not "
-                                 f"equal to one (axis {i} has size {a.shape[i]})")
-    return P.squeeze(a, dims)
-
-
-def expand_dims(a, axis):
-    a = _ndarray(a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out_ndim = a.ndim + len(axes)
-    return P.expand_dims(a, tuple(sorted(_axis(x, out_ndim) for x in axes)))
-
-
-def broadcast_to(array, shape):
-    a = _ndarray(array)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    np.broadcast_shapes(a.shape, shape)  # raises ValueError naming both shapes
-    return P.broadcast_to(a, shape)
-
-
-def atleast_1d(a):
-    a = _ndarray(a)
-    return P.reshape(a, (1,)) if a.ndim == 0 else a
-
-
-def atleast_2d(a):
-    a = _ndarray(a)
-    return P.reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)) if a.ndim < 2 else a
-
-
-def concatenate(arrays, axis=0, dtype=None):
-    arrays = [_ndarray(a) for a in arrays]
-    if not arrays:
-        raise ValueError("need at least one array to concatenate")
-    if axis is None:
-        arrays = [ravel(a) for a in arrays]
-        axis = 0
-    nd = arrays[0].ndim
-    if nd == 0:
-        raise ValueError("zero-dimensional arrays cannot be concatenated")
-    for i, a in enumerate(arrays):
-        if a.ndim != nd:
-            raise ValueError(
-                "concatenate: all the input arrays must have same number of dimensions, but "
-                f"the array at index 0 has {nd} dimension(s) (shape {tuple(arrays[0].shape)}) "
-                f"and the array at index {i} has {a.ndim} (shape {tuple(a.shape)})")
-    ax = _axis(axis, nd)
-    for i, a in enumerate(arrays):
-        for d in range(nd):
-            if d != ax and a.shape[d] != arrays[0].shape[d]:
-                raise ValueError(
-                    f"concatenate: all the input array dimensions except for the "
-                    f"concatenation axis (axis={ax}) must match exactly, but along dimension "
-                    f"{d}, the array at index 0 has shape {tuple(arrays[0].shape)} and the "
-                    f"array at index {i} has shape {tuple(a.shape)}")
-    out = P.concatenate(arrays, ax)
-    return out if dtype is None else P.convert_element_type(out, dtype)
-
-
-def stack(arrays, axis=0):
-    arrays = [_ndarray(a) for a in arrays]
-    if not arrays:
-        raise ValueError("need at least one array to stack")
-    shapes = {tuple(a.shape) for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError(f"all input arrays must have the same shape, got {sorted(shapes)}")
-    ax = _axis(axis, arrays[0].ndim + 1)
-    return P.concatenate([P.expand_dims(a, (ax,)) for a in arrays], ax)
-
-
-def vstack(tup):
-    return concatenate([atleast_2d(a) for a in tup], axis=0)
-
-
-def hstack(tup):
-    arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
-
+argmax = _arg(P.argmax, "argmax")
+argmin = _arg(P.argmin, "argmin")
 
 # ---------------------------------------------------------------------------------
 # products
 # ---------------------------------------------------------------------------------
 
 
-def matmul(x1, x2):
-    """``x1 @ x2`` with NumPy's rules (1-D promotion, broadcast batch axes).
+def matmul(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """Matrix product ``x1 @ x2`` with NumPy's rules (1-D promotion, broadcast batch axes).
+
+    Parameters
+    ----------
+    x1 : array_like
+        Shape ``(..., n, k)`` or ``(k,)``.
+    x2 : array_like
+        Shape ``(..., k, m)`` or ``(k,)``.
+
+    Returns
+    -------
+    Array
+        Shape ``(..., n, m)``, with the axes of 1-D operands removed.
 
     Raises
     ------
     ValueError
         For 0-d operands or mismatched contracted sizes (both shapes named).
+
+    Notes
+    -----
+    Differentiable (bilinear); complex operands follow the holomorphic convention.
     """
     a, b = _ndarray(x1), _ndarray(x2)
     if a.ndim == 0 or b.ndim == 0:
@@ -420,9 +349,29 @@ def matmul(x1, x2):
     return out
 
 
-def dot(a, b):
-    """``numpy.dot``: scalars multiply, 1-D inner product, N-D contracts the last axis of
-    ``a`` with the second-to-last of ``b``."""
+def dot(a: ArrayLike, b: ArrayLike) -> Array:
+    """Dot product: scalars multiply, 1-D inner product, N-D contracts the last axis of
+    ``a`` with the second-to-last of ``b``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands.
+
+    Returns
+    -------
+    Array
+        ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``.
+
+    Raises
+    ------
+    ValueError
+        If the contracted sizes differ.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     a, b = _ndarray(a), _ndarray(b)
     if a.ndim == 0 or b.ndim == 0:
         return P.mul(a, b)
@@ -433,7 +382,31 @@ def dot(a, b):
     return P.dot_general(a, b, (((a.ndim - 1,), (cb,)), ((), ())))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Array:
+    """Sum of products over the given axes of two arrays.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands.
+    axes : int or (sequence of int, sequence of int), optional
+        An int ``N``: the last ``N`` axes of ``a`` with the first ``N`` of ``b``; or the
+        two lists of axes to contract.
+
+    Returns
+    -------
+    Array
+        ``a``'s free axes followed by ``b``'s.
+
+    Raises
+    ------
+    ValueError
+        If contracted sizes differ.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     a, b = _ndarray(a), _ndarray(b)
     if isinstance(axes, (int, np.integer)):
         ca = tuple(range(a.ndim - axes, a.ndim))
@@ -451,28 +424,96 @@ def tensordot(a, b, axes=2):
     return P.dot_general(a, b, ((ca, cb), ((), ())))
 
 
-def inner(a, b):
+def inner(a: ArrayLike, b: ArrayLike) -> Array:
+    """Inner product over the last axes of two arrays.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands with equal last dimensions (or scalars).
+
+    Returns
+    -------
+    Array
+        ``a.shape[:-1] + b.shape[:-1]``.
+
+    Notes
+    -----
+    Differentiable (bilinear; no conjugation).
+    """
     a, b = _ndarray(a), _ndarray(b)
     if a.ndim == 0 or b.ndim == 0:
         return P.mul(a, b)
     return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
 
 
-def outer(a, b):
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
+    """Outer product of two vectors (inputs are flattened).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands, of sizes ``M`` and ``N``.
+
+    Returns
+    -------
+    Array
+        Shape ``(M, N)``.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     a, b = ravel(a), ravel(b)
     return P.mul(P.expand_dims(a, (1,)), P.expand_dims(b, (0,)))
 
 
-def vdot(a, b):
+def vdot(a: ArrayLike, b: ArrayLike) -> Array:
+    """Dot product of the flattened inputs, conjugating the first.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Operands of equal size.
+
+    Returns
+    -------
+    Array
+        0-d: ``sum(conj(a) * b)``.
+
+    Notes
+    -----
+    Differentiable (conjugate-linear in ``a``, linear in ``b``).
+    """
     a, b = ravel(a), ravel(b)
     return P.dot_general(P.conj(a), b, (((0,), (0,)), ((), ())))
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    """Sum along a diagonal of an array.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array, at least 2-D.
+    offset : int, optional
+        Diagonal offset (positive: above the main diagonal).
+    axis1, axis2 : int, optional
+        The axes of the 2-D sub-arrays.
+
+    Returns
+    -------
+    Array
+        ``a`` without ``axis1`` and ``axis2``.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = _ndarray(a)
     n = builtins.min(a.shape[axis1], a.shape[axis2])
     i = np.arange(n)
-    idx = [slice(None)] * a.ndim
+    idx: list[Any] = [slice(None)] * a.ndim
     idx[axis1] = i if offset >= 0 else i - offset
     idx[axis2] = i + offset if offset >= 0 else i
     keep = [k for k in range(n) if 0 <= idx[axis1][k] < a.shape[axis1]
@@ -486,5 +527,24 @@ def trace(a, offset=0, axis1=0, axis2=1):
     return P.reduce_sum(d, (pos,))
 
 
-def astype(x, dtype):
+def astype(x: ArrayLike, dtype: DTypeLike) -> Array:
+    """Cast an array to a dtype.
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    dtype : dtype_like
+        Target dtype.
+
+    Returns
+    -------
+    Array
+        ``x`` converted.
+
+    Notes
+    -----
+    Differentiable between floating/complex dtypes; a cast to an integer or boolean
+    dtype has derivative 0.
+    """
     return P.convert_element_type(_arr(x), np.dtype(dtype))

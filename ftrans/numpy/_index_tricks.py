@@ -13,14 +13,17 @@ from __future__ import annotations
 import builtins
 import itertools
 import operator
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as P
 from ..core.dtypes import kind_of as _kind_of
+from ..typing import Array, ArrayLike, DTypeLike, ShapeLike
 from . import _funcs as F
 from ._search import _values, nonzero as _nonzero
+from ._args import P
 
 __all__ = ["r_", "c_", "ix_", "indices", "tril_indices", "tril_indices_from",
            "triu_indices", "triu_indices_from", "diag_indices", "diag_indices_from",
@@ -34,7 +37,7 @@ _INT = np.dtype(np.int64)
 # ---------------------------------------------------------------------------------
 # r_ and c_
 # ---------------------------------------------------------------------------------
-def _ndmin(x, ndmin):
+def _ndmin(x: Any, ndmin: int) -> Any:
     """``numpy.array(x, copy=None, ndmin=ndmin)``: leading unit axes up to ``ndmin``."""
     x = _nd(x)
     return F.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape)) if x.ndim < ndmin else x
@@ -63,10 +66,10 @@ class AxisConcatenator:
     array([4., 8.])
     """
 
-    def __init__(self, axis=0, ndmin=1, trans1d=-1):
+    def __init__(self, axis: int = 0, ndmin: int = 1, trans1d: int = -1) -> None:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Array:
         if isinstance(key, str):
             raise ValueError("ftrans.numpy r_/c_: NumPy's matrix string syntax is not "
                              "supported; pass arrays")
@@ -126,7 +129,7 @@ class AxisConcatenator:
                 for o in objs]
         return F.concatenate(objs, axis=axis)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 0
 
 
@@ -141,10 +144,33 @@ c_.__doc__ = """``numpy.c_``: 1-d pieces become columns, concatenated along the 
 # ---------------------------------------------------------------------------------
 # index arrays
 # ---------------------------------------------------------------------------------
-def ix_(*args):
-    """``numpy.ix_``: open mesh index arrays from 1-d sequences (``k``-th of shape
-    ``(1, .., n_k, .., 1)``); boolean sequences become their nonzero indices (concrete
-    ones only).  Traced integer sequences stay traced."""
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
+    """Open mesh index arrays from 1-D sequences.
+
+    The ``k``-th result has shape ``(1, .., n_k, .., 1)``; boolean sequences become their
+    nonzero indices (concrete ones only).  Traced integer sequences stay traced.
+
+    Parameters
+    ----------
+    *args : array_like
+        1-D integer or boolean sequences.
+
+    Returns
+    -------
+    tuple of Array
+        One index array per argument.
+
+    Raises
+    ------
+    ValueError
+        For an argument that is not 1-D.
+    TypeError
+        For a traced boolean or a non-integer sequence.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     out = []
     n = len(args)
     for k, a in enumerate(args):
@@ -161,55 +187,184 @@ def ix_(*args):
     return tuple(out)
 
 
-def indices(dimensions, dtype=int, sparse=False):
-    """``numpy.indices``: the grid of index values (integer constants)."""
+def indices(dimensions: Sequence[int], dtype: DTypeLike = int,
+            sparse: bool = False) -> Array | tuple[Array, ...]:
+    """Grid of index values.
+
+    Parameters
+    ----------
+    dimensions : sequence of int
+        Shape of the grid.
+    dtype : dtype_like, optional
+        Integer dtype of the result.
+    sparse : bool, optional
+        Return a tuple of broadcastable arrays instead.
+
+    Returns
+    -------
+    Array or tuple of Array
+        Shape ``(len(dimensions),) + dimensions``; constants.
+    """
     return np.indices(dimensions, dtype=dtype, sparse=sparse)
 
 
-def tri(N, M=None, k=0, dtype=float, *, like=None):
-    """``numpy.tri``: ones at and below the ``k``-th diagonal (a constant)."""
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = float, *,
+        like: Any = None) -> Array:
+    """Array with ones at and below the ``k``-th diagonal, zeros elsewhere.
+
+    Parameters
+    ----------
+    N : int
+        Number of rows.
+    M : int, optional
+        Number of columns, ``N`` by default.
+    k : int, optional
+        Diagonal offset.
+    dtype : dtype_like, optional
+        Result dtype.
+    like : None, optional
+        NumPy's array-function dispatch argument.
+
+    Returns
+    -------
+    Array
+        Shape ``(N, M)``; a constant.
+    """
     del like
     return np.tri(N, M, k, dtype)
 
 
-def tril_indices(n, k=0, m=None):
-    """``numpy.tril_indices``: row and column indices of the lower triangle."""
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """Row and column indices of the lower triangle of an ``(n, m)`` array.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    k : int, optional
+        Diagonal offset.
+    m : int, optional
+        Number of columns, ``n`` by default.
+
+    Returns
+    -------
+    tuple of Array
+        The row and column indices (int64 constants).
+    """
     return np.tril_indices(n, k, m)
 
 
-def triu_indices(n, k=0, m=None):
-    """``numpy.triu_indices``: row and column indices of the upper triangle."""
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """Row and column indices of the upper triangle of an ``(n, m)`` array.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    k : int, optional
+        Diagonal offset.
+    m : int, optional
+        Number of columns, ``n`` by default.
+
+    Returns
+    -------
+    tuple of Array
+        The row and column indices (int64 constants).
+    """
     return np.triu_indices(n, k, m)
 
 
-def _shape2(arr, name):
+def _shape2(arr: Any, name: str) -> tuple[int, int]:
     shape = tuple(_nd(arr).shape)
     if len(shape) != 2:
         raise ValueError(f"{name}: input array must be 2-d, got shape {shape}")
     return shape
 
 
-def tril_indices_from(arr, k=0):
-    """``numpy.tril_indices_from``: :func:`tril_indices` for the 2-d ``arr``'s shape
-    (traced ``arr`` allowed: only its shape is read)."""
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """Lower-triangle indices for a 2-D array's shape (only the shape is read).
+
+    Parameters
+    ----------
+    arr : array_like
+        2-D array (may be traced).
+    k : int, optional
+        Diagonal offset.
+
+    Returns
+    -------
+    tuple of Array
+        The row and column indices.
+
+    Raises
+    ------
+    ValueError
+        If ``arr`` is not 2-D.
+    """
     r, c = _shape2(arr, "tril_indices_from")
     return np.tril_indices(r, k, c)
 
 
-def triu_indices_from(arr, k=0):
-    """``numpy.triu_indices_from``: :func:`triu_indices` for the 2-d ``arr``'s shape."""
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """Upper-triangle indices for a 2-D array's shape (only the shape is read).
+
+    Parameters
+    ----------
+    arr : array_like
+        2-D array (may be traced).
+    k : int, optional
+        Diagonal offset.
+
+    Returns
+    -------
+    tuple of Array
+        The row and column indices.
+
+    Raises
+    ------
+    ValueError
+        If ``arr`` is not 2-D.
+    """
     r, c = _shape2(arr, "triu_indices_from")
     return np.triu_indices(r, k, c)
 
 
-def diag_indices(n, ndim=2):
-    """``numpy.diag_indices``: ``ndim`` copies of ``arange(n)``."""
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
+    """Indices of the main diagonal of an ``ndim``-dimensional array of side ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Side length.
+    ndim : int, optional
+        Number of dimensions.
+
+    Returns
+    -------
+    tuple of Array
+        ``ndim`` copies of ``arange(n)``.
+    """
     return np.diag_indices(n, ndim)
 
 
-def diag_indices_from(arr):
-    """``numpy.diag_indices_from``: the main-diagonal indices of ``arr`` (at least 2-d,
-    all sides equal; only its shape is read)."""
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
+    """Main-diagonal indices of an array with all sides equal (only the shape is read).
+
+    Parameters
+    ----------
+    arr : array_like
+        At least 2-D, all sides equal.
+
+    Returns
+    -------
+    tuple of Array
+        ``arr.ndim`` copies of ``arange(n)``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 dimensions or unequal sides.
+    """
     shape = tuple(_nd(arr).shape)
     if len(shape) < 2:
         raise ValueError("input array must be at least 2-d")
@@ -218,9 +373,28 @@ def diag_indices_from(arr):
     return np.diag_indices(shape[0], len(shape))
 
 
-def mask_indices(n, mask_func, k=0):
-    """``numpy.mask_indices``: the indices where ``mask_func(ones((n, n)), k)`` (e.g.
-    ``fnp.triu``) is nonzero."""
+def mask_indices(n: int, mask_func: Callable[..., Any], k: int = 0) -> tuple[Array, Array]:
+    """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (e.g. ``fnp.triu``).
+
+    Parameters
+    ----------
+    n : int
+        Side of the square array.
+    mask_func : callable
+        ``mask_func(a, k)`` returning an array of ``a``'s shape.
+    k : int, optional
+        Passed to ``mask_func``.
+
+    Returns
+    -------
+    tuple of Array
+        The row and column indices.
+
+    Raises
+    ------
+    TypeError
+        If ``mask_func`` returns a traced value.
+    """
     m = mask_func(np.ones((n, n), int), k)
     vals = _values(m)
     if vals is None:
@@ -228,17 +402,43 @@ def mask_indices(n, mask_func, k=0):
     return np.nonzero(vals[0] != 0)
 
 
-def unravel_index(indices, shape, order="C"):
-    """``numpy.unravel_index``: a tuple of coordinate arrays for flat ``indices`` into
-    ``shape`` (``order`` ``'C'`` or ``'F'``).  Traced indices allowed (no bounds check
-    then; concrete ones are checked as NumPy does).
+def unravel_index(indices: ArrayLike, shape: ShapeLike, order: str = "C") -> tuple[Array, ...]:
+    """Convert flat indices into a tuple of coordinate arrays.
+
+    Traced indices are allowed (no bounds check then; concrete ones are checked as NumPy
+    does).
 
     Examples
     --------
     >>> import numpy as np, ftrans, ftrans.numpy as fnp
     >>> ftrans.jit(lambda i: fnp.unravel_index(i, (3, 4)))(np.array([5, 11]))
     (array([1, 2]), array([1, 3]))
-"""
+
+    Parameters
+    ----------
+    indices : array_like of int
+        Flat indices into an array of ``shape``.
+    shape : int or sequence of int
+        The array's shape.
+    order : {'C', 'F'}, optional
+        Row- or column-major flattening.
+
+    Returns
+    -------
+    tuple of Array
+        One coordinate array per dimension, ``indices``' shape.
+
+    Raises
+    ------
+    ValueError
+        Out-of-bounds concrete indices or a bad ``order``.
+    TypeError
+        Non-integer indices.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
@@ -258,10 +458,38 @@ def unravel_index(indices, shape, order="C"):
     return tuple(out)
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """``numpy.ravel_multi_index``: flat indices of coordinate arrays into ``dims``.
-    ``mode``: ``'raise'``, ``'wrap'``, ``'clip'`` (one, or one per dimension).  Traced
-    coordinates need ``'wrap'`` or ``'clip'`` (bounds cannot be checked on them)."""
+def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: ShapeLike,
+                      mode: str | Sequence[str] = "raise", order: str = "C") -> Array:
+    """Convert a tuple of coordinate arrays into flat indices.
+
+    Parameters
+    ----------
+    multi_index : sequence of array_like
+        One integer coordinate array per dimension.
+    dims : sequence of int
+        The array's shape.
+    mode : {'raise', 'wrap', 'clip'} or sequence of them, optional
+        Out-of-bounds handling
+        (one, or one per dimension); traced coordinates need 'wrap' or 'clip'.
+    order : {'C', 'F'}, optional
+        Row- or column-major flattening.
+
+    Returns
+    -------
+    Array
+        int64 flat indices, the coordinates' broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Out-of-bounds coordinates with 'raise', or bad arguments.
+    TypeError
+        Traced coordinates with 'raise', or non-integer ones.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     dims = tuple(operator.index(d) for d in dims)
@@ -289,22 +517,67 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 # ---------------------------------------------------------------------------------
 # fromfunction, fromiter
 # ---------------------------------------------------------------------------------
-def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
-    """``numpy.fromfunction``: ``function(*indices(shape, dtype), **kwargs)`` -- the
-    function is called once with the coordinate arrays (it may close over traced
-    values, and the result is then differentiable in them)."""
+def fromfunction(function: Callable[..., Any], shape: Sequence[int], *,
+                 dtype: DTypeLike = float, like: Any = None, **kwargs: Any) -> Any:
+    """Construct an array by calling a function on the coordinate arrays.
+
+    ``function(*indices(shape, dtype), **kwargs)``, called once with the coordinate
+    arrays.
+
+    Parameters
+    ----------
+    function : callable
+        Called with one coordinate array per dimension.
+    shape : sequence of int
+        Shape of the coordinate arrays.
+    dtype : dtype_like, optional
+        Dtype of the coordinate arrays.
+    like : None, optional
+        NumPy's array-function dispatch argument.
+    **kwargs : Any
+        Passed to ``function``.
+
+    Returns
+    -------
+    Any
+        What ``function`` returns.
+
+    Notes
+    -----
+    Differentiable in traced values ``function`` closes over.
+    """
     del like
     return function(*np.indices(shape, dtype=dtype), **kwargs)
 
 
-def fromiter(iter, dtype, count=-1, *, like=None):
-    """``numpy.fromiter``: a 1-d array of the (first ``count``) items of ``iter``; traced
-    items are stacked (differentiable in them).
+def fromiter(iter: Iterable[Any], dtype: DTypeLike, count: int = -1, *,
+             like: Any = None) -> Array:
+    """A 1-D array from the items of an iterable.
+
+    Parameters
+    ----------
+    iter : iterable
+        The items (scalars, possibly traced).
+    dtype : dtype_like
+        Result dtype.
+    count : int, optional
+        Number of items to read; all by default (-1).
+    like : None, optional
+        NumPy's array-function dispatch argument.
+
+    Returns
+    -------
+    Array
+        1-D; traced items are stacked.
 
     Raises
     ------
     ValueError
         Fewer than ``count`` items.
+
+    Notes
+    -----
+    Differentiable in traced items.
     """
     del like
     count = operator.index(count)

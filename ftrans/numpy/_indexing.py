@@ -48,21 +48,24 @@ index arrays (the grouping of duplicates is computed with NumPy); ``.set`` and
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import ShapedArray, Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
 from ..primitives.indexing import split_index, _Slot, _expand_bool0, _gather_abstract_eval
 from ..primitives.structural import _expand_shape
+from ..typing import Array, ArrayLike
 from . import _funcs as F
+from ._args import P
 
 __all__ = ["take", "take_along_axis", "put_along_axis", "at"]
 
 _MODES = ("raise", "wrap", "clip")
 
 
-def _int_index(indices, what="indices"):
+def _int_index(indices: Any, what: str = "indices") -> Any:
     """Integer index array (concrete ndarray or traced); lists become ndarrays."""
     if isinstance(indices, Tracer):
         i = indices
@@ -75,7 +78,7 @@ def _int_index(indices, what="indices"):
     return i
 
 
-def _wrap_or_clip(i, n, mode):
+def _wrap_or_clip(i: Any, n: int, mode: str) -> Any:
     """Indices remapped by ``mode`` ('wrap': modulo n; 'clip': into [0, n-1])."""
     if mode == "raise":
         return i
@@ -86,22 +89,41 @@ def _wrap_or_clip(i, n, mode):
     return np.mod(i, n) if mode == "wrap" else np.clip(i, 0, n - 1)
 
 
-def take(a, indices, axis=None, out=None, mode=None):
-    """``numpy.take``: elements of ``a`` at ``indices`` along ``axis`` (flattened when
-    ``axis`` is None).
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
+         mode: str | None = None) -> Array:
+    """Elements of an array at the given indices along an axis.
 
-    ``mode``: 'raise' (default; negative indices count from the end, out-of-bounds ones
-    raise ``IndexError``), 'wrap' (modulo the axis length) or 'clip' (into
-    ``[0, n-1]``; negative indices clip to 0, as in NumPy).  Differentiable in ``a``
-    (the VJP scatter-adds, so repeated indices accumulate).
+    Parameters
+    ----------
+    a : array_like
+        Source array.
+    indices : array_like of int
+        Indices (may be traced).
+    axis : int, optional
+        The axis; the flattened array by default.
+    out : None
+        Not supported (ftrans is functional).
+    mode : {'raise', 'wrap', 'clip'}, optional
+        'raise' (default; negative indices count from
+        the end, out-of-bounds ones raise), 'wrap' (modulo the axis length) or 'clip' (into
+        ``[0, n-1]``; negative indices clip to 0, as in NumPy).
+
+    Returns
+    -------
+    Array
+        ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``.
 
     Raises
     ------
     IndexError
-        Out-of-bounds indices with mode 'raise'; non-integer indices; a non-empty take
-        from an empty axis.
+        Out-of-bounds indices with mode 'raise'; non-integer indices; a non-empty
+        take from an empty axis.
     ValueError
-        An unknown ``mode``; ``out`` given (ftrans is functional).
+        An unknown ``mode``; ``out`` given.
+
+    Notes
+    -----
+    Differentiable in ``a`` (the VJP scatter-adds, so repeated indices accumulate).
     """
     if out is not None:
         raise ValueError("take: out= is not supported (ftrans.numpy is functional)")
@@ -121,7 +143,7 @@ def take(a, indices, axis=None, out=None, mode=None):
     return P.gather(a, (slice(None),) * ax + (i,))
 
 
-def _along_axis_index(shape, indices, axis):
+def _along_axis_index(shape: Any, indices: Any, axis: int) -> Any:
     """The fancy index equivalent of ``take_along_axis(arr, indices, axis)``."""
     nd = len(shape)
     idx = []
@@ -135,7 +157,7 @@ def _along_axis_index(shape, indices, axis):
     return tuple(idx)
 
 
-def _along_axis_args(arr, indices, axis, name):
+def _along_axis_args(arr: Any, indices: Any, axis: int | None, name: str) -> Any:
     arr = F._ndarray(arr)
     i = _int_index(indices)
     if axis is None:
@@ -149,39 +171,82 @@ def _along_axis_args(arr, indices, axis, name):
     return arr, i, F._axis(axis, arr.ndim)
 
 
-def take_along_axis(arr, indices, axis=-1):
-    """``numpy.take_along_axis``: ``out[..., j, ...] = arr[..., indices[..., j, ...], ...]``
-    along ``axis`` (``None``: the flattened array, 1-d indices); the other axes of
-    ``indices`` broadcast against ``arr``'s.  Indices may be traced (e.g. from
-    ``argsort`` under ``vmap``).  Differentiable in ``arr``; the VJP scatter-adds the
-    cotangent back (repeated indices accumulate) through the flat-index scatter kernel.
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1) -> Array:
+    """Take values along an axis at matching 1-D index positions.
+
+    ``out[..., j, ...] = arr[..., indices[..., j, ...], ...]`` along ``axis``; the other
+    axes of ``indices`` broadcast against ``arr``'s.
+
+    Parameters
+    ----------
+    arr : array_like
+        Source array.
+    indices : array_like of int
+        Indices of ``arr``'s rank (may be traced, e.g. from
+        ``argsort`` under ``vmap``).
+    axis : int or None, optional
+        The axis; ``None`` uses the flattened array (1-D
+        indices).
+
+    Returns
+    -------
+    Array
+        The broadcast shape, with ``indices``' length along ``axis``.
 
     Raises
     ------
     ValueError
-        ``indices`` of another rank than ``arr`` (or not 1-d with ``axis=None``).
+        ``indices`` of another rank than ``arr`` (or not 1-D with ``axis=None``).
     IndexError
         Non-integer or out-of-bounds indices.
+
+    Notes
+    -----
+    Differentiable in ``arr``; the VJP scatter-adds the cotangent back (repeated indices
+    accumulate).
     """
     arr, i, ax = _along_axis_args(arr, indices, axis, "take_along_axis")
     return P.gather(arr, _along_axis_index(arr.shape, i, ax))
 
 
-def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
-    """Functional ``numpy.put_along_axis``: a *new* array equal to ``arr`` with
-    ``values`` written at ``indices`` along ``axis`` (last write wins for repeated
-    indices; see ``x.at[idx].set`` in this module's docstring for the gradient).
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Array:
+    """A new array equal to ``arr`` with ``values`` written at ``indices`` along ``axis``.
 
-    NumPy's function modifies ``arr`` in place and returns None; ftrans cannot, so --
-    as ``jax.numpy.put_along_axis`` does -- it requires ``inplace=False`` and returns
-    the result, so that NumPy code relying on the mutation fails loudly instead of
-    silently using the unmodified array.
+    NumPy's function modifies ``arr`` in place and returns None; ftrans cannot, so -- as
+    ``jax.numpy.put_along_axis`` does -- it requires ``inplace=False`` and returns the
+    result, so that NumPy code relying on the mutation fails loudly.
+
+    Parameters
+    ----------
+    arr : array_like
+        Destination array.
+    indices : array_like of int
+        Indices as for :func:`take_along_axis`.
+    values : array_like
+        Values, broadcast to the indexed shape.
+    axis : int or None
+        The axis; ``None`` uses the flattened array.
+    inplace : bool
+        Must be False.
+    mode : str, optional
+        Index mode, as NumPy's.
+
+    Returns
+    -------
+    Array
+        The updated copy; the last write wins for repeated indices.
 
     Raises
     ------
     ValueError
         ``inplace`` not False; shapes as in :func:`take_along_axis`; ``values`` not
         broadcastable to the indexed shape.
+
+    Notes
+    -----
+    Differentiable in ``arr`` (0 at the overwritten positions) and ``values`` (see
+    ``x.at[idx].set`` in the module docstring).
     """
     if inplace is not False:
         raise ValueError(
@@ -257,23 +322,12 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
 
-def at(x):
-    """``x.at`` for any array: ``at(x)[idx].set(v)`` (``.add``, ``.subtract``,
-    ``.multiply``, ``.divide``, ``.min``, ``.max``, ``.get``) is JAX's functional indexed
-    update (see the module docstring); it is also the ``at`` property of traced arrays.
+def at(x: ArrayLike) -> _IndexUpdateHelper:
+    """Functional indexed updates of an array (``x.at`` for any array).
 
-    Parameters
-    ----------
-    x : array_like or tracer
-
-    Returns
-    -------
-    helper
-        Indexed with any NumPy index (ints, slices, integer arrays, boolean masks,
-        tuples of them) it gives the updater; each update returns a new array and
-        leaves ``x`` unchanged.  Repeated indices accumulate for ``add``/``multiply``/
-        ``min``/``max`` (``numpy.add.at`` semantics, as JAX's scatter-add); ``set``
-        keeps the last write.
+    ``at(x)[idx].set(v)`` (``.add``, ``.subtract``, ``.multiply``, ``.divide``, ``.min``,
+    ``.max``, ``.get``) is JAX's functional indexed update (see the module docstring); it
+    is also the ``at`` property of traced arrays.
 
     Examples
     --------
@@ -283,24 +337,42 @@ def at(x):
     array([2., 0., 1., 0.])
     >>> x
     array([0., 0., 0., 0.])
+
+    Parameters
+    ----------
+    x : array_like
+        The array to update (or a tracer).
+
+    Returns
+    -------
+    _IndexUpdateHelper
+        Indexed with any NumPy index (ints, slices, integer arrays, boolean
+        masks, tuples of them) it gives the updater; each update returns a new array and
+        leaves ``x`` unchanged.  Repeated indices accumulate for ``add``/``multiply``/
+        ``min``/``max`` (``numpy.add.at`` semantics, as JAX's scatter-add); ``set`` keeps
+        the last write.
+
+    Notes
+    -----
+    Differentiable in ``x`` and the update values.
     """
     return _IndexUpdateHelper(x)
 
 
-def _may_repeat(idx):
+def _may_repeat(idx: Any) -> bool:
     """Whether the index expression has integer index arrays (which may repeat)."""
     template, arrays = split_index(idx)
     return any(isinstance(t, _Slot) and getattr(arrays[t.k], "ndim", 1) > 0
                and arrays[t.k].dtype.kind in "iu" for t in template)
 
 
-def _cast(v, dtype):
+def _cast(v: Any, dtype: Any) -> Any:
     if isinstance(v, Tracer) or hasattr(v, "dtype"):
         return v if v.dtype == dtype else P.convert_element_type(v, dtype)
     return np.asarray(v, dtype)
 
 
-def _region_shape(shape, idx):
+def _region_shape(shape: Any, idx: Any) -> Any:
     """The shape of ``x[idx]`` for ``x`` of ``shape`` (index arrays may be traced)."""
     template, arrays = split_index(idx)
     template, arrays, axes = _expand_bool0(template, arrays, len(shape))
@@ -311,7 +383,7 @@ def _region_shape(shape, idx):
                                        template=template).shape)
 
 
-def _update(x, idx, values, op):
+def _update(x: Any, idx: Any, values: Any, op: str) -> Array:
     x = F._ndarray(x)
     if _kind_of(x) == "b":   # on 0/1 integers: add is "or", multiply "and", as in NumPy
         i64 = np.dtype(np.int64)
@@ -388,7 +460,7 @@ def _update(x, idx, values, op):
     return P.where(written, P.reshape(P.scatter_add(vals, uniq, (size,)), x.shape), x)
 
 
-def _extreme_fill(dtype, op):
+def _extreme_fill(dtype: Any, op: str) -> Any:
     """The identity of ``max``/``min`` in ``dtype`` (-inf/inf, or the integer or boolean
     extremes), so that padding keeps the dtype."""
     dtype = np.dtype(dtype)
@@ -400,7 +472,7 @@ def _extreme_fill(dtype, op):
     return dtype.type(-np.inf if op == "max" else np.inf)
 
 
-def _last_writes(target, region):
+def _last_writes(target: Any, region: Any) -> Any:
     """Boolean mask (region shape): True where a position is the last write to its target
     in NumPy's assignment order (C order of the indexed region)."""
     n = int(np.prod(region, dtype=np.int64))

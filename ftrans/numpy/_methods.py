@@ -1,11 +1,11 @@
 """NumPy-like operators and methods of tracers (installed on ``core.Tracer``)."""
 from __future__ import annotations
 
+
 import numpy as np
 
 from ..core import register_tracer_methods
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
 from . import _funcs as F
 
 
@@ -88,6 +88,7 @@ UFUNCS = {
 }
 
 from . import _indexing as _I, _shape as _S, _reductions as _R  # noqa: E402
+from . import _nanreductions as _NR  # noqa: E402
 
 
 def _setitem(self, idx, value):
@@ -99,7 +100,7 @@ METHODS.update({
     "at": property(_I.at), "__setitem__": _setitem,
     "take": _method(_I.take), "repeat": _method(_S.repeat), "diagonal": _method(_S.diagonal),
     "cumsum": _method(_R.cumsum), "cumprod": _method(_R.cumprod),
-    "argsort": _method(_R.argsort), "all": _method(_R.all), "any": _method(_R.any),
+    "argsort": _method(_R.argsort), "all": _method(_NR.all), "any": _method(_NR.any),
 })
 
 # NumPy's ndarray methods of issue 19's functions (h-np1)
@@ -111,6 +112,7 @@ METHODS.update({
 
 # integer operands: NumPy's bitwise operators and ufuncs (ftrans/numpy/_bitwise.py)
 from . import _bitwise as _B  # noqa: E402
+from ._args import P
 
 
 def _int_or_logical(bitwise, logical):

@@ -1,26 +1,50 @@
 """Miscellaneous NumPy functions: ``nan_to_num``."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import as_numpy_dtype as _as_numpy_dtype
 from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from ..typing import Array, ArrayLike
+from ._args import P
 
 __all__ = ["nan_to_num"]
 
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``numpy.nan_to_num``: replace nan by ``nan``, +inf by ``posinf`` (default the
-    dtype's largest finite value) and -inf by ``neginf`` (default the most negative);
-    complex inputs are treated part by part.  ``copy`` is accepted for NumPy
-    compatibility (results are never views of the input).
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Array:
+    """Replace NaN and infinities by finite numbers.
 
-    Derivative: 1 (the identity) where ``x`` is finite, 0 where a value was replaced
-    (the replacements are constants), so a gradient through ``nan_to_num`` is finite
-    wherever the cotangent is.  Integer and bool inputs are returned unchanged.
+    Complex inputs are treated part by part; integer and bool inputs are returned
+    unchanged.
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+    copy : bool, optional
+        Accepted for NumPy compatibility (results are never views).
+    nan : float, optional
+        Value for NaN.
+    posinf : float, optional
+        Value for +inf; the dtype's largest finite value by default.
+    neginf : float, optional
+        Value for -inf; the most negative finite value by default.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and dtype.
+
+    Notes
+    -----
+    Derivative 1 (the identity) where ``x`` is finite, 0 where a value was replaced (the
+    replacements are constants), so a gradient through it is finite wherever the
+    cotangent is.
     """
     del copy
     if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__") and \
@@ -43,6 +67,6 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return P.where(P.isnan(x), _const(nan, x), out)
 
 
-def _const(v, x):
+def _const(v: Any, x: Any) -> Any:
     """A replacement value in ``x``'s dtype (NumPy casts it to the array's dtype)."""
     return np.asarray(v, dtype=_as_numpy_dtype(x.dtype))

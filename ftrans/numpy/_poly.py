@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import operator
 import warnings
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
-from ._args import _ndarray
+from ..typing import Array, ArrayLike
+from ._args import P, _ndarray
 from . import _funcs as F
 from ._shape import atleast_1d
 from ._signal import convolve
@@ -36,7 +37,7 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
            "polyval", "polyfit", "roots", "vander"]
 
 
-def _coef(p, name):
+def _coef(p: ArrayLike, name: str) -> Array:
     p = atleast_1d(_ndarray(p))
     if p.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d coefficient array, got shape "
@@ -44,11 +45,28 @@ def _coef(p, name):
     return p
 
 
-def polyval(p, x):
-    """``numpy.polyval``: ``p[0]*x**(N-1) + ... + p[N-1]`` by Horner's scheme.
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
+    """Evaluate a polynomial, ``p[0]*x**(N-1) + ... + p[N-1]``, by Horner's scheme.
+
 
     >>> polyval([3.0, 0.0, 1.0], 5.0)
     np.float64(76.0)
+
+    Parameters
+    ----------
+    p : array_like
+        1-D coefficients, highest power first.
+    x : array_like
+        Points to evaluate at.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape.
+
+    Notes
+    -----
+    Differentiable in ``p`` and ``x``.
     """
     p, x = _ndarray(p), _ndarray(x)
     y = F.zeros_like(x)
@@ -57,31 +75,98 @@ def polyval(p, x):
     return y
 
 
-def _pad_front(a, n):
+def _pad_front(a: Any, n: int) -> Array:
     return a if n <= 0 else F.concatenate([F.zeros_like(a, shape=(n,)), a])
 
 
-def polyadd(a1, a2):
-    """``numpy.polyadd``: the sum of two polynomials (shorter one padded in front)."""
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """Sum of two polynomials (the shorter one padded in front).
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        1-D coefficients, highest power first.
+
+    Returns
+    -------
+    Array
+        The sum's coefficients.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a1, a2 = _coef(a1, "polyadd"), _coef(a2, "polyadd")
     n = max(a1.shape[0], a2.shape[0])
     return F.add(_pad_front(a1, n - a1.shape[0]), _pad_front(a2, n - a2.shape[0]))
 
 
-def polysub(a1, a2):
-    """``numpy.polysub``: ``a1 - a2`` as polynomials."""
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """Difference ``a1 - a2`` of two polynomials.
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        1-D coefficients, highest power first.
+
+    Returns
+    -------
+    Array
+        The difference's coefficients.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a1, a2 = _coef(a1, "polysub"), _coef(a2, "polysub")
     n = max(a1.shape[0], a2.shape[0])
     return F.subtract(_pad_front(a1, n - a1.shape[0]), _pad_front(a2, n - a2.shape[0]))
 
 
-def polymul(a1, a2):
-    """``numpy.polymul``: the product of two polynomials (``convolve``)."""
+def polymul(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """Product of two polynomials (a convolution of the coefficients).
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        1-D coefficients, highest power first.
+
+    Returns
+    -------
+    Array
+        The product's coefficients.
+
+    Notes
+    -----
+    Differentiable (bilinear).
+    """
     return convolve(_coef(a1, "polymul"), _coef(a2, "polymul"))
 
 
-def polyder(p, m=1):
-    """``numpy.polyder``: the ``m``-th derivative's coefficients (``m >= 0``)."""
+def polyder(p: ArrayLike, m: int = 1) -> Array:
+    """Coefficients of the ``m``-th derivative of a polynomial.
+
+    Parameters
+    ----------
+    p : array_like
+        1-D coefficients, highest power first.
+    m : int, optional
+        Order of the derivative (``m >= 0``).
+
+    Returns
+    -------
+    Array
+        The derivative's coefficients.
+
+    Raises
+    ------
+    ValueError
+        For negative ``m``.
+
+    Notes
+    -----
+    Differentiable (linear in ``p``).
+    """
     m = operator.index(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
@@ -92,9 +177,33 @@ def polyder(p, m=1):
     return p
 
 
-def polyint(p, m=1, k=None):
-    """``numpy.polyint``: the ``m``-th antiderivative with integration constants ``k``
-    (a scalar or ``m`` values, the first used first; default 0)."""
+def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
+    """Coefficients of the ``m``-th antiderivative of a polynomial.
+
+    Parameters
+    ----------
+    p : array_like
+        1-D coefficients, highest power first.
+    m : int, optional
+        Order of the antiderivative.
+    k : array_like, optional
+        Integration constants: a scalar or ``m`` values, the first used
+        first; 0 by default.
+
+    Returns
+    -------
+    Array
+        The antiderivative's coefficients.
+
+    Raises
+    ------
+    ValueError
+        For negative ``m`` or a wrong number of constants.
+
+    Notes
+    -----
+    Differentiable (linear in ``p`` and ``k``).
+    """
     m = operator.index(m)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
@@ -111,16 +220,30 @@ def polyint(p, m=1, k=None):
     return p
 
 
-def polydiv(u, v):
-    """``numpy.polydiv``: quotient and remainder ``(q, r)`` with ``u = q*v + r``
-    (NumPy's synthetic division; see the module docstring for the remainder's length
-    under ``jit``/``vmap``).
+def polydiv(u: ArrayLike, v: ArrayLike) -> tuple[Array, Array]:
+    """Quotient and remainder of polynomial division, ``u = q*v + r``.
 
-    Raises ZeroDivisionError-free: a zero leading coefficient of ``v`` gives inf/NaN as
-    in NumPy.
+    NumPy's synthetic division; see the module docstring for the remainder's length under
+    ``jit``/``vmap``.  A zero leading coefficient of ``v`` gives inf/NaN as in NumPy.
 
     >>> polydiv([1.0, 3.0, 2.0], [1.0, 1.0])
     (array([1., 2.]), array([0.]))
+
+    Parameters
+    ----------
+    u : array_like
+        Dividend coefficients, highest power first.
+    v : array_like
+        Divisor coefficients.
+
+    Returns
+    -------
+    tuple of Array
+        ``(q, r)``.
+
+    Notes
+    -----
+    Differentiable in ``u`` and ``v``.
     """
     u = F.add(_coef(u, "polydiv"), 0.0)
     v = F.add(_coef(v, "polydiv"), 0.0)
@@ -145,8 +268,32 @@ def polydiv(u, v):
     return qa, ra[max(m - n + 1, 0):] if m >= n else ra  # (structural: len(v) - 1)
 
 
-def vander(x, N=None, increasing=False):
-    """``numpy.vander``: columns ``x**(N-1), ..., x**0`` (``increasing``: reversed)."""
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
+    """Vandermonde matrix: columns ``x**(N-1), ..., x**0`` (reversed if ``increasing``).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D points.
+    N : int, optional
+        Number of columns, ``len(x)`` by default.
+    increasing : bool, optional
+        Powers increasing from left to right.
+
+    Returns
+    -------
+    Array
+        Shape ``(len(x), N)``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not 1-D.
+
+    Notes
+    -----
+    Differentiable in ``x``.
+    """
     x = _ndarray(x)
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
@@ -161,14 +308,31 @@ def vander(x, N=None, increasing=False):
     return F.stack(cols, axis=1)
 
 
-def roots(p):
-    """``numpy.roots``: the roots of the polynomial with coefficients ``p``, the
-    eigenvalues of its companion matrix (complex, as :func:`ftrans.numpy.linalg.eigvals`).
+def roots(p: ArrayLike) -> Array:
+    """Roots of a polynomial: the eigenvalues of its companion matrix.
 
-    Raises ValueError for a non-1-d input.
 
     >>> np.sort_complex(roots([1.0, -3.0, 2.0]))
     array([1.+0.j, 2.+0.j])
+
+    Parameters
+    ----------
+    p : array_like
+        1-D coefficients, highest power first.
+
+    Returns
+    -------
+    Array
+        Complex roots (as :func:`ftrans.numpy.linalg.eigvals`).
+
+    Raises
+    ------
+    ValueError
+        For input that is not 1-D.
+
+    Notes
+    -----
+    Differentiable as :func:`ftrans.numpy.linalg.eig` (simple roots).
     """
     p = atleast_1d(_ndarray(p))
     if p.ndim != 1:
@@ -196,12 +360,32 @@ def roots(p):
     return r
 
 
-def poly(seq_of_zeros):
-    """``numpy.poly``: the coefficients of the monic polynomial with the given roots (or,
-    for a square matrix, of its characteristic polynomial, through its eigenvalues).
+def poly(seq_of_zeros: ArrayLike) -> Array:
+    """Coefficients of the monic polynomial with the given roots.
+
+    For a square matrix, the characteristic polynomial (through its eigenvalues).
 
     >>> poly([1.0, 2.0])
     array([ 1., -3.,  2.])
+
+    Parameters
+    ----------
+    seq_of_zeros : array_like
+        1-D roots, or a square matrix.
+
+    Returns
+    -------
+    Array
+        Coefficients, highest power first.
+
+    Raises
+    ------
+    ValueError
+        For input that is neither 1-D nor a square matrix.
+
+    Notes
+    -----
+    Differentiable in the roots.
     """
     z = _ndarray(seq_of_zeros)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
@@ -225,23 +409,52 @@ def poly(seq_of_zeros):
     return a
 
 
-def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """``numpy.polyfit``: least-squares polynomial coefficients of degree ``deg``
-    (NumPy's algorithm: Vandermonde matrix, optional weights ``w``, columns scaled to
-    unit norm, :func:`ftrans.numpy.linalg.lstsq`).  Differentiable in ``x``, ``y`` and
-    ``w`` (where the rank is locally constant).
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
+            full: bool = False, w: ArrayLike | None = None,
+            cov: bool | str = False) -> Array | tuple[Any, ...]:
+    """Least-squares polynomial fit of degree ``deg``.
 
-    Returns ``p``; with ``full=True`` ``(p, residuals, rank, singular_values, rcond)``;
-    with ``cov=True`` (or ``"unscaled"``) ``(p, V)``.
-
-    Raises
-    ------
-    ValueError: ``deg < 0``; ``cov`` scaling with ``len(x) <= deg + 1``.
-    TypeError: ``x`` not a non-empty 1-d vector, ``y`` not 1-d/2-d, lengths differ,
-        ``w`` not 1-d of ``len(x)``.
+    NumPy's algorithm: Vandermonde matrix, optional weights ``w``, columns scaled to unit
+    norm, :func:`ftrans.numpy.linalg.lstsq`.
 
     >>> polyfit([0.0, 1.0, 2.0], [1.0, 3.0, 5.0], 1)
     array([2., 1.])
+
+    Parameters
+    ----------
+    x : array_like
+        1-D sample points.
+    y : array_like
+        Values: 1-D, or 2-D with one data set per column.
+    deg : int
+        Degree of the fit.
+    rcond : float, optional
+        Relative cutoff of small singular values; ``len(x) * eps`` by
+        default.
+    full : bool, optional
+        Also return the diagnostics.
+    w : array_like, optional
+        Weights of the samples.
+    cov : bool or 'unscaled', optional
+        Also return the covariance of the coefficients.
+
+    Returns
+    -------
+    Array or tuple
+        ``p`` (highest power first); with ``full`` ``(p, residuals, rank,
+        singular_values, rcond)``; with ``cov`` ``(p, V)``.
+
+    Raises
+    ------
+    ValueError
+        ``deg < 0``; ``cov`` scaling with ``len(x) <= deg + 1``.
+    TypeError
+        ``x`` not a non-empty 1-D vector, ``y`` not 1-D/2-D, lengths differ, ``w``
+        not 1-D of ``len(x)``.
+
+    Notes
+    -----
+    Differentiable in ``x``, ``y`` and ``w`` where the rank is locally constant.
     """
     order = operator.index(deg) + 1
     x, y = F.add(_ndarray(x), 0.0), F.add(_ndarray(y), 0.0)

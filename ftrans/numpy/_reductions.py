@@ -31,32 +31,34 @@ Derivatives (all written in primitives, so they nest and batch):
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype
-from .. import primitives as P
 from ..primitives._rules import no_trace
 from ..kernels import backend_for
 from . import _funcs as F
+from ..typing import Array, ArrayLike, Axis, DTypeLike
 from ._indexing import take_along_axis
+from ._args import P
 
+# (the quantiles are in ``_quantiles.py``, average and the nan-/logical reductions and
+# logsumexp in ``_nanreductions.py``)
 __all__ = ["cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "nancumsum",
            "nancumprod", "diff", "ediff1d", "sort", "argsort", "sort_complex", "partition",
-           "argpartition", "median", "quantile", "percentile", "nanmedian", "nanquantile",
-           "nanpercentile", "average", "nanmax", "nanmin", "nansum", "nanprod", "nanmean",
-           "nanvar", "nanstd", "nanargmax", "nanargmin", "ptp", "all", "any",
-           "count_nonzero", "logsumexp"]
+           "argpartition", "logsumexp"]
 
 _nd = F._ndarray
 
 
-def _concrete(*xs):
+def _concrete(*xs: Any) -> bool:
     return no_trace() and not builtins.any(isinstance(x, Tracer) for x in xs)
 
 
-def _accum_dtype(a, dtype):
+def _accum_dtype(a: Any, dtype: DTypeLike | None) -> Any:
     """NumPy's accumulation dtype: small integers and booleans go to the default int."""
     if dtype is not None:
         return np.dtype(dtype)
@@ -68,22 +70,50 @@ def _accum_dtype(a, dtype):
     return d
 
 
-def _flat_axis(a, axis):
+def _flat_axis(a: Any, axis: int | None) -> tuple[Array, int]:
     a = _nd(a)
     if axis is None:
         return F.ravel(a), 0
     return a, F._axis(axis, a.ndim)
 
 
-def _isnan(a):
+def _isnan(a: Any) -> bool:
     return _kind_of(a) in "fc"
 
 
 # ---------------------------------------------------------------------------------
 # scans
 # ---------------------------------------------------------------------------------
-def cumsum(a, axis=None, dtype=None, out=None):
-    """``numpy.cumsum``; ``axis=None`` works on the flattened array."""
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+           out: None = None) -> Array:
+    """Cumulative sum of the elements along an axis.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis; the flattened array by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype (small integers and booleans
+        accumulate in int64, as NumPy).
+    out : None
+        Not supported (ftrans.numpy is functional).
+
+    Returns
+    -------
+    Array
+        Same shape as ``a`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the cumulative sum from the other end).
+    """
     if out is not None:
         raise ValueError("cumsum: out= is not supported (ftrans.numpy is functional)")
     a, ax = _flat_axis(a, axis)
@@ -93,7 +123,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return P.cumsum(a, ax)
 
 
-def _cumprod_scan(a, ax):
+def _cumprod_scan(a: Any, ax: int) -> Array:
     """Inclusive product scan along ``ax`` by multiplications only (Hillis-Steele)."""
     n = a.shape[ax]
     pre = (slice(None),) * ax
@@ -106,9 +136,36 @@ def _cumprod_scan(a, ax):
     return a
 
 
-def cumprod(a, axis=None, dtype=None, out=None):
-    """``numpy.cumprod``, with derivatives exact where elements are zero (module
-    docstring)."""
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+            out: None = None) -> Array:
+    """Cumulative product of the elements along an axis.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis; the flattened array by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    out : None
+        Not supported (ftrans.numpy is functional).
+
+    Returns
+    -------
+    Array
+        Same shape as ``a`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Differentiable; derivatives of every order are exact also where elements are zero
+    (a log-step scan of products, no division; see the module docstring).
+    """
     if out is not None:
         raise ValueError("cumprod: out= is not supported (ftrans.numpy is functional)")
     a, ax = _flat_axis(a, axis)
@@ -120,7 +177,8 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumprod_scan(a, ax)
 
 
-def _cumulative(fn, x, axis, dtype, include_initial, initial, name):
+def _cumulative(fn: Callable[..., Array], x: Any, axis: int | None, dtype: DTypeLike | None,
+                include_initial: bool, initial: float, name: str) -> Array:
     x = _nd(x)
     if x.ndim == 0:
         raise ValueError(f"{name}: input must be at least 1-d")
@@ -137,30 +195,142 @@ def _cumulative(fn, x, axis, dtype, include_initial, initial, name):
     return out
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """``numpy.cumulative_sum`` (NumPy 2.1): ``cumsum`` with an optional leading 0."""
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   out: None = None, include_initial: bool = False) -> Array:
+    """Cumulative sum, optionally starting with 0 (NumPy 2.1's array-API name).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    axis : int, optional
+        The axis; may be omitted only for 1-D ``x``.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    out : None
+        Not supported.
+    include_initial : bool, optional
+        Prepend the initial value 0 along ``axis``.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape, one longer along ``axis`` with ``include_initial``.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given, ``x`` is 0-d, or ``axis`` is omitted for N-D ``x``.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     if out is not None:
         raise ValueError("cumulative_sum: out= is not supported")
     return _cumulative(cumsum, x, axis, dtype, include_initial, 0, "cumulative_sum")
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """``numpy.cumulative_prod`` (NumPy 2.1): ``cumprod`` with an optional leading 1."""
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    out: None = None, include_initial: bool = False) -> Array:
+    """Cumulative product, optionally starting with 1 (NumPy 2.1's array-API name).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    axis : int, optional
+        The axis; may be omitted only for 1-D ``x``.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    out : None
+        Not supported.
+    include_initial : bool, optional
+        Prepend the initial value 1 along ``axis``.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape, one longer along ``axis`` with ``include_initial``.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given, ``x`` is 0-d, or ``axis`` is omitted for N-D ``x``.
+
+    Notes
+    -----
+    Differentiable, exact at zeros as :func:`cumprod`.
+    """
     if out is not None:
         raise ValueError("cumulative_prod: out= is not supported")
     return _cumulative(cumprod, x, axis, dtype, include_initial, 1, "cumulative_prod")
 
 
-def nancumsum(a, axis=None, dtype=None, out=None):
-    """``numpy.nancumsum``: NaNs count as 0 (and get derivative 0)."""
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+              out: None = None) -> Array:
+    """Cumulative sum treating NaNs as zero.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis; the flattened array by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    out : None
+        Not supported.
+
+    Returns
+    -------
+    Array
+        Same shape as ``a`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Differentiable; NaN entries get derivative 0.
+    """
     a = _nd(a)
     if _isnan(a):
         a = P.where(P.isnan(a), np.zeros((), a.dtype), a)
     return cumsum(a, axis, dtype, out)
 
 
-def nancumprod(a, axis=None, dtype=None, out=None):
-    """``numpy.nancumprod``: NaNs count as 1 (and get derivative 0)."""
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+               out: None = None) -> Array:
+    """Cumulative product treating NaNs as one.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis; the flattened array by default.
+    dtype : dtype_like, optional
+        Accumulator and result dtype.
+    out : None
+        Not supported.
+
+    Returns
+    -------
+    Array
+        Same shape as ``a`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Differentiable; NaN entries get derivative 0.
+    """
     a = _nd(a)
     if _isnan(a):
         a = P.where(P.isnan(a), np.ones((), a.dtype), a)
@@ -170,8 +340,36 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 _NOVALUE = np._NoValue
 
 
-def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
-    """``numpy.diff``: the ``n``-th forward difference along ``axis`` (linear)."""
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: Any = _NOVALUE,
+         append: Any = _NOVALUE) -> Array:
+    """The ``n``-th forward difference along an axis.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array, at least 1-D.
+    n : int, optional
+        Number of times to difference.
+    axis : int, optional
+        The axis.
+    prepend, append : array_like, optional
+        Values joined to ``a`` along ``axis`` first
+        (scalars are broadcast).
+
+    Returns
+    -------
+    Array
+        ``n`` shorter than the (extended) input along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is negative or ``a`` is 0-d.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     if n == 0:
         return _nd(a)
     if n < 0:
@@ -203,9 +401,28 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
     return a
 
 
-def ediff1d(ary, to_end=None, to_begin=None):
-    """``numpy.ediff1d``: differences of the flattened array, with optional values
-    prepended/appended."""
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+            to_begin: ArrayLike | None = None) -> Array:
+    """Differences between consecutive elements of the flattened array.
+
+    Parameters
+    ----------
+    ary : array_like
+        Input (flattened).
+    to_end : array_like, optional
+        Values appended to the differences.
+    to_begin : array_like, optional
+        Values prepended to the differences.
+
+    Returns
+    -------
+    Array
+        1-D.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = F.ravel(ary)
     m = a.shape[0]
     d = P.sub(P.gather(a, slice(1, m)), P.gather(a, slice(0, builtins.max(m - 1, 0))))
@@ -223,7 +440,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 # ---------------------------------------------------------------------------------
 # sorting
 # ---------------------------------------------------------------------------------
-def _check_sort_args(kind, order, name):
+def _check_sort_args(kind: str | None, order: Any, name: str) -> None:
     if order is not None:
         raise ValueError(f"{name}: order= (structured arrays) is not supported")
     if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
@@ -231,20 +448,81 @@ def _check_sort_args(kind, order, name):
                          f"(got {kind!r})")
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """``numpy.sort`` (``axis=None`` sorts the flattened array); NaNs last, complex
-    lexicographic.  Differentiable: see the module docstring."""
+def sort(a: ArrayLike, axis: int | None = -1, kind: str | None = None, order: None = None, *,
+         stable: bool | None = None) -> Array:
+    """Sorted copy of an array (NaNs last, complex lexicographic).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or None, optional
+        The axis; ``None`` sorts the flattened array.
+    kind : {'quicksort', 'mergesort', 'heapsort', 'stable'}, optional
+        Accepted; the sort is
+        always stable.
+    order : None
+        Structured-array field order; not supported.
+    stable : bool, optional
+        Accepted; the sort is always stable.
+
+    Returns
+    -------
+    Array
+        Same shape as ``a`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        For ``order`` or an unknown ``kind``.
+    numpy.exceptions.AxisError
+        For a 0-d ``a`` with an axis.
+
+    Notes
+    -----
+    Differentiable as ``take_along_axis(a, argsort(a))``: the VJP scatters the cotangent
+    back through the permutation; at ties the derivative follows the stable order.
+    """
     _check_sort_args(kind, order, "sort")
     a, ax = _flat_axis(a, axis)
     if a.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
+        raise np.exceptions.AxisError(0 if axis is None else axis, 0)
     if _concrete(a):
         return backend_for(a).xp.sort(a, axis=ax)
     return take_along_axis(a, P.argsort(a, ax), ax)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """``numpy.argsort`` with a stable sort (int64 indices, no derivative)."""
+def argsort(a: ArrayLike, axis: int | None = -1, kind: str | None = None, order: None = None,
+            *, stable: bool | None = None) -> Array:
+    """Indices that sort an array (a stable sort).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or None, optional
+        The axis; ``None`` sorts the flattened array.
+    kind : str, optional
+        Accepted; the sort is always stable.
+    order : None
+        Not supported.
+    stable : bool, optional
+        Accepted; the sort is always stable.
+
+    Returns
+    -------
+    Array
+        int64 indices, ``a``'s shape (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        For ``order`` or an unknown ``kind``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     _check_sort_args(kind, order, "argsort")
     a = _nd(a)
     if a.ndim == 0:  # NumPy: array([0]) for any axis
@@ -253,8 +531,23 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return P.argsort(a, ax)
 
 
-def sort_complex(a):
-    """``numpy.sort_complex``: sort along the last axis, as complex numbers."""
+def sort_complex(a: ArrayLike) -> Array:
+    """Sort an array along its last axis as complex numbers.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+
+    Returns
+    -------
+    Array
+        Complex dtype, sorted by real then imaginary part.
+
+    Notes
+    -----
+    Differentiable as :func:`sort`.
+    """
     a = _nd(a)
     s = sort(a)
     if _kind_of(s) == "c":
@@ -264,7 +557,7 @@ def sort_complex(a):
     return P.convert_element_type(s, target)
 
 
-def _check_kth(kth, n):
+def _check_kth(kth: Any, n: int) -> Any:
     k = np.asarray(kth)
     if _kind_of(k) not in "iu":
         raise TypeError("Partition index must be integer")
@@ -274,11 +567,43 @@ def _check_kth(kth, n):
         raise ValueError(f"kth(={int(bad)}) out of bounds ({n})")
 
 
-def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.partition``, computed by a full (stable) sort: every ``kth`` element is in
-    its sorted position with no larger element before it and no smaller one after it,
-    which is NumPy's contract (the order inside the two parts is unspecified by NumPy;
-    here it is sorted).  Differentiable as :func:`sort`."""
+def partition(a: ArrayLike, kth: int | Sequence[int], axis: int | None = -1,
+              kind: str = "introselect", order: None = None) -> Array:
+    """Partially sorted copy: each ``kth`` element in its sorted position.
+
+    Computed by a full stable sort: no larger element is before a ``kth`` position and no
+    smaller one after it, NumPy's contract (the order inside the parts, unspecified by
+    NumPy, is sorted here).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    kth : int or sequence of int
+        Positions to put in place.
+    axis : int or None, optional
+        The axis; ``None`` uses the flattened array.
+    kind : str, optional
+        Accepted for NumPy compatibility.
+    order : None
+        Not supported.
+
+    Returns
+    -------
+    Array
+        Same shape as ``a``.
+
+    Raises
+    ------
+    ValueError
+        For ``order`` or a ``kth`` out of bounds.
+    TypeError
+        For a non-integer ``kth``.
+
+    Notes
+    -----
+    Differentiable as :func:`sort`.
+    """
     if order is not None:
         raise ValueError("partition: order= is not supported")
     a, ax = _flat_axis(a, axis)
@@ -286,8 +611,39 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     return sort(a, ax)
 
 
-def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.argpartition`` by a stable ``argsort`` (see :func:`partition`)."""
+def argpartition(a: ArrayLike, kth: int | Sequence[int], axis: int | None = -1,
+                 kind: str = "introselect", order: None = None) -> Array:
+    """Indices that partition an array (by a stable ``argsort``; see :func:`partition`).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    kth : int or sequence of int
+        Positions to put in place.
+    axis : int or None, optional
+        The axis; ``None`` uses the flattened array.
+    kind : str, optional
+        Accepted for NumPy compatibility.
+    order : None
+        Not supported.
+
+    Returns
+    -------
+    Array
+        int64 indices, ``a``'s shape.
+
+    Raises
+    ------
+    ValueError
+        For ``order`` or a ``kth`` out of bounds.
+    TypeError
+        For a non-integer ``kth``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     if order is not None:
         raise ValueError("argpartition: order= is not supported")
     a, ax = _flat_axis(a, axis)
@@ -296,449 +652,40 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 
 # ---------------------------------------------------------------------------------
-# quantiles
-# ---------------------------------------------------------------------------------
-_CONTINUOUS = {  # method: (alpha, beta) of Hyndman & Fan (1996); None: NumPy's (n-1) q
-    "linear": None, "interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5),
-    "weibull": (0.0, 0.0), "median_unbiased": (1 / 3.0, 1 / 3.0),
-    "normal_unbiased": (3 / 8.0, 3 / 8.0),
-}
-_DISCRETE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest")
-_METHODS = tuple(_CONTINUOUS) + _DISCRETE + ("midpoint", "averaged_inverted_cdf")
-
-
-def _move_to_last(a, axis):
-    """``a`` with the reduced axes merged into one last axis; the kept shape and the
-    keepdims shape."""
-    axes = F._axes(axis, a.ndim)
-    keep = [d for d in range(a.ndim) if d not in axes]
-    kshape = tuple(a.shape[d] for d in keep)
-    kd = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
-    a = P.transpose(a, tuple(keep) + axes)
-    n = int(np.prod([a.shape[len(keep) + i] for i in range(len(axes))], dtype=np.int64))
-    return P.reshape(a, kshape + (n,)), kshape, kd
-
-
-def _floor_int(x):
-    return P.convert_element_type(P.floor(x), np.dtype(np.int64))
-
-
-def _virtual_indices(n, q, method):
-    """(lo, hi, gamma) for quantile ``q`` of ``n`` sorted values (n: int or int array
-    broadcastable against q), following NumPy's formulas exactly.  gamma is None for
-    the discrete methods (lo is the index)."""
-    if method == "linear":
-        v = P.mul(P.sub(n, 1), q)
-    elif method in _CONTINUOUS:
-        al, be = _CONTINUOUS[method]
-        v = P.sub(P.add(P.mul(n, q), P.add(al, P.mul(q, 1 - al - be))), 1)
-    elif method == "lower":
-        return _floor_int(P.mul(P.sub(n, 1), q)), None, None
-    elif method == "higher":
-        return P.convert_element_type(P.ceil(P.mul(P.sub(n, 1), q)), np.dtype(np.int64)), \
-            None, None
-    elif method == "nearest":
-        return P.convert_element_type(P.round(P.mul(P.sub(n, 1), q)), np.dtype(np.int64)), \
-            None, None
-    elif method in ("inverted_cdf", "closest_observation"):
-        if method == "inverted_cdf":
-            idx = P.sub(P.mul(n, q), 1)
-        else:
-            idx = P.sub(P.sub(P.mul(n, q), 1), 0.5)
-        prev = P.floor(idx)
-        g0 = P.eq(P.sub(idx, prev), 0)
-        if method == "closest_observation":
-            odd = P.eq(P.sub(prev, P.mul(P.floor(P.div(prev, 2)), 2)), 1)
-            g0 = P.logical_and(g0, odd)
-        res = P.where(g0, prev, P.add(prev, 1))
-        res = P.where(P.lt(res, 0), 0.0, res)
-        return P.convert_element_type(res, np.dtype(np.int64)), None, None
-    elif method == "midpoint":
-        v = P.mul(P.sub(n, 1), q)
-        lo_f, hi_f = P.floor(v), P.ceil(v)
-        v = P.mul(0.5, P.add(lo_f, hi_f))
-    elif method == "averaged_inverted_cdf":
-        v = P.sub(P.mul(n, q), 1)
-    else:
-        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
-    prev_f = P.floor(v)
-    gamma = P.sub(v, prev_f)
-    if method == "midpoint":
-        gamma = P.where(P.eq(P.sub(v, P.floor(v)), 0), 0.0, 0.5)
-    elif method == "averaged_inverted_cdf":
-        gamma = P.where(P.eq(gamma, 0), 0.5, 1.0)
-    lo = P.convert_element_type(prev_f, np.dtype(np.int64))
-    above = P.ge(v, P.sub(n, 1))
-    below = P.lt(v, 0)
-    last = P.sub(n, 1)
-    lo2 = P.where(above, last, P.where(below, 0, lo))
-    hi2 = P.where(above, last, P.where(below, 0, P.add(lo, 1)))
-    return lo2, hi2, gamma
-
-
-def _lerp(a, b, t):
-    """NumPy's ``_lerp``: ``a + (b - a) t``, or ``b - (b - a)(1 - t)`` for t >= 0.5."""
-    d = P.sub(b, a)
-    return P.where(P.ge(t, 0.5), P.sub(b, P.mul(d, P.sub(1, t))), P.add(a, P.mul(d, t)))
-
-
-def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
-    if method not in _METHODS:
-        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
-    a = _nd(a)
-    if _kind_of(a) == "c":
-        raise TypeError("a must be an array of real numbers")
-    weak_q = type(q) in (int, float)
-    q_arr = q if isinstance(q, Tracer) else np.asarray(q)
-    if not isinstance(q_arr, Tracer):
-        if q_arr.ndim > 2 or (q_arr.size and not np.all((0 <= q_arr) & (q_arr <= 1))):
-            if q_arr.ndim > 2:
-                raise ValueError("q must be a scalar or 1d")
-            raise ValueError("Quantiles must be in the range [0, 1]")
-    elif method in _DISCRETE:
-        raise TypeError(f"{name}: a traced q needs a continuous method, not {method!r}")
-    discrete = method in _DISCRETE
-    # result dtype (NumPy): integers -> float64 unless discrete; a weak Python q keeps
-    # a's float precision, an array q promotes
-    if _kind_of(a) in "iub":
-        out_dtype = a.dtype if discrete else np.dtype(np.float64)
-    elif weak_q or discrete:
-        out_dtype = a.dtype
-    else:
-        out_dtype = np.result_type(a.dtype, q_arr.dtype)
-    if a.dtype != out_dtype and not discrete:
-        a = P.convert_element_type(a, out_dtype)
-    x, kshape, kd = _move_to_last(a, axis)
-    n = x.shape[-1]
-    if n == 0:
-        if name in ("median", "nanmedian"):  # NumPy: NaN (with a RuntimeWarning)
-            shape = tuple(q_arr.shape) + (kd if keepdims else kshape)
-            return np.full(shape, np.nan, out_dtype)
-        raise IndexError(f"index -1 is out of bounds for axis 0 with size 0 ({name} of an "
-                         "empty slice)")
-    s = sort(x, -1)
-    qshape = tuple(q_arr.shape)
-    # index arrays of shape kshape + qshape (broadcast): n per slice for the nan variants
-    if ignore_nan and _isnan(x):
-        nan = P.isnan(x)
-        cnt = F.sum(P.logical_not(nan), axis=-1)
-        cnt = P.reshape(cnt, kshape + (1,) * len(qshape))
-    else:
-        cnt = n
-    # virtual indices in float64 (NumPy's), or in q's own float dtype for an array q
-    if isinstance(q_arr, Tracer) or (not weak_q and _kind_of(q_arr) == "f"):
-        qf = q_arr
-    else:
-        qf = np.asarray(q_arr, np.float64)
-    lo, hi, gamma = _virtual_indices(cnt, qf, method)
-    full = kshape + qshape
-
-    def pick(idx):
-        idx = P.where(P.lt(idx, 0), 0, P.where(P.gt(idx, n - 1), n - 1, idx))  # all-NaN
-        idx = P.broadcast_to(idx, full) if tuple(idx.shape) != full else idx
-        idx = P.reshape(idx, kshape + (int(np.prod(qshape, dtype=np.int64)),))
-        return P.reshape(take_along_axis(s, idx, -1), full)
-
-    if discrete:
-        res = pick(lo)
-    else:
-        if gamma.dtype != out_dtype:
-            gamma = P.convert_element_type(gamma, out_dtype)
-        res = _lerp(pick(lo), pick(hi), P.broadcast_to(gamma, full)
-                    if tuple(getattr(gamma, "shape", ())) != full else gamma)
-        if res.dtype != out_dtype:
-            res = P.convert_element_type(res, out_dtype)
-    if _isnan(s):
-        if ignore_nan and not isinstance(cnt, int):
-            bad = P.eq(cnt, 0)
-        else:
-            bad = P.isnan(P.gather(s, (Ellipsis, n - 1)))
-            bad = P.reshape(bad, kshape + (1,) * len(qshape))
-        res = P.where(bad, np.asarray(np.nan, res.dtype), res)
-    # q axes first, then the kept axes (keepdims: size-1 axes in place)
-    nq, nk = len(qshape), len(kshape)
-    res = P.transpose(res, tuple(range(nk, nk + nq)) + tuple(range(nk)))
-    if keepdims:
-        res = P.reshape(res, qshape + kd)
-    return res
-
-
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None, interpolation=None):
-    """``numpy.quantile`` (all of NumPy's methods, unweighted), via a sort; NaN in a
-    slice gives NaN.  ``q`` may be traced for the continuous methods (derivative in
-    ``q`` included)."""
-    _check_quantile_args(out, weights, interpolation, "quantile")
-    return _quantile(a, q, axis, method, keepdims, False, "quantile")
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None, interpolation=None):
-    """``numpy.percentile``: :func:`quantile` of ``q / 100``."""
-    _check_quantile_args(out, weights, interpolation, "percentile")
-    return _quantile(a, _percent(q), axis, method, keepdims, False, "percentile")
-
-
-def _percent(q):
-    if isinstance(q, Tracer):
-        return P.div(q, 100)
-    if not np.all((0 <= np.asarray(q)) & (np.asarray(q) <= 100)):
-        raise ValueError("Percentiles must be in the range [0, 100]")
-    return q / 100 if type(q) in (int, float) else np.true_divide(q, 100)
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``numpy.median`` (the mean of the two middle values for an even count)."""
-    _check_quantile_args(out, None, None, "median")
-    return _quantile(a, 0.5, axis, "linear", keepdims, False, "median")
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None, interpolation=None):
-    """``numpy.nanquantile``: NaNs ignored (an all-NaN slice gives NaN)."""
-    _check_quantile_args(out, weights, interpolation, "nanquantile")
-    return _quantile(a, q, axis, method, keepdims, True, "nanquantile")
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None, interpolation=None):
-    """``numpy.nanpercentile``: NaNs ignored."""
-    _check_quantile_args(out, weights, interpolation, "nanpercentile")
-    return _quantile(a, _percent(q), axis, method, keepdims, True, "nanpercentile")
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``numpy.nanmedian``: NaNs ignored."""
-    _check_quantile_args(out, None, None, "nanmedian")
-    return _quantile(a, 0.5, axis, "linear", keepdims, True, "nanmedian")
-
-
-def _check_quantile_args(out, weights, interpolation, name):
-    if out is not None:
-        raise ValueError(f"{name}: out= is not supported (ftrans.numpy is functional)")
-    if weights is not None:
-        raise NotImplementedError(f"{name}: weights= is not supported")
-    if interpolation is not None:
-        raise TypeError(f"{name}: the `interpolation` argument was removed; use `method`")
-
-
-# ---------------------------------------------------------------------------------
-# average, nan-reductions, ptp
-# ---------------------------------------------------------------------------------
-def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """``numpy.average``: the mean, or ``sum(a * w) / sum(w)`` with ``weights`` (the same
-    shape as ``a``, or 1-d along a single ``axis``); ``returned=True`` also returns the
-    sum of the weights (broadcast to the result's shape).
-
-    Raises
-    ------
-    TypeError
-        ``weights`` of another shape than ``a`` with no ``axis``.
-    ValueError
-        1-d ``weights`` whose length is not ``a.shape[axis]``.
-    ZeroDivisionError
-        Concrete weights summing to zero along the axis.
-    """
-    a = _nd(a)
-    axes = F._axes(axis, a.ndim)
-    if weights is None:
-        avg = F.mean(a, axis=axes, keepdims=keepdims)
-        scl = np.asarray(a.size / builtins.max(avg.size, 1) if a.size else 0, avg.dtype)
-    else:
-        w = _nd(weights)
-        if _kind_of(a) in "iub":
-            rdt = np.result_type(a.dtype, w.dtype, "f8")
-        else:
-            rdt = np.result_type(a.dtype, w.dtype)
-        if tuple(w.shape) != tuple(a.shape):
-            if axis is None:
-                raise TypeError("Axis must be specified when shapes of a and weights differ.")
-            order = [F._axis(i, a.ndim) for i in
-                     (axis if isinstance(axis, (tuple, list)) else (axis,))]
-            if tuple(w.shape) != tuple(a.shape[i] for i in order):
-                raise ValueError("Shape of weights must be consistent with shape of a along "
-                                 "specified axis.")
-            w = P.transpose(w, tuple(np.argsort(order).tolist()))
-            shape = [1] * a.ndim
-            for i in axes:
-                shape[i] = a.shape[i]
-            w = P.reshape(w, tuple(shape))
-            w = P.broadcast_to(w, tuple(a.shape))
-        if w.dtype != rdt:
-            w = P.convert_element_type(w, rdt)
-        scl = F.sum(w, axis=axes, keepdims=keepdims)
-        if not isinstance(scl, Tracer) and np.any(np.asarray(scl) == 0.0):
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-        avg = P.div(F.sum(P.mul(a, w), axis=axes, dtype=rdt, keepdims=keepdims), scl)
-    if returned:
-        if tuple(np.shape(scl)) != tuple(avg.shape):
-            scl = P.broadcast_to(scl, tuple(avg.shape))
-        return avg, scl
-    return avg
-
-
-def _nanfill(a, value):
-    if not _isnan(a):
-        return a
-    return P.where(P.isnan(a), np.asarray(value, a.dtype), a)
-
-
-def _all_nan(a, axes, keepdims):
-    n = F._count(a, axes)
-    cnt = F.sum(P.isnan(a), axis=axes, keepdims=keepdims)
-    return P.eq(cnt, n)
-
-
-def _nan_extremum(fn, fill, name):
-    def f(a, axis=None, out=None, keepdims=False):
-        if out is not None:
-            raise ValueError(f"{name}: out= is not supported")
-        a = _nd(a)
-        if not _isnan(a):
-            return fn(a, axis=axis, keepdims=keepdims)
-        if _kind_of(a) == "c":
-            raise TypeError(f"{name}: complex input is not supported")
-        axes = F._axes(axis, a.ndim)
-        res = fn(_nanfill(a, fill), axis=axes, keepdims=keepdims)
-        return P.where(_all_nan(a, axes, keepdims), np.asarray(np.nan, a.dtype), res)
-    f.__name__ = name
-    f.__doc__ = (f"``numpy.{name}``: NaNs ignored (derivative 0 for them); an all-NaN slice "
-                 "gives NaN.  Ties split the derivative evenly.")
-    return f
-
-
-nanmax = _nan_extremum(F.max, -np.inf, "nanmax")
-nanmin = _nan_extremum(F.min, np.inf, "nanmin")
-
-
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """``numpy.nansum``: NaNs count as 0 (derivative 0 for them)."""
-    if out is not None:
-        raise ValueError("nansum: out= is not supported")
-    return F.sum(_nanfill(_nd(a), 0), axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    """``numpy.nanprod``: NaNs count as 1 (derivative 0 for them)."""
-    if out is not None:
-        raise ValueError("nanprod: out= is not supported")
-    return F.prod(_nanfill(_nd(a), 1), axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _nan_count(a, axes, keepdims, dtype):
-    c = F.sum(P.logical_not(P.isnan(a)), axis=axes, keepdims=keepdims)
-    return P.convert_element_type(c, dtype)
-
-
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """``numpy.nanmean``: the mean of the non-NaN elements (NaN for an all-NaN slice)."""
-    if out is not None:
-        raise ValueError("nanmean: out= is not supported")
-    a = _nd(a)
-    if not _isnan(a):
-        return F.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    axes = F._axes(axis, a.ndim)
-    s = F.sum(_nanfill(a, 0), axis=axes, dtype=dtype, keepdims=keepdims)
-    return P.div(s, _nan_count(a, axes, keepdims, np.dtype(s.dtype).type(0).real.dtype))
-
-
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """``numpy.nanvar``: the variance of the non-NaN elements, divisor ``count - ddof``."""
-    if out is not None:
-        raise ValueError("nanvar: out= is not supported")
-    a = _nd(a)
-    if not _isnan(a):
-        return F.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    axes = F._axes(axis, a.ndim)
-    m = nanmean(a, axis=axes, dtype=dtype, keepdims=True)
-    d = _nanfill(P.sub(a, m), 0)
-    sq = P.real(P.mul(P.conj(d), d)) if _kind_of(d) == "c" else P.mul(d, d)
-    s = F.sum(sq, axis=axes, keepdims=keepdims)
-    cnt = _nan_count(a, axes, keepdims, s.dtype)
-    return P.div(s, P.maximum(P.sub(cnt, ddof), 0))
-
-
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """``numpy.nanstd``: ``sqrt(nanvar)``; the derivative of a constant slice is 0."""
-    return F._sqrt_flat_at_0(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
-
-
-def _nan_arg(fn, fill, name):
-    def f(a, axis=None, out=None, *, keepdims=False):
-        if out is not None:
-            raise ValueError(f"{name}: out= is not supported")
-        a = _nd(a)
-        if not _isnan(a):
-            return fn(a, axis=axis, keepdims=keepdims)
-        nan = P.isnan(a)
-        if not isinstance(nan, Tracer):
-            axes = F._axes(axis, a.ndim)
-            if np.any(np.all(nan, axis=axes)):
-                raise ValueError("All-NaN slice encountered")
-        return fn(P.where(nan, np.asarray(fill, a.dtype), a), axis=axis, keepdims=keepdims)
-    f.__name__ = name
-    f.__doc__ = f"``numpy.{name}``: NaNs ignored; integer result, no derivative."
-    return f
-
-
-nanargmax = _nan_arg(F.argmax, -np.inf, "nanargmax")
-nanargmin = _nan_arg(F.argmin, np.inf, "nanargmin")
-
-
-def ptp(a, axis=None, out=None, keepdims=False):
-    """``numpy.ptp``: ``max - min`` (ties split the derivative evenly)."""
-    if out is not None:
-        raise ValueError("ptp: out= is not supported")
-    return P.sub(F.max(a, axis=axis, keepdims=keepdims), F.min(a, axis=axis, keepdims=keepdims))
-
-
-# ---------------------------------------------------------------------------------
-# logical reductions (no derivative)
-# ---------------------------------------------------------------------------------
-def _nonzero_count(a, axis, keepdims):
-    a = _nd(a)
-    nz = a if _kind_of(a) == "b" else P.ne(a, 0)
-    axes = F._axes(axis, a.ndim)
-    c = P.reduce_sum(P.convert_element_type(nz, np.dtype(np.int64)), axes)
-    return a, axes, F._keepdims(a, c, axes, keepdims)
-
-
-def count_nonzero(a, axis=None, *, keepdims=False):
-    """``numpy.count_nonzero`` (an int when concrete with ``axis=None``)."""
-    a, axes, c = _nonzero_count(a, axis, keepdims)
-    if axis is None and not keepdims and not isinstance(c, Tracer):
-        return int(c)
-    return c
-
-
-def all(a, axis=None, out=None, keepdims=False, *, where=None):
-    """``numpy.all`` (boolean result, no derivative)."""
-    if out is not None or where is not None:
-        raise ValueError("all: out= and where= are not supported")
-    a, axes, c = _nonzero_count(a, axis, keepdims)
-    return P.eq(c, F._count(a, axes))
-
-
-def any(a, axis=None, out=None, keepdims=False, *, where=None):
-    """``numpy.any`` (boolean result, no derivative)."""
-    if out is not None or where is not None:
-        raise ValueError("any: out= and where= are not supported")
-    a, axes, c = _nonzero_count(a, axis, keepdims)
-    return P.gt(c, 0)
-
-
-# ---------------------------------------------------------------------------------
 # logsumexp (scipy.special's; re-exported by ftrans.scipy.special)
 # ---------------------------------------------------------------------------------
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` over ``axis``, computed
-    stably (``m + log(sum(b * exp(a - m)))``, ``m`` the maximum real part).
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False) -> Array | tuple[Array, Array]:
+    """Logarithm of the sum of exponentials, ``log(sum(b * exp(a)))``, computed stably.
 
-    Derivative: ``d/da_i = b_i exp(a_i - result)`` (the softmax weights), finite for
-    ``-inf`` entries (weight 0); ``d/db_i = exp(a_i - result)``.  Entries with ``b == 0``
-    are ignored (SciPy's rule).  A slice whose weighted sum is 0 gives ``-inf`` with a
-    zero derivative; a negative sum gives NaN unless ``return_sign=True``, which returns
-    ``(log|sum|, sign(sum))``.  float32 stays float32.
+    Computed as ``m + log(sum(b * exp(a - m)))``, ``m`` the maximum real part; float32
+    stays float32 (SciPy's ``scipy.special.logsumexp``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reduce; all by default.
+    b : array_like, optional
+        Scale factors, broadcast with ``a``; entries with ``b == 0``
+        are ignored (SciPy's rule).
+    keepdims : bool, optional
+        Keep the reduced axes as size-1 dimensions.
+    return_sign : bool, optional
+        Return ``(log|sum|, sign(sum))``, for sums that may be
+        negative (otherwise NaN).
+
+    Returns
+    -------
+    Array or tuple of Array
+        The result, and with ``return_sign`` the sign.
+
+    Notes
+    -----
+    Differentiable: ``d/da_i = b_i exp(a_i - out)`` (the softmax weights), finite for
+    ``-inf`` entries (weight 0); ``d/db_i = exp(a_i - out)``.  A slice whose weighted sum
+    is 0 gives ``-inf`` with a zero derivative.
     """
     a = _nd(a)
     if b is not None:
@@ -776,5 +723,5 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         if sgn is not None:
             sgn = P.reshape(sgn, tuple(out.shape))
     if return_sign:
-        return out, sgn
+        return out, cast(Array, sgn)
     return out

@@ -50,7 +50,7 @@ REFUSED.update({
 })
 
 
-def refusal(module, name):
+def refusal(module: str, name: str) -> AttributeError | None:
     """The AttributeError for a refused ``module.name``, or None if ``name`` is not refused.
 
     ``module`` is ``"ftrans.numpy"``, ``"ftrans.numpy.linalg"`` or ``"ftrans.numpy.fft"``;

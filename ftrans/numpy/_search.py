@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core.ir import ConcretizationError
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
+from ..typing import Array, ArrayLike
 from . import _funcs as F
 from ._indexing import take_along_axis as _take_along_axis
 from .linalg import _concrete
+from ._args import P
 
 __all__ = ["nonzero", "argwhere", "flatnonzero", "searchsorted", "digitize", "lexsort",
            "bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd"]
@@ -40,7 +43,7 @@ _nd = F._ndarray
 _INT = np.dtype(np.int64)
 
 
-def _values(*xs):
+def _values(*xs: Any) -> Any:
     """The concrete NumPy values of ``xs`` (unwrapping ``grad``/``jvp`` tracers), or None
     when one of them is abstract (inside ``jit`` or ``vmap``)."""
     out = []
@@ -52,7 +55,7 @@ def _values(*xs):
     return out
 
 
-def _need_size(name, hint="size="):
+def _need_size(name: str, hint: str = "size=") -> Exception:
     return ConcretizationError(
         f"ftrans.numpy.{name}: the shape of the result depends on the values of the "
         "argument, which are abstract here (inside jit or vmap). Pass the result size "
@@ -62,7 +65,7 @@ def _need_size(name, hint="size="):
 # ---------------------------------------------------------------------------------
 # nonzero, argwhere, flatnonzero
 # ---------------------------------------------------------------------------------
-def _fills(fill_value, ndim):
+def _fills(fill_value: Any, ndim: int) -> Any:
     if fill_value is None:
         return (0,) * ndim
     if isinstance(fill_value, (tuple, list)):
@@ -73,18 +76,33 @@ def _fills(fill_value, ndim):
     return (fill_value,) * ndim
 
 
-def nonzero(a, *, size=None, fill_value=None):
-    """``numpy.nonzero``: a tuple of ``a.ndim`` int64 arrays, the indices of the nonzero
-    elements in C order.  Not differentiable (integer results).
+def nonzero(a: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | tuple[Any, ...] | None = None) -> tuple[Array, ...]:
+    """Indices of the nonzero elements, one int64 array per dimension, in C order.
+
+
+    Examples
+    --------
+    >>> import ftrans.numpy as fnp
+    >>> fnp.nonzero(fnp.array([[0, 3], [4, 0]]))
+    (array([0, 1]), array([1, 0]))
 
     Parameters
     ----------
-    a : array_like, at least 1-d.
+    a : array_like
+        Input array, at least 1-D.
     size : int, optional
-        ``jax.numpy``'s static result length: required under ``jit``/``vmap`` (where the
-        number of nonzeros is not known).  Fewer nonzeros: the tail is ``fill_value``;
-        more: the first ``size`` are kept.
-    fill_value : scalar or tuple of ``a.ndim`` scalars, default 0.
+        ``jax.numpy``'s static result length: required under
+        ``jit``/``vmap`` (where the number of nonzeros is not known).  Fewer nonzeros: the
+        tail is ``fill_value``; more: the first ``size`` are kept.
+    fill_value : scalar or tuple of scalars, optional
+        Padding index (per dimension); 0 by
+        default.
+
+    Returns
+    -------
+    tuple of Array
+        ``a.ndim`` 1-D int64 arrays.
 
     Raises
     ------
@@ -93,11 +111,9 @@ def nonzero(a, *, size=None, fill_value=None):
     ConcretizationError
         Abstract ``a`` (inside ``jit``/``vmap``) without ``size``.
 
-    Examples
-    --------
-    >>> import ftrans.numpy as fnp
-    >>> fnp.nonzero(fnp.array([[0, 3], [4, 0]]))
-    (array([0, 1]), array([1, 0]))
+    Notes
+    -----
+    Not differentiable (integer results).
     """
     a = _nd(a)
     if a.ndim == 0:
@@ -118,7 +134,7 @@ def nonzero(a, *, size=None, fill_value=None):
     return _nonzero_sized(a, operator.index(size), fills)
 
 
-def _nonzero_sized(a, size, fills):
+def _nonzero_sized(a: Any, size: int, fills: Any) -> tuple[Array, ...]:
     """Traced ``nonzero`` with a static ``size``: a stable argsort puts the nonzero
     positions first, in order."""
     n = a.size
@@ -138,9 +154,33 @@ def _nonzero_sized(a, size, fills):
     return tuple(out)
 
 
-def argwhere(a, *, size=None, fill_value=None):
-    """``numpy.argwhere``: the indices of the nonzero elements as an ``(N, a.ndim)``
-    int64 array (``size``/``fill_value``: see :func:`nonzero`).  Not differentiable."""
+def argwhere(a: ArrayLike, *, size: int | None = None,
+             fill_value: ArrayLike | tuple[Any, ...] | None = None) -> Array:
+    """Indices of the nonzero elements as an ``(N, a.ndim)`` array.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    size : int, optional
+        Static result length, as for :func:`nonzero`.
+    fill_value : scalar or tuple of scalars, optional
+        Padding index, as for :func:`nonzero`.
+
+    Returns
+    -------
+    Array
+        int64, shape ``(N, a.ndim)``.
+
+    Raises
+    ------
+    ConcretizationError
+        Abstract ``a`` without ``size``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     a = _nd(a)
     if a.ndim == 0:
         vals = _values(a)
@@ -154,16 +194,40 @@ def argwhere(a, *, size=None, fill_value=None):
     return F.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
-def flatnonzero(a, *, size=None, fill_value=None):
-    """``numpy.flatnonzero``: indices of the nonzero elements of ``ravel(a)``
-    (``size``/``fill_value``: see :func:`nonzero`).  Not differentiable."""
+def flatnonzero(a: ArrayLike, *, size: int | None = None,
+                fill_value: ArrayLike | None = None) -> Array:
+    """Indices of the nonzero elements of ``ravel(a)``.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    size : int, optional
+        Static result length, as for :func:`nonzero`.
+    fill_value : scalar, optional
+        Padding index, as for :func:`nonzero`.
+
+    Returns
+    -------
+    Array
+        1-D int64.
+
+    Raises
+    ------
+    ConcretizationError
+        Abstract ``a`` without ``size``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     return nonzero(F.ravel(_nd(a)), size=size, fill_value=fill_value)[0]
 
 
 # ---------------------------------------------------------------------------------
 # searchsorted, digitize, lexsort
 # ---------------------------------------------------------------------------------
-def _lt(x, y):
+def _lt(x: Any, y: Any) -> Any:
     """``x < y`` in NumPy's sort order (NaN after every number; complex lexicographic)."""
     if _kind_of(x) == "c" or _kind_of(y) == "c":
         xr, yr, xi, yi = P.real(x), P.real(y), P.imag(x), P.imag(y)
@@ -174,22 +238,42 @@ def _lt(x, y):
     return lt
 
 
-def searchsorted(a, v, side="left", sorter=None):
-    """``numpy.searchsorted``: int64 indices where the elements of ``v`` would be inserted
-    into the sorted 1-d ``a`` to keep it sorted (``side='left'``: before equal elements,
-    ``'right'``: after).  ``sorter`` sorts ``a``.  NaN sorts last, as in NumPy.  Not
-    differentiable (integer result).
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
+                 sorter: ArrayLike | None = None) -> Array:
+    """Indices where elements of ``v`` would be inserted into sorted ``a`` to keep it sorted.
 
-    Raises
-    ------
-    ValueError
-        ``a`` not 1-d or ``side`` not ``'left'``/``'right'``.
+    NaN sorts last, as in NumPy.
 
     Examples
     --------
     >>> import ftrans.numpy as fnp
     >>> fnp.searchsorted(fnp.array([1., 2., 3.]), fnp.array([2., 2.5]))
     array([1, 2])
+
+    Parameters
+    ----------
+    a : array_like
+        Sorted 1-D array (or any order with ``sorter``).
+    v : array_like
+        Values to insert.
+    side : {'left', 'right'}, optional
+        Before (``'left'``) or after equal elements.
+    sorter : array_like of int, optional
+        Indices that sort ``a``.
+
+    Returns
+    -------
+    Array
+        int64 indices, ``v``'s shape.
+
+    Raises
+    ------
+    ValueError
+        ``a`` not 1-D or ``side`` not ``'left'``/``'right'``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
     """
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
@@ -198,7 +282,7 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError(f"searchsorted: `a` must be 1-d, got shape {tuple(a.shape)}")
     vals = _values(a, v, sorter)
     if vals is not None:
-        return np.searchsorted(vals[0], vals[1], side=side, sorter=vals[2])
+        return np.searchsorted(vals[0], vals[1], side=side, sorter=vals[2])  # type: ignore[call-overload]  # side is checked above
     if sorter is not None:
         a = P.gather(a, sorter)
     ae = P.reshape(a, (1,) * v.ndim + (a.shape[0],))
@@ -208,15 +292,36 @@ def searchsorted(a, v, side="left", sorter=None):
     return P.reduce_sum(P.convert_element_type(hit, _INT), (v.ndim,))
 
 
-def digitize(x, bins, right=False):
-    """``numpy.digitize``: the index of the bin of each ``x`` for monotonic 1-d ``bins``
-    (increasing: ``bins[i-1] <= x < bins[i]``, ``right=True``: ``bins[i-1] < x <=
-    bins[i]``; decreasing bins mirrored).  int64, not differentiable.
+def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
+    """Index of the bin of each value, for monotonic 1-D ``bins``.
+
+    Increasing bins: ``bins[i-1] <= x < bins[i]`` (``right=True``: ``bins[i-1] < x <=
+    bins[i]``); decreasing bins mirrored.
+
+    Parameters
+    ----------
+    x : array_like
+        Real values.
+    bins : array_like
+        Monotonic 1-D bin edges.
+    right : bool, optional
+        Which side of a bin is closed.
+
+    Returns
+    -------
+    Array
+        int64 indices, ``x``'s shape.
 
     Raises
     ------
     ValueError
-        ``bins`` not 1-d, or (concrete) not monotonic; complex ``x``.
+        ``bins`` not 1-D, or (concrete) not monotonic.
+    TypeError
+        Complex ``x``.
+
+    Notes
+    -----
+    Not differentiable (integer result).
     """
     x, bins = _nd(x), _nd(bins)
     if _kind_of(x) == "c":
@@ -236,10 +341,31 @@ def digitize(x, bins, right=False):
     return P.where(P.ge(P.gather(bins, n - 1), P.gather(bins, 0)), inc, dec)
 
 
-def lexsort(keys, axis=-1):
-    """``numpy.lexsort``: the stable sort order by several keys, the *last* key primary.
-    int64 indices, not differentiable.  ``keys``: a sequence of equally shaped arrays (or
-    a 2-d array, one key per row)."""
+def lexsort(keys: ArrayLike | Sequence[ArrayLike], axis: int = -1) -> Array:
+    """Stable sort order by several keys, the last key primary.
+
+    Parameters
+    ----------
+    keys : sequence of array_like or array_like
+        Equally shaped keys (or a 2-D array, one key
+        per row).
+    axis : int, optional
+        The axis to sort along.
+
+    Returns
+    -------
+    Array
+        int64 indices.
+
+    Raises
+    ------
+    TypeError
+        For an empty sequence of keys.
+
+    Notes
+    -----
+    Not differentiable (integer result).
+    """
     if isinstance(keys, (tuple, list)):
         ks = [_nd(k) for k in keys]
     else:
@@ -262,23 +388,43 @@ def lexsort(keys, axis=-1):
 # ---------------------------------------------------------------------------------
 # bincount and histograms
 # ---------------------------------------------------------------------------------
-def bincount(x, weights=None, minlength=0, *, length=None):
-    """``numpy.bincount``: the number of occurrences of each value ``0 .. max(x)`` of the
-    non-negative integer 1-d ``x`` (at least ``minlength`` bins); with ``weights``, their
-    sums per value, differentiable in ``weights``.
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
+             length: int | None = None) -> Array:
+    """Number of occurrences (or summed weights) of each value ``0 .. max(x)``.
 
     Counts are int64; weighted sums float64 for real weights (NumPy casts the weights to
     double) and complex128 for complex ones (an extension: NumPy refuses them).
-    ``length`` (``jax.numpy``'s static result length, needed under ``jit``/``vmap`` of
-    ``x``): values ``>= length`` are dropped.
+
+    Parameters
+    ----------
+    x : array_like of int
+        Non-negative 1-D values.
+    weights : array_like, optional
+        Weights of ``x``'s shape.
+    minlength : int, optional
+        Minimum number of bins.
+    length : int, optional
+        ``jax.numpy``'s static result length, needed under
+        ``jit``/``vmap`` of ``x``: values ``>= length`` are dropped.
+
+    Returns
+    -------
+    Array
+        1-D, ``max(max(x) + 1, minlength)`` bins (or ``length``).
 
     Raises
     ------
     ValueError
-        ``x`` not 1-d, negative values (concrete ``x``), negative ``minlength``, weights
-        of another shape.
+        ``x`` not 1-D, negative values (concrete ``x``), negative ``minlength``,
+        weights of another shape.
     TypeError
         Non-integer ``x``.
+    ConcretizationError
+        Abstract ``x`` without ``length``.
+
+    Notes
+    -----
+    Differentiable in ``weights``.
     """
     x = _nd(x)
     if x.ndim != 1:
@@ -322,14 +468,16 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     return P.scatter_add(w, xi, (n,))
 
 
-def _edges_dtype(a):
+def _edges_dtype(a: Any) -> Any:
     return np.result_type(np.dtype(a.dtype), 1.0) if _kind_of(a) in "iub" else \
         np.dtype(a.dtype)
 
 
-def _equal_edges(a, bins, rng, name="histogram"):
+def _equal_edges(a: Any, bins: Any, rng: Any, name: str = "histogram") -> Any:
     """``bins + 1`` equal-width edges over ``rng`` or ``[min(a), max(a)]`` (NumPy's
     ``linspace``; traced extremes stay differentiable)."""
+    lo: Any
+    hi: Any
     n = operator.index(bins)
     if n < 1:
         raise ValueError("`bins` must be positive, when an integer")
@@ -360,11 +508,40 @@ def _equal_edges(a, bins, rng, name="histogram"):
     return P.concatenate([P.add(P.mul(t[:-1].astype(dt), step), lo), P.reshape(hi, (1,))], 0)
 
 
-def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    """``numpy.histogram_bin_edges`` for an integer ``bins`` (equal widths over ``range``
-    or the data's extremes, differentiable in those extremes) or a monotonic 1-d array of
-    edges (returned as given).  NumPy's string estimators (``'auto'``, ``'fd'`` ...) are
-    not supported (they raise ``ValueError``)."""
+def histogram_bin_edges(a: ArrayLike, bins: int | ArrayLike = 10,
+                        range: tuple[float, float] | None = None,
+                        weights: ArrayLike | None = None) -> Array:
+    """Edges of the bins of :func:`histogram`.
+
+    NumPy's string estimators (``'auto'``, ``'fd'`` ...) are not supported.
+
+    Parameters
+    ----------
+    a : array_like
+        Data (flattened).
+    bins : int or array_like, optional
+        Number of equal-width bins, or monotonic 1-D edges
+        (returned as given).
+    range : (float, float), optional
+        Range of the equal-width bins; the data's extremes
+        by default.
+    weights : array_like, optional
+        Accepted for NumPy compatibility (unused).
+
+    Returns
+    -------
+    Array
+        1-D edges.
+
+    Raises
+    ------
+    ValueError
+        For string ``bins``, non-monotonic edges or an invalid range.
+
+    Notes
+    -----
+    Differentiable in the extremes of ``a`` (or ``range``) that the edges are computed from.
+    """
     del weights  # (NumPy ignores them too, for the estimators it has)
     a = F.ravel(_nd(a))
     if isinstance(bins, str):
@@ -381,7 +558,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return b
 
 
-def _bin_index(x, edges, nbins):
+def _bin_index(x: Any, edges: Any, nbins: int) -> Any:
     """Bin of each sample: ``edges[i] <= x < edges[i+1]`` (the last bin closed on the
     right); ``-1`` below the first edge and ``nbins`` above the last (NumPy's rule)."""
     i = P.sub(searchsorted(edges, x, side="right"), 1)
@@ -389,7 +566,7 @@ def _bin_index(x, edges, nbins):
     return P.where(P.eq(x, last), np.int64(nbins - 1), i)
 
 
-def _count(idx, nbins, weights):
+def _count(idx: Any, nbins: int, weights: Any) -> Any:
     """Per-bin counts (int64) or weight sums of samples with bin ``idx``; outliers (index
     outside ``[0, nbins)``) are dropped."""
     keep = P.logical_and(P.ge(idx, 0), P.lt(idx, nbins))
@@ -399,32 +576,49 @@ def _count(idx, nbins, weights):
     return P.scatter_add(w, i, (nbins,))
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):
-    """``numpy.histogram``: ``(hist, bin_edges)``.
+def histogram(a: ArrayLike, bins: int | ArrayLike = 10,
+              range: tuple[float, float] | None = None, density: bool | None = None,
+              weights: ArrayLike | None = None) -> tuple[Array, Array]:
+    """Histogram of a data set.
 
-    Parameters
-    ----------
-    a : array_like, flattened.
-    bins : int or 1-d monotonic array of edges.
-    range : (float, float), optional: the range of the equal-width bins.
-    density : bool: normalize so that the integral over the range is 1.
-    weights : array_like of ``a``'s shape, optional: each sample contributes its weight.
-
-    Returns
-    -------
-    hist : int64 counts, or the weights' sums (weights' dtype; float with ``density``):
-        differentiable in ``weights`` (and, with ``density``, in the edges).
-    bin_edges : ``(bins + 1,)``, ``a``'s float dtype: differentiable in ``min(a)`` and
-        ``max(a)`` when computed from the data, in ``bins`` when given.
-
-    The counts are piecewise constant in ``a`` (derivative 0).  The last bin is closed,
-    the others half-open (NumPy's convention).  Runs under every transform.
+    The last bin is closed, the others half-open (NumPy's convention).  Runs under every
+    transform.
 
     Examples
     --------
     >>> import ftrans.numpy as fnp
     >>> fnp.histogram(fnp.array([0., 1., 1., 3.]), bins=3)
     (array([1, 2, 1]), array([0., 1., 2., 3.]))
+
+    Parameters
+    ----------
+    a : array_like
+        Data (flattened).
+    bins : int or array_like, optional
+        Number of equal-width bins, or monotonic 1-D edges.
+    range : (float, float), optional
+        Range of the equal-width bins.
+    density : bool, optional
+        Normalize so that the integral over the range is 1.
+    weights : array_like, optional
+        Weight of each sample (``a``'s shape).
+
+    Returns
+    -------
+    tuple of Array
+        ``(hist, bin_edges)``: int64 counts, or the weights' sums (float with
+        ``density``); edges of shape ``(nbins + 1,)`` in ``a``'s float dtype.
+
+    Raises
+    ------
+    ValueError
+        As :func:`histogram_bin_edges`.
+
+    Notes
+    -----
+    The counts are piecewise constant in ``a`` (derivative 0); ``hist`` is differentiable in
+    ``weights`` (and, with ``density``, in the edges); the edges in ``min(a)``/``max(a)``
+    when computed from the data, in ``bins`` when given.
     """
     a = _nd(a)
     edges = histogram_bin_edges(a, bins, range)
@@ -445,12 +639,39 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return hist, edges
 
 
-def histogramdd(sample, bins=10, range=None, density=None, weights=None):
-    """``numpy.histogramdd``: the ``D``-dimensional histogram of ``sample`` (``(N, D)``,
-    or a sequence of ``D`` 1-d arrays): ``(hist, edges)``, ``hist`` float64 of shape
-    ``(nbins_0, ..., nbins_{D-1})`` (differentiable in ``weights``), ``edges`` a list of
-    ``D`` edge arrays (see :func:`histogram`).  ``bins``: an int, one int or edge array
-    per dimension."""
+def histogramdd(sample: ArrayLike | Sequence[ArrayLike], bins: Any = 10, range: Sequence[Any] | None = None,
+                density: bool | None = None,
+                weights: ArrayLike | None = None) -> tuple[Array, list[Array]]:
+    """Multidimensional histogram of ``D``-dimensional samples.
+
+    Parameters
+    ----------
+    sample : array_like
+        ``(N, D)`` samples, or a sequence of ``D`` 1-D arrays.
+    bins : int or sequence, optional
+        An int, or one int or edge array per dimension.
+    range : sequence of (float, float), optional
+        Range per dimension.
+    density : bool, optional
+        Normalize to a density.
+    weights : array_like, optional
+        Weight of each sample.
+
+    Returns
+    -------
+    tuple
+        ``(hist, edges)``: float64 ``hist`` of shape ``(nbins_0, ..., nbins_{D-1})`` and
+        a list of ``D`` edge arrays.
+
+    Raises
+    ------
+    ValueError
+        For inconsistent dimensions or bins.
+
+    Notes
+    -----
+    Differentiable in ``weights`` (see :func:`histogram`).
+    """
     if isinstance(sample, (list, tuple)):
         cols = [F.ravel(_nd(s)) for s in sample]
     else:
@@ -502,10 +723,34 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     return hist, edges
 
 
-def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
-    """``numpy.histogram2d``: ``(hist, xedges, yedges)`` of the samples ``(x[i], y[i])``
-    (:func:`histogramdd` with two dimensions; ``bins``: int, ``[nx, ny]``, an edge array
-    for both or ``[xedges, yedges]``)."""
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Sequence[Any] | None = None,
+                density: bool | None = None,
+                weights: ArrayLike | None = None) -> tuple[Array, Array, Array]:
+    """Two-dimensional histogram of the samples ``(x[i], y[i])``.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Sample coordinates, 1-D of equal length.
+    bins : int or sequence, optional
+        An int, ``[nx, ny]``, one edge array for both, or
+        ``[xedges, yedges]``.
+    range : sequence of (float, float), optional
+        Range per dimension.
+    density : bool, optional
+        Normalize to a density.
+    weights : array_like, optional
+        Weight of each sample.
+
+    Returns
+    -------
+    tuple of Array
+        ``(hist, xedges, yedges)``.
+
+    Notes
+    -----
+    Differentiable in ``weights`` (see :func:`histogramdd`).
+    """
     try:
         nb = len(bins)
     except TypeError:

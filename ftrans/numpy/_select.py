@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer
-from .. import primitives as P
 from ..core.dtypes import kind_of as _kind_of
+from ..typing import Array, ArrayLike, Axis, ShapeLike
 from . import _funcs as F
 from ._indexing import _update, take_along_axis as _take_along_axis
 from ._search import _values, _need_size
-from ._reductions import any as _any
+from ._nanreductions import any as _any
+from ._args import P
 
 __all__ = ["choose", "select", "piecewise", "insert", "resize", "trim_zeros", "rollaxis",
            "block", "put", "place", "putmask", "fill_diagonal", "copyto"]
@@ -37,30 +40,57 @@ _nd = F._ndarray
 _INT = np.dtype(np.int64)
 
 
-def _cast(x, dtype):
+def _cast(x: Any, dtype: Any) -> Any:
     x = _nd(x)
     return x if np.dtype(x.dtype) == np.dtype(dtype) else P.convert_element_type(x, dtype)
 
 
-def _has_tracer(*xs):
+def _has_tracer(*xs: Any) -> bool:
     return builtins.any(isinstance(x, Tracer) for x in xs)
 
 
 # ---------------------------------------------------------------------------------
 # choose, select, piecewise
 # ---------------------------------------------------------------------------------
-def choose(a, choices, out=None, mode="raise"):
-    """``numpy.choose``: ``choices[a[i]][i]`` elementwise (``a``, the integer selector,
-    and every choice broadcast together).  Differentiable in the choices.
+def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None,
+           mode: str = "raise") -> Array:
+    """Construct an array from an index array and a list of arrays to choose from.
 
-    ``mode``: ``'raise'`` (out-of-range selectors raise ``ValueError``; checked on
-    concrete ``a``), ``'wrap'`` (modulo) or ``'clip'``.
+    ``choices[a[i]][i]`` elementwise (``a`` and every choice broadcast together).
 
     Examples
     --------
     >>> import numpy as np, ftrans.numpy as fnp
     >>> fnp.choose(np.array([0, 1, 0]), [np.array([1., 2., 3.]), np.array([10., 20., 30.])])
     array([ 1., 20.,  3.])
+
+    Parameters
+    ----------
+    a : array_like of int
+        The selector.
+    choices : sequence of array_like
+        The arrays to choose from.
+    out : None
+        Not supported.
+    mode : {'raise', 'wrap', 'clip'}, optional
+        Out-of-range selectors raise (checked on
+        concrete ``a``), wrap (modulo) or clip.
+
+    Returns
+    -------
+    Array
+        The broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Out-of-range selectors with ``'raise'``, an unknown mode, or ``out``.
+    TypeError
+        A non-integer selector.
+
+    Notes
+    -----
+    Differentiable in the choices.
     """
     if out is not None:
         raise ValueError("choose: out= is not supported (ftrans.numpy is functional)")
@@ -90,9 +120,31 @@ def choose(a, choices, out=None, mode="raise"):
     return F.reshape(_take_along_axis(stacked, idx, 0), shape)
 
 
-def select(condlist, choicelist, default=0):
-    """``numpy.select``: elementwise, the choice of the *first* true condition (else
-    ``default``).  Differentiable in the choices and ``default``.
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
+           default: ArrayLike = 0) -> Array:
+    """Elementwise, the choice of the first true condition (else ``default``).
+
+
+    Examples
+    --------
+    >>> import numpy as np, ftrans.numpy as fnp
+    >>> x = np.arange(4.)
+    >>> fnp.select([x < 1, x < 3], [x, -x], default=9.)
+    array([ 0., -1., -2.,  9.])
+
+    Parameters
+    ----------
+    condlist : sequence of array_like of bool
+        The conditions.
+    choicelist : sequence of array_like
+        One choice per condition.
+    default : array_like, optional
+        Where no condition holds.
+
+    Returns
+    -------
+    Array
+        The broadcast shape.
 
     Raises
     ------
@@ -101,12 +153,9 @@ def select(condlist, choicelist, default=0):
     TypeError
         A condition that is not boolean.
 
-    Examples
-    --------
-    >>> import numpy as np, ftrans.numpy as fnp
-    >>> x = np.arange(4.)
-    >>> fnp.select([x < 1, x < 3], [x, -x], default=9.)
-    array([ 0., -1., -2.,  9.])
+    Notes
+    -----
+    Differentiable in the choices and ``default``.
     """
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
@@ -126,16 +175,15 @@ def select(condlist, choicelist, default=0):
     return out if tuple(out.shape) == shape else P.broadcast_to(out, shape)
 
 
-def piecewise(x, condlist, funclist, *args, **kw):
-    """``numpy.piecewise``: ``funclist[i](x[condlist[i]])`` where ``condlist[i]`` holds
-    (later conditions win; one extra function is the "otherwise" case); a non-callable
-    entry is a constant.  The result has ``x``'s dtype and shape.
+def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
+              **kw: Any) -> Array:
+    """Evaluate a piecewise-defined function.
 
-    With concrete conditions (eagerly, under ``grad``/``jvp``), each function sees only
-    its elements, as in NumPy, so a function undefined elsewhere (``log`` of the
-    negatives) is harmless.  Under ``jit``/``vmap`` each function is evaluated on all of
-    ``x`` and the results selected with ``where`` (``jax.numpy``'s rule); its derivative
-    is then NaN-free only where the function is finite everywhere.
+    ``funclist[i](x[condlist[i]])`` where ``condlist[i]`` holds (later conditions win; one
+    extra function is the "otherwise" case); a non-callable entry is a constant.  With
+    concrete conditions (eagerly, under ``grad``/``jvp``) each function sees only its
+    elements, as in NumPy; under ``jit``/``vmap`` each is evaluated on all of ``x`` and the
+    results selected with ``where`` (``jax.numpy``'s rule).
 
     Examples
     --------
@@ -143,6 +191,35 @@ def piecewise(x, condlist, funclist, *args, **kw):
     >>> f = lambda x: fnp.sum(fnp.piecewise(x, [x < 0], [lambda v: fnp.log(-v), lambda v: v]))
     >>> ftrans.grad(f)(np.array([-2., 3.]))
     array([-0.5,  1. ])
+
+    Parameters
+    ----------
+    x : array_like
+        The input domain.
+    condlist : array_like of bool or sequence of them
+        The conditions.
+    funclist : sequence of callable or scalar
+        One function (or constant) per condition,
+        plus an optional "otherwise".
+    *args : Any
+        Further positional arguments of the functions.
+    **kw : Any
+        Further keyword arguments of the functions.
+
+    Returns
+    -------
+    Array
+        ``x``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``funclist`` has the wrong length.
+
+    Notes
+    -----
+    Differentiable; under ``jit``/``vmap`` the derivative is NaN-free only where every
+    function is finite on all of ``x``.
     """
     x = _nd(x)
     if isinstance(condlist, (np.ndarray, Tracer)):
@@ -182,27 +259,50 @@ def piecewise(x, condlist, funclist, *args, **kw):
 # ---------------------------------------------------------------------------------
 # insert, resize, trim_zeros, rollaxis, block
 # ---------------------------------------------------------------------------------
-def _arrange(tags, pieces, dtype):
+def _arrange(tags: Any, pieces: Any, dtype: Any) -> Any:
     """Gather the elements the NumPy-computed integer ``tags`` address in the
     concatenation of the flattened ``pieces``."""
     flat = F.concatenate([F.ravel(_cast(p, dtype)) for p in pieces], 0)
     return P.gather(flat, tags)
 
 
-def insert(arr, obj, values, axis=None):
-    """``numpy.insert``: ``values`` inserted before the index/indices ``obj`` along
-    ``axis`` (flattened when None).  Differentiable in ``arr`` and ``values``
-    (``values`` is broadcast, as in NumPy: a value inserted several times gets the sum of
-    their cotangents).  ``obj`` must be concrete (the result shape depends on it).
+def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
+    """Insert values before the given indices along an axis.
 
-    The layout is NumPy's own: ``numpy.insert`` is run on integer tags of the elements,
-    and the result gathered by them.
+    The layout is NumPy's own: ``numpy.insert`` runs on integer tags of the elements,
+    and the result is gathered by them.
 
     Examples
     --------
     >>> import numpy as np, ftrans.numpy as fnp
     >>> fnp.insert(np.array([1., 2., 3.]), [1, 3], np.array([7., 8.]))
     array([1., 7., 2., 3., 8.])
+
+    Parameters
+    ----------
+    arr : array_like
+        Input array.
+    obj : int, slice or sequence of int
+        Insertion indices (concrete).
+    values : array_like
+        Values to insert (broadcast, as in NumPy).
+    axis : int, optional
+        The axis; the flattened array by default.
+
+    Returns
+    -------
+    Array
+        ``arr`` with the values inserted.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is traced.
+
+    Notes
+    -----
+    Differentiable in ``arr`` and ``values`` (a value inserted several times gets the sum of
+    their cotangents).
     """
     if isinstance(obj, Tracer):
         raise TypeError("insert: `obj` must be concrete (the result shape depends on it)")
@@ -213,10 +313,30 @@ def insert(arr, obj, values, axis=None):
     return _arrange(tags, [a, v], a.dtype)
 
 
-def resize(a, new_shape):
-    """``numpy.resize``: ``ravel(a)`` repeated cyclically to fill ``new_shape``
-    (zeros when ``a`` is empty).  Differentiable (repeated elements sum their
-    cotangents)."""
+def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
+    """``ravel(a)`` repeated cyclically to fill a new shape (zeros when ``a`` is empty).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    new_shape : int or sequence of int
+        Shape of the result.
+
+    Returns
+    -------
+    Array
+        Shape ``new_shape``.
+
+    Raises
+    ------
+    ValueError
+        For negative dimensions.
+
+    Notes
+    -----
+    Differentiable (repeated elements sum their cotangents).
+    """
     a = _nd(a)
     if isinstance(new_shape, (int, np.integer)):
         new_shape = (new_shape,)
@@ -229,11 +349,35 @@ def resize(a, new_shape):
     return P.gather(F.ravel(a), tags)
 
 
-def trim_zeros(filt, trim="fb", axis=None):
-    """``numpy.trim_zeros``: ``filt`` without its leading (``'f'``) and/or trailing
-    (``'b'``) zeros, along ``axis`` (None: every axis, to the bounding box of the
-    nonzeros; NumPy >= 2.2).  Differentiable in the kept elements; the values must be
-    concrete (the result shape depends on them)."""
+def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Axis = None) -> Array:
+    """Trim leading and/or trailing zeros.
+
+    Parameters
+    ----------
+    filt : array_like
+        Input array (concrete values: the result shape depends on them).
+    trim : str, optional
+        ``'f'`` trims the front, ``'b'`` the back, ``'fb'`` both.
+    axis : int or tuple of int, optional
+        Axes to trim; every axis by default (to the
+        bounding box of the nonzeros; NumPy >= 2.2).
+
+    Returns
+    -------
+    Array
+        The trimmed array.
+
+    Raises
+    ------
+    ValueError
+        For an invalid ``trim``.
+    ConcretizationError
+        For abstract ``filt`` (inside ``jit``/``vmap``).
+
+    Notes
+    -----
+    Differentiable in the kept elements.
+    """
     f = _nd(filt)
     trim = trim.lower()
     if builtins.any(ch not in "fb" for ch in trim):
@@ -257,9 +401,32 @@ def trim_zeros(filt, trim="fb", axis=None):
     return P.gather(f, tuple(idx))
 
 
-def rollaxis(a, axis, start=0):
-    """``numpy.rollaxis``: move ``axis`` to before position ``start`` (prefer
-    ``moveaxis``); a transpose, differentiable."""
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
+    """Move an axis to before the position ``start`` (prefer :func:`moveaxis`).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int
+        The axis to move.
+    start : int, optional
+        The position it is moved before.
+
+    Returns
+    -------
+    Array
+        The transposed array.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an out-of-range ``axis`` or ``start``.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = _nd(a)
     n = a.ndim
     axis = F._axis(axis, n)
@@ -279,7 +446,7 @@ def rollaxis(a, axis, start=0):
     return F.transpose(a, axes)
 
 
-def _block_depth(x, where="arrays"):
+def _block_depth(x: Any, where: str = "arrays") -> Any:
     if isinstance(x, tuple):
         raise TypeError(f"{where} is a tuple. Only lists can be used to arrange blocks, and "
                         "np.block does not allow implicit conversion from tuple to ndarray.")
@@ -294,10 +461,33 @@ def _block_depth(x, where="arrays"):
     return depths[0][0] + 1, builtins.max(d[1] for d in depths)
 
 
-def block(arrays):
-    """``numpy.block``: assemble an array from nested lists of blocks (the innermost
-    lists are concatenated along the last axis, the next level along the second last
-    ...; blocks get leading unit axes up to the result's rank).  Differentiable."""
+def block(arrays: Any) -> Array:
+    """Assemble an array from nested lists of blocks.
+
+    The innermost lists are concatenated along the last axis, the next level along the
+    second last ...; blocks get leading unit axes up to the result's rank.
+
+    Parameters
+    ----------
+    arrays : nested list of array_like
+        The blocks.
+
+    Returns
+    -------
+    Array
+        The assembled array.
+
+    Raises
+    ------
+    ValueError
+        For lists of inconsistent depth or empty lists.
+    TypeError
+        For tuples among the lists.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     depth, ndim = _block_depth(arrays)
     rank = builtins.max(depth, ndim)
 
@@ -314,7 +504,7 @@ def block(arrays):
 # ---------------------------------------------------------------------------------
 # NumPy's in-place writers: in place on ndarrays, functional with inplace=False
 # ---------------------------------------------------------------------------------
-def _inplace(name, inplace, a, *others):
+def _inplace(name: str, inplace: bool, a: Any, *others: Any) -> bool:
     """True: mutate the ndarray ``a`` with NumPy's function.  Raise where that is
     impossible (a traced array, or traced values written into an ndarray)."""
     if inplace is False:
@@ -329,7 +519,7 @@ def _inplace(name, inplace, a, *others):
         f"e.g. a = fnp.{name}(a, ..., inplace=False)")
 
 
-def _cycled(v, n, dtype):
+def _cycled(v: Any, n: int, dtype: Any) -> Any:
     """The first ``n`` elements of ``ravel(v)`` repeated cyclically."""
     vf = F.ravel(_cast(v, dtype))
     if vf.shape[0] == 0:
@@ -339,11 +529,11 @@ def _cycled(v, n, dtype):
     return P.gather(vf, np.arange(n) % vf.shape[0])
 
 
-def put(a, ind, v, mode="raise", *, inplace=True):
-    """``numpy.put``: ``a.flat[ind] = v`` (``v`` repeated cyclically; the last write wins
-    for repeated indices; ``mode`` ``'raise'``/``'wrap'``/``'clip'``).  In place on an
-    ndarray (returns None); ``inplace=False``: the new array, differentiable in ``a`` and
-    ``v``.
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str = "raise", *,
+        inplace: bool = True) -> Array | None:
+    """Write values at flat indices, ``a.flat[ind] = v``.
+
+    ``v`` is repeated cyclically; the last write wins for repeated indices.
 
     Examples
     --------
@@ -353,7 +543,39 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     array([5., 0., 6., 0.])
     >>> ftrans.grad(lambda v: fnp.sum(fnp.put(a, [1], v, inplace=False) ** 2))(np.array([3.]))
     array([6.])
-"""
+
+    Parameters
+    ----------
+    a : array_like
+        Target array.
+    ind : array_like of int
+        Flat indices.
+    v : array_like
+        Values.
+    mode : {'raise', 'wrap', 'clip'}, optional
+        Out-of-bounds handling.
+    inplace : bool, optional
+        Modify the NumPy array ``a`` in place and return None;
+        ``False`` returns the new array (required for traced values).
+
+    Returns
+    -------
+    Array or None
+        The new array (``inplace=False``), else None.
+
+    Raises
+    ------
+    IndexError
+        Out-of-bounds indices with ``'raise'``.
+    ValueError
+        An unknown ``mode``, or ``inplace`` not a bool.
+    TypeError
+        ``inplace=True`` on a value that cannot be modified (not a NumPy array).
+
+    Notes
+    -----
+    Differentiable in ``a`` and ``v`` with ``inplace=False``.
+    """
     if _inplace("put", inplace, a, ind, v):
         return np.put(a, ind, v, mode=mode)
     if mode not in ("raise", "wrap", "clip"):
@@ -379,7 +601,7 @@ def put(a, ind, v, mode="raise", *, inplace=True):
                      tuple(a.shape))
 
 
-def _mask_of(name, a, mask):
+def _mask_of(name: str, a: Any, mask: Any) -> Any:
     """``a`` and the boolean ``mask`` reshaped to it (NumPy: the same size)."""
     a, m = _nd(a), _nd(mask)
     if a.size != m.size:
@@ -388,11 +610,41 @@ def _mask_of(name, a, mask):
     return a, P.reshape(_cast(m, np.dtype(bool)), tuple(a.shape))
 
 
-def place(arr, mask, vals, *, inplace=True):
-    """``numpy.place``: the elements of ``arr`` where ``mask`` is true get the first
-    values of ``vals``, in order (repeated cyclically).  In place on an ndarray; with
-    ``inplace=False`` the new array, differentiable in ``arr`` and ``vals``; ``mask`` may
-    be traced."""
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *,
+          inplace: bool = True) -> Array | None:
+    """Write values, in order, where a mask is true.
+
+    The elements of ``arr`` where ``mask`` holds get the first values of ``vals``
+    (repeated cyclically).
+
+    Parameters
+    ----------
+    arr : array_like
+        Target array.
+    mask : array_like of bool
+        Mask of ``arr``'s shape (may be traced).
+    vals : array_like
+        Values.
+    inplace : bool, optional
+        Modify the NumPy array in place and return None; ``False``
+        returns the new array.
+
+    Returns
+    -------
+    Array or None
+        The new array (``inplace=False``), else None.
+
+    Raises
+    ------
+    ValueError
+        A mask of the wrong shape, or ``inplace`` not a bool.
+    TypeError
+        ``inplace=True`` on a value that cannot be modified (not a NumPy array).
+
+    Notes
+    -----
+    Differentiable in ``arr`` and ``vals`` with ``inplace=False``.
+    """
     if _inplace("place", inplace, arr, mask, vals):
         return np.place(arr, mask, vals)
     a, m = _mask_of("place", arr, mask)
@@ -408,10 +660,38 @@ def place(arr, mask, vals, *, inplace=True):
     return P.where(m, F.reshape(take, tuple(a.shape)), a)
 
 
-def putmask(a, /, mask, values, *, inplace=True):
-    """``numpy.putmask``: ``a.flat[n] = values[n % len(values)]`` where ``mask.flat[n]``
-    (``mask`` of ``a``'s size).  In place on an ndarray; with ``inplace=False`` the new
-    array, differentiable in ``a`` and ``values``."""
+def putmask(a: ArrayLike, /, mask: ArrayLike, values: ArrayLike, *,
+            inplace: bool = True) -> Array | None:
+    """Write ``values[n % len(values)]`` at each flat position ``n`` where ``mask`` holds.
+
+    Parameters
+    ----------
+    a : array_like
+        Target array.
+    mask : array_like of bool
+        Mask of ``a``'s size.
+    values : array_like
+        Values (repeated cyclically).
+    inplace : bool, optional
+        Modify the NumPy array in place and return None; ``False``
+        returns the new array.
+
+    Returns
+    -------
+    Array or None
+        The new array (``inplace=False``), else None.
+
+    Raises
+    ------
+    ValueError
+        A mask of the wrong size, or ``inplace`` not a bool.
+    TypeError
+        ``inplace=True`` on a value that cannot be modified (not a NumPy array).
+
+    Notes
+    -----
+    Differentiable in ``a`` and ``values`` with ``inplace=False``.
+    """
     if _inplace("putmask", inplace, a, mask, values):
         return np.putmask(a, mask, values)
     a, m = _mask_of("putmask", a, mask)
@@ -420,11 +700,36 @@ def putmask(a, /, mask, values, *, inplace=True):
     return P.where(m, F.reshape(_cycled(values, a.size, a.dtype), tuple(a.shape)), a)
 
 
-def fill_diagonal(a, val, wrap=False, *, inplace=True):
-    """``numpy.fill_diagonal``: write ``val`` (repeated cyclically) on the main diagonal
-    of ``a`` (2-d, or n-d with all sides equal); ``wrap`` continues the diagonal of a
-    tall matrix every ``M + 1`` rows.  In place on an ndarray; with ``inplace=False`` the
-    new array, differentiable in ``a`` and ``val``."""
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,
+                  inplace: bool = True) -> Array | None:
+    """Write a value (repeated cyclically) on the main diagonal.
+
+    Parameters
+    ----------
+    a : array_like
+        2-D, or N-D with all sides equal.
+    val : array_like
+        Diagonal values.
+    wrap : bool, optional
+        Continue the diagonal of a tall matrix every ``M + 1`` rows.
+    inplace : bool, optional
+        Modify the NumPy array in place and return None; ``False``
+        returns the new array.
+
+    Returns
+    -------
+    Array or None
+        The new array (``inplace=False``), else None.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 dimensions or unequal sides.
+
+    Notes
+    -----
+    Differentiable in ``a`` and ``val`` with ``inplace=False``.
+    """
     if _inplace("fill_diagonal", inplace, a, val):
         return np.fill_diagonal(a, val, wrap)
     a = _nd(a)
@@ -445,15 +750,37 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
                      tuple(a.shape))
 
 
-def copyto(dst, src, casting="same_kind", where=True, *, inplace=True):
-    """``numpy.copyto``: ``dst[...] = src`` (broadcast) where ``where`` holds, if ``src``'s
-    dtype casts to ``dst``'s under ``casting``.  In place on an ndarray; with
-    ``inplace=False`` the new array, differentiable in ``dst`` and ``src``.
+def copyto(dst: ArrayLike, src: ArrayLike, casting: str = "same_kind",
+           where: ArrayLike = True, *, inplace: bool = True) -> Array | None:
+    """Copy values from ``src`` into ``dst`` (broadcast) where ``where`` holds.
+
+    Parameters
+    ----------
+    dst : array_like
+        Destination.
+    src : array_like
+        Source, broadcast to ``dst``'s shape.
+    casting : str, optional
+        NumPy's casting rule from ``src``'s dtype to ``dst``'s.
+    where : array_like of bool, optional
+        Where to copy.
+    inplace : bool, optional
+        Modify the NumPy array in place and return None; ``False``
+        returns the new array.
+
+    Returns
+    -------
+    Array or None
+        The new array (``inplace=False``), else None.
 
     Raises
     ------
     TypeError
         ``src``'s dtype cannot be cast under ``casting``.
+
+    Notes
+    -----
+    Differentiable in ``dst`` and ``src`` with ``inplace=False``.
     """
     if _inplace("copyto", inplace, dst, src, where):
         return np.copyto(dst, src, casting=casting, where=where)

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import NamedTuple, Any
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 
-from .. import primitives as P
 from ..core.dtypes import kind_of as _kind_of
+from ..typing import Array, ArrayLike
 from . import _funcs as F
 from ._search import _values, _need_size, flatnonzero as _flatnonzero
+from ._args import P
 
 __all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
            "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin"]
@@ -51,7 +52,7 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Any
 
 
-def _pad(x, size, fill, axis=0):
+def _pad(x: Any, size: int, fill: Any, axis: int = 0) -> Any:
     """``x`` cut or padded to ``size`` along ``axis`` (padding ``fill``)."""
     n = x.shape[axis]
     if n >= size:
@@ -63,29 +64,62 @@ def _pad(x, size, fill, axis=0):
                                             np.asarray(fill, x.dtype), tuple(shape))], axis)
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, sorted=True, size=None, fill_value=None):
-    """``numpy.unique``: the sorted unique elements of ``ar`` (of its slices along
-    ``axis``), optionally with the index of each one's first occurrence, the inverse
-    indices (``ar``'s shape when ``axis`` is None, NumPy 2) and the counts.
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
+           sorted: bool = True, size: int | None = None,
+           fill_value: ArrayLike | None = None) -> Array | tuple[Array, ...]:
+    """Sorted unique elements of an array.
 
-    The unique values are gathered from ``ar``: differentiable, the cotangent of a value
-    going to its first occurrence.  ``size``/``fill_value``: ``jax.numpy``'s static result
-    length, required under ``jit``/``vmap`` (``axis=None`` only there); fewer unique values
-    than ``size``: the tail is ``fill_value`` (default: the smallest value; index 0 for the
-    indices, count 0); more: the smallest ``size`` are kept.  The result is sorted
-    also for ``sorted=False`` (for which NumPy leaves the order unspecified).
-
-    Raises
-    ------
-    ConcretizationError
-        Abstract ``ar`` (inside ``jit``/``vmap``) without ``size``, or with ``axis``.
+    Optionally with the index of each one's first occurrence, the inverse indices
+    (``ar``'s shape when ``axis`` is None, NumPy 2) and the counts.  ``size``/
+    ``fill_value`` are ``jax.numpy``'s static result length, required under
+    ``jit``/``vmap`` (``axis=None`` only there): fewer unique values than ``size`` fill the
+    tail with ``fill_value`` (default: the smallest value; index 0 for the indices, count
+    0); more keep the smallest ``size``.  The result is sorted also for ``sorted=False``
+    (for which NumPy leaves the order unspecified).
 
     Examples
     --------
     >>> import ftrans.numpy as fnp
     >>> fnp.unique(fnp.array([3., 1., 3.]), return_counts=True)
     (array([1., 3.]), array([1, 2]))
+
+    Parameters
+    ----------
+    ar : array_like
+        Input array (flattened when ``axis`` is None).
+    return_index : bool, optional
+        Also return the first-occurrence indices.
+    return_inverse : bool, optional
+        Also return the indices that rebuild ``ar``.
+    return_counts : bool, optional
+        Also return the counts.
+    axis : int, optional
+        Unique slices along this axis instead of elements.
+    equal_nan : bool, optional
+        Collapse NaNs into one.
+    sorted : bool, optional
+        Accepted; the result is always sorted.
+    size : int, optional
+        Static result length (see above).
+    fill_value : array_like, optional
+        Fill of a result shorter than ``size``.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The unique values, followed by the requested index arrays.
+
+    Raises
+    ------
+    ConcretizationError
+        Abstract ``ar`` (inside ``jit``/``vmap``) without ``size``, or with
+        ``axis``.
+
+    Notes
+    -----
+    Differentiable in the values: they are gathered from ``ar``, the cotangent of a value
+    going to its first occurrence.  The indices and counts are integers.
     """
     a = _nd(ar)
     vals = _values(a)
@@ -121,7 +155,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return out[0] if len(out) == 1 else out
 
 
-def _unique_sized(a, size, fill_value, equal_nan, want):
+def _unique_sized(a: Any, size: int, fill_value: Any, equal_nan: bool,
+                  want: tuple[bool, bool, bool]) -> tuple[Any, ...]:
     """Traced ``unique(ravel(a))`` with ``size`` slots: a stable sort; the first element
     of each run of equal values starts a group (``jax.numpy.unique``'s method)."""
     n = a.size
@@ -158,28 +193,105 @@ def _unique_sized(a, size, fill_value, equal_nan, want):
     return tuple(out)
 
 
-def unique_values(x, /, *, size=None, fill_value=None):
-    """``numpy.unique_values`` (NumPy 2, array API): the sorted unique elements of
-    ``x``, NaNs kept apart (``equal_nan=False``); differentiable (see :func:`unique`)."""
-    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+def unique_values(x: ArrayLike, /, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> Array:
+    """Sorted unique elements, NaNs kept apart (NumPy 2, array API).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array (flattened).
+    size : int, optional
+        Static result length, as for :func:`unique`.
+    fill_value : array_like, optional
+        Fill of a result shorter than ``size``.
+
+    Returns
+    -------
+    Array
+        1-D unique values.
+
+    Notes
+    -----
+    Differentiable as :func:`unique`.
+    """
+    return cast(Array, unique(x, equal_nan=False, size=size, fill_value=fill_value))
 
 
-def unique_counts(x, /, *, size=None, fill_value=None):
-    """``numpy.unique_counts``: ``(values, counts)`` (see :func:`unique`)."""
+def unique_counts(x: ArrayLike, /, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> UniqueCountsResult:
+    """Sorted unique elements and their counts (NumPy 2, array API).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array (flattened).
+    size : int, optional
+        Static result length, as for :func:`unique`.
+    fill_value : array_like, optional
+        Fill of a result shorter than ``size``.
+
+    Returns
+    -------
+    UniqueCountsResult
+        ``(values, counts)``.
+
+    Notes
+    -----
+    Differentiable in the values as :func:`unique`.
+    """
     return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
                                       fill_value=fill_value))
 
 
-def unique_inverse(x, /, *, size=None, fill_value=None):
-    """``numpy.unique_inverse``: ``(values, inverse_indices)``, the inverse of ``x``'s
-    shape (see :func:`unique`)."""
+def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
+                   fill_value: ArrayLike | None = None) -> UniqueInverseResult:
+    """Sorted unique elements and the inverse indices (NumPy 2, array API).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    size : int, optional
+        Static result length, as for :func:`unique`.
+    fill_value : array_like, optional
+        Fill of a result shorter than ``size``.
+
+    Returns
+    -------
+    UniqueInverseResult
+        ``(values, inverse_indices)``, the indices of ``x``'s shape.
+
+    Notes
+    -----
+    Differentiable in the values as :func:`unique`.
+    """
     return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
                                        fill_value=fill_value))
 
 
-def unique_all(x, /, *, size=None, fill_value=None):
-    """``numpy.unique_all``: ``(values, indices, inverse_indices, counts)`` (see
-    :func:`unique`)."""
+def unique_all(x: ArrayLike, /, *, size: int | None = None,
+               fill_value: ArrayLike | None = None) -> UniqueAllResult:
+    """Sorted unique elements with first indices, inverse indices and counts (NumPy 2).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    size : int, optional
+        Static result length, as for :func:`unique`.
+    fill_value : array_like, optional
+        Fill of a result shorter than ``size``.
+
+    Returns
+    -------
+    UniqueAllResult
+        ``(values, indices, inverse_indices, counts)``.
+
+    Notes
+    -----
+    Differentiable in the values as :func:`unique`.
+    """
     return UniqueAllResult(*unique(x, True, True, True, equal_nan=False, size=size,
                                    fill_value=fill_value))
 
@@ -187,7 +299,7 @@ def unique_all(x, /, *, size=None, fill_value=None):
 # ---------------------------------------------------------------------------------
 # set operations: NumPy computes the positions; the values are gathered
 # ---------------------------------------------------------------------------------
-def _both(name, ar1, ar2):
+def _both(name: str, ar1: ArrayLike, ar2: ArrayLike) -> tuple[Any, Any, Any, Any]:
     a, b = F.ravel(_nd(ar1)), F.ravel(_nd(ar2))
     vals = _values(a, b)
     if vals is None:
@@ -195,24 +307,66 @@ def _both(name, ar1, ar2):
     return a, b, vals[0], vals[1]
 
 
-def _cat(a, b):
+def _cat(a: Any, b: Any) -> Any:
     """``concatenate([a, b])`` promoted as NumPy does."""
     dt = np.result_type(np.dtype(a.dtype), np.dtype(b.dtype))
     return F.concatenate([P.convert_element_type(a, dt) if a.dtype != dt else a,
                           P.convert_element_type(b, dt) if b.dtype != dt else b], 0)
 
 
-def union1d(ar1, ar2):
-    """``numpy.union1d``: the sorted unique values of both (flattened) arrays;
-    differentiable (each value's first occurrence in ``ar1`` then ``ar2``)."""
+def union1d(ar1: ArrayLike, ar2: ArrayLike) -> Array:
+    """Sorted unique values of both (flattened) arrays.
+
+    Parameters
+    ----------
+    ar1, ar2 : array_like
+        Input arrays (concrete values decide the result's length).
+
+    Returns
+    -------
+    Array
+        1-D.
+
+    Raises
+    ------
+    ConcretizationError
+        For abstract inputs (inside ``jit``/``vmap``).
+
+    Notes
+    -----
+    Differentiable (each value comes from its first occurrence in ``ar1`` then ``ar2``).
+    """
     a, b, _, _ = _both("union1d", ar1, ar2)
-    return unique(_cat(a, b))
+    return cast(Array, unique(_cat(a, b)))
 
 
-def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """``numpy.intersect1d``: the sorted values in both arrays, gathered from ``ar1``
-    (differentiable in ``ar1``); with ``return_indices``, also the first-occurrence
-    indices into each flattened array."""
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
+                return_indices: bool = False) -> Array | tuple[Array, Array, Array]:
+    """Sorted values present in both arrays.
+
+    Parameters
+    ----------
+    ar1, ar2 : array_like
+        Input arrays (flattened; concrete values).
+    assume_unique : bool, optional
+        The inputs are unique (NumPy's shortcut).
+    return_indices : bool, optional
+        Also return the first-occurrence indices into each.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The values (gathered from ``ar1``), and the indices.
+
+    Raises
+    ------
+    ConcretizationError
+        For abstract inputs.
+
+    Notes
+    -----
+    Differentiable in ``ar1``.
+    """
     a, b, ca, cb = _both("intersect1d", ar1, ar2)
     _, i1, i2 = np.intersect1d(ca, cb, assume_unique=assume_unique, return_indices=True)
     out = P.gather(a, i1)
@@ -221,9 +375,30 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     return (out, i1, i2) if return_indices else out
 
 
-def setdiff1d(ar1, ar2, assume_unique=False):
-    """``numpy.setdiff1d``: the (sorted, unique unless ``assume_unique``) values of
-    ``ar1`` not in ``ar2``, gathered from ``ar1`` (differentiable)."""
+def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False) -> Array:
+    """Values of ``ar1`` not in ``ar2`` (sorted and unique unless ``assume_unique``).
+
+    Parameters
+    ----------
+    ar1, ar2 : array_like
+        Input arrays (flattened; concrete values).
+    assume_unique : bool, optional
+        The inputs are unique (then ``ar1``'s order is kept).
+
+    Returns
+    -------
+    Array
+        1-D, gathered from ``ar1``.
+
+    Raises
+    ------
+    ConcretizationError
+        For abstract inputs.
+
+    Notes
+    -----
+    Differentiable in ``ar1``.
+    """
     a, b, ca, cb = _both("setdiff1d", ar1, ar2)
     if assume_unique:
         return P.gather(a, np.flatnonzero(~np.isin(ca, cb, assume_unique=True)))
@@ -232,9 +407,30 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     return P.gather(a, keep)
 
 
-def setxor1d(ar1, ar2, assume_unique=False):
-    """``numpy.setxor1d``: the sorted unique values in exactly one of the arrays,
-    gathered from them (differentiable)."""
+def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False) -> Array:
+    """Sorted unique values in exactly one of the arrays.
+
+    Parameters
+    ----------
+    ar1, ar2 : array_like
+        Input arrays (flattened; concrete values).
+    assume_unique : bool, optional
+        The inputs are unique.
+
+    Returns
+    -------
+    Array
+        1-D, gathered from the inputs.
+
+    Raises
+    ------
+    ConcretizationError
+        For abstract inputs.
+
+    Notes
+    -----
+    Differentiable in both inputs.
+    """
     a, b, ca, cb = _both("setxor1d", ar1, ar2)
     want = np.setxor1d(ca, cb, assume_unique=assume_unique)
     # the first occurrence of each wanted value in concatenate([ar1, ar2])
@@ -243,11 +439,34 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return P.gather(_cat(a, b), pick)
 
 
-def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    """``numpy.isin``: boolean array of ``element``'s shape, True where the element is in
-    ``test_elements`` (flattened).  Not differentiable; runs under every transform (the
-    traced version compares every pair).  ``assume_unique``/``kind`` only select NumPy's
-    algorithm and do not change the result."""
+def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
+         invert: bool = False, *, kind: Literal["sort", "table"] | None = None) -> Array:
+    """Whether each element is in ``test_elements``.
+
+    Runs under every transform (the traced version compares every pair).
+
+    Parameters
+    ----------
+    element : array_like
+        Input array.
+    test_elements : array_like
+        Values to test against (flattened).
+    assume_unique : bool, optional
+        Only selects NumPy's algorithm.
+    invert : bool, optional
+        Return the negation (not in ``test_elements``).
+    kind : str, optional
+        Only selects NumPy's algorithm.
+
+    Returns
+    -------
+    Array
+        Boolean, ``element``'s shape.
+
+    Notes
+    -----
+    Not differentiable (boolean result).
+    """
     e, t = _nd(element), _nd(test_elements)
     vals = _values(e, t)
     if vals is not None:

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
 from . import _funcs as F
-from ._reductions import median as _median
+from ..typing import Array, ArrayLike, Axis
+from ._quantiles import median as _median
+from ._split import (split, array_split, hsplit, vsplit, dsplit, unstack,  # noqa: F401
+                     tril, triu, diag, diagonal, diagflat, append, delete, compress, extract,
+                     concat, permute_dims, matrix_transpose)
+from ._args import P
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
            "broadcast_arrays", "meshgrid", "pad", "tile", "repeat", "flip", "fliplr", "flipud",
@@ -32,21 +38,53 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
 _nd = F._ndarray
 
 
-def _one_or_tuple(res):
+def _one_or_tuple(res: list[Array]) -> Array | tuple[Array, ...]:
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def atleast_1d(*arys):
-    """``numpy.atleast_1d``: 0-d inputs become shape (1,); one array in, one out."""
+def atleast_1d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
+    """Convert inputs to arrays of at least one dimension.
+
+    Parameters
+    ----------
+    *arys : array_like
+        One or more arrays.
+
+    Returns
+    -------
+    Array or tuple of Array
+        0-d inputs reshaped to ``(1,)``, others unchanged; one array
+        for one input, else a tuple.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return _one_or_tuple([F.atleast_1d(a) for a in arys])
 
 
-def atleast_2d(*arys):
-    """``numpy.atleast_2d``: (N,) -> (1, N), 0-d -> (1, 1)."""
+def atleast_2d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
+    """Convert inputs to arrays of at least two dimensions.
+
+    Parameters
+    ----------
+    *arys : array_like
+        One or more arrays.
+
+    Returns
+    -------
+    Array or tuple of Array
+        ``(N,)`` becomes ``(1, N)``, 0-d ``(1, 1)``; one array for one
+        input, else a tuple.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return _one_or_tuple([F.atleast_2d(a) for a in arys])
 
 
-def _atleast_3d(a):
+def _atleast_3d(a: ArrayLike) -> Array:
     a = _nd(a)
     if a.ndim == 0:
         return P.reshape(a, (1, 1, 1))
@@ -57,18 +95,64 @@ def _atleast_3d(a):
     return a
 
 
-def atleast_3d(*arys):
-    """``numpy.atleast_3d``: 0-d -> (1, 1, 1), (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
+def atleast_3d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
+    """Convert inputs to arrays of at least three dimensions.
+
+    Parameters
+    ----------
+    *arys : array_like
+        One or more arrays.
+
+    Returns
+    -------
+    Array or tuple of Array
+        0-d becomes ``(1, 1, 1)``, ``(N,)`` ``(1, N, 1)``, ``(M, N)``
+        ``(M, N, 1)``; one array for one input, else a tuple.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return _one_or_tuple([_atleast_3d(a) for a in arys])
 
 
-def dstack(tup):
-    """Stack along the third axis (after ``atleast_3d``)."""
+def dstack(tup: Sequence[ArrayLike]) -> Array:
+    """Stack arrays along the third axis (after ``atleast_3d``).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        Arrays of equal shape except along axis 2.
+
+    Returns
+    -------
+    Array
+        At least 3-D.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return F.concatenate([_atleast_3d(a) for a in tup], axis=2)
 
 
-def column_stack(tup):
-    """Stack 1-d arrays as columns (2-d arrays as they are) along axis 1."""
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
+    """Stack 1-D arrays as columns of a 2-D array (2-D arrays as they are).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        Arrays with equal first dimensions.
+
+    Returns
+    -------
+    Array
+        2-D, the inputs joined along axis 1.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     arrs = []
     for a in tup:
         a = _nd(a)
@@ -77,16 +161,65 @@ def column_stack(tup):
     return F.concatenate(arrs, axis=1)
 
 
-def broadcast_arrays(*args):
-    """``numpy.broadcast_arrays``: a tuple of the arguments broadcast to one shape."""
+def broadcast_arrays(*args: ArrayLike) -> tuple[Array, ...]:
+    """Broadcast arrays against each other.
+
+    Parameters
+    ----------
+    *args : array_like
+        The arrays.
+
+    Returns
+    -------
+    tuple of Array
+        Each argument broadcast to the common shape.
+
+    Raises
+    ------
+    ValueError
+        If the shapes are not compatible.
+
+    Notes
+    -----
+    Differentiable; each cotangent is summed over its broadcast axes.
+    """
     arrs = [_nd(a) for a in args]
     shape = np.broadcast_shapes(*[tuple(a.shape) for a in arrs])
     return tuple(P.broadcast_to(a, shape) for a in arrs)
 
 
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """``numpy.meshgrid`` of 1-d coordinate arrays (each is raveled), differentiable in
-    them (the VJP of each output sums over the broadcast axes)."""
+def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False,
+             indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from coordinate vectors.
+
+    Parameters
+    ----------
+    *xi : array_like
+        1-D coordinate arrays (each is raveled).
+    copy : bool, optional
+        Accepted for NumPy compatibility (results are always new arrays).
+    sparse : bool, optional
+        Return broadcastable arrays with size-1 axes instead of full grids.
+    indexing : {'xy', 'ij'}, optional
+        Cartesian (``'xy'``, first two axes swapped) or matrix
+        (``'ij'``) indexing.
+
+    Returns
+    -------
+    tuple of Array
+        One grid per input, of shape ``(N2, N1, N3, ...)`` for ``'xy'`` and
+        ``(N1, N2, N3, ...)`` for ``'ij'``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``indexing``.
+
+    Notes
+    -----
+    Differentiable in the coordinates (the VJP of each output sums over the broadcast
+    axes).
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     xs = [F.ravel(x) for x in xi]
@@ -107,7 +240,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 # ---------------------------------------------------------------------------------
 # pad
 # ---------------------------------------------------------------------------------
-def _as_pairs(x, ndim, as_index=False, name="pad_width"):
+def _as_pairs(x: Any, ndim: int, as_index: bool = False,
+              name: str = "pad_width") -> Any:
     """NumPy's ``_as_pairs``: broadcast a scalar / (n,) / (before, after) / per-axis pairs
     spec to ``ndim`` (before, after) pairs."""
     if x is None:
@@ -128,7 +262,7 @@ def _as_pairs(x, ndim, as_index=False, name="pad_width"):
     return tuple((p[0].item(), p[1].item()) for p in pairs)
 
 
-def _traced_pairs(x, ndim, dtype):
+def _traced_pairs(x: Any, ndim: int, dtype: Any) -> Any:
     """Per-axis (before, after) values that may be traced (constant_values,
     end_values): a tuple of pairs of 0-d arrays or tracers, cast to ``dtype``."""
     if isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and
@@ -142,20 +276,20 @@ def _traced_pairs(x, ndim, dtype):
     return tuple((np.asarray(p[0], dtype), np.asarray(p[1], dtype)) for p in pairs)
 
 
-def _block(value, shape, dtype):
+def _block(value: Any, shape: tuple[int, ...], dtype: Any) -> Array:
     value = value if isinstance(value, Tracer) or np.asarray(value).dtype == dtype \
         else np.asarray(value, dtype)
     return P.broadcast_to(value, tuple(shape))
 
 
-def _line_map(n, before, after, mode, **kw):
+def _line_map(n: int, before: int, after: int, mode: str, **kw: Any) -> Any:
     """The (n + before + after, n) matrix of NumPy's padding of one line along an axis
     (padding is linear in the line for these modes), computed by padding the identity."""
     eye = np.eye(n)
     return np.pad(eye, ((before, after), (0, 0)), mode=mode, **kw)
 
 
-def _apply_line_map(a, ax, m):
+def _apply_line_map(a: Any, ax: int, m: Any) -> Array:
     """``a`` with the matrix ``m`` (new_n, n) applied along axis ``ax``."""
     if np.all((m == 0) | (m == 1)) and np.all(m.sum(axis=1) == 1):
         # a selection matrix (edge, wrap, reflect/symmetric even): a gather
@@ -169,24 +303,46 @@ _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "m
               "reflect", "symmetric", "wrap", "empty")
 
 
-def pad(array, pad_width, mode="constant", **kwargs):
-    """``numpy.pad`` with the modes 'constant' (``constant_values``, which may be
-    traced), 'edge', 'linear_ramp' (``end_values``, may be traced), 'maximum',
-    'minimum', 'mean', 'median' (``stat_length``), 'reflect' and 'symmetric'
-    (``reflect_type`` 'even' or 'odd'), 'wrap' and 'empty' (zeros here).  Axes are
-    padded one after another as NumPy does, so corners match NumPy's.
+def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Array:
+    """Pad an array.
 
-    Derivatives: every mode but the statistics ones is linear in ``array`` (an index
-    map, or for 'odd' reflections and ramps a fixed matrix along the axis); 'maximum'
-    and 'minimum' split ties evenly, 'median' follows the sort.
+    Modes: 'constant' (``constant_values``, which may be traced), 'edge', 'linear_ramp'
+    (``end_values``, may be traced), 'maximum', 'minimum', 'mean', 'median'
+    (``stat_length``), 'reflect' and 'symmetric' (``reflect_type`` 'even' or 'odd'), 'wrap'
+    and 'empty' (zeros here).  Axes are padded one after another as NumPy does, so corners
+    match NumPy's.
+
+    Parameters
+    ----------
+    array : array_like
+        The array to pad.
+    pad_width : int or sequence
+        Widths ``((before_1, after_1), ..., (before_N, after_N))``;
+        ``(before, after)``, ``(width,)`` or an int apply to every axis.  Concrete.
+    mode : str, optional
+        One of the modes above.
+    **kwargs : Any
+        ``constant_values``, ``end_values``, ``stat_length``, ``reflect_type`` as
+        NumPy's.
+
+    Returns
+    -------
+    Array
+        ``array`` padded: each axis grows by ``before + after``.
 
     Raises
     ------
     TypeError
         Non-integral ``pad_width``; a callable ``mode`` (not supported).
     ValueError
-        Negative pad widths, an unknown mode or keyword, or padding an empty axis with a
-        mode other than 'constant'/'empty'.
+        Negative pad widths, an unknown mode or keyword, or padding an empty axis with
+        a mode other than 'constant'/'empty'.
+
+    Notes
+    -----
+    Every mode but the statistics ones is linear in ``array`` (an index map, or for 'odd'
+    reflections and ramps a fixed matrix along the axis); 'maximum' and 'minimum' split
+    ties evenly, 'median' follows the sort.
     """
     if callable(mode):
         raise TypeError("ftrans.numpy.pad: a callable mode is not supported")
@@ -280,9 +436,31 @@ def pad(array, pad_width, mode="constant", **kwargs):
 # ---------------------------------------------------------------------------------
 # tile, repeat
 # ---------------------------------------------------------------------------------
-def tile(A, reps):
-    """``numpy.tile``: ``A`` repeated ``reps`` times per axis (a broadcast and a
-    reshape; the VJP sums the copies)."""
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
+    """Repeat an array the given number of times per axis.
+
+    Parameters
+    ----------
+    A : array_like
+        Input array.
+    reps : int or sequence of int
+        Repetitions per axis (concrete); leading axes are added
+        to ``A`` or ``reps`` as NumPy does.
+
+    Returns
+    -------
+    Array
+        ``A`` tiled.
+
+    Raises
+    ------
+    ValueError
+        For negative repetitions.
+
+    Notes
+    -----
+    Differentiable (a broadcast and a reshape; the VJP sums the copies).
+    """
     a = _nd(A)
     reps = (operator.index(reps),) if not isinstance(reps, (tuple, list, np.ndarray)) \
         else tuple(operator.index(r) for r in reps)
@@ -302,9 +480,23 @@ def tile(A, reps):
     return P.reshape(x, tuple(r * s for r, s in zip(reps, a.shape)))
 
 
-def repeat(a, repeats, axis=None):
-    """``numpy.repeat``: each element repeated ``repeats`` times (an int, or a concrete
-    integer array with one count per element along ``axis``); ``axis=None`` flattens.
+def repeat(a: ArrayLike, repeats: int | ArrayLike, axis: int | None = None) -> Array:
+    """Repeat each element of an array.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    repeats : int or array_like of int
+        Repetitions: one count, or one per element along
+        ``axis`` (concrete).
+    axis : int, optional
+        The axis; the flattened array by default.
+
+    Returns
+    -------
+    Array
+        ``a`` with its elements repeated along ``axis``.
 
     Raises
     ------
@@ -312,6 +504,10 @@ def repeat(a, repeats, axis=None):
         Traced ``repeats`` (the result shape would depend on traced values).
     ValueError
         Negative counts, or a count array of the wrong length.
+
+    Notes
+    -----
+    Differentiable (a gather; the VJP sums the copies).
     """
     a = _nd(a)
     if axis is None:
@@ -344,8 +540,25 @@ def repeat(a, repeats, axis=None):
 # ---------------------------------------------------------------------------------
 # flip, roll, rot90
 # ---------------------------------------------------------------------------------
-def flip(m, axis=None):
-    """``numpy.flip``: reverse the order of elements along ``axis`` (None: all axes)."""
+def flip(m: ArrayLike, axis: Axis = None) -> Array:
+    """Reverse the order of elements along the given axes.
+
+    Parameters
+    ----------
+    m : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        Axes to reverse; all by default.
+
+    Returns
+    -------
+    Array
+        Same shape as ``m``.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     m = _nd(m)
     axes = F._axes(axis, m.ndim)
     if not axes:
@@ -354,25 +567,84 @@ def flip(m, axis=None):
     return P.gather(m, idx)
 
 
-def fliplr(m):
-    """Reverse the order of the columns (axis 1) of an array of rank >= 2."""
+def fliplr(m: ArrayLike) -> Array:
+    """Reverse the order of the columns (axis 1).
+
+    Parameters
+    ----------
+    m : array_like
+        Input array, at least 2-D.
+
+    Returns
+    -------
+    Array
+        Same shape as ``m``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     m = _nd(m)
     if m.ndim < 2:
         raise ValueError("Input must be >= 2-d.")
     return flip(m, 1)
 
 
-def flipud(m):
-    """Reverse the order of the rows (axis 0) of an array of rank >= 1."""
+def flipud(m: ArrayLike) -> Array:
+    """Reverse the order of the rows (axis 0).
+
+    Parameters
+    ----------
+    m : array_like
+        Input array, at least 1-D.
+
+    Returns
+    -------
+    Array
+        Same shape as ``m``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is 0-d.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     m = _nd(m)
     if m.ndim < 1:
         raise ValueError("Input must be >= 1-d.")
     return flip(m, 0)
 
 
-def roll(a, shift, axis=None):
-    """``numpy.roll``: elements shifted along ``axis`` (None: the flattened array),
-    wrapping around; ``shift`` and ``axis`` may be tuples (broadcast together)."""
+def roll(a: ArrayLike, shift: int | Sequence[int], axis: Axis = None) -> Array:
+    """Shift elements cyclically along the given axes.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    shift : int or sequence of int
+        Number of places to shift (broadcast with ``axis``).
+    axis : int or tuple of int, optional
+        Axes to roll along; the flattened array by default
+        (the shape is restored).
+
+    Returns
+    -------
+    Array
+        Same shape as ``a``.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     a = _nd(a)
     if axis is None:
         return P.reshape(roll(F.ravel(a), shift, 0), tuple(a.shape))
@@ -394,9 +666,32 @@ def roll(a, shift, axis=None):
     return a
 
 
-def rot90(m, k=1, axes=(0, 1)):
-    """``numpy.rot90``: rotate by 90 degrees ``k`` times in the plane of ``axes``
-    (from the first axis towards the second)."""
+def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Array:
+    """Rotate an array by 90 degrees in the plane of two axes.
+
+    Parameters
+    ----------
+    m : array_like
+        Input array, at least 2-D.
+    k : int, optional
+        Number of rotations (from the first axis towards the second).
+    axes : sequence of two ints, optional
+        The plane of rotation.
+
+    Returns
+    -------
+    Array
+        The rotated array.
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` are not two different valid axes.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     m = _nd(m)
     axes = tuple(axes)
     if len(axes) != 2:
@@ -416,217 +711,3 @@ def rot90(m, k=1, axes=(0, 1)):
     if k == 1:
         return P.transpose(flip(m, axes[1]), tuple(perm))
     return flip(P.transpose(m, tuple(perm)), axes[1])
-
-
-# ---------------------------------------------------------------------------------
-# split
-# ---------------------------------------------------------------------------------
-def array_split(ary, indices_or_sections, axis=0):
-    """``numpy.array_split``: a list of sub-arrays; an integer ``N`` gives ``N`` parts
-    of sizes differing by at most one, a sequence gives the split points."""
-    a = _nd(ary)
-    ax = F._axis(axis, a.ndim)
-    ntotal = a.shape[ax]
-    if isinstance(indices_or_sections, Tracer):
-        raise TypeError("array_split: the split points must be concrete")
-    try:
-        nsections = len(indices_or_sections) + 1
-        div_points = [0] + [operator.index(i) for i in indices_or_sections] + [ntotal]
-    except TypeError:
-        nsections = int(indices_or_sections)
-        if nsections <= 0:
-            raise ValueError("number sections must be larger than 0.") from None
-        each, extras = divmod(ntotal, nsections)
-        sizes = [0] + extras * [each + 1] + (nsections - extras) * [each]
-        div_points = np.cumsum(sizes).tolist()
-    pre = (slice(None),) * ax
-    return [P.gather(a, pre + (slice(div_points[i], div_points[i + 1]),))
-            for i in range(nsections)]
-
-
-def split(ary, indices_or_sections, axis=0):
-    """``numpy.split``: like :func:`array_split` but an integer number of sections must
-    divide the axis exactly (else ``ValueError``)."""
-    a = _nd(ary)
-    if not hasattr(indices_or_sections, "__len__"):
-        n = a.shape[F._axis(axis, a.ndim)]
-        if int(indices_or_sections) <= 0 or n % int(indices_or_sections):
-            raise ValueError("array split does not result in an equal division")
-    return array_split(a, indices_or_sections, axis)
-
-
-def hsplit(ary, indices_or_sections):
-    """Split along axis 1 (axis 0 for 1-d arrays)."""
-    a = _nd(ary)
-    if a.ndim == 0:
-        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
-    return split(a, indices_or_sections, 1 if a.ndim > 1 else 0)
-
-
-def vsplit(ary, indices_or_sections):
-    """Split along axis 0 (arrays of rank >= 2)."""
-    a = _nd(ary)
-    if a.ndim < 2:
-        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
-    return split(a, indices_or_sections, 0)
-
-
-def dsplit(ary, indices_or_sections):
-    """Split along axis 2 (arrays of rank >= 3)."""
-    a = _nd(ary)
-    if a.ndim < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
-    return split(a, indices_or_sections, 2)
-
-
-def unstack(x, /, *, axis=0):
-    """``numpy.unstack``: the tuple of slices of ``x`` along ``axis``."""
-    x = _nd(x)
-    if x.ndim == 0:
-        raise ValueError("Input array must be at least 1-d.")
-    ax = F._axis(axis, x.ndim)
-    return tuple(P.gather(x, (slice(None),) * ax + (i,)) for i in range(x.shape[ax]))
-
-
-# ---------------------------------------------------------------------------------
-# triangles and diagonals
-# ---------------------------------------------------------------------------------
-def _tri_select(m, k, lower):
-    m = _nd(m)
-    if m.ndim == 0:
-        raise ValueError("tril/triu: input must be at least 1-d")
-    if m.ndim == 1:
-        m = P.broadcast_to(m, (m.shape[0], m.shape[0]))
-    rows, cols = m.shape[-2:]
-    mask = np.tri(rows, cols, k, dtype=bool) if lower else ~np.tri(rows, cols, k - 1, dtype=bool)
-    return P.where(mask, m, np.zeros((), m.dtype))
-
-
-def tril(m, k=0):
-    """Lower triangle of the last two axes (elements above the ``k``-th diagonal zeroed;
-    a 1-d input is broadcast to a square matrix first, as in NumPy)."""
-    return _tri_select(m, operator.index(k), True)
-
-
-def triu(m, k=0):
-    """Upper triangle of the last two axes (elements below the ``k``-th diagonal
-    zeroed)."""
-    return _tri_select(m, operator.index(k), False)
-
-
-def _diag_indices(n1, n2, offset):
-    r0, c0 = builtins.max(-offset, 0), builtins.max(offset, 0)
-    length = builtins.max(0, builtins.min(n1 - r0, n2 - c0))
-    i = np.arange(length)
-    return i + r0, i + c0
-
-
-def diagonal(a, offset=0, axis1=0, axis2=1):
-    """``numpy.diagonal``: the ``offset`` diagonal of the (axis1, axis2) planes, as the
-    last axis of the result."""
-    a = _nd(a)
-    if a.ndim < 2:
-        raise ValueError("diag requires an array of at least two dimensions")
-    ax1, ax2 = F._axis(axis1, a.ndim), F._axis(axis2, a.ndim)
-    if ax1 == ax2:
-        raise ValueError("axis1 and axis2 cannot be the same")
-    rest = [d for d in range(a.ndim) if d not in (ax1, ax2)]
-    a = P.transpose(a, tuple(rest) + (ax1, ax2))
-    r, c = _diag_indices(a.shape[-2], a.shape[-1], operator.index(offset))
-    return P.gather(a, (Ellipsis, r, c))
-
-
-def diag(v, k=0):
-    """``numpy.diag``: a 1-d ``v`` gives the square matrix with ``v`` on its ``k``-th
-    diagonal (a scatter; the VJP gathers the diagonal), a 2-d ``v`` its ``k``-th
-    diagonal."""
-    v = _nd(v)
-    k = operator.index(k)
-    if v.ndim == 1:
-        n = v.shape[0] + builtins.abs(k)
-        r, c = _diag_indices(n, n, k)
-        return P.scatter_add(v, (r, c), (n, n))
-    if v.ndim == 2:
-        return diagonal(v, k)
-    raise ValueError("Input must be 1- or 2-d.")
-
-
-def diagflat(v, k=0):
-    """``numpy.diagflat``: the flattened input on the ``k``-th diagonal of a square
-    matrix."""
-    return diag(F.ravel(v), k)
-
-
-# ---------------------------------------------------------------------------------
-# append, delete, compress, extract; NumPy 2 aliases
-# ---------------------------------------------------------------------------------
-def append(arr, values, axis=None):
-    """``numpy.append``: ``concatenate`` of ``arr`` and ``values`` (both flattened when
-    ``axis`` is None)."""
-    if axis is None:
-        return F.concatenate([F.ravel(arr), F.ravel(values)], 0)
-    return F.concatenate([arr, values], axis)
-
-
-def delete(arr, obj, axis=None):
-    """``numpy.delete`` with concrete ``obj`` (int, slice, integer or boolean array): the
-    kept elements are gathered (the VJP puts zeros at the deleted positions)."""
-    a = _nd(arr)
-    if axis is None:
-        a = F.ravel(a)
-        axis = 0
-    ax = F._axis(axis, a.ndim)
-    if isinstance(obj, Tracer):
-        raise TypeError("delete: `obj` must be concrete (the result shape depends on it)")
-    keep = np.delete(np.arange(a.shape[ax]), obj)
-    return P.gather(a, (slice(None),) * ax + (keep,))
-
-
-def compress(condition, a, axis=None, out=None):
-    """``numpy.compress`` with a concrete 1-d boolean ``condition``."""
-    if out is not None:
-        raise ValueError("compress: out= is not supported (ftrans.numpy is functional)")
-    if isinstance(condition, Tracer):
-        raise TypeError("compress: `condition` must be concrete (the result shape depends on "
-                        "it)")
-    c = np.asarray(condition)
-    if c.ndim != 1:
-        raise ValueError("condition must be a 1-d array")
-    a = _nd(a)
-    if axis is None:
-        a = F.ravel(a)
-        axis = 0
-    ax = F._axis(axis, a.ndim)
-    keep = np.flatnonzero(c)
-    if keep.size and keep[-1] >= a.shape[ax]:
-        raise IndexError(f"index {keep[-1]} is out of bounds for axis {ax} with size "
-                         f"{a.shape[ax]}")
-    return P.gather(a, (slice(None),) * ax + (keep,))
-
-
-def extract(condition, arr):
-    """``numpy.extract``: the elements of ``ravel(arr)`` where the concrete
-    ``ravel(condition)`` is nonzero."""
-    if isinstance(condition, Tracer):
-        raise TypeError("extract: `condition` must be concrete (the result shape depends on "
-                        "it)")
-    c = np.asarray(condition).reshape(-1)
-    return P.gather(F.ravel(arr), np.flatnonzero(c))
-
-
-def concat(arrays, /, *, axis=0):
-    """``numpy.concat`` (NumPy 2 alias of :func:`concatenate`)."""
-    return F.concatenate(arrays, axis=axis)
-
-
-def permute_dims(a, /, axes=None):
-    """``numpy.permute_dims`` (NumPy 2 alias of :func:`transpose`)."""
-    return F.transpose(a, axes)
-
-
-def matrix_transpose(x, /):
-    """``numpy.matrix_transpose``: swap the last two axes (rank >= 2)."""
-    x = _nd(x)
-    if x.ndim < 2:
-        raise ValueError("Input array must be at least 2-dimensional")
-    return F.swapaxes(x, -1, -2)

@@ -12,13 +12,14 @@ arrays); ``kaiser`` is differentiable in ``beta``.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer, result_type
 from ..core.dtypes import kind_of as _kind_of, as_numpy_dtype as _np_dtype
-from .. import primitives as P
-from ._args import _ndarray, _axis
+from ..typing import Array, ArrayLike
+from ._args import P, _ndarray, _axis
 from . import _funcs as F
 from ._reductions import cumsum, argsort, diff
 from ._indexing import take
@@ -29,7 +30,7 @@ __all__ = ["convolve", "correlate", "interp", "unwrap", "bartlett", "blackman", 
            "hanning", "kaiser"]
 
 
-def _vec(x, what):
+def _vec(x: ArrayLike, what: str) -> Array:
     x = _ndarray(x)
     if x.ndim == 0:
         x = P.reshape(x, (1,))
@@ -39,7 +40,7 @@ def _vec(x, what):
     return x
 
 
-def _xcorr_full(a, w):
+def _xcorr_full(a: Any, w: Any) -> Any:
     """``out[j] = sum_n a[j + n - (M - 1)] * w[n]`` (per axis, ``j`` in ``[0, N + M - 1)``)
     of two arrays of one rank (1-d here; n-d for :mod:`ftrans.scipy.signal`), no
     conjugation, through the convolution primitive."""
@@ -52,7 +53,7 @@ def _xcorr_full(a, w):
     return P.reshape(out, tuple(n + m - 1 for n, m in zip(sa, sw)))
 
 
-def _mode_slice(full, n, m, mode):
+def _mode_slice(full: Any, n: int, m: int, mode: str) -> Any:
     """NumPy's ``same``/``valid`` part of a full correlation of lengths ``n`` and ``m``."""
     if mode == "full":
         return full
@@ -66,7 +67,7 @@ def _mode_slice(full, n, m, mode):
     return full[start:start + length]
 
 
-def _check(a, v, name):
+def _check(a: ArrayLike, v: ArrayLike, name: str) -> tuple[Array, Array]:
     a, v = _vec(a, name), _vec(v, name)
     if a.shape[0] == 0:
         raise ValueError("a cannot be empty")
@@ -75,25 +76,35 @@ def _check(a, v, name):
     return a, v
 
 
-def correlate(a, v, mode="valid"):
-    """``numpy.correlate``: ``c[k] = sum_n a[n + k] * conj(v[n])`` of 1-d sequences.
+def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid") -> Array:
+    """Cross-correlation of two 1-D sequences, ``c[k] = sum_n a[n + k] * conj(v[n])``.
 
-    Parameters
-    ----------
-    a, v : array_like, 1-d (any dtype; complex ``v`` is conjugated, NumPy's definition)
-    mode : {"valid", "same", "full"}
-        Output lengths ``max(M, N) - min(M, N) + 1``, ``max(M, N)``, ``M + N - 1``.
-
-    Returns
-    -------
-    1-d array of the promoted dtype.  Differentiable in both operands.
-
-    Raises
-    ------
-    ValueError: an empty operand, an operand of rank > 1, an unknown ``mode``.
 
     >>> correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([3.5])
+
+    Parameters
+    ----------
+    a, v : array_like
+        1-D sequences (any dtype; complex ``v`` is conjugated, NumPy's
+        definition).
+    mode : {'valid', 'same', 'full'}, optional
+        Output lengths ``max(M, N) - min(M, N) + 1``,
+        ``max(M, N)`` or ``M + N - 1``.
+
+    Returns
+    -------
+    Array
+        1-D, of the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        An empty operand, an operand of rank > 1, an unknown ``mode``.
+
+    Notes
+    -----
+    Differentiable in both operands (bilinear).
     """
     a, v = _check(a, v, "correlate")
     if _kind_of(v) == "c":
@@ -101,14 +112,35 @@ def correlate(a, v, mode="valid"):
     return _mode_slice(_xcorr_full(a, v), a.shape[0], v.shape[0], mode)
 
 
-def convolve(a, v, mode="full"):
-    """``numpy.convolve``: ``(a * v)[n] = sum_m a[m] v[n - m]`` of 1-d sequences.
+def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full") -> Array:
+    """Discrete linear convolution of two 1-D sequences, ``(a * v)[n] = sum_m a[m] v[n - m]``.
 
-    Parameters and raises as :func:`correlate` (default ``mode="full"``; no conjugation).
-    The shorter operand is the kernel, as in NumPy.
+    The shorter operand is the kernel, as in NumPy; no conjugation.
 
     >>> convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
     array([0. , 1. , 2.5, 4. , 1.5])
+
+    Parameters
+    ----------
+    a, v : array_like
+        1-D sequences.
+    mode : {'full', 'same', 'valid'}, optional
+        Output lengths ``M + N - 1``, ``max(M, N)`` or
+        ``max(M, N) - min(M, N) + 1``.
+
+    Returns
+    -------
+    Array
+        1-D, of the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        An empty operand, an operand of rank > 1, an unknown ``mode``.
+
+    Notes
+    -----
+    Differentiable in both operands (bilinear).
     """
     a, v = _check(a, v, "convolve")
     if v.shape[0] > a.shape[0]:
@@ -119,31 +151,47 @@ def convolve(a, v, mode="full"):
 # ---------------------------------------------------------------------------------
 # interp
 # ---------------------------------------------------------------------------------
-def interp(x, xp, fp, left=None, right=None, period=None):
-    """``numpy.interp``: piecewise-linear interpolation of the samples ``(xp, fp)`` at ``x``.
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = None,
+           right: ArrayLike | None = None, period: float | None = None) -> Array:
+    """Piecewise-linear interpolation of the samples ``(xp, fp)`` at ``x``.
 
-    Parameters
-    ----------
-    x : array_like (real), any shape
-    xp : 1-d real, increasing (not checked, as in NumPy), or any order with ``period``
-    fp : 1-d real or complex, the same length as ``xp``
-    left, right : values for ``x < xp[0]`` / ``x > xp[-1]`` (default ``fp[0]``/``fp[-1]``)
-    period : the period of ``x``/``xp`` (``left``/``right`` are then ignored)
-
-    Returns
-    -------
-    array of ``x``'s shape.  Derivatives: in ``x`` the slope of the segment (right-sided
-    at sample points, 0 outside ``[xp[0], xp[-1]]``), in ``fp`` and ``xp`` those of the
-    linear blend.  The bracket search is :func:`searchsorted` (NumPy's binary search
-    on concrete values; ``O(len(x) * len(xp))`` comparisons inside ``jit``/``vmap``).
-
-    Raises
-    ------
-    ValueError: empty ``xp``, ``xp``/``fp`` not 1-d or of different lengths,
-        ``period == 0``.  TypeError: complex ``x`` or ``xp``.
+    The bracket search is :func:`searchsorted` (NumPy's binary search on concrete values;
+    ``O(len(x) * len(xp))`` comparisons inside ``jit``/``vmap``).
 
     >>> interp([0.5, 2.5, 9.0], [0.0, 1.0, 3.0], [0.0, 2.0, 6.0])
     array([1., 5., 6.])
+
+    Parameters
+    ----------
+    x : array_like
+        Real points to evaluate at, any shape.
+    xp : array_like
+        1-D real sample points, increasing (not checked, as in NumPy), or in
+        any order with ``period``.
+    fp : array_like
+        1-D real or complex sample values, ``xp``'s length.
+    left, right : array_like, optional
+        Values for ``x < xp[0]`` / ``x > xp[-1]`` (default
+        ``fp[0]``/``fp[-1]``).
+    period : float, optional
+        Period of ``x``/``xp`` (``left``/``right`` are then ignored).
+
+    Returns
+    -------
+    Array
+        ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        Empty ``xp``, ``xp``/``fp`` not 1-D or of different lengths, ``period == 0``.
+    TypeError
+        Complex ``x`` or ``xp``.
+
+    Notes
+    -----
+    Differentiable: in ``x`` the slope of the segment (right-sided at sample points, 0
+    outside ``[xp[0], xp[-1]]``), in ``fp`` and ``xp`` those of the linear blend.
     """
     x, xp, fp = _ndarray(x), _ndarray(xp), _ndarray(fp)
     if xp.ndim != 1 or fp.ndim != 1:
@@ -194,16 +242,42 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 # ---------------------------------------------------------------------------------
 # unwrap
 # ---------------------------------------------------------------------------------
-def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
-    """``numpy.unwrap``: remove jumps larger than ``discont`` (default ``period / 2``)
-    along ``axis`` by adding multiples of ``period`` (NumPy's algorithm, boundary ties
-    resolved as NumPy for floats).  The added multiples are piecewise constant: the
-    derivative in ``p`` is the identity (they enter through ``stop_gradient``).
+def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1, *,
+           period: float = 2 * np.pi) -> Array:
+    """Remove jumps larger than ``discont`` by adding multiples of ``period``.
 
-    Raises ValueError (AxisError) for a bad ``axis``; TypeError for complex ``p``.
+    NumPy's algorithm, boundary ties resolved as NumPy for floats.
 
     >>> unwrap([0.0, 3.0, 6.5])
     array([0.        , 3.        , 0.21681469])
+
+    Parameters
+    ----------
+    p : array_like
+        Real input (phases).
+    discont : float, optional
+        Largest jump left alone; ``period / 2`` by default.
+    axis : int, optional
+        The axis to unwrap along.
+    period : float, optional
+        Period of the values.
+
+    Returns
+    -------
+    Array
+        ``p``'s shape.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For a bad ``axis``.
+    TypeError
+        For complex ``p``.
+
+    Notes
+    -----
+    The added multiples are piecewise constant (they enter through ``stop_gradient``):
+    the derivative in ``p`` is the identity.
     """
     p = _ndarray(p)
     if _kind_of(p) == "c":
@@ -229,7 +303,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
                           if _np_dtype(tail.dtype) != _np_dtype(p.dtype) else tail], axis=ax)
 
 
-def _split1(p, ax):
+def _split1(p: Any, ax: int) -> Any:
     idx0 = (slice(None),) * ax + (slice(0, 1),)
     idx1 = (slice(None),) * ax + (slice(1, None),)
     return p[idx0], p[idx1]
@@ -238,40 +312,100 @@ def _split1(p, ax):
 # ---------------------------------------------------------------------------------
 # windows
 # ---------------------------------------------------------------------------------
-def _length(M, name):
+def _length(M: int, name: str) -> int:
     if isinstance(M, Tracer):
         raise TypeError(f"{name}: the window length M must be a concrete integer, not a "
                         "traced value (pass it as a static argument)")
     return operator.index(M) if not isinstance(M, float) else int(M)
 
 
-def bartlett(M):
-    """``numpy.bartlett``: the triangular window of length ``M`` (a constant array)."""
+def bartlett(M: int) -> Array:
+    """Bartlett (triangular) window.
+
+    Parameters
+    ----------
+    M : int
+        Number of points (an empty array for ``M <= 0``).
+
+    Returns
+    -------
+    Array
+        1-D float64 window of length ``M``; a constant.
+    """
     return np.bartlett(_length(M, "bartlett"))
 
 
-def blackman(M):
-    """``numpy.blackman``: the Blackman window of length ``M`` (a constant array)."""
+def blackman(M: int) -> Array:
+    """Blackman window.
+
+    Parameters
+    ----------
+    M : int
+        Number of points (an empty array for ``M <= 0``).
+
+    Returns
+    -------
+    Array
+        1-D float64 window of length ``M``; a constant.
+    """
     return np.blackman(_length(M, "blackman"))
 
 
-def hamming(M):
-    """``numpy.hamming``: the Hamming window of length ``M`` (a constant array)."""
+def hamming(M: int) -> Array:
+    """Hamming window.
+
+    Parameters
+    ----------
+    M : int
+        Number of points (an empty array for ``M <= 0``).
+
+    Returns
+    -------
+    Array
+        1-D float64 window of length ``M``; a constant.
+    """
     return np.hamming(_length(M, "hamming"))
 
 
-def hanning(M):
-    """``numpy.hanning``: the Hann window of length ``M`` (a constant array)."""
+def hanning(M: int) -> Array:
+    """Hann window.
+
+    Parameters
+    ----------
+    M : int
+        Number of points (an empty array for ``M <= 0``).
+
+    Returns
+    -------
+    Array
+        1-D float64 window of length ``M``; a constant.
+    """
     return np.hanning(_length(M, "hanning"))
 
 
-def kaiser(M, beta):
-    """``numpy.kaiser``: ``I0(beta * sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta)``, ``n`` in
-    ``[0, M)`` (Kaiser & Schafer 1980, NumPy's formula); differentiable in ``beta``
-    (``I0' = I1``, DLMF 10.29.3).
+def kaiser(M: int, beta: ArrayLike) -> Array:
+    """Kaiser window, ``I0(beta * sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta)``.
+
+    ``n`` in ``[0, M)`` (Kaiser & Schafer 1980, NumPy's formula).
 
     >>> kaiser(3, 0.0)
     array([1., 1., 1.])
+
+    Parameters
+    ----------
+    M : int
+        Number of points.
+    beta : array_like
+        Shape parameter (may be traced).
+
+    Returns
+    -------
+    Array
+        1-D window of length ``M``.
+
+    Notes
+    -----
+    Differentiable in ``beta`` (``I0' = I1``, DLMF 10.29.3).
     """
     M = _length(M, "kaiser")
     if not isinstance(beta, Tracer):

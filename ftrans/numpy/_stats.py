@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from ..core import Tracer
 from ..core.dtypes import kind_of as _kind_of
-from .. import primitives as P
-from ._args import _ndarray
+from ..typing import Array, ArrayLike, DTypeLike
+from ._args import P, _ndarray
 from . import _funcs as F
-from ._reductions import average
+from ._nanreductions import average
 from ._shape import diagonal
 
 __all__ = ["cov", "corrcoef"]
 
 
-def _rows(x, rowvar):
+def _rows(x: ArrayLike, rowvar: bool) -> Any:
     x = _ndarray(x)
     if x.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -27,7 +28,7 @@ def _rows(x, rowvar):
     return x
 
 
-def _weights(w, n, name, integer):
+def _weights(w: Any, n: int, name: str, integer: bool) -> Any:
     w = _ndarray(w)
     if integer and _kind_of(w) not in "iub":
         wc = None if isinstance(w, Tracer) else np.asarray(w)
@@ -43,32 +44,54 @@ def _weights(w, n, name, integer):
     return w
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
-        dtype=None):
-    """``numpy.cov``: the covariance matrix of the variables (rows, or columns with
-    ``rowvar=False``) of ``m`` (and ``y``).
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None, *, dtype: DTypeLike | None = None) -> Array:
+    """Covariance matrix of variables given as rows (or columns) of observations.
 
-    Parameters
-    ----------
-    m : 1-d or 2-d array (real or complex); y : the same, stacked below ``m``
-    rowvar : each row is a variable (default) or each column
-    bias : normalize by ``N`` (default ``N - 1``); ``ddof`` overrides it
-    fweights : 1-d integer frequency weights; aweights : 1-d observation weights
-    dtype : the result's dtype (default at least float64, NumPy's)
-
-    Returns
-    -------
-    ``(V, V)`` array (squeezed: 0-d for one variable), ``sum_k w_k (x_ik - avg_i)
-    conj(x_jk - avg_j) / fact`` with NumPy's ``fact`` (DOF from the weights).
-
-    Raises
-    ------
-    ValueError: more than 2 dimensions, negative weights.  TypeError: non-integer
-    ``fweights``.  RuntimeError: weights of the wrong shape (NumPy's types).
+    The entries are ``sum_k w_k (x_ik - avg_i) conj(x_jk - avg_j) / fact`` with NumPy's
+    ``fact`` (degrees of freedom from the weights).
 
     >>> cov([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])
     array([[ 1., -1.],
            [-1.,  1.]])
+
+    Parameters
+    ----------
+    m : array_like
+        1-D or 2-D, real or complex: the variables.
+    y : array_like, optional
+        More variables, stacked below ``m``.
+    rowvar : bool, optional
+        Each row is a variable (else each column).
+    bias : bool, optional
+        Normalize by ``N`` (default ``N - 1``).
+    ddof : int, optional
+        Overrides ``bias``: the divisor is ``N - ddof``.
+    fweights : array_like of int, optional
+        1-D frequency weights.
+    aweights : array_like, optional
+        1-D observation weights.
+    dtype : dtype_like, optional
+        Result dtype (at least float64 by default).
+
+    Returns
+    -------
+    Array
+        ``(V, V)`` (0-d for one variable).
+
+    Raises
+    ------
+    ValueError
+        More than 2 dimensions, negative weights.
+    TypeError
+        Non-integer ``fweights``.
+    RuntimeError
+        Weights of the wrong shape (NumPy's types).
+
+    Notes
+    -----
+    Differentiable in ``m``, ``y`` and ``aweights``.
     """
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
@@ -92,6 +115,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         w = aw if w is None else F.multiply(w, aw)
     avg, w_sum = average(X, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
+    fact: Any
     if w is None:
         fact = float(n - ddof)
     elif ddof == 0:
@@ -111,19 +135,42 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return F.squeeze(c)
 
 
-def corrcoef(x, y=None, rowvar=True, *, dtype=None):
-    """``numpy.corrcoef``: Pearson correlation coefficients ``C_ij / sqrt(C_ii C_jj)`` of
-    :func:`cov`, the real (and imaginary) parts clipped to ``[-1, 1]`` (NumPy's).
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
+             dtype: DTypeLike | None = None) -> Array:
+    """Pearson correlation coefficients.
+
+    ``C_ij / sqrt(C_ii C_jj)`` of :func:`cov`, the real (and imaginary) parts clipped to
+    ``[-1, 1]`` (NumPy's).
 
     >>> corrcoef([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])
     array([[ 1., -1.],
            [-1.,  1.]])
+
+    Parameters
+    ----------
+    x : array_like
+        1-D or 2-D: the variables.
+    y : array_like, optional
+        More variables, stacked below ``x``.
+    rowvar : bool, optional
+        Each row is a variable (else each column).
+    dtype : dtype_like, optional
+        Result dtype.
+
+    Returns
+    -------
+    Array
+        ``(V, V)`` (0-d for one variable).
+
+    Notes
+    -----
+    Differentiable (the clipping has derivative 0 outside ``[-1, 1]``).
     """
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return F.divide(c, c)
     d = diagonal(c)
-    sd = F.sqrt(F.real(d))
+    sd = P.sqrt(F.real(d))
     c = F.divide(F.divide(c, F.expand_dims(sd, 1)), F.expand_dims(sd, 0))
     if _kind_of(c) == "c":
         return F.add(F.clip(F.real(c), -1, 1),

@@ -31,7 +31,8 @@ from . import _funcs as F
 from ._args import _axes, _axis, _ndarray
 from ._dispatch import _NoValue, _no_out, _package, array_function, out_error, uncovered_error
 from ._indexing import at as _at, take as _take
-from ._reductions import all as _all, any as _any, cumprod, cumsum
+from ._nanreductions import all as _all, any as _any
+from ._reductions import cumprod, cumsum
 
 __all__ = ["array_ufunc", "ufunc_function"]
 

@@ -19,6 +19,8 @@ does.  A name of ``numpy.fft`` that is not provided raises ``AttributeError``.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
+from typing import Any, NoReturn, cast
 
 import numpy as _np
 
@@ -27,6 +29,7 @@ from ..kernels import foreign_array as _foreign_array
 from ..core.dtypes import kind_of as _kind_of
 from .. import primitives as _P
 from ..primitives.fft import fft as _fft_p
+from ..typing import Array, ArrayLike
 from ._refused import refusal as _refusal
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
@@ -36,39 +39,39 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rf
 _NORMS = (None, "backward", "ortho", "forward")
 
 
-def _norm(norm):
+def _norm(norm: str | None) -> str:
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or '
                          '"forward".')
     return norm or "backward"
 
 
-def _swap(norm):
+def _swap(norm: str) -> str:
     return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
 
 
-def _as_array(a):
+def _as_array(a: Any) -> Array:
     if isinstance(a, Tracer) or hasattr(a, "__cuda_array_interface__") or _foreign_array(a):
         return a
     return _np.asarray(a)
 
 
-def _complex_dtype(dt):
+def _complex_dtype(dt: Any) -> Any:
     return _np.dtype(_np.complex64) if dt in (_np.float32, _np.complex64) \
         else _np.dtype(_np.complex128)
 
 
-def _real_dtype(dt):
+def _real_dtype(dt: Any) -> Any:
     return _np.dtype(_np.float32) if dt in (_np.float32, _np.complex64) \
         else _np.dtype(_np.float64)
 
 
-def _to_complex(a):
+def _to_complex(a: Any) -> Array:
     a = _as_array(a)
     return _P.convert_element_type(a, _complex_dtype(a.dtype))
 
 
-def _to_real(a, name):
+def _to_real(a: Any, name: str) -> Array:
     a = _as_array(a)
     if _kind_of(a) == "c":
         raise TypeError(f"{name} expects real input; got dtype {a.dtype} (take the real "
@@ -76,7 +79,7 @@ def _to_real(a, name):
     return _P.convert_element_type(a, _real_dtype(a.dtype))
 
 
-def _fit(a, axis, n):
+def _fit(a: Any, axis: int, n: int) -> Array:
     """Zero-pad or truncate ``a`` along ``axis`` to length ``n`` (NumPy's ``n``/``s``)."""
     m = a.shape[axis]
     if n == m:
@@ -88,21 +91,22 @@ def _fit(a, axis, n):
     return _P.concatenate([a, _P.zeros_of(tuple(shape), a.dtype, a)], axis)
 
 
-def _axis(axis, ndim):
+def _axis(axis: int, ndim: int) -> int:
     a = operator.index(axis)
     if not -ndim <= a < ndim:
         raise _np.exceptions.AxisError(a, ndim)
     return a % ndim
 
 
-def _check_n(n, name="n"):
+def _check_n(n: Any, name: str = "n") -> int:
     n = operator.index(n)
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
     return n
 
 
-def _axes_and_s(a, s, axes, default_all=True):
+def _axes_and_s(a: Any, s: Sequence[int] | None, axes: Sequence[int] | None,
+                default_all: bool = True) -> tuple[tuple[int, ...], list[int]]:
     """NumPy's ``s``/``axes`` normalization for the ``n``-dimensional transforms."""
     nd = a.ndim
     if axes is None:
@@ -125,7 +129,7 @@ def _axes_and_s(a, s, axes, default_all=True):
 # ---------------------------------------------------------------------------------
 # one-dimensional transforms
 # ---------------------------------------------------------------------------------
-def _c2c(kind, a, n, axis, norm):
+def _c2c(kind: str, a: ArrayLike, n: int | None, axis: int, norm: str | None) -> Array:
     a = _to_complex(a)
     ax = _axis(axis, a.ndim)
     if n is not None:
@@ -133,18 +137,101 @@ def _c2c(kind, a, n, axis, norm):
     return _fft_p(a, kind, (ax,), _norm(norm))
 
 
-def fft(a, n=None, axis=-1, norm=None):
-    """One-dimensional discrete Fourier transform (``numpy.fft.fft``)."""
+def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """One-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    n : int, optional
+        Length of the transformed axis: the input is zero-padded or truncated
+        to ``n``; its length by default.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``n`` along ``axis`` (complex64 for 32-bit input).
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c("fft", a, n, axis, norm)
 
 
-def ifft(a, n=None, axis=-1, norm=None):
-    """One-dimensional inverse discrete Fourier transform (``numpy.fft.ifft``)."""
+def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """One-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    n : int, optional
+        Length of the transformed axis: the input is zero-padded or truncated
+        to ``n``; its length by default.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``n`` along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c("ifft", a, n, axis, norm)
 
 
-def rfft(a, n=None, axis=-1, norm=None):
-    """DFT of real input, the ``n//2 + 1`` non-negative frequency terms."""
+def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """Discrete Fourier transform of real input (the non-negative frequencies).
+
+    Parameters
+    ----------
+    a : array_like
+        Real input array.
+    n : int, optional
+        Length of the transformed axis: the input is zero-padded or truncated
+        to ``n``; its length by default.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, with ``n // 2 + 1`` terms along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+    TypeError
+        For complex input (NumPy 2).
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     a = _to_real(a, "rfft")
     ax = _axis(axis, a.ndim)
     if n is not None:
@@ -152,8 +239,36 @@ def rfft(a, n=None, axis=-1, norm=None):
     return _fft_p(a, "rfft", (ax,), _norm(norm))
 
 
-def irfft(a, n=None, axis=-1, norm=None):
-    """Inverse of ``rfft``: real output of length ``n`` (default ``2 (m - 1)``)."""
+def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """Inverse of :func:`rfft`: real output of length ``n``.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    n : int, optional
+        Length of the output along ``axis``; ``2 (m - 1)`` by default
+        for ``m`` input terms.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Real, with ``n`` points along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear), with the Hermitian weights of the half spectrum in the VJP
+    (:mod:`ftrans.primitives.fft`).
+    """
     a = _to_complex(a)
     ax = _axis(axis, a.ndim)
     n = 2 * (a.shape[ax] - 1) if n is None else _check_n(n)
@@ -163,21 +278,78 @@ def irfft(a, n=None, axis=-1, norm=None):
     return _fft_p(a, "irfft", (ax,), _norm(norm), n)
 
 
-def hfft(a, n=None, axis=-1, norm=None):
-    """FFT of a Hermitian-symmetric signal given by its first half: real output of
-    length ``n`` (``irfft(conj(a), n, norm=swapped norm)``, as NumPy computes it)."""
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """FFT of a Hermitian-symmetric signal given by its first half.
+
+    Computed as ``irfft(conj(a), n, norm=swapped norm)``, as NumPy does.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    n : int, optional
+        Length of the real output; ``2 (m - 1)`` by default.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Real, with ``n`` points along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return irfft(_P.conj(_to_complex(a)), n, axis, _swap(_norm(norm)))
 
 
-def ihfft(a, n=None, axis=-1, norm=None):
-    """Inverse of ``hfft``: ``conj(rfft(a, n, norm=swapped norm))`` of real ``a``."""
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """Inverse of :func:`hfft`: ``conj(rfft(a, n))`` with the swapped norm.
+
+    Parameters
+    ----------
+    a : array_like
+        Real input array.
+    n : int, optional
+        Length of the transformed axis: the input is zero-padded or truncated
+        to ``n``; its length by default.
+    axis : int, optional
+        Axis to transform; the last by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, with ``n // 2 + 1`` terms along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+    TypeError
+        For complex input (NumPy 2).
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _P.conj(rfft(_to_real(a, "ihfft"), n, axis, _swap(_norm(norm))))
 
 
 # ---------------------------------------------------------------------------------
 # n-dimensional transforms
 # ---------------------------------------------------------------------------------
-def _c2c_n(kind, a, s, axes, norm, default_all=True):
+def _c2c_n(kind: str, a: ArrayLike, s: Sequence[int] | None, axes: Sequence[int] | None,
+           norm: str | None, default_all: bool = True) -> Array:
     a = _to_complex(a)
     axes, s = _axes_and_s(a, s, axes, default_all)
     if not axes:
@@ -187,28 +359,174 @@ def _c2c_n(kind, a, s, axes, norm, default_all=True):
     return _fft_p(a, kind, axes, _norm(norm))
 
 
-def fftn(a, s=None, axes=None, norm=None):
-    """N-dimensional DFT over ``axes`` (default all, or the last ``len(s)``)."""
+def fftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str | None = None) -> Array:
+    """N-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; all by default (or the last
+        ``len(s)``).
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c_n("fft", a, s, axes, norm)
 
 
-def ifftn(a, s=None, axes=None, norm=None):
-    """N-dimensional inverse DFT."""
+def ifftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str | None = None) -> Array:
+    """N-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; all by default (or the last
+        ``len(s)``).
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c_n("ifft", a, s, axes, norm)
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None):
-    """Two-dimensional DFT (``fftn`` over the last two axes by default)."""
+def fft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+         norm: str | None = None) -> Array:
+    """Two-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; the last two by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c_n("fft", a, s, axes, norm, default_all=False)
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
-    """Two-dimensional inverse DFT."""
+def ifft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+         norm: str | None = None) -> Array:
+    """Two-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; the last two by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex, ``a``'s shape with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return _c2c_n("ifft", a, s, axes, norm, default_all=False)
 
 
-def rfftn(a, s=None, axes=None, norm=None):
-    """N-dimensional DFT of real input (half spectrum along the last of ``axes``)."""
+def rfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:
+    """N-dimensional DFT of real input (half spectrum along the last axis transformed).
+
+    Parameters
+    ----------
+    a : array_like
+        Real input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; all by default (or the last
+        ``len(s)``).
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex; ``s[-1] // 2 + 1`` terms along the last of ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+        Also for no axes.
+    TypeError
+        For complex input (NumPy 2).
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     a = _to_real(a, "rfftn")
     axes, s = _axes_and_s(a, s, axes)
     if not axes:
@@ -218,9 +536,38 @@ def rfftn(a, s=None, axes=None, norm=None):
     return _fft_p(a, "rfft", axes, _norm(norm))
 
 
-def irfftn(a, s=None, axes=None, norm=None):
-    """Inverse of ``rfftn``: real output; ``s[-1]`` (default ``2 (m - 1)``) is the length
-    of the last transformed axis."""
+def irfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str | None = None) -> Array:
+    """Inverse of :func:`rfftn`: real output.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Output lengths along ``axes``; ``s[-1]`` defaults to
+        ``2 (m - 1)`` for ``m`` terms along the last axis.
+    axes : sequence of int, optional
+        Axes to transform; all by default (or the last
+        ``len(s)``).
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Real, with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+        Also for no axes.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     a = _to_complex(a)
     if s is None:
         axes, _ = _axes_and_s(a, None, axes)
@@ -238,24 +585,117 @@ def irfftn(a, s=None, axes=None, norm=None):
     return _fft_p(a, "irfft", axes, _norm(norm), n_last)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
-    """Two-dimensional ``rfftn``."""
+def rfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+          norm: str | None = None) -> Array:
+    """Two-dimensional DFT of real input.
+
+    Parameters
+    ----------
+    a : array_like
+        Real input array.
+    s : sequence of int, optional
+        Lengths of the transformed axes (zero-padding or
+        truncation); the input's by default.
+    axes : sequence of int, optional
+        Axes to transform; the last two by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Complex; half spectrum along the last of ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+    TypeError
+        For complex input (NumPy 2).
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return rfftn(a, s, axes, norm)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
-    """Two-dimensional ``irfftn``."""
+def irfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+           norm: str | None = None) -> Array:
+    """Inverse of :func:`rfft2`: real output.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    s : sequence of int, optional
+        Output lengths along ``axes``.
+    axes : sequence of int, optional
+        Axes to transform; the last two by default.
+    norm : {None, 'backward', 'ortho', 'forward'}, optional
+        ``1/n`` on the inverse (None), ``1/sqrt(n)`` both ways, or ``1/n`` on the forward.
+
+    Returns
+    -------
+    Array
+        Real, with ``s`` along ``axes``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive length or an invalid ``norm``.
+
+    Notes
+    -----
+    Differentiable (linear; the VJP is the adjoint, :mod:`ftrans.primitives.fft`).
+    """
     return irfftn(a, s, axes, norm)
 
 
 # ---------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------
-fftfreq = _np.fft.fftfreq
-rfftfreq = _np.fft.rfftfreq
+def fftfreq(n: int, d: float = 1.0, device: Any = None) -> Array:
+    """Sample frequencies of :func:`fft` (cycles per unit of the sample spacing).
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, optional
+        Sample spacing.
+    device : None, optional
+        Accepted for NumPy 2 compatibility (the result is a NumPy array).
+
+    Returns
+    -------
+    Array
+        ``[0, 1, ..., n//2 - 1, -(n//2), ..., -1] / (d n)`` (float64); a constant.
+    """
+    return _np.fft.fftfreq(n, d)
 
 
-def _roll(x, shift, axis):
+def rfftfreq(n: int, d: float = 1.0, device: Any = None) -> Array:
+    """Sample frequencies of :func:`rfft` (the non-negative ones).
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, optional
+        Sample spacing.
+    device : None, optional
+        Accepted for NumPy 2 compatibility (the result is a NumPy array).
+
+    Returns
+    -------
+    Array
+        ``[0, 1, ..., n//2] / (d n)`` (float64); a constant.
+    """
+    return _np.fft.rfftfreq(n, d)
+
+
+def _roll(x: Any, shift: int, axis: int) -> Array:
     n = x.shape[axis]
     if n == 0:
         return x
@@ -267,7 +707,7 @@ def _roll(x, shift, axis):
                            _P.gather(x, pre + (slice(0, n - k),))], axis)
 
 
-def _shift(x, axes, sign):
+def _shift(x: ArrayLike, axes: int | Sequence[int] | None, sign: int) -> Array:
     x = _as_array(x)
     if axes is None:
         axes = tuple(range(x.ndim))
@@ -280,19 +720,53 @@ def _shift(x, axes, sign):
     return x
 
 
-def fftshift(x, axes=None):
-    """Move the zero-frequency term to the center (a roll by ``n // 2``)."""
+def fftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
+    """Move the zero-frequency term to the center of the spectrum.
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    axes : int or sequence of int, optional
+        Axes to shift; all by default.
+
+    Returns
+    -------
+    Array
+        Same shape: a roll by ``n // 2`` along each axis.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return _shift(x, axes, +1)
 
 
-def ifftshift(x, axes=None):
-    """Inverse of ``fftshift`` (a roll by ``-(n // 2)``)."""
+def ifftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
+    """Inverse of :func:`fftshift`.
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    axes : int or sequence of int, optional
+        Axes to shift; all by default.
+
+    Returns
+    -------
+    Array
+        Same shape: a roll by ``-(n // 2)`` along each axis.
+
+    Notes
+    -----
+    Differentiable (linear).
+    """
     return _shift(x, axes, -1)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> NoReturn:
     if name == "test":   # NumPy's test runner (ftrans.numpy._refused)
-        raise _refusal("ftrans.numpy.fft", name)
+        raise cast(AttributeError, _refusal("ftrans.numpy.fft", name))  # "test" is refused
     if hasattr(_np.fft, name):
         raise AttributeError(
             f"ftrans.numpy.fft has no attribute {name!r}: numpy.fft.{name} is not "
