@@ -258,6 +258,8 @@ def _statically_defined(fn: Any, name: str) -> str | None:
 
 
 def _value_type(value: Any, imports: _Imports) -> str:
+    if value is None:                   # numpy's newaxis
+        return "None"
     t = type(value)
     if t.__module__ == "builtins":
         return t.__name__
