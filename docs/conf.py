@@ -112,10 +112,20 @@ def _public_reference(app, env, node, contnode):
         return None
     modname, _, name = target.rpartition(".")
     try:
-        obj = getattr(importlib.import_module(modname), name)
-    except (ImportError, AttributeError):
+        mod = importlib.import_module(modname)
+    except ImportError:
         return None
+    if not hasattr(mod, name):
+        # a class bound under another name than its own (torch's return types:
+        # ``qr_t = namedtuple("qr", ...)``) exists; any other name is a broken reference
+        named = any(inspect.isclass(v) and v.__name__ == name for v in vars(mod).values())
+        return contnode if named else None
+    obj = getattr(mod, name)
     if isinstance(obj, (typing.TypeVar, typing.ParamSpec)):
+        return contnode
+    if node.get("reftype") == "class" and not inspect.isclass(obj):
+        # a class whose __qualname__ is not the name it is bound to (torch's return-type
+        # named tuples: ``_linalg_top.svd_t`` is named "svd", which is the function)
         return contnode
     py = env.get_domain("py")
     by_name = _BY_NAME.get(id(py.objects))
