@@ -67,6 +67,7 @@ _MODES = ("raise", "wrap", "clip")
 
 def _int_index(indices: Any, what: str = "indices") -> Any:
     """Integer index array (concrete ndarray or traced); lists become ndarrays."""
+    i: Tracer | np.ndarray[Any, Any]
     if isinstance(indices, Tracer):
         i = indices
     else:
@@ -157,7 +158,8 @@ def _along_axis_index(shape: Any, indices: Any, axis: int) -> Any:
     return tuple(idx)
 
 
-def _along_axis_args(arr: Any, indices: Any, axis: int | None, name: str) -> Any:
+def _along_axis_args(arr: Any, indices: Any, axis: int | None,
+                     name: str) -> tuple[Array, Any, int]:
     arr = F._ndarray(arr)
     i = _int_index(indices)
     if axis is None:
@@ -205,8 +207,8 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1) -
     Differentiable in ``arr``; the VJP scatter-adds the cotangent back (repeated indices
     accumulate).
     """
-    arr, i, ax = _along_axis_args(arr, indices, axis, "take_along_axis")
-    return P.gather(arr, _along_axis_index(arr.shape, i, ax))
+    a, i, ax = _along_axis_args(arr, indices, axis, "take_along_axis")
+    return P.gather(a, _along_axis_index(a.shape, i, ax))
 
 
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
@@ -255,8 +257,8 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
             "a = fnp.put_along_axis(a, idx, v, axis, inplace=False)")
     if mode not in (None, "raise"):
         raise ValueError(f"put_along_axis: only mode='raise' is supported, got {mode!r}")
-    arr, i, ax = _along_axis_args(arr, indices, axis, "put_along_axis")
-    return _update(arr, _along_axis_index(arr.shape, i, ax), values, "set")
+    a, i, ax = _along_axis_args(arr, indices, axis, "put_along_axis")
+    return _update(a, _along_axis_index(a.shape, i, ax), values, "set")
 
 
 # ---------------------------------------------------------------------------------

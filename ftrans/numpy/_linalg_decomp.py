@@ -483,15 +483,15 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
     everywhere, singular vectors for distinct nonzero singular values and
     phase-invariant losses (module docstring).
     """
-    (a,) = _common(a)
-    _assert_stacked_2d(a)
+    (x,) = _common(a)
+    _assert_stacked_2d(x)
     if hermitian:
-        _assert_stacked_square(a)
-        a = _LC._hermitian_part(a, True)
+        _assert_stacked_square(x)
+        x = _LC._hermitian_part(x, True)
     if not compute_uv:
-        return _L.svd(a, False)[1]
-    m, n = a.shape[-2:]
-    return SVDResult(*_L.svd(a, bool(full_matrices) and m != n))
+        return _L.svd(x, False)[1]
+    m, n = x.shape[-2:]
+    return SVDResult(*_L.svd(x, bool(full_matrices) and m != n))
 
 
 def svdvals(x: ArrayLike, /) -> Array:
@@ -619,7 +619,7 @@ def pinv(a: ArrayLike, rcond: ArrayLike | None = None, hermitian: bool = False, 
 
 
 def lstsq(a: ArrayLike, b: ArrayLike,
-          rcond: float | None = None) -> tuple[Array, Array, int | Array, Array]:
+          rcond: float | None = None) -> tuple[Array, Array, np.int32 | Array, Array]:
     """Least-squares solution of ``a @ x = b``.
 
     ``x = pinv(a, rcond) @ b``, the minimum-norm least-squares solution.  Residuals are
@@ -670,6 +670,7 @@ def lstsq(a: ArrayLike, b: ArrayLike,
     s = svdvals(a)
     x = matmul(_L.pinv(a, rcond, False), b)
     s_c = _concrete(s)
+    rank: np.int32 | Array
     if s_c is not None:
         rank = np.int32(np.count_nonzero(s_c > rcond * s_c.max())) if s_c.size else np.int32(0)
         full = int(rank) == n

@@ -114,22 +114,25 @@ def norm(x: ArrayLike, ord: float | str | None = None, axis: int | tuple[int, in
     """
     x = _inexact(x)
     nd = x.ndim
+    axes: tuple[int, ...]
     if axis is None:
         if ord is None or (isinstance(ord, str) and ord in ("f", "fro") and nd == 2) or \
                 (not isinstance(ord, str) and ord == 2 and nd == 1):
             out = _safe_sqrt(F.sum(_abs2(x)))
             return P.reshape(out, (1,) * nd) if keepdims else out
-        axis = tuple(range(nd))
-    elif not isinstance(axis, tuple):
+        axes = tuple(range(nd))
+    elif isinstance(axis, tuple):
+        axes = axis
+    else:
         try:
-            axis = (operator.index(axis),)
+            axes = (operator.index(axis),)
         except TypeError as e:
             raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
-    if len(axis) == 1:
-        return _vector_norm(x, ord, (_axis(axis[0], nd),), keepdims)
-    if len(axis) != 2:
+    if len(axes) == 1:
+        return _vector_norm(x, ord, (_axis(axes[0], nd),), keepdims)
+    if len(axes) != 2:
         raise ValueError("Improper number of dimensions to norm.")
-    row_axis, col_axis = _axis(axis[0], nd), _axis(axis[1], nd)
+    row_axis, col_axis = _axis(axes[0], nd), _axis(axes[1], nd)
     if row_axis == col_axis:
         raise ValueError("Duplicate axes given.")
     if isinstance(ord, str):
@@ -371,31 +374,31 @@ def multi_dot(arrays: Sequence[ArrayLike], *, out: None = None) -> Array:
     if out is not None:
         raise TypeError("ftrans.numpy.linalg.multi_dot: out= is not supported (arrays are "
                         "immutable values)")
-    arrays = [_ndarray(a) for a in arrays]
-    n = len(arrays)
+    arrs = [_ndarray(a) for a in arrays]
+    n = len(arrs)
     if n < 2:
         raise ValueError("Expecting at least two arrays.")
     if n == 2:
-        return F.dot(arrays[0], arrays[1])
-    ndim_first, ndim_last = arrays[0].ndim, arrays[-1].ndim
+        return F.dot(arrs[0], arrs[1])
+    ndim_first, ndim_last = arrs[0].ndim, arrs[-1].ndim
     if ndim_first == 1:
-        arrays[0] = F.atleast_2d(arrays[0])
+        arrs[0] = F.atleast_2d(arrs[0])
     if ndim_last == 1:
-        arrays[-1] = F.transpose(F.atleast_2d(arrays[-1]))
-    for a in arrays:
+        arrs[-1] = F.transpose(F.atleast_2d(arrs[-1]))
+    for a in arrs:
         if a.ndim != 2:
             raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
                               "two-dimensional")
     if n == 3:
-        a, b, c = arrays
+        a, b, c = arrs
         a0, a1b0 = a.shape
         b1c0, c1 = c.shape
         cost1 = a0 * b1c0 * (a1b0 + c1)
         cost2 = a1b0 * c1 * (a0 + b1c0)
         result = F.dot(F.dot(a, b), c) if cost1 < cost2 else F.dot(a, F.dot(b, c))
     else:
-        order = _chain_order([tuple(a.shape) for a in arrays])
-        result = _chain(arrays, order, 0, n - 1)
+        order = _chain_order([tuple(a.shape) for a in arrs])
+        result = _chain(arrs, order, 0, n - 1)
     if ndim_first == 1 and ndim_last == 1:
         return P.reshape(result, ())
     if ndim_first == 1 or ndim_last == 1:

@@ -28,7 +28,6 @@ from ..core.dtypes import kind_of as _kind_of
 from ..typing import Array, ArrayLike
 from ._args import P, _ndarray
 from . import _funcs as F
-from ._shape import atleast_1d
 from ._signal import convolve
 from . import linalg as _la
 from .linalg import _concrete  # (a tracer's value where available: not in jit/vmap)
@@ -38,7 +37,7 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
 
 
 def _coef(p: ArrayLike, name: str) -> Array:
-    p = atleast_1d(_ndarray(p))
+    p = F.atleast_1d(_ndarray(p))
     if p.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d coefficient array, got shape "
                          f"{tuple(p.shape)}")
@@ -209,7 +208,7 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
         raise ValueError("Order of integral must be positive (see polyder)")
     if k is None:
         k = np.zeros(m)
-    k = atleast_1d(_ndarray(k))
+    k = F.atleast_1d(_ndarray(k))
     if k.shape[0] == 1 and m > 1:
         k = F.broadcast_to(k, (m,))
     if k.shape[0] < m:
@@ -334,7 +333,7 @@ def roots(p: ArrayLike) -> Array:
     -----
     Differentiable as :func:`ftrans.numpy.linalg.eig` (simple roots).
     """
-    p = atleast_1d(_ndarray(p))
+    p = F.atleast_1d(_ndarray(p))
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     pc = _concrete(p)
@@ -482,7 +481,7 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
         rhs = F.multiply(rhs, F.reshape(w, (-1, 1)) if rhs.ndim == 2 else w)
     sq = F.add(F.square(F.real(lhs)), F.square(F.imag(lhs))) if _kind_of(lhs) == "c" \
         else F.multiply(lhs, lhs)
-    scale = F.sqrt(F.sum(sq, axis=0))
+    scale = F.sqrt(F.sum(sq, axis=0))  # type: ignore[attr-defined]  # (generated row)
     lhs = F.divide(lhs, scale)
     c, resids, rank, s = _la.lstsq(lhs, rhs, rcond)
     c = F.transpose(F.divide(F.transpose(c), scale))
@@ -494,6 +493,7 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
     if cov:
         vbase = F.divide(_la.inv(F.matmul(F.transpose(F.conj(lhs)), lhs)),
                          F.outer(scale, scale))
+        fac: float | Array
         if cov == "unscaled":
             fac = 1.0
         else:

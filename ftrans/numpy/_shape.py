@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import builtins
 import operator
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, SupportsIndex, cast
 
 import numpy as np
 
@@ -276,13 +276,17 @@ def _traced_pairs(x: Any, ndim: int, dtype: Any) -> Any:
     return tuple((np.asarray(p[0], dtype), np.asarray(p[1], dtype)) for p in pairs)
 
 
-def _block(value: Any, shape: tuple[int, ...], dtype: Any) -> Array:
+def _block(value: Any, shape: Sequence[int], dtype: Any) -> Array:
     value = value if isinstance(value, Tracer) or np.asarray(value).dtype == dtype \
         else np.asarray(value, dtype)
     return P.broadcast_to(value, tuple(shape))
 
 
-def _line_map(n: int, before: int, after: int, mode: str, **kw: Any) -> Any:
+_PadMode = Literal["constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
+                   "reflect", "symmetric", "wrap", "empty"]
+
+
+def _line_map(n: int, before: int, after: int, mode: _PadMode, **kw: Any) -> Any:
     """The (n + before + after, n) matrix of NumPy's padding of one line along an axis
     (padding is linear in the line for these modes), computed by padding the identity."""
     eye = np.eye(n)
@@ -348,6 +352,7 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
         raise TypeError("ftrans.numpy.pad: a callable mode is not supported")
     if mode not in _PAD_MODES:
         raise ValueError(f"mode '{mode}' is not supported")
+    kind = cast(_PadMode, mode)  # (one of _PAD_MODES: checked above)
     allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
                "maximum": {"stat_length"}, "mean": {"stat_length"},
                "median": {"stat_length"}, "minimum": {"stat_length"},
@@ -360,7 +365,7 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     widths = _as_pairs(pad_width, nd, as_index=True)
     if not isinstance(a, Tracer) and _kind_of(a) not in "fc" and \
             not any(isinstance(v, Tracer) for v in F._flat([kwargs.get(k) for k in kwargs])):
-        return np.pad(a, widths, mode=mode, **kwargs)  # integers: nothing to differentiate
+        return np.pad(a, widths, mode=kind, **kwargs)  # integers: nothing to differentiate
     if mode in ("constant", "empty"):
         values = _traced_pairs(kwargs.get("constant_values", 0) if mode == "constant" else 0,
                                nd, a.dtype)
@@ -387,7 +392,7 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
             if mode in ("reflect", "symmetric") else {}
         for ax, (b, e) in enumerate(widths):
             if b or e:
-                a = _apply_line_map(a, ax, _line_map(a.shape[ax], b, e, mode, **kw))
+                a = _apply_line_map(a, ax, _line_map(a.shape[ax], b, e, kind, **kw))
         return a
     if mode == "linear_ramp":
         ends = _traced_pairs(kwargs.get("end_values", 0), nd, a.dtype)
@@ -408,7 +413,9 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     # statistics modes
     lengths = _as_pairs(kwargs.get("stat_length"), nd, as_index=True, name="stat_length") \
         if kwargs.get("stat_length") is not None else ((None, None),) * nd
-    stat = {"maximum": F.max, "minimum": F.min, "mean": F.mean, "median": _median}[mode]
+    stats: dict[str, Callable[..., Array]] = {"maximum": F.max, "minimum": F.min,
+                                              "mean": F.mean, "median": _median}
+    stat = stats[mode]
     for ax, ((b, e), (lb, le)) in enumerate(zip(widths, lengths)):
         if not (b or e):
             continue
@@ -462,22 +469,24 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     Differentiable (a broadcast and a reshape; the VJP sums the copies).
     """
     a = _nd(A)
-    reps = (operator.index(reps),) if not isinstance(reps, (tuple, list, np.ndarray)) \
+    # (not a tuple, list or ndarray: an int, which operator.index checks)
+    rp = (operator.index(cast(SupportsIndex, reps)),) \
+        if not isinstance(reps, (tuple, list, np.ndarray)) \
         else tuple(operator.index(r) for r in reps)
-    d = len(reps)
+    d = len(rp)
     if d < a.ndim:
-        reps = (1,) * (a.ndim - d) + reps
-    if a.ndim < len(reps):
-        a = P.reshape(a, (1,) * (len(reps) - a.ndim) + tuple(a.shape))
-    if builtins.any(r < 0 for r in reps):
+        rp = (1,) * (a.ndim - d) + rp
+    if a.ndim < len(rp):
+        a = P.reshape(a, (1,) * (len(rp) - a.ndim) + tuple(a.shape))
+    if builtins.any(r < 0 for r in rp):
         raise ValueError("negative dimensions are not allowed")
     inter, big = [], []
-    for r, s in zip(reps, a.shape):
+    for r, s in zip(rp, a.shape):
         inter += [1, s]
         big += [r, s]
     x = P.reshape(a, tuple(inter))
     x = P.broadcast_to(x, tuple(big))
-    return P.reshape(x, tuple(r * s for r, s in zip(reps, a.shape)))
+    return P.reshape(x, tuple(r * s for r, s in zip(rp, a.shape)))
 
 
 def repeat(a: ArrayLike, repeats: int | ArrayLike, axis: int | None = None) -> Array:
@@ -649,7 +658,7 @@ def roll(a: ArrayLike, shift: int | Sequence[int], axis: Axis = None) -> Array:
     if axis is None:
         return P.reshape(roll(F.ravel(a), shift, 0), tuple(a.shape))
     shifts = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
-    total = {}
+    total: dict[int, int] = {}
     for s, ax in zip(shifts[0].reshape(-1), shifts[1].reshape(-1)):
         ax = F._axis(int(ax), a.ndim)
         total[ax] = total.get(ax, 0) + int(s)
