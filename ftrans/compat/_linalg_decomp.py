@@ -75,7 +75,7 @@ def _vnorm_fn(x: Any, *, ord: float, axes: tuple[int, ...] | None,  # noqa: A002
     return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)
 
 
-def _mnorm_fn(x: Any, *, ord: str | float, axes: tuple[int, ...],  # noqa: A002
+def _mnorm_fn(x: Any, *, ord: str | float, axes: tuple[int, int],  # noqa: A002
               keepdim: bool) -> Any:
     return _fla.norm(x, ord, axes, keepdim)
 

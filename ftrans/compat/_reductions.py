@@ -497,7 +497,7 @@ def _vnorm_fn(x: Any, ord: float, axes: tuple[int, ...], keepdim: bool) -> Any:
     return _fla.vector_norm(x, axis=axes, keepdims=keepdim, ord=ord)   # derivative 0 at 0
 
 
-def _mnorm_fn(x: Any, ord: Any, axes: tuple[int, ...], keepdim: bool) -> Any:
+def _mnorm_fn(x: Any, ord: Any, axes: tuple[int, int], keepdim: bool) -> Any:
     return _fla.norm(x, ord=ord, axis=axes, keepdims=keepdim)
 
 

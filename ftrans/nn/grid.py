@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -152,4 +152,5 @@ def grid_sample(x: ArrayLike, grid: ArrayLike, mode: str = "bilinear",
         v = fnp.where(valid[:, None, :], v, 0.0 * v)
         term = v if w is None else v * w[:, None, :]
         out = term if out is None else out + term
-    return fnp.reshape(out, (n, c) + out_sp)
+    # itertools.product over the nsp >= 2 axes yields at least one combination
+    return fnp.reshape(cast(Array, out), (n, c) + out_sp)

@@ -171,6 +171,8 @@ def simpson(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int
         d = dx if h is None else h[..., 0]
         return 0.5 * d * (y[..., 0] + y[..., 1])
     m = n if n % 2 else n - 1  # samples covered by the pairs
+    ha: Array | float
+    hb: Array | float
     if h is None:
         res = _simpson_pairs(y[..., :m], dx, dx)
         ha = hb = dx
