@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -698,6 +698,13 @@ def divmod(x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:  # noqa: A001
     return floor_divide(x1, x2), remainder(x1, x2)  # type: ignore[name-defined]  # noqa: F821  (an operation-table row)
 
 
+@overload
+def where(condition: ArrayLike) -> tuple[Array, ...]: ...
+@overload
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array: ...
+@overload
+def where(condition: ArrayLike, x: ArrayLike | None = None,
+          y: ArrayLike | None = None) -> Array | tuple[Array, ...]: ...
 def where(condition: ArrayLike, x: ArrayLike | None = None,
           y: ArrayLike | None = None) -> Array | tuple[Array, ...]:
     """Elements of ``x`` where ``condition`` is true, else of ``y``.

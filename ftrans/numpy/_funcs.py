@@ -106,7 +106,7 @@ def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, keepdi
     return P.div(s, _count(a, axes))
 
 
-def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
+def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: float = 0,
         keepdims: bool = False) -> Array:
     """Variance over the given axes (``sum(|a - mean|**2) / (N - ddof)``).
 
@@ -118,7 +118,7 @@ def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: i
         Axes to reduce; all by default.
     dtype : dtype_like, optional
         Accumulator dtype.
-    ddof : int, optional
+    ddof : int or float, optional
         Delta degrees of freedom: the divisor is ``N - ddof``.
     keepdims : bool, optional
         Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
@@ -141,7 +141,7 @@ def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: i
     return P.div(s, builtins.max(_count(a, axes) - ddof, 0))
 
 
-def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: int = 0,
+def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: float = 0,
         keepdims: bool = False) -> Array:
     """Standard deviation over the given axes (``sqrt(var)``).
 
@@ -153,7 +153,7 @@ def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, ddof: i
         Axes to reduce; all by default.
     dtype : dtype_like, optional
         Accumulator dtype.
-    ddof : int, optional
+    ddof : int or float, optional
         Delta degrees of freedom: the divisor is ``N - ddof``.
     keepdims : bool, optional
         Keep the reduced axes as size-1 dimensions (the result broadcasts against ``a``).
