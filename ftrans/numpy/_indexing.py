@@ -269,13 +269,13 @@ class _IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array):
+    def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: Any) -> _IndexUpdateRef:
         return _IndexUpdateRef(self.array, idx)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
@@ -284,43 +284,43 @@ class _IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array, index):
+    def __init__(self, array: ArrayLike, index: Any) -> None:
         self.array = array
         self.index = index
 
-    def get(self):
+    def get(self) -> Array:
         """``x[idx]``."""
         return P.gather(self.array, self.index)
 
-    def set(self, values):
+    def set(self, values: ArrayLike) -> Array:
         """``x`` with ``x[idx] = values`` (last write wins for repeated indices)."""
         return _update(self.array, self.index, values, "set")
 
-    def add(self, values):
+    def add(self, values: ArrayLike) -> Array:
         """``x`` with ``values`` added at ``idx`` (repeated indices accumulate)."""
         return _update(self.array, self.index, values, "add")
 
-    def subtract(self, values):
+    def subtract(self, values: ArrayLike) -> Array:
         """``x`` with ``values`` subtracted at ``idx`` (repeated indices accumulate)."""
         return _update(self.array, self.index, P.neg(F._arr(values)), "add")
 
-    def multiply(self, values):
+    def multiply(self, values: ArrayLike) -> Array:
         """``x`` multiplied at ``idx`` by ``values`` (repeated indices accumulate)."""
         return _update(self.array, self.index, values, "multiply")
 
-    def divide(self, values):
+    def divide(self, values: ArrayLike) -> Array:
         """``x`` divided at ``idx`` by ``values`` (repeated indices accumulate)."""
         return _update(self.array, self.index, P.div(1.0, F._arr(values)), "multiply")
 
-    def min(self, values):
+    def min(self, values: ArrayLike) -> Array:
         """``x`` with ``x[idx] = minimum(x[idx], values)`` (``numpy.minimum.at``)."""
         return _update(self.array, self.index, values, "min")
 
-    def max(self, values):
+    def max(self, values: ArrayLike) -> Array:
         """``x`` with ``x[idx] = maximum(x[idx], values)`` (``numpy.maximum.at``)."""
         return _update(self.array, self.index, values, "max")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
 

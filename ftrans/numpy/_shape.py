@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, SupportsIndex, cast
+from typing import Any, Literal, SupportsIndex, cast, overload
 
 import numpy as np
 
@@ -42,6 +42,12 @@ def _one_or_tuple(res: list[Array]) -> Array | tuple[Array, ...]:
     return res[0] if len(res) == 1 else tuple(res)
 
 
+@overload   # one input: an array; several: a tuple of arrays (NumPy's stubs)
+def atleast_1d(arys: ArrayLike, /) -> Array: ...
+@overload
+def atleast_1d(*arys: ArrayLike) -> tuple[Array, ...]: ...
+
+
 def atleast_1d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
     """Convert inputs to arrays of at least one dimension.
 
@@ -61,6 +67,12 @@ def atleast_1d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
     Differentiable (linear).
     """
     return _one_or_tuple([F.atleast_1d(a) for a in arys])
+
+
+@overload   # one input: an array; several: a tuple of arrays (NumPy's stubs)
+def atleast_2d(arys: ArrayLike, /) -> Array: ...
+@overload
+def atleast_2d(*arys: ArrayLike) -> tuple[Array, ...]: ...
 
 
 def atleast_2d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
@@ -93,6 +105,12 @@ def _atleast_3d(a: ArrayLike) -> Array:
     if a.ndim == 2:
         return P.reshape(a, tuple(a.shape) + (1,))
     return a
+
+
+@overload   # one input: an array; several: a tuple of arrays (NumPy's stubs)
+def atleast_3d(arys: ArrayLike, /) -> Array: ...
+@overload
+def atleast_3d(*arys: ArrayLike) -> tuple[Array, ...]: ...
 
 
 def atleast_3d(*arys: ArrayLike) -> Array | tuple[Array, ...]:
