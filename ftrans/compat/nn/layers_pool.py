@@ -185,13 +185,25 @@ class _MaxUnpoolNd(Module):
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (
-    type(f"MaxUnpool{n}d", (_MaxUnpoolNd,), {
-        "_n": n, "__module__": __name__,
-        "__doc__": _MaxUnpoolNd.__doc__.replace(   # type: ignore[union-attr]
-            "max pooling (``torch.nn.MaxUnpool1d/2d/3d``)",
-            f"``MaxPool{n}d`` (``torch.nn.MaxUnpool{n}d``)")})
-    for n in (1, 2, 3))
+def _unpool_doc(n: int) -> str:
+    return (_MaxUnpoolNd.__doc__ or "").replace(
+        "max pooling (``torch.nn.MaxUnpool1d/2d/3d``)",
+        f"``MaxPool{n}d`` (``torch.nn.MaxUnpool{n}d``)")
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    __doc__ = _unpool_doc(1)
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    __doc__ = _unpool_doc(2)
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    __doc__ = _unpool_doc(3)
+    _n = 3
 
 
 class FractionalMaxPool2d(Module):
