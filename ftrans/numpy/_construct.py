@@ -65,7 +65,7 @@ def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Array:
     """
     if _traced(a):
         return F.asarray(a)
-    return np.copy(a, order=order, subok=subok)
+    return np.copy(a, order=order, subok=subok)  # type: ignore[call-overload]  # NumPy checks order
 
 
 def asanyarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None) -> Array:
@@ -91,7 +91,7 @@ def asanyarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None)
     """
     if _traced(a):
         return F.asarray(a, dtype)
-    return np.asanyarray(a, dtype=dtype, order=order)
+    return np.asanyarray(a, dtype=dtype, order=order)  # type: ignore[arg-type]  # NumPy checks order
 
 
 def ascontiguousarray(a: Any, dtype: DTypeLike | None = None) -> Array:
@@ -207,7 +207,7 @@ def asarray_chkfinite(a: Any, dtype: DTypeLike | None = None, order: str | None 
     Differentiable (identity).
     """
     if not _traced(a):
-        return np.asarray_chkfinite(a, dtype=dtype, order=order)
+        return np.asarray_chkfinite(a, dtype=dtype, order=order)  # type: ignore[arg-type]  # NumPy checks order
     a = F.asarray(a, dtype)
     vals = _values(a)
     if vals is None:
@@ -433,7 +433,7 @@ def iscomplex(x: ArrayLike) -> Array:
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.ne(P.imag(x), 0)
-    return np.zeros(tuple(x.shape), bool) if x.ndim else np.False_
+    return np.zeros(tuple(x.shape), bool) if x.ndim else np.False_  # type: ignore[return-value]  # 0-d: a NumPy scalar
 
 
 def isreal(x: ArrayLike) -> Array:
@@ -456,7 +456,7 @@ def isreal(x: ArrayLike) -> Array:
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.eq(P.imag(x), 0)
-    return np.ones(tuple(x.shape), bool) if x.ndim else np.True_
+    return np.ones(tuple(x.shape), bool) if x.ndim else np.True_  # type: ignore[return-value]  # 0-d: a NumPy scalar
 
 
 def real_if_close(a: ArrayLike, tol: float = 100) -> Array:

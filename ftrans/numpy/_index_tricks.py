@@ -14,7 +14,7 @@ import builtins
 import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -76,14 +76,15 @@ class AxisConcatenator:
         if not isinstance(key, tuple):
             key = (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
-        objs, types = [], []
+        objs: list[Array | complex | np.generic] = []
+        types: list[Any] = []
         for k, item in enumerate(key):
-            scalar = False
+            new: Array
             if isinstance(item, slice):
-                start = 0 if item.start is None else item.start
-                step = 1 if item.step is None else item.step
+                start: Any = 0 if item.start is None else item.start
+                step: Any = 1 if item.step is None else item.step
                 if isinstance(step, (complex, np.complexfloating)):
-                    new = np.linspace(start, item.stop, num=int(abs(step)))
+                    new = np.linspace(start, item.stop, num=int(abs(step)))  # type: ignore[call-overload]  # real
                 else:
                     new = np.arange(start, item.stop, step)
                 if ndmin > 1:
@@ -109,8 +110,9 @@ class AxisConcatenator:
                     trans1d = vec[2]
                 continue
             elif isinstance(item, (bool, int, float, complex, np.generic)):
-                scalar = True
-                new = item
+                objs.append(item)
+                types.append(item)
+                continue
             else:
                 item_ndim = np.ndim(item) if not isinstance(item, Tracer) else item.ndim
                 new = _ndmin(item, ndmin)
@@ -120,14 +122,14 @@ class AxisConcatenator:
                     d = list(range(ndmin))
                     new = F.transpose(new, d[:k1] + d[k2:] + d[k1:k2])
             objs.append(new)
-            types.append(item if scalar else np.dtype(new.dtype))
+            types.append(np.dtype(new.dtype))
         if not objs:
             raise ValueError("need at least one array to concatenate")
         dt = np.result_type(*types)
-        objs = [_ndmin(o, ndmin) for o in objs]
-        objs = [o if np.dtype(o.dtype) == dt else P.convert_element_type(o, dt)
-                for o in objs]
-        return F.concatenate(objs, axis=axis)
+        arrs = [_ndmin(o, ndmin) for o in objs]
+        arrs = [o if np.dtype(o.dtype) == dt else P.convert_element_type(o, dt)
+                for o in arrs]
+        return F.concatenate(arrs, axis=axis)
 
     def __len__(self) -> int:
         return 0
@@ -173,9 +175,9 @@ def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """
     out = []
     n = len(args)
-    for k, a in enumerate(args):
-        a = _nd(a) if isinstance(a, Tracer) or hasattr(a, "dtype") else \
-            np.asarray(a, dtype=None if len(a) else np.intp)
+    for k, arg in enumerate(args):
+        a = _nd(arg) if isinstance(arg, Tracer) or hasattr(arg, "dtype") else \
+            np.asarray(arg, dtype=None if len(arg) else np.intp)  # type: ignore[arg-type]  # a sequence
         if a.ndim != 1:
             raise ValueError("Cross index must be 1 dimensional")
         if _kind_of(a) == "b":
@@ -205,7 +207,7 @@ def indices(dimensions: Sequence[int], dtype: DTypeLike = int,
     Array or tuple of Array
         Shape ``(len(dimensions),) + dimensions``; constants.
     """
-    return np.indices(dimensions, dtype=dtype, sparse=sparse)
+    return np.indices(dimensions, dtype=dtype, sparse=sparse)  # type: ignore[call-overload]  # bool sparse
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = float, *,
@@ -399,7 +401,8 @@ def mask_indices(n: int, mask_func: Callable[..., Any], k: int = 0) -> tuple[Arr
     vals = _values(m)
     if vals is None:
         raise TypeError("mask_indices: mask_func must return a concrete array")
-    return np.nonzero(vals[0] != 0)
+    rows, cols = np.nonzero(vals[0] != 0)
+    return rows, cols
 
 
 def unravel_index(indices: ArrayLike, shape: ShapeLike, order: str = "C") -> tuple[Array, ...]:
@@ -441,21 +444,20 @@ def unravel_index(indices: ArrayLike, shape: ShapeLike, order: str = "C") -> tup
     """
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
-    shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
-        tuple(operator.index(d) for d in shape)
+    shp = (operator.index(cast(int, shape)),) if np.ndim(shape) == 0 else \
+        tuple(operator.index(d) for d in cast(Sequence[int], shape))
     i = _nd(indices)
     vals = _values(i)
     if vals is not None:
-        return np.unravel_index(vals[0], shape, order)
+        return np.unravel_index(vals[0], shp, order)  # type: ignore[call-overload]  # order checked
     if _kind_of(i) not in "iu":
         raise TypeError(f"only int indices permitted, got {i.dtype}")
     i = P.convert_element_type(i, _INT) if i.dtype != _INT else i
-    dims = list(enumerate(shape))
-    out = [None] * len(shape)
-    for d, n in (reversed(dims) if order == "C" else dims):
-        out[d] = P.remainder(i, builtins.max(n, 1))
+    coords: list[Array] = []  # in the order of the loop: last dimension first for 'C'
+    for n in (reversed(shp) if order == "C" else shp):
+        coords.append(P.remainder(i, builtins.max(n, 1)))
         i = P.floor_divide(i, builtins.max(n, 1))
-    return tuple(out)
+    return tuple(reversed(coords)) if order == "C" else tuple(coords)
 
 
 def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: ShapeLike,
@@ -492,26 +494,26 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: ShapeLike,
     """
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
-    dims = tuple(operator.index(d) for d in dims)
+    shp = tuple(operator.index(d) for d in cast(Sequence[int], dims))
     idx = [_nd(m) for m in multi_index]
-    if len(idx) != len(dims):
-        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    if len(idx) != len(shp):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(shp)}")
     vals = _values(*idx)
     if vals is not None:
-        return np.ravel_multi_index(tuple(vals), dims, mode, order)
-    modes = [mode] * len(dims) if isinstance(mode, str) else list(mode)
+        return np.ravel_multi_index(tuple(vals), shp, mode, order)  # type: ignore[call-overload]
+    modes = [mode] * len(shp) if isinstance(mode, str) else list(mode)
     if "raise" in modes:
         raise TypeError("ravel_multi_index: traced coordinates cannot be bounds-checked; "
                         "pass mode='wrap' or mode='clip'")
-    strides = np.cumprod((1,) + dims[::-1][:-1])[::-1] if order == "C" else \
-        np.cumprod((1,) + dims[:-1])
-    out = None
-    for m, n, s, md in zip(idx, dims, strides, modes):
+    strides = np.cumprod((1,) + shp[::-1][:-1])[::-1] if order == "C" else \
+        np.cumprod((1,) + shp[:-1])
+    out: Array | None = None
+    for m, n, s, md in zip(idx, shp, strides, modes):
         m = P.convert_element_type(m, _INT) if m.dtype != _INT else m
         m = P.remainder(m, n) if md == "wrap" else P.minimum(P.maximum(m, 0), n - 1)
         t = P.mul(m, np.int64(s))
         out = t if out is None else P.add(out, t)
-    return out
+    return cast(Array, out)  # idx is not empty here: _values() of no arrays is [], not None
 
 
 # ---------------------------------------------------------------------------------

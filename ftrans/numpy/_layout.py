@@ -112,6 +112,8 @@ def reshape(a: ArrayLike, shape: ShapeLike | None = None, order: str = "C", *,
     ------
     NotImplementedError
         If ``order`` is not ``'C'``.
+    TypeError
+        If neither ``shape`` nor ``newshape`` is given.
     ValueError
         If the sizes do not match, or more than one entry is -1.
 
@@ -121,9 +123,11 @@ def reshape(a: ArrayLike, shape: ShapeLike | None = None, order: str = "C", *,
     """
     if order != "C":
         raise NotImplementedError("ftrans.numpy.reshape supports order='C' only")
-    shape = newshape if shape is None else shape
+    new = newshape if shape is None else shape
+    if new is None:
+        raise TypeError("reshape() missing required argument 'shape'")
     a = _ndarray(a)
-    return P.reshape(a, _infer_shape(a.size, shape))
+    return P.reshape(a, _infer_shape(a.size, new))
 
 
 def ravel(a: ArrayLike, order: str = "C") -> Array:
@@ -407,31 +411,31 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0,
     -----
     Differentiable (linear; each input gets its slice of the cotangent).
     """
-    arrays = [_ndarray(a) for a in arrays]
-    if not arrays:
+    arrs = [_ndarray(a) for a in arrays]
+    if not arrs:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
-        arrays = [ravel(a) for a in arrays]
+        arrs = [ravel(a) for a in arrs]
         axis = 0
-    nd = arrays[0].ndim
+    nd = arrs[0].ndim
     if nd == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
-    for i, a in enumerate(arrays):
+    for i, a in enumerate(arrs):
         if a.ndim != nd:
             raise ValueError(
                 "concatenate: all the input arrays must have same number of dimensions, but "
-                f"the array at index 0 has {nd} dimension(s) (shape {tuple(arrays[0].shape)}) "
+                f"the array at index 0 has {nd} dimension(s) (shape {tuple(arrs[0].shape)}) "
                 f"and the array at index {i} has {a.ndim} (shape {tuple(a.shape)})")
     ax = _axis(axis, nd)
-    for i, a in enumerate(arrays):
+    for i, a in enumerate(arrs):
         for d in range(nd):
-            if d != ax and a.shape[d] != arrays[0].shape[d]:
+            if d != ax and a.shape[d] != arrs[0].shape[d]:
                 raise ValueError(
                     f"concatenate: all the input array dimensions except for the "
                     f"concatenation axis (axis={ax}) must match exactly, but along dimension "
-                    f"{d}, the array at index 0 has shape {tuple(arrays[0].shape)} and the "
+                    f"{d}, the array at index 0 has shape {tuple(arrs[0].shape)} and the "
                     f"array at index {i} has shape {tuple(a.shape)}")
-    out = P.concatenate(arrays, ax)
+    out = P.concatenate(arrs, ax)
     return out if dtype is None else P.convert_element_type(out, dtype)
 
 
@@ -459,14 +463,14 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Array:
     -----
     Differentiable (linear).
     """
-    arrays = [_ndarray(a) for a in arrays]
-    if not arrays:
+    arrs = [_ndarray(a) for a in arrays]
+    if not arrs:
         raise ValueError("need at least one array to stack")
-    shapes = {tuple(a.shape) for a in arrays}
+    shapes = {tuple(a.shape) for a in arrs}
     if len(shapes) != 1:
         raise ValueError(f"all input arrays must have the same shape, got {sorted(shapes)}")
-    ax = _axis(axis, arrays[0].ndim + 1)
-    return P.concatenate([P.expand_dims(a, (ax,)) for a in arrays], ax)
+    ax = _axis(axis, arrs[0].ndim + 1)
+    return P.concatenate([P.expand_dims(a, (ax,)) for a in arrs], ax)
 
 
 def vstack(tup: Sequence[ArrayLike]) -> Array:

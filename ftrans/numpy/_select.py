@@ -577,7 +577,8 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str = "raise", *,
     Differentiable in ``a`` and ``v`` with ``inplace=False``.
     """
     if _inplace("put", inplace, a, ind, v):
-        return np.put(a, ind, v, mode=mode)
+        np.put(a, ind, v, mode=mode)  # type: ignore[arg-type]  # ndarray: _inplace
+        return None
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap', got {mode!r}")
     a = _nd(a)
@@ -597,8 +598,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str = "raise", *,
         i = P.minimum(P.maximum(i, 0), n - 1)
     else:
         i = P.where(P.lt(i, 0), P.add(i, n), i)
-    return F.reshape(_update(F.ravel(a), i, _cycled(v, i.shape[0], a.dtype), "set"),
-                     tuple(a.shape))
+    return F.reshape(_update(F.ravel(a), i, _cycled(v, i.shape[0], a.dtype), "set"), tuple(a.shape))
 
 
 def _mask_of(name: str, a: Any, mask: Any) -> Any:
@@ -646,7 +646,8 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *,
     Differentiable in ``arr`` and ``vals`` with ``inplace=False``.
     """
     if _inplace("place", inplace, arr, mask, vals):
-        return np.place(arr, mask, vals)
+        np.place(arr, mask, vals)  # type: ignore[arg-type]  # ndarray: _inplace
+        return None
     a, m = _mask_of("place", arr, mask)
     vf = F.ravel(_cast(vals, a.dtype))
     L = vf.shape[0]
@@ -693,11 +694,12 @@ def putmask(a: ArrayLike, /, mask: ArrayLike, values: ArrayLike, *,
     Differentiable in ``a`` and ``values`` with ``inplace=False``.
     """
     if _inplace("putmask", inplace, a, mask, values):
-        return np.putmask(a, mask, values)
-    a, m = _mask_of("putmask", a, mask)
+        np.putmask(a, mask, values)  # type: ignore[arg-type]  # ndarray: _inplace
+        return None
+    arr, m = _mask_of("putmask", a, mask)
     if _nd(values).size == 0:
-        return a
-    return P.where(m, F.reshape(_cycled(values, a.size, a.dtype), tuple(a.shape)), a)
+        return arr
+    return P.where(m, F.reshape(_cycled(values, arr.size, arr.dtype), tuple(arr.shape)), arr)
 
 
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,
@@ -731,7 +733,8 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,
     Differentiable in ``a`` and ``val`` with ``inplace=False``.
     """
     if _inplace("fill_diagonal", inplace, a, val):
-        return np.fill_diagonal(a, val, wrap)
+        np.fill_diagonal(a, val, wrap)  # type: ignore[arg-type]  # ndarray: _inplace
+        return None
     a = _nd(a)
     if a.ndim < 2:
         raise ValueError("array must be at least 2-d")
@@ -783,12 +786,12 @@ def copyto(dst: ArrayLike, src: ArrayLike, casting: str = "same_kind",
     Differentiable in ``dst`` and ``src`` with ``inplace=False``.
     """
     if _inplace("copyto", inplace, dst, src, where):
-        return np.copyto(dst, src, casting=casting, where=where)
+        np.copyto(dst, src, casting=casting, where=where)  # type: ignore[arg-type]  # ndarray: _inplace
+        return None
     d, s = _nd(dst), F._arr(src)
-    sdt = np.dtype(type(s)) if isinstance(s, (bool, int, float, complex)) else \
-        np.dtype(s.dtype)
+    sdt = np.dtype(type(s)) if isinstance(s, (bool, int, float, complex)) else np.dtype(s.dtype)
     if not isinstance(s, (bool, int, float, complex)) and \
-            not np.can_cast(sdt, np.dtype(d.dtype), casting):
+            not np.can_cast(sdt, np.dtype(d.dtype), casting):  # type: ignore[arg-type]  # NumPy checks
         raise TypeError(f"Cannot cast array data from dtype('{sdt}') to dtype('{d.dtype}') "
                         f"according to the rule {casting!r}")
     s = P.broadcast_to(_cast(s, d.dtype), tuple(d.shape))
