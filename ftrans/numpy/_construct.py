@@ -413,7 +413,7 @@ def isrealobj(x: ArrayLike) -> bool:
     return not iscomplexobj(x)
 
 
-def iscomplex(x: ArrayLike) -> Array:
+def iscomplex(x: ArrayLike) -> Array | np.bool_:
     """Elementwise ``imag(x) != 0`` (False for real dtypes).
 
     Parameters
@@ -433,10 +433,10 @@ def iscomplex(x: ArrayLike) -> Array:
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.ne(P.imag(x), 0)
-    return np.zeros(tuple(x.shape), bool) if x.ndim else np.False_  # type: ignore[return-value]  # 0-d: a NumPy scalar
+    return np.zeros(tuple(x.shape), bool) if x.ndim else np.False_  # 0-d: a NumPy scalar
 
 
-def isreal(x: ArrayLike) -> Array:
+def isreal(x: ArrayLike) -> Array | np.bool_:
     """Elementwise ``imag(x) == 0`` (True for real dtypes).
 
     Parameters
@@ -456,7 +456,7 @@ def isreal(x: ArrayLike) -> Array:
     x = _nd(x)
     if _kind_of(x) == "c":
         return P.eq(P.imag(x), 0)
-    return np.ones(tuple(x.shape), bool) if x.ndim else np.True_  # type: ignore[return-value]  # 0-d: a NumPy scalar
+    return np.ones(tuple(x.shape), bool) if x.ndim else np.True_  # 0-d: a NumPy scalar
 
 
 def real_if_close(a: ArrayLike, tol: float = 100) -> Array:
