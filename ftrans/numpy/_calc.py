@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,6 +80,7 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: Axis = None,
     if len(set(axes)) != len(axes):
         raise ValueError(f"duplicate value in 'axis': {axis!r}")
     n = len(axes)
+    dx: list[ArrayLike]
     if len(varargs) == 0:
         dx = [1.0] * n
     elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
@@ -98,18 +99,21 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: Axis = None,
         if m < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
-        d = d if isinstance(d, (int, float)) else _ndarray(d)  # (Python scalars stay weak)
-        if np.ndim(d) == 0:
+        if isinstance(d, (int, float)):  # (Python scalars stay weak)
             outs.append(_grad_uniform(f, d, ax, edge_order))
             continue
-        if d.ndim != 1:
+        da = _ndarray(d)
+        if da.ndim == 0:
+            outs.append(_grad_uniform(f, da, ax, edge_order))
+            continue
+        if da.ndim != 1:
             raise ValueError("distances must be either scalars or 1d")
-        if d.shape[0] != m:
+        if da.shape[0] != m:
             raise ValueError("when 1d, distances must match the length of the "
                              "corresponding dimension")
-        if _kind_of(d) not in "fc":
-            d = P.convert_element_type(d, np.dtype(np.float64))
-        outs.append(_grad_coords(f, diff(d), ax, edge_order))
+        if _kind_of(da) not in "fc":
+            da = P.convert_element_type(da, np.dtype(np.float64))
+        outs.append(_grad_coords(f, diff(da), ax, edge_order))
     # NumPy's result has f's (inexact) dtype whatever the spacings' dtypes
     outs = [o if o.dtype == f.dtype else P.convert_element_type(o, f.dtype) for o in outs]
     return outs[0] if n == 1 else tuple(outs)
@@ -192,6 +196,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
     y = _ndarray(y)
     nd = y.ndim
     ax = _axis(axis, nd)
+    d: ArrayLike
     if x is None:
         d = dx
     else:
@@ -269,7 +274,9 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if not _traced(start, stop):
-        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+        # (NumPy's stub takes narrower array-likes than ArrayLike; NumPy checks them)
+        return np.linspace(  # type: ignore[call-overload, misc]
+            start, stop, num, endpoint, retstep, dtype, axis)
     y = _lin(start, stop, num, endpoint, axis)
     if dtype is not None:
         y = F.astype(y, dtype)
@@ -278,7 +285,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     div = (num - 1) if endpoint else num
     step = (F.divide(F.subtract(_ndarray(stop), _ndarray(start)), div) if div > 0
             else np.nan)
-    return y, step
+    return y, step  # type: ignore[return-value]  # step is NumPy's float NaN without a step
 
 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
@@ -322,7 +329,9 @@ def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if not _traced(start, stop, base):
-        return np.logspace(start, stop, num, endpoint, base, dtype, axis)
+        # (NumPy's stub takes narrower array-likes than ArrayLike; NumPy checks them)
+        return np.logspace(start, stop, num, endpoint, base, dtype,  # type: ignore[arg-type, misc]
+                           axis)
     y = _lin(start, stop, num, endpoint, 0)
     base = base if isinstance(base, (int, float)) else _ndarray(base)
     if np.ndim(base):
@@ -372,7 +381,9 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
     """
     num = operator.index(num)
     if not _traced(start, stop):
-        return np.geomspace(start, stop, num, endpoint, dtype, axis)
+        # (NumPy's stub takes narrower array-likes than ArrayLike; NumPy checks them)
+        return np.geomspace(start, stop, num, endpoint, dtype,  # type: ignore[arg-type, misc]
+                            axis)
     start, stop = _ndarray(start), _ndarray(stop)
     if _kind_of(start) == "c" or _kind_of(stop) == "c":
         raise TypeError("geomspace: traced complex endpoints are not supported; pass "
@@ -385,7 +396,9 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
     start, stop = (P.convert_element_type(v, np.dtype(np.float64))
                    if v.dtype != np.float64 else v for v in (start, stop))
     sign = F.sign(start)
-    y = F.exp(_lin(F.log(F.abs(start)), F.log(F.abs(stop)), num, endpoint, 0))
+    # (exp and log are op-table rows that _elementwise adds to its globals)
+    y = F.exp(_lin(F.log(F.abs(start)),  # type: ignore[attr-defined]
+                   F.log(F.abs(stop)), num, endpoint, 0))  # type: ignore[attr-defined]
     y = F.multiply(sign, y)
     if num > 0:  # exact endpoints
         y = F.concatenate([F.expand_dims(F.multiply(start, 1.0), 0), y[1:]], axis=0)
@@ -545,9 +558,9 @@ def apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence
     """
     val = _ndarray(a)
     nd = val.ndim
-    if np.ndim(axes) == 0:
-        axes = (axes,)
-    for axis in axes:
+    # (an int-like, NumPy integers included, counts as one axis)
+    ax_seq = cast(Sequence[int], (axes,) if np.ndim(axes) == 0 else axes)
+    for axis in ax_seq:
         axis = axis + nd if axis < 0 else axis
         res = _ndarray(func(val, axis))
         if res.ndim == val.ndim:

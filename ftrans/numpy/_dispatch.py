@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable, Collection
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -30,19 +33,20 @@ from ..core import Tracer
 __all__ = ["array_function", "numpy_function", "uncovered_error", "out_error"]
 
 _NoValue = getattr(np, "_NoValue", object())
-_MODULES = {"numpy": ("", np), "numpy.linalg": ("linalg", np.linalg), "numpy.fft": ("fft", np.fft)}
+_MODULES: dict[Any, tuple[str, ModuleType]] = {
+    "numpy": ("", np), "numpy.linalg": ("linalg", np.linalg), "numpy.fft": ("fft", np.fft)}
 # NumPy functions that modify an argument in place: they cannot be traced
 _IN_PLACE = frozenset({"copyto", "place", "putmask", "put", "fill_diagonal", "put_along_axis"})
 # numpy keyword -> ftrans keyword, where the names differ
-_RENAMED = {np.clip: {"min": "a_min", "max": "a_max"}}
-_cache: dict = {}
+_RENAMED: dict[Any, dict[str, str]] = {np.clip: {"min": "a_min", "max": "a_max"}}
+_cache: dict[Any, Callable[..., Any] | None] = {}
 
 
-def _package():
+def _package() -> ModuleType:
     return sys.modules[__name__.rpartition(".")[0]]  # ftrans.numpy (importing us)
 
 
-def _namespace(func):
+def _namespace(func: Any) -> tuple[Any, str | None]:
     """``(ftrans namespace, NumPy name)`` of a NumPy function, or ``(None, None)``."""
     entry = _MODULES.get(getattr(func, "__module__", None))
     name = getattr(func, "__name__", None)
@@ -52,7 +56,7 @@ def _namespace(func):
     return (getattr(pkg, entry[0], None) if entry[0] else pkg), name
 
 
-def numpy_function(func):
+def numpy_function(func: Any) -> Callable[..., Any] | None:
     """The ftrans function that implements the NumPy function ``func`` on traced values
     (an adapter of NumPy's signature onto ftrans's), or ``None`` when ftrans.numpy has no
     function of its name."""
@@ -73,12 +77,12 @@ def numpy_function(func):
     return fn
 
 
-def _where(tracer):
+def _where(tracer: Tracer) -> str:
     return (f"a value traced by {tracer._trace.name!r} (shape {tracer.shape}, dtype "
             f"{tracer.dtype})")
 
 
-def uncovered_error(name: str, tracer) -> TypeError:
+def uncovered_error(name: str, tracer: Tracer) -> TypeError:
     """The error for a NumPy function or ufunc method that ftrans.numpy does not cover."""
     short = name.rpartition(".")[2]
     if short in _IN_PLACE:
@@ -102,16 +106,16 @@ def out_error(name: str) -> TypeError:
         "value: y = f(x).")
 
 
-def _no_out(out) -> bool:
+def _no_out(out: Any) -> bool:
     """True when NumPy's ``out`` argument asks for no output array (None, or all None)."""
     return out is None or (isinstance(out, tuple) and all(o is None for o in out))
 
 
-def _default(p):
+def _default(p: inspect.Parameter | None) -> Any:
     return p.default if p is not None and p.default is not inspect.Parameter.empty else _NoValue
 
 
-def _is_default(value, default) -> bool:
+def _is_default(value: Any, default: Any) -> bool:
     if value is default or value is _NoValue:
         return True
     if isinstance(default, (bool, int, float, str, type(None))) and type(value) is type(default):
@@ -123,7 +127,7 @@ _POS_ONLY = inspect.Parameter.POSITIONAL_ONLY
 _POSITIONAL = (_POS_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def _signature(f):
+def _signature(f: Any) -> inspect.Signature | None:
     try:
         return inspect.signature(f)
     except (TypeError, ValueError):
@@ -135,7 +139,7 @@ class _Adapter:
 
     __slots__ = ("func", "target", "name", "np_sig", "ft_sig", "ft_varkw", "renamed")
 
-    def __init__(self, func, target):
+    def __init__(self, func: Any, target: Callable[..., Any]) -> None:
         self.func, self.target = func, target
         self.name = f"{func.__module__}.{func.__name__}"
         self.np_sig, self.ft_sig = _signature(func), _signature(target)
@@ -143,7 +147,7 @@ class _Adapter:
             p.kind is inspect.Parameter.VAR_KEYWORD for p in self.ft_sig.parameters.values())
         self.renamed = _RENAMED.get(func, {})
 
-    def __call__(self, args, kwargs):
+    def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.np_sig is None or self.ft_sig is None:
             if not _no_out(kwargs.get("out")):
                 raise out_error(self.name)
@@ -151,6 +155,8 @@ class _Adapter:
             return self.target(*args, **kwargs)
         bound = self.np_sig.bind(*args, **kwargs).arguments
         ft_params = list(self.ft_sig.parameters.values())
+        pos: list[Any]
+        kw: dict[str, Any]
         pos, kw, aligned = [], {}, True
         for i, (name, p) in enumerate(self.np_sig.parameters.items()):
             if name not in bound:
@@ -174,10 +180,10 @@ class _Adapter:
                 self._keyword(key, val, p, kw)
         return self.target(*pos, **kw)
 
-    def _ft(self):
+    def _ft(self) -> str:
         return f"ftrans.numpy's {self.func.__name__}"
 
-    def _keyword(self, key, val, p, kw):
+    def _keyword(self, key: str, val: Any, p: inspect.Parameter, kw: dict[str, Any]) -> None:
         if key == "out":
             if not _no_out(val):
                 raise out_error(self.name)
@@ -185,7 +191,8 @@ class _Adapter:
         if val is _NoValue:
             return
         key = self.renamed.get(key, key)
-        fp = self.ft_sig.parameters.get(key)
+        # (__call__ calls us only when both signatures are known)
+        fp = self.ft_sig.parameters.get(key)  # type: ignore[union-attr]
         if (fp is not None and fp.kind is not inspect.Parameter.POSITIONAL_ONLY) or self.ft_varkw:
             kw[key] = val
         elif key == "where" and val is True or _is_default(val, _default(p)):
@@ -201,32 +208,34 @@ class _Adapter:
 
 
 # --- NumPy functions answered from shapes and dtypes alone ---------------------------------
-def _dtype_only(x):
+def _dtype_only(x: Any) -> Any:
     return x.dtype if isinstance(x, Tracer) else x
 
 
-def _result_type(args, kwargs):
+def _result_type(args: tuple[Any, ...], kwargs: dict[str, Any]) -> np.dtype[Any]:
     return np.result_type(*[_dtype_only(a) for a in args])
 
 
-def _can_cast(args, kwargs):
-    args = [_dtype_only(a) for a in args]
-    return np.can_cast(*args, **{k: _dtype_only(v) for k, v in kwargs.items()})
+def _can_cast(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    dts = [_dtype_only(a) for a in args]
+    return np.can_cast(*dts, **{k: _dtype_only(v) for k, v in kwargs.items()})
 
 
-def _kind_test(kind: str, want: bool):
-    def f(args, kwargs):
+def _kind_test(kind: str, want: bool) -> Callable[[tuple[Any, ...], dict[str, Any]], bool]:
+    def f(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         (x,) = list(args) + list(kwargs.values())
         dt = x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
         return (dt.kind == kind) == want
     return f
 
 
-_SPECIAL = {np.result_type: _result_type, np.can_cast: _can_cast,
-            np.iscomplexobj: _kind_test("c", True), np.isrealobj: _kind_test("c", False)}
+_SPECIAL: dict[Any, Callable[[tuple[Any, ...], dict[str, Any]], Any]] = {
+    np.result_type: _result_type, np.can_cast: _can_cast,
+    np.iscomplexobj: _kind_test("c", True), np.isrealobj: _kind_test("c", False)}
 
 
-def array_function(tracer, func, types, args, kwargs):
+def array_function(tracer: Tracer, func: Callable[..., Any], types: Collection[type],
+                   args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Tracer.__array_function__`` (NEP 18): run ``func`` as the ftrans.numpy function of
     its name.
 

@@ -1,56 +1,60 @@
 """NumPy-like operators and methods of tracers (installed on ``core.Tracer``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
-from ..core import register_tracer_methods
+from ..core import Tracer, register_tracer_methods
 from ..core.dtypes import kind_of as _kind_of
+from ..typing import Array, ArrayLike
 from . import _funcs as F
 
 
-def _swap(f):
+def _swap(f: Callable[..., Any]) -> Callable[[Any, Any], Any]:
     return lambda self, other: f(other, self)
 
 
-def _getitem(self, idx):
+def _getitem(self: Tracer, idx: Any) -> Array:
     return P.gather(self, idx)
 
 
-def _pow(self, other):
+def _pow(self: Tracer, other: ArrayLike) -> Array:
     return F.power(self, other)
 
 
-def _method(f):
+def _method(f: Callable[..., Any]) -> Callable[..., Any]:
     return lambda self, *args, **kwargs: f(self, *args, **kwargs)
 
 
-def _reshape(self, *shape, order="C"):
+def _reshape(self: Tracer, *shape: Any, order: str = "C") -> Array:
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = shape[0]
     return F.reshape(self, shape, order=order)
 
 
-def _transpose(self, *axes):
+def _transpose(self: Tracer, *axes: Any) -> Array:
     if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
         axes = axes[0]
     return F.transpose(self, axes or None)
 
 
-def _invert(self):
+def _invert(self: Tracer) -> Array:
     if _kind_of(self) != "b":
         raise TypeError(f"~ is defined for boolean traced values only, got {self.dtype}")
     return P.logical_not(self)
 
 
-METHODS = {
+METHODS: dict[str, Any] = {
     "__add__": F.add, "__radd__": _swap(F.add),
     "__sub__": F.subtract, "__rsub__": _swap(F.subtract),
     "__mul__": F.multiply, "__rmul__": _swap(F.multiply),
     "__truediv__": F.divide, "__rtruediv__": _swap(F.divide),
     "__floordiv__": F.floor_divide, "__rfloordiv__": _swap(F.floor_divide),
     # %: the remainder row of the operation table (numpy.remainder, exact for every dtype)
-    "__mod__": F.remainder, "__rmod__": _swap(F.remainder),
+    # (an op-table row that _elementwise adds to its globals: mypy does not see it)
+    "__mod__": F.remainder, "__rmod__": _swap(F.remainder),  # type: ignore[attr-defined]
     "__divmod__": F.divmod, "__rdivmod__": _swap(F.divmod),
     "__pow__": _pow, "__rpow__": _swap(F.power),
     "__matmul__": F.matmul, "__rmatmul__": _swap(F.matmul),
@@ -73,13 +77,14 @@ METHODS = {
     "round": _method(F.round), "trace": _method(F.trace),
 }
 
-UFUNCS = {
+UFUNCS: dict[Any, Callable[..., Any]] = {
     # the rows of the operation table whose NumPy function is a ufunc
     **{getattr(np, name): f for name, f in F.ROW_FUNCTIONS.items()
        if isinstance(getattr(np, name, None), np.ufunc)},
     np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply, np.divide: F.divide,
     np.power: F.power, np.negative: F.negative, np.positive: F.positive,
-    np.sqrt: F.sqrt, np.absolute: F.absolute, np.sign: F.sign,
+    np.sqrt: F.sqrt,  # type: ignore[attr-defined]  # (an op-table row, as remainder)
+    np.absolute: F.absolute, np.sign: F.sign,
     np.maximum: F.maximum, np.minimum: F.minimum,
     np.conjugate: F.conj, np.matmul: F.matmul, np.square: F.square,
     np.equal: F.equal, np.not_equal: F.not_equal, np.less: F.less,
@@ -91,7 +96,7 @@ from . import _indexing as _I, _shape as _S, _reductions as _R  # noqa: E402
 from . import _nanreductions as _NR  # noqa: E402
 
 
-def _setitem(self, idx, value):
+def _setitem(self: Tracer, idx: Any, value: Any) -> NoReturn:
     raise TypeError("traced arrays are immutable: x[idx] = v cannot be traced; write "
                     "x = x.at[idx].set(v) (or .add/.multiply/.min/.max) instead")
 
@@ -115,8 +120,9 @@ from . import _bitwise as _B  # noqa: E402
 from ._args import P
 
 
-def _int_or_logical(bitwise, logical):
-    def op(a, b):
+def _int_or_logical(bitwise: Callable[..., Any],
+                    logical: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+    def op(a: Any, b: Any) -> Any:
         kinds = {_kind_of(v) for v in (a, b) if hasattr(v, "dtype")}
         return logical(a, b) if kinds <= {"b"} and not any(
             type(v) is int for v in (a, b)) else bitwise(a, b)

@@ -1,7 +1,7 @@
 """Miscellaneous NumPy functions: ``nan_to_num``."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,22 +49,24 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float 
     del copy
     if not isinstance(x, Tracer) and not hasattr(x, "__cuda_array_interface__") and \
             not _foreign_array(x):
-        x = np.asarray(x)
-    kind = _kind_of(x)
+        a = np.asarray(x)
+    else:
+        a = cast(Array, x)  # a tracer or a device/foreign array: has .dtype
+    kind = _kind_of(a)
     if kind not in "fc":
-        return x
+        return a
     if kind == "c":
-        re = nan_to_num(P.real(x), nan=nan, posinf=posinf, neginf=neginf)
-        im = nan_to_num(P.imag(x), nan=nan, posinf=posinf, neginf=neginf)
-        return P.add(P.convert_element_type(re, x.dtype),
-                     P.mul(P.convert_element_type(im, x.dtype), 1j))
-    fi = np.finfo(x.dtype)
+        re = nan_to_num(P.real(a), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(P.imag(a), nan=nan, posinf=posinf, neginf=neginf)
+        return P.add(P.convert_element_type(re, a.dtype),
+                     P.mul(P.convert_element_type(im, a.dtype), 1j))
+    fi = np.finfo(a.dtype)
     posinf = float(fi.max) if posinf is None else posinf
     neginf = float(fi.min) if neginf is None else neginf
-    is_inf = P.isinf(x)
-    out = P.where(P.logical_and(is_inf, P.gt(x, 0.0)), _const(posinf, x), x)
-    out = P.where(P.logical_and(is_inf, P.lt(x, 0.0)), _const(neginf, x), out)
-    return P.where(P.isnan(x), _const(nan, x), out)
+    is_inf = P.isinf(a)
+    out = P.where(P.logical_and(is_inf, P.gt(a, 0.0)), _const(posinf, a), a)
+    out = P.where(P.logical_and(is_inf, P.lt(a, 0.0)), _const(neginf, a), out)
+    return P.where(P.isnan(a), _const(nan, a), out)
 
 
 def _const(v: Any, x: Any) -> Any:

@@ -12,7 +12,7 @@ arrays); ``kaiser`` is differentiable in ``beta``.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -193,50 +193,52 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = 
     Differentiable: in ``x`` the slope of the segment (right-sided at sample points, 0
     outside ``[xp[0], xp[-1]]``), in ``fp`` and ``xp`` those of the linear blend.
     """
-    x, xp, fp = _ndarray(x), _ndarray(xp), _ndarray(fp)
-    if xp.ndim != 1 or fp.ndim != 1:
+    xa, xpa, fpa = _ndarray(x), _ndarray(xp), _ndarray(fp)
+    if xpa.ndim != 1 or fpa.ndim != 1:
         raise ValueError(f"interp: xp and fp must be 1-d sequences, got shapes "
-                         f"{tuple(xp.shape)} and {tuple(fp.shape)}")
-    if xp.shape[0] != fp.shape[0]:
-        raise ValueError(f"fp and xp are not of the same length ({fp.shape[0]} and "
-                         f"{xp.shape[0]})")
-    if xp.shape[0] == 0:
+                         f"{tuple(xpa.shape)} and {tuple(fpa.shape)}")
+    if xpa.shape[0] != fpa.shape[0]:
+        raise ValueError(f"fp and xp are not of the same length ({fpa.shape[0]} and "
+                         f"{xpa.shape[0]})")
+    if xpa.shape[0] == 0:
         raise ValueError("array of sample points is empty")
-    if _kind_of(x) == "c" or _kind_of(xp) == "c":
+    if _kind_of(xa) == "c" or _kind_of(xpa) == "c":
         raise TypeError("interp: x and xp must be real (only fp may be complex)")
-    cplx = _kind_of(fp) == "c"
+    cplx = _kind_of(fpa) == "c"
     fdt = np.dtype(np.complex128) if cplx else np.dtype(np.float64)
-    x, xp = (P.convert_element_type(t, np.dtype(np.float64))
-             if _np_dtype(t.dtype) != np.float64 else t for t in (x, xp))
-    fp = fp if _np_dtype(fp.dtype) == fdt else P.convert_element_type(fp, fdt)
+    xa, xpa = (P.convert_element_type(t, np.dtype(np.float64))
+               if _np_dtype(t.dtype) != np.float64 else t for t in (xa, xpa))
+    fpa = fpa if _np_dtype(fpa.dtype) == fdt else P.convert_element_type(fpa, fdt)
     if period is not None:
         if not isinstance(period, Tracer) and period == 0:
             raise ValueError("period must be a non-zero value")
-        period = F.abs(period)
-        x, xp = F.remainder(x, period), F.remainder(xp, period)
-        order = argsort(xp)
-        xp, fp = take(xp, order), take(fp, order)
-        xp = F.concatenate([F.subtract(xp[-1:], period), xp, F.add(xp[0:1], period)])
-        fp = F.concatenate([fp[-1:], fp, fp[0:1]])
+        per = F.abs(period)
+        # (remainder is an op-table row that _elementwise adds to its globals)
+        xa, xpa = F.remainder(xa, per), F.remainder(xpa, per)  # type: ignore[attr-defined]
+        order = argsort(xpa)
+        xpa, fpa = take(xpa, order), take(fpa, order)
+        xpa = F.concatenate([F.subtract(xpa[-1:], per), xpa, F.add(xpa[0:1], per)])
+        fpa = F.concatenate([fpa[-1:], fpa, fpa[0:1]])
         left = right = None
-    n = xp.shape[0]
+    n = xpa.shape[0]
     if n == 1:
-        y = F.broadcast_to(fp[0], x.shape) if x.ndim else fp[0]
+        y = F.broadcast_to(fpa[0], xa.shape) if xa.ndim else fpa[0]
     else:
         # index of the bracketing segment: #(xp <= x) - 1, clipped to [0, n - 2]
-        i = F.clip(F.subtract(searchsorted(xp, x, side="right"), 1), 0, n - 2)
-        x0, x1, f0, f1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
+        i = F.clip(F.subtract(searchsorted(xpa, xa, side="right"), 1), 0, n - 2)
+        x0, x1, f0, f1 = take(xpa, i), take(xpa, i + 1), take(fpa, i), take(fpa, i + 1)
         slope = F.divide(F.subtract(f1, f0), F.subtract(x1, x0))
-        y = F.add(f0, F.multiply(slope, F.subtract(x, x0)))
+        y = F.add(f0, F.multiply(slope, F.subtract(xa, x0)))
         # exact at the right end of a segment (NumPy's value; the slope stays)
-        y = F.where(P.eq(x, x1), F.add(f1, F.multiply(slope, F.subtract(x, x1))), y)
-    lo = fp[0] if left is None else left
-    hi = fp[-1] if right is None else right
-    y = F.where(P.lt(x, xp[0]), lo, y)
-    y = F.where(P.gt(x, xp[-1]), hi, y)
+        y = F.where(P.eq(xa, x1), F.add(f1, F.multiply(slope, F.subtract(xa, x1))), y)
+    lo = fpa[0] if left is None else left
+    hi = fpa[-1] if right is None else right
+    y = F.where(P.lt(xa, xpa[0]), lo, y)
+    y = F.where(P.gt(xa, xpa[-1]), hi, y)
     if n > 1:
-        y = F.where(F.isnan(x), np.nan, y)  # (NumPy: a NaN x gives NaN, not left/right)
-    return y if _np_dtype(y.dtype) == fdt else P.convert_element_type(y, fdt)
+        y = F.where(F.isnan(xa), np.nan, y)  # (NumPy: a NaN x gives NaN, not left/right)
+    ya = cast(Array, y)  # (where(c, x, y) is one array)
+    return ya if _np_dtype(ya.dtype) == fdt else P.convert_element_type(ya, fdt)
 
 
 # ---------------------------------------------------------------------------------
@@ -293,8 +295,9 @@ def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1, *,
         discont = period / 2
     hi = period / 2
     lo = -hi
-    ddmod = F.add(F.remainder(F.subtract(dd, lo), period), lo)
-    ddmod = F.where(P.logical_and(P.eq(ddmod, lo), P.gt(dd, 0)), hi, ddmod)
+    # (remainder is an op-table row that _elementwise adds to its globals)
+    ddrem = F.add(F.remainder(F.subtract(dd, lo), period), lo)  # type: ignore[attr-defined]
+    ddmod = F.where(P.logical_and(P.eq(ddrem, lo), P.gt(dd, 0)), hi, ddrem)
     corr = F.where(P.lt(F.abs(dd), discont), 0.0, F.subtract(ddmod, dd))
     corr = P.stop_gradient(cumsum(corr, axis=ax))
     head, tail = _split1(p, ax)
@@ -409,7 +412,7 @@ def kaiser(M: int, beta: ArrayLike) -> Array:
     """
     M = _length(M, "kaiser")
     if not isinstance(beta, Tracer):
-        return np.kaiser(M, beta)
+        return np.kaiser(M, beta)  # type: ignore[arg-type]  # (NumPy checks beta)
     if M < 1:
         return np.array([], np.float64)
     if M == 1:
@@ -417,5 +420,7 @@ def kaiser(M: int, beta: ArrayLike) -> Array:
     n = np.arange(0, M)
     alpha = (M - 1) / 2.0
     r = np.sqrt(1 - ((n - alpha) / alpha) ** 2.0)
-    return F.divide(F.i0(F.multiply(beta, r)), F.i0(F.astype(beta, np.float64)
-                                                     if _kind_of(beta) != "f" else beta))
+    # (i0 is an op-table row that _elementwise adds to its globals)
+    return F.divide(F.i0(F.multiply(beta, r)),  # type: ignore[attr-defined]
+                    F.i0(F.astype(beta, np.float64)  # type: ignore[attr-defined]
+                         if _kind_of(beta) != "f" else beta))

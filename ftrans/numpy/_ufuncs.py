@@ -23,10 +23,14 @@ dtype); ``where=`` other than True raises.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..core import Tracer
 from ..core.trace import register_numpy_protocol
+from ..typing import Array, ArrayLike, Axis, DTypeLike
 from . import _funcs as F
 from ._args import _axes, _axis, _ndarray
 from ._dispatch import _NoValue, _no_out, _package, array_function, out_error, uncovered_error
@@ -36,9 +40,10 @@ from ._reductions import cumprod, cumsum
 
 __all__ = ["array_ufunc", "ufunc_function"]
 
-_REDUCERS = {"add": F.sum, "multiply": F.prod, "maximum": F.max, "minimum": F.min,
-             "logical_and": _all, "logical_or": _any}
-_ACCUMULATORS = {"add": cumsum, "multiply": cumprod}
+_REDUCERS: dict[str, Callable[..., Array]] = {
+    "add": F.sum, "multiply": F.prod, "maximum": F.max, "minimum": F.min,
+    "logical_and": _all, "logical_or": _any}
+_ACCUMULATORS: dict[str, Callable[..., Array]] = {"add": cumsum, "multiply": cumprod}
 # binary ufuncs with (a o b) o c == a o (b o c): reduced by a tree, scanned by doubling
 _ASSOCIATIVE = frozenset({
     "add", "multiply", "maximum", "minimum", "fmax", "fmin", "logaddexp", "logaddexp2",
@@ -50,7 +55,7 @@ _AT_METHODS = {"add": "add", "subtract": "subtract", "multiply": "multiply",
                "divide": "divide", "maximum": "max", "minimum": "min"}
 
 
-def ufunc_function(ufunc):
+def ufunc_function(ufunc: np.ufunc) -> Callable[..., Any] | None:
     """The ftrans.numpy function of a NumPy ufunc, or ``None`` when it has none."""
     fn = Tracer._ufuncs.get(ufunc)
     if fn is None and getattr(np, ufunc.__name__, None) is ufunc:
@@ -60,16 +65,16 @@ def ufunc_function(ufunc):
     return fn
 
 
-def _check_out(name, out):
+def _check_out(name: str, out: Any) -> None:
     if not _no_out(out):
         raise out_error(name)
 
 
-def _same(value, default) -> bool:
+def _same(value: Any, default: Any) -> bool:
     return value is default or (type(value) is type(default) and value == default)
 
 
-def _call_dtype(name, kwargs):
+def _call_dtype(name: str, kwargs: dict[str, Any]) -> DTypeLike | None:
     """The ``dtype=`` of a ufunc call; raises for ``out=`` and arguments with no meaning on
     traced values."""
     dtype = None
@@ -84,11 +89,11 @@ def _call_dtype(name, kwargs):
     return dtype
 
 
-def _cast(xs, dtype):
+def _cast(xs: Sequence[Any], dtype: DTypeLike | None) -> Sequence[Any]:
     return xs if dtype is None else [F.astype(F.asarray(x), np.dtype(dtype)) for x in xs]
 
 
-def _loop_dtype(ufunc, x):
+def _loop_dtype(ufunc: np.ufunc, x: Any) -> Any:
     """``x`` cast to the dtype NumPy's loop of ``ufunc`` gives for two operands like it
     (``logical_and`` on floats -> bool)."""
     try:
@@ -98,7 +103,7 @@ def _loop_dtype(ufunc, x):
     return x if dt == x.dtype else F.astype(x, dt)
 
 
-def _fold(fn, x, associative):
+def _fold(fn: Callable[..., Any], x: Any, associative: bool) -> Any:
     """``fn`` folded over the leading axis of ``x`` (length >= 1)."""
     if not associative:
         acc = x[0]
@@ -113,8 +118,9 @@ def _fold(fn, x, associative):
     return x[0]
 
 
-def _reduce(name, ufunc, fn, a, axis=0, dtype=None, out=None, keepdims=False,
-            initial=_NoValue, where=True):
+def _reduce(name: str, ufunc: np.ufunc, fn: Callable[..., Any], a: ArrayLike, axis: Axis = 0,
+            dtype: DTypeLike | None = None, out: Any = None, keepdims: bool = False,
+            initial: Any = _NoValue, where: Any = True) -> Array:
     _check_out(name, out)
     if where is not True:
         raise TypeError(f"{name}(..., where=...) is not supported on traced values; mask "
@@ -150,7 +156,8 @@ def _reduce(name, ufunc, fn, a, axis=0, dtype=None, out=None, keepdims=False,
     return F.expand_dims(res, axes) if keepdims else res
 
 
-def _accumulate(name, ufunc, fn, a, axis=0, dtype=None, out=None):
+def _accumulate(name: str, ufunc: np.ufunc, fn: Callable[..., Any], a: ArrayLike, axis: int = 0,
+                dtype: DTypeLike | None = None, out: Any = None) -> Array:
     _check_out(name, out)
     a = _ndarray(a)
     if a.ndim == 0:
@@ -174,15 +181,17 @@ def _accumulate(name, ufunc, fn, a, axis=0, dtype=None, out=None):
     return F.moveaxis(x, 0, ax)
 
 
-def _reduceat(name, ufunc, fn, a, indices, axis=0, dtype=None, out=None):
+def _reduceat(name: str, ufunc: np.ufunc, fn: Callable[..., Any], a: ArrayLike,
+              indices: ArrayLike, axis: int = 0, dtype: DTypeLike | None = None,
+              out: Any = None) -> Array:
     _check_out(name, out)
     if isinstance(indices, Tracer):
         raise TypeError(f"{name}: indices must be concrete (a list or NumPy array of ints), "
                         "got a traced value")
     idx = np.asarray(indices)
-    a = _cast([_ndarray(a)], dtype)[0]
-    ax = _axis(axis, a.ndim)
-    x = F.moveaxis(a, ax, 0)
+    arr = _cast([_ndarray(a)], dtype)[0]
+    ax = _axis(axis, arr.ndim)
+    x = F.moveaxis(arr, ax, 0)
     n = x.shape[0]
     if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
         raise TypeError(f"{name}: indices must be a 1-d sequence of ints, got {indices!r}")
@@ -192,7 +201,8 @@ def _reduceat(name, ufunc, fn, a, indices, axis=0, dtype=None, out=None):
     ends = np.append(idx[1:], n).astype(np.intp)
     lens = np.where(ends > idx, ends - idx, 1)  # NumPy: idx[i] >= idx[i+1] -> a[idx[i]]
     if ufunc.__name__ == "add":
-        pos = np.concatenate([np.arange(s, s + k) for s, k in zip(idx, lens)] or [[]])
+        pos = np.concatenate([np.arange(s, s + k) for s, k in zip(idx, lens)]
+                             or [[]])  # type: ignore[list-item]  # (no segments: empty, cast below)
         seg = np.repeat(np.arange(idx.size), lens)
         g = _take(x, pos.astype(np.intp), axis=0)
         res = _at(F.zeros((idx.size,) + tuple(x.shape[1:]), dtype=g.dtype))[seg].add(g)
@@ -204,12 +214,13 @@ def _reduceat(name, ufunc, fn, a, indices, axis=0, dtype=None, out=None):
     return F.moveaxis(res, 0, ax)
 
 
-def _outer(name, fn, a, b, **kwargs):
-    a, b = _cast([_ndarray(a), _ndarray(b)], _call_dtype(name, kwargs))
-    return fn(F.reshape(a, tuple(a.shape) + (1,) * b.ndim), b)
+def _outer(name: str, fn: Callable[..., Any], a: ArrayLike, b: ArrayLike,
+           **kwargs: Any) -> Array:
+    xa, xb = _cast([_ndarray(a), _ndarray(b)], _call_dtype(name, kwargs))
+    return fn(F.reshape(xa, tuple(xa.shape) + (1,) * xb.ndim), xb)
 
 
-def _at_error(name, ufunc):
+def _at_error(name: str, ufunc: np.ufunc) -> TypeError:
     m = _AT_METHODS.get(ufunc.__name__)
     fix = (f"x = x.at[indices].{m}(b)" if m else
            f"x = x.at[indices].set(np.{ufunc.__name__}(x[indices], b))")
@@ -217,7 +228,8 @@ def _at_error(name, ufunc):
                      f"(traced values are immutable); write {fix} instead.")
 
 
-def array_ufunc(tracer, ufunc, method, inputs, kwargs):
+def array_ufunc(tracer: Tracer, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
     """``Tracer.__array_ufunc__`` (NEP 13): ``ufunc`` (its ``method``) as ftrans.numpy
     functions.
 
@@ -264,7 +276,9 @@ def array_ufunc(tracer, ufunc, method, inputs, kwargs):
         raise ValueError(f"{name}.{method} is only supported for binary functions "
                          f"(one output); {ufunc.__name__} takes {ufunc.nin} inputs and "
                          f"gives {ufunc.nout} outputs")
-    meth = {"reduce": _reduce, "accumulate": _accumulate, "reduceat": _reduceat}.get(method)
+    methods: dict[str, Callable[..., Array]] = {
+        "reduce": _reduce, "accumulate": _accumulate, "reduceat": _reduceat}
+    meth = methods.get(method)
     if method == "outer":
         return _outer(f"{name}.outer", fn, *inputs, **kwargs)
     if meth is None:
