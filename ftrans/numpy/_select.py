@@ -491,7 +491,7 @@ def block(arrays: Any) -> Array:
     depth, ndim = _block_depth(arrays)
     rank = builtins.max(depth, ndim)
 
-    def rec(x, level):
+    def rec(x: Any, level: int) -> Array:
         if isinstance(x, list):
             return F.concatenate([rec(e, level + 1) for e in x], axis=-(depth - level))
         x = _nd(x)
