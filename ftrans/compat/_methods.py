@@ -70,10 +70,6 @@ def _iop(fn: _Fn) -> Callable[[Tensor, Any], Tensor]:
     return m
 
 
-def _truediv(self: Tensor, other: Any) -> Tensor:
-    return O._truediv(self, other)      # (``t / x``: no rounding_mode)
-
-
 def _pos(self: Tensor) -> Tensor:
     return self
 
@@ -457,7 +453,7 @@ _METHODS = {
     "__add__": O._add, "__radd__": O._add,
     "__sub__": O._sub, "__rsub__": _swap(O._sub),
     "__mul__": O._mul, "__rmul__": O._mul,
-    "__truediv__": _truediv, "__rtruediv__": _swap(O._truediv),
+    "__truediv__": O._truediv, "__rtruediv__": _swap(O._truediv),
     "__floordiv__": _ni(O.floor_divide), "__rfloordiv__": _ni(_swap(O.floor_divide)),
     "__mod__": _ni(O.remainder), "__rmod__": _ni(_swap(O.remainder)),
     "__pow__": _ni(O.pow), "__rpow__": _ni(_swap(O.pow)),

@@ -462,16 +462,16 @@ def div(input: TensorOrNumber, other: TensorOrNumber, *,  # noqa: A002
     TypeError
         For an operand that is neither a Tensor nor a number.
     """
-    r = _truediv(input, other, rounding_mode)
+    r = _truediv(input, other) if rounding_mode is None else \
+        _rounded_div(input, other, rounding_mode)
     if r is NotImplemented:
         raise TypeError(f"div(): expected a Tensor or a number, got "
                         f"{type(other if isinstance(input, Tensor) else input).__name__}")
     return r
 
 
-def _truediv(input: Any, other: Any, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
-    if rounding_mode is not None:
-        return _rounded_div(input, other, rounding_mode)
+def _truediv(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input / other`` (the ``/`` operator: NotImplemented for an unknown operand)."""
     ta = isinstance(input, Tensor)
     tb = isinstance(other, Tensor)
     if not ((ta or isinstance(input, (int, float, complex, np.generic)))
