@@ -25,7 +25,7 @@ from ftrans.compiler._plan import plan  # noqa: E402
 
 def _fn(ir, parallel_min):
     seg = plan(dce(ir), _numba.lowerable)[0]
-    src, _ = _numba.generate(seg, "f", parallel_min=parallel_min)
+    src = _numba.generate(seg, "f", parallel_min=parallel_min)[0]
     return getattr(_numba.load(_numba.module_source([src])), "f"), seg
 
 

@@ -6,7 +6,7 @@ from concrete inputs (NumPy arrays, or Python scalars for weakly typed inputs; o
 
 How a program is compiled
 -------------------------
-1. Dead equations are dropped (:func:`ftrans.core.ir.dce`).
+1. Nested calls are inlined and dead equations dropped (:mod:`._passes`).
 2. :func:`._plan.plan` splits the program into *segments* of equations the backend can
    lower and *graph breaks*: equations of primitives with no ``lowering`` entry (FFT,
    linear algebra, special functions, gathers/scatters, sorting, ``custom_jvp_call``,
@@ -99,11 +99,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.ir import IR, Var, Literal, Eqn, eval_ir, dce
+from ..core.ir import IR, Var, Literal, eval_ir
 from ..core.trace import set_current_trace, EVAL
 from ._errors import CacheIntegrityWarning
 from ._outputs import const_aliases, unshare
 from ._plan import plan, Segment
+from ._passes import inline_jit, prepare
 
 __all__ = ["compile_ir", "backend_of", "cache_dir", "graph_breaks", "inline_jit",
            "CacheIntegrityWarning"]
@@ -162,55 +163,6 @@ def compile_ir(ir: IR, backend: str | None = "cpu") -> Callable[..., list[Any]]:
                              f"{backend!r}")
         ir.cache[key] = run
     return run
-
-
-def inline_jit(ir: IR) -> IR:
-    """Splice the equations of nested ``jit`` programs into ``ir``, recursively.
-
-    They then fuse with their surroundings instead of running as separate programs.
-
-    Parameters
-    ----------
-    ir : IR
-        The program.
-
-    Returns
-    -------
-    IR
-        The program without ``jit`` equations (``ir`` itself when it has none); inlined
-        equations get fresh variables.
-    """
-    if not any(e.prim.name == "jit" and isinstance(e.params.get("ir"), IR) for e in ir.eqns):
-        return ir
-    eqns: list[Eqn] = []
-    const_vars, consts = list(ir.const_vars), list(ir.consts)
-    seen = set(const_vars)
-    subst: dict[Var, Any] = {}
-
-    def sub(a: Any) -> Any:
-        return subst.get(a, a) if type(a) is Var else a
-
-    for e in ir.eqns:
-        inner = e.params.get("ir") if e.prim.name == "jit" else None
-        if not isinstance(inner, IR):
-            eqns.append(Eqn(e.prim, [sub(a) for a in e.inputs], e.params, e.outputs)
-                        if any(type(a) is Var and a in subst for a in e.inputs) else e)
-            continue
-        inner = inline_jit(inner)
-        env = dict(zip(inner.in_vars, [sub(a) for a in e.inputs]))
-        for v, c in zip(inner.const_vars, inner.consts):
-            if v not in seen:
-                seen.add(v)
-                const_vars.append(v)
-                consts.append(c)
-        for ie in inner.eqns:
-            outs = [Var(o.aval) for o in ie.outputs]  # fresh: a program may be inlined twice
-            eqns.append(Eqn(ie.prim, [env.get(a, a) if type(a) is Var else a
-                                      for a in ie.inputs], ie.params, outs))
-            env.update(zip(ie.outputs, outs))
-        for o, io in zip(e.outputs, inner.out_vars):
-            subst[o] = env.get(io, io) if type(io) is Var else io
-    return IR(ir.in_vars, const_vars, consts, eqns, [sub(v) for v in ir.out_vars])
 
 
 _CPU_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool, np.float64, np.float32,
@@ -277,7 +229,7 @@ def graph_breaks(ir: IR, backend: str = "cpu") -> list[str]:
         from ._numba import lowerable  # deferred: import time
     else:
         from ._cupy import lowerable  # deferred: CuPy arrays only
-    return sorted({s.prim.name for s in plan(dce(inline_jit(ir)), lowerable)
+    return sorted({s.prim.name for s in plan(prepare(ir), lowerable)
                    if not isinstance(s, Segment)})
 
 
@@ -332,13 +284,17 @@ def _compile_cpu(ir):
     except ImportError:  # pragma: no cover - numba is a dependency
         return _reference(ir)
     from . import _numba  # deferred: import time
-    prog = dce(inline_jit(ir))
+    prog = prepare(ir)
     steps = plan(prog, _numba.lowerable)
     funcs = []
+    nested_consts = {}
     for k, st in enumerate(steps):
         if isinstance(st, Segment):
-            src, _ = _numba.generate(st, f"seg{k}")
+            src, _, extra = _numba.generate(st, f"seg{k}")
             funcs.append(src)
+            if extra:  # nested programs' constants: extra parameters of the segment
+                st.inputs = list(st.inputs) + [v for v, _ in extra]
+                nested_consts.update(extra)
     mod = _numba.load(_numba.module_source(funcs)) if funcs else None
 
     compiled = []
@@ -353,7 +309,8 @@ def _compile_cpu(ir):
     in_avals = [v.aval for v in in_vars]
     int_checks = _weak_int_ranges(prog, steps, _numba.int_operand_range)
     exact = []  # the reference executor, for a call whose Python int the code would wrap
-    consts = {v: _prep(c, v.aval) for v, c in zip(prog.const_vars, prog.consts)}
+    consts = {v: _prep(c, v.aval) for v, c in
+              [*zip(prog.const_vars, prog.consts), *nested_consts.items()]}
     n_in = len(in_vars)
     outs_spec = [(v, type(v) is Literal, v.aval) for v in out_vars]
     aliases = const_aliases(prog, _numba.writes_new_memory)

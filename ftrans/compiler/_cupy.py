@@ -24,16 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Eqn, Var, Literal, dce
-from ._numba import integer_exact
+from ..core.ir import Var, Literal
+from ._lowering import CUDA, LoweringTable, _CTYPES, integer_exact, operand_casts
+from ._passes import prepare
 from ._outputs import const_aliases, unshare
 
 __all__ = ["compile_gpu", "gpu_ops", "lowerable", "ElementwiseOp", "ReductionOp"]
-
-_CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32": "int",
-           "int16": "short", "int8": "signed char", "uint8": "unsigned char",
-           "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long long",
-           "bool": "bool", "complex128": "complex<double>", "complex64": "complex<float>"}
 
 _REDUCE = {  # monoid: (reduce_expr, identity(dtype))
     "sum": ("a + b", lambda dt: "0"),
@@ -54,49 +50,20 @@ def _ok(dt, allow_complex=False):
     return dt.name in _CTYPES
 
 
-def lowerable(eqn: Eqn) -> bool:
-    """Whether the GPU path fuses ``eqn`` into a kernel (else it runs its impl)."""
-    low = eqn.prim.lowering
-    if low is None or eqn.prim.multiple_results:
-        return False
-    avals = [a.aval for a in eqn.inputs] + [o.aval for o in eqn.outputs]
-    if low["kind"] == "elementwise":
-        return (low.get("cuda") is not None and all(_ok(a.dtype, low.get("complex"))
-                                                    for a in avals) and integer_exact(eqn))
-    if low["kind"] == "reduce":
-        dt = eqn.inputs[0].aval.dtype
-        return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
-    return False
+def _elementwise_ok(eqn, low):
+    return (low.get("cuda") is not None
+            and all(_ok(a.aval.dtype, low.get("complex")) for a in (*eqn.inputs, *eqn.outputs))
+            and integer_exact(eqn))
 
 
-def _clit(val, dt):
-    dt = np.dtype(dt)
-    v = np.array(val).astype(dt)[()]
-    if dt.kind == "b":
-        return "true" if v else "false"
-    if dt.kind == "f":
-        f = float(v)
-        if f != f:
-            s = "NAN"
-        elif f in (float("inf"), float("-inf")):
-            s = "INFINITY" if f > 0 else "(-INFINITY)"
-        else:
-            s = repr(f)
-        return s if dt.itemsize == 8 else f"((float){s})"
-    if dt.kind in "iu":
-        return f"(({_CTYPES[dt.name]}){int(v)})"
-    return f"{_CTYPES[dt.name]}({float(v.real)!r}, {float(v.imag)!r})"
+def _reduce_ok(eqn, low):
+    dt = eqn.inputs[0].aval.dtype
+    return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
 
 
-def _ccast(expr, src, dst):
-    src, dst = np.dtype(src), np.dtype(dst)
-    if src == dst:
-        return expr
-    if dst.kind == "b":
-        return f"(({expr}) != 0)"
-    if src.kind == "c" and dst.kind != "c":
-        expr = f"real({expr})"
-    return f"(({_CTYPES[dst.name]})({expr}))"
+#: the GPU backend's rules (``gpu_ops`` emits both kinds)
+TABLE = LoweringTable({"elementwise": (_elementwise_ok, None), "reduce": (_reduce_ok, None)})
+lowerable = TABLE.lowerable
 
 
 class ElementwiseOp:
@@ -164,8 +131,7 @@ class _GroupBuilder:
 
 def gpu_ops(ir):
     """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
-    from . import inline_jit  # deferred: the package's face imports this module
-    prog = dce(inline_jit(ir))
+    prog = prepare(ir)
     eqns = prog.eqns
     uses = {}
     for i, e in enumerate(eqns):
@@ -222,28 +188,14 @@ def gpu_ops(ir):
         if g is None:
             g = pending[shape] = _GroupBuilder(shape, uses, live)
         out_dt = o.aval.dtype
-        spec = low.get("cast", "out")
-        n = len(e.inputs)
-        if spec == "out":
-            casts = [out_dt] * n
-        elif spec == "none":
-            casts = [None] * n
-        elif spec == "bool":
-            casts = [np.dtype(bool)] * n
-        elif spec == "promote":
-            casts = [np.result_type(*[a.val if type(a) is Literal else
-                                      a.aval.dtype.type(0).item() if a.aval.weak_type else
-                                      a.aval.dtype for a in e.inputs])] * n
-        else:
-            casts = [None if s == "none" else np.dtype(bool) if s == "bool" else out_dt
-                     for s in spec]
+        casts = operand_casts(e, low)
         exprs = []
         for a, c in zip(e.inputs, casts):
             if type(a) is Literal:
-                exprs.append(_clit(a.val, c if c is not None else a.aval.dtype))
+                exprs.append(CUDA.lit(a.val, c if c is not None else a.aval.dtype))
             else:
                 nm = g.operand(a)
-                exprs.append(nm if c is None else _ccast(nm, a.aval.dtype, c))
+                exprs.append(nm if c is None else CUDA.cast(nm, a.aval.dtype, c))
         r = f"r{len(g.regs)}"
         expr = low["cuda"].format(*exprs, **e.params)
         g.lines.append(f"{_CTYPES[out_dt.name]} {r} = ({_CTYPES[out_dt.name]})({expr});")

@@ -36,13 +36,12 @@ from math import prod
 import numpy as np
 
 from ..core.ir import Var, Literal
-from ._numba_dtypes import (
-    _cast, _casts, _lit, _result, _tyname, int_operand_range, integer_exact, lowerable,
-    writes_new_memory,
-)
+from ._plan import Segment
+from ._lowering import LoweringTable, operand_casts as _casts
+from ._numba_dtypes import OK, _cast, _lit, _result, _tyname, int_operand_range, integer_exact
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
-__all__ = ["lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
+__all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
            "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE", "cache_dir",
            "module_source"]
 
@@ -131,6 +130,9 @@ class _Codegen:
                     self.consumers.setdefault(a, set()).add(i)
         self.live_out = set(seg.outputs)
         self.ids = {}
+        self.regions = []   # sources of nested programs' functions (region())
+        self.extra = []     # (var, value): constants passed as extra parameters
+        self.contiguous_out = False
 
     # naming ----------------------------------------------------------------------
     def vid(self, v):
@@ -145,8 +147,80 @@ class _Codegen:
         return f"v{self.vid(v)}"
 
     def fresh(self, p="t"):
+        """A new local name (``t1``, ``t2`` ...; ``p`` another prefix of one letter)."""
         self.tmp += 1
         return f"{p}{self.tmp}"
+
+    # the emitters' interface -------------------------------------------------------
+    # (a rule's ``emit(cg, i, eqn, low)`` writes code only through these: sizes through
+    # size()/shape_src()/dim(), never as literals, so generated text can be shared by
+    # programs of other sizes)
+    def size(self, n):
+        """Source of the size ``n`` of some axis of a value of the program."""
+        return str(int(n))
+
+    def shape_src(self, shape):
+        """Source of the tuple ``shape`` (for ``np.empty``, ``reshape`` ...)."""
+        return "(" + "".join(f"{self.size(n)}, " for n in shape) + ")"
+
+    def dim(self, v, d):
+        """Source of ``v``'s size along axis ``d``."""
+        return self.size(v.aval.shape[d])
+
+    def prod_src(self, v, axes):
+        """Source of the product of ``v``'s sizes along ``axes`` (1 for none)."""
+        return " * ".join(self.dim(v, d) for d in axes) or "1"
+
+    def array(self, v):
+        """Name of a C-contiguous array (a scalar for shape ``()``) holding ``v``."""
+        if not v.aval.shape:
+            self.ensure(v)
+            return self.read(v, [])
+        return self.contiguous(v)
+
+    def operand(self, a):
+        """Source of an operand: an array name, a scalar, or a literal's value."""
+        if type(a) is Literal:
+            return _lit(a.val, a.aval.dtype)
+        return self.array(a)
+
+    def define(self, o, name):
+        """``o`` is now the array (or scalar, for shape ``()``) named ``name``."""
+        self.view[o] = _identity(name, len(o.aval.shape))
+
+    def emit(self, line):
+        """Append a statement (may hold newlines; indented as one block)."""
+        self.lines.extend(line.split("\n"))
+
+    def constant(self, var, value):
+        """Name of the constant array ``value`` (the nested programs' constants): a
+        parameter of this function, which its caller passes (``var`` identifies it)."""
+        if var not in self.view:
+            self.extra.append((var, value))
+            self.view[var] = _identity(self.vname(var), len(var.aval.shape))
+        return self.vname(var)
+
+    def region(self, ir):
+        """Compile the nested program ``ir`` (every equation lowerable: see
+        :func:`region_lowerable`) into a function of the module.  Returns
+        ``call(args) -> source``: the call of that function on the sources ``args`` of
+        ``ir.in_vars`` (arrays C-contiguous, shape ``()`` as scalars), a tuple of
+        ``ir.out_vars`` (arrays C-contiguous: new or an input)."""
+        name = f"{self.fname}_r{len(self.regions)}"
+        sub = _Codegen(Segment(ir.eqns, list(ir.in_vars), [v for v in ir.out_vars
+                                                          if type(v) is Var]),
+                       self.parallel_min, name)
+        sub.contiguous_out = True
+        for v, c in zip(ir.const_vars, ir.consts):
+            sub.constant(v, c)
+        src, par = sub.source(list(ir.out_vars))
+        self.parallel |= par
+        self.regions.append(src)
+        extra = [self.constant(v, c) for v, c in sub.extra]
+
+        def call(args):
+            return f"{name}({', '.join(list(args) + extra)})"
+        return call
 
     # reading -----------------------------------------------------------------------
     def read(self, v, dimexpr):
@@ -195,7 +269,7 @@ class _Codegen:
             if v in self.live_out or any(c not in g.members for c in cons):
                 name = self.vname(v)
                 stored.append(name)
-                pre.append(f"{name} = np.empty({shape!r}, {_tyname(v.aval.dtype)})")
+                pre.append(f"{name} = np.empty({self.shape_src(shape)}, {_tyname(v.aval.dtype)})")
                 body.append(f"{name}[{idx}] = {r}")
                 self.view[v] = _identity(name, nd)
         for v, name in g.reductions:
@@ -237,14 +311,13 @@ class _Codegen:
         else:
             self.lines.append(call)
 
-    @staticmethod
-    def loop(out, shape, pre, body, post, par, exact):
+    def loop(self, out, shape, pre, body, post, par, exact):
         base = "    " if exact else ""
         out.extend(base + ln for ln in pre)
         ind = base
         for k, n in enumerate(shape):
             rng = "prange" if (par and k == 0) else "range"
-            out.append(f"{ind}for i{k} in {rng}({n}):")
+            out.append(f"{ind}for i{k} in {rng}({self.size(n)}):")
             ind += "    "
         lines = [b if isinstance(b, str) else b[exact] for b in body] or ["pass"]
         out.extend(ind + b for b in lines)
@@ -275,6 +348,7 @@ class _Codegen:
                 self.flush(self.reg[a])
 
     def elementwise(self, i, eqn, low):
+        """Kind ``elementwise``: a member of the pending group of its output shape."""
         o = eqn.outputs[0]
         shape = o.aval.shape
         self.prepare_inputs(eqn, shape)
@@ -308,6 +382,7 @@ class _Codegen:
         self.reg[o] = g
 
     def reduce(self, i, eqn, low):
+        """Kind ``reduce``: accumulated in the loop over its operand's shape."""
         x = eqn.inputs[0]
         o = eqn.outputs[0]
         axes = tuple(eqn.params["axes"])
@@ -336,7 +411,7 @@ class _Codegen:
                 g.par_ok = False
         else:
             oshape = o.aval.shape
-            g.pre.append(f"{a} = np.full({oshape!r}, {init(accdt)}, {_tyname(accdt)})")
+            g.pre.append(f"{a} = np.full({self.shape_src(oshape)}, {init(accdt)}, {_tyname(accdt)})")
             oidx = ", ".join(f"i{k}" for k in range(len(shape)) if k not in axes)
             g.body.append(combine(f"{a}[{oidx}]", val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
@@ -353,7 +428,7 @@ class _Codegen:
         self.view[o] = _View(vw.name, vw.ndim,
                              [None if m is None else vmap[m] for m in vw.map])
 
-    def transpose(self, eqn):
+    def transpose(self, i, eqn, low):
         x, o = eqn.inputs[0], eqn.outputs[0]
         self.ensure(x)
         perm = eqn.params["perm"]
@@ -362,7 +437,7 @@ class _Codegen:
             inv[p] = r
         self.alias(o, x, inv)
 
-    def broadcast_to(self, eqn):
+    def broadcast_to(self, i, eqn, low):
         x, o = eqn.inputs[0], eqn.outputs[0]
         self.ensure(x)
         t, s = x.aval.shape, o.aval.shape
@@ -370,7 +445,7 @@ class _Codegen:
         self.alias(o, x, [j + lead if t[j] == s[j + lead] and t[j] != 1 else None
                           for j in range(len(t))])
 
-    def reshape(self, eqn):
+    def reshape(self, i, eqn, low):
         x, o = eqn.inputs[0], eqn.outputs[0]
         self.ensure(x)
         t, s = x.aval.shape, o.aval.shape
@@ -384,7 +459,7 @@ class _Codegen:
             return
         arr = self.contiguous(x)
         name = self.vname(o)
-        self.lines.append(f"{name} = {arr}.reshape({s!r})")
+        self.lines.append(f"{name} = {arr}.reshape({self.shape_src(s)})")
         self.view[o] = _identity(name, len(s))
 
     def contiguous(self, x, perm=None, dtype=None):
@@ -404,17 +479,17 @@ class _Codegen:
             return vw.name
         name = self.fresh()
         shp = tuple(t[p] for p in perm)
-        self.lines.append(f"{name} = np.empty({shp!r}, {_tyname(dt)})")
+        self.lines.append(f"{name} = np.empty({self.shape_src(shp)}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(shp):
-            self.lines.append(f"{ind}for i{k} in range({n}):")
+            self.lines.append(f"{ind}for i{k} in range({self.size(n)}):")
             ind += "    "
         src = self.read(x, [f"i{inv[d]}" for d in range(nd)])
         self.lines.append(f"{ind}{name}[{', '.join(f'i{k}' for k in range(nd))}] = "
                           f"{_cast(src, x.aval.dtype, dt)}")
         return name
 
-    def concatenate(self, eqn):
+    def concatenate(self, i, eqn, low):
         o = eqn.outputs[0]
         axis = eqn.params["axis"]
         s = o.aval.shape
@@ -422,23 +497,23 @@ class _Codegen:
         name = self.vname(o)
         for x in eqn.inputs:
             self.ensure(x)
-        self.lines.append(f"{name} = np.empty({s!r}, {_tyname(dt)})")
-        off = 0
+        self.lines.append(f"{name} = np.empty({self.shape_src(s)}, {_tyname(dt)})")
+        off = "0"
         for x in eqn.inputs:
             t = x.aval.shape
             ind = ""
             for k, n in enumerate(t):
-                self.lines.append(f"{ind}for i{k} in range({n}):")
+                self.lines.append(f"{ind}for i{k} in range({self.size(n)}):")
                 ind += "    "
             idx = [f"i{k}" if k != axis else f"i{k} + {off}" for k in range(len(t))]
             if t:
                 src = self.read(x, [f"i{k}" for k in range(len(t))])
                 self.lines.append(f"{ind}{name}[{', '.join(idx)}] = "
                                   f"{_cast(src, x.aval.dtype, dt)}")
-            off += t[axis]
+            off = f"{off} + {self.size(t[axis])}" if off != "0" else self.size(t[axis])
         self.view[o] = _identity(name, len(s))
 
-    def dot_general(self, i, eqn):
+    def dot_general(self, i, eqn, low):
         lhs, rhs = eqn.inputs
         o = eqn.outputs[0]
         (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
@@ -472,24 +547,29 @@ class _Codegen:
         k = prod(ls[d] for d in lc)
         bsz = prod(ls[d] for d in lb)
         name = self.vname(o)
-        A = self.matrix(lhs, list(lb) + lf + list(lc), dt, (bsz, m, k) if nb else (m, k))
-        B = self.matrix(rhs, list(rb) + list(rc) + rf, dt, (bsz, k, n) if nb else (k, n))
+        A = self.matrix(lhs, list(lb) + lf + list(lc), dt, (bsz, m, k) if nb else (m, k),
+                        [lb, lf, lc] if nb else [lf, lc])
+        B = self.matrix(rhs, list(rb) + list(rc) + rf, dt, (bsz, k, n) if nb else (k, n),
+                        [rb, rc, rf] if nb else [rc, rf])
+        bsrc = self.prod_src(lhs, lb)
+        msrc, nsrc = self.prod_src(lhs, lf), self.prod_src(rhs, rf)
         t = self.fresh()
         if nb:
-            self.lines.append(f"{t} = np.empty({(bsz, m, n)!r}, {_tyname(dt)})")
-            self.lines.append(f"for ib in range({bsz}):")
+            self.lines.append(f"{t} = np.empty(({bsrc}, {msrc}, {nsrc}), {_tyname(dt)})")
+            self.lines.append(f"for ib in range({bsrc}):")
             self.lines.append(f"    np.dot({A}[ib], {B}[ib], {t}[ib])")
         else:
             self.lines.append(f"{t} = np.dot({A}, {B})")
         if oshape:
-            self.lines.append(f"{name} = {t}.reshape({oshape!r})")
+            self.lines.append(f"{name} = {t}.reshape({self.shape_src(oshape)})")
             self.view[o] = _identity(name, len(oshape))
         else:
             self.lines.append(f"{name} = {t}[0, 0]")
             self.view[o] = _identity(name, 0)
 
-    def matrix(self, x, perm, dt, shape):
-        """A C- or F-contiguous array of ``shape``: ``x`` with axes ``perm``, reshaped."""
+    def matrix(self, x, perm, dt, shape, groups):
+        """A C- or F-contiguous array of ``shape``: ``x`` with axes ``perm``, reshaped;
+        ``groups``: the axes of ``x`` each dim of ``shape`` is the product of."""
         self.ensure(x)
         vw = self.view[x]
         nd = len(x.aval.shape)
@@ -500,63 +580,77 @@ class _Codegen:
             return f"{vw.name}.T"
         c = self.contiguous(x, perm, dt)
         t = self.fresh()
-        self.lines.append(f"{t} = {c}.reshape({tuple(shape)!r})")
+        dims = [self.prod_src(x, g) for g in groups]
+        self.lines.append(f"{t} = {c}.reshape(({', '.join(dims)}, ))")
         return t
 
     # the whole segment -----------------------------------------------------------
-    def run(self):
+    def run(self, outputs=None):
+        """Emit the equations; the sources of ``outputs`` (default: the segment's; a
+        region's may hold literals and inputs)."""
         for v in self.seg.inputs:
             self.view[v] = _identity(self.vname(v), len(v.aval.shape))
         for i, e in enumerate(self.seg.eqns):
             low = e.prim.lowering
-            kind = low["kind"]
-            if kind == "elementwise":
-                self.elementwise(i, e, low)
-            elif kind == "reduce":
-                self.reduce(i, e, low)
-            elif kind == "reshape":
-                self.reshape(e)
-            elif kind == "transpose":
-                self.transpose(e)
-            elif kind == "broadcast_to":
-                self.broadcast_to(e)
-            elif kind == "concatenate":
-                self.concatenate(e)
-            elif kind == "dot_general":
-                self.dot_general(i, e)
-            else:  # pragma: no cover - lowerable() admits only the kinds above
-                raise NotImplementedError(kind)
+            TABLE.rules[low["kind"]][1](self, i, e, low)
         for g in list(self.pending.values()):
             self.flush(g)
         rets = []
-        for v in self.seg.outputs:
+        for v in (self.seg.outputs if outputs is None else outputs):
+            if type(v) is Literal:
+                rets.append(_lit(v.val, v.aval.dtype) if not v.aval.shape else
+                            f"np.full({self.shape_src(v.aval.shape)}, "
+                            f"{_lit(v.val, v.aval.dtype)}, {_tyname(v.aval.dtype)})")
+                continue
             self.ensure(v)
             vw = self.view[v]
             nd = len(v.aval.shape)
             if nd == 0:
                 rets.append(self.read(v, []))
-            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0):
+            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0) and not self.contiguous_out:
                 rets.append(f"{vw.name}.T")  # a transposed result: a view, as NumPy's
             else:
                 rets.append(self.contiguous(v))
         return rets
 
 
+    def source(self, outputs=None):
+        """``(source, parallel)``: the function (its loop helpers and nested programs'
+        functions first) computing the segment."""
+        rets = self.run(outputs)
+        out = list(self.regions)
+        for hname, params, hrets, glines, par in self.helpers:
+            out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
+                       f"parallel={par})\ndef {hname}({', '.join(params)}):")
+            out.extend("    " + ln for ln in glines)
+            if hrets:
+                out.append(f"    return ({''.join(r + ', ' for r in hrets)})")
+            out.append("")
+        args = ", ".join([self.vname(v) for v in self.seg.inputs] +
+                         [self.vname(v) for v, _ in self.extra])
+        out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True)\n"
+                   f"def {self.fname}({args}):")
+        body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
+        out.extend("    " + ln for ln in body)
+        return "\n".join(out) + "\n", self.parallel
+
+
+TABLE = LoweringTable(
+    {kind: (ok, getattr(_Codegen, kind)) for kind, ok in OK.items()},
+    new_memory=frozenset({"elementwise", "dot_general", "concatenate"}))
+lowerable = TABLE.lowerable
+writes_new_memory = TABLE.writes_new_memory
+
+
+def region_lowerable(ir):
+    """Whether every equation of the nested program ``ir`` lowers (then it compiles as one
+    function; else the equation holding it graph-breaks)."""
+    return all(lowerable(e) for e in ir.eqns)
+
+
 def generate(seg, fname, parallel_min=None):
-    """``(source of the function, parallel)`` for one segment."""
+    """``(source of the function, parallel, constants)`` for one segment; ``constants``:
+    ``[(var, value)]`` of the nested programs' constants it takes after its inputs."""
     cg = _Codegen(seg, PARALLEL_MIN_SIZE if parallel_min is None else parallel_min, fname)
-    rets = cg.run()
-    out = []
-    for hname, params, hrets, glines, par in cg.helpers:
-        out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
-                   f"parallel={par})\ndef {hname}({', '.join(params)}):")
-        out.extend("    " + ln for ln in glines)
-        if hrets:
-            out.append(f"    return ({''.join(r + ', ' for r in hrets)})")
-        out.append("")
-    args = ", ".join(cg.vname(v) for v in seg.inputs)
-    out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True)\n"
-               f"def {fname}({args}):")
-    body = cg.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
-    out.extend("    " + ln for ln in body)
-    return "\n".join(out) + "\n", cg.parallel
+    src, par = cg.source()
+    return src, par, cg.extra

@@ -19,6 +19,8 @@ __all__ = ["jit_p"]
 
 
 jit_p = Primitive("jit", multiple_results=True)
+# the compiler splices its program into the caller (ftrans.compiler._passes)
+jit_p.lowering = {"kind": "inline", "param": "ir"}
 
 
 @jit_p.def_impl

@@ -28,6 +28,8 @@ from ._remat import Policy
 __all__ = ["checkpoint", "remat"]
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
+# the compiler splices the primal function: its derivative rules were applied when the program was differentiated into the caller (ftrans.compiler._passes)
+checkpoint_p.lowering = {"kind": "inline", "param": "fun"}
 
 
 @checkpoint_p.def_impl

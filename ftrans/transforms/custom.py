@@ -169,6 +169,8 @@ class _Baked:
 
 # custom_jvp ------------------------------------------------------------------------
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+# the compiler splices the primal function: its derivative rules were applied when the program was differentiated into the caller (ftrans.compiler._passes)
+custom_jvp_call_p.lowering = {"kind": "inline", "param": "fun"}
 
 
 @custom_jvp_call_p.def_impl
@@ -414,6 +416,8 @@ def _jvp_from_jvps(f: custom_jvp, jvps: Sequence[Callable[..., Any] | None],
 
 # custom_vjp ------------------------------------------------------------------------
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+# the compiler splices the primal function: its derivative rules were applied when the program was differentiated into the caller (ftrans.compiler._passes)
+custom_vjp_call_p.lowering = {"kind": "inline", "param": "fun"}
 
 
 @custom_vjp_call_p.def_impl

@@ -353,7 +353,7 @@ def test_gpu_kernel_source_generation():
     # kernel outputs; float32 literals are converted in the source
     assert 1 <= len(ew) <= 3
     body = "\n".join(op.body for op in ew)
-    assert "sin(" in body and "tanh(" in body and "((float)0.8999999761581421)" in body
+    assert "sin(" in body and "tanh(" in body and "((float)(0.8999999761581421))" in body
     assert all("float32" in op.in_params + op.out_params for op in ew)
     ir2, _ = stage(lambda x: [fnp.max(x, axis=1), fnp.sum(x * 2.0)], [x])
     _, ops2 = gpu_ops(ir2)
