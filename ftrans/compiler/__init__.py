@@ -273,7 +273,7 @@ def _seg_interpreter(seg):
             for e in seg.eqns:
                 out = e.prim.impl(*[a.val if type(a) is Literal else env[a] for a in e.inputs],
                                   **e.params)
-                env[e.outputs[0]] = out
+                env.update(zip(e.outputs, out if e.prim.multiple_results else [out]))
         return tuple(env[v] for v in seg.outputs)
     return fn
 

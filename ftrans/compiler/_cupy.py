@@ -50,13 +50,13 @@ def _ok(dt, allow_complex=False):
     return dt.name in _CTYPES
 
 
-def _elementwise_ok(eqn, low):
+def _elementwise_ok(eqn, low, table=None):
     return (low.get("cuda") is not None
             and all(_ok(a.aval.dtype, low.get("complex")) for a in (*eqn.inputs, *eqn.outputs))
             and integer_exact(eqn))
 
 
-def _reduce_ok(eqn, low):
+def _reduce_ok(eqn, low, table=None):
     dt = eqn.inputs[0].aval.dtype
     return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
 

@@ -7,9 +7,10 @@ The lowering table
 A backend lowers an equation by the ``"kind"`` of its primitive's ``lowering`` entry
 (``Primitive.lowering``, set in the primitive's own file; the op table's rows set it for
 elementwise operations).  A backend's :class:`LoweringTable` maps each kind it compiles to a
-*rule*: ``(ok, emit)``, where ``ok(eqn, low) -> bool`` says whether this equation lowers
-(dtypes, params; False: it graph-breaks to the primitive's impl) and ``emit(cg, i, eqn,
-low)`` writes its code through the backend's code generator ``cg``.  A new kind is a new
+*rule*: ``(ok, emit)``, where ``ok(eqn, low, table) -> bool`` says whether this equation
+lowers (dtypes, params, and for control flow whether its nested programs do:
+``table.region_lowerable``; False: it graph-breaks to the primitive's impl) and
+``emit(cg, i, eqn, low)`` writes its code through the backend's code generator ``cg``.  A new kind is a new
 row: the backends that do not list it graph-break there.
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.ir import Eqn, Literal
+from ..core.ir import IR, Eqn, Literal
+from ._passes import prepare
 
 __all__ = ["Dialect", "NUMBA", "CUDA", "LoweringTable", "operand_casts", "integer_exact",
            "int_operand_range"]
@@ -28,11 +30,11 @@ __all__ = ["Dialect", "NUMBA", "CUDA", "LoweringTable", "operand_casts", "intege
 # ---------------------------------------------------------------------------------
 # the lowering table
 # ---------------------------------------------------------------------------------
-Rule = tuple[Callable[[Eqn, dict[str, Any]], bool], Callable[..., None]]
+Rule = tuple[Callable[[Eqn, dict[str, Any], "LoweringTable"], bool], Callable[..., None]]
 
 
 class LoweringTable:
-    """A backend's rules: lowering kind -> ``(ok(eqn, low), emit(cg, i, eqn, low))``."""
+    """A backend's rules: lowering kind -> ``(ok(eqn, low, table), emit(cg, i, eqn, low))``."""
 
     def __init__(self, rules: Mapping[str, Rule], new_memory: frozenset[str] = frozenset()
                  ) -> None:
@@ -45,13 +47,23 @@ class LoweringTable:
         if low is None:
             return None
         r = self.rules.get(low.get("kind"))
-        if r is None or not r[0](eqn, low):
+        if r is None or not r[0](eqn, low, self):
             return None
         return r
 
     def lowerable(self, eqn: Eqn) -> bool:
         """Whether the backend compiles ``eqn`` (else it graph-breaks to its impl)."""
         return self.rule(eqn) is not None
+
+    def region_lowerable(self, ir: IR) -> bool:
+        """Whether every equation of the nested program ``ir`` (prepared:
+        :func:`ftrans.compiler._passes.prepare`) lowers, so that it compiles into one
+        function (else the equation holding it graph-breaks)."""
+        ok = ir.cache.get(("region_lowerable", id(self)))
+        if ok is None:
+            ok = ir.cache[("region_lowerable", id(self))] = all(
+                self.lowerable(e) for e in prepare(ir).eqns)
+        return ok
 
     def writes_new_memory(self, eqn: Eqn) -> bool:
         """Whether the generated code always writes ``eqn``'s output to a new array (a

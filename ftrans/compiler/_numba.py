@@ -37,6 +37,8 @@ import numpy as np
 
 from ..core.ir import Var, Literal
 from ._plan import Segment
+from . import _numba_control
+from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
 from ._numba_dtypes import OK, _cast, _lit, _result, _tyname, int_operand_range, integer_exact
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
@@ -188,6 +190,11 @@ class _Codegen:
         """``o`` is now the array (or scalar, for shape ``()``) named ``name``."""
         self.view[o] = _identity(name, len(o.aval.shape))
 
+    @staticmethod
+    def tyname(dt):
+        """The generated code's name of dtype ``dt`` (``np.float64`` ...)."""
+        return _tyname(dt)
+
     def emit(self, line):
         """Append a statement (may hold newlines; indented as one block)."""
         self.lines.extend(line.split("\n"))
@@ -202,11 +209,12 @@ class _Codegen:
 
     def region(self, ir):
         """Compile the nested program ``ir`` (every equation lowerable: see
-        :func:`region_lowerable`) into a function of the module.  Returns
+        :meth:`TABLE.region_lowerable <ftrans.compiler._lowering.LoweringTable.region_lowerable>`) into a function of the module.  Returns
         ``call(args) -> source``: the call of that function on the sources ``args`` of
         ``ir.in_vars`` (arrays C-contiguous, shape ``()`` as scalars), a tuple of
         ``ir.out_vars`` (arrays C-contiguous: new or an input)."""
         name = f"{self.fname}_r{len(self.regions)}"
+        ir = prepare(ir)
         sub = _Codegen(Segment(ir.eqns, list(ir.in_vars), [v for v in ir.out_vars
                                                           if type(v) is Var]),
                        self.parallel_min, name)
@@ -298,8 +306,9 @@ class _Codegen:
         (LLVM optimizes a loop in a small function much better: the same fused tanh loop
         ran 7x slower inside W2's large function than on its own.)"""
         text = "\n".join(glines)
-        defined = set(re.findall(r"^\s*(\w+) = ", text, re.M))
-        params = [u for u in dict.fromkeys(re.findall(r"\b([vt]\d+)\b", text))
+        defined = set(re.findall(r"^\s*(\w+) = ", text, re.M)) | set(
+            re.findall(r"^\s*for (\w+) in ", text, re.M))
+        params = [u for u in dict.fromkeys(re.findall(r"\b([a-z]\d+)\b", text))
                   if u not in defined]
         hname = f"{self.fname}_g{len(self.helpers)}"
         self.helpers.append((hname, params, rets, glines, par))
@@ -636,16 +645,11 @@ class _Codegen:
 
 
 TABLE = LoweringTable(
-    {kind: (ok, getattr(_Codegen, kind)) for kind, ok in OK.items()},
+    {**{kind: (ok, getattr(_Codegen, kind)) for kind, ok in OK.items()},
+     **_numba_control.RULES},
     new_memory=frozenset({"elementwise", "dot_general", "concatenate"}))
 lowerable = TABLE.lowerable
 writes_new_memory = TABLE.writes_new_memory
-
-
-def region_lowerable(ir):
-    """Whether every equation of the nested program ``ir`` lowers (then it compiles as one
-    function; else the equation holding it graph-breaks)."""
-    return all(lowerable(e) for e in ir.eqns)
 
 
 def generate(seg, fname, parallel_min=None):

@@ -26,6 +26,7 @@ from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stag
 # scan / map
 # =================================================================================
 scan_p = Primitive("scan", multiple_results=True)
+scan_p.lowering = {"kind": "scan"}  # a loop in the compiled code (ftrans.compiler._numba_control)
 
 
 def _split3(seq: Sequence[Any], nc: int, nh: int
