@@ -10,6 +10,15 @@ JAX's ``vmap_method``: ``"sequential"`` loops over the mapped axis on the host,
 function once, ``"broadcast_all"`` broadcasts every operand to the batch size and calls
 it once.  It has no derivative: differentiating through it raises a ``TypeError`` that
 says to wrap the call in ``custom_jvp``/``custom_vjp`` (as JAX does).
+
+The ``debug_callback`` primitive (``ftrans.debug.callback`` / ``ftrans.debug.print``)
+calls a host function for its side effect and returns nothing.  It is *effectful*
+(``Primitive(effectful=True)``): dead-code elimination keeps it, so under ``jit`` it
+stays in the program and, having no lowering, runs its impl at its point of the
+compiled program -- at execution time, with the concrete values.  It has no
+derivative to carry: ``jvp`` and ``grad`` call it on the primal values (once, in the
+forward pass), and it contributes no cotangent.  ``vmap`` calls it once per element of
+the mapped axis, as ``jax.debug.callback`` does.
 """
 from __future__ import annotations
 
@@ -27,7 +36,7 @@ from ._base import expand_dims
 from ._rules import batched_front, move_to_front
 from ..typing import DTypeLike, PyTree
 
-__all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p"]
+__all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p", "debug_callback_p"]
 
 _VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
 
@@ -257,3 +266,35 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: PyTree, *ar
     outs = pure_callback_p.bind(*leaves, callback=flat_callback, result_avals=avals,
                                 vmap_method=vmap_method, name=name)
     return tree_unflatten(res_tree, list(outs))
+
+
+# ---------------------------------------------------------------------------------
+# debug_callback: a host function called for its side effect (ftrans.debug)
+# ---------------------------------------------------------------------------------
+debug_callback_p = Primitive("debug_callback", multiple_results=True, differentiable=False,
+                             effectful=True)
+
+
+@debug_callback_p.def_impl
+def _debug_impl(*args: Any, callback: Callable[..., None], ordered: bool) -> tuple[()]:
+    with set_current_trace(EVAL):
+        callback(*[np.asarray(a.get() if hasattr(a, "get") else a) for a in args])
+    return ()
+
+
+@debug_callback_p.def_abstract_eval
+def _debug_abstract_eval(*avals: Any, callback: Callable[..., None], ordered: bool
+                         ) -> tuple[()]:
+    return ()
+
+
+@debug_callback_p.def_batch
+def _debug_batch(vals: Sequence[Any], dims: Sequence[int | None], *,
+                 callback: Callable[..., None], ordered: bool) -> tuple[tuple[()], list[int]]:
+    # jax.debug.callback's rule: one call per element of the mapped axis, in order
+    vals = [v if d is None else move_to_front(v, d) for v, d in zip(vals, dims)]
+    size = next(v.shape[0] for v, d in zip(vals, dims) if d is not None)
+    for i in range(size):
+        debug_callback_p.bind(*[v if d is None else v[i] for v, d in zip(vals, dims)],
+                              callback=callback, ordered=ordered)
+    return (), []
