@@ -56,7 +56,8 @@ def associative_scan(fn: Callable[[PyTree, PyTree], PyTree], elems: PyTree,
     elems : PyTree
         Arrays of equal length along ``axis``.
     reverse : bool, default False
-        Scan from the end (``result[i]`` combines ``elems[i:]``).
+        Scan from the end: ``result[i] = fn(... fn(elems[n-1], elems[n-2]) ...,
+        elems[i])`` (the scan of the flipped sequence, flipped back: JAX's convention).
     axis : int, default 0
         The scanned axis.
 

@@ -9,13 +9,6 @@ import ftrans.numpy as fnp
 from ftrans import lax
 from ftrans.core.ir import dce, has_effects, IR
 
-try:
-    import jax
-    jax.config.update("jax_enable_x64", True)
-except ImportError:  # pragma: no cover
-    jax = None
-
-
 def _f(x):
     ftrans.debug.print("x = {}", x)
     y = fnp.sin(x)
@@ -145,8 +138,8 @@ def test_errors():
         ftrans.debug.print(1.0, 2.0)
 
 
-@pytest.mark.skipif(jax is None, reason="jax is not installed")
-def test_matches_jax_output(capsys):
+def test_matches_jax_output(capsys, jax_x64):
+    jax = jax_x64
     def jf(x):
         jax.debug.print("x = {}", x)
         return jax.numpy.sin(x).sum()
