@@ -15,9 +15,10 @@ The ``debug_callback`` primitive (``ftrans.debug.callback`` / ``ftrans.debug.pri
 calls a host function for its side effect and returns nothing.  It is *effectful*
 (``Primitive(effectful=True)``): dead-code elimination keeps it, so under ``jit`` it
 stays in the program and, having no lowering, runs its impl at its point of the
-compiled program -- at execution time, with the concrete values.  It has no
-derivative to carry: ``jvp`` and ``grad`` call it on the primal values (once, in the
-forward pass), and it contributes no cotangent.  ``vmap`` calls it once per element of
+compiled program -- at execution time, with the concrete values.  It has no output
+to carry a derivative: its JVP rule calls it on the primal values, reverse mode calls
+it once in the forward pass (``vjp_fwd``, saving nothing), and its VJP rule gives no
+cotangent.  ``vmap`` calls it once per element of
 the mapped axis, as ``jax.debug.callback`` does.
 """
 from __future__ import annotations
@@ -271,8 +272,7 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: PyTree, *ar
 # ---------------------------------------------------------------------------------
 # debug_callback: a host function called for its side effect (ftrans.debug)
 # ---------------------------------------------------------------------------------
-debug_callback_p = Primitive("debug_callback", multiple_results=True, differentiable=False,
-                             effectful=True)
+debug_callback_p = Primitive("debug_callback", multiple_results=True, effectful=True)
 
 
 @debug_callback_p.def_impl
@@ -286,6 +286,28 @@ def _debug_impl(*args: Any, callback: Callable[..., None], ordered: bool) -> tup
 def _debug_abstract_eval(*avals: Any, callback: Callable[..., None], ordered: bool
                          ) -> tuple[()]:
     return ()
+
+
+@debug_callback_p.def_jvp
+def _debug_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+               callback: Callable[..., None], ordered: bool) -> tuple[tuple[()], list[Any]]:
+    # the host function sees the primal values; there are no outputs to carry tangents
+    return debug_callback_p.bind(*primals, callback=callback, ordered=ordered), []
+
+
+def _debug_vjp_fwd(*primals: Any, callback: Callable[..., None], ordered: bool
+                   ) -> tuple[tuple[()], tuple[()]]:
+    # called once, in the forward pass; nothing saved (no output ever gets a cotangent)
+    return debug_callback_p.bind(*primals, callback=callback, ordered=ordered), ()
+
+
+debug_callback_p.vjp_fwd = _debug_vjp_fwd
+
+
+@debug_callback_p.def_vjp
+def _debug_vjp(ct: Any, ans: Any, residuals: Any, needs: Sequence[bool], **params: Any
+               ) -> list[None]:
+    return [None] * len(needs)  # the transpose of an effect: nothing
 
 
 @debug_callback_p.def_batch
