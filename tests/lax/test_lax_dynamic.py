@@ -237,3 +237,19 @@ def test_against_jax(jax_x64):
     gj = jax_x64.grad(f(jl), argnums=(0, 1))(X, U)
     np.testing.assert_allclose(g[0], gj[0], rtol=1e-14)
     np.testing.assert_allclose(g[1], gj[1], rtol=1e-14)
+
+
+def test_nested_vmap_under_jit():
+    x = rng.normal(size=(3, 2, 6, 5))
+    ii = rng.integers(-7, 7, (3, 2))
+    jj = rng.integers(-7, 7, (3,))
+
+    def f(a, i, j):
+        return lax.dynamic_update_slice(a, lax.dynamic_slice(a, (i, j), (2, 2)) * 2.0, (j, i))
+    got = ftrans.jit(ftrans.vmap(ftrans.vmap(f, in_axes=(0, 0, None))))(x, ii, jj)
+    for a in range(3):
+        for b in range(2):
+            s = ref_starts((ii[a, b], jj[a]), (6, 5), (2, 2))
+            want = ref_update(x[a, b], 2.0 * x[a, b][s[0]:s[0] + 2, s[1]:s[1] + 2],
+                              (jj[a], ii[a, b]))
+            np.testing.assert_array_equal(got[a, b], want)
