@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..core.pytree import tree_flatten, tree_unflatten
 from .. import primitives as P
