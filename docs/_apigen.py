@@ -128,7 +128,7 @@ def _ftrans_page():
         "Custom derivative rules": ["custom_jvp", "custom_vjp", "custom_root"],
         "Host callbacks": ["pure_callback", "ShapeDtypeStruct"],
         "Checkpointing and gradient control": ["checkpoint", "remat", "stop_gradient"],
-        "Staging and compilation": ["jit", "make_ir", "make_jaxpr", "disable_jit"],
+        "Staging and compilation": ["jit", "make_ir", "make_jaxpr", "eval_shape", "disable_jit"],
         "Debugging": ["debug_nans", "typeof", "block_until_ready"],
         "Values and errors": ["float0", "EscapedTracerError", "TracerArrayConversionError",
                               "ConcretizationError"],
@@ -137,7 +137,8 @@ def _ftrans_page():
              ":doc:`numpy`, ``ftrans.lax`` in :doc:`lax`, ``ftrans.testing`` in "
              ":doc:`testing`, ``ftrans.tree_util`` in :doc:`tree_util` (``ftrans.tree`` "
              "and ``ftrans.flatten_util`` in :doc:`tree` and :doc:`flatten_util`), "
-             "checkpoint policies in :doc:`checkpoint_policies` and "
+             "checkpoint policies in :doc:`checkpoint_policies`, execution-time printing "
+             "(``ftrans.debug.print``) in :doc:`debug` and "
              "``ftrans.dask`` in :doc:`dask`.  ``ftrans.config.update(name, value)`` sets "
              "the options (``\"debug_nans\"``, as JAX's ``jax.config``).")
     return _module_page("ftrans", intro, sections)
@@ -249,7 +250,11 @@ def _lax_page():
              "them.  The elementwise, structural and reduction operations are strict "
              "front ends of ftrans's primitives with ``jax.lax``'s dtype and shape rules.")
     sections = {
-        "Control flow": ["cond", "switch", "select", "while_loop", "fori_loop", "scan", "map"],
+        "Control flow": ["cond", "switch", "select", "while_loop", "fori_loop", "scan", "map",
+                         "associative_scan"],
+        "Dynamic slicing (traced start indices)": [
+            "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+            "dynamic_update_slice_in_dim", "dynamic_index_in_dim"],
         "Convolution and windowed reductions": [
             "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max"],
         "Elementwise operations (no promotion, no rank broadcasting)": [

@@ -58,3 +58,8 @@ def __getattr__(name: str) -> ModuleType:
 from .primitives import pure_callback, ShapeDtypeStruct  # noqa: E402
 from .transforms import custom_root  # noqa: E402
 __all__ += ["pure_callback", "ShapeDtypeStruct", "custom_root"]
+
+# issue 21: execution-time printing (ftrans.debug) and shape evaluation
+from . import debug  # noqa: E402
+from .transforms import eval_shape  # noqa: E402
+__all__ += ["debug", "eval_shape"]

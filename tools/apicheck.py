@@ -50,7 +50,7 @@ PUBLIC_MODULES = [
     "ftrans.scipy.special", "ftrans.scipy.stats", "ftrans.scipy.signal",
     "ftrans.scipy.linalg", "ftrans.scipy.integrate", "ftrans.scipy.optimize",
     "ftrans.tree_util", "ftrans.tree", "ftrans.flatten_util", "ftrans.testing",
-    "ftrans.checkpoint_policies", "ftrans.dask", "ftrans.compiler",
+    "ftrans.checkpoint_policies", "ftrans.dask", "ftrans.compiler", "ftrans.debug",
     "ftrans.compat", "ftrans.compat.autograd", "ftrans.compat.autograd.functional",
     "ftrans.compat.autograd.forward_ad", "ftrans.compat.autograd.graph",
     "ftrans.compat.autograd.profiler", "ftrans.compat.autograd.profiler_util",

@@ -60,7 +60,7 @@ from .abstract import ShapedArray, aval_of
 from .trace import Trace, Tracer, set_current_trace, _ctx, TracerArrayConversionError, _escaped
 
 __all__ = ["Var", "Literal", "Eqn", "IR", "StagingTrace", "StagingTracer", "ConcretizationError",
-           "stage", "eval_ir", "dce", "partition"]
+           "stage", "eval_ir", "dce", "partition", "has_effects"]
 
 
 class ConcretizationError(TracerArrayConversionError):
@@ -446,21 +446,57 @@ def dce(ir: IR, used_outputs: Sequence[bool] | None = None) -> IR:
     Returns
     -------
     IR
-        Same inputs and constants (unused constants dropped); equations of primitives
-        are pure, so dropping an unused one never changes a result.
+        Same inputs and constants (unused constants dropped); equations of pure
+        primitives are dropped when no used output depends on them, effectful ones
+        (:func:`has_effects`: ``ftrans.debug.callback``, and control flow whose
+        sub-program holds one) are always kept.
     """
     outs = ir.out_vars if used_outputs is None else [
         v for v, u in zip(ir.out_vars, used_outputs) if u]
     live = {v for v in outs if type(v) is Var}
     eqns: list[Eqn] = []
     for e in reversed(ir.eqns):
-        if any(o in live for o in e.outputs):
+        if any(o in live for o in e.outputs) or _eqn_effectful(e):
             eqns.append(e)
             live.update(a for a in e.inputs if type(a) is Var)
     eqns.reverse()
     keep = [i for i, v in enumerate(ir.const_vars) if v in live]
     return IR(ir.in_vars, [ir.const_vars[i] for i in keep], [ir.consts[i] for i in keep],
               eqns, outs)
+
+
+def _eqn_effectful(e: Eqn) -> bool:
+    if getattr(e.prim, "effectful", False):  # (checkpoint's stand-ins have no flag)
+        return True
+    for v in e.params.values():
+        if isinstance(v, IR) and has_effects(v):
+            return True
+        if isinstance(v, tuple) and any(isinstance(b, IR) and has_effects(b) for b in v):
+            return True  # cond's branches
+    return False
+
+
+def has_effects(ir: IR) -> bool:
+    """Whether ``ir`` applies an effectful primitive, directly or in a sub-program.
+
+    Parameters
+    ----------
+    ir : IR
+        The program; sub-programs are the IR-valued parameters of its equations
+        (``scan``'s ``body``, ``cond``'s ``branches``, ``while``'s ``cond`` and
+        ``body``, ``jit``'s ``ir``).  Primitives carrying Python functions instead
+        (``custom_jvp_call``, ``checkpoint``) are not looked into.
+
+    Returns
+    -------
+    bool
+        True when dead-code elimination must keep some of its equations regardless of
+        their outputs (the answer is cached on the program).
+    """
+    hit = ir.cache.get("has_effects")
+    if hit is None:
+        hit = ir.cache["has_effects"] = any(_eqn_effectful(e) for e in ir.eqns)
+    return bool(hit)
 
 
 def partition(ir: IR, unknown_inputs: Sequence[bool], force_unknown: Collection[Eqn] = ()
@@ -589,7 +625,8 @@ def _print_ir(ir: IR) -> str:
         params = " ".join(f"{k}={_param_str(v)}" for k, v in sorted(e.params.items()))
         lhs = " ".join(decl(v) for v in e.outputs)
         rhs = " ".join(name(a) for a in e.inputs)
-        lines.append(f"  {lhs} = {e.prim.name}{'[' + params + ']' if params else ''} {rhs}".rstrip())
+        rhs = f"{e.prim.name}{'[' + params + ']' if params else ''} {rhs}".rstrip()
+        lines.append(f"  {lhs} = {rhs}" if lhs else f"  {rhs}")  # (an effect has no outputs)
     lines.append("  return " + ", ".join(name(v) for v in ir.out_vars))
     lines.append("}")
     return "\n".join(lines)

@@ -38,6 +38,11 @@ the rules themselves can be differentiated and batched again.
 Primitives that have no derivative by nature (comparisons, ``argmax``, logical
 operations) are created with ``differentiable=False``; transforms treat their
 outputs as constants.
+
+Primitives whose application matters beyond its outputs (``ftrans.debug.callback``'s,
+which calls a host function for its side effect) are created with ``effectful=True``:
+dead-code elimination (:func:`ftrans.core.ir.dce`) keeps their equations, and those of
+control-flow primitives whose sub-programs contain one, even when no result is used.
 """
 from __future__ import annotations
 
@@ -66,6 +71,9 @@ class Primitive:
         True when ``impl`` returns a tuple of arrays; the ``jvp`` rule then returns
         tuples and the ``vjp`` rule receives a tuple of cotangents (symbolic zeros
         already instantiated).
+    effectful : bool
+        True when applying the primitive has a side effect (a host callback): its
+        equations are never dropped as dead code.
 
     ``facets`` is the primitive's row of the elementwise operation table
     (``ftrans.primitives.optable.Op``: its NumPy and torch names, node name, test
@@ -73,14 +81,17 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "vjp", "vjp_fwd", "batch",
-                 "lowering", "differentiable", "multiple_results", "facets", "__weakref__")
+                 "lowering", "differentiable", "multiple_results", "effectful", "facets",
+                 "__weakref__")
 
-    def __init__(self, name: str, *, differentiable: bool = True, multiple_results: bool = False):
+    def __init__(self, name: str, *, differentiable: bool = True, multiple_results: bool = False,
+                 effectful: bool = False):
         if name in _registry:
             raise ValueError(f"a primitive named {name!r} is already registered")
         self.name = name
         self.differentiable = differentiable
         self.multiple_results = multiple_results
+        self.effectful = effectful
         # the rules, set by the primitive's file (None: the primitive has no such rule)
         self.impl: Callable[..., Any] | None = None
         self.abstract_eval: Callable[..., Any] | None = None

@@ -89,7 +89,11 @@ from . import _ops
 from ._ops import *  # noqa: F401,F403  (jax.lax's elementwise/structural operations)
 from . import _cumulative
 from ._cumulative import *  # noqa: F401,F403  (cumsum, cumprod, cummax, cummin, cumlogsumexp)
+from . import _dynamic
+from ._dynamic import *  # noqa: F401,F403  (dynamic_slice, dynamic_update_slice, *_in_dim)
+from ._associative import associative_scan
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select",
            "cond_p", "while_p", "scan_p", "conv_general_dilated", "reduce_window",
-           "reduce_window_sum", "reduce_window_max", *_ops.__all__, *_cumulative.__all__]
+           "reduce_window_sum", "reduce_window_max", *_ops.__all__, *_cumulative.__all__,
+           *_dynamic.__all__, "associative_scan"]

@@ -33,3 +33,4 @@ from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_
 # (exp, log, sin ... arctan2, logaddexp, copysign, trunc, i0 ...).
 globals().update(ROW_OPS)
 from .callback import pure_callback, ShapeDtypeStruct  # noqa: E402,F401  (host functions)
+from .dynamic_slice import dynamic_slice_op, dynamic_update_slice_op  # noqa: E402,F401

@@ -10,6 +10,16 @@ JAX's ``vmap_method``: ``"sequential"`` loops over the mapped axis on the host,
 function once, ``"broadcast_all"`` broadcasts every operand to the batch size and calls
 it once.  It has no derivative: differentiating through it raises a ``TypeError`` that
 says to wrap the call in ``custom_jvp``/``custom_vjp`` (as JAX does).
+
+The ``debug_callback`` primitive (``ftrans.debug.callback`` / ``ftrans.debug.print``)
+calls a host function for its side effect and returns nothing.  It is *effectful*
+(``Primitive(effectful=True)``): dead-code elimination keeps it, so under ``jit`` it
+stays in the program and, having no lowering, runs its impl at its point of the
+compiled program -- at execution time, with the concrete values.  It has no output
+to carry a derivative: its JVP rule calls it on the primal values, reverse mode calls
+it once in the forward pass (``vjp_fwd``, saving nothing), and its VJP rule gives no
+cotangent.  ``vmap`` calls it once per element of
+the mapped axis, as ``jax.debug.callback`` does.
 """
 from __future__ import annotations
 
@@ -27,7 +37,7 @@ from ._base import expand_dims
 from ._rules import batched_front, move_to_front
 from ..typing import DTypeLike, PyTree
 
-__all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p"]
+__all__ = ["pure_callback", "ShapeDtypeStruct", "pure_callback_p", "debug_callback_p"]
 
 _VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
 
@@ -257,3 +267,56 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: PyTree, *ar
     outs = pure_callback_p.bind(*leaves, callback=flat_callback, result_avals=avals,
                                 vmap_method=vmap_method, name=name)
     return tree_unflatten(res_tree, list(outs))
+
+
+# ---------------------------------------------------------------------------------
+# debug_callback: a host function called for its side effect (ftrans.debug)
+# ---------------------------------------------------------------------------------
+debug_callback_p = Primitive("debug_callback", multiple_results=True, effectful=True)
+
+
+@debug_callback_p.def_impl
+def _debug_impl(*args: Any, callback: Callable[..., None], ordered: bool) -> tuple[()]:
+    with set_current_trace(EVAL):
+        callback(*[np.asarray(a.get() if hasattr(a, "get") else a) for a in args])
+    return ()
+
+
+@debug_callback_p.def_abstract_eval
+def _debug_abstract_eval(*avals: Any, callback: Callable[..., None], ordered: bool
+                         ) -> tuple[()]:
+    return ()
+
+
+@debug_callback_p.def_jvp
+def _debug_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+               callback: Callable[..., None], ordered: bool) -> tuple[tuple[()], list[Any]]:
+    # the host function sees the primal values; there are no outputs to carry tangents
+    return debug_callback_p.bind(*primals, callback=callback, ordered=ordered), []
+
+
+def _debug_vjp_fwd(*primals: Any, callback: Callable[..., None], ordered: bool
+                   ) -> tuple[tuple[()], tuple[()]]:
+    # called once, in the forward pass; nothing saved (no output ever gets a cotangent)
+    return debug_callback_p.bind(*primals, callback=callback, ordered=ordered), ()
+
+
+debug_callback_p.vjp_fwd = _debug_vjp_fwd
+
+
+@debug_callback_p.def_vjp
+def _debug_vjp(ct: Any, ans: Any, residuals: Any, needs: Sequence[bool], **params: Any
+               ) -> list[None]:
+    return [None] * len(needs)  # the transpose of an effect: nothing
+
+
+@debug_callback_p.def_batch
+def _debug_batch(vals: Sequence[Any], dims: Sequence[int | None], *,
+                 callback: Callable[..., None], ordered: bool) -> tuple[tuple[()], list[int]]:
+    # jax.debug.callback's rule: one call per element of the mapped axis, in order
+    vals = [v if d is None else move_to_front(v, d) for v, d in zip(vals, dims)]
+    size = next(v.shape[0] for v, d in zip(vals, dims) if d is not None)
+    for i in range(size):
+        debug_callback_p.bind(*[v if d is None else v[i] for v, d in zip(vals, dims)],
+                              callback=callback, ordered=ordered)
+    return (), []

@@ -9,3 +9,4 @@ from .checkpoint import checkpoint, remat
 from .jit import jit, make_ir, disable_jit
 from ._stages import make_jaxpr, Traced, Lowered, Compiled
 from ._implicit import custom_root
+from .eval_shape import eval_shape

@@ -775,6 +775,38 @@ def _host_sin_plus_zero(x):
 
 
 case("pure_callback", _host_sin_plus_zero, np.sin, Arg(S))
+
+
+# debug_callback (ftrans.debug.callback): an effect with no outputs; the row returns
+# sin(x) next to it.  The host function checks that it receives concrete NumPy arrays
+# whatever the transform.
+def _debug_sink(v):
+    assert isinstance(v, np.ndarray), f"debug callback got {type(v).__name__}"
+
+
+case("debug_callback", lambda x: (ftrans.debug.callback(_debug_sink, x), P.sin(x))[1],
+     np.sin, Arg(S), complex=True)
+# dynamic_slice / dynamic_update_slice: start indices clamped so the window fits
+case("dynamic_slice", lambda x: P.dynamic_slice_op(x, (1, 2), (2, 2)),
+     lambda x: x[1:3, 2:4], Arg(S), complex=True, variants=(
+         Variant("0d", (Arg(()),), lambda x: P.dynamic_slice_op(x, (), ()), lambda x: x[()]),
+         Variant("empty", (Arg((0, 3)),), lambda x: P.dynamic_slice_op(x, (0, 5), (0, 2)),
+                 lambda x: x[:, 1:3]),
+     ))
+case("dynamic_slice", lambda x: P.dynamic_slice_op(x, (7, np.int32(-2)), (2, 3)),
+     lambda x: x[1:3, 0:3], Arg(S), complex=True, variant="clamped")
+
+
+def _dus_ref(starts):
+    def ref(x, u):
+        out = x.copy()
+        out[tuple(slice(s, s + k) for s, k in zip(starts, u.shape))] = u
+        return out
+    return ref
+
+
+case("dynamic_update_slice", lambda x, u: P.dynamic_update_slice_op(x, u, (2, 9)),
+     _dus_ref((1, 1)), Arg(S), Arg((2, 3)), complex=True)
 case("checkpoint", ftrans.checkpoint(lambda x, y: P.tanh(P.mul(x, y))),
      lambda x, y: np.tanh(x * y), Arg(S), Arg(S))
 # jit: a staged program applied through the jit primitive (its rules transform the IR)
