@@ -40,7 +40,8 @@ from ._plan import Segment
 from . import _numba_control
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
-from ._numba_dtypes import OK, _cast, _lit, _result, _tyname, int_operand_range, integer_exact
+from ._numba_dtypes import (OK, _cast, _lit, _result, _tyname, elementwise_expr,
+                            int_operand_range, integer_exact)
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
@@ -365,9 +366,10 @@ class _Codegen:
         casts = _casts(eqn, low)
         ops = self.operand_exprs(eqn, shape, casts, g)
         dt = o.aval.dtype
-        expr = _result(low["numba"].format(*ops, **eqn.params), dt)
-        guard = low.get("guard")
-        if guard is not None:
+        fmt, guarded = elementwise_expr(eqn, low)
+        expr = _result(fmt.format(*ops, **eqn.params), dt)
+        if guarded:
+            guard = low["guard"]
             # a fast formula valid unless ``guard``; the loop reruns with the exact one
             exact = _result(low["numba_exact"].format(*ops, **eqn.params), dt)
             if g is None or prod(shape) < _FAST_MIN_SIZE:

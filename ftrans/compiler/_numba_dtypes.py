@@ -11,7 +11,7 @@ from ..core.ir import Eqn
 from . import _lowering
 from ._lowering import integer_exact, int_operand_range
 
-__all__ = ["OK", "integer_exact", "int_operand_range"]
+__all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr"]
 
 _SUPPORTED_KINDS = set("biufc")
 
@@ -27,10 +27,26 @@ def _dtype_ok(dt, allow_complex):
     return True
 
 
+def _has_complex(eqn: Eqn) -> bool:
+    return any(a.aval.dtype.kind == "c" for a in (*eqn.inputs, *eqn.outputs))
+
+
+def elementwise_expr(eqn: Eqn, low: dict[str, Any]) -> tuple[str, bool]:
+    """``(format string, guarded)``: the numba expression of an elementwise equation --
+    the entry's ``"numba_complex"`` where an operand or the result is complex and the
+    entry has one (a function computing NumPy's complex result), else ``"numba"`` --
+    and whether the entry's ``"guard"``/``"numba_exact"`` pair applies to it."""
+    if "numba_complex" in low and _has_complex(eqn):
+        return low["numba_complex"], False
+    return low["numba"], low.get("guard") is not None
+
+
 def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
     if low.get("numba") is None:
         return False
-    allow_c = bool(low.get("complex", False))
+    # complex operands: an entry whose expression is right for them ("complex") or that
+    # has its own complex expression ("numba_complex")
+    allow_c = bool(low.get("complex", False)) or "numba_complex" in low
     return all(_dtype_ok(a.aval.dtype, allow_c) for a in (*eqn.inputs, *eqn.outputs)) \
         and integer_exact(eqn)
 
@@ -42,7 +58,8 @@ def _structural_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
 def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
     x = eqn.inputs[0].aval.dtype
     out = eqn.outputs[0].aval.dtype
-    if x != out or not _dtype_ok(x, False):
+    # complex: sum and prod (NumPy's max/min order complex numbers lexicographically)
+    if x != out or not _dtype_ok(x, low["monoid"] in ("sum", "prod")):
         return False
     if low["monoid"] in ("sum", "prod") and (x.kind == "b" or (x.kind in "iu" and x.itemsize < 8)):
         return False  # NumPy promotes small integers to the default int

@@ -30,7 +30,8 @@ _LIM = _trig64._TRIG_LIMIT
 
 def _src_hash():
     h = hashlib.sha256()
-    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__):
+    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__,
+              os.path.join(os.path.dirname(__file__), "_numba_cplx_support.py")):
         with open(f, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:16]

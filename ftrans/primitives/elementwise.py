@@ -211,12 +211,16 @@ def _define_row(op):
     if numba is not None:
         cuda = None if op.cuda is None else \
             f"{op.cuda}({', '.join('{%d}' % i for i in range(op.arity))})"
-        p.lowering = _ew(numba, cuda, cast="none" if op.dtype == "bool" else "out")
+        p.lowering = _ew(numba, cuda, cast="none" if op.dtype == "bool" else "out",
+                         numba_complex=op.numba_complex)
     return p
 
 
-def _ew(numba, cuda, complex=False, cast="out"):
-    return {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
+def _ew(numba, cuda, complex=False, cast="out", numba_complex=None):
+    low = {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
+    if numba_complex is not None:
+        low["numba_complex"] = numba_complex
+    return low
 
 
 for _row in ROWS:
@@ -464,12 +468,16 @@ for _p, _nb, _cu, _cx in [
         (minimum_p, "np.minimum({0}, {1})", "min({0}, {1})", False),
         (sign_p, "(np.sign({0}) + 0)", None, False)]:
     _p.lowering = _ew(_nb, _cu, _cx)
-abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none")
+# complex operands: NumPy's own formulas (its FMA product, Smith's quotient, its SIMD
+# modulus; ftrans/compiler/_numba_cplx_support.py), bit for bit
+mul_p.lowering["numba_complex"] = "_cmul({0}, {1})"
+div_p.lowering["numba_complex"] = "_cdiv({0}, {1})"
+abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none", numba_complex="_cabs({0})")
 # sin/cos: a branch-free (vectorizable) form, exact unless |x| >= 2**20, inf or nan
 # ("guard"), where the compiler reruns the loop with the exact form
 for _p, _n in ((sin_p, "sin"), (cos_p, "cos")):
-    _p.lowering = dict(_ew(f"_{_n}_fast({{0}})", f"{_n}({{0}})"), guard="_trig_bad({0})",
-                       numba_exact=f"_{_n}({{0}})")
+    _p.lowering = dict(_p.lowering, numba=f"_{_n}_fast({{0}})", cuda=f"{_n}({{0}})",
+                       guard="_trig_bad({0})", numba_exact=f"_{_n}({{0}})")
 
 
 def _div_abstract_eval(x, y):

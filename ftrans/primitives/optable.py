@@ -89,6 +89,10 @@ class Op:
             GPU lowering is not generated and the program breaks the graph there).
         numba: the numba expression of the forward lowering (default
             ``np.<numpy name>({0}[, {1}])``); None: no CPU lowering.
+        numba_complex: the numba expression for complex operands (None: complex
+            operands graph-break); it must give NumPy's bits, special values included
+            (the ``_c*`` functions of ``ftrans/compiler/_numba_cplx_support.py`` call the
+            C library's functions that NumPy calls).
         fuse: generate the fused ``g * f'(x)`` kernels (unary rows only).
         torch_inplace, torch_out: torch has ``Tensor.<name>_`` / ``out=``.
         torch_special: the row's name in ``torch.special`` where torch has it only there
@@ -118,6 +122,7 @@ class Op:
     array_api: Optional[str] = None
     cuda: Optional[str] = None
     numba: Optional[str] = ""
+    numba_complex: Optional[str] = None
     fuse: bool = False
     torch_inplace: bool = True
     torch_out: bool = True
@@ -196,21 +201,22 @@ _LN2 = "0.6931471805599453"  # log(2): exp(0 - log 2) = 1/2
 ROWS: tuple = (
     # -- holomorphic unary functions: derivative f'(x) --------------------------------
     _r("exp", 1, ("ans",), torch="exp", complex="holomorphic", fuse=True,
-       numba="_exp({0})", domain=(("U", -2, 2),), doc="Exponential."),
+       numba_complex="_cexp({0})", numba="_exp({0})", domain=(("U", -2, 2),), doc="Exponential."),
     _r("log", 1, ("1/x",), torch="log", complex="holomorphic", fuse=True,
-       domain=(("U", 0.5, 2.5, -1, 1),), doc="Natural logarithm."),
+       numba_complex="_clog({0})", domain=(("U", 0.5, 2.5, -1, 1),), doc="Natural logarithm."),
     _r("log1p", 1, ("1/(1 + x)",), torch="log1p", complex="holomorphic", fuse=True,
        node="Log1PBackward0", domain=(("U", -0.5, 2.0, -0.4, 0.4),), doc="``log(1 + x)``, accurate near 0."),
     _r("expm1", 1, ("ans + 1",), torch="expm1", complex="holomorphic", fuse=True,
        domain=(("U", -2, 2),), doc="``exp(x) - 1``, accurate near 0."),
     _r("sin", 1, ("cos(x)",), torch="sin", complex="holomorphic", fuse=True,
-       domain=(("U", -3, 3, -1, 1),), doc="Sine (radians)."),
+       numba_complex="_csin({0})", domain=(("U", -3, 3, -1, 1),), doc="Sine (radians)."),
     _r("cos", 1, ("-sin(x)",), torch="cos", complex="holomorphic", fuse=True,
-       domain=(("U", -3, 3, -1, 1),), doc="Cosine (radians)."),
+       numba_complex="_ccos({0})", domain=(("U", -3, 3, -1, 1),), doc="Cosine (radians)."),
     _r("tan", 1, ("1 + ans*ans",), torch="tan", complex="holomorphic", fuse=True,
        domain=(("U", -1.2, 1.2, -0.5, 0.5),), doc="Tangent (radians)."),
     _r("tanh", 1, ("1 - ans*ans",), torch="tanh", complex="holomorphic", fuse=True,
-       numba="_tanh({0})", domain=(("U", -2, 2, -0.6, 0.6),), doc="Hyperbolic tangent."),
+       numba_complex="_ctanh({0})", numba="_tanh({0})", domain=(("U", -2, 2, -0.6, 0.6),),
+       doc="Hyperbolic tangent."),
     _r("sinh", 1, ("cosh(x)",), torch="sinh", complex="holomorphic", fuse=True,
        domain=(("U", -2, 2, -1, 1),), doc="Hyperbolic sine."),
     _r("cosh", 1, ("sinh(x)",), torch="cosh", complex="holomorphic", fuse=True,
@@ -225,7 +231,8 @@ ROWS: tuple = (
        torch_aliases=("arctan",), complex="holomorphic", fuse=True, array_api="atan",
        cuda="atan", domain=(("U", -2, 2, -0.5, 0.5),), doc="Inverse tangent (radians)."),
     _r("sqrt", 1, ("1/(ans + ans)",), torch="sqrt", complex="holomorphic", fuse=True,
-       domain=(("U", 0.3, 2.5, -1, 1),), doc="Square root (derivative inf at 0)."),
+       numba_complex="_csqrt({0})", domain=(("U", 0.3, 2.5, -1, 1),),
+       doc="Square root (derivative inf at 0)."),
     # -- real binary functions -------------------------------------------------------
     # (at the origin, the minimum-norm subgradient 0 -- DESIGN's convention -- not NaN:
     # the numerator is 0 there and the guarded denominator 1)

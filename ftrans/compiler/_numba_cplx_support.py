@@ -1,0 +1,160 @@
+"""Complex scalar functions that generated numba programs call (imported by the generated
+modules; see :mod:`ftrans.compiler._numba`), computing exactly what NumPy computes.
+
+NumPy's complex ``exp``, ``log``, ``sqrt``, ``sin``, ``cos`` and ``tanh`` call the C
+library's ``cexp``, ``clog`` ... (``cexpf`` ... for complex64; NumPy's
+``npy_math_complex.c.src`` uses them where the platform has them, as glibc does).
+numba's own complex functions differ from them on special values (numba's ``exp(1e300+0j)``
+is ``inf+nanj``, the C library's ``inf+0j``; ``tanh(inf+0j)``: ``nan+nanj`` against
+``1+0j``) and in the last bits, so these call the C library's functions themselves
+(``_cexp`` ...: an LLVM call of the C function, resolved in the process, where NumPy has
+already loaded it): the same bits as eager NumPy.
+
+``_cdiv(x, y)``: complex division by NumPy's algorithm (Smith's, as NumPy's
+``@TYPE@_divide`` loop in ``loops.c.src`` writes it: the ratio of the smaller to the larger
+part of ``y`` and a reciprocal scale; ``x / 0`` divides each part by ``abs(y.real)``,
+giving inf or nan as NumPy does, never an exception); numba's ``/`` rounds differently
+(CPython's ``_Py_c_quot`` divides by the denominator) and raises ``ZeroDivisionError``
+for complex64.  Real operands divide with ``/``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as _llir
+from numba import types
+from numba.extending import intrinsic, overload
+
+__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul"]
+
+_I32 = _llir.IntType(32)
+
+
+def _libm_complex(cname: str):
+    """An intrinsic ``f(z)`` calling the C library's ``cname`` (complex128) or
+    ``cname + "f"`` (complex64), by the x86-64 System V calling convention that clang uses
+    for ``double _Complex`` (two doubles in, a struct of two out) and ``float _Complex``
+    (one ``<2 x float>`` in and out)."""
+
+    @intrinsic
+    def call(typingctx, z):
+        if z == types.complex128:
+            fl = _llir.DoubleType()
+            name = cname
+            fnty = _llir.FunctionType(_llir.LiteralStructType([fl, fl]), [fl, fl])
+        elif z == types.complex64:
+            fl = _llir.FloatType()
+            name = cname + "f"
+            fnty = _llir.FunctionType(_llir.VectorType(fl, 2), [_llir.VectorType(fl, 2)])
+        else:
+            return None
+
+        def codegen(context, builder, sig, args):
+            c = context.make_complex(builder, sig.args[0], args[0])
+            fn = builder.module.globals.get(name)
+            if fn is None:
+                fn = _llir.Function(builder.module, fnty, name)
+            if sig.args[0] == types.complex128:
+                res = builder.call(fn, [c.real, c.imag])
+                re, im = builder.extract_value(res, 0), builder.extract_value(res, 1)
+            else:
+                v = _llir.Constant(_llir.VectorType(fl, 2), _llir.Undefined)
+                v = builder.insert_element(v, c.real, _llir.Constant(_I32, 0))
+                v = builder.insert_element(v, c.imag, _llir.Constant(_I32, 1))
+                res = builder.call(fn, [v])
+                re = builder.extract_element(res, _llir.Constant(_I32, 0))
+                im = builder.extract_element(res, _llir.Constant(_I32, 1))
+            out = context.make_complex(builder, sig.return_type)
+            out.real, out.imag = re, im
+            return out._getvalue()
+        return z(z), codegen
+    call.__name__ = call.__qualname__ = "_" + cname
+    return call
+
+
+_cexp = _libm_complex("cexp")
+_clog = _libm_complex("clog")
+_csqrt = _libm_complex("csqrt")
+_csin = _libm_complex("csin")
+_ccos = _libm_complex("ccos")
+_ctanh = _libm_complex("ctanh")
+
+
+def _cdiv(x, y):  # pragma: no cover - replaced by the overload inside numba
+    return x / y
+
+
+@overload(_cdiv, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_cdiv(x, y):
+    if not (isinstance(x, types.Complex) and isinstance(y, types.Complex)):
+        return lambda x, y: x / y
+    ty = x  # the compiler casts both operands to the output dtype first
+    fty = x.underlying_float  # (a Python float literal would compute complex64 in float64)
+
+    def impl(x, y):
+        ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+        abr, abi = abs(br), abs(bi)
+        if abr >= abi:
+            if abr == 0 and abi == 0:
+                return ty(complex(ar / abr, ai / abr))
+            rat = bi / br
+            scl = fty(1.0) / (br + bi * rat)
+            return ty(complex((ar + ai * rat) * scl, (ai - ar * rat) * scl))
+        rat = br / bi
+        scl = fty(1.0) / (bi + br * rat)
+        return ty(complex((ar * rat + ai) * scl, (ai * rat - ar) * scl))
+    return impl
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """``a * b + c`` rounded once (LLVM's ``llvm.fma``; the operands of one float type)."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, sig, args):
+        fl = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.fma", [fl], _llir.FunctionType(fl, [fl] * 3))
+        return builder.call(fn, list(args))
+    return a(a, a, a), codegen
+
+
+def _cabs(x):  # pragma: no cover - replaced by the overload inside numba
+    return abs(x)
+
+
+@overload(_cabs, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_cabs(x):
+    if not isinstance(x, types.Complex):
+        return lambda x: np.abs(x)
+    fty = x.underlying_float
+
+    def impl(x):
+        re, im = abs(x.real), abs(x.imag)
+        inf = fty(np.inf)
+        if re == inf or im == inf:
+            return inf
+        if re != re or im != im:
+            return fty(np.nan)
+        larger = re if re > im else im
+        smaller = im if im < re else re
+        ratio = fty(0.0)
+        if not (larger == 0 or smaller == inf):
+            ratio = smaller / larger
+        return np.sqrt(_fma(ratio, ratio, fty(1.0))) * larger
+    return impl
+
+
+def _cmul(x, y):  # pragma: no cover - replaced by the overload inside numba
+    return x * y
+
+
+@overload(_cmul, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_cmul(x, y):
+    if not (isinstance(x, types.Complex) and isinstance(y, types.Complex)):
+        return lambda x, y: x * y
+    ty = x
+
+    def impl(x, y):
+        ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+        return ty(complex(_fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)))
+    return impl
