@@ -1,0 +1,218 @@
+"""Complex numbers in compiled code: ``jit(f)`` computes what eager NumPy does, bit for bit
+for the elementwise functions (special values, branch cuts and signed zeros included), to
+rounding for reductions and matrix products, and ``jit(grad(f))`` of real losses of complex
+inputs equals eager ``grad``.  Every program runs through the compiled path (no
+``FTRANS_COMPILER=reference``); a segment falling back to its impls would warn, which
+these tests turn into an error.
+
+The expected values are NumPy's ufuncs applied directly (``np.exp`` ...), never ftrans.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ftrans
+import ftrans.numpy as fnp
+from ftrans.compiler import compile_ir, graph_breaks
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+C128, C64 = np.dtype(np.complex128), np.dtype(np.complex64)
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan, 1e-300, -1e-300,
+            1e300, 710.0, -750.0, 89.0, -104.0, 1e-310, 1e-40, 3.4e38, 1e20, -1e20,
+            np.pi / 2, 1e-8]
+
+
+def _special_grid(dtype):
+    """Every pair (re, im) of the special values, then random values of mixed scales."""
+    ft = np.finfo(dtype).dtype
+    with np.errstate(all="ignore"):
+        s = np.array(_SPECIAL, ft)
+        re, im = np.meshgrid(s, s)
+        z = np.empty(re.shape, dtype)
+        z.real, z.imag = re, im
+        rng = np.random.default_rng(0)
+        n = 600
+        r = np.empty(n, dtype)
+        r.real = rng.standard_normal(n) * rng.choice([0.01, 1, 10, 100], n)
+        r.imag = rng.standard_normal(n) * rng.choice([0.01, 1, 10, 100], n)
+    return np.concatenate([z.ravel(), r])
+
+
+def _bits(a):
+    """The float components' bit patterns, every NaN made the same (NumPy's NaN payloads
+    and signs are not specified); -0.0 stays distinct from 0.0."""
+    a = np.asarray(a).ravel()
+    parts = [a.real, a.imag] if a.dtype.kind == "c" else [a]
+    out = []
+    for p in parts:
+        p = np.where(np.isnan(p), np.array(np.nan, p.dtype), p)
+        out.append(p.view(np.int64 if p.dtype.itemsize == 8 else np.int32))
+    return np.stack(out)
+
+
+def assert_bitwise(got, want, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, want.dtype)
+    bad = np.nonzero((_bits(got) != _bits(want)).any(axis=0))[0]
+    assert bad.size == 0, (what, bad[:5], got.ravel()[bad[:5]], want.ravel()[bad[:5]])
+
+
+def _unary_and_binary(x, y):
+    return [fnp.exp(x), fnp.log(x), fnp.sqrt(x), fnp.sin(x), fnp.cos(x), fnp.tanh(x),
+            fnp.abs(x), x / y, x * y, x + y, x - y, -x, fnp.conj(x)]
+
+
+_NUMPY = [np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh, np.abs, None, None, None, None,
+          np.negative, np.conj]
+
+
+@pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
+def test_elementwise_special_values_bitwise(dtype):
+    """exp, log, sqrt, sin, cos, tanh, abs, division and products of every pair of special
+    values equal NumPy's bits (branch cuts: signed zeros on the negative real axis)."""
+    x = _special_grid(dtype)
+    y = np.random.default_rng(1).permutation(x)  # zeros, infs and nans as divisors too
+    ir = ftrans.make_ir(_unary_and_binary)(x, y)
+    assert graph_breaks(ir) == []
+    got = ftrans.jit(_unary_and_binary)(x, y)
+    with np.errstate(all="ignore"):
+        want = [f(x) for f in _NUMPY[:7]] + [np.divide(x, y), np.multiply(x, y), np.add(x, y),
+                                              np.subtract(x, y), np.negative(x), np.conj(x)]
+    names = ["exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "div", "mul", "add", "sub",
+             "neg", "conj"]
+    for g, w, name in zip(got, want, names):
+        assert_bitwise(g, w, name)
+    # complex64 is computed in complex64 (not rounded from complex128)
+    assert all(np.asarray(g).dtype == (dtype if k != 6 else np.finfo(dtype).dtype)
+               for k, g in enumerate(got))
+
+
+def test_scalar_broadcast_and_literals():
+    """Shape-() complex values (scalars in the generated code), broadcasting of a row and
+    a column, Python complex literals, mixed real/complex operands."""
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(C64)
+    row = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(C64)
+    col = rng.standard_normal((3, 1)).astype(np.float32)
+    s = np.asarray(0.25 - 1.5j, C64)
+
+    def f(x, row, col, s):
+        return [fnp.exp(x * row) / (col + 2j), fnp.log(x + s), s * fnp.sqrt(s), fnp.abs(s),
+                fnp.tanh(row) - col, x / 3.0]
+    got = ftrans.jit(f)(x, row, col, s)
+    want = f(x, row, col, s)  # eager ftrans: NumPy's ufuncs on arrays
+    with np.errstate(all="ignore"):
+        direct = [np.exp(x * row) / (col + np.complex64(2j)), np.log(x + s), s * np.sqrt(s),
+                  np.abs(s), np.tanh(row) - col, x / np.complex64(3.0)]
+    for k, (g, w, d) in enumerate(zip(got, want, direct)):
+        assert_bitwise(g, w, f"output {k} vs eager")
+        assert_bitwise(g, d, f"output {k} vs NumPy")
+
+
+def _ulp_close(got, want, ulps):
+    """Within ``ulps`` units of the largest magnitude (reductions: rounding grows with
+    the number of terms, so callers pass a multiple of it)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    eps = np.finfo(want.dtype).eps
+    scale = np.max(np.abs(want), initial=1.0)
+    np.testing.assert_allclose(got, want, rtol=0, atol=ulps * eps * scale)
+
+
+@pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
+def test_reductions_and_dot(dtype):
+    """sum and prod over axes and in full, and dot_general with complex operands, to
+    rounding (NumPy sums pairwise, the loop sequentially; complex64 sums accumulate in
+    complex128)."""
+    rng = np.random.default_rng(3)
+
+    def c(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    x, w, v = c(4, 7), c(7, 3), c(7)
+    p = (0.9 + 0.1 * c(4, 7)).astype(dtype)
+
+    def f(x, w, v, p):
+        return [fnp.sum(x, axis=0), fnp.sum(x * 2, axis=1), fnp.sum(x), fnp.prod(p, axis=1),
+                fnp.prod(p), x @ w, x @ v, fnp.sum(fnp.exp(x) @ w, axis=0)]
+    ir = ftrans.make_ir(f)(x, w, v, p)
+    assert graph_breaks(ir) == []
+    got = ftrans.jit(f)(x, w, v, p)
+    want = [np.sum(x, axis=0), np.sum(x * 2, axis=1), np.sum(x), np.prod(p, axis=1),
+            np.prod(p), x @ w, x @ v, np.sum(np.exp(x) @ w, axis=0)]
+    terms = [4, 7, 28, 7, 28, 7, 7, 28]  # the number of terms each output reduces
+    for g, wnt, n in zip(got, want, terms):
+        _ulp_close(g, wnt, ulps=2 * n)
+
+
+def test_zero_size_complex():
+    e = np.zeros((2, 0), C128)
+    s = np.asarray(0.5 + 1j)
+
+    def f(e, s):
+        return [fnp.exp(e) / s, fnp.sum(e), fnp.prod(e, axis=1), fnp.abs(e)]
+    got = ftrans.jit(f)(e, s)
+    want = [np.exp(e) / s, np.sum(e), np.prod(e, axis=1), np.abs(e)]
+    for g, w in zip(got, want):
+        assert_bitwise(g, w, "zero-size")
+
+
+def _loss(z, w):
+    """A real loss of complex ``z`` through every newly compiled operation."""
+    u = fnp.exp(z) * w + fnp.sin(z) / (z + 2.0) - fnp.sqrt(z + 3.0) * fnp.cos(w)
+    u = fnp.tanh(u * 0.3) + fnp.log(z * z + 1.5)
+    return fnp.sum(fnp.abs(u)) + fnp.real(fnp.sum(u * fnp.conj(u)))
+
+
+@pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
+def test_jit_grad_of_complex_function(dtype):
+    """``jit(grad(loss))`` equals eager ``grad`` (ftrans's convention: the conjugate
+    Wirtinger gradient) and compiles the complex arithmetic of the backward pass."""
+    rng = np.random.default_rng(4)
+    z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    w = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(dtype)
+    g = ftrans.grad(_loss, argnums=(0, 1))
+    ir = ftrans.make_ir(g)(z, w)
+    breaks = set(graph_breaks(ir))
+    assert not breaks & {"exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "div", "mul"}, breaks
+    got = ftrans.jit(g)(z, w)
+    want = g(z, w)
+    for a, b in zip(got, want):
+        _ulp_close(a, b, ulps=64)
+    # and the gradient itself is right: central differences along real and imaginary axes
+    if dtype == C128:
+        k, h = (1, 2), 1e-6
+        for d in (1.0, 1j):
+            zp, zm = z.copy(), z.copy()
+            zp[k] += d * h
+            zm[k] -= d * h
+            fd = (float(_loss(zp, w)) - float(_loss(zm, w))) / (2 * h)
+            # d L = Re(conj(grad) dz): grad's real part for a real step, imag for 1j
+            want_fd = got[0][k].real if d == 1.0 else got[0][k].imag
+            assert abs(fd - want_fd) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_still_breaking_complex_ops():
+    """Complex ``pow`` and ``sign`` (numba's results differ from NumPy's on special values:
+    ``(-1+0j)**3``, ``sign(inf+0j)``), the inverse and hyperbolic functions, and complex
+    max/min reductions graph-break to their impls, which give NumPy's results."""
+    x = np.array([1 + 2j, -1 + 0j, np.inf + 0j])
+
+    def f(x):
+        return [x ** (0.5 + 1j), fnp.sign(x), fnp.sinh(x), fnp.arctan(x), fnp.expm1(x)]
+    breaks = set(graph_breaks(ftrans.make_ir(f)(x)))
+    assert {"pow", "sign", "sinh", "arctan", "expm1"} <= breaks
+    with np.errstate(all="ignore"):
+        got = ftrans.jit(f)(x)
+        want = [np.power(x, 0.5 + 1j), np.sign(x), np.sinh(x), np.arctan(x), np.expm1(x)]
+    for g, w in zip(got, want):
+        assert_bitwise(g, w, "breaking op")
+
+
+def test_compiled_segment_runs_no_impl():
+    """The whole special-value program is one compiled segment (no graph break at all)."""
+    x = _special_grid(C64)[:50]
+    run = compile_ir(ftrans.make_ir(_unary_and_binary)(x, x))
+    assert run.graph_breaks == [] and len(run.dispatchers) == 1
