@@ -377,6 +377,27 @@ def _weak_int_ranges(prog, steps, operand_range):
     return [(v, lo, hi) for v, (lo, hi) in ranges.items()]
 
 
+def _float16_boundary(fn, seg):
+    """``fn`` taking and returning float16 values as float32 arrays (numba has no float16
+    on the CPU; the generated code holds float16 values in float32, rounded as NumPy
+    rounds): float32 copies of the float16 inputs in, float16 copies of the outputs out."""
+    ins = [i for i, v in enumerate(seg.inputs) if v.aval.dtype == np.float16]
+    outs = [i for i, v in enumerate(seg.outputs) if v.aval.dtype == np.float16]
+
+    def call(*vals):
+        vals = list(vals)
+        for i in ins:
+            x = vals[i]
+            vals[i] = x.astype(np.float32) if type(x) is np.ndarray else np.float32(x)
+        res = list(fn(*vals))
+        for i in outs:
+            x = res[i]
+            res[i] = x.astype(np.float16) if type(x) is np.ndarray else np.float16(x)
+        return tuple(res)
+    call.__wrapped__ = fn  # (introspection: the numba dispatcher)
+    return call
+
+
 class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
@@ -392,6 +413,8 @@ class _SegmentCall:
         self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
                              np.dtype(v.aval.dtype).type for v in seg.outputs]
         self.ok = False  # ran once: later exceptions are the program's, not numba's
+        if any(v.aval.dtype == np.float16 for v in (*seg.inputs, *seg.outputs)):
+            self.fn = _float16_boundary(fn, seg)
 
     def __call__(self, env):
         vals = [env[v] for v in self.ins]

@@ -89,7 +89,8 @@ class Dialect:
     def __init__(self, ty: Callable[[np.dtype[Any]], str], true: str, false: str, nan: str,
                  inf: str, convert: Callable[[str, str], str],
                  complex_lit: Callable[[str, str, str], str], real: Callable[[str], str],
-                 native: Callable[[np.dtype[Any]], bool]) -> None:
+                 native: Callable[[np.dtype[Any]], bool],
+                 rounding: Mapping[str, str] | None = None) -> None:
         self.ty = ty                  # dtype -> the language's type name
         self.true, self.false = true, false
         self.nan, self.inf = nan, inf
@@ -97,6 +98,9 @@ class Dialect:
         self.complex_lit = complex_lit  # (real src, imag src, type name) -> complex literal
         self.real = real              # complex expression -> its real part
         self.native = native          # dtypes whose literals need no conversion
+        # dtype name -> function rounding a wider value to that dtype, for dtypes held in a
+        # wider type (numba's float16: float32 values rounded with ``_f16``)
+        self.rounding = dict(rounding or {})
 
     def lit(self, val: Any, dt: Any) -> str:
         """Source of the Python scalar ``val`` converted to dtype ``dt`` (NumPy's cast)."""
@@ -126,22 +130,30 @@ class Dialect:
             expr = self.real(expr)
             if np.dtype(f"f{src.itemsize // 2}") == dst:
                 return expr
+        if dst.name in self.rounding:
+            return f"{self.rounding[dst.name]}({expr})"
         return self.convert(expr, self.ty(dst))
 
 
 def _numba_ty(dt: Any) -> str:
     dt = np.dtype(dt)
+    if dt.name == "float16":  # numba has no float16 on the CPU: float32 holds its values
+        return "np.float32"
     return "np.bool_" if dt.kind == "b" else f"np.{dt.name}"
 
 
-#: numba (Python syntax; ``np`` is NumPy): 64-bit floats, ints and bools are native
+#: numba (Python syntax; ``np`` is NumPy): 64-bit floats, ints and bools are native;
+#: float16 values are float32 values rounded to float16 by ``_f16``
+#: (``ftrans/compiler/_numba_cplx_support.py``), as NumPy's float16 loops compute in
+#: float32 and round each result
 NUMBA = Dialect(
     ty=_numba_ty, true="True", false="False", nan="np.nan", inf="np.inf",
     convert=lambda e, t: f"{t}({e})",
     complex_lit=lambda re, im, t: (f"complex({re}, {im})" if t == "np.complex128"
                                    else f"{t}(complex({re}, {im}))"),
     real=lambda e: f"({e}).real",
-    native=lambda dt: dt in (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)))
+    native=lambda dt: dt in (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)),
+    rounding={"float16": "_f16"})
 
 _CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32": "int",
            "int16": "short", "int8": "signed char", "uint8": "unsigned char",

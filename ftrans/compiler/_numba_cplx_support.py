@@ -24,7 +24,7 @@ from llvmlite import ir as _llir
 from numba import types
 from numba.extending import intrinsic, overload
 
-__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul"]
+__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul", "_f16"]
 
 _I32 = _llir.IntType(32)
 
@@ -157,4 +157,60 @@ def _ol_cmul(x, y):
     def impl(x, y):
         ar, ai, br, bi = x.real, x.imag, y.real, y.imag
         return ty(complex(_fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)))
+    return impl
+
+
+# ---------------------------------------------------------------------------------
+# float16: numba has no float16 type on the CPU, so generated code holds float16 values in
+# float32 (every float16 is a float32) and rounds each result to float16 with ``_f16``,
+# as NumPy does (its float16 loops compute in float32 and round each result; a cast from
+# float64 rounds once, directly)
+# ---------------------------------------------------------------------------------
+_F16_MAX_HALFWAY = 65520.0  # halfway between float16's largest value 65504 and 2**16
+
+
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The bit pattern of a float64 as an int64."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], _llir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, i):
+    """The float64 of an int64 bit pattern."""
+    if i != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], _llir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+def _f16(x):  # pragma: no cover - replaced by the overload inside numba
+    return np.float32(np.float16(x))
+
+
+@overload(_f16, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_f16(x):
+    """``x`` (a float, int or bool) rounded to the nearest float16 (ties to even; beyond
+    the largest, inf), returned as a float32: a multiple of float16's spacing at ``x``
+    (``2**(e - 10)`` for ``|x|`` in ``[2**e, 2**(e+1))``, ``2**-24`` below ``2**-14``), by
+    ``rint`` of an exact power-of-two scaling."""
+    if isinstance(x, types.Boolean):
+        return lambda x: np.float32(x)
+
+    def impl(x):
+        d = np.float64(x)
+        a = abs(d)
+        if not a < _F16_MAX_HALFWAY:  # rounds to 2**16 or beyond (ties to even), inf, nan
+            return np.float32(d if d != d else (np.inf if d > 0 else -np.inf))
+        e = max(((_f64_bits(a) >> 52) & 2047) - 1023, -14)
+        inv = _bits_f64(np.int64(1023 + 10 - e) << 52)  # 1 / spacing
+        q = _bits_f64(np.int64(1023 - 10 + e) << 52)
+        return np.float32(np.rint(d * inv) * q)
     return impl

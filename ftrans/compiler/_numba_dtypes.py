@@ -16,11 +16,17 @@ __all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr"]
 _SUPPORTED_KINDS = set("biufc")
 
 
+_F16 = np.dtype(np.float16)
+#: float16 operations NumPy computes on float16's own bits, not in float32 (``nextafter``
+#: steps to the next float16): they graph-break for float16
+_F16_OWN_BITS = frozenset({"nextafter", "spacing"})
+
+
 def _dtype_ok(dt, allow_complex):
     dt = np.dtype(dt)
-    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16 or dt.name == "float16":
+    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16:
         return False
-    if dt.kind == "f" and dt.itemsize not in (4, 8):
+    if dt.kind == "f" and dt.itemsize not in (2, 4, 8):
         return False
     if dt.kind == "c" and (dt.itemsize not in (8, 16) or not allow_complex):
         return False
@@ -47,8 +53,10 @@ def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
     # complex operands: an entry whose expression is right for them ("complex") or that
     # has its own complex expression ("numba_complex")
     allow_c = bool(low.get("complex", False)) or "numba_complex" in low
-    return all(_dtype_ok(a.aval.dtype, allow_c) for a in (*eqn.inputs, *eqn.outputs)) \
-        and integer_exact(eqn)
+    dts = [a.aval.dtype for a in (*eqn.inputs, *eqn.outputs)]
+    if _F16 in dts and eqn.prim.name in _F16_OWN_BITS:
+        return False
+    return all(_dtype_ok(dt, allow_c) for dt in dts) and integer_exact(eqn)
 
 
 def _structural_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
@@ -63,12 +71,14 @@ def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
         return False
     if low["monoid"] in ("sum", "prod") and (x.kind == "b" or (x.kind in "iu" and x.itemsize < 8)):
         return False  # NumPy promotes small integers to the default int
+    if low["monoid"] in ("sum", "prod") and x == _F16:
+        return False  # NumPy sums float16 pairwise in float32 and rounds once: not this loop
     return True
 
 
 def _dot_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
-    return all(a.aval.dtype.kind in "fc" and _dtype_ok(a.aval.dtype, True)
-               for a in (*eqn.inputs, *eqn.outputs))
+    return all(a.aval.dtype.kind in "fc" and a.aval.dtype != _F16
+               and _dtype_ok(a.aval.dtype, True) for a in (*eqn.inputs, *eqn.outputs))
 
 
 #: the ``ok`` half of the numba backend's rules for the kinds its code generator emits
@@ -92,6 +102,8 @@ def _result(expr, dt):
     dt = np.dtype(dt)
     if dt in (np.dtype(np.float64), np.dtype(np.bool_), np.dtype(np.complex128)):
         return expr
+    if dt.name in _lowering.NUMBA.rounding:  # float16: computed in float32, rounded
+        return f"{_lowering.NUMBA.rounding[dt.name]}({expr})"
     return f"{_tyname(dt)}({expr})"
 
 
