@@ -15,6 +15,8 @@ import pytest
 import ftrans
 import ftrans.numpy as fnp
 from ftrans.compiler import compile_ir, graph_breaks
+from ftrans.core.ir import eval_ir
+from ftrans.core.trace import EVAL, set_current_trace
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -49,7 +51,7 @@ def _bits(a):
     out = []
     for p in parts:
         p = np.where(np.isnan(p), np.array(np.nan, p.dtype), p)
-        out.append(p.view(np.int64 if p.dtype.itemsize == 8 else np.int32))
+        out.append(p.view({8: np.int64, 4: np.int32, 2: np.int16, 1: np.int8}[p.dtype.itemsize]))
     return np.stack(out)
 
 
@@ -216,3 +218,120 @@ def test_compiled_segment_runs_no_impl():
     x = _special_grid(C64)[:50]
     run = compile_ir(ftrans.make_ir(_unary_and_binary)(x, x))
     assert run.graph_breaks == [] and len(run.dispatchers) == 1
+
+
+# ---------------------------------------------------------------------------------
+# float16: computed in float32, each result rounded to float16 (NumPy's float16 loops)
+# ---------------------------------------------------------------------------------
+F16 = np.dtype(np.float16)
+_ALL_F16 = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)  # every float16 value
+
+#: the float16 operations that graph-break (their compiled form would differ from NumPy's
+#: bits somewhere: ftrans/compiler/_numba_dtypes.py's _F16_BREAKS)
+_F16_EXPECTED_BREAKS = {"nextafter", "spacing", "exp", "expm1", "sin", "cos", "tan", "cosh",
+                        "arcsin", "arctan", "floor_divide", "pow"}
+
+
+def _f16_unary_program():
+    import ftrans.primitives as P
+    from ftrans.primitives.optable import ROWS
+    rows = [r.name for r in ROWS if r.arity == 1 and r.outputs == 1]
+    extra = {"neg": lambda x: -x, "abs": fnp.abs, "sign": fnp.sign, "floor": fnp.floor,
+             "ceil": fnp.ceil, "round": fnp.round, "square": lambda x: x ** 2,
+             "cube": lambda x: x ** 3, "recip2": lambda x: x ** -2, "literal": lambda x: x * 0.1 + 1,
+             "to_f32": lambda x: x.astype(np.float32) * 3, "isnan": fnp.isnan}
+    fns = [getattr(P, n) for n in rows] + list(extra.values())
+    return rows + list(extra), lambda x: [g(x) for g in fns]
+
+
+def test_float16_every_input_every_unary_op():
+    """Every unary row of the op table (and the hand-written unary ops) on all 65536
+    float16 values: compiled equals eager bit for bit (NaN signs aside); the operations
+    that cannot are exactly the expected graph breaks."""
+    names, f = _f16_unary_program()
+    ir = ftrans.make_ir(f)(_ALL_F16)
+    breaks = set(graph_breaks(ir))
+    # rows with no CPU lowering break in every dtype; of the others only the expected
+    assert breaks & (set(names) - _F16_EXPECTED_BREAKS) <= {
+        "i0", "i1", "i0e", "i1e", "isneginf", "isposinf"}, breaks
+    assert {"exp", "sin", "spacing"} <= breaks and not breaks & {"sqrt", "log", "tanh", "abs"}
+    with np.errstate(all="ignore"):
+        got = ftrans.jit(f)(_ALL_F16)
+        want = f(_ALL_F16)
+    for name, g, w in zip(names, got, want):
+        assert_bitwise(g, w, name)
+    # and against NumPy itself for a few
+    with np.errstate(all="ignore"):
+        for name, fn in (("sqrt", np.sqrt), ("log", np.log), ("tanh", np.tanh),
+                         ("floor", np.floor)):
+            assert_bitwise(got[names.index(name)], fn(_ALL_F16), name)
+
+
+def test_float16_binary_casts_broadcasting_and_scalars():
+    rng = np.random.default_rng(5)
+    sp = np.array([0, -0.0, 1, -1, np.inf, -np.inf, np.nan, 2, 0.5, 65504, -65504, 6e-8,
+                   3e-5, 1000], F16)
+    a, b = (m.ravel() for m in np.meshgrid(sp, sp))
+    x = np.concatenate([_ALL_F16, a])
+    y = np.concatenate([rng.permutation(_ALL_F16), b])
+    d = rng.standard_normal(x.size) * 100  # float64, cast to float16 (one rounding)
+    i = rng.integers(-70000, 70000, x.size).astype(np.int32)
+    col = rng.standard_normal((5, 1)).astype(F16)
+    row = rng.standard_normal(7).astype(F16)
+    s = np.asarray(1.5, F16)
+
+    def f(x, y, d, i, col, row, s):
+        return [x + y, x - y, x * y, x / y, fnp.maximum(x, y), fnp.minimum(x, y),
+                fnp.fmax(x, y), fnp.fmin(x, y), fnp.fmod(x, y), fnp.copysign(x, y),
+                fnp.arctan2(x, y), fnp.logaddexp(x, y), x < y, x == y,
+                fnp.where(x > y, x, y), d.astype(np.float16), i.astype(np.float16),
+                (d.astype(np.float32) * 1.1).astype(np.float16), x.astype(np.float64) / 3,
+                x + d.astype(np.float16), col * row + s, s * s - 0.3, fnp.sqrt(s),
+                fnp.max(col * row, axis=0), fnp.min(x), fnp.sum(col * row, axis=1)]
+    args = (x, y, d, i, col, row, s)
+    breaks = set(graph_breaks(ftrans.make_ir(f)(*args)))
+    assert breaks <= {"reduce_sum"}, breaks  # float16 sums: NumPy's pairwise float32 sum
+    with np.errstate(all="ignore"):
+        got = ftrans.jit(f)(*args)
+        want = f(*args)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_bitwise(g, w, f"output {k}")
+    assert np.asarray(got[20]).dtype == F16 and np.asarray(got[21]).dtype == F16
+
+
+def test_float16_zero_size_and_0d():
+    e = np.zeros((3, 0), F16)
+    s = np.asarray(-2.25, F16)
+
+    def f(e, s):
+        return [fnp.sqrt(e) + s, e * s, s / 3, fnp.abs(s)]
+    got = ftrans.jit(f)(e, s)
+    want = f(e, s)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_bitwise(g, w, f"output {k}")
+        assert np.asarray(g).dtype == F16
+
+
+def test_jit_grad_float16():
+    """``jit(grad(f))`` of a float16 function equals its program run equation by equation
+    (each primitive's impl: NumPy's float16 ufuncs) bit for bit, and eager ``grad`` to a
+    float16 rounding (eager ``grad`` uses fused derivative kernels: ``g / (2 sqrt(x))``
+    where the staged program has ``g * (1 / (2 sqrt(x)))``)."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((6, 5)).astype(F16)
+    w = rng.standard_normal(5).astype(F16)
+
+    def loss(x, w):
+        h = fnp.tanh(x * w + 0.5) * fnp.sqrt(fnp.abs(x) + 1) / (w * w + 2)
+        return fnp.sum(h * h + fnp.log1p(fnp.abs(h)))
+    g = ftrans.grad(loss, argnums=(0, 1))
+    ir = ftrans.make_ir(g)(x, w)
+    got = ftrans.jit(g)(x, w)
+    with set_current_trace(EVAL):
+        by_equation = eval_ir(ir, x, w)
+    for a, b, c in zip(got, by_equation, g(x, w)):
+        assert np.asarray(a).dtype == F16
+        assert_bitwise(a, b, "grad")
+        c = np.asarray(c, np.float64)
+        np.testing.assert_allclose(np.asarray(a, np.float64), c, rtol=0,
+                                   atol=2 ** -8 * np.abs(c).max())
