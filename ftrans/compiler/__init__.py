@@ -11,8 +11,9 @@ How a program is compiled
    lower and *graph breaks*: equations of primitives with no ``lowering`` entry (FFT,
    linear algebra, special functions, gathers/scatters, sorting, ``custom_jvp_call``,
    ``custom_vjp_call``, ``checkpoint``, ``jit``, control flow ...), multiple-result
-   primitives, and dtypes the backend does not handle (float16; complex operands except
-   for the operations whose entry allows them).  A break calls the primitive's ``impl``
+   primitives, and dtypes the backend does not handle (complex operands except for the
+   operations whose entry allows them; float16 for the few operations whose float32 form
+   would not give NumPy's float16 bits).  A break calls the primitive's ``impl``
    between compiled segments (a primitive carrying an IR compiles that sub-program
    through its own impl): slower, never an error.  Equations are reordered (they are
    pure) so that a program has as few segments as its dependencies allow.
@@ -48,8 +49,12 @@ file) is a dict with a ``"kind"``:
     ``{name}`` the equation's params.  ``cast`` says what the operands are converted to
     first: ``"out"`` (the output dtype), ``"promote"`` (their NumPy/NEP 50 common dtype:
     comparisons), ``"bool"``, ``"none"``, or a tuple with one of these per operand.
-    ``complex`` allows complex operands.  ``"cuda"`` is the CUDA C expression (None: the
-    GPU path calls the impl).
+    ``complex`` allows complex operands; ``"numba_complex"`` (optional) is the numba
+    expression for complex operands where ``"numba"`` would not give NumPy's complex
+    results (``_cexp({0})`` ...: ``_numba_cplx_support.py``); ``"float16": False`` makes
+    float16 operands graph-break (the expression in float32, rounded to float16, would
+    not give NumPy's float16 bits on every input).  ``"cuda"`` is the CUDA C expression
+    (None: the GPU path calls the impl).
 ``{"kind": "reduce", "monoid": "sum" | "prod" | "max" | "min"}``
     a reduction over ``params["axes"]``.
 ``{"kind": "dot_general"}``, ``{"kind": "reshape"}`` (also squeeze / expand_dims),
@@ -81,6 +86,12 @@ rounding; they can differ in the last bits where
 * float ``integer_pow`` is ``np.power(x, float(n))`` (libm ``pow``), as in eager, but
   NumPy's SIMD ``power`` may round differently in the last bit;
 * a matrix product goes through BLAS with operands in another memory layout.
+
+Complex ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``abs``, products and
+quotients give NumPy's bits (the C library's functions that NumPy calls, and NumPy's own
+formulas).  float16 values are held in float32 (numba has none on the CPU: a segment takes
+float32 copies of its float16 inputs and returns float16 copies) and each result is
+rounded to float16 as NumPy's float16 loops do, so results equal NumPy's bit for bit.
 
 >>> import numpy as np, ftrans.numpy as fnp
 >>> from ftrans.core.ir import stage

@@ -19,6 +19,8 @@ for complex64.  Real operands divide with ``/``.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from llvmlite import ir as _llir
 from numba import types
@@ -29,7 +31,7 @@ __all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_ca
 _I32 = _llir.IntType(32)
 
 
-def _libm_complex(cname: str):
+def _libm_complex(cname: str) -> Any:
     """An intrinsic ``f(z)`` calling the C library's ``cname`` (complex128) or
     ``cname + "f"`` (complex64), by the x86-64 System V calling convention that clang uses
     for ``double _Complex`` (two doubles in, a struct of two out) and ``float _Complex``
@@ -67,7 +69,6 @@ def _libm_complex(cname: str):
             out.real, out.imag = re, im
             return out._getvalue()
         return z(z), codegen
-    call.__name__ = call.__qualname__ = "_" + cname
     return call
 
 

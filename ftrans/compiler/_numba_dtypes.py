@@ -17,19 +17,9 @@ _SUPPORTED_KINDS = set("biufc")
 
 
 _F16 = np.dtype(np.float16)
-#: float16 operations whose compiled form (float32, rounded to float16) does not give
-#: NumPy's bits, so they graph-break for float16: ``nextafter`` and ``spacing`` work on
-#: float16's own bits; on AVX-512 NumPy computes float16 ``exp``, ``expm1``, ``sin``,
-#: ``cos``, ``tan``, ``cosh``, ``arcsin`` and ``arctan`` with SVML's float32 functions,
-#: which differ from libm's in the last float32 bit, visible after rounding to float16 at
-#: a few of the 65536 inputs (exp: 4); ``floor_divide`` and ``pow`` differ too.  The
-#: other float16 operations equal NumPy on every float16 input
-#: (tests/compiler/test_complex_f16.py checks all 65536 for each unary row).
-_F16_BREAKS = frozenset({"nextafter", "spacing", "exp", "expm1", "sin", "cos", "tan", "cosh",
-                         "arcsin", "arctan", "floor_divide", "pow"})
 
 
-def _dtype_ok(dt, allow_complex):
+def _dtype_ok(dt: Any, allow_complex: bool) -> bool:
     dt = np.dtype(dt)
     if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16:
         return False
@@ -54,23 +44,23 @@ def elementwise_expr(eqn: Eqn, low: dict[str, Any]) -> tuple[str, bool]:
     return low["numba"], low.get("guard") is not None
 
 
-def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     if low.get("numba") is None:
         return False
     # complex operands: an entry whose expression is right for them ("complex") or that
     # has its own complex expression ("numba_complex")
     allow_c = bool(low.get("complex", False)) or "numba_complex" in low
     dts = [a.aval.dtype for a in (*eqn.inputs, *eqn.outputs)]
-    if _F16 in dts and eqn.prim.name in _F16_BREAKS:
-        return False
+    if _F16 in dts and low.get("float16") is False:
+        return False  # its float32 form would not give NumPy's float16 bits everywhere
     return all(_dtype_ok(dt, allow_c) for dt in dts) and integer_exact(eqn)
 
 
-def _structural_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _structural_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     return all(_dtype_ok(a.aval.dtype, True) for a in (*eqn.inputs, *eqn.outputs))
 
 
-def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _reduce_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     x = eqn.inputs[0].aval.dtype
     out = eqn.outputs[0].aval.dtype
     # complex: sum and prod (NumPy's max/min order complex numbers lexicographically)
@@ -83,7 +73,7 @@ def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
     return True
 
 
-def _dot_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _dot_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     return all(a.aval.dtype.kind in "fc" and a.aval.dtype != _F16
                and _dtype_ok(a.aval.dtype, True) for a in (*eqn.inputs, *eqn.outputs))
 
@@ -103,7 +93,7 @@ _lit = _lowering.NUMBA.lit
 _cast = _lowering.NUMBA.cast
 
 
-def _result(expr, dt):
+def _result(expr: str, dt: Any) -> str:
     """Force the scalar ``expr`` to dtype ``dt`` (numba computes small ints in int64 and
     mixes float32 with Python literals as float64)."""
     dt = np.dtype(dt)

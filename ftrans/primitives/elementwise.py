@@ -212,14 +212,16 @@ def _define_row(op):
         cuda = None if op.cuda is None else \
             f"{op.cuda}({', '.join('{%d}' % i for i in range(op.arity))})"
         p.lowering = _ew(numba, cuda, cast="none" if op.dtype == "bool" else "out",
-                         numba_complex=op.numba_complex)
+                         numba_complex=op.numba_complex, float16=op.numba_float16)
     return p
 
 
-def _ew(numba, cuda, complex=False, cast="out", numba_complex=None):
+def _ew(numba, cuda, complex=False, cast="out", numba_complex=None, float16=True):
     low = {"kind": "elementwise", "numba": numba, "cuda": cuda, "complex": complex, "cast": cast}
     if numba_complex is not None:
         low["numba_complex"] = numba_complex
+    if not float16:
+        low["float16"] = False
     return low
 
 
@@ -472,6 +474,7 @@ for _p, _nb, _cu, _cx in [
 # modulus; ftrans/compiler/_numba_cplx_support.py), bit for bit
 mul_p.lowering["numba_complex"] = "_cmul({0}, {1})"
 div_p.lowering["numba_complex"] = "_cdiv({0}, {1})"
+pow_p.lowering["float16"] = False  # NumPy's float16 power differs from float32 powf's rounded
 abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none", numba_complex="_cabs({0})")
 # sin/cos: a branch-free (vectorizable) form, exact unless |x| >= 2**20, inf or nan
 # ("guard"), where the compiler reruns the loop with the exact form

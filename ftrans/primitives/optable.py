@@ -89,6 +89,11 @@ class Op:
             GPU lowering is not generated and the program breaks the graph there).
         numba: the numba expression of the forward lowering (default
             ``np.<numpy name>({0}[, {1}])``); None: no CPU lowering.
+        numba_float16: whether ``numba`` computed in float32 and rounded to float16
+            gives NumPy's float16 bits on every input (False: float16 graph-breaks; on
+            AVX-512 NumPy computes float16 ``exp`` ... with SVML's float32 functions,
+            whose last float32 bit differs from libm's, visible after rounding at a few
+            inputs; ``nextafter`` and ``spacing`` work on float16's own bits).
         numba_complex: the numba expression for complex operands (None: complex
             operands graph-break); it must give NumPy's bits, special values included
             (the ``_c*`` functions of ``ftrans/compiler/_numba_cplx_support.py`` call the
@@ -123,6 +128,7 @@ class Op:
     cuda: Optional[str] = None
     numba: Optional[str] = ""
     numba_complex: Optional[str] = None
+    numba_float16: bool = True
     fuse: bool = False
     torch_inplace: bool = True
     torch_out: bool = True
@@ -201,35 +207,44 @@ _LN2 = "0.6931471805599453"  # log(2): exp(0 - log 2) = 1/2
 ROWS: tuple = (
     # -- holomorphic unary functions: derivative f'(x) --------------------------------
     _r("exp", 1, ("ans",), torch="exp", complex="holomorphic", fuse=True,
-       numba_complex="_cexp({0})", numba="_exp({0})", domain=(("U", -2, 2),), doc="Exponential."),
+       numba_complex="_cexp({0})", numba="_exp({0})", domain=(("U", -2, 2),),
+       numba_float16=False,
+       doc="Exponential."),
     _r("log", 1, ("1/x",), torch="log", complex="holomorphic", fuse=True,
        numba_complex="_clog({0})", domain=(("U", 0.5, 2.5, -1, 1),), doc="Natural logarithm."),
     _r("log1p", 1, ("1/(1 + x)",), torch="log1p", complex="holomorphic", fuse=True,
        node="Log1PBackward0", domain=(("U", -0.5, 2.0, -0.4, 0.4),), doc="``log(1 + x)``, accurate near 0."),
     _r("expm1", 1, ("ans + 1",), torch="expm1", complex="holomorphic", fuse=True,
-       domain=(("U", -2, 2),), doc="``exp(x) - 1``, accurate near 0."),
+       domain=(("U", -2, 2),), numba_float16=False,
+       doc="``exp(x) - 1``, accurate near 0."),
     _r("sin", 1, ("cos(x)",), torch="sin", complex="holomorphic", fuse=True,
-       numba_complex="_csin({0})", domain=(("U", -3, 3, -1, 1),), doc="Sine (radians)."),
+       numba_complex="_csin({0})", domain=(("U", -3, 3, -1, 1),), numba_float16=False,
+       doc="Sine (radians)."),
     _r("cos", 1, ("-sin(x)",), torch="cos", complex="holomorphic", fuse=True,
-       numba_complex="_ccos({0})", domain=(("U", -3, 3, -1, 1),), doc="Cosine (radians)."),
+       numba_complex="_ccos({0})", domain=(("U", -3, 3, -1, 1),), numba_float16=False,
+       doc="Cosine (radians)."),
     _r("tan", 1, ("1 + ans*ans",), torch="tan", complex="holomorphic", fuse=True,
-       domain=(("U", -1.2, 1.2, -0.5, 0.5),), doc="Tangent (radians)."),
+       domain=(("U", -1.2, 1.2, -0.5, 0.5),), numba_float16=False,
+       doc="Tangent (radians)."),
     _r("tanh", 1, ("1 - ans*ans",), torch="tanh", complex="holomorphic", fuse=True,
        numba_complex="_ctanh({0})", numba="_tanh({0})", domain=(("U", -2, 2, -0.6, 0.6),),
        doc="Hyperbolic tangent."),
     _r("sinh", 1, ("cosh(x)",), torch="sinh", complex="holomorphic", fuse=True,
        domain=(("U", -2, 2, -1, 1),), doc="Hyperbolic sine."),
     _r("cosh", 1, ("sinh(x)",), torch="cosh", complex="holomorphic", fuse=True,
-       domain=(("U", -2, 2, -1, 1),), doc="Hyperbolic cosine."),
+       domain=(("U", -2, 2, -1, 1),), numba_float16=False,
+       doc="Hyperbolic cosine."),
     _r("arcsin", 1, ("1/sqrt(1 - x*x)",), numpy_aliases=("asin",), torch="asin",
        torch_aliases=("arcsin",), complex="holomorphic", fuse=True, array_api="asin",
-       cuda="asin", domain=_UNIT, doc="Inverse sine (radians)."),
+       cuda="asin", domain=_UNIT, numba_float16=False,
+       doc="Inverse sine (radians)."),
     _r("arccos", 1, ("-1/sqrt(1 - x*x)",), numpy_aliases=("acos",), torch="acos",
        torch_aliases=("arccos",), complex="holomorphic", fuse=True, array_api="acos",
        cuda="acos", domain=_UNIT, doc="Inverse cosine (radians)."),
     _r("arctan", 1, ("1/(1 + x*x)",), numpy_aliases=("atan",), torch="atan",
        torch_aliases=("arctan",), complex="holomorphic", fuse=True, array_api="atan",
-       cuda="atan", domain=(("U", -2, 2, -0.5, 0.5),), doc="Inverse tangent (radians)."),
+       cuda="atan", domain=(("U", -2, 2, -0.5, 0.5),), numba_float16=False,
+       doc="Inverse tangent (radians)."),
     _r("sqrt", 1, ("1/(ans + ans)",), torch="sqrt", complex="holomorphic", fuse=True,
        numba_complex="_csqrt({0})", domain=(("U", 0.3, 2.5, -1, 1),),
        doc="Square root (derivative inf at 0)."),
@@ -289,10 +304,12 @@ ROWS: tuple = (
     _r("nextafter", 2, ("1", "0"), torch="nextafter", array_api="nextafter",
        cuda="nextafter", dtype="same", domain=(("U", -2, 2), ("U", -2, 2)),
        torch_numbers="tensors",
+       numba_float16=False,
        doc="The next floating-point value after ``x1`` toward ``x2``."),
     # (test points inside one binade: spacing jumps at powers of 2)
     _r("spacing", 1, ("0",), torch=None, array_api=None, cuda=None, dtype="same",
-       domain=(("away", 1.1, 1.9),), doc="Distance to the nearest adjacent number (derivative 0)."),
+       domain=(("away", 1.1, 1.9),), numba_float16=False,
+       doc="Distance to the nearest adjacent number (derivative 0)."),
     _r("signbit", 1, None, torch="signbit", array_api="signbit", cuda="signbit",
        dtype="bool", torch_inplace=False, domain=(("special",),),
        doc="True where the sign bit is set (-0.0 and -inf included)."),

@@ -227,7 +227,8 @@ F16 = np.dtype(np.float16)
 _ALL_F16 = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)  # every float16 value
 
 #: the float16 operations that graph-break (their compiled form would differ from NumPy's
-#: bits somewhere: ftrans/compiler/_numba_dtypes.py's _F16_BREAKS)
+#: bits somewhere: the op table's ``numba_float16=False`` and the lowering entries'
+#: ``"float16": False``)
 _F16_EXPECTED_BREAKS = {"nextafter", "spacing", "exp", "expm1", "sin", "cos", "tan", "cosh",
                         "arcsin", "arctan", "floor_divide", "pow"}
 
