@@ -24,52 +24,72 @@ from typing import Any
 import numpy as np
 from llvmlite import ir as _llir
 from numba import types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
 
-__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul", "_f16"]
+__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul",
+           "_cpow", "_f16"]
 
 _I32 = _llir.IntType(32)
 
 
+def _c_call(builder, context, name, sig, args):
+    """Call the C library's complex function ``name`` (``name + "f"`` for complex64) on
+    the complex ``args``, by the x86-64 System V convention that clang uses for
+    ``double _Complex`` (two doubles per argument, a struct of two returned) and
+    ``float _Complex`` (one ``<2 x float>`` per argument and returned)."""
+    ty = sig.return_type
+    c128 = ty == types.complex128
+    fl = _llir.DoubleType() if c128 else _llir.FloatType()
+    vec = _llir.VectorType(fl, 2)
+    parts = [context.make_complex(builder, t, a) for t, a in zip(sig.args, args)]
+    if c128:
+        fnty = _llir.FunctionType(_llir.LiteralStructType([fl, fl]), [fl] * (2 * len(args)))
+        cargs = [x for c in parts for x in (c.real, c.imag)]
+    else:
+        name += "f"
+        fnty = _llir.FunctionType(vec, [vec] * len(args))
+        cargs = []
+        for c in parts:
+            v = _llir.Constant(vec, _llir.Undefined)
+            v = builder.insert_element(v, c.real, _llir.Constant(_I32, 0))
+            cargs.append(builder.insert_element(v, c.imag, _llir.Constant(_I32, 1)))
+    fn = builder.module.globals.get(name)
+    if fn is None:
+        fn = _llir.Function(builder.module, fnty, name)
+    res = builder.call(fn, cargs)
+    out = context.make_complex(builder, ty)
+    if c128:
+        out.real, out.imag = builder.extract_value(res, 0), builder.extract_value(res, 1)
+    else:
+        out.real = builder.extract_element(res, _llir.Constant(_I32, 0))
+        out.imag = builder.extract_element(res, _llir.Constant(_I32, 1))
+    return out._getvalue()
+
+
 def _libm_complex(cname: str) -> Any:
     """An intrinsic ``f(z)`` calling the C library's ``cname`` (complex128) or
-    ``cname + "f"`` (complex64), by the x86-64 System V calling convention that clang uses
-    for ``double _Complex`` (two doubles in, a struct of two out) and ``float _Complex``
-    (one ``<2 x float>`` in and out)."""
+    ``cname + "f"`` (complex64)."""
 
     @intrinsic
     def call(typingctx, z):
-        if z == types.complex128:
-            fl = _llir.DoubleType()
-            name = cname
-            fnty = _llir.FunctionType(_llir.LiteralStructType([fl, fl]), [fl, fl])
-        elif z == types.complex64:
-            fl = _llir.FloatType()
-            name = cname + "f"
-            fnty = _llir.FunctionType(_llir.VectorType(fl, 2), [_llir.VectorType(fl, 2)])
-        else:
+        if z not in (types.complex128, types.complex64):
             return None
 
         def codegen(context, builder, sig, args):
-            c = context.make_complex(builder, sig.args[0], args[0])
-            fn = builder.module.globals.get(name)
-            if fn is None:
-                fn = _llir.Function(builder.module, fnty, name)
-            if sig.args[0] == types.complex128:
-                res = builder.call(fn, [c.real, c.imag])
-                re, im = builder.extract_value(res, 0), builder.extract_value(res, 1)
-            else:
-                v = _llir.Constant(_llir.VectorType(fl, 2), _llir.Undefined)
-                v = builder.insert_element(v, c.real, _llir.Constant(_I32, 0))
-                v = builder.insert_element(v, c.imag, _llir.Constant(_I32, 1))
-                res = builder.call(fn, [v])
-                re = builder.extract_element(res, _llir.Constant(_I32, 0))
-                im = builder.extract_element(res, _llir.Constant(_I32, 1))
-            out = context.make_complex(builder, sig.return_type)
-            out.real, out.imag = re, im
-            return out._getvalue()
+            return _c_call(builder, context, cname, sig, args)
         return z(z), codegen
     return call
+
+
+@intrinsic
+def _cpow_libm(typingctx, x, y):
+    """The C library's ``cpow`` (``cpowf``) of two complex numbers of one type."""
+    if x not in (types.complex128, types.complex64) or y != x:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return _c_call(builder, context, "cpow", sig, args)
+    return x(x, y), codegen
 
 
 _cexp = _libm_complex("cexp")
@@ -158,6 +178,60 @@ def _ol_cmul(x, y):
     def impl(x, y):
         ar, ai, br, bi = x.real, x.imag, y.real, y.imag
         return ty(complex(_fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)))
+    return impl
+
+
+@register_jitable
+def _cprod(a, b):
+    """NumPy's ``nc_prod``: the complex product without FMA (its power loop's)."""
+    return complex(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real)
+
+
+def _cpow(x, y):  # pragma: no cover - replaced by the overload inside numba
+    return x ** y
+
+
+@overload(_cpow, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_cpow(x, y):
+    """NumPy's ``nc_pow`` (``umath/funcs.inc.src``): ``x**0`` is 1, ``0**y`` is 0 for
+    ``y.real > 0`` and nan otherwise, an integral real exponent below 100 in magnitude
+    multiplies by squaring (``x**-n`` is ``1 / x**n`` by Smith's quotient), any other the
+    C library's ``cpow``."""
+    if isinstance(x, types.Complex) and isinstance(y, (types.Integer, types.Float)):
+        cty = x
+        return lambda x, y: _cpow(x, cty(y))  # integer_pow's exponent, as NumPy casts it
+    if not (isinstance(x, types.Complex) and x == y):
+        return lambda x, y: x ** y
+    ty = x
+    one = complex(1.0, 0.0)
+
+    def impl(x, y):
+        ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+        if br == 0 and bi == 0:
+            return ty(one)
+        if ar == 0 and ai == 0:
+            return ty(0) if br > 0 else ty(complex(np.nan, np.nan))
+        if bi == 0 and abs(br) < 100 and np.int64(br) == br:
+            n = np.int64(br)
+            if n == 1:
+                return x
+            if n == 2:
+                return ty(_cprod(x, x))
+            if n == 3:
+                return ty(_cprod(x, ty(_cprod(x, x))))
+            n = -n if n < 0 else n
+            aa = ty(one)
+            p = x
+            mask = 1
+            while True:
+                if n & mask:
+                    aa = ty(_cprod(aa, p))
+                mask <<= 1
+                if n < mask:
+                    break
+                p = ty(_cprod(p, p))
+            return _cdiv(ty(one), aa) if br < 0 else aa
+        return _cpow_libm(x, y)
     return impl
 
 

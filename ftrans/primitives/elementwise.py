@@ -471,9 +471,11 @@ for _p, _nb, _cu, _cx in [
         (sign_p, "(np.sign({0}) + 0)", None, False)]:
     _p.lowering = _ew(_nb, _cu, _cx)
 # complex operands: NumPy's own formulas (its FMA product, Smith's quotient, its SIMD
-# modulus; ftrans/compiler/_numba_cplx_support.py), bit for bit
-mul_p.lowering["numba_complex"] = "_cmul({0}, {1})"
+# modulus, its power; ftrans/compiler/_numba_cplx_support.py), bit for bit
 div_p.lowering["numba_complex"] = "_cdiv({0}, {1})"
+mul_p.lowering["numba_complex"] = "_cmul({0}, {1})"
+pow_p.lowering["numba_complex"] = "_cpow({0}, {1})"
+integer_pow_p.lowering["numba_complex"] = "_cpow({0}, {n})"
 pow_p.lowering["float16"] = False  # NumPy's float16 power differs from float32 powf's rounded
 abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none", numba_complex="_cabs({0})")
 # sin/cos: a branch-free (vectorizable) form, exact unless |x| >= 2**20, inf or nan
