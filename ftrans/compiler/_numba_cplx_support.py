@@ -1,8 +1,9 @@
 """Complex scalar functions that generated numba programs call (imported by the generated
 modules; see :mod:`ftrans.compiler._numba`), computing exactly what NumPy computes.
 
-NumPy's complex ``exp``, ``log``, ``sqrt``, ``sin``, ``cos`` and ``tanh`` call the C
-library's ``cexp``, ``clog`` ... (``cexpf`` ... for complex64; NumPy's
+NumPy's complex ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tan``, ``sinh``, ``cosh``,
+``tanh``, ``arcsin``, ``arccos`` and ``arctan`` call the C library's ``cexp``, ``clog`` ...
+(``cexpf`` ... for complex64; NumPy's
 ``npy_math_complex.c.src`` uses them where the platform has them, as glibc does).
 numba's own complex functions differ from them on special values (numba's ``exp(1e300+0j)``
 is ``inf+nanj``, the C library's ``inf+0j``; ``tanh(inf+0j)``: ``nan+nanj`` against
@@ -26,8 +27,8 @@ from llvmlite import ir as _llir
 from numba import types
 from numba.extending import intrinsic, overload, register_jitable
 
-__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_cdiv", "_cabs", "_cmul",
-           "_cpow", "_f16"]
+__all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_ctan", "_csinh", "_ccosh",
+           "_casin", "_cacos", "_catan", "_cdiv", "_cabs", "_cmul", "_cpow", "_f16"]
 
 _I32 = _llir.IntType(32)
 
@@ -98,6 +99,12 @@ _csqrt = _libm_complex("csqrt")
 _csin = _libm_complex("csin")
 _ccos = _libm_complex("ccos")
 _ctanh = _libm_complex("ctanh")
+_ctan = _libm_complex("ctan")
+_csinh = _libm_complex("csinh")
+_ccosh = _libm_complex("ccosh")
+_casin = _libm_complex("casin")
+_cacos = _libm_complex("cacos")
+_catan = _libm_complex("catan")
 
 
 def _cdiv(x, y):  # pragma: no cover - replaced by the overload inside numba
