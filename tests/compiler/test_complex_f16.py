@@ -220,8 +220,9 @@ def test_still_breaking_complex_ops():
 
 
 def test_compiled_segment_runs_no_impl():
-    """The whole special-value program is one compiled segment (no graph break at all)."""
-    x = _special_grid(C64)[:50]
+    """The whole special-value program is one compiled segment (no graph break at all;
+    the program of test_elementwise_special_values_bitwise: its module is reused)."""
+    x = _special_grid(C64)
     run = compile_ir(ftrans.make_ir(_unary_and_binary)(x, x))
     assert run.graph_breaks == [] and len(run.dispatchers) == 1
 
