@@ -273,6 +273,19 @@ def _bits_f64(typingctx, i):
     return types.float64(types.int64), codegen
 
 
+@intrinsic
+def _f32_via_half(typingctx, x):
+    """A float32 rounded to float16 and back (LLVM's ``fptrunc``/``fpext`` through
+    ``half``: the F16C instructions on x86, round to nearest even)."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        h = builder.fptrunc(args[0], _llir.HalfType())
+        return builder.fpext(h, _llir.FloatType())
+    return types.float32(types.float32), codegen
+
+
 def _f16(x):  # pragma: no cover - replaced by the overload inside numba
     return np.float32(np.float16(x))
 
@@ -285,6 +298,8 @@ def _ol_f16(x):
     ``rint`` of an exact power-of-two scaling."""
     if isinstance(x, types.Boolean):
         return lambda x: np.float32(x)
+    if x == types.float32:  # the common case: a float16 operation's float32 result
+        return lambda x: _f32_via_half(x)
 
     def impl(x):
         d = np.float64(x)
