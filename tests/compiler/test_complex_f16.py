@@ -246,7 +246,8 @@ def _f16_unary_program():
     rows = [r.name for r in ROWS if r.arity == 1 and r.outputs == 1]
     extra = {"neg": lambda x: -x, "abs": fnp.abs, "sign": fnp.sign, "floor": fnp.floor,
              "ceil": fnp.ceil, "round": fnp.round, "square": lambda x: x ** 2,
-             "cube": lambda x: x ** 3, "recip2": lambda x: x ** -2, "literal": lambda x: x * 0.1 + 1,
+             "cube": lambda x: x ** 3, "recip2": lambda x: x ** -2,
+             "literal": lambda x: x * 0.1 + 1,
              "to_f32": lambda x: x.astype(np.float32) * 3, "isnan": fnp.isnan}
     fns = [getattr(P, n) for n in rows] + list(extra.values())
     return rows + list(extra), lambda x: [g(x) for g in fns]
