@@ -290,8 +290,9 @@ def _compile_cpu(ir):
     nested_consts = {}
     for k, st in enumerate(steps):
         if isinstance(st, Segment):
-            src, _, extra = _numba.generate(st, f"seg{k}")
+            src, _, extra, fixed = _numba.generate(st, f"seg{k}")
             funcs.append(src)
+            st.fixed = fixed
             if extra:  # nested programs' constants: extra parameters of the segment
                 st.inputs = list(st.inputs) + [v for v, _ in extra]
                 nested_consts.update(extra)
@@ -381,13 +382,14 @@ class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
 
-    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge")
+    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge", "fixed")
 
     def __init__(self, seg, fn, purge):
         self.seg = seg
         self.fn = fn
         self.purge = purge  # module path -> numba cache files removed
         self.ins = seg.inputs
+        self.fixed = list(seg.fixed)
         self.outs = seg.outputs
         self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
                              np.dtype(v.aval.dtype).type for v in seg.outputs]
@@ -398,6 +400,7 @@ class _SegmentCall:
         for i, (v, x) in enumerate(zip(self.ins, vals)):
             if type(x) is np.ndarray and (x.ndim == 0 or not x.flags.c_contiguous):
                 vals[i] = _prep(x, v.aval)
+        vals += self.fixed
         if self.ok:
             outs = self.fn(*vals)
         else:
