@@ -80,6 +80,16 @@ class _View:
         self.map = tuple(map)
 
 
+def _defined(text):
+    """Names a block of statements assigns (``x = ``, ``a, b, = ``, ``for k in``), in
+    order."""
+    out = []
+    for m in re.finditer(r"^\s*(?:for (\w+) in |([\w, ]+?) = )", text, re.M):
+        out.extend([m.group(1)] if m.group(1) else
+                   [n.strip() for n in m.group(2).split(",") if n.strip()])
+    return out
+
+
 def _identity(name, ndim):
     return _View(name, ndim, range(ndim))
 
@@ -338,8 +348,7 @@ class _Codegen:
         (LLVM optimizes a loop in a small function much better: the same fused tanh loop
         ran 7x slower inside W2's large function than on its own.)"""
         text = "\n".join(glines)
-        defined = set(re.findall(r"^\s*(\w+) = ", text, re.M)) | set(
-            re.findall(r"^\s*for (\w+) in ", text, re.M))
+        defined = set(_defined(text))
         params = [u for u in dict.fromkeys(re.findall(r"\b([a-z]\d+)\b", text))
                   if u not in defined]
         # one function per distinct loop: locals renamed by order of appearance
@@ -360,6 +369,17 @@ class _Codegen:
             self.lines.append(f"{', '.join(rets)}{',' if len(rets) == 1 else ''} = {call}")
         else:
             self.lines.append(call)
+
+    def outline(self, start):
+        """Move the statements from ``self.lines[start]`` on into a function of their own,
+        shared by every equal text, as a flushed loop is: the segment's function is then
+        only calls, which numba types and lowers quickly, and each distinct block (a
+        matrix product, a copy, a scan loop ...) is compiled once."""
+        block = self.lines[start:]
+        del self.lines[start:]
+        made = _defined("\n".join(block))
+        seen = {vw.name for vw in self.view.values()}
+        self.helper(block, False, [n for n in dict.fromkeys(made) if n in seen])
 
     def loop(self, out, shape, pre, body, post, par, exact):
         base = "    " if exact else ""
@@ -642,7 +662,10 @@ class _Codegen:
             self.view[v] = _identity(self.vname(v), len(v.aval.shape))
         for i, e in enumerate(self.seg.eqns):
             low = e.prim.lowering
+            start = len(self.lines)
             TABLE.rules[low["kind"]][1](self, i, e, low)
+            if len(self.lines) > start:
+                self.outline(start)
         for g in list(self.pending.values()):
             self.flush(g)
         rets = []
