@@ -44,9 +44,10 @@ def test_new_shape_reuses_the_module_and_its_machine_code():
         runs.append(run)
         mods.append(_module(run))
         sig = _compiled_signatures(mods[-1])
-    # one module for the three sizes, each function compiled for one signature only
+    # one module for the three sizes, each function compiled for one signature at most
+    # (none where numba loaded the caller's machine code, callees linked in, from disk)
     assert mods[0] is mods[1] is mods[2]
-    assert set(sig.values()) == {1}, sig
+    assert max(sig.values()) <= 1 and sig["seg0"] == 1, sig
 
 
 def test_equal_loops_share_one_function_and_literals_are_parameters():
