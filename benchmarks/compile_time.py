@@ -55,6 +55,8 @@ BLOCKS = 12  # blocks of the program: about 300 staged equations for f
 N_SHAPES = 500  # (d): shapes x (k, 16), k = 1..N_SHAPES
 N_SHAPES_QUICK = 30
 BOUND = 64  # (d): the in-memory cache bound tried
+SHAPE_BUDGET_S = 150.0  # (d): seconds of new shapes per process at most (then it stops)
+SHAPE_BUDGET_S_QUICK = 20.0
 TARGETS = {"compile": 2.0, "new_shape_s": 5e-3, "memory_mb": 100.0, "cold_s": 0.25}
 
 
@@ -150,8 +152,9 @@ def _set_bound(n):
     return True
 
 
-def child_memory(bound, n_shapes):
-    """(d): resident memory over ``n_shapes`` shapes, the cache bounded at ``bound``."""
+def child_memory(bound, n_shapes, budget=SHAPE_BUDGET_S):
+    """(d): resident memory over ``n_shapes`` shapes, the cache bounded at ``bound``;
+    stops early once the shapes have taken ``budget`` seconds."""
     import ftrans  # noqa: F401
     if bound and not _set_bound(bound):
         print(json.dumps({"na": "ftrans.config has no 'jit_cache_size' option"}))
@@ -162,9 +165,12 @@ def child_memory(bound, n_shapes):
     gc.collect()
     start = _rss_mb()
     per_shape = []
+    t0 = time.perf_counter()
     for k in range(1, n_shapes + 1):
         xk = inputs(k)[0]
         per_shape.append(_timed(run, xk, w))
+        if time.perf_counter() - t0 > budget:
+            break
     gc.collect()
     after = _rss_mb()
     cached = run._cache_size() if hasattr(run, "_cache_size") else None
@@ -172,7 +178,8 @@ def child_memory(bound, n_shapes):
     gc.collect()
     cleared = _rss_mb()
     print(json.dumps({"start_mb": start, "after_mb": after, "cleared_mb": cleared,
-                      "per_shape_s": statistics.median(per_shape), "cached": cached}))
+                      "per_shape_s": statistics.median(per_shape), "cached": cached,
+                      "shapes": len(per_shape)}))
 
 
 def child_cold(lib):
@@ -182,7 +189,8 @@ def child_cold(lib):
     t1 = time.perf_counter()
     if lib == "jax":
         import jax  # noqa: F401
-        t2 = t3 = time.perf_counter()
+        t2 = None
+        t3 = time.perf_counter()
     else:
         import numba  # noqa: F401  (ftrans needs it for a compiled program's first call)
         t2 = time.perf_counter()
@@ -192,8 +200,8 @@ def child_cold(lib):
     x, w = inputs(8)
     run(x, w)
     t4 = time.perf_counter()
-    print(json.dumps({"total_s": t4 - t0, "numpy_s": t1 - t0, "numba_s": t2 - t1,
-                      "import_s": t3 - t2, "call_s": t4 - t3,
+    print(json.dumps({"total_s": t4 - t0, "numpy_s": t1 - t0, "numba_s": None if t2 is None else t2 - t1,
+                      "import_s": t3 - (t1 if t2 is None else t2), "call_s": t4 - t3,
                       "before_t0_s": t0 - T_START}))
 
 
@@ -240,7 +248,7 @@ def main(argv=None):
         if kind == "compile":
             return child_compile(rest[0], rest[1] == "grad")
         if kind == "memory":
-            return child_memory(int(rest[0]), int(rest[1]))
+            return child_memory(int(rest[0]), int(rest[1]), *map(float, rest[2:]))
         return child_cold(rest[0])
 
     import numpy as np
@@ -259,7 +267,9 @@ def main(argv=None):
                       flush=True)
         cold = {lib: spawn(dirs["f"], "cold", lib) for lib in ("ftrans", "jax")}
         print(f"  (e) cold start: {cold}", flush=True)
-        mem = {b: spawn(dirs["f"], "memory", str(b), str(n_shapes)) for b in (0, BOUND)}
+        budget = SHAPE_BUDGET_S_QUICK if args.quick else SHAPE_BUDGET_S
+        mem = {b: spawn(dirs["f"], "memory", str(b), str(n_shapes), str(budget))
+               for b in (0, BOUND)}
         print(f"  (d) memory: {mem}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -300,10 +310,13 @@ def report(res, cold, mem, n_shapes):
     for row in rows:
         print(f"  {row[0]:<44} {row[1]:>12} {row[2]:>12} {row[3]:>8}  {row[4]}")
 
-    print(f"\n  (d) resident memory, ftrans.jit(f) on {n_shapes} shapes x (k, 16) (MB; "
-          "start = after the first call with x (8, 16))")
+    print(f"\n  (d) resident memory, ftrans.jit(f) on {n_shapes} shapes x (k, 16), k = 1, 2, "
+          "... (MB; start = after the first call with x (8, 16)); a process stops after "
+          f"{SHAPE_BUDGET_S:.0f} s of new shapes ({SHAPE_BUDGET_S_QUICK:.0f} s with --quick): "
+          "'shapes' says how many it did, 'MB/shape' is (after - start) / shapes")
     print(f"  {'cache':<22} {'start':>8} {'after':>8} {'+over start':>12} "
-          f"{'cleared+gc':>11} {'+over start':>12} {'per shape':>10} {'cached':>7}  target")
+          f"{'cleared+gc':>11} {'+over start':>12} {'time/shape':>10} {'shapes':>7} {'MB/shape':>9} "
+          f"{'cached':>7}  target")
     for b, label in ((0, "default"), (BOUND, f"bounded at {BOUND}")):
         r = mem[b]
         if "na" in r:
@@ -313,6 +326,7 @@ def report(res, cold, mem, n_shapes):
         print(f"  {label:<22} {r['start_mb']:8.1f} {r['after_mb']:8.1f} "
               f"{r['after_mb'] - r['start_mb']:+12.1f} {r['cleared_mb']:11.1f} "
               f"{r['cleared_mb'] - r['start_mb']:+12.1f} {_ms(r['per_shape_s']):>10} "
+              f"{r['shapes']:>7} {(r['after_mb'] - r['start_mb']) / r['shapes']:9.2f} "
               f"{r['cached'] if r['cached'] is not None else '?':>7}  {target}")
     print(f"\n  times from one fresh process each (compile = first call - median of 5 warm "
           f"calls); this machine has {os.cpu_count()} cores: repeat the run and compare "

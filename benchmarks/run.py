@@ -31,7 +31,14 @@ W5  gradient of sum(sin(x)*exp(-x*x)) for x of 4*2**20 = 4,194,304 float64, and 
     that size is a fresh mmap that page-faults on first touch (PyTorch: ~106,000 minor
     faults per gradient; NumPy and ftrans fewer, NumPy asks for transparent huge pages)
     -- that size measures the allocator and the kernel's paging more than the library.
-    At 4,000,000 elements the heap recycles the temporaries.
+    At 4,000,000 elements the heap recycles the temporaries.  Two more columns give the
+    practical limits (benchmarks/w5_limit.py): a hand-written numba prange kernel of
+    value and gradient in one pass ("numba prange") and torch.compile (inductor) of the
+    PyTorch gradient.  Targets: ftrans.jit <= 1.3x numba prange, <= 1.0x torch.compile.
+W6  gradient of a 100-step tanh RNN through lax.scan (batch 32, hidden 64, input 64,
+    float64, loss = sum(h_T**2)) w.r.t. (Wh, Wx, b) (benchmarks/w6_rnn.py), against
+    jax.lax.scan (eager and jit), a PyTorch eager loop, torch.compile of it and
+    backpropagation through time in NumPy by hand.  Target: ftrans.jit <= 1.0x JAX jit.
 
 Every implementation runs in this one process.  Before anything is timed, the script
 checks the gradient of every implementation, ftrans included, against an independent
@@ -77,6 +84,8 @@ _t0 = time.perf_counter()
 import ftrans  # noqa: E402
 import ftrans.numpy as fnp  # noqa: E402
 _IMPORT_S = time.perf_counter() - _t0
+from w5_limit import add_w5_limits  # noqa: E402  (benchmarks/, the script's directory)
+from w6_rnn import TITLE as W6_TITLE, w6_setup  # noqa: E402
 
 # ---------------------------------------------------------------------------------------
 # optional references
@@ -87,7 +96,7 @@ except Exception:  # pragma: no cover - depends on the environment
     torch = None
 try:
     import jax
-    jax.config.update("jax_enable_x64", True)  # W1, W3, W4 and W5 are float64
+    jax.config.update("jax_enable_x64", True)  # W1, W3, W4, W5 and W6 are float64
     import jax.numpy as jnp
 except Exception:  # pragma: no cover
     jax = jnp = None
@@ -102,6 +111,7 @@ except Exception:  # pragma: no cover
     numba = None
 
 NA = "n/a (not installed)"
+LIMITS = True  # W5's numba prange and torch.compile columns (benchmarks/w5_limit.py)
 TARGETS = {  # workload -> (reference column, maximal ftrans / reference)
     "W1": ("PyTorch eager", 2.0),
     "W2": ("NumPy by hand", 1.2),
@@ -109,7 +119,10 @@ TARGETS = {  # workload -> (reference column, maximal ftrans / reference)
     "W4": ("torch.func", 1.0),
     "W5": ("PyTorch eager", 1.0),
     "W5@4e6": ("PyTorch eager", 1.0),
-}
+}  # W6 has no target for eager ftrans
+# (workload, reference column, maximal ftrans.jit / reference) beyond JAX jit
+JIT_LIMITS = [(w, ref, t) for w in ("W5", "W5@4e6")
+              for ref, t in (("numba prange", 1.3), ("torch.compile", 1.0))]
 
 
 def _version(modname):
@@ -480,6 +493,8 @@ def w5_setup(n):
         impls["HIPS autograd"] = lambda: g_ag(x)
     else:
         available["HIPS autograd"] = NA
+    if LIMITS:  # not in the child that times a new process's first ftrans.jit call
+        add_w5_limits(x, impls, available, torch)
     return impls, available, "NumPy by hand", 1e-12
 
 
@@ -616,14 +631,15 @@ WORKLOADS = {
             lambda: w5_setup(W5_SIZES["W5"])),
            ("W5@4e6", f"grad of sum(sin(x)*exp(-x*x)), x: 4,000,000 = {W5_SIZES['W5@4e6']:,} "
             "float64", lambda: w5_setup(W5_SIZES["W5@4e6"]))],
+    "W6": [("W6", W6_TITLE, lambda: w6_setup(torch, jax, jnp, NA))],
 }
 # column order in the tables
-ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "PyTorch eager", "torch.func", "JAX eager", "JAX jit",
-         "HIPS autograd"]
+ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "numba prange", "PyTorch eager", "torch.func",
+         "torch.compile", "JAX eager", "JAX jit", "HIPS autograd"]
 # ftrans.jit against JAX jit (issue 10): workload -> maximal ftrans.jit / JAX jit
-JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0}
+JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0, "W6": 1.0}
 # per workload: time budget in seconds for passes beyond the first 3
-BUDGET = {"W1": 8.0, "W2": 8.0, "W3": 6.0, "W4": 6.0, "W5": 4.0, "W5@4e6": 4.0}
+BUDGET = {"W1": 8.0, "W2": 8.0, "W3": 6.0, "W4": 6.0, "W5": 4.0, "W5@4e6": 4.0, "W6": 6.0}
 
 
 def _cpu_snapshot():
@@ -764,8 +780,9 @@ def jit_first_call_new_process(key):
 
 
 def _jit_first_call_child(key):
-    global torch, jax, jnp, autograd, anp
+    global torch, jax, jnp, autograd, anp, LIMITS
     torch = jax = jnp = autograd = anp = None  # the references are not needed here
+    LIMITS = False  # nor the numba prange kernel, which would start numba before the timing
     import json
     t0 = time.perf_counter()
     # ftrans imports numba lazily, and numba imports scipy.linalg (for BLAS) the first time
@@ -851,6 +868,15 @@ def main(argv=None):
             summary.append((key + " jit", "JAX jit", res["ftrans.jit"][0], jr, ratio,
                             JIT_TARGETS[key], "n/a (JAX not installed)" if ratio is None else
                             ("PASS" if ratio <= JIT_TARGETS[key] else "MISS")))
+        for w, ref, target in JIT_LIMITS:
+            if w == key and "ftrans.jit" in res:
+                rt = res[ref][0] if ref in res else None
+                ratio = res["ftrans.jit"][0] / rt if rt else None
+                summary.append((key + " jit", ref, res["ftrans.jit"][0], rt, ratio, target,
+                                "n/a" if ratio is None else
+                                ("PASS" if ratio <= target else "MISS")))
+        if key not in TARGETS:
+            continue
         ref_label, target = TARGETS[key]
         if ref_label in res:
             ratio = res["ftrans"][0] / res[ref_label][0]
