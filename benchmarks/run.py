@@ -31,10 +31,12 @@ W5  gradient of sum(sin(x)*exp(-x*x)) for x of 4*2**20 = 4,194,304 float64, and 
     that size is a fresh mmap that page-faults on first touch (PyTorch: ~106,000 minor
     faults per gradient; NumPy and ftrans fewer, NumPy asks for transparent huge pages)
     -- that size measures the allocator and the kernel's paging more than the library.
-    At 4,000,000 elements the heap recycles the temporaries.  Two more columns give the
-    practical limits (benchmarks/w5_limit.py): a hand-written numba prange kernel of
-    value and gradient in one pass ("numba prange") and torch.compile (inductor) of the
-    PyTorch gradient.  Targets: ftrans.jit <= 1.3x numba prange, <= 1.0x torch.compile.
+    At 4,000,000 elements the heap recycles the temporaries.  Three more columns give the
+    practical limits (benchmarks/w5_limit.py): hand-written numba prange kernels of
+    value and gradient in one pass, with libm ("numba prange") and with ftrans's
+    vectorizable sin/cos/exp ("prange vec-math"), and torch.compile (inductor) of the
+    PyTorch gradient.  Targets: ftrans.jit <= 1.3x the prange kernels, <= 1.0x
+    torch.compile.
 W6  gradient of a 100-step tanh RNN through lax.scan (batch 32, hidden 64, input 64,
     float64, loss = sum(h_T**2)) w.r.t. (Wh, Wx, b) (benchmarks/w6_rnn.py), against
     jax.lax.scan (eager and jit), a PyTorch eager loop, torch.compile of it and
@@ -122,7 +124,8 @@ TARGETS = {  # workload -> (reference column, maximal ftrans / reference)
 }  # W6 has no target for eager ftrans
 # (workload, reference column, maximal ftrans.jit / reference) beyond JAX jit
 JIT_LIMITS = [(w, ref, t) for w in ("W5", "W5@4e6")
-              for ref, t in (("numba prange", 1.3), ("torch.compile", 1.0))]
+              for ref, t in (("numba prange", 1.3), ("prange vec-math", 1.3),
+                             ("torch.compile", 1.0))]
 
 
 def _version(modname):
@@ -634,8 +637,9 @@ WORKLOADS = {
     "W6": [("W6", W6_TITLE, lambda: w6_setup(torch, jax, jnp, NA))],
 }
 # column order in the tables
-ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "numba prange", "PyTorch eager", "torch.func",
-         "torch.compile", "JAX eager", "JAX jit", "HIPS autograd"]
+ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "numba prange", "prange vec-math",
+         "PyTorch eager", "torch.func", "torch.compile", "JAX eager", "JAX jit",
+         "HIPS autograd"]
 # ftrans.jit against JAX jit (issue 10): workload -> maximal ftrans.jit / JAX jit
 JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0, "W6": 1.0}
 # per workload: time budget in seconds for passes beyond the first 3
@@ -890,12 +894,12 @@ def main(argv=None):
                             "n/a (reference not installed)"))
 
     print("\n=== summary: targets")
-    print(f"  {'workload':<9} {'reference':<14} {'ftrans':>11} {'reference':>11} "
+    print(f"  {'workload':<10} {'reference':<15} {'ftrans':>11} {'reference':>11} "
           f"{'ratio':>7} {'target':>7}  result")
     for key, ref_label, ft, rt, ratio, target, verdict in summary:
         rts = _fmt_time(rt) if rt is not None else "n/a"
         rs = f"{ratio:6.2f}x" if ratio is not None else "n/a"
-        print(f"  {key:<9} {ref_label:<14} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
+        print(f"  {key:<10} {ref_label:<15} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
               f"{'<= ' + format(target, '.1f') + 'x':>7}  {verdict}")
 
 

@@ -8,6 +8,17 @@
   partial sum goes to its own cache line of ``partial``.  fastmath off (as ftrans):
   libm's scalar ``sin``/``cos``/``exp``.  The output array is allocated on every call,
   as every library's gradient is.
+* **prange vec-math**: the same kernel with the float64 ``sin``/``cos`` and ``exp`` that
+  ftrans's compiled code uses (``ftrans.kernels._trig64._trig_sincos``: fdlibm's kernels
+  written branch-free, faithfully rounded; ``ftrans.compiler._numba_support._exp``, a
+  branch-free exp), so that LLVM vectorizes the loop, in blocks of
+  ``_TRIG_BLOCK`` elements whose sin/cos are recomputed with libm when the block holds an
+  ``|x| >= 2**20``, an inf or a nan (as ftrans does); each block's values are summed in
+  order from L1 afterwards (a float sum in the vectorized loop would keep it scalar
+  without fastmath).  libm's ``sin``/``cos``/``exp`` are scalar calls: the first kernel
+  runs one element at a time, and this one is the limit for code computing with
+  ftrans's mathematics.  Both kernels compute the value too (``grad`` of ``ftrans.jit``
+  and ``jax.jit`` drop it: it is not an output).
 * **torch.compile**: ``torch.compile`` (inductor, its default backend) of the PyTorch W5
   loss; ``torch.autograd.grad`` then runs the compiled backward graph.  Inductor needs a
   C++ compiler; any failure (at compile time: the first call) is reported as
@@ -23,6 +34,8 @@ import numpy as np
 
 try:
     import numba
+    from ftrans.compiler._numba_support import _exp, _trig_sincos  # registered with numba
+    from ftrans.kernels._trig64 import _TRIG_BLOCK, _TRIG_LIMIT
 except Exception:  # pragma: no cover - depends on the environment
     numba = None
 
@@ -30,6 +43,8 @@ CHUNKS_PER_THREAD = 4
 LINE = 8  # float64 per 64-byte cache line
 
 if numba is not None:
+    # The loops index slices of the chunk (xb[i], gb[i]): indexing the whole arrays from
+    # lo to hi inside the prange body ran 100x slower per element at 65,536 elements.
     @numba.njit(parallel=True, fastmath=False)
     def _w5_value_and_grad(x, nchunks):
         n = x.shape[0]
@@ -38,15 +53,55 @@ if numba is not None:
         chunk = (n + nchunks - 1) // nchunks
         chunk = (chunk + LINE - 1) // LINE * LINE
         for c in numba.prange(nchunks):
-            lo = c * chunk
-            hi = min(n, lo + chunk)
+            xb = x[c * chunk:(c + 1) * chunk]
+            gb = g[c * chunk:(c + 1) * chunk]
             acc = 0.0
-            for i in range(lo, hi):
-                xi = x[i]
+            for i in range(xb.shape[0]):
+                xi = xb[i]
                 s = np.sin(xi)
                 e = np.exp(-xi * xi)
                 acc += s * e
-                g[i] = e * (np.cos(xi) - 2.0 * xi * s)
+                gb[i] = e * (np.cos(xi) - 2.0 * xi * s)
+            partial[c * LINE] = acc
+        value = 0.0
+        for c in range(nchunks):
+            value += partial[c * LINE]
+        return value, g
+
+    @numba.njit(parallel=True, fastmath=False)
+    def _w5_value_and_grad_vec(x, nchunks):
+        n = x.shape[0]
+        g = np.empty_like(x)
+        partial = np.zeros(nchunks * LINE)
+        chunk = (n + nchunks - 1) // nchunks
+        chunk = (chunk + _TRIG_BLOCK - 1) // _TRIG_BLOCK * _TRIG_BLOCK
+        # per chunk, its current block's sin(x)*exp(-x*x), read back from L1.  (Allocated
+        # here: numba hoists an np.empty out of a prange body, so the threads would share it.)
+        vs = np.empty((nchunks, _TRIG_BLOCK))
+        for c in numba.prange(nchunks):
+            acc = 0.0
+            vb = vs[c]
+            for lo in range(c * chunk, min(n, (c + 1) * chunk), _TRIG_BLOCK):
+                xb = x[lo:lo + _TRIG_BLOCK]
+                gb = g[lo:lo + _TRIG_BLOCK]
+                m = xb.shape[0]
+                bad = False
+                for i in range(m):  # vectorized: no calls, no branches, no float sum
+                    xi = xb[i]
+                    s, co = _trig_sincos(xi)
+                    e = _exp(-xi * xi)
+                    vb[i] = s * e
+                    gb[i] = e * (co - 2.0 * xi * s)
+                    bad |= not (abs(xi) < _TRIG_LIMIT)
+                if bad:  # |x| >= 2**20, inf, nan: this block again with libm
+                    for i in range(m):
+                        xi = xb[i]
+                        s = np.sin(xi)
+                        e = np.exp(-xi * xi)
+                        vb[i] = s * e
+                        gb[i] = e * (np.cos(xi) - 2.0 * xi * s)
+                for i in range(m):  # the sum in order (without fastmath's reassoc)
+                    acc += vb[i]
             partial[c * LINE] = acc
         value = 0.0
         for c in range(nchunks):
@@ -81,12 +136,14 @@ def first_call(label, impl, impls, available):
 
 
 def add_w5_limits(x, impls, available, torch):
-    """Add the ``numba prange`` and ``torch.compile`` columns of W5 for input ``x``."""
+    """Add the ``numba prange``, ``prange vec-math`` and ``torch.compile`` columns of W5 for input ``x``."""
     if numba is None:
-        available["numba prange"] = "n/a (numba not installed)"
+        available["numba prange"] = available["prange vec-math"] = "n/a (numba not installed)"
     else:
         nchunks = CHUNKS_PER_THREAD * numba.get_num_threads()
         first_call("numba prange", lambda: _w5_value_and_grad(x, nchunks)[1], impls, available)
+        first_call("prange vec-math", lambda: _w5_value_and_grad_vec(x, nchunks)[1], impls,
+                   available)
 
     def loss(xt):
         return torch.sum(torch.sin(xt) * torch.exp(-xt * xt))
