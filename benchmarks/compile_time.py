@@ -24,7 +24,9 @@ Every measurement runs in a FRESH Python process (this script calls itself with
     with the cache bounded at 64 programs when ftrans has such a bound
     (``ftrans.config.update("jit_cache_size", 64)``; "n/a" otherwise).  It reuses the
     disk cache of (a), so the program's own compilation is not in the figures; the
-    median per-shape time is printed too;
+    median per-shape time is printed too.  A process stops after SHAPE_BUDGET_S seconds
+    of new shapes (a slow compiler does not make the run last hours) and says how many
+    shapes it did, with the memory per shape;
 (e) cold start: a new process with the disk cache of (a) WARM: the time from before
     ``import numpy`` to the end of the first call, and its parts (importing numpy,
     numba and ftrans, then the call).  JAX has no disk cache on by default: its column
@@ -55,7 +57,7 @@ BLOCKS = 12  # blocks of the program: about 300 staged equations for f
 N_SHAPES = 500  # (d): shapes x (k, 16), k = 1..N_SHAPES
 N_SHAPES_QUICK = 30
 BOUND = 64  # (d): the in-memory cache bound tried
-SHAPE_BUDGET_S = 150.0  # (d): seconds of new shapes per process at most (then it stops)
+SHAPE_BUDGET_S = 90.0  # (d): seconds of new shapes per process at most (then it stops)
 SHAPE_BUDGET_S_QUICK = 20.0
 TARGETS = {"compile": 2.0, "new_shape_s": 5e-3, "memory_mb": 100.0, "cold_s": 0.25}
 
@@ -106,7 +108,8 @@ def _warm(fn, *args, n=5):
 # children: each prints one JSON line
 # ---------------------------------------------------------------------------------------
 def _jitted(lib, grad):
-    """(the jitted program, a function that waits for its result) for ``lib``."""
+    """``lib``'s jitted program (or gradient w.r.t. w) as ``run(x, w)``, which waits
+    for its result (JAX dispatches asynchronously)."""
     if lib == "jax":
         import jax
         jax.config.update("jax_enable_x64", True)
