@@ -31,7 +31,16 @@ W5  gradient of sum(sin(x)*exp(-x*x)) for x of 4*2**20 = 4,194,304 float64, and 
     that size is a fresh mmap that page-faults on first touch (PyTorch: ~106,000 minor
     faults per gradient; NumPy and ftrans fewer, NumPy asks for transparent huge pages)
     -- that size measures the allocator and the kernel's paging more than the library.
-    At 4,000,000 elements the heap recycles the temporaries.
+    At 4,000,000 elements the heap recycles the temporaries.  Three more columns give the
+    practical limits (benchmarks/w5_limit.py): hand-written numba prange kernels of
+    value and gradient in one pass, with libm ("numba prange") and with ftrans's
+    vectorizable sin/cos/exp ("prange vec-math"), and torch.compile (inductor) of the
+    PyTorch gradient.  Targets: ftrans.jit <= 1.3x the prange kernels, <= 1.0x
+    torch.compile.
+W6  gradient of a 100-step tanh RNN through lax.scan (batch 32, hidden 64, input 64,
+    float64, loss = sum(h_T**2)) w.r.t. (Wh, Wx, b) (benchmarks/w6_rnn.py), against
+    jax.lax.scan (eager and jit), a PyTorch eager loop, torch.compile of it and
+    backpropagation through time in NumPy by hand.  Target: ftrans.jit <= 1.0x JAX jit.
 
 Every implementation runs in this one process.  Before anything is timed, the script
 checks the gradient of every implementation, ftrans included, against an independent
@@ -62,7 +71,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import math
 import os
 import platform
@@ -77,6 +85,9 @@ _t0 = time.perf_counter()
 import ftrans  # noqa: E402
 import ftrans.numpy as fnp  # noqa: E402
 _IMPORT_S = time.perf_counter() - _t0
+from timing import _busy_others, _cpu_snapshot, bench, check_idle  # noqa: E402  (benchmarks/)
+from w5_limit import add_w5_limits  # noqa: E402
+from w6_rnn import TITLE as W6_TITLE, w6_setup  # noqa: E402
 
 # ---------------------------------------------------------------------------------------
 # optional references
@@ -87,7 +98,7 @@ except Exception:  # pragma: no cover - depends on the environment
     torch = None
 try:
     import jax
-    jax.config.update("jax_enable_x64", True)  # W1, W3, W4 and W5 are float64
+    jax.config.update("jax_enable_x64", True)  # W1, W3, W4, W5 and W6 are float64
     import jax.numpy as jnp
 except Exception:  # pragma: no cover
     jax = jnp = None
@@ -102,6 +113,7 @@ except Exception:  # pragma: no cover
     numba = None
 
 NA = "n/a (not installed)"
+LIMITS = True  # W5's numba prange and torch.compile columns (benchmarks/w5_limit.py)
 TARGETS = {  # workload -> (reference column, maximal ftrans / reference)
     "W1": ("PyTorch eager", 2.0),
     "W2": ("NumPy by hand", 1.2),
@@ -109,7 +121,11 @@ TARGETS = {  # workload -> (reference column, maximal ftrans / reference)
     "W4": ("torch.func", 1.0),
     "W5": ("PyTorch eager", 1.0),
     "W5@4e6": ("PyTorch eager", 1.0),
-}
+}  # W6 has no target for eager ftrans
+# (workload, reference column, maximal ftrans.jit / reference) beyond JAX jit
+JIT_LIMITS = [(w, ref, t) for w in ("W5", "W5@4e6")
+              for ref, t in (("numba prange", 1.3), ("prange vec-math", 1.3),
+                             ("torch.compile", 1.0))]
 
 
 def _version(modname):
@@ -118,70 +134,6 @@ def _version(modname):
         return version(modname)
     except Exception:
         return "?"
-
-
-# ---------------------------------------------------------------------------------------
-# timing
-# ---------------------------------------------------------------------------------------
-COOLDOWN = 0.2   # seconds of sleep before each block of samples
-BLOCK_WARMUP = 0.02  # seconds of untimed calls at the start of each block (at least 2)
-
-
-def _sample(fn, number):
-    gc.collect()
-    t = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t) / number
-
-
-def bench(impls, repeats, budget, passes=3, min_sample=0.01, max_passes=15, warmup=0.3):
-    """Median seconds per call of each callable in ``impls`` ({label: fn}).
-
-    Every implementation is first warmed up; then the implementations are timed in
-    ``passes`` passes (more while ``budget`` seconds last), each pass timing every
-    implementation in turn as one *block*: a pause of COOLDOWN seconds, BLOCK_WARMUP
-    seconds of untimed calls, then ``ceil(repeats / passes)`` samples of ``number``
-    calls each.
-
-    Returns {label: (median, iqr_relative, samples, number, minimum)}.
-    """
-    numbers = {}
-    for label, fn in impls.items():
-        fn()  # first call: compilation, caches
-        n, t0 = 0, time.perf_counter()
-        while n < 3 or (time.perf_counter() - t0 < warmup and n < 50):
-            fn()
-            n += 1
-        per_call = (time.perf_counter() - t0) / n
-        numbers[label] = max(1, math.ceil(min_sample / per_call))
-    per_block = max(1, math.ceil(repeats / passes))
-    samples = {label: [] for label in impls}
-    # A full collection costs ~0.1 s with torch and jax loaded: do one, then freeze the
-    # survivors so that the collection before every sample only sees new objects.
-    gc.collect()
-    gc.freeze()
-    try:
-        t0 = time.perf_counter()
-        done = 0
-        while done < passes or (time.perf_counter() - t0 < budget and done < max_passes):
-            for label, fn in impls.items():
-                gc.collect()
-                time.sleep(COOLDOWN)
-                n, tw = 0, time.perf_counter()
-                while n < 2 or time.perf_counter() - tw < BLOCK_WARMUP:
-                    fn()
-                    n += 1
-                for _ in range(per_block):
-                    samples[label].append(_sample(fn, numbers[label]))
-            done += 1
-    finally:
-        gc.unfreeze()
-    out = {}
-    for label, s in samples.items():
-        q1, med, q3 = np.percentile(s, [25, 50, 75])
-        out[label] = (float(med), float((q3 - q1) / med), len(s), numbers[label], float(min(s)))
-    return out
 
 
 def rel_err(got, ref):
@@ -480,6 +432,8 @@ def w5_setup(n):
         impls["HIPS autograd"] = lambda: g_ag(x)
     else:
         available["HIPS autograd"] = NA
+    if LIMITS:  # not in the child that times a new process's first ftrans.jit call
+        add_w5_limits(x, impls, available, torch)
     return impls, available, "NumPy by hand", 1e-12
 
 
@@ -616,60 +570,16 @@ WORKLOADS = {
             lambda: w5_setup(W5_SIZES["W5"])),
            ("W5@4e6", f"grad of sum(sin(x)*exp(-x*x)), x: 4,000,000 = {W5_SIZES['W5@4e6']:,} "
             "float64", lambda: w5_setup(W5_SIZES["W5@4e6"]))],
+    "W6": [("W6", W6_TITLE, lambda: w6_setup(torch, jax, jnp, NA))],
 }
 # column order in the tables
-ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "PyTorch eager", "torch.func", "JAX eager", "JAX jit",
+ORDER = ["ftrans", "ftrans.jit", "NumPy by hand", "numba prange", "prange vec-math",
+         "PyTorch eager", "torch.func", "torch.compile", "JAX eager", "JAX jit",
          "HIPS autograd"]
 # ftrans.jit against JAX jit (issue 10): workload -> maximal ftrans.jit / JAX jit
-JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0}
+JIT_TARGETS = {"W1": 1.0, "W2": 1.0, "W3": 1.5, "W4": 1.5, "W5": 1.0, "W5@4e6": 1.0, "W6": 1.0}
 # per workload: time budget in seconds for passes beyond the first 3
-BUDGET = {"W1": 8.0, "W2": 8.0, "W3": 6.0, "W4": 6.0, "W5": 4.0, "W5@4e6": 4.0}
-
-
-def _cpu_snapshot():
-    """(busy ticks of all CPUs, total ticks, this process's CPU seconds) or None."""
-    try:
-        with open("/proc/stat") as f:
-            v = [int(t) for t in f.readline().split()[1:]]
-    except OSError:
-        return None
-    t = os.times()
-    return sum(v[:8]) - v[3] - v[4], sum(v[:8]), t.user + t.system
-
-
-def _busy_others(a, b):
-    """Fraction of the machine's CPU time used by other processes between two snapshots."""
-    if a is None or b is None:
-        return None
-    busy = (b[0] - a[0]) - (b[2] - a[2]) * os.sysconf("SC_CLK_TCK")
-    return min(max(busy / max(b[1] - a[1], 1), 0.0), 1.0)
-
-
-def cpu_busy_others(seconds=1.0):
-    """Fraction of the machine's CPU time used by *other* processes over ``seconds``
-    (/proc/stat minus this process's own CPU time, since its thread pools may still be
-    spinning); None where /proc/stat is absent."""
-    a = _cpu_snapshot()
-    time.sleep(seconds)
-    return _busy_others(a, _cpu_snapshot())
-
-
-def check_idle(wait):
-    """Print how busy other processes keep the machine; with ``wait`` > 0, first wait (up
-    to ``wait`` seconds) until they use less than 10% of it three seconds in a row."""
-    busy = cpu_busy_others()
-    if busy is None:
-        return
-    deadline, streak = time.monotonic() + wait, 0
-    while wait > 0 and time.monotonic() < deadline:
-        streak = streak + 1 if busy < 0.1 else 0
-        if streak >= 3:
-            break
-        busy = cpu_busy_others()
-    warn = "" if busy < 0.1 else ("  !! timings of multithreaded code (BLAS, numba, torch, "
-                                  "XLA) will be inflated and erratic (see --wait-idle)")
-    print(f"  CPU used by other processes just before timing: {busy * 100:.0f}% of "
-          f"{os.cpu_count()} cores{warn}")
+BUDGET = {"W1": 8.0, "W2": 8.0, "W3": 6.0, "W4": 6.0, "W5": 4.0, "W5@4e6": 4.0, "W6": 6.0}
 
 
 RETRIES = 2  # with --wait-idle: times a workload disturbed by other processes is re-timed
@@ -764,8 +674,9 @@ def jit_first_call_new_process(key):
 
 
 def _jit_first_call_child(key):
-    global torch, jax, jnp, autograd, anp
+    global torch, jax, jnp, autograd, anp, LIMITS
     torch = jax = jnp = autograd = anp = None  # the references are not needed here
+    LIMITS = False  # nor the numba prange kernel, which would start numba before the timing
     import json
     t0 = time.perf_counter()
     # ftrans imports numba lazily, and numba imports scipy.linalg (for BLAS) the first time
@@ -851,6 +762,15 @@ def main(argv=None):
             summary.append((key + " jit", "JAX jit", res["ftrans.jit"][0], jr, ratio,
                             JIT_TARGETS[key], "n/a (JAX not installed)" if ratio is None else
                             ("PASS" if ratio <= JIT_TARGETS[key] else "MISS")))
+        for w, ref, target in JIT_LIMITS:
+            if w == key and "ftrans.jit" in res:
+                rt = res[ref][0] if ref in res else None
+                ratio = res["ftrans.jit"][0] / rt if rt else None
+                summary.append((key + " jit", ref, res["ftrans.jit"][0], rt, ratio, target,
+                                "n/a" if ratio is None else
+                                ("PASS" if ratio <= target else "MISS")))
+        if key not in TARGETS:
+            continue
         ref_label, target = TARGETS[key]
         if ref_label in res:
             ratio = res["ftrans"][0] / res[ref_label][0]
@@ -864,12 +784,12 @@ def main(argv=None):
                             "n/a (reference not installed)"))
 
     print("\n=== summary: targets")
-    print(f"  {'workload':<9} {'reference':<14} {'ftrans':>11} {'reference':>11} "
+    print(f"  {'workload':<10} {'reference':<15} {'ftrans':>11} {'reference':>11} "
           f"{'ratio':>7} {'target':>7}  result")
     for key, ref_label, ft, rt, ratio, target, verdict in summary:
         rts = _fmt_time(rt) if rt is not None else "n/a"
         rs = f"{ratio:6.2f}x" if ratio is not None else "n/a"
-        print(f"  {key:<9} {ref_label:<14} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
+        print(f"  {key:<10} {ref_label:<15} {_fmt_time(ft):>11} {rts:>11} {rs:>7} "
               f"{'<= ' + format(target, '.1f') + 'x':>7}  {verdict}")
 
 

@@ -6,29 +6,44 @@ from concrete inputs (NumPy arrays, or Python scalars for weakly typed inputs; o
 
 How a program is compiled
 -------------------------
-1. Nested calls are inlined and dead equations dropped (:mod:`._passes`).
+1. Passes (:mod:`._passes`): nested calls are inlined (``jit``, ``custom_jvp_call``,
+   ``custom_vjp_call``, ``checkpoint``: lowering kind ``"inline"``) and dead equations
+   dropped (effectful ones stay).
 2. :func:`._plan.plan` splits the program into *segments* of equations the backend can
-   lower and *graph breaks*: equations of primitives with no ``lowering`` entry (FFT,
-   linear algebra, special functions, gathers/scatters, sorting, ``custom_jvp_call``,
-   ``custom_vjp_call``, ``checkpoint``, ``jit``, control flow ...), multiple-result
-   primitives, and dtypes the backend does not handle (complex operands except for the
-   operations whose entry allows them; float16 for the few operations whose float32 form
-   would not give NumPy's float16 bits).  A break calls the primitive's ``impl``
-   between compiled segments (a primitive carrying an IR compiles that sub-program
-   through its own impl): slower, never an error.  Equations are reordered (they are
-   pure) so that a program has as few segments as its dependencies allow.
+   lower and *graph breaks*.  What lowers is the backend's lowering table
+   (:class:`._lowering.LoweringTable`: the ``"kind"`` of a primitive's ``lowering``
+   entry -> a rule ``(ok, emit)``); an equation whose kind the backend does not list, or
+   whose ``ok`` refuses its dtypes or params (complex operands except for the operations
+   whose entry allows them; float16 for the few operations whose float32 form would not
+   give NumPy's float16 bits), graph-breaks: it calls the primitive's
+   ``impl`` between compiled segments (a primitive carrying an IR compiles that
+   sub-program through its own impl): slower, never an error.  ``graph_breaks(ir)``
+   lists them.  Equations are reordered (they are pure) so that a program has as few
+   segments as its dependencies allow.
 3. CPU (:mod:`._numba`): each segment becomes one ``@njit`` function in a generated
    module: elementwise operations of one output shape fused into one loop nest (values in
    registers, one pass over memory; ``prange`` from :data:`._numba.PARALLEL_MIN_SIZE`
-   elements on), reductions accumulated in the loop of their producers, broadcasting /
-   ``broadcast_to`` / ``transpose`` / size-1 reshapes as index arithmetic, ``dot_general``
-   through BLAS (``np.dot``).  GPU (:mod:`._cupy`): fused elementwise groups become
-   ``cupy.ElementwiseKernel``\\ s, reductions ``cupy.ReductionKernel``\\ s, the other
-   equations run their impl on CuPy arrays (``dot_general``: cuBLAS).
-   ``FTRANS_COMPILER=reference`` in the environment makes the CPU backend the reference
-   interpreter (each equation's impl; no numba), e.g. for test suites of the transforms
-   that stage hundreds of small programs.
-4. Caching.  In memory: ``ir.cache[("compiled", backend)]`` and one module per distinct
+   elements on: numba hands each thread one contiguous block of the outer axis, so
+   threads share no cache line but at the blocks' ends), reductions accumulated in the
+   loop of their producers, broadcasting / ``broadcast_to`` / ``transpose`` / size-1
+   reshapes as index arithmetic, ``dot_general`` through BLAS (``np.dot``); control flow
+   (:mod:`._numba_control`: ``scan``, ``while``, ``cond``) as loops and branches around
+   calls of their nested programs (*regions*), each compiled into a function of the same
+   module.  Every loop nest and every other block of statements becomes a function of
+   its own, one per distinct text (locals renamed canonically), so a program repeating a
+   layer compiles each distinct loop once; the segment's function is only calls.
+   GPU (:mod:`._cupy`): fused elementwise groups become ``cupy.ElementwiseKernel``\ s,
+   reductions ``cupy.ReductionKernel``\ s, the other equations run their impl on CuPy
+   arrays (``dot_general``: cuBLAS).  ``FTRANS_COMPILER=reference`` in the environment
+   makes the CPU backend the reference interpreter (each equation's impl; no numba),
+   e.g. for test suites of the transforms that stage hundreds of small programs.
+4. Shape-generic code.  The generated text depends on ranks, dtypes and the program's
+   structure, not on sizes: every size other than 0 and 1 (which decide broadcasting) is
+   a parameter of the functions, and so is every float literal but a few structural ones
+   (0, 1, -1, 2, 0.5: a mean's ``1/n`` changes with the shape).  A program staged for a
+   new shape of a known rank and dtype therefore generates the same text and reuses the
+   compiled module: tracing again is all it costs.
+5. Caching.  In memory: ``ir.cache[("compiled", backend)]`` and one module per distinct
    source text.  On disk: the module is written to ``$FTRANS_CACHE_DIR`` (default
    ``~/.cache/ftrans``) under a name that is the hash of its text, and its functions are
    compiled with numba's ``cache=True``, so another process running the same program
@@ -60,6 +75,12 @@ file) is a dict with a ``"kind"``:
 ``{"kind": "dot_general"}``, ``{"kind": "reshape"}`` (also squeeze / expand_dims),
 ``{"kind": "transpose"}``, ``{"kind": "broadcast_to"}``, ``{"kind": "concatenate"}``
     structural operations with the primitive's params.
+``{"kind": "scan"}``, ``{"kind": "while"}``, ``{"kind": "cond"}``
+    control flow: the nested programs in the params become regions.
+``{"kind": "inline", "param": name}``
+    a call of the program (an ``IR``) or function in ``params[name]``, spliced into the
+    caller by the inline pass.
+Other kinds are listed by the backends' tables (``_numba.TABLE``, ``_cupy.TABLE``).
 
 Exactness
 ---------
@@ -301,8 +322,9 @@ def _compile_cpu(ir):
     nested_consts = {}
     for k, st in enumerate(steps):
         if isinstance(st, Segment):
-            src, _, extra = _numba.generate(st, f"seg{k}")
+            src, _, extra, fixed = _numba.generate(st, f"seg{k}")
             funcs.append(src)
+            st.fixed = fixed
             if extra:  # nested programs' constants: extra parameters of the segment
                 st.inputs = list(st.inputs) + [v for v, _ in extra]
                 nested_consts.update(extra)
@@ -413,13 +435,14 @@ class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
 
-    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge")
+    __slots__ = ("seg", "fn", "ins", "outs", "scalar_types", "ok", "purge", "fixed")
 
     def __init__(self, seg, fn, purge):
         self.seg = seg
         self.fn = fn
         self.purge = purge  # module path -> numba cache files removed
         self.ins = seg.inputs
+        self.fixed = list(seg.fixed)
         self.outs = seg.outputs
         self.scalar_types = [None if (v.aval.shape or v.aval.weak_type) else
                              np.dtype(v.aval.dtype).type for v in seg.outputs]
@@ -432,6 +455,7 @@ class _SegmentCall:
         for i, (v, x) in enumerate(zip(self.ins, vals)):
             if type(x) is np.ndarray and (x.ndim == 0 or not x.flags.c_contiguous):
                 vals[i] = _prep(x, v.aval)
+        vals += self.fixed
         if self.ok:
             outs = self.fn(*vals)
         else:

@@ -61,11 +61,6 @@ def _reduce_ok(eqn, low, table=None):
     return dt == eqn.outputs[0].aval.dtype and dt.kind in "fiu" and _ok(dt)
 
 
-#: the GPU backend's rules (``gpu_ops`` emits both kinds)
-TABLE = LoweringTable({"elementwise": (_elementwise_ok, None), "reduce": (_reduce_ok, None)})
-lowerable = TABLE.lowerable
-
-
 class ElementwiseOp:
     """One fused ``cupy.ElementwiseKernel``: ``inputs`` (vars; broadcast by CuPy),
     ``outputs`` (vars, allocated at the group's shape), the kernel's parameter lists and
@@ -129,68 +124,68 @@ class _GroupBuilder:
         return n
 
 
-def gpu_ops(ir):
-    """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
-    prog = prepare(ir)
-    eqns = prog.eqns
-    uses = {}
-    for i, e in enumerate(eqns):
-        for a in e.inputs:
-            if type(a) is Var:
-                uses.setdefault(a, set()).add(i)
-    live = {v for v in prog.out_vars if type(v) is Var}
-    ops = []
-    pending = {}
-    owner = {}
-    count = [0]
+class _GpuCodegen:
+    """Builds the op list: the table's rules emit through ``reduce``/``elementwise``."""
 
-    def flush(g):
-        if pending.get(g.shape) is g:
-            del pending[g.shape]
+    def __init__(self, prog):
+        self.uses = {}
+        for i, e in enumerate(prog.eqns):
+            for a in e.inputs:
+                if type(a) is Var:
+                    self.uses.setdefault(a, set()).add(i)
+        self.live = {v for v in prog.out_vars if type(v) is Var}
+        self.ops = []
+        self.pending = {}   # shape -> open elementwise group
+        self.owner = {}     # var -> the open group holding it in a register
+        self.count = 0
+
+    def flush(self, g):
+        if self.pending.get(g.shape) is g:
+            del self.pending[g.shape]
         outs = []
         lines = list(g.lines)
         for v, r in g.regs.items():
-            owner.pop(v, None)
-            if v in live or any(u not in g.members for u in uses.get(v, ())):
+            self.owner.pop(v, None)
+            if v in self.live or any(u not in g.members for u in self.uses.get(v, ())):
                 o = f"out{len(outs)}"
                 outs.append(v)
                 lines.append(f"{o} = {r};")
-        count[0] += 1
+        self.count += 1
         out_params = ", ".join(f"{v.aval.dtype.name} out{k}" for k, v in enumerate(outs))
         in_params = ", ".join(f"{v.aval.dtype.name} in{k}" for k, v in enumerate(g.inputs))
-        ops.append(ElementwiseOp(f"ftrans_fused_{count[0]}", list(g.inputs), outs, g.shape,
-                                 in_params, out_params, "\n".join(lines)))
+        self.ops.append(ElementwiseOp(f"ftrans_fused_{self.count}", list(g.inputs), outs,
+                                      g.shape, in_params, out_params, "\n".join(lines)))
 
-    for i, e in enumerate(eqns):
-        if not lowerable(e):
-            for a in e.inputs:
-                if type(a) is Var and a in owner:
-                    flush(owner[a])
-            ops.append(e)
-            continue
-        low = e.prim.lowering
-        if low["kind"] == "reduce":
-            x = e.inputs[0]
-            if x in owner:
-                flush(owner[x])
-            dt = np.dtype(x.aval.dtype)
-            red, ident = _REDUCE[low["monoid"]]
-            count[0] += 1
-            ops.append(ReductionOp(f"ftrans_reduce_{count[0]}", x, e.outputs[0],
-                                   tuple(e.params["axes"]), dt.name, red, ident(dt)))
-            continue
+    def graph_break(self, e):
+        for a in e.inputs:
+            if type(a) is Var and a in self.owner:
+                self.flush(self.owner[a])
+        self.ops.append(e)
+
+    def reduce(self, i, e, low):
+        """Kind ``reduce``: a ``cupy.ReductionKernel``."""
+        x = e.inputs[0]
+        if x in self.owner:
+            self.flush(self.owner[x])
+        dt = np.dtype(x.aval.dtype)
+        red, ident = _REDUCE[low["monoid"]]
+        self.count += 1
+        self.ops.append(ReductionOp(f"ftrans_reduce_{self.count}", x, e.outputs[0],
+                                    tuple(e.params["axes"]), dt.name, red, ident(dt)))
+
+    def elementwise(self, i, e, low):
+        """Kind ``elementwise``: a line of the open kernel of its output shape."""
         o = e.outputs[0]
         shape = o.aval.shape
         for a in e.inputs:
-            if type(a) is Var and a in owner and owner[a].shape != shape:
-                flush(owner[a])
-        g = pending.get(shape)
+            if type(a) is Var and a in self.owner and self.owner[a].shape != shape:
+                self.flush(self.owner[a])
+        g = self.pending.get(shape)
         if g is None:
-            g = pending[shape] = _GroupBuilder(shape, uses, live)
+            g = self.pending[shape] = _GroupBuilder(shape, self.uses, self.live)
         out_dt = o.aval.dtype
-        casts = operand_casts(e, low)
         exprs = []
-        for a, c in zip(e.inputs, casts):
+        for a, c in zip(e.inputs, operand_casts(e, low)):
             if type(a) is Literal:
                 exprs.append(CUDA.lit(a.val, c if c is not None else a.aval.dtype))
             else:
@@ -201,10 +196,28 @@ def gpu_ops(ir):
         g.lines.append(f"{_CTYPES[out_dt.name]} {r} = ({_CTYPES[out_dt.name]})({expr});")
         g.regs[o] = r
         g.members.add(i)
-        owner[o] = g
-    for g in list(pending.values()):
-        flush(g)
-    return prog, ops
+        self.owner[o] = g
+
+
+#: the GPU backend's rules
+TABLE = LoweringTable({"elementwise": (_elementwise_ok, _GpuCodegen.elementwise),
+                       "reduce": (_reduce_ok, _GpuCodegen.reduce)})
+lowerable = TABLE.lowerable
+
+
+def gpu_ops(ir):
+    """The op list of ``ir`` (no CuPy needed): ElementwiseOp, ReductionOp or Eqn."""
+    prog = prepare(ir)
+    cg = _GpuCodegen(prog)
+    for i, e in enumerate(prog.eqns):
+        rule = TABLE.rule(e)
+        if rule is None:
+            cg.graph_break(e)
+        else:
+            rule[1](cg, i, e, e.prim.lowering)
+    for g in list(cg.pending.values()):
+        cg.flush(g)
+    return prog, cg.ops
 
 
 def compile_gpu(ir):

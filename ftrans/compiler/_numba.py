@@ -57,6 +57,9 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 #: overrides the value.
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
+#: literal values kept in the text (the others are parameters: :meth:`_Codegen.lit`)
+_FOLDED = (0.0, 1.0, -1.0, 2.0, 0.5)
+
 #: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
 #: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
 #: does not cover, which doubles numba's compile time for that loop.
@@ -76,6 +79,16 @@ class _View:
         self.name = name
         self.ndim = ndim
         self.map = tuple(map)
+
+
+def _defined(text):
+    """Names a block of statements assigns (``x = ``, ``a, b, = ``, ``for k in``), in
+    order."""
+    out = []
+    for m in re.finditer(r"^\s*(?:for (\w+) in |([\w, ]+?) = )", text, re.M):
+        out.extend([m.group(1)] if m.group(1) else
+                   [n.strip() for n in m.group(2).split(",") if n.strip()])
+    return out
 
 
 def _identity(name, ndim):
@@ -133,6 +146,9 @@ class _Codegen:
                     self.consumers.setdefault(a, set()).add(i)
         self.live_out = set(seg.outputs)
         self.ids = {}
+        self.sizes = {}     # size -> parameter name (size())
+        self.lits = {}      # (kind, value) -> parameter name (lit())
+        self.shared = {}    # canonical loop text -> helper name (one function per text)
         self.regions = []   # sources of nested programs' functions (region())
         self.extra = []     # (var, value): constants passed as extra parameters
         self.contiguous_out = False
@@ -159,8 +175,31 @@ class _Codegen:
     # size()/shape_src()/dim(), never as literals, so generated text can be shared by
     # programs of other sizes)
     def size(self, n):
-        """Source of the size ``n`` of some axis of a value of the program."""
-        return str(int(n))
+        """Source of the size ``n`` of some axis of a value of the program: 0 and 1 as
+        literals (broadcasting and empty loops are structure), any other size as a
+        parameter of the function, so the same text serves every size."""
+        n = int(n)
+        if n in (0, 1):
+            return str(n)
+        name = self.sizes.get(n)
+        if name is None:
+            name = self.sizes[n] = f"n{len(self.sizes)}"
+        return name
+
+    def lit(self, val, dt):
+        """Source of a literal operand ``val`` of dtype ``dt``: a float or complex value
+        other than a few structural constants is a parameter of the function (``1/n`` of a
+        mean changes with the shape; the text then does not)."""
+        dt = np.dtype(dt)
+        v = np.array(val).astype(dt)[()]
+        if dt.kind not in "fc" or v in _FOLDED or v != v:
+            return _lit(val, dt)
+        key = (dt.kind, complex(v) if dt.kind == "c" else float(v))
+        name = self.lits.get(key)
+        if name is None:
+            name = self.lits[key] = f"l{len(self.lits)}"
+        return name if dt in (np.dtype(np.float64), np.dtype(np.complex128)) \
+            else f"{_tyname(dt)}({name})"
 
     def shape_src(self, shape):
         """Source of the tuple ``shape`` (for ``np.empty``, ``reshape`` ...)."""
@@ -184,7 +223,7 @@ class _Codegen:
     def operand(self, a):
         """Source of an operand: an array name, a scalar, or a literal's value."""
         if type(a) is Literal:
-            return _lit(a.val, a.aval.dtype)
+            return self.lit(a.val, a.aval.dtype)
         return self.array(a)
 
     def define(self, o, name):
@@ -226,6 +265,9 @@ class _Codegen:
         self.parallel |= par
         self.regions.append(src)
         extra = [self.constant(v, c) for v, c in sub.extra]
+        extra += [self.size(n) for n in sub.sizes]
+        extra += [self.lit(v, np.float64 if k == "f" else np.complex128)
+                  for k, v in sub.lits]
 
         def call(args):
             return f"{name}({', '.join(list(args) + extra)})"
@@ -290,7 +332,7 @@ class _Codegen:
         if par:
             self.parallel = True
         if g.guards:
-            bad = self.fresh("nbad")
+            bad = self.fresh("b")
             pre.append(f"{bad} = 0")
             body = body + [f"{bad} += np.int64({' | '.join(f'({c})' for c in g.guards)})"]
         self.loop(out, shape, pre, body, g.post, par, 0)
@@ -307,12 +349,20 @@ class _Codegen:
         (LLVM optimizes a loop in a small function much better: the same fused tanh loop
         ran 7x slower inside W2's large function than on its own.)"""
         text = "\n".join(glines)
-        defined = set(re.findall(r"^\s*(\w+) = ", text, re.M)) | set(
-            re.findall(r"^\s*for (\w+) in ", text, re.M))
+        defined = set(_defined(text))
         params = [u for u in dict.fromkeys(re.findall(r"\b([a-z]\d+)\b", text))
                   if u not in defined]
-        hname = f"{self.fname}_g{len(self.helpers)}"
-        self.helpers.append((hname, params, rets, glines, par))
+        # one function per distinct loop: locals renamed by order of appearance
+        names = {}
+        canon = re.sub(r"\b([a-hj-z])(\d+)\b",
+                       lambda m: names.setdefault(m.group(0),
+                                                  f"{m.group(1)}{len(names)}"), text)
+        key = (canon, par, tuple(names.get(r, r) for r in rets))
+        hname = self.shared.get(key)
+        if hname is None:
+            hname = self.shared[key] = f"{self.fname}_g{len(self.helpers)}"
+            self.helpers.append((hname, [names.get(u, u) for u in params],
+                                 [names.get(r, r) for r in rets], canon.split("\n"), par))
         if par:
             self.parallel = True
         call = f"{hname}({', '.join(params)})"
@@ -320,6 +370,17 @@ class _Codegen:
             self.lines.append(f"{', '.join(rets)}{',' if len(rets) == 1 else ''} = {call}")
         else:
             self.lines.append(call)
+
+    def outline(self, start):
+        """Move the statements from ``self.lines[start]`` on into a function of their own,
+        shared by every equal text, as a flushed loop is: the segment's function is then
+        only calls, which numba types and lowers quickly, and each distinct block (a
+        matrix product, a copy, a scan loop ...) is compiled once."""
+        block = self.lines[start:]
+        del self.lines[start:]
+        made = _defined("\n".join(block))
+        seen = {vw.name for vw in self.view.values()}
+        self.helper(block, False, [n for n in dict.fromkeys(made) if n in seen])
 
     def loop(self, out, shape, pre, body, post, par, exact):
         base = "    " if exact else ""
@@ -338,7 +399,7 @@ class _Codegen:
         exprs = []
         for a, dst in zip(eqn.inputs, casts):
             if type(a) is Literal:
-                exprs.append(_lit(a.val, dst if dst is not None else a.aval.dtype))
+                exprs.append(self.lit(a.val, dst if dst is not None else a.aval.dtype))
                 continue
             if g is not None and a in g.regs:
                 e = g.regs[a]
@@ -603,7 +664,10 @@ class _Codegen:
             self.view[v] = _identity(self.vname(v), len(v.aval.shape))
         for i, e in enumerate(self.seg.eqns):
             low = e.prim.lowering
+            start = len(self.lines)
             TABLE.rules[low["kind"]][1](self, i, e, low)
+            if len(self.lines) > start:
+                self.outline(start)
         for g in list(self.pending.values()):
             self.flush(g)
         rets = []
@@ -638,7 +702,8 @@ class _Codegen:
                 out.append(f"    return ({''.join(r + ', ' for r in hrets)})")
             out.append("")
         args = ", ".join([self.vname(v) for v in self.seg.inputs] +
-                         [self.vname(v) for v, _ in self.extra])
+                         [self.vname(v) for v, _ in self.extra] +
+                         list(self.sizes.values()) + list(self.lits.values()))
         out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True)\n"
                    f"def {self.fname}({args}):")
         body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
@@ -655,8 +720,15 @@ writes_new_memory = TABLE.writes_new_memory
 
 
 def generate(seg, fname, parallel_min=None):
-    """``(source of the function, parallel, constants)`` for one segment; ``constants``:
-    ``[(var, value)]`` of the nested programs' constants it takes after its inputs."""
+    """``(source of the function, parallel, constants, fixed)`` for one segment.
+
+    The function takes the segment's inputs, then ``constants`` (``[(var, value)]``: the
+    nested programs' constant arrays), then ``fixed``: the values of its size and literal
+    parameters (:meth:`_Codegen.size`, :meth:`_Codegen.lit`), the same on every call of
+    this program.  The text depends on ranks, dtypes and structure only, so a program of
+    other sizes generates the same text and reuses its compiled module.
+    """
     cg = _Codegen(seg, PARALLEL_MIN_SIZE if parallel_min is None else parallel_min, fname)
     src, par = cg.source()
-    return src, par, cg.extra
+    fixed = [np.int64(n) for n in cg.sizes] + [v for _, v in cg.lits]
+    return src, par, cg.extra, fixed

@@ -17,14 +17,16 @@ __all__ = ["Segment", "plan"]
 
 class Segment:
     """Equations compiled together: ``inputs`` (read, produced elsewhere) and ``outputs``
-    (produced here, read by later steps or returned by the program)."""
+    (produced here, read by later steps or returned by the program); ``fixed``: the values
+    the backend's function takes after the inputs (sizes, literals)."""
 
-    __slots__ = ("eqns", "inputs", "outputs")
+    __slots__ = ("eqns", "inputs", "outputs", "fixed")
 
     def __init__(self, eqns, inputs, outputs):
         self.eqns = eqns
         self.inputs = inputs
         self.outputs = outputs
+        self.fixed = []  # the compiled function's size and literal arguments
 
 
 def plan(ir, lowerable):
