@@ -3,6 +3,9 @@ dtypes lower, how literals and casts are spelled, and the value range of integer
 (what keeps NumPy's integer results exact in int64 arithmetic)."""
 from __future__ import annotations
 
+import platform
+import sys
+
 import numpy as np
 
 from typing import Any
@@ -17,6 +20,13 @@ _SUPPORTED_KINDS = set("biufc")
 
 
 _F16 = np.dtype(np.float16)
+
+#: The ``"numba_complex"`` expressions call the C library's complex functions by the
+#: x86-64 System V convention (``_numba_cplx_support.py``), where NumPy calls the same
+#: functions; elsewhere (Windows, other processors) complex operations keep their
+#: ``"numba"`` expression where the entry allows complex (``"complex": True``) and
+#: graph-break otherwise.
+NUMBA_COMPLEX = sys.platform != "win32" and platform.machine().lower() in ("x86_64", "amd64")
 
 
 def _dtype_ok(dt: Any, allow_complex: bool) -> bool:
@@ -39,7 +49,7 @@ def elementwise_expr(eqn: Eqn, low: dict[str, Any]) -> tuple[str, bool]:
     the entry's ``"numba_complex"`` where an operand or the result is complex and the
     entry has one (a function computing NumPy's complex result), else ``"numba"`` --
     and whether the entry's ``"guard"``/``"numba_exact"`` pair applies to it."""
-    if "numba_complex" in low and _has_complex(eqn):
+    if NUMBA_COMPLEX and "numba_complex" in low and _has_complex(eqn):
         return low["numba_complex"], False
     return low["numba"], low.get("guard") is not None
 
@@ -49,7 +59,7 @@ def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
         return False
     # complex operands: an entry whose expression is right for them ("complex") or that
     # has its own complex expression ("numba_complex")
-    allow_c = bool(low.get("complex", False)) or "numba_complex" in low
+    allow_c = bool(low.get("complex", False)) or (NUMBA_COMPLEX and "numba_complex" in low)
     dts = [a.aval.dtype for a in (*eqn.inputs, *eqn.outputs)]
     if _F16 in dts and low.get("float16") is False:
         return False  # its float32 form would not give NumPy's float16 bits everywhere

@@ -15,10 +15,13 @@ import pytest
 import ftrans
 import ftrans.numpy as fnp
 from ftrans.compiler import compile_ir, graph_breaks
+from ftrans.compiler._numba_dtypes import NUMBA_COMPLEX
 from ftrans.core.ir import eval_ir
 from ftrans.core.trace import EVAL, set_current_trace
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+#: the complex functions call the C library's by the x86-64 System V convention
+libm_complex = pytest.mark.skipif(not NUMBA_COMPLEX, reason="complex lowering: x86-64 Linux/macOS")
 
 C128, C64 = np.dtype(np.complex128), np.dtype(np.complex64)
 
@@ -72,6 +75,7 @@ def _unary_and_binary(x, y):
 _NUMPY = [np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh, np.abs]
 
 
+@libm_complex
 @pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
 def test_elementwise_special_values_bitwise(dtype):
     """exp, log, sqrt, sin, cos, tanh, abs, division, products and powers of every pair of
@@ -98,6 +102,7 @@ def test_elementwise_special_values_bitwise(dtype):
                for k, g in enumerate(got))
 
 
+@libm_complex
 def test_scalar_broadcast_and_literals():
     """Shape-() complex values (scalars in the generated code), broadcasting of a row and
     a column, Python complex literals, mixed real/complex operands."""
@@ -130,6 +135,7 @@ def _ulp_close(got, want, ulps):
     np.testing.assert_allclose(got, want, rtol=0, atol=ulps * eps * scale)
 
 
+@libm_complex
 @pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
 def test_reductions_and_dot(dtype):
     """sum and prod over axes and in full, and dot_general with complex operands, to
@@ -155,6 +161,7 @@ def test_reductions_and_dot(dtype):
         _ulp_close(g, wnt, ulps=2 * n)
 
 
+@libm_complex
 def test_zero_size_complex():
     e = np.zeros((2, 0), C128)
     s = np.asarray(0.5 + 1j)
@@ -174,6 +181,7 @@ def _loss(z, w):
     return fnp.sum(fnp.abs(u)) + fnp.real(fnp.sum(u * fnp.conj(u)))
 
 
+@libm_complex
 @pytest.mark.parametrize("dtype", [C128, C64], ids=["complex128", "complex64"])
 def test_jit_grad_of_complex_function(dtype):
     """``jit(grad(loss))`` equals eager ``grad`` (ftrans's convention: the conjugate
@@ -219,6 +227,7 @@ def test_still_breaking_complex_ops():
         assert_bitwise(g, w, "breaking op")
 
 
+@libm_complex
 def test_compiled_segment_runs_no_impl():
     """The whole special-value program is one compiled segment (no graph break at all;
     the program of test_elementwise_special_values_bitwise: its module is reused)."""
