@@ -11,6 +11,10 @@ is ``inf+nanj``, the C library's ``inf+0j``; ``tanh(inf+0j)``: ``nan+nanj`` agai
 (``_cexp`` ...: an LLVM call of the C function, resolved in the process, where NumPy has
 already loaded it): the same bits as eager NumPy.
 
+The others follow NumPy's own formulas, also bit for bit: ``_cmul`` (its FMA product),
+``_cabs`` (its SIMD modulus), ``_cpow`` (``nc_pow``), ``_clog1p``, ``_cexpm1``
+(``nc_log1p``, ``nc_expm1``) and ``_csign`` (``z / |z|``).
+
 ``_cdiv(x, y)``: complex division by NumPy's algorithm (Smith's, as NumPy's
 ``@TYPE@_divide`` loop in ``loops.c.src`` writes it: the ratio of the smaller to the larger
 part of ``y`` and a reciprocal scale; ``x / 0`` divides each part by ``abs(y.real)``,
@@ -28,7 +32,8 @@ from numba import types
 from numba.extending import intrinsic, overload, register_jitable
 
 __all__ = ["_cexp", "_clog", "_csqrt", "_csin", "_ccos", "_ctanh", "_ctan", "_csinh", "_ccosh",
-           "_casin", "_cacos", "_catan", "_cdiv", "_cabs", "_cmul", "_cpow", "_f16"]
+           "_casin", "_cacos", "_catan", "_cdiv", "_cabs", "_cmul", "_cpow", "_clog1p",
+           "_cexpm1", "_csign", "_f16"]
 
 _I32 = _llir.IntType(32)
 
@@ -239,6 +244,64 @@ def _ol_cpow(x, y):
                 p = ty(_cprod(p, p))
             return _cdiv(ty(one), aa) if br < 0 else aa
         return _cpow_libm(x, y)
+    return impl
+
+
+def _clog1p(x):  # pragma: no cover - replaced by the overload inside numba
+    return np.log1p(x)
+
+
+def _cexpm1(x):  # pragma: no cover
+    return np.expm1(x)
+
+
+def _csign(x):  # pragma: no cover
+    return np.sign(x)
+
+
+@overload(_clog1p, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_clog1p(x):
+    """NumPy's ``nc_log1p``: ``log(hypot(re + 1, im)) + i atan2(im, re + 1)``."""
+    ty, fty = x, x.underlying_float
+
+    def impl(x):
+        re = x.real + fty(1)
+        return ty(complex(np.log(np.hypot(re, x.imag)), np.arctan2(x.imag, re)))
+    return impl
+
+
+@overload(_cexpm1, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_cexpm1(x):
+    """NumPy's ``nc_expm1``: ``expm1(re) cos(im) - 2 sin(im/2)**2 + i exp(re) sin(im)``."""
+    ty, fty = x, x.underlying_float
+
+    def impl(x):
+        a = np.sin(x.imag / fty(2))
+        return ty(complex(np.expm1(x.real) * np.cos(x.imag) - fty(2) * a * a,
+                          np.exp(x.real) * np.sin(x.imag)))
+    return impl
+
+
+@overload(_csign, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_csign(x):
+    """NumPy 2's complex ``sign``: ``z / |z|`` (0 at 0; an infinite part gives its unit
+    direction, both infinite nan)."""
+    ty, fty = x, x.underlying_float
+
+    def impl(x):
+        re, im = x.real, x.imag
+        a = np.hypot(re, im)
+        if a == 0:
+            return ty(0)
+        if a != a:
+            return ty(complex(np.nan, np.nan))
+        if a == np.inf:
+            if re == np.inf or re == -np.inf:
+                if im == np.inf or im == -np.inf:
+                    return ty(complex(np.nan, np.nan))
+                return ty(complex(fty(1) if re > 0 else fty(-1), fty(0)))
+            return ty(complex(fty(0), fty(1) if im > 0 else fty(-1)))
+        return ty(complex(re / a, im / a))
     return impl
 
 

@@ -26,7 +26,8 @@ from numba import njit, prange
 from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
     _sin_fast, _cos_fast, _trig_bad)
 from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _ccos, _ctanh,
-    _ctan, _csinh, _ccosh, _casin, _cacos, _catan, _cdiv, _cabs, _cmul, _cpow, _f16)
+    _ctan, _csinh, _ccosh, _casin, _cacos, _catan, _cdiv, _cabs, _cmul, _cpow, _clog1p,
+    _cexpm1, _csign, _f16)
 
 '''
 

@@ -476,6 +476,7 @@ div_p.lowering["numba_complex"] = "_cdiv({0}, {1})"
 mul_p.lowering["numba_complex"] = "_cmul({0}, {1})"
 pow_p.lowering["numba_complex"] = "_cpow({0}, {1})"
 integer_pow_p.lowering["numba_complex"] = "_cpow({0}, {n})"
+sign_p.lowering["numba_complex"] = "_csign({0})"
 pow_p.lowering["float16"] = False  # NumPy's float16 power differs from float32 powf's rounded
 abs_p.lowering = _ew("np.abs({0})", "abs({0})", cast="none", numba_complex="_cabs({0})")
 # sin/cos: a branch-free (vectorizable) form, exact unless |x| >= 2**20, inf or nan

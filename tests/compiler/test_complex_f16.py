@@ -69,7 +69,8 @@ def _unary_and_binary(x, y):
     return [fnp.exp(x), fnp.log(x), fnp.sqrt(x), fnp.sin(x), fnp.cos(x), fnp.tanh(x),
             fnp.abs(x), x / y, x * y, x + y, x - y, -x, fnp.conj(x), x ** y, x ** 2, x ** 3,
             x ** -2, x ** 7, x ** (0.5 + 1j), fnp.tan(x), fnp.sinh(x), fnp.cosh(x),
-            fnp.arcsin(x), fnp.arccos(x), fnp.arctan(x)]
+            fnp.arcsin(x), fnp.arccos(x), fnp.arctan(x), fnp.log1p(x), fnp.expm1(x),
+            fnp.sign(x)]
 
 
 _NUMPY = [np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh, np.abs]
@@ -91,10 +92,11 @@ def test_elementwise_special_values_bitwise(dtype):
                                               np.subtract(x, y), np.negative(x), np.conj(x),
                                               np.power(x, y)]
         want += [np.power(x, n) for n in (2, 3, -2, 7)] + [np.power(x, dtype.type(0.5 + 1j))]
-        want += [f(x) for f in (np.tan, np.sinh, np.cosh, np.arcsin, np.arccos, np.arctan)]
+        want += [f(x) for f in (np.tan, np.sinh, np.cosh, np.arcsin, np.arccos, np.arctan,
+                                np.log1p, np.expm1, np.sign)]
     names = ["exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "div", "mul", "add", "sub",
              "neg", "conj", "pow", "x**2", "x**3", "x**-2", "x**7", "x**(0.5+1j)", "tan",
-             "sinh", "cosh", "arcsin", "arccos", "arctan"]
+             "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "sign"]
     for g, w, name in zip(got, want, names):
         assert_bitwise(g, w, name)
     # complex64 is computed in complex64 (not rounded from complex128)
@@ -211,18 +213,18 @@ def test_jit_grad_of_complex_function(dtype):
 
 
 def test_still_breaking_complex_ops():
-    """Complex ``sign`` (numba's ``sign(inf+0j)`` is nan), ``log1p`` and ``expm1``
-    (NumPy's own formulas, which numba's differ from: ``expm1(1e-300+0j)``) and complex
-    max/min reductions graph-break to their impls, which give NumPy's results."""
-    x = np.array([1 + 2j, -1 + 0j, np.inf + 0j, 1e-300 + 0j])
+    """Complex ``maximum``/``minimum`` and max/min reductions (NumPy orders complex numbers
+    lexicographically) graph-break to their impls, which give NumPy's results."""
+    x = np.array([1 + 2j, -1 + 0j, 1 + 3j, np.nan + 0j])
+    y = np.array([1 + 1j, -1 - 1j, 2 + 0j, 0j])
 
-    def f(x):
-        return [fnp.sign(x), fnp.log1p(x), fnp.expm1(x), fnp.max(x)]
-    breaks = set(graph_breaks(ftrans.make_ir(f)(x)))
-    assert {"sign", "log1p", "expm1", "reduce_max"} <= breaks
+    def f(x, y):
+        return [fnp.maximum(x, y), fnp.minimum(x, y), fnp.max(x), fnp.min(y)]
+    breaks = set(graph_breaks(ftrans.make_ir(f)(x, y)))
+    assert {"maximum", "minimum", "reduce_max", "reduce_min"} <= breaks
     with np.errstate(all="ignore"):
-        got = ftrans.jit(f)(x)
-        want = [np.sign(x), np.log1p(x), np.expm1(x), np.max(x)]
+        got = ftrans.jit(f)(x, y)
+        want = [np.maximum(x, y), np.minimum(x, y), np.max(x), np.min(y)]
     for g, w in zip(got, want):
         assert_bitwise(g, w, "breaking op")
 
