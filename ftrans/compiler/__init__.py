@@ -109,10 +109,11 @@ rounding; they can differ in the last bits where
 * a matrix product goes through BLAS with operands in another memory layout.
 
 Complex elementwise operations (``exp``, ``log``, ``sqrt``, the trigonometric and
-hyperbolic functions, ``abs``, ``sign``, products, quotients, powers) give NumPy's bits (the C library's functions that NumPy calls, and NumPy's own
-formulas).  float16 values are held in float32 (numba has none on the CPU: a segment takes
-float32 copies of its float16 inputs and returns float16 copies) and each result is
-rounded to float16 as NumPy's float16 loops do, so results equal NumPy's bit for bit.
+hyperbolic functions, ``abs``, ``sign``, products, quotients, powers) give NumPy's bits
+(the C library's functions that NumPy calls, and NumPy's own formulas).  float16 values
+are held in float32 (numba has none on the CPU: a segment takes float32 copies of its
+float16 inputs and returns float16 copies) and each result is rounded to float16 as
+NumPy's float16 loops do, so results equal NumPy's bit for bit.
 
 >>> import numpy as np, ftrans.numpy as fnp
 >>> from ftrans.core.ir import stage
