@@ -92,3 +92,8 @@ for _p, _nb, _cu, _cast in [
                    "cast": _cast}
 # NumPy's float16 floor_divide (npy_half_divmod) differs from float32's, rounded
 floor_divide_p.lowering["float16"] = False
+# complex operands on the CPU: these expressions give NumPy's results for complex too
+# (the order comparisons, lexicographic in NumPy, do not)
+for _p in (eq_p, ne_p, isfinite_p, isnan_p, isinf_p, logical_and_p, logical_or_p,
+           logical_xor_p, logical_not_p):
+    _p.lowering["numba_complex"] = _p.lowering["numba"]

@@ -70,7 +70,9 @@ def _unary_and_binary(x, y):
             fnp.abs(x), x / y, x * y, x + y, x - y, -x, fnp.conj(x), x ** y, x ** 2, x ** 3,
             x ** -2, x ** 7, x ** (0.5 + 1j), fnp.tan(x), fnp.sinh(x), fnp.cosh(x),
             fnp.arcsin(x), fnp.arccos(x), fnp.arctan(x), fnp.log1p(x), fnp.expm1(x),
-            fnp.sign(x)]
+            fnp.sign(x), x == y, x != y, fnp.isnan(x), fnp.isinf(x), fnp.isfinite(x),
+            fnp.logical_and(x, y), fnp.logical_or(x, y), fnp.logical_xor(x, y),
+            fnp.logical_not(x)]
 
 
 _NUMPY = [np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh, np.abs]
@@ -94,14 +96,18 @@ def test_elementwise_special_values_bitwise(dtype):
         want += [np.power(x, n) for n in (2, 3, -2, 7)] + [np.power(x, dtype.type(0.5 + 1j))]
         want += [f(x) for f in (np.tan, np.sinh, np.cosh, np.arcsin, np.arccos, np.arctan,
                                 np.log1p, np.expm1, np.sign)]
+        want += [x == y, x != y, np.isnan(x), np.isinf(x), np.isfinite(x),
+                 np.logical_and(x, y), np.logical_or(x, y), np.logical_xor(x, y),
+                 np.logical_not(x)]
     names = ["exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "div", "mul", "add", "sub",
              "neg", "conj", "pow", "x**2", "x**3", "x**-2", "x**7", "x**(0.5+1j)", "tan",
-             "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "sign"]
+             "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "sign", "eq",
+             "ne", "isnan", "isinf", "isfinite", "and", "or", "xor", "not"]
     for g, w, name in zip(got, want, names):
         assert_bitwise(g, w, name)
     # complex64 is computed in complex64 (not rounded from complex128)
     assert all(np.asarray(g).dtype == (dtype if k != 6 else np.finfo(dtype).dtype)
-               for k, g in enumerate(got))
+               for k, g in enumerate(got[:-9]))
 
 
 @libm_complex
