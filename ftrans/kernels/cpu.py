@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _generated
+from . import _buffers, _generated
 from ._numba_build import _BINARY_SCALAR, _kernel
 from ._trig64 import _TRIG
 
@@ -156,9 +156,13 @@ def unary(name, x):
         TypeError: dtype not supported by the NumPy function.
     """
     fn = _UNARY.get(name) or _lookup(_UNARY, name, "unary")
-    if (type(x) is np.ndarray and x.size >= _NUMBA_MIN_SIZE
-            and x.size >= NUMBA_UNARY.get((name, x.dtype), _NEVER) and x.flags.c_contiguous):
-        return _unary_numba(name, x)
+    if type(x) is np.ndarray and x.size >= _NUMBA_MIN_SIZE:
+        if x.size >= NUMBA_UNARY.get((name, x.dtype), _NEVER) and x.flags.c_contiguous:
+            return _unary_numba(name, x)
+        if x.nbytes >= _POOL_MIN_BYTES:
+            out = _pooled_out(fn, x.shape, x)
+            if out is not None:
+                return fn(x, out=out)
     return fn(x)
 
 
@@ -190,6 +194,10 @@ def binary(name, x, y):
         out = _binary_numba(name, x, y)
         if out is not None:
             return out
+    if type(ref) is np.ndarray and ref.nbytes >= _POOL_MIN_BYTES:
+        out = _pooled_out(fn, ref.shape, x, y)
+        if out is not None:
+            return fn(x, y, out=out)
     return fn(x, y)
 
 
@@ -407,12 +415,50 @@ def where(c, x, y):
 # every candidate.
 # ----------------------------------------------------------------------------------
 
+_POOL_MIN_BYTES = _buffers.POOL_MIN_BYTES
+_POOL_KINDS = frozenset("biufc")
+
+
+def _pooled_out(fn, shape, *operands):
+    """A recycled output array (:mod:`ftrans.kernels._buffers`) for ``fn(*operands)``,
+    or None (then NumPy allocates): ``fn`` a one-output ufunc, a float or complex
+    result, every array operand C-contiguous of the broadcast shape ``shape`` (which
+    one of them has) or a broadcast scalar (all strides zero, e.g. the backward of a
+    sum), other operands Python or NumPy scalars.  The output's layout is then C, as
+    NumPy's own would be, so the result equals ``fn(*operands)`` in every respect but
+    the memory it lives in."""
+    if type(fn) is not np.ufunc or fn.nout != 1:
+        return None
+    dtypes = []
+    for v in operands:
+        t = type(v)
+        if t is np.ndarray:
+            if v.dtype.kind not in _POOL_KINDS or not (
+                    (v.shape == shape and v.flags.c_contiguous)
+                    or (v.ndim <= len(shape) and not any(v.strides))):
+                return None
+            dtypes.append(v.dtype)
+        elif t is float or t is int or t is complex:
+            dtypes.append(t)  # a weak scalar (NEP 50)
+        elif isinstance(v, np.generic) and v.dtype.kind in _POOL_KINDS:
+            dtypes.append(v.dtype)
+        else:
+            return None
+    try:
+        res = fn.resolve_dtypes((*dtypes, None))[-1]
+        if np.broadcast_shapes(shape, *(np.shape(v) for v in operands)) != shape:
+            return None
+    except (TypeError, ValueError):
+        return None  # let the ufunc raise its own error
+    return _buffers.empty(shape, res) if res.kind in "fc" else None
+
+
 def _unary_numba(name, x):
     """``unary`` on a C-contiguous float32/float64 array, in a parallel numba loop
     (float64 sin/cos: the vectorized kernels of ``_trig_numba``)."""
     if x.dtype == _F64 and name in _TRIG:
         return _trig_numba(name, None, x)
-    out = np.empty(x.shape, x.dtype)
+    out = _buffers.empty(x.shape, x.dtype)
     _kernel("unary", (_UNARY[name], x.size >= NUMBA_PARALLEL_MIN_SIZE))(
         x.reshape(-1), out.reshape(-1))
     return out
@@ -425,7 +471,7 @@ def _trig_numba(name, g, x):
     """float64 "sin", "cos" (``g`` None), "dsin" (``g*cos(x)``) or "dcos" (``-g*sin(x)``)
     of a C-contiguous float64 ``x`` with the vectorized kernels; ``g`` as returned by
     ``_flat_operand`` (a (flat array, step) pair)."""
-    out = np.empty(x.shape, _F64)
+    out = _buffers.empty(x.shape, _F64)
     gs = (_TRIG_NO_G, 0) if g is None else g
     _kernel("trig", (name, x.size >= NUMBA_PARALLEL_MIN_SIZE))(
         *gs, x.reshape(-1), out.reshape(-1))
@@ -434,7 +480,7 @@ def _trig_numba(name, g, x):
 
 def _sincos_numba(x):
     """``sincos`` of a C-contiguous float64 array in one vectorized pass."""
-    s, c = np.empty(x.shape, _F64), np.empty(x.shape, _F64)
+    s, c = _buffers.empty(x.shape, _F64), _buffers.empty(x.shape, _F64)
     _kernel("trig", ("sincos", x.size >= NUMBA_PARALLEL_MIN_SIZE))(
         x.reshape(-1), s.reshape(-1), c.reshape(-1))
     return s, c
@@ -449,7 +495,7 @@ def _binary_numba(name, x, y):
     a, b = _flat_operand(x, dtype, shape), _flat_operand(y, dtype, shape)
     if a is None or b is None:
         return None
-    out = np.empty(shape, dtype)
+    out = _buffers.empty(shape, dtype)
     _kernel("binary", (_BINARY_SCALAR[name], out.size >= NUMBA_PARALLEL_MIN_SIZE))(
         *a, *b, out.reshape(-1))
     return out
@@ -466,7 +512,7 @@ def _vjp_numba(name, g, x, ans):
         return None
     if dtype == _F64 and (name == "sin" or name == "cos"):
         return _trig_numba("d" + name, gs, x)
-    out = np.empty(shape, dtype)
+    out = _buffers.empty(shape, dtype)
     _kernel("vjp", (_VJP[name], x.size >= NUMBA_PARALLEL_MIN_SIZE))(
         *gs, x.reshape(-1), ys[0], out.reshape(-1))
     return out
