@@ -20,6 +20,11 @@ from ._trig64 import (
 
 __all__ = []
 
+#: Elements per block of the chunked loops (the unit ``prange`` hands to a thread): 32 KiB
+#: of float64, whole 64-byte cache lines of an aligned array (``_buffers`` aligns its
+#: arrays to 64 bytes).  The float64 sin/cos kernels use ``_TRIG_BLOCK``.
+CHUNK = 4096
+
 
 # Scalar bodies of the numba binary kernels, ``op(a, b, one)`` where ``one`` is 1 in
 # the operands' dtype (numba would promote a float32 op a float literal to float64).
@@ -108,54 +113,94 @@ def _build_factories():
     jit = dict(cache=True, fastmath=False, error_model="numpy")
 
     # Each factory takes (op, parallel): parallel=False compiles the same loop without
-    # the thread pool (numba runs ``prange`` as ``range`` then).  Steps are tested once
-    # outside the loops, so that each loop indexes with ``i`` alone (LLVM vectorizes it).
+    # the thread pool (numba runs ``prange`` as ``range`` then).  The loops are CHUNKED:
+    # ``prange`` runs over blocks of ``CHUNK`` elements (whole cache lines of an aligned
+    # array: threads never write to one line), and each block is a serial loop from 0
+    # over views of the block (LLVM vectorizes it; with a runtime start index numba's
+    # negative-index wraparound can defeat LLVM's overlap check, see "trig" below).
+    # Steps (0: a broadcast scalar, 1: a flat array) are tested outside the loops.
+    chunk = CHUNK
+
     def unary(spec):
         ufunc, parallel = spec
 
+        @njit(**jit)
+        def block(x, out):
+            for i in range(out.size):
+                out[i] = ufunc(x[i])
+
         @njit(parallel=parallel, **jit)
         def kernel(x, out):
-            for i in prange(out.size):
-                out[i] = ufunc(x[i])
+            n = out.size
+            for c in prange((n + chunk - 1) // chunk):
+                lo = c * chunk
+                hi = min(n, lo + chunk)
+                block(x[lo:hi], out[lo:hi])
         return kernel
 
     def binary(spec):
         op, parallel = spec
         register_jitable(op)
 
+        @njit(**jit)
+        def block_aa(a, b, out, one):
+            for i in range(out.size):
+                out[i] = op(a[i], b[i], one)
+
+        @njit(**jit)
+        def block_as(a, b0, out, one):
+            for i in range(out.size):
+                out[i] = op(a[i], b0, one)
+
+        @njit(**jit)
+        def block_sa(a0, b, out, one):
+            for i in range(out.size):
+                out[i] = op(a0, b[i], one)
+
         @njit(parallel=parallel, **jit)
         def kernel(a, astep, b, bstep, out):
             one = np.ones(1, out.dtype)[0]
-            if astep == 1 and bstep == 1:
-                for i in prange(out.size):
-                    out[i] = op(a[i], b[i], one)
-            elif astep == 1:
-                b0 = b[0]
-                for i in prange(out.size):
-                    out[i] = op(a[i], b0, one)
-            elif bstep == 1:
-                a0 = a[0]
-                for i in prange(out.size):
-                    out[i] = op(a0, b[i], one)
-            else:
-                for i in prange(out.size):
-                    out[i] = op(a[i * astep], b[i * bstep], one)
+            n = out.size
+            a0, b0 = a[0], b[0]
+            for c in prange((n + chunk - 1) // chunk):
+                lo = c * chunk
+                hi = min(n, lo + chunk)
+                if astep == 1 and bstep == 1:
+                    block_aa(a[lo:hi], b[lo:hi], out[lo:hi], one)
+                elif astep == 1:
+                    block_as(a[lo:hi], b0, out[lo:hi], one)
+                elif bstep == 1:
+                    block_sa(a0, b[lo:hi], out[lo:hi], one)
+                else:
+                    out[lo:hi] = op(a0, b0, one)
         return kernel
 
     def vjp(spec):
         d, parallel = spec
         register_jitable(d)
 
+        @njit(**jit)
+        def block_g(g, x, y, out, one):
+            for i in range(out.size):
+                out[i] = d(g[i], x[i], y[i], one)
+
+        @njit(**jit)
+        def block_g0(g0, x, y, out, one):
+            for i in range(out.size):
+                out[i] = d(g0, x[i], y[i], one)
+
         @njit(parallel=parallel, **jit)
         def kernel(g, gstep, x, y, out):
             one = np.ones(1, out.dtype)[0]
-            if gstep == 0:
-                g0 = g[0]
-                for i in prange(out.size):
-                    out[i] = d(g0, x[i], y[i], one)
-            else:
-                for i in prange(out.size):
-                    out[i] = d(g[i], x[i], y[i], one)
+            n = out.size
+            g0 = g[0]
+            for c in prange((n + chunk - 1) // chunk):
+                lo = c * chunk
+                hi = min(n, lo + chunk)
+                if gstep == 0:
+                    block_g0(g0, x[lo:hi], y[lo:hi], out[lo:hi], one)
+                else:
+                    block_g(g[lo:hi], x[lo:hi], y[lo:hi], out[lo:hi], one)
         return kernel
 
     def scatter_rows(_):
