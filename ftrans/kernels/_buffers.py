@@ -43,6 +43,8 @@ class _Lease:
     """The ``base`` of an array handed out by :func:`empty`: returns the memory when freed."""
 
     __slots__ = ("__array_interface__", "_raw", "__weakref__")
+    __array_interface__: dict[str, Any]
+    _raw: np.ndarray
 
     def __del__(self) -> None:
         global _free_bytes

@@ -20,11 +20,6 @@ from ._trig64 import (
 
 __all__ = []
 
-#: Elements per block of the chunked loops (the unit ``prange`` hands to a thread): 32 KiB
-#: of float64, whole 64-byte cache lines of an aligned array (``_buffers`` aligns its
-#: arrays to 64 bytes).  The float64 sin/cos kernels use ``_TRIG_BLOCK``.
-CHUNK = 4096
-
 
 # Scalar bodies of the numba binary kernels, ``op(a, b, one)`` where ``one`` is 1 in
 # the operands' dtype (numba would promote a float32 op a float literal to float64).
@@ -84,14 +79,14 @@ _BUILD_LOCK = threading.Lock()
 def _kernel(family, op):
     """The numba kernel of ``family`` specialised to ``op`` (built on first use).
 
-    Families: "unary" (op: (a NumPy ufunc, parallel), ``kernel(x, out)``), "binary"
-    (op: (a scalar function ``f(a, b, one)``, parallel), ``kernel(a, astep, b, bstep,
-    out)``), "vjp" (op: (a derivative product ``d(g, x, y, one)``, parallel),
-    ``kernel(g, gstep, x, y, out)``),
+    Families: "unary" (op: a NumPy ufunc, ``kernel(x, out)``), "binary" (op: a scalar
+    function ``f(a, b, one)``, ``kernel(a, astep, b, bstep, out)``), "vjp" (op: a
+    derivative product ``d(g, x, y, one)``, ``kernel(g, gstep, x, y, out)``),
     "scatter_rows" (op: None, ``kernel(z2, rows, updates2) -> first bad row or -1``),
-    "trig" (op: (name, parallel), name a key of ``_TRIG``: ``kernel(g, gstep, x, out)``;
-    or ("sincos", parallel): ``kernel(x, sin_out, cos_out)``; float64 only).
-    A step of 0 reads element 0 for every i (a broadcast scalar).
+    "trig" (op: a key of ``_TRIG``: ``kernel(g, gstep, x, out)``; or "sincos":
+    ``kernel(x, sin_out, cos_out)``; float64 only).  A step of 0 reads element 0 for
+    every i (a broadcast scalar).  All are serial, elementwise along their 1-d array
+    operands and release the GIL: ``_split.run`` shares large ones between threads.
     """
     key = (family, op)
     k = _KERNELS.get(key)
@@ -107,100 +102,58 @@ def _kernel(family, op):
 
 def _build_factories():
     # numba is imported here, not at module import: it costs ~0.5 s.
-    from numba import njit, prange
+    from numba import njit
     from numba.extending import register_jitable
 
-    jit = dict(cache=True, fastmath=False, error_model="numpy")
+    jit = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
 
-    # Each factory takes (op, parallel): parallel=False compiles the same loop without
-    # the thread pool (numba runs ``prange`` as ``range`` then).  The loops are CHUNKED:
-    # ``prange`` runs over blocks of ``CHUNK`` elements (whole cache lines of an aligned
-    # array: threads never write to one line), and each block is a serial loop from 0
-    # over views of the block (LLVM vectorizes it; with a runtime start index numba's
+    # The kernels are serial and release the GIL (nogil): large arrays are shared
+    # between threads by ``_split.run``, which calls them on blocks (views, so every
+    # loop runs from 0 and LLVM vectorizes it; with a runtime start index numba's
     # negative-index wraparound can defeat LLVM's overlap check, see "trig" below).
     # Steps (0: a broadcast scalar, 1: a flat array) are tested outside the loops.
-    chunk = CHUNK
-
-    def unary(spec):
-        ufunc, parallel = spec
-
+    def unary(ufunc):
         @njit(**jit)
-        def block(x, out):
+        def kernel(x, out):
             for i in range(out.size):
                 out[i] = ufunc(x[i])
-
-        @njit(parallel=parallel, **jit)
-        def kernel(x, out):
-            n = out.size
-            for c in prange((n + chunk - 1) // chunk):
-                lo = c * chunk
-                hi = min(n, lo + chunk)
-                block(x[lo:hi], out[lo:hi])
         return kernel
 
-    def binary(spec):
-        op, parallel = spec
+    def binary(op):
         register_jitable(op)
 
         @njit(**jit)
-        def block_aa(a, b, out, one):
-            for i in range(out.size):
-                out[i] = op(a[i], b[i], one)
-
-        @njit(**jit)
-        def block_as(a, b0, out, one):
-            for i in range(out.size):
-                out[i] = op(a[i], b0, one)
-
-        @njit(**jit)
-        def block_sa(a0, b, out, one):
-            for i in range(out.size):
-                out[i] = op(a0, b[i], one)
-
-        @njit(parallel=parallel, **jit)
         def kernel(a, astep, b, bstep, out):
             one = np.ones(1, out.dtype)[0]
-            n = out.size
-            a0, b0 = a[0], b[0]
-            for c in prange((n + chunk - 1) // chunk):
-                lo = c * chunk
-                hi = min(n, lo + chunk)
-                if astep == 1 and bstep == 1:
-                    block_aa(a[lo:hi], b[lo:hi], out[lo:hi], one)
-                elif astep == 1:
-                    block_as(a[lo:hi], b0, out[lo:hi], one)
-                elif bstep == 1:
-                    block_sa(a0, b[lo:hi], out[lo:hi], one)
-                else:
-                    out[lo:hi] = op(a0, b0, one)
+            if astep == 1 and bstep == 1:
+                for i in range(out.size):
+                    out[i] = op(a[i], b[i], one)
+            elif astep == 1:
+                b0 = b[0]
+                for i in range(out.size):
+                    out[i] = op(a[i], b0, one)
+            elif bstep == 1:
+                a0 = a[0]
+                for i in range(out.size):
+                    out[i] = op(a0, b[i], one)
+            else:
+                for i in range(out.size):
+                    out[i] = op(a[i * astep], b[i * bstep], one)
         return kernel
 
-    def vjp(spec):
-        d, parallel = spec
+    def vjp(d):
         register_jitable(d)
 
         @njit(**jit)
-        def block_g(g, x, y, out, one):
-            for i in range(out.size):
-                out[i] = d(g[i], x[i], y[i], one)
-
-        @njit(**jit)
-        def block_g0(g0, x, y, out, one):
-            for i in range(out.size):
-                out[i] = d(g0, x[i], y[i], one)
-
-        @njit(parallel=parallel, **jit)
         def kernel(g, gstep, x, y, out):
             one = np.ones(1, out.dtype)[0]
-            n = out.size
-            g0 = g[0]
-            for c in prange((n + chunk - 1) // chunk):
-                lo = c * chunk
-                hi = min(n, lo + chunk)
-                if gstep == 0:
-                    block_g0(g0, x[lo:hi], y[lo:hi], out[lo:hi], one)
-                else:
-                    block_g(g[lo:hi], x[lo:hi], y[lo:hi], out[lo:hi], one)
+            if gstep == 0:
+                g0 = g[0]
+                for i in range(out.size):
+                    out[i] = d(g0, x[i], y[i], one)
+            else:
+                for i in range(out.size):
+                    out[i] = d(g[i], x[i], y[i], one)
         return kernel
 
     def scatter_rows(_):
@@ -235,8 +188,7 @@ def _build_factories():
             bad |= not (abs(x[i]) < lim)
         return bad
 
-    def trig(spec):
-        name, parallel = spec
+    def trig(name):
         if name == "sincos":
             @njit(**jit)
             def block2(x, s, c):
@@ -248,10 +200,10 @@ def _build_factories():
                             s[i] = np.sin(x[i])
                             c[i] = np.cos(x[i])
 
-            @njit(parallel=parallel, **jit)
+            @njit(**jit)
             def kernel2(x, s, c):
                 n = x.size
-                for b in prange((n + blk - 1) // blk):
+                for b in range((n + blk - 1) // blk):
                     lo = b * blk
                     hi = min(n, lo + blk)
                     block2(x[lo:hi], s[lo:hi], c[lo:hi])
@@ -275,11 +227,11 @@ def _build_factories():
                     if not (abs(x[i]) < lim):
                         out[i] = f_libm(g0 if g.size == 0 else g[i], x[i])
 
-        @njit(parallel=parallel, **jit)
+        @njit(**jit)
         def kernel(g, gstep, x, out):
             n = x.size
             g0 = g[0]
-            for b in prange((n + blk - 1) // blk):
+            for b in range((n + blk - 1) // blk):
                 lo = b * blk
                 hi = min(n, lo + blk)
                 if gstep == 0:
