@@ -68,7 +68,12 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=5, help="timed calls per round")
     ap.add_argument("--n", type=int, default=4 * 2**20)
     ap.add_argument("--ops", action="store_true", help="also time each kernel call")
+    ap.add_argument("--threshold", action="store_true",
+                    help="only time numba kernels serial vs in helper threads by size")
     args = ap.parse_args()
+    if args.threshold:
+        time_threshold(args.rounds)
+        return
     x = np.random.default_rng(5).uniform(-3, 3, args.n)
     g = ftrans.grad(f)
     columns: dict[str, tuple[Callable[[], None], Callable[[], Any]]] = {}
@@ -142,6 +147,28 @@ def time_ops(x: np.ndarray, rounds: int) -> None:
         kinds = " ".join(f"{v.dtype}{'b' if not any(v.strides) else ''}"
                          for v in a if isinstance(v, np.ndarray))
         print(f"  {label:18s} {kinds:32s} {np.median(t) * 1e3:7.2f}{tt}")
+
+
+def time_threshold(rounds: int) -> None:
+    """Serial vs shared-with-helpers (``_split``) numba kernels around
+    ``NUMBA_PARALLEL_MIN_SIZE``: sincos (compute-bound), rem, and a fused vjp (tanh)."""
+    print(f"numba kernels, serial vs helper threads (ms, median of {rounds} rounds of 5 "
+          f"calls); NUMBA_PARALLEL_MIN_SIZE = {_PAR:,}")
+    for n in (2**17, 2**18, 2**19, 2**20, 2**22):
+        x = np.random.default_rng(0).uniform(0.1, 3, n)
+        ops = {"sincos": lambda: cpu.sincos(x), "rem": lambda: cpu.binary("rem", x, 0.3),
+               "vjp tanh": lambda: cpu.unary_vjp("tanh", x, x)}
+        line = []
+        for name, fn in ops.items():
+            t = {}
+            for par in (False, True):
+                configure(True, par)
+                cpu.NUMBA_PARALLEL_MIN_SIZE = 0 if par else 1 << 62
+                fn()
+                t[par] = np.median([time_calls(fn, 5) for _ in range(rounds)]) * 1e3
+            line.append(f"{name} {t[False]:7.3f} / {t[True]:7.3f}")
+        print(f"  n={n:>9,}  " + "   ".join(line))
+    configure(True, True)
 
 
 if __name__ == "__main__":
