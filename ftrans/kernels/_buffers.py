@@ -27,8 +27,10 @@ import numpy as np
 #: Requests of fewer bytes get a plain ``np.empty`` (NumPy asks for transparent huge
 #: pages from 4 MiB on; below it malloc's heap recycles the memory itself).
 POOL_MIN_BYTES = 1 << 22
-#: Free bytes the pool keeps at most (sixteen 32 MiB buffers: the temporaries alive at
-#: once in the eager gradient of a 4M-element elementwise chain, W5).
+#: Free bytes the pool keeps at most.  The eager gradient of W5 (a 4M-element float64
+#: elementwise chain) cycles through eight 32 MiB buffers: it allocates 5 fresh ones per
+#: gradient with a 128 MiB bound, 1 with 256 MiB (the alignment padding), none from 384
+#: MiB on.  The pool holds only what was freed: 256 MiB after W5, up to this bound.
 POOL_MAX_BYTES = 1 << 29
 
 _ALIGN = 64  # bytes: a cache line (chunk boundaries of the parallel kernels align to it)
