@@ -4,8 +4,8 @@ A float64 array of 4*2**20 elements (32 MiB) is above glibc's largest mmap thres
 every such temporary is a fresh ``mmap`` whose pages the kernel zeroes on first touch:
 writing one costs ~3-5 ms on the development VM, as much as or more than the arithmetic
 (``np.multiply`` of two 4M float64 arrays: 6.5 ms into a fresh array, 3.3 ms into a
-recycled one; ``np.exp``: 9.0 vs 3.9 ms; ``/tmp`` scripts in the t-eager report).  An eager
-gradient allocates one such array per operation.  :func:`empty` hands out the memory of
+recycled one; ``np.exp``: 9.0 vs 3.9 ms).  An eager gradient allocates one such array per
+operation (``benchmarks/bench_eager_large.py`` times W5 with and without the pool).  :func:`empty` hands out the memory of
 arrays that died instead, the way PyTorch's CUDA caching allocator does:
 
 * only for requests of at least ``POOL_MIN_BYTES`` (smaller ones are recycled by malloc);
