@@ -130,7 +130,7 @@ def run(kernel: Callable[..., Any], n: int, args: Sequence[Any],
     task = _Task(kernel, n, tuple(args), tuple(sliced))
     q = _queue() if task.blocks > 1 else None
     if q is not None:
-        for _ in range(_state["helpers"]):
+        for _ in range(min(_state["helpers"], task.blocks - 1)):  # (no more than blocks)
             q.put(task)
     _work(task)
     with task.cond:
