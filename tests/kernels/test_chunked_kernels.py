@@ -149,3 +149,22 @@ def test_public_kernels_in_blocks_and_non_contiguous():
         np.testing.assert_array_equal(cpu.unary("sqrt", v), np.sqrt(v))
         np.testing.assert_array_equal(cpu.binary("rem", v, 0.3), np.remainder(v, 0.3))
         np.testing.assert_array_equal(cpu.unary_vjp("tanh", 2.0, v), 2.0 * (1 - np.tanh(v) ** 2))
+
+
+def test_concurrent_callers_share_the_helpers():
+    n = cpu.NUMBA_PARALLEL_MIN_SIZE + 3
+    xs = [_data(n, np.float64, 10 + i) for i in range(4)]
+    refs = [cpu.binary("rem", x, 0.3) for x in xs]
+    got = [None] * 4
+
+    def call(i):
+        for _ in range(3):
+            got[i] = cpu.binary("rem", xs[i], 0.3)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, r in zip(got, refs):
+        np.testing.assert_array_equal(g, r)
