@@ -126,6 +126,7 @@ def test_forked_child_starts_its_own_helpers():
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        ok = False
         try:
             ok = np.array_equal(cpu.binary("rem", x, 0.3), ref)
         finally:
