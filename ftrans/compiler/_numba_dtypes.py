@@ -27,7 +27,7 @@ def _dtype_ok(dt, allow_complex):
     return True
 
 
-def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     if low.get("numba") is None:
         return False
     allow_c = bool(low.get("complex", False))
@@ -35,11 +35,11 @@ def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
         and integer_exact(eqn)
 
 
-def _structural_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _structural_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     return all(_dtype_ok(a.aval.dtype, True) for a in (*eqn.inputs, *eqn.outputs))
 
 
-def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _reduce_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     x = eqn.inputs[0].aval.dtype
     out = eqn.outputs[0].aval.dtype
     if x != out or not _dtype_ok(x, False):
@@ -49,7 +49,7 @@ def _reduce_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
     return True
 
 
-def _dot_ok(eqn: Eqn, low: dict[str, Any], table=None) -> bool:
+def _dot_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     return all(a.aval.dtype.kind in "fc" and _dtype_ok(a.aval.dtype, True)
                for a in (*eqn.inputs, *eqn.outputs))
 
