@@ -378,6 +378,14 @@ class _Codegen:
         matrix product, a copy, a scan loop ...) is compiled once."""
         block = self.lines[start:]
         del self.lines[start:]
+        # loops flushed meanwhile are called from the segment's function, before the
+        # block (their operands were all computed earlier): numba links and optimizes a
+        # callee into every caller, so helpers do not call helpers
+        call = re.compile(rf"^(?:[\w, ]+ = )?{self.fname}_g\d+\(")
+        self.lines.extend(ln for ln in block if call.match(ln))
+        block = [ln for ln in block if not call.match(ln)]
+        if not block:
+            return
         made = _defined("\n".join(block))
         seen = {vw.name for vw in self.view.values()}
         self.helper(block, False, [n for n in dict.fromkeys(made) if n in seen])

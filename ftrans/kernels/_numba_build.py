@@ -79,14 +79,14 @@ _BUILD_LOCK = threading.Lock()
 def _kernel(family, op):
     """The numba kernel of ``family`` specialised to ``op`` (built on first use).
 
-    Families: "unary" (op: (a NumPy ufunc, parallel), ``kernel(x, out)``), "binary"
-    (op: (a scalar function ``f(a, b, one)``, parallel), ``kernel(a, astep, b, bstep,
-    out)``), "vjp" (op: (a derivative product ``d(g, x, y, one)``, parallel),
-    ``kernel(g, gstep, x, y, out)``),
+    Families: "unary" (op: a NumPy ufunc, ``kernel(x, out)``), "binary" (op: a scalar
+    function ``f(a, b, one)``, ``kernel(a, astep, b, bstep, out)``), "vjp" (op: a
+    derivative product ``d(g, x, y, one)``, ``kernel(g, gstep, x, y, out)``),
     "scatter_rows" (op: None, ``kernel(z2, rows, updates2) -> first bad row or -1``),
-    "trig" (op: (name, parallel), name a key of ``_TRIG``: ``kernel(g, gstep, x, out)``;
-    or ("sincos", parallel): ``kernel(x, sin_out, cos_out)``; float64 only).
-    A step of 0 reads element 0 for every i (a broadcast scalar).
+    "trig" (op: a key of ``_TRIG``: ``kernel(g, gstep, x, out)``; or "sincos":
+    ``kernel(x, sin_out, cos_out)``; float64 only).  A step of 0 reads element 0 for
+    every i (a broadcast scalar).  All are serial, elementwise along their 1-d array
+    operands and release the GIL: ``_split.run`` shares large ones between threads.
     """
     key = (family, op)
     k = _KERNELS.get(key)
@@ -102,59 +102,57 @@ def _kernel(family, op):
 
 def _build_factories():
     # numba is imported here, not at module import: it costs ~0.5 s.
-    from numba import njit, prange
+    from numba import njit
     from numba.extending import register_jitable
 
-    jit = dict(cache=True, fastmath=False, error_model="numpy")
+    jit = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
 
-    # Each factory takes (op, parallel): parallel=False compiles the same loop without
-    # the thread pool (numba runs ``prange`` as ``range`` then).  Steps are tested once
-    # outside the loops, so that each loop indexes with ``i`` alone (LLVM vectorizes it).
-    def unary(spec):
-        ufunc, parallel = spec
-
-        @njit(parallel=parallel, **jit)
+    # The kernels are serial and release the GIL (nogil): large arrays are shared
+    # between threads by ``_split.run``, which calls them on blocks (views, so every
+    # loop runs from 0 and LLVM vectorizes it; with a runtime start index numba's
+    # negative-index wraparound can defeat LLVM's overlap check, see "trig" below).
+    # Steps (0: a broadcast scalar, 1: a flat array) are tested outside the loops.
+    def unary(ufunc):
+        @njit(**jit)
         def kernel(x, out):
-            for i in prange(out.size):
+            for i in range(out.size):
                 out[i] = ufunc(x[i])
         return kernel
 
-    def binary(spec):
-        op, parallel = spec
+    def binary(op):
         register_jitable(op)
 
-        @njit(parallel=parallel, **jit)
+        @njit(**jit)
         def kernel(a, astep, b, bstep, out):
             one = np.ones(1, out.dtype)[0]
             if astep == 1 and bstep == 1:
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = op(a[i], b[i], one)
             elif astep == 1:
                 b0 = b[0]
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = op(a[i], b0, one)
             elif bstep == 1:
                 a0 = a[0]
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = op(a0, b[i], one)
             else:
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = op(a[i * astep], b[i * bstep], one)
         return kernel
 
-    def vjp(spec):
-        d, parallel = spec
+    def vjp(d):
         register_jitable(d)
 
-        @njit(parallel=parallel, **jit)
+        @njit(**jit)
         def kernel(g, gstep, x, y, out):
             one = np.ones(1, out.dtype)[0]
             if gstep == 0:
                 g0 = g[0]
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = d(g0, x[i], y[i], one)
             else:
-                for i in prange(out.size):
+                for i in range(out.size):
                     out[i] = d(g[i], x[i], y[i], one)
         return kernel
 
@@ -190,8 +188,7 @@ def _build_factories():
             bad |= not (abs(x[i]) < lim)
         return bad
 
-    def trig(spec):
-        name, parallel = spec
+    def trig(name):
         if name == "sincos":
             @njit(**jit)
             def block2(x, s, c):
@@ -203,10 +200,10 @@ def _build_factories():
                             s[i] = np.sin(x[i])
                             c[i] = np.cos(x[i])
 
-            @njit(parallel=parallel, **jit)
+            @njit(**jit)
             def kernel2(x, s, c):
                 n = x.size
-                for b in prange((n + blk - 1) // blk):
+                for b in range((n + blk - 1) // blk):
                     lo = b * blk
                     hi = min(n, lo + blk)
                     block2(x[lo:hi], s[lo:hi], c[lo:hi])
@@ -230,11 +227,11 @@ def _build_factories():
                     if not (abs(x[i]) < lim):
                         out[i] = f_libm(g0 if g.size == 0 else g[i], x[i])
 
-        @njit(parallel=parallel, **jit)
+        @njit(**jit)
         def kernel(g, gstep, x, out):
             n = x.size
             g0 = g[0]
-            for b in prange((n + blk - 1) // blk):
+            for b in range((n + blk - 1) // blk):
                 lo = b * blk
                 hi = min(n, lo + blk)
                 if gstep == 0:

@@ -10,8 +10,8 @@ and cos" below); for one input the three agree with each other (same thresholds,
 same formula), so a derivative computed by a fused kernel equals the composed one.
 
 The numba paths are an optimisation only (run in one thread below
-``NUMBA_PARALLEL_MIN_SIZE`` elements, in numba's thread pool from there on).  One is
-taken when all of these hold:
+``NUMBA_PARALLEL_MIN_SIZE`` elements, from there on in blocks shared with helper
+threads: :mod:`ftrans.kernels._split`).  One is taken when all of these hold:
   * the (operation, dtype) pair is listed in ``NUMBA_UNARY`` / ``NUMBA_BINARY`` /
     ``NUMBA_VJP`` (the pairs that won in ``benchmarks/bench_kernels.py``), and the
     output has at least the number of elements listed there;
@@ -20,6 +20,10 @@ taken when all of these hold:
     broadcast view may stand in for one operand where documented).
 Anything else (complex, integer, float16, broadcasting, strided views, small sizes)
 goes to NumPy.
+
+Large results (``_buffers.POOL_MIN_BYTES`` and more) of the numba paths and of the
+NumPy ufunc paths that qualify (``_pooled_out``) are written into recycled buffers
+(:mod:`ftrans.kernels._buffers`) instead of fresh memory that page-faults on first touch.
 
 numba is imported lazily, the first time a numba kernel is actually needed; the
 kernels are built by small factories (:mod:`ftrans.kernels._numba_build`; the float64
@@ -35,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _generated
+from . import _buffers, _generated, _split
 from ._numba_build import _BINARY_SCALAR, _kernel
 from ._trig64 import _TRIG
 
@@ -57,17 +61,19 @@ _F64 = np.dtype(np.float64)
 # ``unary_vjp``: 1.3-6x, 20x where NumPy's temporaries page-fault).  logaddexp wins only
 # in parallel.  Not listed because they did not win: unary exp/log/expm1/log1p/tan/tanh/
 # sinh/cosh/arc*/neg/abs/square (NumPy SIMD, or memory-bound with no pass to save),
-# "sign" (numba's gives -0.0 for -0.0, NumPy 0.0), vjp exp/log (already one NumPy
-# pass), sinh/cosh and float32 sin/cos.
+# "sign" (numba's gives -0.0 for -0.0, NumPy 0.0), vjp exp/log below the buffer pool's
+# size (already one NumPy pass), sinh/cosh and float32 sin/cos.
 # Each entry: (name, dtype) -> smallest number of output elements that uses numba.
 # ----------------------------------------------------------------------------------
 
-#: Every numba kernel runs in the calling thread below this many elements and in
-#: numba's thread pool (``parallel=True``, ``prange``) from it on.  Starting the pool
-#: costs ~10-20 us on an idle machine, but when another process holds a core the
-#: parallel loop waits for its worker thread to be scheduled: 4-16 ms stalls (a whole
-#: scheduler tick), where the serial loop just runs.  So the pool is used only where the
-#: work is long enough to gain from it (W5's 4M elements), not for W2's 131k.
+#: Every numba kernel runs in the calling thread below this many elements and from it
+#: on in blocks that helper threads share (``_split.run``).  numba's own thread pool
+#: (``prange``) waited for its worker thread to be scheduled: when another process holds
+#: a core, 4-16 ms stalls (a whole scheduler tick) where the serial loop just runs; the
+#: helpers only take blocks the calling thread has not, so a helper that is not
+#: scheduled costs nothing but a queue entry.  Handing blocks to a helper still costs
+#: ~20-50 us (a thread wake-up), so it is used only where the work is long enough to
+#: gain from it (W5's 4M elements), not for W2's 131k.
 NUMBA_PARALLEL_MIN_SIZE = 2**19
 
 NUMBA_UNARY = {
@@ -79,7 +85,7 @@ NUMBA_BINARY = {
     **{(name, dt): 2**13 for name in ("floordiv", "rem") for dt in (_F32, _F64)},
     **{("logaddexp", dt): NUMBA_PARALLEL_MIN_SIZE for dt in (_F32, _F64)},
 }
-NUMBA_VJP = {
+NUMBA_VJP: dict[tuple[str, np.dtype[Any]], int] = {
     ("sin", _F64): 2**11, ("cos", _F64): 2**11,
     ("arcsin", _F64): 2**11, ("arccos", _F64): 2**11, ("arctan", _F64): 2**13,
     ("log1p", _F64): 2**14, ("sqrt", _F64): 2**14, ("tan", _F64): 2**14,
@@ -87,6 +93,11 @@ NUMBA_VJP = {
     ("arccos", _F32): 2**12, ("arcsin", _F32): 2**13, ("arctan", _F32): 2**14,
     ("tan", _F32): 2**14, ("tanh", _F32): 2**14, ("sqrt", _F32): 2**16,
     ("log1p", _F32): 2**16, ("expm1", _F32): 2**17,
+    # one NumPy pass too, but into a fresh array: from the buffer pool's size on
+    # (kernels/_buffers.py) the numba pass writes into a recycled one (4M float64:
+    # 3.3 ms against NumPy's 6.1 ms)
+    **{(name, dt): _buffers.POOL_MIN_BYTES // dt.itemsize
+       for name in ("exp", "log") for dt in (_F32, _F64)},
 }
 # below this size no numba kernel is considered (one comparison on the fast path)
 _NUMBA_MIN_SIZE = min(v for t in (NUMBA_UNARY, NUMBA_BINARY, NUMBA_VJP) for v in t.values())
@@ -118,7 +129,7 @@ _BINARY: dict[str, Callable[..., Any]] = {
 # Derivative products g * f'(x) for unary_vjp, ``d(g, x, y, one)`` with y = f(x),
 # generated from the operation table's derivative expressions (kernels/_generated.py).
 # The same function runs on whole NumPy arrays (small sizes, one=1) and, compiled by
-# numba, on scalars inside the fused parallel loop.
+# numba, on scalars inside the fused numba loop.
 _VJP = _generated.VJP
 # formulas that read the primal output ``ans``
 _VJP_USES_ANS = _generated.VJP_USES_ANS
@@ -156,9 +167,13 @@ def unary(name, x):
         TypeError: dtype not supported by the NumPy function.
     """
     fn = _UNARY.get(name) or _lookup(_UNARY, name, "unary")
-    if (type(x) is np.ndarray and x.size >= _NUMBA_MIN_SIZE
-            and x.size >= NUMBA_UNARY.get((name, x.dtype), _NEVER) and x.flags.c_contiguous):
-        return _unary_numba(name, x)
+    if type(x) is np.ndarray and x.size >= _NUMBA_MIN_SIZE:
+        if x.size >= NUMBA_UNARY.get((name, x.dtype), _NEVER) and x.flags.c_contiguous:
+            return _unary_numba(name, x)
+        if x.nbytes >= _POOL_MIN_BYTES:
+            out = _pooled_out(fn, x.shape, x)
+            if out is not None:
+                return fn(x, out=out)
     return fn(x)
 
 
@@ -190,6 +205,10 @@ def binary(name, x, y):
         out = _binary_numba(name, x, y)
         if out is not None:
             return out
+    if type(ref) is np.ndarray and ref.nbytes >= _POOL_MIN_BYTES:
+        out = _pooled_out(fn, ref.shape, x, y)
+        if out is not None:
+            return fn(x, y, out=out)
     return fn(x, y)
 
 
@@ -407,14 +426,62 @@ def where(c, x, y):
 # every candidate.
 # ----------------------------------------------------------------------------------
 
+_POOL_MIN_BYTES = _buffers.POOL_MIN_BYTES
+_POOL_KINDS = frozenset("biufc")
+
+
+def _pooled_out(fn, shape, *operands):
+    """A recycled output array (:mod:`ftrans.kernels._buffers`) for ``fn(*operands)``,
+    or None (then NumPy allocates): ``fn`` a one-output ufunc, a float or complex
+    result, every array operand C-contiguous of the broadcast shape ``shape`` (which
+    one of them has) or a broadcast scalar (all strides zero, e.g. the backward of a
+    sum), other operands Python or NumPy scalars.  The output's layout is then C, as
+    NumPy's own would be, so the result equals ``fn(*operands)`` in every respect but
+    the memory it lives in."""
+    if type(fn) is not np.ufunc or fn.nout != 1:
+        return None
+    dtypes = []
+    for v in operands:
+        t = type(v)
+        if t is np.ndarray:
+            if v.dtype.kind not in _POOL_KINDS or not (
+                    (v.shape == shape and v.flags.c_contiguous)
+                    or (v.ndim <= len(shape) and not any(v.strides))):
+                return None
+            dtypes.append(v.dtype)
+        elif t is float or t is int or t is complex:
+            dtypes.append(t)  # a weak scalar (NEP 50)
+        elif isinstance(v, np.generic) and v.dtype.kind in _POOL_KINDS:
+            dtypes.append(v.dtype)
+        else:
+            return None
+    try:
+        res = fn.resolve_dtypes((*dtypes, None))[-1]
+        if np.broadcast_shapes(shape, *(np.shape(v) for v in operands)) != shape:
+            return None
+    except (TypeError, ValueError):
+        return None  # let the ufunc raise its own error
+    return _buffers.empty(shape, res) if res.kind in "fc" else None
+
+
+def _launch(kernel, n, args, sliced):
+    """``kernel(*args)``: in the calling thread below ``NUMBA_PARALLEL_MIN_SIZE``
+    elements, else in blocks shared with helper threads (``_split.run``; ``sliced``:
+    which arguments are the length-``n`` arrays to cut into blocks)."""
+    if n >= NUMBA_PARALLEL_MIN_SIZE:
+        _split.run(kernel, n, args, sliced)
+    else:
+        kernel(*args)
+
+
 def _unary_numba(name, x):
-    """``unary`` on a C-contiguous float32/float64 array, in a parallel numba loop
-    (float64 sin/cos: the vectorized kernels of ``_trig_numba``)."""
+    """``unary`` on a C-contiguous float32/float64 array with a numba loop (float64
+    sin/cos: the vectorized kernels of ``_trig_numba``)."""
     if x.dtype == _F64 and name in _TRIG:
         return _trig_numba(name, None, x)
-    out = np.empty(x.shape, x.dtype)
-    _kernel("unary", (_UNARY[name], x.size >= NUMBA_PARALLEL_MIN_SIZE))(
-        x.reshape(-1), out.reshape(-1))
+    out = _buffers.empty(x.shape, x.dtype)
+    _launch(_kernel("unary", _UNARY[name]), x.size, (x.reshape(-1), out.reshape(-1)),
+            (True, True))
     return out
 
 
@@ -425,18 +492,18 @@ def _trig_numba(name, g, x):
     """float64 "sin", "cos" (``g`` None), "dsin" (``g*cos(x)``) or "dcos" (``-g*sin(x)``)
     of a C-contiguous float64 ``x`` with the vectorized kernels; ``g`` as returned by
     ``_flat_operand`` (a (flat array, step) pair)."""
-    out = np.empty(x.shape, _F64)
+    out = _buffers.empty(x.shape, _F64)
     gs = (_TRIG_NO_G, 0) if g is None else g
-    _kernel("trig", (name, x.size >= NUMBA_PARALLEL_MIN_SIZE))(
-        *gs, x.reshape(-1), out.reshape(-1))
+    _launch(_kernel("trig", name), x.size, (*gs, x.reshape(-1), out.reshape(-1)),
+            (gs[1] == 1, False, True, True))
     return out
 
 
 def _sincos_numba(x):
     """``sincos`` of a C-contiguous float64 array in one vectorized pass."""
-    s, c = np.empty(x.shape, _F64), np.empty(x.shape, _F64)
-    _kernel("trig", ("sincos", x.size >= NUMBA_PARALLEL_MIN_SIZE))(
-        x.reshape(-1), s.reshape(-1), c.reshape(-1))
+    s, c = _buffers.empty(x.shape, _F64), _buffers.empty(x.shape, _F64)
+    _launch(_kernel("trig", "sincos"), x.size,
+            (x.reshape(-1), s.reshape(-1), c.reshape(-1)), (True, True, True))
     return s, c
 
 
@@ -449,14 +516,14 @@ def _binary_numba(name, x, y):
     a, b = _flat_operand(x, dtype, shape), _flat_operand(y, dtype, shape)
     if a is None or b is None:
         return None
-    out = np.empty(shape, dtype)
-    _kernel("binary", (_BINARY_SCALAR[name], out.size >= NUMBA_PARALLEL_MIN_SIZE))(
-        *a, *b, out.reshape(-1))
+    out = _buffers.empty(shape, dtype)
+    _launch(_kernel("binary", _BINARY_SCALAR[name]), out.size, (*a, *b, out.reshape(-1)),
+            (a[1] == 1, False, b[1] == 1, False, True))
     return out
 
 
 def _vjp_numba(name, g, x, ans):
-    """``unary_vjp`` in one fused parallel pass, for float32/float64 ``x``."""
+    """``unary_vjp`` in one fused numba pass, for float32/float64 ``x``."""
     dtype, shape = x.dtype, x.shape
     if (dtype != _F32 and dtype != _F64) or not x.flags.c_contiguous:
         return None
@@ -466,9 +533,9 @@ def _vjp_numba(name, g, x, ans):
         return None
     if dtype == _F64 and (name == "sin" or name == "cos"):
         return _trig_numba("d" + name, gs, x)
-    out = np.empty(shape, dtype)
-    _kernel("vjp", (_VJP[name], x.size >= NUMBA_PARALLEL_MIN_SIZE))(
-        *gs, x.reshape(-1), ys[0], out.reshape(-1))
+    out = _buffers.empty(shape, dtype)
+    _launch(_kernel("vjp", _VJP[name]), x.size, (*gs, x.reshape(-1), ys[0], out.reshape(-1)),
+            (gs[1] == 1, False, True, True, True))
     return out
 
 
