@@ -98,8 +98,6 @@ def _ol_ipow(x, n):
     return lambda x, n: np.power(x, n)
 
 
-del os
-
 
 # ---------------------------------------------------------------------------------
 # vectorizable float64 exp (used for float64 and float32 exp, and float32 tanh)
