@@ -25,6 +25,7 @@ from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_co
 # cond / switch
 # =================================================================================
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.lowering = {"kind": "cond"}  # branches in the compiled code (ftrans.compiler._numba_control)
 
 
 @cond_p.def_impl

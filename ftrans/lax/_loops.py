@@ -26,6 +26,7 @@ from ._scan import _scan
 # while_loop / fori_loop
 # =================================================================================
 while_p = Primitive("while", multiple_results=True)
+while_p.lowering = {"kind": "while"}  # a while loop in the compiled code (ftrans.compiler._numba_control)
 
 
 @while_p.def_impl
