@@ -92,4 +92,21 @@ def _emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         cg.define(o, z)
 
 
-RULES = {"linalg": (_ok, _emit)}
+def _fft_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x, o = eqn.inputs[0].aval, eqn.outputs[0].aval
+    return (np.dtype(x.dtype) in _DTYPES and len(o.shape) > 0 and 0 not in x.shape
+            and 0 not in o.shape)
+
+
+def _fft_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    """One ``objmode`` block calling the impl: the program stays one segment."""
+    p, o = eqn.params, eqn.outputs[0]
+    y = cg.fresh("y")
+    nd = len(o.aval.shape)
+    ty = f"{np.dtype(o.aval.dtype).name}[{', '.join([':'] * (nd - 1) + ['::1'])}]"
+    args = ", ".join(repr(p[k]) for k in ("kind", "axes", "norm", "n_last"))
+    cg.emit(f"with objmode({y}='{ty}'):\n    {y} = _fft({cg.operand(eqn.inputs[0])}, {args})")
+    cg.define(o, y)
+
+
+RULES = {"linalg": (_ok, _emit), "fft": (_fft_ok, _fft_emit)}

@@ -5,13 +5,24 @@ lacks (imported by the generated modules, see ``_HEADER`` in ``_numba_modules.py
 ``b`` by forward (``lower``) or backward substitution, reading only ``a``'s triangle (what
 ``scipy.linalg.solve_triangular`` computes, LAPACK ``trtrs``; Golub & Van Loan,
 *Matrix Computations*, 4th ed., algorithms 3.1.1-3.1.2).
+
+``_fft(x, kind, axes, norm, n_last)``: the ``fft`` primitive's impl (pocketfft; numba has
+no ``np.fft``), called from an ``objmode`` block of the generated function (``objmode`` is
+re-exported for the generated modules), returning a C-contiguous array.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
-__all__ = ["_trsolve"]
+from ..primitives.fft import fft_p
+
+__all__ = ["_trsolve", "_fft", "objmode"]
+
+
+def _fft(x, kind, axes, norm, n_last):
+    """``fft_p``'s impl on ``x``, C-contiguous (what the objmode block declares)."""
+    return np.ascontiguousarray(fft_p.impl(x, kind=kind, axes=axes, norm=norm, n_last=n_last))
 
 
 @njit(cache=True, nogil=True)

@@ -100,3 +100,31 @@ def test_graph_breaking_cases_keep_values():
     ir, _ = stage(f, (a, e))
     assert {"eigh", "det", "slogdet", "solve"} <= set(graph_breaks(ir))
     _close(_run_compiled(ir, (a, e)), f(a, e), np.float64)
+
+
+def _fft_prog(x):
+    fft = ftrans.numpy.fft
+    y = fft.fft2(x * 2.0 + 1.0)
+    r = fft.rfft(x, axis=0, norm="ortho")
+    return (y, fft.ifft(y, axis=-1), r, fft.irfft(r, n=x.shape[0], axis=0, norm="ortho"),
+            fft.rfftn(x, norm="forward"))
+
+
+def _fft_loss(x):
+    y = _fft_prog(x)
+    return sum(ftrans.numpy.sum(ftrans.numpy.real(v) ** 2 + ftrans.numpy.imag(v) ** 2)
+               for v in y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fft_compiled_in_one_segment(dtype):
+    """fft runs from an objmode block inside the segment: no graph break, eager values."""
+    x = rng.standard_normal((2, 5, 6)).astype(dtype)
+    for f in (_fft_prog, ftrans.grad(_fft_loss)):
+        ir, _ = stage(f, (x,))
+        assert "fft" not in graph_breaks(ir), graph_breaks(ir)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Code running in object mode")
+            out = _run_compiled(ir, (x,))
+        ref = f(x)
+        _close(out, ref if isinstance(ref, tuple) else (ref,), dtype)
