@@ -128,3 +128,4 @@ def test_fft_compiled_in_one_segment(dtype):
             out = _run_compiled(ir, (x,))
         ref = f(x)
         _close(out, ref if isinstance(ref, tuple) else (ref,), dtype)
+
