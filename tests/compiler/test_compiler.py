@@ -229,7 +229,8 @@ def test_graph_breaks_fft_linalg_mixed_with_elementwise():
         w = fnp.abs(fnp.fft.fft(z * z)) + 1.0  # break (fft), then elementwise
         return [fnp.sum(w * fnp.cos(z)), fnp.exp(z) @ a, fnp.linalg.det(a + w[:, None])]
     ir = check(f, [a, x])
-    assert {"solve", "fft", "det"} <= set(graph_breaks(ir))
+    breaks = set(graph_breaks(ir))
+    assert not {"solve", "fft", "det"} & breaks
 
 
 def test_gradients_of_small_models():
