@@ -28,6 +28,7 @@ from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
 from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _ccos, _ctanh,
     _ctan, _csinh, _ccosh, _casin, _cacos, _catan, _cdiv, _cabs, _cmul, _cpow, _clog1p,
     _cexpm1, _csign, _f16)
+from ftrans.compiler._numba_linalg_support import _trsolve, _impl, objmode
 
 '''
 

@@ -260,3 +260,9 @@ def _qr_vjp(cts, ans, primals, needs, *, complete):
 def qr(a, complete=False):
     """``(q, r)``: reduced (or complete) QR decomposition of ``(..., m, n)`` matrices."""
     return qr_p.bind(a, complete=bool(complete))
+
+
+# compiler lowering (ftrans.compiler._numba_linalg): one LAPACK call per matrix
+eigh_p.lowering = {"kind": "linalg", "op": "eigh"}
+svd_p.lowering = {"kind": "linalg", "op": "svd"}
+qr_p.lowering = {"kind": "linalg", "op": "qr"}

@@ -175,3 +175,9 @@ def cholesky(a):
     """Lower Cholesky factor of the Hermitian positive definite matrices given by the
     lower triangles of ``a`` (``(..., n, n)``)."""
     return cholesky_p.bind(a)
+
+
+# compiler lowering (ftrans.compiler._numba_linalg): one LAPACK call per matrix
+solve_p.lowering = {"kind": "linalg", "op": "solve"}
+triangular_solve_p.lowering = {"kind": "linalg", "op": "triangular_solve"}
+cholesky_p.lowering = {"kind": "linalg", "op": "cholesky"}

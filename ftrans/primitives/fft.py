@@ -179,3 +179,7 @@ def fft(x, kind, axes, norm="backward", n_last=None):
     else:
         n_last = None
     return fft_p.bind(x, kind=kind, axes=axes, norm=norm, n_last=n_last)
+
+
+# compiler lowering (ftrans.compiler._numba_linalg): an objmode call of the impl
+fft_p.lowering = {"kind": "objmode"}

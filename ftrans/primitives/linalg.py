@@ -249,3 +249,8 @@ def pinv(a, rcond=1e-15, hermitian=False):
     """Moore-Penrose pseudo-inverse of ``(..., m, n)`` matrices; singular values below
     ``rcond * s_max`` count as zero (NumPy's rule)."""
     return pinv_p.bind(a, rcond=float(rcond), hermitian=bool(hermitian))
+
+
+# compiler lowering (ftrans.compiler._numba_linalg): one LAPACK call per matrix
+det_p.lowering = {"kind": "linalg", "op": "det"}
+slogdet_p.lowering = {"kind": "linalg", "op": "slogdet"}

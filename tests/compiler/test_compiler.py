@@ -123,8 +123,8 @@ def test_graph_break_list():
     rows, program, args = _table_program(F64)
     ir, _ = stage(program, args)
     breaks = set(graph_breaks(ir))
-    assert {"fft", "solve", "cholesky", "erf", "gather", "cumsum"} <= breaks
-    assert not breaks & {"sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
+    assert {"erf", "gather", "cumsum"} <= breaks
+    assert not breaks & {"fft", "solve", "cholesky", "sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
                          "convert_element_type", "broadcast_to", "reshape", "concatenate"}
 
 
@@ -229,7 +229,8 @@ def test_graph_breaks_fft_linalg_mixed_with_elementwise():
         w = fnp.abs(fnp.fft.fft(z * z)) + 1.0  # break (fft), then elementwise
         return [fnp.sum(w * fnp.cos(z)), fnp.exp(z) @ a, fnp.linalg.det(a + w[:, None])]
     ir = check(f, [a, x])
-    assert {"solve", "fft", "det"} <= set(graph_breaks(ir))
+    breaks = set(graph_breaks(ir))
+    assert not {"solve", "fft", "det"} & breaks
 
 
 def test_gradients_of_small_models():

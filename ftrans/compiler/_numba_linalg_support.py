@@ -1,0 +1,50 @@
+"""@njit helpers that generated numba programs call for linear algebra numba's ``np.linalg``
+lacks (imported by the generated modules, see ``_HEADER`` in ``_numba_modules.py``).
+
+``_trsolve(a, b, lower)``: ``a^{-1} b`` for a triangular ``(n, n)`` ``a`` and ``(n, k)``
+``b`` by forward (``lower``) or backward substitution, reading only ``a``'s triangle (what
+``scipy.linalg.solve_triangular`` computes, LAPACK ``trtrs``; Golub & Van Loan,
+*Matrix Computations*, 4th ed., algorithms 3.1.1-3.1.2).
+
+``_impl(name, *args, **params)``: the impl of the primitive ``name`` (``fft``: pocketfft,
+numba has no ``np.fft``), called from an ``objmode`` block of the generated
+function (``objmode`` is re-exported for the generated modules), as a C-contiguous array.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, objmode
+
+from ..primitives.fft import fft_p
+
+__all__ = ["_trsolve", "_impl", "objmode"]
+
+# the primitives whose lowering kind is "objmode".  conv_general_dilated and the
+# reduce_window pooling measured slower this way than their graph break on small inputs
+# (3 objmode blocks: 37 us against 32 us for the break), so they still break.
+_PRIMS = {p.name: p for p in (fft_p,)}
+
+
+def _impl(name, *args, **params):
+    """The impl of primitive ``name``, C-contiguous (what the objmode block declares)."""
+    return np.ascontiguousarray(_PRIMS[name].impl(*args, **params))
+
+
+@njit(cache=True, nogil=True)
+def _trsolve(a, b, lower):  # pragma: no cover - runs compiled
+    n, k = b.shape
+    x = b.copy()
+    for j in range(k):
+        if lower:
+            for r in range(n):
+                s = x[r, j]
+                for c in range(r):
+                    s -= a[r, c] * x[c, j]
+                x[r, j] = s / a[r, r]
+        else:
+            for r in range(n - 1, -1, -1):
+                s = x[r, j]
+                for c in range(r + 1, n):
+                    s -= a[r, c] * x[c, j]
+                x[r, j] = s / a[r, r]
+    return x

@@ -1,0 +1,131 @@
+"""Linear algebra compiled without graph breaks (ftrans.compiler._numba_linalg): jit(f) ==
+f through the compiled path, float64/float32/complex128, batch axes, and jit(grad(f)) ==
+grad(f); the graph-breaking cases (empty matrices, eigh(lower=False)) still give f's values.
+
+Few programs (numba compile time): every primitive in one program per dtype."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ftrans
+from ftrans.core.ir import stage
+from ftrans.compiler import compile_ir, graph_breaks
+from ftrans.primitives import linalg as L
+
+rng = np.random.default_rng(21)
+NAMES = {"solve", "cholesky", "triangular_solve", "det", "slogdet", "eigh", "svd", "qr"}
+
+
+def _inputs(dtype, batch):
+    def mat(*shape):
+        x = rng.standard_normal(batch + shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.standard_normal(batch + shape)
+        return x.astype(dtype)
+    n = 4
+    a = mat(n, n) + 3 * np.eye(n, dtype=dtype)
+    return a, mat(n, 3), mat(5, 3)
+
+
+def _prog(a, b, c):
+    """Every lowered primitive; one output per result (svd/eigh vectors only through
+    sign-free products)."""
+    ah = a @ ftrans.numpy.conj(ftrans.numpy.swapaxes(a, -1, -2))
+    ch = L.cholesky(ah)
+    w, v = L.eigh(ah, lower=True)
+    u, s, vh = L.svd(c, full_matrices=False)
+    q, r = L.qr(c, complete=False)
+    sign, logabs = L.slogdet(a)
+    return (L.solve(a, b), ch, L.triangular_solve(ch, b, lower=True),
+            L.triangular_solve(a, b, lower=False), L.det(a), sign, logabs, w,
+            v @ ftrans.numpy.conj(ftrans.numpy.swapaxes(v, -1, -2)) * 1.0, s,
+            (u * ftrans.numpy.expand_dims(s, -2)) @ vh, q @ r)
+
+
+def _run_compiled(ir, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        return compile_ir(ir)(*args)
+
+
+def _close(out, ref, dtype):
+    rtol = 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
+    for k, (o, r) in enumerate(zip(out, ref)):
+        o, r = np.asarray(o), np.asarray(r)
+        assert o.shape == r.shape and o.dtype == r.dtype, (k, o.shape, r.shape, o.dtype, r.dtype)
+        np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol * 10, err_msg=f"output {k}")
+
+
+@pytest.mark.parametrize("dtype,batch", [(np.float64, (2, 3)), (np.float32, ()),
+                                         (np.complex128, (2,))])
+def test_linalg_compiled_equals_eager(dtype, batch):
+    args = _inputs(dtype, batch)
+    ir, lifted = stage(_prog, args)
+    assert not lifted
+    assert not NAMES & set(graph_breaks(ir)), graph_breaks(ir)
+    _close(_run_compiled(ir, args), _prog(*args), dtype)
+
+
+def _loss(a, b):
+    ah = a @ ftrans.numpy.swapaxes(a, -1, -2)
+    ch = L.cholesky(ah)
+    sign, logabs = L.slogdet(a)
+    w, _ = L.eigh(ah, lower=True)
+    _, s, _ = L.svd(a, full_matrices=False)
+    q, r = L.qr(a, complete=False)
+    x = L.solve(a, b) + L.triangular_solve(ch, b, lower=True)
+    return (ftrans.numpy.sum(x ** 2) + ftrans.numpy.sum(L.det(a)) + ftrans.numpy.sum(logabs)
+            + ftrans.numpy.sum(w) + ftrans.numpy.sum(s) + ftrans.numpy.sum((q @ r) * r[..., :1, :1]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_linalg_grad_compiled_equals_eager(dtype):
+    a, b, _ = _inputs(dtype, (2,))
+    g = ftrans.grad(_loss, argnums=(0, 1))
+    ir, _ = stage(g, (a, b))
+    assert not NAMES & set(graph_breaks(ir)), graph_breaks(ir)
+    _close(_run_compiled(ir, (a, b)), g(a, b), dtype)
+    _close(ftrans.jit(g)(a, b), g(a, b), dtype)
+
+
+def test_graph_breaking_cases_keep_values():
+    """eigh(lower=False) and empty matrices run their impl (NumPy's conventions)."""
+    a = rng.standard_normal((3, 3))
+    e = np.zeros((2, 0, 0))
+
+    def f(a, e):
+        w, v = L.eigh(a, lower=False)
+        return w, L.det(e), L.slogdet(e)[1], L.solve(e, e)
+    ir, _ = stage(f, (a, e))
+    assert {"eigh", "det", "slogdet", "solve"} <= set(graph_breaks(ir))
+    _close(_run_compiled(ir, (a, e)), f(a, e), np.float64)
+
+
+def _fft_prog(x):
+    fft = ftrans.numpy.fft
+    y = fft.fft2(x * 2.0 + 1.0)
+    r = fft.rfft(x, axis=0, norm="ortho")
+    return (y, fft.ifft(y, axis=-1), r, fft.irfft(r, n=x.shape[0], axis=0, norm="ortho"),
+            fft.rfftn(x, norm="forward"))
+
+
+def _fft_loss(x):
+    y = _fft_prog(x)
+    return sum(ftrans.numpy.sum(ftrans.numpy.real(v) ** 2 + ftrans.numpy.imag(v) ** 2)
+               for v in y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fft_compiled_in_one_segment(dtype):
+    """fft runs from an objmode block inside the segment: no graph break, eager values."""
+    x = rng.standard_normal((2, 5, 6)).astype(dtype)
+    for f in (_fft_prog, ftrans.grad(_fft_loss)):
+        ir, _ = stage(f, (x,))
+        assert "fft" not in graph_breaks(ir), graph_breaks(ir)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Code running in object mode")
+            out = _run_compiled(ir, (x,))
+        ref = f(x)
+        _close(out, ref if isinstance(ref, tuple) else (ref,), dtype)
+
