@@ -457,10 +457,12 @@ class _SegmentCall:
             if type(x) is np.ndarray and (x.ndim == 0 or not x.flags.c_contiguous):
                 vals[i] = _prep(x, v.aval)
         vals += self.fixed
-        if self.ok:
-            outs = self.fn(*vals)
-        else:
-            outs = self.first_call(vals)
+        try:
+            outs = self.fn(*vals) if self.ok else self.first_call(vals)
+        except np.linalg.LinAlgError:
+            # numba's np.linalg refuses what LAPACK through NumPy takes (infs, nans):
+            # this call runs the segment's impls, which give eager's result or error
+            outs = _seg_interpreter(self.seg)(*vals)
         for v, x, t in zip(self.outs, outs, self.scalar_types):
             env[v] = x if t is None else t(x)
 
@@ -470,10 +472,15 @@ class _SegmentCall:
         try:
             try:
                 outs = self.fn(*vals)
+            except np.linalg.LinAlgError:
+                self.ok = True  # compiled; the values are numba's LAPACK's to refuse
+                raise
             except Exception:
                 if not self.purge_cache(vals):
                     raise
                 outs = self.fn(*vals)  # compiled afresh: the cache files were damaged
+        except np.linalg.LinAlgError:
+            raise
         except Exception as e:
             warnings.warn(f"ftrans.compiler: numba could not compile a segment "
                           f"({type(e).__name__}: {str(e).splitlines()[0]}); running its "

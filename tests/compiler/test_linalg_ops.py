@@ -129,3 +129,25 @@ def test_fft_compiled_in_one_segment(dtype):
         ref = f(x)
         _close(out, ref if isinstance(ref, tuple) else (ref,), dtype)
 
+
+
+def test_nonfinite_input_gives_eagers_result_not_numbas_error():
+    """numba's np.linalg refuses infs and nans (LinAlgError) where NumPy's LAPACK returns
+    nan: such a call runs the segment's impls, on the first call and on later ones."""
+    import warnings
+    import ftrans
+    import ftrans.numpy as fnp
+    bad = np.array([[1.0, np.nan], [0.0, 1.0]])
+
+    def f(a, b):
+        return fnp.linalg.solve(a, b) * 2.0, fnp.linalg.det(a) + 1.0
+    jf = ftrans.jit(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "invalid value" only
+        for a in (bad, np.eye(2), bad):
+            got, want = jf(a, np.ones(2)), f(a, np.ones(2))
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+    # LAPACK's own refusal stays an error, as in eager
+    with pytest.raises(np.linalg.LinAlgError):
+        ftrans.jit(fnp.linalg.cholesky)(-np.eye(2))
