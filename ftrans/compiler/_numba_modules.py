@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 from ftrans.compiler._numba_support import (_sin, _cos, _ipow, _exp, _tanh,
     _sin_fast, _cos_fast, _trig_bad)
+from ftrans.compiler._numba_special_support import _erf, _erfc, _lgamma
 
 '''
 
