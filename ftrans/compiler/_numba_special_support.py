@@ -4,7 +4,8 @@
 the poles ``0, -1, -2, ...``, -inf at -inf as SciPy), real arguments only.  They agree
 with SciPy's Cephes to a few hundred ulps in the tails (measured: ``erfc`` 6e-14 relative
 near x = 24, ``gammaln`` 1e-11 relative next to its zeros x = 1, 2, -2.46..., absolute
-error under 1e-15 there).
+error under 1e-15 there).  At subnormal x SciPy's ``gammaln`` overflows to inf, libm gives the
+finite ``-log(x)`` (e.g. 744.44 at 5e-324).
 """
 from __future__ import annotations
 
