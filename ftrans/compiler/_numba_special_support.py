@@ -17,17 +17,17 @@ __all__ = ["_erf", "_erfc", "_lgamma"]
 
 
 @njit(cache=True, nogil=True)
-def _erf(x):  # type: ignore[no-untyped-def]
+def _erf(x: float) -> float:
     return math.erf(x)
 
 
 @njit(cache=True, nogil=True)
-def _erfc(x):  # type: ignore[no-untyped-def]
+def _erfc(x: float) -> float:
     return math.erfc(x)
 
 
 @njit(cache=True, nogil=True)
-def _lgamma(x):  # type: ignore[no-untyped-def]
+def _lgamma(x: float) -> float:
     if x == -math.inf:
         return x  # SciPy's gammaln(-inf) (libm: +inf)
     return math.lgamma(x)

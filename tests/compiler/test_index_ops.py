@@ -16,7 +16,7 @@ from ftrans import lax
 from ftrans.compiler import graph_breaks
 from ftrans.primitives.special import erf, erfc, gammaln
 
-LOWERED = {"cumsum", "argmax", "argmin", "argsort", "dynamic_slice", "dynamic_update_slice",
+LOWERED = {"gather", "cumsum", "argmax", "argmin", "argsort", "dynamic_slice", "dynamic_update_slice",
            "erf", "erfc", "gammaln"}
 TOL = {np.float64: 1e-14, np.float32: 1e-6}
 
@@ -61,7 +61,7 @@ def test_index_ops_compiled_equal_eager(dt):
         _jit_equal(_index_program, x, i, rtol=TOL[dt])
 
 
-def test_index_ops_integers_and_empty():
+def test_index_ops_integers_complex_and_empty():
     x = np.array([[3, 1, 3, -2], [0, 0, 7, 7], [5, -9, 5, -9]], np.int64)
 
     def f(x):
@@ -70,12 +70,32 @@ def test_index_ops_integers_and_empty():
     _no_break(f, x)
     _jit_equal(f, x, rtol=0)
 
+    z = np.array([[1 + 2j, -3j, 0.5], [2, 1j, -1 - 1j]], np.complex128)
+    _no_break(lambda z: (lax.cumsum(z, axis=1, reverse=True),), z)
+    _jit_equal(lambda z: (lax.cumsum(z, axis=1, reverse=True),), z, rtol=1e-15)
+
     e = np.zeros((0, 3))
 
     def g(e):
         return fnp.cumsum(e, axis=0), fnp.argsort(e, axis=0), fnp.argmax(e, axis=1)
     _no_break(g, e)
     _jit_equal(g, e, rtol=0)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.complex128])
+def test_basic_gather_compiled_index_arrays_graph_break(dt):
+    x = (np.arange(60.0) - 7.5).reshape(3, 4, 5).astype(dt)
+
+    def f(x):
+        return (x[1:3], x[0], x[:, None, ::-2], x[..., -1], x[1, 2, 3], x[-1, 1:-1],
+                x[::2] * 2, x[5:], x[2, ..., None, -3:])
+    _no_break(f, x)
+    _jit_equal(f, x, rtol=0)
+    idx = np.array([2, 0, 2])
+    assert "gather" in graph_breaks(ftrans.make_ir(lambda x: x[:, idx])(x))
+    np.testing.assert_array_equal(np.asarray(ftrans.jit(lambda x: x[:, idx])(x)), x[:, idx])
+    with pytest.raises(IndexError):  # out of bounds: the impl raises, as NumPy
+        ftrans.jit(lambda x: x[3])(x)
 
 
 def test_argmax_empty_axis_graph_breaks_and_raises_as_eager():
