@@ -123,7 +123,7 @@ def test_graph_break_list():
     rows, program, args = _table_program(F64)
     ir, _ = stage(program, args)
     breaks = set(graph_breaks(ir))
-    assert {"fft", "solve", "cholesky", "erf", "gather", "cumsum"} <= breaks
+    assert {"fft", "solve", "cholesky"} <= breaks  # (erf, cumsum, basic gather: lowered)
     assert not breaks & {"sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
                          "convert_element_type", "broadcast_to", "reshape", "concatenate"}
 
