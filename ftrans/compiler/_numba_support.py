@@ -6,8 +6,8 @@
 nan; other dtypes call ``np.sin``/``np.cos``.  ``_ipow(x, n)``: ``np.power(x, n)`` with the
 exponent in ``x``'s dtype (what NumPy computes for ``np.power(array, python_int)``).
 
-Generated modules record :data:`SUPPORT_VERSION` in their source, so a change here or in
-the kernels changes their hash and numba's on-disk cache is not reused stale.
+Generated modules record :data:`SUPPORT_VERSION` in their source, so a change here, in
+``_numba_special_support.py`` or in the kernels changes their hash and numba's on-disk cache is not reused stale.
 """
 from __future__ import annotations
 
@@ -29,9 +29,13 @@ _LIM = _trig64._TRIG_LIMIT
 
 
 def _src_hash():
+    """Hash of the code generated modules call: this file, the other support modules of
+    the compiler (``_numba_*_support.py``) and the kernels they build on."""
+    here = os.path.dirname(__file__)
+    support = sorted(os.path.join(here, n) for n in os.listdir(here)
+                     if n.startswith("_numba_") and n.endswith("_support.py"))
     h = hashlib.sha256()
-    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__,
-              os.path.join(os.path.dirname(__file__), "_numba_cplx_support.py")):
+    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__, *support):
         with open(f, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:16]

@@ -22,7 +22,7 @@ Rules
   windows (``dynamic_update_slice``: a ``where`` over the window mask of the update
   gathered into place), JAX's route to batched dynamic slicing.
 
-No compiler lowering here: under ``jit`` the program graph-breaks to the impl.
+The numba compiler lowers both (``ftrans.compiler._numba_index``).
 """
 from __future__ import annotations
 
@@ -42,6 +42,9 @@ __all__ = ["dynamic_slice_p", "dynamic_update_slice_p", "dynamic_slice_op",
 
 dynamic_slice_p = Primitive("dynamic_slice")
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
+# compiler lowering: ftrans.compiler._numba_index (index loops; starts clamped as the impl)
+dynamic_slice_p.lowering = {"kind": "dynamic_slice", "n_arrays": 1}
+dynamic_update_slice_p.lowering = {"kind": "dynamic_update_slice", "n_arrays": 2}
 
 
 def _clamped(starts: Sequence[Any], shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:

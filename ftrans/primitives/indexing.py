@@ -144,6 +144,7 @@ def _batch_index(template, arrays, adims, x_ndim, size):
 
 # gather ----------------------------------------------------------------------
 gather_p = Primitive("gather")
+gather_p.lowering = {"kind": "gather"}  # basic indices only: ftrans.compiler._numba_index
 
 
 @gather_p.def_impl

@@ -177,6 +177,7 @@ def reduce_prod(x, axes):
 # argmax / argmin -----------------------------------------------------------------
 def _arg(name):
     p = Primitive(name, differentiable=False)
+    p.lowering = {"kind": "argminmax", "which": name[3:]}  # ftrans.compiler._numba_index
 
     @p.def_impl
     def impl(x, *, axis):

@@ -37,6 +37,7 @@ __all__ = ["cumsum", "argsort"]
 
 # cumsum -------------------------------------------------------------------------
 cumsum_p = Primitive("cumsum")
+cumsum_p.lowering = {"kind": "cumsum"}  # ftrans.compiler._numba_index
 
 
 @cumsum_p.def_impl
@@ -81,6 +82,7 @@ def cumsum(x, axis, reverse=False):
 
 # argsort ------------------------------------------------------------------------
 argsort_p = Primitive("argsort", differentiable=False)
+argsort_p.lowering = {"kind": "argsort"}  # ftrans.compiler._numba_index
 
 
 @argsort_p.def_impl

@@ -110,6 +110,11 @@ erfinv_p = _define("erfinv", "erfinv",
                    lambda x, ans: mul(_SQRT_PI_OVER_TWO, exp(mul(ans, ans))))
 gammaln_p = _define("gammaln", "gammaln", lambda x, ans: digamma(x))
 digamma_p = _define("digamma", "psi", lambda x, ans: polygamma(1, x))
+# compiler lowering (ftrans.compiler; real inputs: complex erf/erfc graph-break to SciPy):
+# the C library's functions (ftrans.compiler._numba_special_support)
+for _p, _nb in ((erf_p, "_erf({0})"), (erfc_p, "_erfc({0})"), (gammaln_p, "_lgamma({0})")):
+    _p.lowering = {"kind": "elementwise", "numba": _nb, "cuda": None, "complex": False,
+                   "cast": "out"}
 
 
 def _polygamma_impl(x, *, n):

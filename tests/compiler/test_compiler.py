@@ -123,8 +123,8 @@ def test_graph_break_list():
     rows, program, args = _table_program(F64)
     ir, _ = stage(program, args)
     breaks = set(graph_breaks(ir))
-    assert {"erf", "gather", "cumsum"} <= breaks
-    assert not breaks & {"fft", "solve", "cholesky", "sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
+    assert not breaks & {"erf", "gather", "cumsum", "fft", "solve", "cholesky"}  # lowered
+    assert not breaks & {"sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
                          "convert_element_type", "broadcast_to", "reshape", "concatenate"}
 
 

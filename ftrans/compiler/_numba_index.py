@@ -1,0 +1,194 @@
+"""Indexing, scans and sorting in the generated numba code: ``gather`` with a basic index
+(ints, slices, ``None``, ``...``; index arrays graph-break to the impl), ``cumsum``,
+``argmax``/``argmin``, ``argsort``, ``dynamic_slice`` and ``dynamic_update_slice`` lower to index loops inside the
+segment's function (no graph break).
+
+An array operand is viewed as ``(pre, n, post)`` around the operated axis (C-contiguous, so
+the reshape is free); each rule loops over ``pre`` and ``post`` and walks the axis.  The
+semantics are the impls' (NumPy's): ``cumsum`` accumulates in the operand's dtype,
+``argmax``/``argmin`` return the first occurrence of the extreme value or of the first NaN,
+``argsort`` is stable (numba's ``np.argsort(kind="mergesort")``), the dynamic slices clamp
+their starts so the window fits (as ``ftrans.primitives.dynamic_slice``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.ir import Eqn
+from ._numba_dtypes import _dtype_ok
+
+__all__ = ["RULES"]
+
+
+def _real_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x = eqn.inputs[0].aval
+    return len(x.shape) > 0 and x.dtype.kind in "fiu" and _dtype_ok(x.dtype, False) \
+        and (x.dtype.kind == "f" or x.dtype.itemsize >= 4)
+
+
+def _split(cg: Any, x: Any, axis: int) -> tuple[str, str, str, str]:
+    """``(name, pre, n, post)``: ``x`` reshaped C-contiguously to ``(pre, n, post)``."""
+    nd = len(x.aval.shape)
+    pre, n, post = (cg.prod_src(x, range(axis)), cg.dim(x, axis),
+                    cg.prod_src(x, range(axis + 1, nd)))
+    t = cg.fresh("t")
+    cg.emit(f"{t} = {cg.array(x)}.reshape(({pre}, {n}, {post}))")
+    return t, pre, n, post
+
+
+# cumsum ------------------------------------------------------------------------------
+def _cumsum_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x = eqn.inputs[0].aval
+    return len(x.shape) > 0 and (_real_ok(eqn, low, table) or (
+        x.dtype.kind == "c" and _dtype_ok(x.dtype, True)))
+
+
+def _cumsum_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, o = eqn.inputs[0], eqn.outputs[0]
+    t, pre, n, post = _split(cg, x, eqn.params["axis"])
+    ty = cg.tyname(o.aval.dtype)
+    y, c, k0, k1, k2 = cg.fresh("y"), cg.fresh("c"), cg.fresh("k"), cg.fresh("k"), cg.fresh("k")
+    rng = f"range({n} - 1, -1, -1)" if eqn.params["reverse"] else f"range({n})"
+    cg.emit(f"{y} = np.empty(({pre}, {n}, {post}), {ty})\n"
+            f"for {k0} in range({pre}):\n"
+            f"    for {k2} in range({post}):\n"
+            f"        {c} = {ty}(0)\n"
+            f"        for {k1} in {rng}:\n"
+            f"            {c} = {ty}({c} + {t}[{k0}, {k1}, {k2}])\n"
+            f"            {y}[{k0}, {k1}, {k2}] = {c}")
+    z = cg.fresh("z")
+    cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
+    cg.define(o, z)
+
+
+# argmax / argmin ---------------------------------------------------------------------
+def _arg_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x = eqn.inputs[0].aval
+    axis = eqn.params["axis"]
+    n = int(np.prod(x.shape)) if axis is None else (x.shape[axis] if x.shape else 0)
+    return _real_ok(eqn, low, table) and n > 0  # NumPy raises on an empty axis: the impl does
+
+
+def _arg_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, o = eqn.inputs[0], eqn.outputs[0]
+    axis = eqn.params["axis"]
+    if axis is None:
+        t, pre, n, post = cg.fresh("t"), "1", cg.prod_src(x, range(len(x.aval.shape))), "1"
+        cg.emit(f"{t} = {cg.array(x)}.reshape(({pre}, {n}, {post}))")
+    else:
+        t, pre, n, post = _split(cg, x, axis)
+    cmp = ">" if low["which"] == "max" else "<"
+    y, b, m, w, k0, k1, k2 = (cg.fresh("y"), cg.fresh("c"), cg.fresh("w"), cg.fresh("w"),
+                              cg.fresh("k"), cg.fresh("k"), cg.fresh("k"))
+    cg.emit(f"{y} = np.empty(({pre}, {post}), np.int64)\n"
+            f"for {k0} in range({pre}):\n"
+            f"    for {k2} in range({post}):\n"
+            f"        {b} = 0\n"
+            f"        {m} = {t}[{k0}, 0, {k2}]\n"
+            f"        if {m} == {m}:\n"  # not NaN: else the first NaN, index 0, wins
+            f"            for {k1} in range(1, {n}):\n"
+            f"                {w} = {t}[{k0}, {k1}, {k2}]\n"
+            f"                if {w} != {w}:\n"
+            f"                    {b} = {k1}\n"
+            f"                    break\n"
+            f"                if {w} {cmp} {m}:\n"
+            f"                    {m} = {w}\n"
+            f"                    {b} = {k1}\n"
+            f"        {y}[{k0}, {k2}] = {b}")
+    z = cg.fresh("z")
+    if o.aval.shape:
+        cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
+    else:
+        cg.emit(f"{z} = {y}[0, 0]")
+    cg.define(o, z)
+
+
+# argsort -----------------------------------------------------------------------------
+def _argsort_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, o = eqn.inputs[0], eqn.outputs[0]
+    t, pre, n, post = _split(cg, x, eqn.params["axis"] % len(x.aval.shape))
+    y, w, k0, k2 = cg.fresh("y"), cg.fresh("w"), cg.fresh("k"), cg.fresh("k")
+    cg.emit(f"{y} = np.empty(({pre}, {n}, {post}), np.int64)\n"
+            f"for {k0} in range({pre}):\n"
+            f"    for {k2} in range({post}):\n"
+            f"        {w} = np.ascontiguousarray({t}[{k0}, :, {k2}])\n"
+            f"        {y}[{k0}, :, {k2}] = np.argsort({w}, kind='mergesort')")
+    z = cg.fresh("z")
+    cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
+    cg.define(o, z)
+
+
+# gather (basic indexing only) ------------------------------------------------------------
+def _index_src(t: Any) -> str:
+    if t is None:
+        return "None"
+    if t is Ellipsis:
+        return "..."
+    if isinstance(t, slice):
+        return ":".join("" if v is None else str(int(v)) for v in (t.start, t.stop, t.step))
+    return str(int(t))
+
+
+def _gather_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x = eqn.inputs[0].aval
+    template = eqn.params["template"]
+    if len(eqn.inputs) > 1 or not x.shape or not _dtype_ok(x.dtype, True) or not all(
+            t is None or t is Ellipsis or isinstance(t, (slice, int, np.integer))
+            for t in template):
+        return False  # index arrays (advanced indexing): the impl
+    try:  # an out-of-bounds int raises in NumPy (the impl raises it)
+        np.broadcast_to(np.zeros((), x.dtype), x.shape)[template]
+    except IndexError:
+        return False
+    return True
+
+
+def _gather_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, o = eqn.inputs[0], eqn.outputs[0]
+    idx = ", ".join(_index_src(t) for t in eqn.params["template"])
+    y = cg.fresh("y")
+    cg.emit(f"{y} = {cg.array(x)}[{idx}]" + (".copy()" if o.aval.shape else ""))
+    cg.define(o, y)
+
+
+# dynamic_slice / dynamic_update_slice -------------------------------------------------
+def _ds_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
+    x = eqn.inputs[0].aval
+    return len(x.shape) > 0 and _dtype_ok(x.dtype, True) \
+        and all(a.aval.dtype.kind in "iu" for a in eqn.inputs[low["n_arrays"]:]) \
+        and all(a.aval.dtype == x.dtype for a in eqn.inputs[1:low["n_arrays"]])
+
+
+def _window(cg: Any, eqn: Eqn, sizes: Any, n_arrays: int) -> str:
+    """Source of the index tuple of the clamped window of ``sizes`` (emits the starts)."""
+    x = eqn.inputs[0]
+    idx = []
+    for d, a in enumerate(eqn.inputs[n_arrays:]):
+        s = cg.fresh("c")
+        cg.emit(f"{s} = min(max(np.int64({cg.operand(a)}), 0), "
+                f"{cg.dim(x, d)} - {cg.size(sizes[d])})")
+        idx.append(f"{s}:{s} + {cg.size(sizes[d])}")
+    return ", ".join(idx)
+
+
+def _ds_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, o = eqn.inputs[0], eqn.outputs[0]
+    win = _window(cg, eqn, eqn.params["slice_sizes"], 1)
+    y = cg.fresh("y")
+    cg.emit(f"{y} = {cg.array(x)}[{win}].copy()")
+    cg.define(o, y)
+
+
+def _dus_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
+    x, u, o = eqn.inputs[0], eqn.inputs[1], eqn.outputs[0]
+    win = _window(cg, eqn, u.aval.shape, 2)
+    y = cg.fresh("y")
+    cg.emit(f"{y} = {cg.array(x)}.copy()\n{y}[{win}] = {cg.operand(u)}")
+    cg.define(o, y)
+
+
+RULES = {"gather": (_gather_ok, _gather_emit), "cumsum": (_cumsum_ok, _cumsum_emit), "argminmax": (_arg_ok, _arg_emit),
+         "argsort": (_real_ok, _argsort_emit), "dynamic_slice": (_ds_ok, _ds_emit),
+         "dynamic_update_slice": (_ds_ok, _dus_emit)}
