@@ -11,6 +11,14 @@ Options (each also accepted with JAX's ``jax_`` prefix):
     eagerly (under :func:`~ftrans.disable_jit`) to find the primitive.  Off, it costs
     one flag read per primitive.  Infinities are not reported.
 
+``jit_cache_size`` (int, default 64)
+    The number of staged programs each jitted function keeps (one per argument
+    signature: shapes, dtypes, pytree structure, static arguments), least recently used
+    dropped first; a program of an evicted signature is traced again when it comes back
+    (its generated code, shared by every shape of a rank and dtype, stays loaded).
+    After :data:`RETRACE_WARN_AFTER` traces a jitted function warns once with
+    :class:`ftrans.transforms.jit.RetraceWarning` (torch's ``recompile_limit`` is 8).
+
 >>> import ftrans
 >>> ftrans.config.update("debug_nans", True)
 >>> ftrans.config.jax_debug_nans
@@ -30,7 +38,13 @@ from .core import debug as _debug
 
 __all__ = ["update", "read", "debug_nans"]
 
-_OPTIONS = ("debug_nans",)
+_OPTIONS = ("debug_nans", "jit_cache_size")
+
+#: ``jit_cache_size``'s value (read by :func:`ftrans.jit` on every new signature)
+jit_cache_size = 64
+
+#: traces of one jitted function after which it warns (once) that it keeps retracing
+RETRACE_WARN_AFTER = 8
 
 
 def _option(name: Any, who: str) -> str:
@@ -45,31 +59,43 @@ def _option(name: Any, who: str) -> str:
     return key
 
 
-def update(name: str, value: bool) -> None:
-    """Set option ``name`` (``"debug_nans"`` or ``"jax_debug_nans"``) to ``value``.
+def update(name: str, value: bool | int) -> None:
+    """Set option ``name`` (``"debug_nans"`` or ``"jit_cache_size"``) to ``value``.
 
     Parameters
     ----------
     name : str
         The option, with or without JAX's ``jax_`` prefix.
-    value : bool
-        Its new value (a NumPy bool is accepted).
+    value : bool or int
+        Its new value: a bool for ``debug_nans`` (a NumPy bool is accepted), an int >= 1
+        for ``jit_cache_size``.
 
     Raises
     ------
     AttributeError
         For an unknown option.
     TypeError
-        When ``value`` is not a bool.
+        When ``value`` has the wrong type.
+    ValueError
+        For a ``jit_cache_size`` below 1.
     """
-    _option(name, "update")
+    global jit_cache_size
+    if _option(name, "update") == "jit_cache_size":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"ftrans.config.update({name!r}, ...): expected an int, got "
+                            f"{value!r} of type {type(value).__name__}")
+        if value < 1:
+            raise ValueError(f"ftrans.config.update({name!r}, {value}): the cache must hold "
+                             "at least 1 program")
+        jit_cache_size = int(value)
+        return
     if not isinstance(value, bool) and type(value).__name__ != "bool_":
         raise TypeError(f"ftrans.config.update({name!r}, ...): expected True or False, got "
                         f"{value!r} of type {type(value).__name__}")
     _debug.nans = bool(value)
 
 
-def read(name: str) -> bool:
+def read(name: str) -> bool | int:
     """The current value of option ``name``.
 
     Parameters
@@ -79,7 +105,7 @@ def read(name: str) -> bool:
 
     Returns
     -------
-    bool
+    bool or int
         Its value.
 
     Raises
@@ -87,7 +113,8 @@ def read(name: str) -> bool:
     AttributeError
         For an unknown option.
     """
-    _option(name, "read")
+    if _option(name, "read") == "jit_cache_size":
+        return jit_cache_size
     return _debug.nans
 
 

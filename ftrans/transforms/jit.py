@@ -90,7 +90,9 @@ function itself, eagerly, for debugging with ``print`` and ``pdb``.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -98,6 +100,7 @@ import numpy as np
 
 from ..core.trace import _ctx, EVAL
 from ..core import debug
+from .. import config
 from ..core.ir import IR, ConcretizationError  # noqa: F401
 from ..core.pytree import tree_flatten, tree_unflatten
 from ._jit_args import _normalize_static, _split, _stage_call
@@ -106,7 +109,7 @@ from ._jit_run import _fast_key, _fast_runner, _run
 from ._stages import decorator_factory, stages_of
 from ..typing import PyTree
 
-__all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled"]
+__all__ = ["jit", "make_ir", "disable_jit", "jit_p", "jit_disabled", "RetraceWarning"]
 
 
 # ---------------------------------------------------------------------------------
@@ -332,18 +335,27 @@ def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
     donate = _check_donate(donate_argnums, nums, who)
     del donate  # no effect: see the docstring
     cache: dict[Any, Any] = {}  # full key -> _Staged
-    fast: dict[Any, Callable[..., Any]] = {}  # (shape, dtype)s of all-ndarray calls -> runner
+    # (shape, dtype)s of all-ndarray calls -> runner, least recently used first
+    fast: OrderedDict[Any, Callable[..., Any]] = OrderedDict()
+    fast_owner: dict[Any, Any] = {}  # fast key -> the cache key of its program
     counter = [0]
     simple = not nums and not names
 
+    last_keys: list[Any] = []
+
     def slow_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         call = _split(who, args, kwargs, nums, names)
-        staged = cache.get(call.key)
-        if staged is None:
+        staged = cache.pop(call.key, None)
+        if staged is not None:
+            cache[call.key] = staged  # most recently used last
+        else:
             counter[0] += 1
+            _note_retrace(who, counter[0], last_keys, call.key)
             staged = _stage_call(fun, who, call, nums)
             if not staged.lifted:
                 cache[call.key] = staged
+                if len(cache) > config.jit_cache_size:
+                    _evict(cache, fast, fast_owner, call.key)
         leaves = staged.lifted + call.leaves
         ir = staged.ir
         if _ctx.trace is EVAL:
@@ -355,6 +367,7 @@ def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
             fast_key = _fast_key(args)
             if fast_key is not None and fast_key not in fast:
                 fast[fast_key] = _fast_runner(ir, out_tree)  # this signature's fast path
+                fast_owner[fast_key] = call.key
         return tree_unflatten(out_tree, outs)
 
     @functools.wraps(fun)
@@ -366,14 +379,17 @@ def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
             if len(args) == 1:
                 a = args[0]
                 if type(a) is np.ndarray:
-                    run = fast.get((a.shape, a.dtype))
+                    k1 = (a.shape, a.dtype)
+                    run = fast.get(k1)
                     if run is not None:
+                        fast.move_to_end(k1)  # (recency, for the cache bound)
                         return run(a)
             else:
                 key = _fast_key(args)
                 if key is not None:
                     run = fast.get(key)
                     if run is not None:
+                        fast.move_to_end(key)
                         return run(*args)
         elif _state.disabled:
             return fun(*args, **kwargs)
@@ -385,12 +401,63 @@ def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
     def clear_cache() -> None:
         cache.clear()
         fast.clear()
+        fast_owner.clear()
 
     jitted._clear_cache = clear_cache  # type: ignore[attr-defined]
     jitted._cached_irs = lambda: [s.ir for s in cache.values()]  # type: ignore[attr-defined]
     jitted.trace, jitted.lower = stages_of(  # type: ignore[attr-defined]
         fun, who, nums, names)  # JAX's AOT stages
     return jitted
+
+
+class RetraceWarning(UserWarning):
+    """A jitted function keeps being traced for new argument signatures.
+
+    Issued once per jitted function after :data:`ftrans.config.RETRACE_WARN_AFTER`
+    traces (torch's ``recompile_limit`` is 8).  Each trace stages the Python function
+    again; the generated code is shared by every shape of one rank and dtype, so what
+    changes ranks, dtypes, pytree structure or static arguments costs most.
+    """
+
+
+def _evict(cache: dict[Any, Any], fast: OrderedDict[Any, Any], owner: dict[Any, Any],
+           new: Any) -> None:
+    """Drop the least recently used program but ``new`` (calls through the fast path
+    count: their recency is merged into the cache's order first) and its fast-path
+    runners."""
+    for k in fast:  # least recently used first
+        ck = owner.get(k)
+        if ck in cache:
+            cache[ck] = cache.pop(ck)
+    cache[new] = cache.pop(new)
+    old = next(iter(cache))
+    del cache[old]
+    for k in [k for k, ck in owner.items() if ck == old]:
+        del owner[k]
+        fast.pop(k, None)
+
+
+def _describe_change(old: Any, new: Any) -> str:
+    """What differs between two cache keys ``(in_tree, static, leaf keys)``."""
+    if old[0] != new[0]:
+        return "the pytree structure of the arguments"
+    if old[1] != new[1]:
+        return "a static argument's value"
+    diffs = [f"leaf {i}: {a} -> {b}" for i, (a, b) in enumerate(zip(old[2], new[2]))
+             if a != b]
+    return "; ".join(diffs[:3]) or "the arguments"
+
+
+def _note_retrace(who: str, count: int, last: list[Any], key: Any) -> None:
+    """Remember ``key``; warn once when the function passes the retrace limit."""
+    if count == config.RETRACE_WARN_AFTER + 1 and last:
+        warnings.warn(
+            f"{who} was traced {count} times, for new argument signatures each time; "
+            f"the last change: {_describe_change(last[0], key)}.  Mark arguments that "
+            "select code paths as static (static_argnums), pad inputs to a few sizes, or "
+            "raise ftrans.config.update('jit_cache_size', n) if signatures alternate",
+            RetraceWarning, stacklevel=4)
+    last[:] = [key]
 
 
 def _nan_checked_call(fun: Callable[..., Any], who: str,
