@@ -40,7 +40,8 @@ import numpy as np
 
 from ..core import Tracer, float0
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..transforms import jvp, vjp
+from ..transforms.jvp import jvp
+from ..transforms.vjp import vjp
 from ..typing import Array, ArrayLike, PyTree
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp", "real_inner"]
