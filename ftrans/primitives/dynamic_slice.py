@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels import backend_for
 from ..core import Primitive, ShapedArray, zero
 from ._base import reshape, add, sub, maximum, minimum, lt, ge, logical_and, where
 from ._rules import batch_size, batched_front
@@ -130,7 +131,8 @@ def _ds_batch(vals: Sequence[Any], dims: Sequence[int | None], *,
 # dynamic_update_slice ----------------------------------------------------------------
 @dynamic_update_slice_p.def_impl
 def _dus_impl(x: Any, update: Any, *starts: Any) -> Any:
-    out = x.copy()
+    # NumPy, CuPy and Dask copy with .copy(); torch and array-API arrays through asarray
+    out = x.copy() if hasattr(x, "copy") else backend_for(x).ns.asarray(x, copy=True)
     out[_window(_clamped(starts, x.shape, update.shape), update.shape)] = update
     return out
 
