@@ -51,6 +51,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from timing import _sample  # noqa: E402  (benchmarks/)
 
 import ftrans.compat as fc  # noqa: E402
 
@@ -195,14 +196,6 @@ def check_equal(label, r_t, r_c):
         f"{label}: torch gives {a.shape} {a.dtype}, compat {b.shape} {b.dtype}"
     err = np.max(np.abs(a - b)) / max(np.max(np.abs(a)), np.finfo(a.dtype).tiny)
     assert err < 1e-12, f"{label}: results differ (relative error {err:.2e})"
-
-
-def _sample(fn, number):
-    gc.collect()
-    t = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t) / number
 
 
 def bench(impls, samples_per_block, blocks, min_sample=0.01):

@@ -108,14 +108,10 @@ class Dialect:
         v = np.array(val).astype(dt)[()]
         if dt.kind == "b":
             return self.true if v else self.false
-        if dt.kind == "f":
-            s = _float_src(float(v), self.nan, self.inf)
-        elif dt.kind in "iu":
-            s = str(int(v))
-        else:
-            s = self.complex_lit(_float_src(float(v.real), self.nan, self.inf),
-                                 _float_src(float(v.imag), self.nan, self.inf), self.ty(dt))
-            return s
+        if dt.kind == "c":
+            return self.complex_lit(_float_src(float(v.real), self.nan, self.inf),
+                                    _float_src(float(v.imag), self.nan, self.inf), self.ty(dt))
+        s = _float_src(float(v), self.nan, self.inf) if dt.kind == "f" else str(int(v))
         return s if self.native(dt) else self.convert(s, self.ty(dt))
 
     def cast(self, expr: str, src: Any, dst: Any) -> str:

@@ -149,6 +149,7 @@ class _Codegen:
         self.sizes = {}     # size -> parameter name (size())
         self.lits = {}      # (kind, value) -> parameter name (lit())
         self.shared = {}    # canonical loop text -> helper name (one function per text)
+        self.helper_call = re.compile(rf"^(?:[\w, ]+ = )?{fname}_g\d+\(")
         self.regions = []   # sources of nested programs' functions (region())
         self.extra = []     # (var, value): constants passed as extra parameters
         self.contiguous_out = False
@@ -234,6 +235,14 @@ class _Codegen:
     def tyname(dt):
         """The generated code's name of dtype ``dt`` (``np.float64`` ...)."""
         return _tyname(dt)
+
+    def define_reshaped(self, o, y):
+        """``o`` is the C-contiguous array ``y`` holds in another shape (same elements):
+        reshaped, or its single element for shape ``()``."""
+        z = self.fresh("z")
+        self.emit(f"{z} = {y}.reshape({self.shape_src(o.aval.shape)})" if o.aval.shape
+                  else f"{z} = {y}.ravel()[0]")
+        self.define(o, z)
 
     def emit(self, line):
         """Append a statement (may hold newlines; indented as one block)."""
@@ -381,9 +390,10 @@ class _Codegen:
         # loops flushed meanwhile are called from the segment's function, before the
         # block (their operands were all computed earlier): numba links and optimizes a
         # callee into every caller, so helpers do not call helpers
-        call = re.compile(rf"^(?:[\w, ]+ = )?{self.fname}_g\d+\(")
-        self.lines.extend(ln for ln in block if call.match(ln))
-        block = [ln for ln in block if not call.match(ln)]
+        calls = [ln for ln in block if self.helper_call.match(ln)]
+        if calls:
+            self.lines.extend(calls)
+            block = [ln for ln in block if not self.helper_call.match(ln)]
         if not block:
             return
         made = _defined("\n".join(block))

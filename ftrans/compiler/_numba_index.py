@@ -58,9 +58,7 @@ def _cumsum_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
             f"        for {k1} in {rng}:\n"
             f"            {c} = {ty}({c} + {t}[{k0}, {k1}, {k2}])\n"
             f"            {y}[{k0}, {k1}, {k2}] = {c}")
-    z = cg.fresh("z")
-    cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
-    cg.define(o, z)
+    cg.define_reshaped(o, y)
 
 
 # argmax / argmin ---------------------------------------------------------------------
@@ -97,12 +95,7 @@ def _arg_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
             f"                    {m} = {w}\n"
             f"                    {b} = {k1}\n"
             f"        {y}[{k0}, {k2}] = {b}")
-    z = cg.fresh("z")
-    if o.aval.shape:
-        cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
-    else:
-        cg.emit(f"{z} = {y}[0, 0]")
-    cg.define(o, z)
+    cg.define_reshaped(o, y)
 
 
 # argsort -----------------------------------------------------------------------------
@@ -115,9 +108,7 @@ def _argsort_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
             f"    for {k2} in range({post}):\n"
             f"        {w} = np.ascontiguousarray({t}[{k0}, :, {k2}])\n"
             f"        {y}[{k0}, :, {k2}] = np.argsort({w}, kind='mergesort')")
-    z = cg.fresh("z")
-    cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
-    cg.define(o, z)
+    cg.define_reshaped(o, y)
 
 
 # gather (basic indexing only) ------------------------------------------------------------

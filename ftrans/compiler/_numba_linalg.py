@@ -87,12 +87,7 @@ def _emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         for j, y in enumerate(outs):
             cg.emit(f"    {y}[{k}] = {res}[{j}]")
     for o, y in zip(eqn.outputs, outs):
-        z = cg.fresh("z")
-        if o.aval.shape:
-            cg.emit(f"{z} = {y}.reshape({cg.shape_src(o.aval.shape)})")
-        else:
-            cg.emit(f"{z} = {y}[0]")
-        cg.define(o, z)
+        cg.define_reshaped(o, y)
 
 
 def _plain(v: Any) -> bool:

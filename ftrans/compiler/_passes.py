@@ -41,7 +41,7 @@ def _inline_program(e: Eqn) -> IR | None:
     try:
         avals = [ShapedArray(a.aval.shape, a.aval.dtype, weak_type=a.aval.weak_type)
                  for a in e.inputs]
-        ir, lifted = stage(lambda *xs: target(*xs), avals, name=e.prim.name)
+        ir, lifted = stage(target, avals, name=e.prim.name)
     except Exception:  # the function cannot be staged again here: keep the call
         return None
     if lifted or len(ir.out_vars) != len(e.outputs) or any(
