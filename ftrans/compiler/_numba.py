@@ -329,7 +329,7 @@ class _Codegen:
             if v in self.live_out or any(c not in g.members for c in cons):
                 name = self.vname(v)
                 stored.append(name)
-                pre.append(f"{name} = np.empty({self.shape_src(shape)}, {_tyname(v.aval.dtype)})")
+                pre.append(f"{name} = _empty({self.shape_src(shape)}, {_tyname(v.aval.dtype)})")
                 body.append(f"{name}[{idx}] = {r}")
                 self.view[v] = _identity(name, nd)
         for v, name in g.reductions:
@@ -501,7 +501,7 @@ class _Codegen:
                 g.par_ok = False
         else:
             oshape = o.aval.shape
-            g.pre.append(f"{a} = np.full({self.shape_src(oshape)}, {init(accdt)}, {_tyname(accdt)})")
+            g.pre.append(f"{a} = _full({self.shape_src(oshape)}, {init(accdt)}, {_tyname(accdt)})")
             oidx = ", ".join(f"i{k}" for k in range(len(shape)) if k not in axes)
             g.body.append(combine(f"{a}[{oidx}]", val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
@@ -569,7 +569,7 @@ class _Codegen:
             return vw.name
         name = self.fresh()
         shp = tuple(t[p] for p in perm)
-        self.lines.append(f"{name} = np.empty({self.shape_src(shp)}, {_tyname(dt)})")
+        self.lines.append(f"{name} = _empty({self.shape_src(shp)}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(shp):
             self.lines.append(f"{ind}for i{k} in range({self.size(n)}):")
@@ -587,7 +587,7 @@ class _Codegen:
         name = self.vname(o)
         for x in eqn.inputs:
             self.ensure(x)
-        self.lines.append(f"{name} = np.empty({self.shape_src(s)}, {_tyname(dt)})")
+        self.lines.append(f"{name} = _empty({self.shape_src(s)}, {_tyname(dt)})")
         off = "0"
         for x in eqn.inputs:
             t = x.aval.shape
@@ -645,11 +645,11 @@ class _Codegen:
         msrc, nsrc = self.prod_src(lhs, lf), self.prod_src(rhs, rf)
         t = self.fresh()
         if nb:
-            self.lines.append(f"{t} = np.empty(({bsrc}, {msrc}, {nsrc}), {_tyname(dt)})")
+            self.lines.append(f"{t} = _empty(({bsrc}, {msrc}, {nsrc}), {_tyname(dt)})")
             self.lines.append(f"for ib in range({bsrc}):")
-            self.lines.append(f"    np.dot({A}[ib], {B}[ib], {t}[ib])")
+            self.lines.append(f"    _dot_into({A}[ib], {B}[ib], {t}[ib])")
         else:
-            self.lines.append(f"{t} = np.dot({A}, {B})")
+            self.lines.append(f"{t} = _dot({A}, {B})")
         if oshape:
             self.lines.append(f"{name} = {t}.reshape({self.shape_src(oshape)})")
             self.view[o] = _identity(name, len(oshape))
@@ -692,7 +692,7 @@ class _Codegen:
         for v in (self.seg.outputs if outputs is None else outputs):
             if type(v) is Literal:
                 rets.append(_lit(v.val, v.aval.dtype) if not v.aval.shape else
-                            f"np.full({self.shape_src(v.aval.shape)}, "
+                            f"_full({self.shape_src(v.aval.shape)}, "
                             f"{_lit(v.val, v.aval.dtype)}, {_tyname(v.aval.dtype)})")
                 continue
             self.ensure(v)

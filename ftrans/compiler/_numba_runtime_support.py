@@ -1,0 +1,155 @@
+"""The generated programs' runtime: cached entry points for what every program calls.
+
+numba compiles an ``@overload`` implementation (``np.dot``, ``np.empty``, ``np.full``,
+and the scalar helpers of :mod:`._numba_support` / :mod:`._numba_cplx_support`) anew in
+every process, for every signature, the first time a function calls it: about 2.5 s of the
+5 s a 300-operation program took to compile (``benchmarks/compile_time.py``; measured with
+numba's ``numba:compile`` events).  A generated module calls them through the
+``@njit(cache=True)`` functions below instead: numba compiles each signature once per
+installation (its cache beside this file) and later processes load the object code.  The
+calls still inline into the generated loops (LLVM links the callee's module; measured: a
+fused ``exp`` loop runs at the same speed).
+
+numba's cache checks only this file's time stamp, not the modules the wrapped functions
+come from; :func:`_check_stamp` removes this module's cache files when
+:data:`._numba_support.SUPPORT_VERSION` (a hash of all of them) changed.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from numba import njit
+
+from . import _numba_cplx_support as C
+from . import _numba_support as S
+from ._numba_modules import purge_numba_cache
+
+__all__ = ["_dot", "_dot_into", "_empty", "_full", "_sin", "_cos", "_ipow", "_exp",
+           "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
+           "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16"]
+
+
+def _check_stamp():
+    """Purge this module's numba cache when the support code it wraps changed."""
+    d = os.path.join(os.path.dirname(__file__), "__pycache__")
+    stamp = os.path.join(d, "_numba_runtime_support.version")
+    try:
+        with open(stamp, encoding="ascii") as fh:
+            if fh.read() == S.SUPPORT_VERSION:
+                return
+    except OSError:
+        pass
+    purge_numba_cache(__file__)
+    try:
+        os.makedirs(d, exist_ok=True)
+        with open(stamp, "w", encoding="ascii") as fh:
+            fh.write(S.SUPPORT_VERSION)
+    except OSError:
+        pass  # a read-only installation: numba then caches elsewhere or not at all
+
+
+_check_stamp()
+_cached = njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+
+# NumPy calls ---------------------------------------------------------------------
+@_cached
+def _dot(a, b):
+    return np.dot(a, b)
+
+
+@_cached
+def _dot_into(a, b, out):
+    np.dot(a, b, out)
+
+
+@_cached
+def _empty(shape, dt):
+    return np.empty(shape, dt)
+
+
+@_cached
+def _full(shape, value, dt):
+    return np.full(shape, value, dt)
+
+
+# the support overloads (one wrapper each: numba caches only plain functions) -------------
+@_cached
+def _sin(x):
+    return S._sin(x)
+
+
+@_cached
+def _cos(x):
+    return S._cos(x)
+
+
+@_cached
+def _ipow(x, n):
+    return S._ipow(x, n)
+
+
+@_cached
+def _exp(x):
+    return S._exp(x)
+
+
+@_cached
+def _tanh(x):
+    return S._tanh(x)
+
+
+@_cached
+def _sin_fast(x):
+    return S._sin_fast(x)
+
+
+@_cached
+def _cos_fast(x):
+    return S._cos_fast(x)
+
+
+@_cached
+def _trig_bad(x):
+    return S._trig_bad(x)
+
+
+@_cached
+def _cdiv(x, y):
+    return C._cdiv(x, y)
+
+
+@_cached
+def _cabs(x):
+    return C._cabs(x)
+
+
+@_cached
+def _cmul(x, y):
+    return C._cmul(x, y)
+
+
+@_cached
+def _cpow(x, y):
+    return C._cpow(x, y)
+
+
+@_cached
+def _clog1p(x):
+    return C._clog1p(x)
+
+
+@_cached
+def _cexpm1(x):
+    return C._cexpm1(x)
+
+
+@_cached
+def _csign(x):
+    return C._csign(x)
+
+
+@_cached
+def _f16(x):
+    return C._f16(x)
