@@ -12,6 +12,7 @@ Generated modules record :data:`SUPPORT_VERSION` in their source, so a change he
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 
 import numpy as np
@@ -135,7 +136,7 @@ _LN2_LO = 1.90821492927058770002e-10
 _EXP_C = tuple(1.0 / __import__("math").factorial(k) for k in range(14))
 
 
-@register_jitable
+@register_jitable(inline="always")  # numba-IR inlining (see _tanh64)
 def _exp64(x):
     xc = x if x < 709.8 else 709.8
     xc = xc if xc > -746.0 else -746.0
@@ -198,10 +199,38 @@ def _tanh32(x):
     return np.float32(s if a < 0.0625 else t)
 
 
-@overload(_tanh, jit_options=dict(fastmath=False, error_model="numpy"))
+# float64 tanh without a libm call (libm's tanh is a scalar call: a fused loop with it ran
+# 10x slower than NumPy's vectorized tanh, and W6's RNN step was mostly that loop).
+# |x| < 0.625: Cephes' rational form x + x^3 P(x^2)/Q(x^2) (S. L. Moshier, Cephes Math
+# Library, tanh.c; 1 ulp from NumPy's tanh measured on 2e6 points); otherwise
+# 1 - 2/(exp(2|x|) + 1) with the branch-free exp above (2 ulp), |x| clamped at 22 where
+# the result rounds to 1.  Both are computed and one selected, the sign copied from x (so
+# -0.0 and nan come out as NumPy's), and everything inlined at numba's IR level (else LLVM
+# keeps exp a call, as it judges the body too large, and the loop is not vectorized).
+_TANH_P = (-9.64399179425052238628e-1, -9.92877231001918586564e1,
+           -1.61468768441708447952e3)
+_TANH_Q = (1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3)
+
+
+@register_jitable(inline="always")  # numba-IR inlining: LLVM then sees one loop body
+def _tanh64(x):
+    a = abs(x)
+    b = 0.625 if a > 0.625 else a
+    s = b * b
+    p = (_TANH_P[0] * s + _TANH_P[1]) * s + _TANH_P[2]
+    q = ((s + _TANH_Q[0]) * s + _TANH_Q[1]) * s + _TANH_Q[2]
+    small = b + b * s * (p / q)
+    e = _exp64(2.0 * (22.0 if a > 22.0 else a))
+    big = 1.0 - 2.0 / (e + 1.0)
+    return math.copysign(small if a < 0.625 else big, x)
+
+
+@overload(_tanh, jit_options=dict(fastmath=False, error_model="numpy"), inline="always")
 def _ol_tanh(x):
     if x == types.float32:
         return lambda x: _tanh32(x)
+    if x == types.float64:
+        return lambda x: _tanh64(x)
     return lambda x: np.tanh(x)
 
 
