@@ -114,7 +114,7 @@ def _plan(template: tuple[Any, ...], xshape: tuple[int, ...],
             basic.append((p, ("n", None), 1))
         elif isinstance(t, slice):
             basic.append((p, ("s", len(view)), len(range(*t.indices(xshape[d])))))
-            view.append(_index_src(t))
+            view.append(":" if t == slice(None) else _index_src(t))
             d += 1
         elif isinstance(t, _Slot):
             axes[t.k] = (len(view), d)
@@ -150,10 +150,11 @@ def _advanced_plan(eqn: Eqn, xshape: tuple[int, ...], region: tuple[int, ...]) -
 
 
 # advanced indices: the code ------------------------------------------------------------
-def _nest(cg: Any, eqn: Eqn, p: _Plan, xshape: tuple[int, ...], t: str,
+def _nest(cg: Any, eqn: Eqn, p: _Plan, xshape: tuple[int, ...], x: str,
           body: Any) -> None:
     """Emit the bounds checks of the index arrays, then the loop nest over ``p.shape``
-    whose innermost statement is ``body(result_index, source_index)`` (sources)."""
+    whose innermost statement is ``body(view, result_index, source_index)`` (sources;
+    ``view``: the name of the basic view of the array ``x``)."""
     arrays = eqn.inputs[1:]
     srcs = [cg.operand(a) for a in arrays]
     empty = 0 in p.bshape  # NumPy checks no entry of an empty broadcast
@@ -204,13 +205,15 @@ def _nest(cg: Any, eqn: Eqn, p: _Plan, xshape: tuple[int, ...], t: str,
         if q < len(p.out):
             lines.append(f"{ind}for {loops[q]} in range({cg.size(p.shape[q])}):")
             ind += "    "
-    lines.append(ind + body(", ".join(loops) or "0", src))
-    if any(s != ":" for s in p.view):
-        cg.emit(f"{t} = {t}[{', '.join(p.view)}]")
+    t = cg.fresh("t")
+    cg.emit(f"{t} = {x}[{', '.join(p.view)}]" if any(s != ":" for s in p.view)
+            else f"{t} = {x}")
+    lines.append(ind + body(t, ", ".join(loops) or "0", src))
     cg.emit("\n".join(lines))
 
 
-def _region_array(cg: Any, o: Any, shape: tuple[int, ...], dtype: Any, fill: str) -> str:
+def _new_array(cg: Any, shape: tuple[int, ...], dtype: Any, fill: str) -> str:
+    """Name of a new array of ``shape`` (``(1,)`` for ``()``) made by ``np.<fill>``."""
     y = cg.fresh("y")
     cg.emit(f"{y} = np.{fill}({cg.shape_src(shape) if shape else '(1,)'}, "
             f"{cg.tyname(dtype)})")
@@ -232,10 +235,9 @@ def _gather_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     x, o = eqn.inputs[0], eqn.outputs[0]
     p = _advanced_plan(eqn, x.aval.shape, o.aval.shape)
     assert p is not None
-    t = cg.fresh("t")
-    cg.emit(f"{t} = {cg.array(x)}")
-    y = _region_array(cg, o, o.aval.shape, o.aval.dtype, "empty")
-    _nest(cg, eqn, p, x.aval.shape, t, lambda out, src: f"{y}[{out}] = {t}[{src}]")
+    y = _new_array(cg, o.aval.shape, o.aval.dtype, "empty")
+    _nest(cg, eqn, p, x.aval.shape, cg.array(x),
+          lambda t, out, src: f"{y}[{out}] = {t}[{src}]")
     if o.aval.shape:
         cg.define(o, y)
     else:
@@ -281,7 +283,7 @@ def _scatter_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     u, o = eqn.inputs[0], eqn.outputs[0]
     shape = tuple(eqn.params["shape"])
     region = _region(eqn)
-    z = _region_array(cg, o, shape, o.aval.dtype, "zeros")
+    z = _new_array(cg, shape, o.aval.dtype, "zeros")
     us = cg.operand(u)
     if len(eqn.inputs) == 1:  # a basic index: one slice assignment (no repeats)
         idx = ", ".join(_index_src(t) for t in eqn.params["template"])
@@ -289,13 +291,10 @@ def _scatter_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     else:
         p = _advanced_plan(eqn, shape, region)
         assert p is not None
-        t = cg.fresh("t")
-        cg.emit(f"{t} = {z}")
-
-        def body(out: str, src: str) -> str:
+        def body(t: str, out: str, src: str) -> str:
             rd = f"{us}[{_updates_index(u, region, out)}]" if u.aval.shape else us
             return f"{t}[{src}] += {rd}"
-        _nest(cg, eqn, p, shape, t, body)
+        _nest(cg, eqn, p, shape, z, body)
     cg.define(o, z)
 
 
