@@ -177,7 +177,7 @@ def _nest(cg: Any, eqn: Eqn, p: _Plan, xshape: tuple[int, ...], x: str,
     # each array's entry is read at the depth of the last loop it depends on
     reads: dict[int, list[str]] = {}
     src_idx: list[str] = list(p.view)
-    vaxis = [k for k, s in enumerate(p.view) if s == ":" or ":" in s]  # the view's axes
+    vaxis = [k for k, s in enumerate(p.view) if ":" in s]  # the view's axes (not ints)
     for k, a in enumerate(arrays):
         r = len(a.aval.shape)
         idx, depth = [], 0
