@@ -86,7 +86,8 @@ def _scatters(u, v, w, i, j):
             scatter_add(v, (j, slice(None), i[:3]), (3, 2, 4)),  # non-adjacent arrays
             scatter_add(w[:4], (slice(None), i), (2, 3)),  # updates broadcast over the region
             scatter_add(u[0, 0], (i, i), (3, 3)),         # a scalar update, repeated
-            scatter_add(w[1:3], (0, slice(None)), (3, 2)))  # a basic index
+            scatter_add(w[1:3], (0, slice(None)), (3, 2)),  # a basic index
+            scatter_add(u[:0], i[:0], (3, 5)))               # 0-size index
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.complex64, np.int32])
@@ -103,7 +104,7 @@ def test_scatter_add_compiled_equal_add_at(dt):
     want = []
     for shape, idx, upd in (((3, 5), (i,), u), ((3, 2, 4), (j, slice(None), i[:3]), v),
                             ((2, 3), (slice(None), i), w[:4]), ((3, 3), (i, i), u[0, 0]),
-                            ((3, 2), (0, slice(None)), w[1:3])):
+                            ((3, 2), (0, slice(None)), w[1:3]), ((3, 5), (i[:0],), u[:0])):
         z = np.zeros(shape, dt)
         np.add.at(z, idx, upd)   # NumPy's own: the expected values
         want.append(z)
@@ -169,6 +170,12 @@ def test_out_of_bounds_raises_numpys_index_error():
     with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4"):
         run(x, np.array([4]))
     np.testing.assert_array_equal(run(x, ok[::-1])[0], x[:, ok[::-1]] * 2.0)
+    # a Python int argument is a traced (weakly typed) 0-d index array
+    r = ftrans.jit(lambda x, k: x[k, 1:])
+    _no_break(lambda x, k: x[k, 1:], x, 1)
+    np.testing.assert_array_equal(r(x, -1), x[-1, 1:])
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        r(x, 3)
     # NumPy checks no entry of an empty broadcast: nor does the compiled code
     h = ftrans.jit(lambda x, e, i: x[e, i])
     e = np.zeros(0, np.int64)
