@@ -11,7 +11,8 @@ import pytest
 
 import ftrans
 from ftrans.compiler import compile_ir, graph_breaks
-from ftrans.primitives.indexing import gather_p, scatter_add, _Slot
+from ftrans import lax
+from ftrans.primitives.indexing import gather, gather_p, scatter_add, _Slot
 from ftrans.testing import check_grads
 
 LOWERED = {"gather", "scatter_add"}
@@ -182,8 +183,40 @@ def test_out_of_bounds_raises_numpys_index_error():
     assert h(x, e, np.array([100])).shape == x[e, np.array([100])].shape == (0,)
 
 
-def test_boolean_indices():
+def test_inside_scan_and_its_reverse():
     x = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[2, 0], [1, 1], [-3, 2]])
+
+    def f(x, idx):
+        def body(c, i):
+            return c + gather(x, i).sum(0), c[i[0]]
+        return lax.scan(body, np.zeros(4), idx)
+    g = ftrans.grad(lambda x: f(x, idx)[0].sum() + (f(x, idx)[1] ** 2).sum())
+    _no_break(f, x, idx)
+    _no_break(g, x)
+    _equal(_compiled(f, x, idx), f(x, idx))
+    np.testing.assert_allclose(_compiled(g, x), g(x), rtol=1e-15)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        ftrans.jit(f)(x, idx + 1)   # raised in the compiled loop: the impls rerun
+
+
+def test_first_call_out_of_bounds_then_compiled():
+    x = np.arange(12.0).reshape(3, 4)
+    f = ftrans.jit(lambda x, i: x[i] + 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no "could not compile" fallback
+        with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0"):
+            f(x, np.array([0, 7]))
+        np.testing.assert_array_equal(f(x, np.array([2, -1])), x[[2, -1]] + 1.0)
+
+
+def test_index_dtypes_and_booleans():
+    x = np.arange(12.0).reshape(3, 4)
+    u8, u64 = np.array([3, 0, 3], np.uint8), np.array([1], np.uint64)
+    _no_break(lambda x: x[:, u8], x)
+    np.testing.assert_array_equal(_compiled(lambda x: x[:, u8], x), x[:, u8])
+    assert "gather" in graph_breaks(ftrans.make_ir(lambda x: x[u64])(x))  # uint64: the impl
+    np.testing.assert_array_equal(ftrans.jit(lambda x: x[u64])(x), x[u64])
     mask = np.array([True, False, True, True])
     # a concrete mask reaches the primitive as integer arrays: compiled
     _no_break(lambda x: x[:, mask], x)
