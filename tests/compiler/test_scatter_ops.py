@@ -138,6 +138,20 @@ def test_grad_repeated_indices_compiled_equal_eager():
     np.testing.assert_allclose(got, hand, rtol=1e-13, atol=1e-13)
 
 
+def test_large_arrays_allocated_by_numpy():
+    # from PARALLEL_MIN_SIZE (2**19) elements on, the results are allocated by NumPy (objmode)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1040, 512)).astype(np.float32)
+    i = rng.integers(-1040, 1040, 1100)
+    g = ftrans.grad(lambda x: (x[i] ** 2).sum())
+    _no_break(g, x)
+    got = _compiled(g, x)
+    hand = np.zeros_like(x)
+    np.add.at(hand, i, 2 * x[i])
+    np.testing.assert_allclose(got, hand, rtol=1e-6, atol=0)
+    np.testing.assert_array_equal(_compiled(lambda x: x[i], x), x[i])
+
+
 def test_check_grads_gather_through_jit():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((4, 3))
