@@ -214,6 +214,21 @@ def test_inside_scan_and_its_reverse():
         ftrans.jit(f)(x, idx + 1)   # raised in the compiled loop: the impls rerun
 
 
+def test_vmap_batched_index_arrays():
+    # the batching rules put an arange index array first and transpose: the same lowering
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((5, 3, 4))
+    i = rng.integers(-3, 3, (5, 2))
+    j = np.array([1, 0])
+    loss = ftrans.grad(lambda x, i: (x[2, i] ** 2).sum() + x[:, i].sum() + (x[i, j] ** 3).sum())
+
+    def f(x, i):
+        return (ftrans.vmap(lambda x, i: x[1:, i] * x[0, j])(x, i),
+                ftrans.vmap(lambda x: x[:, i[0]])(x), ftrans.vmap(loss)(x, i))
+    _no_break(f, x, i)
+    _equal(_compiled(f, x, i), f(x, i), rtol=1e-15)
+
+
 def test_first_call_out_of_bounds_then_compiled():
     x = np.arange(12.0).reshape(3, 4)
     f = ftrans.jit(lambda x, i: x[i] + 1.0)
