@@ -88,7 +88,9 @@ def _scatters(u, v, w, i, j):
             scatter_add(w[:4], (slice(None), i), (2, 3)),  # updates broadcast over the region
             scatter_add(u[0, 0], (i, i), (3, 3)),         # a scalar update, repeated
             scatter_add(w[1:3], (0, slice(None)), (3, 2)),  # a basic index
-            scatter_add(u[:0], i[:0], (3, 5)))               # 0-size index
+            scatter_add(u[:0], i[:0], (3, 5)),               # 0-size index
+            scatter_add(u[:1], i[:3], (3, 5)),               # a broadcast row, repeated
+            scatter_add(u[:1], (None, slice(1, None)), (3, 5)))  # basic, broadcast
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.complex64, np.int32])
@@ -105,7 +107,8 @@ def test_scatter_add_compiled_equal_add_at(dt):
     want = []
     for shape, idx, upd in (((3, 5), (i,), u), ((3, 2, 4), (j, slice(None), i[:3]), v),
                             ((2, 3), (slice(None), i), w[:4]), ((3, 3), (i, i), u[0, 0]),
-                            ((3, 2), (0, slice(None)), w[1:3]), ((3, 5), (i[:0],), u[:0])):
+                            ((3, 2), (0, slice(None)), w[1:3]), ((3, 5), (i[:0],), u[:0]),
+                            ((3, 5), (i[:3],), u[:1]), ((3, 5), (None, slice(1, None)), u[:1])):
         z = np.zeros(shape, dt)
         np.add.at(z, idx, upd)   # NumPy's own: the expected values
         want.append(z)
