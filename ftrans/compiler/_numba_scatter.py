@@ -221,13 +221,15 @@ def _new_array(cg: Any, shape: tuple[int, ...], dtype: Any, fill: str) -> str:
     scatter itself (``np.zeros((100000, 64))`` then ``+= 1`` in a loop: 49 ms from
     numba's ``np.zeros``, 7.6 ms from NumPy's; 2-core machine, 2026-11-28)."""
     y = cg.fresh("y")
-    src = f"np.{fill}({cg.shape_src(shape) if shape else '(1,)'}, {cg.tyname(dtype)})"
+    shp, ty = cg.shape_src(shape) if shape else "(1,)", cg.tyname(dtype)
     dt = np.dtype(dtype)
     if int(np.prod(shape)) >= cg.parallel_min and dt.kind in "fciu" and dt != np.float16:
-        ty = f"{dt.name}[{', '.join([':'] * (len(shape) - 1) + ['::1'])}]"
-        cg.emit(f"with objmode({y}='{ty}'):\n    {y} = {src}")
+        nty = f"{dt.name}[{', '.join([':'] * (len(shape) - 1) + ['::1'])}]"
+        cg.emit(f"with objmode({y}='{nty}'):\n    {y} = np.{fill}({shp}, {ty})")
+    elif fill == "zeros":  # (the runtime's cached entry points: _numba_runtime_support)
+        cg.emit(f"{y} = _full({shp}, 0, {ty})")
     else:
-        cg.emit(f"{y} = {src}")
+        cg.emit(f"{y} = _empty({shp}, {ty})")
     return y
 
 
