@@ -432,6 +432,10 @@ def _float16_boundary(fn, seg):
     return call
 
 
+# exceptions of a compiled segment on which the call reruns the segment's impls
+_RERUN = (np.linalg.LinAlgError, IndexError)
+
+
 class _SegmentCall:
     """One compiled segment in the driver: reads its inputs from, writes its outputs to
     the environment; scalars it returns become NumPy scalars of their dtype."""
@@ -459,9 +463,10 @@ class _SegmentCall:
         vals += self.fixed
         try:
             outs = self.fn(*vals) if self.ok else self.first_call(vals)
-        except np.linalg.LinAlgError:
-            # numba's np.linalg refuses what LAPACK through NumPy takes (infs, nans):
-            # this call runs the segment's impls, which give eager's result or error
+        except _RERUN:
+            # numba's np.linalg refuses what LAPACK through NumPy takes (infs, nans); the
+            # generated bounds checks of index arrays raise IndexError: this call runs the
+            # segment's impls, which give eager's result or error (NumPy's message)
             outs = _seg_interpreter(self.seg)(*vals)
         for v, x, t in zip(self.outs, outs, self.scalar_types):
             env[v] = x if t is None else t(x)
@@ -472,14 +477,14 @@ class _SegmentCall:
         try:
             try:
                 outs = self.fn(*vals)
-            except np.linalg.LinAlgError:
-                self.ok = True  # compiled; the values are numba's LAPACK's to refuse
+            except _RERUN:
+                self.ok = True  # compiled; the values are to blame (LAPACK, an index)
                 raise
             except Exception:
                 if not self.purge_cache(vals):
                     raise
                 outs = self.fn(*vals)  # compiled afresh: the cache files were damaged
-        except np.linalg.LinAlgError:
+        except _RERUN:
             raise
         except Exception as e:
             warnings.warn(f"ftrans.compiler: numba could not compile a segment "

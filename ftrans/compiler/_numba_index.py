@@ -1,7 +1,7 @@
-"""Indexing, scans and sorting in the generated numba code: ``gather`` with a basic index
-(ints, slices, ``None``, ``...``; index arrays graph-break to the impl), ``cumsum``,
+"""Scans, sorting and dynamic slices in the generated numba code: ``cumsum``,
 ``argmax``/``argmin``, ``argsort``, ``dynamic_slice`` and ``dynamic_update_slice`` lower to index loops inside the
-segment's function (no graph break).
+segment's function (no graph break).  (``gather`` and ``scatter_add``:
+:mod:`ftrans.compiler._numba_scatter`.)
 
 An array operand is viewed as ``(pre, n, post)`` around the operated axis (C-contiguous, so
 the reshape is free); each rule loops over ``pre`` and ``post`` and walks the axis.  The
@@ -111,39 +111,6 @@ def _argsort_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     cg.define_reshaped(o, y)
 
 
-# gather (basic indexing only) ------------------------------------------------------------
-def _index_src(t: Any) -> str:
-    if t is None:
-        return "None"
-    if t is Ellipsis:
-        return "..."
-    if isinstance(t, slice):
-        return ":".join("" if v is None else str(int(v)) for v in (t.start, t.stop, t.step))
-    return str(int(t))
-
-
-def _gather_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
-    x = eqn.inputs[0].aval
-    template = eqn.params["template"]
-    if len(eqn.inputs) > 1 or not x.shape or not _dtype_ok(x.dtype, True) or not all(
-            t is None or t is Ellipsis or isinstance(t, (slice, int, np.integer))
-            for t in template):
-        return False  # index arrays (advanced indexing): the impl
-    try:  # an out-of-bounds int raises in NumPy (the impl raises it)
-        np.broadcast_to(np.zeros((), x.dtype), x.shape)[template]
-    except IndexError:
-        return False
-    return True
-
-
-def _gather_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
-    x, o = eqn.inputs[0], eqn.outputs[0]
-    idx = ", ".join(_index_src(t) for t in eqn.params["template"])
-    y = cg.fresh("y")
-    cg.emit(f"{y} = {cg.array(x)}[{idx}]" + (".copy()" if o.aval.shape else ""))
-    cg.define(o, y)
-
-
 # dynamic_slice / dynamic_update_slice -------------------------------------------------
 def _ds_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
     x = eqn.inputs[0].aval
@@ -180,6 +147,6 @@ def _dus_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     cg.define(o, y)
 
 
-RULES = {"gather": (_gather_ok, _gather_emit), "cumsum": (_cumsum_ok, _cumsum_emit), "argminmax": (_arg_ok, _arg_emit),
+RULES = {"cumsum": (_cumsum_ok, _cumsum_emit), "argminmax": (_arg_ok, _arg_emit),
          "argsort": (_real_ok, _argsort_emit), "dynamic_slice": (_ds_ok, _ds_emit),
          "dynamic_update_slice": (_ds_ok, _dus_emit)}

@@ -144,7 +144,7 @@ def _batch_index(template, arrays, adims, x_ndim, size):
 
 # gather ----------------------------------------------------------------------
 gather_p = Primitive("gather")
-gather_p.lowering = {"kind": "gather"}  # basic indices only: ftrans.compiler._numba_index
+gather_p.lowering = {"kind": "gather"}  # ftrans.compiler._numba_scatter
 
 
 @gather_p.def_impl
@@ -234,6 +234,7 @@ def gather(x, idx):
 
 # scatter_add -----------------------------------------------------------------
 scatter_add_p = Primitive("scatter_add")
+scatter_add_p.lowering = {"kind": "scatter_add"}  # ftrans.compiler._numba_scatter
 
 
 @scatter_add_p.def_impl
