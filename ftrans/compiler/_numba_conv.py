@@ -2,21 +2,30 @@
 (kind ``"conv"``) and ``reduce_window_sum``/``_max``/``_argmax`` (kind ``"reduce_window"``)
 lower to loops inside the segment's function (no graph break).
 
+Index tables.  Along each spatial axis the position a window tap reads is
+``q = o * stride + t * dilation - lo`` on the input dilated by the base (``lhs_``)
+dilation and padded by ``(lo, hi)``: an element ``x[q // base_dilation]`` when
+``0 <= q < dilated length`` and ``q`` is a multiple of the base dilation, padding (or a
+hole) otherwise.  The emitter computes, per axis, the ``(out, window)`` table of these
+element indices (-1: padding) in Python and passes it as a constant array
+(``cg.constant``): the generated loops read ``table[o, t]``, so their text depends on the
+ranks and dtypes only -- every convolution (and every windowed reduction) of one rank and
+dtype in a program, whatever its strides, padding and dilations, shares one compiled
+function (numba compile time; the table lookups cost less than the index arithmetic with
+its divisibility tests).
+
 The convolution is the impl's im2col + GEMM (:mod:`ftrans.primitives.conv`), one pass per
 group: a gather loop fills the ``(N * P, C/G * K)`` matrix of the windows (``P`` output
-positions, ``K`` window taps), reading through the padding (zeros) and both dilations by
-index arithmetic (no padded or dilated copy), ``np.dot`` multiplies it by the group's
-``(C/G * K, O/G)`` kernel matrix (BLAS), and a loop scatters the product into the
-``(N, O, *out)`` result.  Every parameter of the primitive lowers (strides, padding --
+positions, ``K`` window taps) through the tables (no padded or dilated copy), ``np.dot``
+multiplies it by the group's ``(C/G * K, O/G)`` kernel matrix (BLAS), and a loop scatters
+the product into the ``(N, O, *out)`` result.  Every parameter of the primitive lowers (strides, padding --
 negative: cropping --, ``lhs_dilation``, ``rhs_dilation``, ``feature_group_count``;
 ``dimension_numbers`` are transposes around the primitive); operands are converted to the
 result dtype first, as the impl does.
 
 The windowed reductions loop over the output positions and, inside, over the window taps in
-row-major order; a tap at the position ``q = o * stride + t * window_dilation - lo`` of the
-dilated, padded axis reads ``x[q // base_dilation]`` when ``0 <= q < dilated length`` and
-``q`` is a multiple of the base dilation, and is padding otherwise (skipped: zero for the
-sum, ``-inf``/the integer minimum for the max).  The semantics are the impls'
+row-major order, through the tables; padding taps are skipped (zero for the sum,
+``-inf``/the integer minimum for the max).  The semantics are the impls'
 (:mod:`ftrans.primitives.window`): the max propagates NaN; float32 sums accumulate in
 float64 as the pooling kernels do (:mod:`ftrans.kernels.window_cpu`), integer sums wrap in
 their dtype; ``reduce_window_argmax`` follows the pooling kernels' conventions where the
@@ -34,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import ShapedArray
 from ..core.ir import Eqn, Var
 from ..kernels.window_cpu import plan_shape
 
@@ -64,25 +74,24 @@ class _Lines:
         return "\n".join(self.lines)
 
 
-def _tap(L: _Lines, q: str, base: str, t: str, step: int, size: str, lo: int, hi: int,
-         dil: int) -> str | None:
-    """Emit ``q = base + t * step - lo`` and return the source of "q is an element of the
-    axis of ``size`` elements dilated by ``dil`` and padded by ``(lo, hi)``" (None:
-    always, without padding or dilation)."""
-    terms = [base] + ([f"{t} * {step}" if step != 1 else t] if t else [])
-    expr = " + ".join(terms) + (f" - {lo}" if lo > 0 else f" + {-lo}" if lo < 0 else "")
-    L.add(f"{q} = {expr}")
-    if lo <= 0 and hi <= 0 and dil == 1:
-        return None
-    length = size if dil == 1 else f"({size} - 1) * {dil} + 1"
-    cond = f"{q} >= 0 and {q} < {length}"
-    if dil != 1:
-        cond += f" and {q} % {dil} == 0"
-    return cond
+def _positions(out: int, window: int, stride: int, dilation: int, lo: int) -> Any:
+    """``q[o, t] = o * stride + t * dilation - lo``: the positions on the dilated, padded
+    axis that the window taps read."""
+    return (np.arange(out, dtype=np.int64)[:, None] * stride
+            + np.arange(window, dtype=np.int64)[None, :] * dilation - lo)
 
 
-def _at(q: str, dil: int) -> str:
-    return q if dil == 1 else f"{q} // {dil}"
+def _table(cg: Any, q: Any, length: int, base_dilation: int) -> str:
+    """Name of the constant ``(out, window)`` table of element indices of the positions
+    ``q`` on an axis of ``length`` elements dilated by ``base_dilation`` (-1: padding or a
+    hole)."""
+    real = (q >= 0) & (q < (length - 1) * base_dilation + 1) & (q % base_dilation == 0)
+    return _const(cg, np.where(real, q // base_dilation, -1).astype(np.int64))
+
+
+def _const(cg: Any, value: Any) -> str:
+    value = np.ascontiguousarray(value)
+    return cg.constant(Var(ShapedArray(value.shape, value.dtype)), value)
 
 
 # conv_general_dilated ------------------------------------------------------------------
@@ -97,50 +106,52 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     p = eqn.params
     dt = np.dtype(o.aval.dtype)
     ty = cg.tyname(dt)
-    nsp = len(lhs.aval.shape) - 2
-    G = int(p["feature_group_count"])
-    strides, pads = p["window_strides"], p["padding"]
-    ld, rd = p["lhs_dilation"], p["rhs_dilation"]
+    lshape, rshape, oshape = lhs.aval.shape, rhs.aval.shape, o.aval.shape
+    nsp = len(lshape) - 2
+    tabs = [_table(cg, _positions(oshape[2 + d], rshape[2 + d], p["window_strides"][d],
+                                  p["rhs_dilation"][d], p["padding"][d][0]),
+                   lshape[2 + d], p["lhs_dilation"][d]) for d in range(nsp)]
     x, w = cg.array(lhs), cg.array(rhs)
     if np.dtype(lhs.aval.dtype) != dt:
         x = f"{x}.astype({ty})"
     if np.dtype(rhs.aval.dtype) != dt:
         w = f"{w}.astype({ty})"
-    N, O, Cg = cg.dim(lhs, 0), cg.dim(rhs, 0), cg.dim(rhs, 1)
-    P = f"({cg.prod_src(o, range(2, 2 + nsp))})"
-    K = f"({cg.prod_src(rhs, range(2, 2 + nsp))})"
-    Og = f"({O} // {G})" if G != 1 else O
-    xs, cm, wm, y = cg.fresh("t"), cg.fresh("t"), cg.fresh("w"), cg.fresh("y")
-    g, row, col, c, ch, res, wt = (cg.fresh("k"), cg.fresh("c"), cg.fresh("c"), cg.fresh("k"),
-                                   cg.fresh("c"), cg.fresh("t"), cg.fresh("w"))
+    # sizes from the arrays (the text then serves every size and parameter: shared by every
+    # convolution of this rank and dtype); the group count from the kernel's channels
+    xs, ws, cm, wm, y, res, wt = (cg.fresh("t"), cg.fresh("w"), cg.fresh("t"), cg.fresh("w"),
+                                  cg.fresh("y"), cg.fresh("t"), cg.fresh("w"))
+    N, C, O, Cg, G, Og, P, K = (cg.fresh("c") for _ in range(8))
+    g, row, col, c, ch = cg.fresh("k"), cg.fresh("c"), cg.fresh("c"), cg.fresh("k"), cg.fresh("c")
     n, oo, pp = cg.fresh("k"), cg.fresh("k"), cg.fresh("k")
+    ys = [cg.fresh("k") for _ in range(nsp)]
+    ks = [cg.fresh("k") for _ in range(nsp)]
+    qs = [cg.fresh("c") for _ in range(nsp)]
     L = _Lines()
     L.add(f"{xs} = {x}")
-    L.add(f"{wm} = {w}.reshape(({G}, {Og}, {Cg} * {K}))")
+    L.add(f"{ws} = {w}")
+    L.add(f"{N}, {C}, {O}, {Cg} = {xs}.shape[0], {xs}.shape[1], {ws}.shape[0], {ws}.shape[1]")
+    L.add(f"{G} = {C} // {Cg}")
+    L.add(f"{Og} = {O} // {G}")
+    L.add(f"{P} = " + " * ".join([f"{t}.shape[0]" for t in tabs] or ["1"]))
+    L.add(f"{K} = " + " * ".join([f"{t}.shape[1]" for t in tabs] or ["1"]))
+    L.add(f"{wm} = {ws}.reshape(({G}, {Og}, {Cg} * {K}))")
     L.add(f"{cm} = np.empty(({N} * {P}, {Cg} * {K}), {ty})")
     L.add(f"{y} = np.empty(({N}, {O}, {P}), {ty})")
     L.open(f"for {g} in range({G}):")
+    # im2col: row n * P + p (output position), column c * K + k (channel, window tap)
     L.add(f"{row} = 0")
     L.open(f"for {n} in range({N}):")
-    ys = [cg.fresh("k") for _ in range(nsp)]
     for d in range(nsp):
-        L.open(f"for {ys[d]} in range({cg.dim(o, 2 + d)}):")
+        L.open(f"for {ys[d]} in range({tabs[d]}.shape[0]):")
     L.add(f"{col} = 0")
     L.open(f"for {c} in range({Cg}):")
-    L.add(f"{ch} = {g} * {Cg} + {c}" if G != 1 else f"{ch} = {c}")
-    conds, qs = [], []
+    L.add(f"{ch} = {g} * {Cg} + {c}")
     for d in range(nsp):
-        t, q = cg.fresh("k"), cg.fresh("c")
-        L.open(f"for {t} in range({cg.dim(rhs, 2 + d)}):")
-        lo, hi = pads[d]
-        cond = _tap(L, q, f"{ys[d]} * {strides[d]}" if strides[d] != 1 else ys[d], t,
-                    rd[d], cg.dim(lhs, 2 + d), lo, hi, ld[d])
-        if cond:
-            conds.append(f"({cond})")
-        qs.append(_at(q, ld[d]))
+        L.open(f"for {ks[d]} in range({tabs[d]}.shape[1]):")
+        L.add(f"{qs[d]} = {tabs[d]}[{ys[d]}, {ks[d]}]")
     idx = ", ".join([n, ch] + qs)
-    if conds:
-        L.open(f"if {' and '.join(conds)}:")
+    if nsp:
+        L.open(f"if {' and '.join(f'{q} >= 0' for q in qs)}:")
         L.add(f"{cm}[{row}, {col}] = {xs}[{idx}]")
         L.depth -= 1
         L.open("else:")
@@ -159,10 +170,12 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     L.open(f"for {n} in range({N}):")
     L.open(f"for {oo} in range({Og}):")
     L.open(f"for {pp} in range({P}):")
-    L.add(f"{y}[{n}, {g} * {Og} + {oo}, {pp}] = {res}[{n} * {P} + {pp}, {oo}]" if G != 1
-          else f"{y}[{n}, {oo}, {pp}] = {res}[{n} * {P} + {pp}, {oo}]")
+    L.add(f"{y}[{n}, {g} * {Og} + {oo}, {pp}] = {res}[{n} * {P} + {pp}, {oo}]")
+    L.depth = 0
+    z = cg.fresh("z")
+    L.add(f"{z} = {y}.reshape(({N}, {O}, " + "".join(f"{t}.shape[0], " for t in tabs) + "))")
     cg.emit(L.text())
-    cg.define_reshaped(o, y)
+    cg.define(o, z)
 
 
 # reduce_window_sum / max / argmax ------------------------------------------------------
@@ -181,88 +194,78 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     xv, o = eqn.inputs[0], eqn.outputs[0]
     op = low["op"]
     p = eqn.params
-    shape = tuple(xv.aval.shape)
+    shape, oshape = tuple(xv.aval.shape), tuple(o.aval.shape)
     nd = len(shape)
     dt = np.dtype(xv.aval.dtype)
     win, strides, pads = p["window_dimensions"], p["window_strides"], p["padding"]
     wd = p["window_dilation"]
     bd = p.get("base_dilation", (1,) * nd)
-    # argmax: the pooling kernels' conventions where the impl calls them
+    # argmax: the pooling kernels' conventions where the impl calls them, else the impl's
+    # generic tap scan (padding taps are values, the lowest; the index of the position)
     kernel = op == "argmax" and plan_shape(shape, dt, win, strides, pads, wd) is not None
+    generic = op == "argmax" and not kernel
+    pos = [_positions(oshape[d], win[d], strides[d], wd[d], pads[d][0]) for d in range(nd)]
+    tabs = [_table(cg, q, shape[d], bd[d]) for d, q in enumerate(pos)]
+    raws = [_const(cg, q) for q in pos] if generic else tabs
     ty = cg.tyname(dt)
     x = cg.array(xv)
     y = cg.fresh("y")
-    acc, val, kf, fl = cg.fresh("w"), cg.fresh("w"), cg.fresh("c"), cg.fresh("c")
-    L = _Lines()
-    L.add(f"{y} = np.empty({cg.shape_src(o.aval.shape)}, {cg.tyname(o.aval.dtype)})")
+    acc, val, kf, first, fl = (cg.fresh("w"), cg.fresh("w"), cg.fresh("c"), cg.fresh("c"),
+                               cg.fresh("c"))
     os_ = [cg.fresh("k") for _ in range(nd)]
+    ts = [cg.fresh("k") for _ in range(nd)]
+    qs = [cg.fresh("c") for _ in range(nd)]
+    L = _Lines()
+    # x's strides in elements (from its shape: the text serves every size)
+    xstr = [cg.fresh("c") if d < nd - 1 else "" for d in range(nd)]
+    if op == "argmax":
+        for d in range(nd - 2, -1, -1):
+            nxt = f" * {xstr[d + 1]}" if xstr[d + 1] else ""
+            L.add(f"{xstr[d]} = {x}.shape[{d + 1}]{nxt}")
+    L.add(f"{y} = np.empty((" + "".join(f"{t}.shape[0], " for t in tabs)
+          + f"), {cg.tyname(o.aval.dtype)})")
     for d in range(nd):
-        L.open(f"for {os_[d]} in range({cg.dim(o, d)}):")
+        L.open(f"for {os_[d]} in range({tabs[d]}.shape[0]):")
+    accdt = dt
+    low_v = "(-np.inf)" if dt.kind == "f" else f"{ty}({np.iinfo(dt).min})" \
+        if dt.kind in "iu" else ""
     if op == "sum":
         accdt = np.dtype(np.float64) if dt == np.float32 else (
             np.dtype(np.complex128) if dt == np.complex64 else dt)
         L.add(f"{acc} = {cg.tyname(accdt)}(0)")
     else:
-        low_v = "(-np.inf)" if dt.kind == "f" else f"{ty}({np.iinfo(dt).min})"
         L.add(f"{acc} = {low_v}")
         if op == "argmax":
-            first = cg.fresh("c")
             L.add(f"{kf} = -1" if kernel else f"{first} = True")
-    conds, qs = [], []
-    strides_x = [int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(nd)]
     for d in range(nd):
-        q = cg.fresh("c")
-        base = f"{os_[d]} * {strides[d]}" if strides[d] != 1 else os_[d]
-        if win[d] == 1 and pads[d][0] == 0 and pads[d][1] <= 0 and bd[d] == 1:
-            L.add(f"{q} = {base}")  # a window of 1 at stride s: x[o * s]
-        else:
-            t = cg.fresh("k")
-            L.open(f"for {t} in range({win[d]}):")  # a param: the text keeps it
-            cond = _tap(L, q, base, t, wd[d], cg.dim(xv, d), pads[d][0], pads[d][1], bd[d])
-            if cond:
-                conds.append(f"({cond})")
-        qs.append(q)
-    inside = f"if {' and '.join(conds)}:" if conds else None
-    read = f"{x}[{', '.join(_at(q, b) for q, b in zip(qs, bd))}]"
-    if op == "argmax":
-        # the flat index into x of the tap (the impl's index arithmetic)
-        flat = " + ".join(f"{q} * {cg.size(s)}" if s != 1 else q
-                          for q, s in zip(qs, strides_x))
+        L.open(f"for {ts[d]} in range({tabs[d]}.shape[1]):")
+        L.add(f"{qs[d]} = {tabs[d]}[{os_[d]}, {ts[d]}]")
+    inside = f"if {' and '.join(f'{q} >= 0' for q in qs)}:"
+    read = f"{x}[{', '.join(qs)}]"
+    # the flat index into x of the tap (the impl's arithmetic: raw positions in the
+    # generic scan, which may lie in the padding)
+    flat = " + ".join((f"{r}[{od}, {t}]" if generic else q) + (f" * {s}" if s else "")
+                      for r, od, t, q, s in zip(raws, os_, ts, qs, xstr))
     if op == "sum":
-        if inside:
-            L.open(inside)
-        add = f"{acc} + {read}" if dt.kind != "c" or accdt == dt else \
+        L.open(inside)
+        add = f"{acc} + {read}" if accdt == dt or dt.kind != "c" else \
             f"{acc} + {cg.tyname(accdt)}({read})"
         L.add(f"{acc} = {add}" if dt.kind in "fc" else f"{acc} = {ty}({add})")
     elif op == "max":
-        if inside:
-            L.open(inside)
+        L.open(inside)
         L.add(f"{val} = {read}")
         L.add(f"{acc} = {val} if ({val} > {acc} or {val} != {val}) else {acc}"
               if dt.kind == "f" else f"{acc} = max({acc}, {val})")
     elif kernel:
-        if inside:
-            L.open(inside)
+        L.open(inside)
         L.add(f"{val} = {read}")
         L.add(f"{fl} = {flat}")
-        L.open(f"if {kf} < 0:")
-        L.add(f"{kf} = {fl}")
-        L.depth -= 1
+        L.add(f"{kf} = {fl} if {kf} < 0 else {kf}")
         L.open(f"if {val} > {acc} or {val} != {val}:")
         L.add(f"{acc} = {val}")
         L.add(f"{kf} = {fl}")
     else:
-        # the impl's tap scan: padding taps are values too (the lowest), the first tap
-        # initializes, a later one replaces on > (or NaN)
-        if inside:
-            L.open(inside)
-            L.add(f"{val} = {read}")
-            L.depth -= 1
-            L.open("else:")
-            L.add(f"{val} = {low_v}")
-            L.depth -= 1
-        else:
-            L.add(f"{val} = {read}")
+        L.add(f"{val} = {read} if {inside[3:-1]} else {low_v}")
         nan = f" or {val} != {val}" if dt.kind == "f" else ""
         L.open(f"if {first} or {val} > {acc}{nan}:")
         L.add(f"{first} = False")
@@ -270,21 +273,17 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         L.add(f"{kf} = {flat}")
     L.depth = nd
     oidx = ", ".join(os_)
-    if op == "argmax":
-        if kernel:
-            # no element in the window: the corner of its plane (plan_shape: the leading
-            # axes have windows of 1)
-            base = " + ".join(f"{qs[d]} * {cg.size(strides_x[d])}"
-                              for d in range(nd - 2)) or "0"
-            L.add(f"{y}[{oidx}] = {kf} if {kf} >= 0 else {base}")
-        elif any(lo > 0 for lo, _ in pads):
-            L.add(f"{y}[{oidx}] = min(max({kf}, 0), {cg.prod_src(xv, range(nd))} - 1)")
-        else:
-            L.add(f"{y}[{oidx}] = {kf}")
-    elif op == "sum" and accdt != dt:
-        L.add(f"{y}[{oidx}] = {ty}({acc})")
+    if kernel:
+        # no element in the window: the corner of its plane (plan_shape: the leading axes
+        # have windows of 1, stride 1, no padding)
+        base = " + ".join(f"{os_[d]} * {xstr[d]}" for d in range(nd - 2)) or "0"
+        L.add(f"{y}[{oidx}] = {kf} if {kf} >= 0 else {base}")
+    elif generic and any(lo > 0 for lo, _ in pads):
+        L.add(f"{y}[{oidx}] = min(max({kf}, 0), {x}.size - 1)")
+    elif generic:
+        L.add(f"{y}[{oidx}] = {kf}")
     else:
-        L.add(f"{y}[{oidx}] = {acc}")
+        L.add(f"{y}[{oidx}] = {acc}" if accdt == dt else f"{y}[{oidx}] = {ty}({acc})")
     cg.emit(L.text())
     cg.define(o, y)
 
