@@ -44,10 +44,12 @@ def _jit_equal(f, *args, rtol):
         else:
             scale = np.max(np.abs(w)) if w.size else 1.0
             np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale)
+    return got
 
 
-def _convs(x1, w1, x, w, wg):
-    """1-D and 2-D NCHW convolutions over every parameter of the primitive."""
+def _convs(x1, w1, x, w, wg, lax=lax):
+    """1-D and 2-D NCHW convolutions over every parameter of the primitive (``lax``: ours
+    or JAX's)."""
     return (lax.conv_general_dilated(x1, w1, (1,), "VALID"),                     # 1-D
             lax.conv_general_dilated(x1, w1, (2,), ((2, 1),), None, (2,)),      # 1-D, dilated
             lax.conv_general_dilated(x, w, (2, 2), "SAME"),                     # stride 2
@@ -57,8 +59,8 @@ def _convs(x1, w1, x, w, wg):
             lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (2, 0)), lhs_dilation=(2, 3)),
             lax.conv_general_dilated(x, wg, (2, 1), ((1, 0), (1, 1)), (1, 2), (1, 2),
                                      feature_group_count=2),
-            lax.conv_general_dilated(fnp.transpose(x, (0, 2, 3, 1)),
-                                     fnp.transpose(w, (2, 3, 1, 0)), (1, 1), "SAME",
+            lax.conv_general_dilated(x.transpose((0, 2, 3, 1)),
+                                     w.transpose((2, 3, 1, 0)), (1, 1), "SAME",
                                      dimension_numbers=("NHWC", "HWIO", "NHWC")))
 
 
@@ -71,28 +73,12 @@ def _conv_args(dt, rng):
 def test_conv_compiled_equal_eager(dt):
     args = _conv_args(dt, np.random.default_rng(0))
     _no_break(_convs, *args)
-    _jit_equal(_convs, *args, rtol=TOL[dt])
-
-
-def _conv_loss(w, x, wg):
-    # stride 2 (the input gradient is a convolution with lhs_dilation 2), padding, kernel
-    # dilation and a grouped convolution
-    y = lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (1, 0)), rhs_dilation=(1, 2))
-    z = lax.conv_general_dilated(x, wg, (1, 2), "SAME", feature_group_count=2)
-    return fnp.sum(fnp.tanh(y) ** 2) + fnp.sum(z * z * z)
-
-
-@pytest.mark.parametrize("dt", [np.float64, np.float32])
-def test_conv_grad_compiled_equal_eager(dt):
-    rng = np.random.default_rng(1)
-    r = lambda *s: rng.standard_normal(s).astype(dt)  # noqa: E731
-    w, x, wg = r(5, 4, 3, 2), r(2, 4, 9, 7), r(6, 2, 2, 3)
-    g = ftrans.grad(_conv_loss, argnums=(0, 1, 2))
-    ir = ftrans.make_ir(g)(w, x, wg)
-    assert any(e.prim.name == "conv_general_dilated" and any(d != 1 for d in
-               e.params["lhs_dilation"]) for e in ir.eqns), "the VJP's transposed conv"
-    _no_break(g, w, x, wg)
-    _jit_equal(g, w, x, wg, rtol=TOL[dt] * 10)
+    got = _jit_equal(_convs, *args, rtol=TOL[dt])
+    if dt == np.float64:  # JAX's convolutions: the same conventions
+        jax = pytest.importorskip("jax")
+        jax.config.update("jax_enable_x64", True)
+        for g, w in zip(got, _convs(*args, lax=jax.lax)):
+            np.testing.assert_allclose(g, np.asarray(w), rtol=1e-12, atol=1e-12)
 
 
 def test_conv_complex_and_mixed_dtypes():
@@ -179,22 +165,32 @@ def test_reduce_window_integers_and_complex():
     _jit_equal(f, xi, x8, z, rtol=TOL[np.complex128])
 
 
-def _pool_loss(x, w):
-    y = lax.conv_general_dilated(x, w, (1, 1), "SAME")
-    p = lax.reduce_window(fnp.maximum(y, 0.0), "max", (1, 1, 2, 2), (1, 1, 2, 2))
-    q = lax.reduce_window(y, "max", (1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    return fnp.sum(p * p) + fnp.sum(fnp.sin(q)) + fnp.sum(lax.reduce_window(y, "avg", (1, 1, 2, 2),
-                                                                            (1, 1, 1, 1)))
+def _loss(w, x, wg, w2):
+    # stride 2 (the input gradient is a convolution with lhs_dilation 2), padding, kernel
+    # dilation, a grouped convolution; max-pools (ReLU: ties at 0) without and with padding
+    # and overlapping windows, an average pool
+    y = lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (1, 0)), rhs_dilation=(1, 2))
+    z = lax.conv_general_dilated(x, wg, (1, 2), "SAME", feature_group_count=2)
+    v = lax.conv_general_dilated(x, w2, (1, 1), "SAME")
+    p = lax.reduce_window(fnp.maximum(v, 0.0), "max", (1, 1, 2, 2), (1, 1, 2, 2))
+    q = lax.reduce_window(v, "max", (1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    a = lax.reduce_window(v, "avg", (1, 1, 2, 2), (1, 1, 1, 1))
+    return (fnp.sum(fnp.tanh(y) ** 2) + fnp.sum(z * z * z) + fnp.sum(p * p)
+            + fnp.sum(fnp.sin(q)) + fnp.sum(a))
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-def test_pool_grad_compiled_equal_eager(dt):
-    rng = np.random.default_rng(5)
-    x = rng.standard_normal((3, 2, 8, 7)).astype(dt)
-    w = rng.standard_normal((4, 2, 3, 3)).astype(dt)
-    g = ftrans.grad(_pool_loss, argnums=(0, 1))
-    _no_break(g, x, w)
-    _jit_equal(g, x, w, rtol=TOL[dt] * 10)
+def test_conv_pool_grad_compiled_equal_eager(dt):
+    rng = np.random.default_rng(1)
+    r = lambda *s: rng.standard_normal(s).astype(dt)  # noqa: E731
+    w, x, wg, w2 = r(5, 4, 3, 2), r(2, 4, 9, 7), r(6, 2, 2, 3), r(3, 4, 3, 3)
+    g = ftrans.grad(_loss, argnums=(0, 1, 2, 3))
+    ir = ftrans.make_ir(g)(w, x, wg, w2)
+    assert any(e.prim.name == "conv_general_dilated" and any(d != 1 for d in
+               e.params["lhs_dilation"]) for e in ir.eqns), "the VJP's transposed conv"
+    assert any(e.prim.name == "reduce_window_argmax" for e in ir.eqns)
+    _no_break(g, w, x, wg, w2)
+    _jit_equal(g, w, x, wg, w2, rtol=TOL[dt] * 10)
 
 
 def test_reduce_window_graph_breaks_where_refused():
