@@ -84,12 +84,14 @@ def _positions(out: int, window: int, stride: int, dilation: int, lo: int) -> An
             + np.arange(window, dtype=np.int64)[None, :] * dilation - lo)
 
 
-def _table(cg: Any, q: Any, length: int, base_dilation: int) -> str:
-    """Name of the constant ``(out, window)`` table of element indices of the positions
-    ``q`` on an axis of ``length`` elements dilated by ``base_dilation`` (-1: padding or a
-    hole)."""
+def _table(cg: Any, q: Any, length: int, base_dilation: int) -> tuple[str, bool]:
+    """``(name, padded)``: the constant ``(out, window)`` table of element indices of the
+    positions ``q`` on an axis of ``length`` elements dilated by ``base_dilation`` (-1:
+    padding or a hole), and whether it holds a -1 (else the generated code tests
+    nothing)."""
     real = (q >= 0) & (q < (length - 1) * base_dilation + 1) & (q % base_dilation == 0)
-    return _const(cg, np.where(real, q // base_dilation, -1).astype(np.int64))
+    return (_const(cg, np.where(real, q // base_dilation, -1).astype(np.int64)),
+            not bool(real.all()))
 
 
 def _const(cg: Any, value: Any) -> str:
@@ -111,9 +113,11 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     ty = cg.tyname(dt)
     lshape, rshape, oshape = lhs.aval.shape, rhs.aval.shape, o.aval.shape
     nsp = len(lshape) - 2
-    tabs = [_table(cg, _positions(oshape[2 + d], rshape[2 + d], p["window_strides"][d],
-                                  p["rhs_dilation"][d], p["padding"][d][0]),
-                   lshape[2 + d], p["lhs_dilation"][d]) for d in range(nsp)]
+    tabs, padded = zip(*[_table(cg, _positions(oshape[2 + d], rshape[2 + d],
+                                               p["window_strides"][d], p["rhs_dilation"][d],
+                                               p["padding"][d][0]),
+                                lshape[2 + d], p["lhs_dilation"][d])
+                         for d in range(nsp)]) if nsp else ((), ())
     x, w = cg.array(lhs), cg.array(rhs)
     if np.dtype(lhs.aval.dtype) != dt:
         x = f"{x}.astype({ty})"
@@ -154,8 +158,9 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         L.open(f"for {ys[d]} in range({tabs[d]}.shape[0]):")
         L.add(f"{qs[d]} = {tabs[d]}[{ys[d]}, {ks[d]}]")
     idx = ", ".join([n, ch] + qs)
-    if nsp:
-        L.open(f"if {' and '.join(f'{q} >= 0' for q in qs)}:")
+    conds = [f"{q} >= 0" for q, pad in zip(qs, padded) if pad]
+    if conds:
+        L.open(f"if {' and '.join(conds)}:")
         L.add(f"{cm}[{row}, {col}] = {xs}[{idx}]")
         L.depth -= 1
         L.open("else:")
@@ -207,7 +212,7 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     kernel = op == "argmax" and plan_shape(shape, dt, win, strides, pads, wd) is not None
     generic = op == "argmax" and not kernel
     pos = [_positions(oshape[d], win[d], strides[d], wd[d], pads[d][0]) for d in range(nd)]
-    tabs = [_table(cg, q, shape[d], bd[d]) for d, q in enumerate(pos)]
+    tabs, padded = zip(*[_table(cg, q, shape[d], bd[d]) for d, q in enumerate(pos)])
     raws = [_const(cg, q) for q in pos] if generic else tabs
     ty = cg.tyname(dt)
     x = cg.array(xv)
@@ -239,27 +244,33 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         L.add(f"{acc} = {low_v}")
         if op == "argmax":
             L.add(f"{kf} = -1" if kernel else f"{first} = True")
-    for d in range(nd):
-        L.open(f"for {ts[d]} in range({tabs[d]}.shape[1]):")
+    # axes with a window of 1 (a pooling's batch and channel axes) read their one tap here
+    ts = [t if win[d] != 1 else "0" for d, t in enumerate(ts)]
+    for d in sorted(range(nd), key=lambda d: win[d] != 1):
+        if win[d] != 1:
+            L.open(f"for {ts[d]} in range({tabs[d]}.shape[1]):")
         L.add(f"{qs[d]} = {tabs[d]}[{os_[d]}, {ts[d]}]")
-    inside = f"if {' and '.join(f'{q} >= 0' for q in qs)}:"
+    conds = [f"{q} >= 0" for q, pad in zip(qs, padded) if pad]
+    inside = f"if {' and '.join(conds)}:" if conds else ""
     read = f"{x}[{', '.join(qs)}]"
     # the flat index into x of the tap (the impl's arithmetic: raw positions in the
     # generic scan, which may lie in the padding)
     flat = " + ".join((f"{r}[{od}, {t}]" if generic else q) + (f" * {s}" if s else "")
                       for r, od, t, q, s in zip(raws, os_, ts, qs, xstr))
+    if inside:
+        if generic:
+            read = f"{read} if {inside[3:-1]} else {low_v}"
+        else:
+            L.open(inside)
     if op == "sum":
-        L.open(inside)
         add = f"{acc} + {read}" if accdt == dt or dt.kind != "c" else \
             f"{acc} + {cg.tyname(accdt)}({read})"
         L.add(f"{acc} = {add}" if dt.kind in "fc" else f"{acc} = {ty}({add})")
     elif op == "max":
-        L.open(inside)
         L.add(f"{val} = {read}")
         L.add(f"{acc} = {val} if ({val} > {acc} or {val} != {val}) else {acc}"
               if dt.kind == "f" else f"{acc} = max({acc}, {val})")
     elif kernel:
-        L.open(inside)
         L.add(f"{val} = {read}")
         L.add(f"{fl} = {flat}")
         L.add(f"{kf} = {fl} if {kf} < 0 else {kf}")
@@ -267,7 +278,7 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         L.add(f"{acc} = {val}")
         L.add(f"{kf} = {fl}")
     else:
-        L.add(f"{val} = {read} if {inside[3:-1]} else {low_v}")
+        L.add(f"{val} = {read}")
         nan = f" or {val} != {val}" if dt.kind == "f" else ""
         L.open(f"if {first} or {val} > {acc}{nan}:")
         L.add(f"{first} = False")
