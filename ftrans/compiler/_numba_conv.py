@@ -8,20 +8,20 @@ dilation and padded by ``(lo, hi)``: an element ``x[q // base_dilation]`` when
 ``0 <= q < dilated length`` and ``q`` is a multiple of the base dilation, padding (or a
 hole) otherwise.  The emitter computes, per axis, the ``(out, window)`` table of these
 element indices (-1: padding) in Python and passes it as a constant array
-(``cg.constant``): the generated loops read ``table[o, t]``, so their text depends on the
-ranks and dtypes only -- every convolution (and every windowed reduction) of one rank and
-dtype in a program, whatever its strides, padding and dilations, shares one compiled
-function (numba compile time; the table lookups cost less than the index arithmetic with
-its divisibility tests).
+(``cg.constant``); the generated loops read ``table[o, t]`` and take every size from the
+arrays' ``.shape``.  Their text therefore depends on ranks, dtypes, which axes have padding
+(and, for the windows, a window of 1) and whether an operand needs a contiguous copy
+first -- not on sizes, strides or dilations -- so the convolutions of a program and of its
+gradient share few compiled functions (numba compile time), and a new shape reuses them.
 
 The convolution is the impl's im2col + GEMM (:mod:`ftrans.primitives.conv`), one pass per
 group, in the layout of :mod:`ftrans.kernels.nn_cpu`'s 2-d kernels: a gather loop fills
 the ``(C/G * K, N * P)`` matrix of the windows (``K`` window taps, ``P`` output positions)
 through the tables (no padded or dilated copy), ``np.dot`` multiplies the group's
 ``(O/G, C/G * K)`` kernel matrix by it (BLAS), and a loop copies the product into the
-``(N, O, *out)`` result.  (The ``(N * P, C/G * K)`` layout of the impl's strided-view path
-measured 2.5-4x slower here for the 3x3 convolutions of a small CNN and its input
-gradient.)  Every parameter of the primitive lowers (strides, padding --
+``(N, O, *out)`` result (nn_cpu's docstring has the measurements of that layout; a first
+``(N * P, C/G * K)`` version, the strided-view path's, timed slower here on a loaded
+machine, not conclusively).  Every parameter of the primitive lowers (strides, padding --
 negative: cropping --, ``lhs_dilation``, ``rhs_dilation``, ``feature_group_count``;
 ``dimension_numbers`` are transposes around the primitive); operands are converted to the
 result dtype first, as the impl does.
