@@ -157,8 +157,16 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     for d in range(nsp):
         L.open(f"for {ys[d]} in range({tabs[d]}.shape[0]):")
         L.add(f"{qs[d]} = {tabs[d]}[{ys[d]}, {ks[d]}]")
+        if padded[d] and d < nsp - 1:
+            # an outer position in the padding: its whole block of columns is zero
+            L.open(f"if {qs[d]} < 0:")
+            inner = " * ".join(f"{t}.shape[0]" for t in tabs[d + 1:])
+            L.add(f"{cm}[{row}, {col}:{col} + {inner}] = 0")
+            L.add(f"{col} += {inner}")
+            L.add("continue")
+            L.depth -= 1
     idx = ", ".join([n, ch] + qs)
-    conds = [f"{q} >= 0" for q, pad in zip(qs, padded) if pad]
+    conds = [f"{qs[-1]} >= 0"] if nsp and padded[-1] else []
     if conds:
         L.open(f"if {' and '.join(conds)}:")
         L.add(f"{cm}[{row}, {col}] = {xs}[{idx}]")
