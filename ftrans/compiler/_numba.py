@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core.ir import Var, Literal
 from ._plan import Segment
-from . import _numba_control, _numba_index, _numba_linalg, _numba_scatter
+from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
 from ._numba_dtypes import (OK, _cast, _lit, _result, _tyname, elementwise_expr,
@@ -732,7 +732,7 @@ class _Codegen:
 TABLE = LoweringTable(
     {**{kind: (ok, getattr(_Codegen, kind)) for kind, ok in OK.items()},
      **_numba_control.RULES, **_numba_index.RULES,
-     **_numba_linalg.RULES, **_numba_scatter.RULES},
+     **_numba_linalg.RULES, **_numba_scatter.RULES, **_numba_conv.RULES},
     new_memory=frozenset({"elementwise", "dot_general", "concatenate"}))
 lowerable = TABLE.lowerable
 writes_new_memory = TABLE.writes_new_memory

@@ -125,35 +125,49 @@ def _get():
     return k
 
 
-def plan(x, window, strides, padding, dilation):
-    """The ``(B, H, W)`` view and 2-d parameters when the window covers only the last
-    two axes of a float32/float64 NumPy array (leading axes: window 1, stride 1, no
-    padding, no dilation); None otherwise (the caller uses its generic path)."""
-    if type(x) is not np.ndarray or x.dtype not in (np.float32, np.float64) or x.ndim == 0:
+def plan_shape(shape, dtype, window, strides, padding, dilation):
+    """``(params, (B, oh, ow))``: the 2-d kernel parameters for an array of ``shape`` and
+    ``dtype`` when the window covers only its last two axes (leading axes: window 1,
+    stride 1, no padding, no dilation), the dtype is float32/float64 and nothing is
+    empty or cropped; None otherwise.  (The compiled path, :mod:`ftrans.compiler.
+    _numba_conv`, follows the kernels' conventions exactly where this is not None.)"""
+    if np.dtype(dtype) not in (np.float32, np.float64) or len(shape) == 0:
         return None
-    n = x.ndim
+    n = len(shape)
     lead = max(0, n - 2)
     for i in range(lead):
         if window[i] != 1 or strides[i] != 1 or padding[i] != (0, 0) or dilation[i] != 1:
             return None
     if n == 1:
-        x3 = x.reshape(1, 1, x.shape[0])
+        B, H, W = 1, 1, shape[0]
         params = (1, window[0], 1, strides[0], 0, padding[0][0], 1, dilation[0])
         hi = (0, padding[0][1])
     else:
-        x3 = x.reshape((-1,) + x.shape[-2:]) if x.size else None
-        if x3 is None:
+        if 0 in shape:
             return None
+        B, H, W = int(np.prod(shape[:-2], dtype=np.int64)), shape[-2], shape[-1]
         params = (window[-2], window[-1], strides[-2], strides[-1], padding[-2][0],
                   padding[-1][0], dilation[-2], dilation[-1])
         hi = (padding[-2][1], padding[-1][1])
     kh, kw, sh, sw, ph, pw, dh, dw = params
-    H, W = x3.shape[1:]
     oh = (H + ph + hi[0] - (kh - 1) * dh - 1) // sh + 1
     ow = (W + pw + hi[1] - (kw - 1) * dw - 1) // sw + 1
     if oh <= 0 or ow <= 0 or ph < 0 or pw < 0 or hi[0] < 0 or hi[1] < 0:
         return None
-    return np.ascontiguousarray(x3), params, (x3.shape[0], oh, ow)
+    return params, (B, oh, ow)
+
+
+def plan(x, window, strides, padding, dilation):
+    """The ``(B, H, W)`` view and 2-d parameters when :func:`plan_shape` accepts the NumPy
+    array ``x``; None otherwise (the caller uses its generic path)."""
+    if type(x) is not np.ndarray:
+        return None
+    p = plan_shape(x.shape, x.dtype, window, strides, padding, dilation)
+    if p is None:
+        return None
+    params, oshape = p
+    x3 = x.reshape((-1,) + x.shape[-2:]) if x.ndim >= 2 else x.reshape(1, 1, x.shape[0])
+    return np.ascontiguousarray(x3), params, oshape
 
 
 def window_max(x, window, strides, padding, dilation, want_index):

@@ -116,6 +116,9 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     return xp.ascontiguousarray(out.reshape((N, O) + out_sp))
 
 
+# compiler lowering (ftrans.compiler._numba_conv): im2col loop + np.dot per group
+conv_general_dilated_p.lowering = {"kind": "conv"}
+
 @conv_general_dilated_p.def_abstract_eval
 def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         feature_group_count):

@@ -176,6 +176,8 @@ def _sum_impl(x, *, window_dimensions, window_strides, padding, base_dilation,
     return acc
 
 
+# compiler lowering (ftrans.compiler._numba_conv): loops over the outputs and the window
+reduce_window_sum_p.lowering = {"kind": "reduce_window", "op": "sum"}
 reduce_window_sum_p.def_abstract_eval(
     lambda x, **p: _params_abstract(x, p["window_dimensions"], p["window_strides"],
                                     p["padding"], p["base_dilation"], p["window_dilation"]))
@@ -247,6 +249,7 @@ def _argmax_impl(x, *, window_dimensions, window_strides, padding, window_dilati
     return flat
 
 
+reduce_window_argmax_p.lowering = {"kind": "reduce_window", "op": "argmax"}
 reduce_window_argmax_p.def_abstract_eval(
     lambda x, **p: _params_abstract(x, p["window_dimensions"], p["window_strides"],
                                     p["padding"], (1,) * x.ndim, p["window_dilation"],
@@ -290,6 +293,7 @@ def _max_impl(x, *, window_dimensions, window_strides, padding, window_dilation)
     return acc
 
 
+reduce_window_max_p.lowering = {"kind": "reduce_window", "op": "max"}
 reduce_window_max_p.def_abstract_eval(
     lambda x, **p: _params_abstract(x, p["window_dimensions"], p["window_strides"],
                                     p["padding"], (1,) * x.ndim, p["window_dilation"]))
