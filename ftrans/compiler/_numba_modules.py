@@ -29,7 +29,7 @@ from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _c
     _ctan, _csinh, _ccosh, _casin, _cacos, _catan, _cdiv, _cabs, _cmul, _cpow, _clog1p,
     _cexpm1, _csign, _f16)
 from ftrans.compiler._numba_linalg_support import _trsolve, _impl, objmode
-from ftrans.compiler._numba_special_support import _erf, _erfc, _lgamma
+from ftrans.compiler._numba_special_support import *
 
 '''
 
