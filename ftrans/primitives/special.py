@@ -111,10 +111,10 @@ erfinv_p = _define("erfinv", "erfinv",
 gammaln_p = _define("gammaln", "gammaln", lambda x, ans: digamma(x))
 digamma_p = _define("digamma", "psi", lambda x, ans: polygamma(1, x))
 # compiler lowering (ftrans.compiler; real inputs: complex erf/erfc graph-break to SciPy):
-# SciPy's own kernels (``_sp_<scipy name>``: ftrans.compiler._numba_special_support)
+# SciPy's own kernels (ftrans.compiler._numba_special_support)
 for _p, _sc in ((erf_p, "erf"), (erfc_p, "erfc"), (erfinv_p, "erfinv"), (gammaln_p, "gammaln"),
                 (digamma_p, "psi")):
-    _p.lowering = {"kind": "elementwise", "numba": f"_sp_{_sc}({{0}})", "cuda": None,
+    _p.lowering = {"kind": "elementwise", "numba": f'_sp1("sc_{_sc}", {{0}})', "cuda": None,
                    "complex": False, "cast": "out", "float16": False}
 
 
@@ -164,6 +164,4 @@ def polygamma(n, x):
     n = int(n)
     if n < 0:
         raise ValueError(f"polygamma: the order n must be a non-negative integer, got {n}")
-    if n == 0:
-        return digamma_p.bind(x)  # one primitive for psi (SciPy: polygamma(0, x) is psi(x))
     return polygamma_p.bind(x, n=n)

@@ -145,7 +145,7 @@ _NO_COMPILED_KERNEL = frozenset({"zeta"})
 def _define(name, sc_name, derivs, kernel=None, numba=None):
     """An elementwise primitive; ``derivs[i]`` is ``d(ans, *args, **params)`` (ftrans
     ops), a ``("refuse", arg, why)`` triple, or None (no derivative).  Its compiled form
-    calls ``numba`` (default ``_sp_<sc_name>``: SciPy's kernel, see
+    calls SciPy's kernel ``numba`` (default ``sc_name``; see
     :mod:`ftrans.compiler._numba_special_support`) on its operands."""
     p = Primitive(name)
     jvps, vjps = [], []
@@ -162,10 +162,11 @@ def _define(name, sc_name, derivs, kernel=None, numba=None):
     def_elementwise(p, _scipy_impl(name, sc_name, kernel), jvps, vjps,
                     abstract_eval=_abstract(name))
     if numba is None and sc_name is not None and sc_name not in _NO_COMPILED_KERNEL:
-        numba = f"_sp_{sc_name}"
+        numba = sc_name
     if numba is not None:
-        ops = ", ".join("{%d}" % i for i in range(len(derivs)))
-        p.lowering = {"kind": "elementwise", "numba": f"{numba}({ops})", "cuda": None,
+        ops = "".join(", {%d}" % i for i in range(len(derivs)))
+        p.lowering = {"kind": "elementwise", "numba": f'_sp{len(derivs)}("sc_{numba}"{ops})',
+                      "cuda": None,
                       "complex": False, "cast": "out",
                       "float16": False}
     SCIPY_SPECIAL_PRIMITIVES[name] = p
@@ -373,9 +374,9 @@ def _airy_part(k):
 
 
 airy_ai_p = _define("airy_ai", None, [lambda ans, x: airy_aip(x)], kernel=_airy_part(0),
-                    numba="_sp_airy_ai")
+                    numba="airy_ai")
 airy_aip_p = _define("airy_aip", None, [lambda ans, x: mul(x, airy_ai(x))],
-                     kernel=_airy_part(1), numba="_sp_airy_aip")
+                     kernel=_airy_part(1), numba="airy_aip")
 
 
 # ops ---------------------------------------------------------------------------------
