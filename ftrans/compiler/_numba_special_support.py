@@ -29,6 +29,7 @@ compiled result is SciPy's, bit for bit.  A primitive's lowering entry names it,
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import warnings
 from typing import Any
@@ -37,7 +38,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import get_cython_function_address, intrinsic
 
 __all__ = ["_sp1", "_sp2", "_sp3"]  # (the generated modules import *)
 
@@ -55,6 +56,7 @@ def _c_signature(name: str, ctype: str, n: int) -> str:
     return f"{ctype} ({', '.join([ctype] * n)}, int __pyx_skip_dispatch)"
 
 
+@functools.lru_cache(maxsize=None)
 def resolve(name: str, ctype: str, n: int) -> int:
     """The address of ``scipy.special.cython_special``'s kernel of ``name`` (the
     ``scipy.special`` name; ``"airy"``) taking ``n`` arguments of C type ``ctype``
@@ -63,7 +65,6 @@ def resolve(name: str, ctype: str, n: int) -> int:
     ``LookupError`` naming the kernel where this SciPy has none."""
     # deferred: importing scipy.special costs ~0.35 s, paid only by a program calling it
     import scipy.special.cython_special as cs
-    from numba.extending import get_cython_function_address
     want = f'"{_c_signature(name, ctype, n)}"'
     for capi, capsule in cs.__pyx_capi__.items():
         if (capi == name or capi.startswith("__pyx_fuse_") and

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..core.dtypes import kind_of
-from ..kernels import backend_for, special_module
+from ..kernels import special_module
 from ._rules import def_elementwise, conj, elementwise_abstract_eval
 from .elementwise import mul, neg, ROW_OPS
 
