@@ -109,6 +109,16 @@ def test_integer_and_mixed_inputs_compiled_bit_exact():
                                          P.i0(n)), n, x32)
 
 
+def test_scalars_and_weak_python_arguments_compiled_bit_exact():
+    # shape () values are scalar statements (not loops); a Python float argument is weak
+    # (float32 stays float32, as in SciPy's 'ff->f' loop)
+    def f(a, x):
+        return SP.erfinv(x), SS.jv(a, x), SS.betainc(a, 2.0, x)
+    _assert_compiled_equal(f, 1.5, np.float32(0.3))
+    _assert_compiled_equal(f, np.float64(2.5), np.float64(0.7))
+    _assert_compiled_equal(f, 1.5, np.linspace(0, 1, 5).astype(np.float32))
+
+
 def _loss(x):
     return fnp.sum(SP.erfinv(0.9 * fnp.tanh(x)) * SP.digamma(x * x + 1.0)
                    + SP.gammaln(x * x + 0.5))
