@@ -166,9 +166,7 @@ def _define(name, sc_name, derivs, kernel=None, numba=None):
     if numba is not None:
         ops = "".join(", {%d}" % i for i in range(len(derivs)))
         p.lowering = {"kind": "elementwise", "numba": f'_sp{len(derivs)}("sc_{numba}"{ops})',
-                      "cuda": None,
-                      "complex": False, "cast": "out",
-                      "float16": False}
+                      "cuda": None, "complex": False, "cast": "out", "float16": False}
     SCIPY_SPECIAL_PRIMITIVES[name] = p
     return p
 
