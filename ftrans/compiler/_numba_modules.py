@@ -30,7 +30,7 @@ from ftrans.compiler._numba_support import _tanh
 from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _ccos, _ctanh,
     _ctan, _csinh, _ccosh, _casin, _cacos, _catan)
 from ftrans.compiler._numba_linalg_support import _trsolve, _impl, objmode
-from ftrans.compiler._numba_special_support import _erf, _erfc, _lgamma
+from ftrans.compiler._numba_special_support import *
 
 '''
 

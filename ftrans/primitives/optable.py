@@ -88,7 +88,9 @@ class Op:
         cuda: the CUDA device function for the compiler's GPU lowering (None: the
             GPU lowering is not generated and the program breaks the graph there).
         numba: the numba expression of the forward lowering (default
-            ``np.<numpy name>({0}[, {1}])``); None: no CPU lowering.
+            ``np.<numpy name>({0}[, {1}])``, and for a ``scipy.special`` kernel the call
+            of SciPy's own compiled kernel, ``_sp1("sc_<name>", {0})``:
+            ``ftrans/compiler/_numba_special_support.py``); None: no CPU lowering.
         numba_float16: whether ``numba`` computed in float32 and rounded to float16
             gives NumPy's float16 bits on every input (False: float16 graph-breaks; on
             AVX-512 NumPy computes float16 ``exp`` ... with SVML's float32 functions,
@@ -162,6 +164,9 @@ class Op:
         if self.numba:
             return self.numba
         args = ", ".join("{%d}" % i for i in range(self.arity))
+        sc, _, fn = self.kernel.rpartition(".")
+        if sc == "scipy.special":
+            return f'_sp{self.arity}("sc_{fn}", {args})'
         return f"{self.kernel}({args})"
 
 
@@ -338,20 +343,20 @@ ROWS: tuple = (
        doc="Fractional and integral parts, both with the sign of ``x``."),
     # -- modified Bessel functions of the first kind (DLMF 10.29.3, 10.34) -------------
     _r("i0", 1, ("i1(x)",), torch="i0", kernel="scipy.special.i0", array_api=None,
-       cuda=None, numba=None, domain=(("U", -3, 3),),
+       cuda=None, numba_float16=False, domain=(("U", -3, 3),),
        doc="Modified Bessel function of the first kind, order 0 (DLMF 10.25.2)."),
     _r("i1", 1, ("where(eq(x, 0), 0.5, i0(x) - ans/" + _GUARD0 + ")",), numpy=None,
        torch=None, torch_special="i1", node="SpecialI1Backward0",
-       kernel="scipy.special.i1", array_api=None, cuda=None, numba=None,
+       kernel="scipy.special.i1", array_api=None, cuda=None, numba_float16=False,
        domain=(("U", -3, 3),), doc="Modified Bessel function of the first kind, order 1."),
     _r("i0e", 1, ("i1e(x) - sign(x)*ans",), numpy=None, torch=None, torch_special="i0e",
        node="SpecialI0EBackward0",
-       kernel="scipy.special.i0e", array_api=None, cuda=None, numba=None,
+       kernel="scipy.special.i0e", array_api=None, cuda=None, numba_float16=False,
        domain=(("away", 0.2, 3),), doc="Exponentially scaled ``i0``: ``exp(-abs(x)) * i0(x)``."),
     _r("i1e", 1, ("where(eq(x, 0), 0.5, i0e(x) - sign(x)*ans - ans/" + _GUARD0 + ")",),
        numpy=None, torch=None, torch_special="i1e", node="SpecialI1EBackward0",
        kernel="scipy.special.i1e", array_api=None, cuda=None,
-       numba=None, domain=(("away", 0.2, 3),),
+       numba_float16=False, domain=(("away", 0.2, 3),),
        doc="Exponentially scaled ``i1``: ``exp(-abs(x)) * i1(x)``."),
 )
 

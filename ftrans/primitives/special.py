@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..core.dtypes import kind_of
-from ..kernels import backend_for, special_module
+from ..kernels import special_module
 from ._rules import def_elementwise, conj, elementwise_abstract_eval
 from .elementwise import mul, neg, ROW_OPS
 
@@ -111,10 +111,11 @@ erfinv_p = _define("erfinv", "erfinv",
 gammaln_p = _define("gammaln", "gammaln", lambda x, ans: digamma(x))
 digamma_p = _define("digamma", "psi", lambda x, ans: polygamma(1, x))
 # compiler lowering (ftrans.compiler; real inputs: complex erf/erfc graph-break to SciPy):
-# the C library's functions (ftrans.compiler._numba_special_support)
-for _p, _nb in ((erf_p, "_erf({0})"), (erfc_p, "_erfc({0})"), (gammaln_p, "_lgamma({0})")):
-    _p.lowering = {"kind": "elementwise", "numba": _nb, "cuda": None, "complex": False,
-                   "cast": "out"}
+# SciPy's own kernels (ftrans.compiler._numba_special_support)
+for _p, _sc in ((erf_p, "erf"), (erfc_p, "erfc"), (erfinv_p, "erfinv"), (gammaln_p, "gammaln"),
+                (digamma_p, "psi")):
+    _p.lowering = {"kind": "elementwise", "numba": f'_sp1("sc_{_sc}", {{0}})', "cuda": None,
+                   "complex": False, "cast": "out", "float16": False}
 
 
 def _polygamma_impl(x, *, n):

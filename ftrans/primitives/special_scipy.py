@@ -43,6 +43,10 @@ is not requested is never computed, so ``grad`` in the other argument works.
 directional derivative ``d^k/dt^k betainc(a + t ua, b + t ub, x)`` by
 :mod:`ftrans.kernels._ibeta`.
 
+Compiled (``ftrans.jit``, CPU), each but ``zeta``, ``riemann_zeta``, ``igamma_da`` and
+``ibeta_dir`` calls SciPy's own kernel inside the generated loop (exactly SciPy's result;
+:mod:`ftrans.compiler._numba_special_support`); those four graph-break to their impl.
+
 dtypes: real floating inputs keep the promoted dtype (float32 stays float32, also where
 SciPy's kernel has no float32 loop); complex inputs raise ``TypeError``.
 """
@@ -134,9 +138,15 @@ def _refuse(name, arg, why):
     return rule
 
 
-def _define(name, sc_name, derivs, kernel=None):
+# ``scipy.special.cython_special`` has no kernel of these (only ``zetac``): they graph-break
+_NO_COMPILED_KERNEL = frozenset({"zeta"})
+
+
+def _define(name, sc_name, derivs, kernel=None, numba=None):
     """An elementwise primitive; ``derivs[i]`` is ``d(ans, *args, **params)`` (ftrans
-    ops), a ``("refuse", arg, why)`` triple, or None (no derivative)."""
+    ops), a ``("refuse", arg, why)`` triple, or None (no derivative).  Its compiled form
+    calls SciPy's kernel ``numba`` (default ``sc_name``; see
+    :mod:`ftrans.compiler._numba_special_support`) on its operands."""
     p = Primitive(name)
     jvps, vjps = [], []
     for d in derivs:
@@ -151,6 +161,12 @@ def _define(name, sc_name, derivs, kernel=None):
             vjps.append(lambda ct, ans, *xs, _d=d, **kw: mul(ct, _d(ans, *xs, **kw)))
     def_elementwise(p, _scipy_impl(name, sc_name, kernel), jvps, vjps,
                     abstract_eval=_abstract(name))
+    if numba is None and sc_name is not None and sc_name not in _NO_COMPILED_KERNEL:
+        numba = sc_name
+    if numba is not None:
+        ops = "".join(", {%d}" % i for i in range(len(derivs)))
+        p.lowering = {"kind": "elementwise", "numba": f'_sp{len(derivs)}("sc_{numba}"{ops})',
+                      "cuda": None, "complex": False, "cast": "out", "float16": False}
     SCIPY_SPECIAL_PRIMITIVES[name] = p
     return p
 
@@ -355,9 +371,10 @@ def _airy_part(k):
     return kernel
 
 
-airy_ai_p = _define("airy_ai", None, [lambda ans, x: airy_aip(x)], kernel=_airy_part(0))
+airy_ai_p = _define("airy_ai", None, [lambda ans, x: airy_aip(x)], kernel=_airy_part(0),
+                    numba="airy_ai")
 airy_aip_p = _define("airy_aip", None, [lambda ans, x: mul(x, airy_ai(x))],
-                     kernel=_airy_part(1))
+                     kernel=_airy_part(1), numba="airy_aip")
 
 
 # ops ---------------------------------------------------------------------------------
