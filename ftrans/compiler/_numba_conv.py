@@ -142,8 +142,8 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     L.add(f"{P} = " + " * ".join([f"{t}.shape[0]" for t in tabs] or ["1"]))
     L.add(f"{K} = " + " * ".join([f"{t}.shape[1]" for t in tabs] or ["1"]))
     L.add(f"{wm} = {ws}.reshape(({G}, {Og}, {Cg} * {K}))")
-    L.add(f"{cm} = np.empty(({Cg} * {K}, {N} * {P}), {ty})")
-    L.add(f"{y} = np.empty(({N}, {O}, {P}), {ty})")
+    L.add(f"{cm} = _empty(({Cg} * {K}, {N} * {P}), {ty})")
+    L.add(f"{y} = _empty(({N}, {O}, {P}), {ty})")
     L.open(f"for {g} in range({G}):")
     # im2col (transposed, as ftrans.kernels.nn_cpu's): row c * K + k (channel, window
     # tap), column n * P + p (output position): the inner loop walks an output row
@@ -237,7 +237,7 @@ def _window_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
         for d in range(nd - 2, -1, -1):
             nxt = f" * {xstr[d + 1]}" if xstr[d + 1] else ""
             L.add(f"{xstr[d]} = {x}.shape[{d + 1}]{nxt}")
-    L.add(f"{y} = np.empty((" + "".join(f"{t}.shape[0], " for t in tabs)
+    L.add(f"{y} = _empty((" + "".join(f"{t}.shape[0], " for t in tabs)
           + f"), {cg.tyname(o.aval.dtype)})")
     for d in range(nd):
         L.open(f"for {os_[d]} in range({tabs[d]}.shape[0]):")

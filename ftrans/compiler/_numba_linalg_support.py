@@ -4,7 +4,8 @@ lacks (imported by the generated modules, see ``_HEADER`` in ``_numba_modules.py
 ``_trsolve(a, b, lower)``: ``a^{-1} b`` for a triangular ``(n, n)`` ``a`` and ``(n, k)``
 ``b`` by forward (``lower``) or backward substitution, reading only ``a``'s triangle (what
 ``scipy.linalg.solve_triangular`` computes, LAPACK ``trtrs``; Golub & Van Loan,
-*Matrix Computations*, 4th ed., algorithms 3.1.1-3.1.2).
+*Matrix Computations*, 4th ed., algorithms 3.1.1-3.1.2).  A zero on the diagonal raises
+``LinAlgError``, so the call reruns with the impls and raises SciPy's error.
 
 ``_impl(name, *args, **params)``: the impl of the primitive ``name`` (``fft``: pocketfft,
 numba has no ``np.fft``), called from an ``objmode`` block of the generated
@@ -33,6 +34,9 @@ def _impl(name, *args, **params):
 @njit(cache=True, nogil=True)
 def _trsolve(a, b, lower):  # pragma: no cover - runs compiled
     n, k = b.shape
+    for r in range(n):  # LAPACK trtrs checks the diagonal first (the impl then raises)
+        if a[r, r] == 0:
+            raise np.linalg.LinAlgError("singular matrix")
     x = b.copy()
     for j in range(k):
         if lower:

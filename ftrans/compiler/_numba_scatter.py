@@ -213,23 +213,13 @@ def _nest(cg: Any, eqn: Eqn, p: _Plan, xshape: tuple[int, ...], x: str,
 
 
 def _new_array(cg: Any, shape: tuple[int, ...], dtype: Any, fill: str) -> str:
-    """Name of a new array of ``shape`` (``(1,)`` for ``()``) made by ``np.<fill>``.
-
-    From ``cg.parallel_min`` elements on, NumPy allocates it (an ``objmode`` block, ~2 us):
-    NumPy asks the kernel for transparent huge pages, numba's allocator does not, and
-    the 4 KiB page faults of a fresh array written at random places cost more than the
-    scatter itself (``np.zeros((100000, 64))`` then ``+= 1`` in a loop: 49 ms from
-    numba's ``np.zeros``, 7.6 ms from NumPy's; 2-core machine, 2026-11-28)."""
+    """Name of a new array of ``shape`` (``(1,)`` for ``()``), zero-filled for ``fill ==
+    "zeros"``: the runtime's cached ``_empty``/``_full`` (:mod:`._numba_runtime_support`,
+    which asks for transparent huge pages from 4 MiB on, as NumPy does: a scatter writes a
+    fresh array at random places, and 4 KiB page faults cost more than the scatter)."""
     y = cg.fresh("y")
     shp, ty = cg.shape_src(shape) if shape else "(1,)", cg.tyname(dtype)
-    dt = np.dtype(dtype)
-    if int(np.prod(shape)) >= cg.parallel_min and dt.kind in "fciu" and dt != np.float16:
-        nty = f"{dt.name}[{', '.join([':'] * (len(shape) - 1) + ['::1'])}]"
-        cg.emit(f"with objmode({y}='{nty}'):\n    {y} = np.{fill}({shp}, {ty})")
-    elif fill == "zeros":  # (the runtime's cached entry points: _numba_runtime_support)
-        cg.emit(f"{y} = _full({shp}, 0, {ty})")
-    else:
-        cg.emit(f"{y} = _empty({shp}, {ty})")
+    cg.emit(f"{y} = _full({shp}, 0, {ty})" if fill == "zeros" else f"{y} = _empty({shp}, {ty})")
     return y
 
 

@@ -151,3 +151,17 @@ def test_nonfinite_input_gives_eagers_result_not_numbas_error():
     # LAPACK's own refusal stays an error, as in eager
     with pytest.raises(np.linalg.LinAlgError):
         ftrans.jit(fnp.linalg.cholesky)(-np.eye(2))
+
+
+def test_singular_triangular_solve_raises_as_eager():
+    """A zero on the triangle's diagonal: SciPy's LinAlgError under jit too (the compiled
+    substitution refuses it, and the call reruns with the impls), not inf or nan."""
+    import ftrans.scipy.linalg as fsl
+    a = np.triu(np.ones((3, 3)))
+    a[1, 1] = 0.0
+    f = lambda a, b: fsl.solve_triangular(a, b, lower=False) * 2.0  # noqa: E731
+    with pytest.raises(np.linalg.LinAlgError):
+        f(a, np.ones((3, 1)))
+    with pytest.raises(np.linalg.LinAlgError):
+        ftrans.jit(f)(a, np.ones((3, 1)))
+    np.testing.assert_array_equal(ftrans.jit(f)(np.eye(3), np.ones((3, 1))), 2.0 * np.ones((3, 1)))

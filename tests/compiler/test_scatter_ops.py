@@ -141,8 +141,8 @@ def test_grad_repeated_indices_compiled_equal_eager():
     np.testing.assert_allclose(got, hand, rtol=1e-13, atol=1e-13)
 
 
-def test_large_arrays_allocated_by_numpy():
-    # from PARALLEL_MIN_SIZE (2**19) elements on, the results are allocated by NumPy (objmode)
+def test_large_arrays_compiled_equal_add_at():
+    # 2 MiB float32 arrays (the runtime's allocator asks for huge pages from 4 MiB on)
     rng = np.random.default_rng(4)
     x = rng.standard_normal((1040, 512)).astype(np.float32)
     i = rng.integers(-1040, 1040, 1100)
