@@ -187,7 +187,7 @@ def _ol_exp(x):
     return lambda x: np.exp(x)
 
 
-@register_jitable
+@register_jitable(inline="always")  # vectorized loops: see _tanh64
 def _tanh32(x):
     d = np.float64(x)
     a = abs(d)
