@@ -8,9 +8,9 @@ numba's ``numba:compile`` events).  A generated module calls them through the
 ``@njit(cache=True)`` functions below instead: numba compiles each signature once per
 installation (its cache beside this file) and later processes load the object code.  The
 calls still inline into the generated loops (LLVM links the callee's module; measured: a
-fused ``exp`` loop runs at the same speed).  ``_tanh`` is the exception: its float64 body
-is too large for LLVM to inline a call of it, so generated code calls the overload, which
-numba inlines at its IR level (``inline="always"``), and the loop stays vectorized.
+fused ``exp`` loop runs at the same speed).  ``_tanh``'s body is larger than LLVM inlines
+by itself, so it is ``forceinline`` (LLVM's ``alwaysinline``): a fused tanh loop stays
+vectorized (131k float64: 0.29 ms, 1.9 ms as a call per element).
 
 Arrays of 4 MiB or more are given to the kernel's transparent huge pages, as NumPy does
 (``madvise(MADV_HUGEPAGE)``, Linux): numba's allocator does not ask for them, and the first
@@ -36,7 +36,7 @@ from . import _numba_support as S
 from ._numba_modules import purge_numba_cache
 
 __all__ = ["_dot", "_dot_into", "_empty", "_full", "_sin", "_cos", "_ipow", "_exp",
-           "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
+           "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
            "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16"]
 
 
@@ -130,6 +130,11 @@ def _ipow(x, n):
 @_cached
 def _exp(x):
     return S._exp(x)
+
+
+@njit(cache=True, nogil=True, fastmath=False, error_model="numpy", forceinline=True)
+def _tanh(x):
+    return S._tanh(x)
 
 
 @_cached

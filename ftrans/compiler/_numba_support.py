@@ -187,7 +187,7 @@ def _ol_exp(x):
     return lambda x: np.exp(x)
 
 
-@register_jitable(inline="always")  # vectorized loops: see _tanh64
+@register_jitable
 def _tanh32(x):
     d = np.float64(x)
     a = abs(d)
@@ -205,14 +205,15 @@ def _tanh32(x):
 # Library, tanh.c; 1 ulp from NumPy's tanh measured on 2e6 points); otherwise
 # 1 - 2/(exp(2|x|) + 1) with the branch-free exp above (2 ulp), |x| clamped at 22 where
 # the result rounds to 1.  Both are computed and one selected, the sign copied from x (so
-# -0.0 and nan come out as NumPy's), and everything inlined at numba's IR level (else LLVM
-# keeps exp a call, as it judges the body too large, and the loop is not vectorized).
+# -0.0 and nan come out as NumPy's).  exp is inlined at numba's IR level and the runtime's
+# ``_tanh`` entry point is ``forceinline`` (LLVM's alwaysinline): else LLVM keeps a call,
+# judging the body too large, and the fused loop is not vectorized.
 _TANH_P = (-9.64399179425052238628e-1, -9.92877231001918586564e1,
            -1.61468768441708447952e3)
 _TANH_Q = (1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3)
 
 
-@register_jitable(inline="always")  # numba-IR inlining: LLVM then sees one loop body
+@register_jitable
 def _tanh64(x):
     a = abs(x)
     b = 0.625 if a > 0.625 else a
@@ -225,7 +226,7 @@ def _tanh64(x):
     return math.copysign(small if a < 0.625 else big, x)
 
 
-@overload(_tanh, jit_options=dict(fastmath=False, error_model="numpy"), inline="always")
+@overload(_tanh, jit_options=dict(fastmath=False, error_model="numpy"))
 def _ol_tanh(x):
     if x == types.float32:
         return lambda x: _tanh32(x)
