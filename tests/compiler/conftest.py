@@ -12,3 +12,4 @@ import sys
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "primitives"))
+sys.path.insert(0, os.path.dirname(__file__))  # _jit_checks

@@ -14,6 +14,7 @@ import ftrans
 import ftrans.numpy as fnp
 from ftrans import lax
 from ftrans.compiler import graph_breaks
+from _jit_checks import jit_equal, no_break
 from ftrans.primitives.window import reduce_window_argmax
 
 LOWERED = {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",
@@ -26,25 +27,11 @@ def _breaks(f, *args):
 
 
 def _no_break(f, *args):
-    breaks = _breaks(f, *args)
-    assert not breaks & LOWERED, breaks
+    no_break(LOWERED, f, *args)
 
 
 def _jit_equal(f, *args, rtol):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # a failed compile falls back warning
-        got = ftrans.jit(f)(*args)
-    want = f(*args)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape
-        if rtol == 0 or w.dtype.kind in "iub":
-            np.testing.assert_array_equal(g, w)
-        else:
-            scale = np.max(np.abs(w)) if w.size else 1.0
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale)
-    return got
+    return jit_equal(f, *args, rtol=rtol, scaled_atol=True)
 
 
 def _convs(x1, w1, x, w, wg, lax=lax):

@@ -13,6 +13,7 @@ import scipy.special as sc
 import ftrans
 import ftrans.numpy as fnp
 from ftrans import lax
+from _jit_checks import jit_equal, no_break
 from ftrans.compiler import graph_breaks
 from ftrans.primitives.special import erf, erfc, gammaln
 
@@ -22,22 +23,11 @@ TOL = {np.float64: 1e-14, np.float32: 1e-6}
 
 
 def _no_break(f, *args):
-    breaks = set(graph_breaks(ftrans.make_ir(f)(*args)))
-    assert not breaks & LOWERED, breaks
+    no_break(LOWERED, f, *args)
 
 
 def _jit_equal(f, *args, rtol):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # a failed compile falls back warning
-        got = ftrans.jit(f)(*args)
-    want = f(*args)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape
-        if w.dtype.kind in "iub":
-            np.testing.assert_array_equal(g, w)
-        else:
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=0)
+    jit_equal(f, *args, rtol=rtol)
 
 
 def _index_program(x, i):

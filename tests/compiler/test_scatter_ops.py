@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ftrans
+from _jit_checks import compiled, no_break
 from ftrans.compiler import compile_ir, graph_breaks
 from ftrans import lax
 from ftrans.primitives.indexing import gather, gather_p, scatter_add, _Slot
@@ -19,14 +20,10 @@ LOWERED = {"gather", "scatter_add"}
 
 
 def _no_break(f, *args):
-    breaks = set(graph_breaks(ftrans.make_ir(f)(*args)))
-    assert not breaks & LOWERED, breaks
+    no_break(LOWERED, f, *args)
 
 
-def _compiled(f, *args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # a failed compile falls back warning
-        return ftrans.jit(f)(*args)
+_compiled = compiled
 
 
 def _equal(got, want, rtol=0.0):
