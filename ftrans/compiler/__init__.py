@@ -32,8 +32,8 @@ How a program is compiled
    module.  Every loop nest and every other block of statements becomes a function of
    its own, one per distinct text (locals renamed canonically), so a program repeating a
    layer compiles each distinct loop once; the segment's function is only calls.
-   GPU (:mod:`._cupy`): fused elementwise groups become ``cupy.ElementwiseKernel``\ s,
-   reductions ``cupy.ReductionKernel``\ s, the other equations run their impl on CuPy
+   GPU (:mod:`._cupy`): fused elementwise groups become ``cupy.ElementwiseKernel`` kernels,
+   reductions ``cupy.ReductionKernel`` kernels, the other equations run their impl on CuPy
    arrays (``dot_general``: cuBLAS).  ``FTRANS_COMPILER=reference`` in the environment
    makes the CPU backend the reference interpreter (each equation's impl; no numba),
    e.g. for test suites of the transforms that stage hundreds of small programs.
