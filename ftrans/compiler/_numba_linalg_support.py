@@ -20,9 +20,9 @@ from ..primitives.fft import fft_p
 
 __all__ = ["_trsolve", "_impl", "objmode"]
 
-# the primitives whose lowering kind is "objmode".  conv_general_dilated and the
-# reduce_window pooling measured slower this way than their graph break on small inputs
-# (3 objmode blocks: 37 us against 32 us for the break), so they still break.
+# the primitives whose lowering kind is "objmode" (conv_general_dilated and the
+# reduce_window pooling measured slower this way than their graph break; they lower to
+# loops instead: ftrans/compiler/_numba_conv.py)
 _PRIMS = {p.name: p for p in (fft_p,)}
 
 
