@@ -13,6 +13,7 @@ from typing import Any
 from ..core.ir import Eqn
 from . import _lowering
 from ._lowering import integer_exact, int_operand_range
+from ._numba_special_support import kernels_available
 
 __all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr"]
 
@@ -63,6 +64,8 @@ def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     dts = [a.aval.dtype for a in (*eqn.inputs, *eqn.outputs)]
     if _F16 in dts and low.get("float16") is False:
         return False  # its float32 form would not give NumPy's float16 bits everywhere
+    if "_sp" in low["numba"] and not kernels_available(low["numba"], np.dtype(np.float32) in dts):
+        return False  # this SciPy lacks a kernel the expression calls: SciPy's ufunc runs
     return all(_dtype_ok(dt, allow_c) for dt in dts) and integer_exact(eqn)
 
 

@@ -23,14 +23,17 @@ compiled result is SciPy's, bit for bit.  A primitive's lowering entry names it,
   ``__pyx_capi__`` with exactly that signature.  So numba's on-disk cache holds the
   code, and a process resolves each kernel once, on its first call (the segments release
   the GIL, so a worker thread of a parallel loop may take it).  A kernel that cannot be
-  found (a SciPy without it) gives NaN, with a ``RuntimeWarning``;
-  ``tests/compiler/test_special_ops.py`` resolves every kernel the primitives name.
+  found (a SciPy without it) is refused when the program is compiled
+  (:func:`kernels_available`, the elementwise rule's check): that equation graph-breaks to
+  SciPy's ufunc.  (The resolver's NaN result with a ``RuntimeWarning`` is only a last
+  guard; ``tests/compiler/test_special_ops.py`` resolves every kernel the primitives name.)
 """
 from __future__ import annotations
 
 import ctypes
 import functools
 import math
+import re
 import warnings
 from typing import Any
 
@@ -73,6 +76,25 @@ def resolve(name: str, ctype: str, n: int) -> int:
     raise LookupError(f"ftrans.compiler: scipy.special.cython_special has no kernel of "
                       f"{name!r} with the C signature {want}; the compiled program cannot "
                       "call SciPy's kernel (this SciPy has another)")
+
+
+_CALL = re.compile(r'_sp(\d)\("sc_(\w+)"')
+
+
+def kernels_available(expr: str, float32: bool) -> bool:
+    """Whether this SciPy has every kernel the lowering expression ``expr`` calls (for
+    float32 operands where ``float32``); False makes the equation graph-break to SciPy's
+    ufunc instead of computing NaN in place of a missing kernel."""
+    for n, name in _CALL.findall(expr):
+        try:
+            if name in _AIRY:
+                resolve("airy", "double", 1)
+            else:
+                resolve(name, "float" if float32 and name in FLOAT_KERNELS else "double",
+                        int(n))
+        except LookupError:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------

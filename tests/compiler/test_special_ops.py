@@ -210,3 +210,25 @@ def test_disk_cache_across_processes_and_lazy_scipy(tmp_path):
     hits0, misses0 = map(int, outs[0].stdout.split())
     hits1, misses1 = map(int, outs[1].stdout.split())
     assert misses0 > 0 and hits1 > 0 and misses1 == 0, (outs[0].stdout, outs[1].stdout)
+
+
+def test_missing_kernel_graph_breaks_instead_of_nan(monkeypatch):
+    """A SciPy without a kernel the lowering calls: the equation graph-breaks to SciPy's
+    ufunc when the program is compiled (never the resolver's NaN stand-in)."""
+    from ftrans.compiler import _numba_special_support as sps
+    real = sps.resolve
+
+    def resolve(name, ctype, n):
+        if name == "erfinv":
+            raise LookupError("no erfinv kernel (simulated)")
+        return real(name, ctype, n)
+    monkeypatch.setattr(sps, "resolve", resolve)
+    x = np.linspace(-0.9, 0.9, 7)
+
+    def f(x):
+        return SP.erfinv(x) * 2.0 + SP.erf(x)
+    breaks = graph_breaks(ftrans.make_ir(f)(x))
+    assert "erfinv" in breaks and "erf" not in breaks, breaks
+    import scipy.special
+    np.testing.assert_array_equal(ftrans.jit(f)(x),
+                                  2.0 * scipy.special.erfinv(x) + scipy.special.erf(x))
