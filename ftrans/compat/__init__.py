@@ -231,3 +231,5 @@ def set_printoptions(**kwargs: Any) -> None:
 
 from . import nn  # noqa: E402,F401  (torch.nn; written against the names above)
 from . import distributions  # noqa: E402,F401  (on nn's and the names above)
+from ._compile import compile  # noqa: E402,F401,A001  (torch.compile, on nn's modules)
+from . import compiler, _dynamo  # noqa: E402,F401  (torch.compiler, torch._dynamo)

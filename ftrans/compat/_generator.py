@@ -6,7 +6,7 @@ Re-exported by :mod:`._factories`.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -264,5 +264,12 @@ def _fdt(dtype: DTypeArg) -> np.dtype[Any]:
     return D.get_default_dtype().np if dtype is None else D.to_np(dtype)
 
 
+#: Set by :mod:`ftrans.compat._compile` while it stages a function: the NumPy generator
+#: to draw from for a compat ``Generator`` (a recorder: each draw becomes an input of the
+#: compiled program, replayed on the generator at every call).
+_rng_hook: Callable[[Generator], Any] | None = None
+
+
 def _gen(generator: Generator | None) -> np.random.Generator:
-    return (generator or default_generator)._rng
+    gen = generator or default_generator
+    return gen._rng if _rng_hook is None else _rng_hook(gen)

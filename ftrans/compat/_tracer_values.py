@@ -83,6 +83,20 @@ def concrete(data: Any, what: str) -> Any:
     return d
 
 
+def _state_value(data: Any) -> Any:
+    """The value a buffer update (running statistics) takes from ``data``: as
+    :func:`_concrete`, but a staged value (``compat.compile``, ``jit``) is kept -- the
+    program being staged then writes the buffer -- where :func:`_concrete` has none."""
+    while isinstance(data, Tracer):
+        if hasattr(data, "primal"):
+            data = data.primal
+        elif hasattr(data, "val") and hasattr(data, "bdim"):
+            data = data.val
+        else:
+            return data
+    return data
+
+
 def _concrete(data: Any) -> Any:
     """The concrete array behind ``data`` for *value checks* (index bounds...): ``data``
     itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every

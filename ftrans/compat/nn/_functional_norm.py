@@ -17,7 +17,9 @@ from numpy.typing import DTypeLike
 import ftrans.compat as torch
 from ..types import Tensor
 from ftrans.compat import _ops as _K
-from ftrans.compat._tensor import _concrete
+from ftrans.compat._tracer_values import _state_value
+from ftrans.compat._tensor import _make_plain
+from ftrans.core.trace import Tracer
 from . import _checks
 from ._checks import _ntuple, _check_tensor
 
@@ -91,18 +93,23 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                           training, eps)
     if training and (running_mean is not None or running_var is not None):
         # under compat.func the statistics are Tracers: the buffers take their primal
-        # values, as torch.func's do
-        mean, var = _concrete(mean), _concrete(var)
+        # values, as torch.func's do (staged ones under compat.compile: the program
+        # writes the buffers)
+        mean, var = _state_value(mean), _state_value(var)
         with torch.no_grad():
             if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(
-                    torch.as_tensor(mean, dtype=running_mean.dtype, device=running_mean.device)
-                    * momentum)
+                running_mean.mul_(1 - momentum).add_(_stat(mean, running_mean) * momentum)
             if running_var is not None:
-                running_var.mul_(1 - momentum).add_(
-                    torch.as_tensor(var, dtype=running_var.dtype, device=running_var.device)
-                    * (momentum * n / (n - 1)))
+                running_var.mul_(1 - momentum).add_(_stat(var, running_var)
+                                                    * (momentum * n / (n - 1)))
     return out
+
+
+def _stat(data: Any, buffer: Tensor) -> Tensor:
+    """A batch statistic (an array, or a staged value) as a Tensor like ``buffer``."""
+    if isinstance(data, Tracer):
+        return _make_plain(data).to(buffer.dtype)
+    return torch.as_tensor(data, dtype=buffer.dtype, device=buffer.device)
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,

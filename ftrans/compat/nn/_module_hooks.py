@@ -66,6 +66,10 @@ class _BackwardHookFn(torch.autograd.Function):
 _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
 
+#: Set by :mod:`ftrans.compat._compile` while a compiled function runs eagerly after a
+#: graph break: ``hook(module, args, kwargs)`` runs each module call (compiled on its own).
+_call_hook: Callable[[Any, tuple[Any, ...], dict[str, Any]], Any] | None = None
+
 
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Register a forward pre-hook common to all modules (``torch.nn.modules.module``'s).
@@ -236,6 +240,11 @@ class _HookMixin:
 
     # ------------------------------------------------------------------ call
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        if _call_hook is not None:   # inside a compiled function that runs eagerly
+            return _call_hook(self, args, kwargs)
+        return _call_inner(self, *args, **kwargs)
+
+    def _call_inner(self, *args: Any, **kwargs: Any) -> Any:
         pre = self._forward_pre_hooks
         fwd = self._forward_hooks
         bwd = self._backward_hooks
@@ -334,3 +343,7 @@ class _HookMixin:
         for k, i in enumerate(idx):
             outs[i] = new[k]
         return outs[0] if single else tuple(outs)
+
+
+#: ``Module.__call__`` without the compiled-region hook (what the hook itself runs)
+_call_inner = _HookMixin._call_inner
