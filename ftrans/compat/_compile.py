@@ -44,6 +44,7 @@ import builtins
 import functools
 import inspect
 import os
+import sys
 import threading
 import traceback
 import warnings
@@ -61,6 +62,7 @@ from ..transforms._jit_primitive import jit_p
 from . import _generator as _G
 from ._func_core import run as _run_node
 from ._tensor import Tensor, _make_plain
+from .autograd import grad_mode as _GM
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .nn import _module_hooks as _MH
 from .nn.module import Module
@@ -139,6 +141,10 @@ def _user_line(tb: Any) -> tuple[str, int, str] | None:
     return found
 
 
+#: a Module's own bookkeeping (parameters and buffers are read from their stores)
+_MODULE_STATE = frozenset(Module().__dict__)
+
+
 def _walk_tensors(obj: Any, out: dict[int, Tensor], seen: set[int], depth: int = 0) -> None:
     """Collect the Tensors ``obj`` holds: itself, a module's parameters, buffers and Tensor
     attributes (in its submodules too), the items of lists, tuples and dicts."""
@@ -155,8 +161,8 @@ def _walk_tensors(obj: Any, out: dict[int, Tensor], seen: set[int], depth: int =
                 for t in store.values():
                     if t is not None:
                         out.setdefault(id(t), t)
-            for v in m.__dict__.values():
-                if isinstance(v, (Tensor, list, tuple, dict)):
+            for k, v in m.__dict__.items():
+                if k not in _MODULE_STATE and isinstance(v, (Tensor, list, tuple, dict)):
                     _walk_tensors(v, out, seen, depth + 1)
     elif isinstance(obj, (list, tuple)):
         for v in obj:
@@ -215,6 +221,20 @@ class _RngTape:
 
 
 _print = builtins.print
+_GRAD_MODE_FILE = os.path.abspath(_GM.__file__)
+
+
+def _grad_off_hook() -> None:
+    """``no_grad()`` entered while staging: a break when the block is the user's (the
+    program would differentiate through it); compat's own blocks (buffer updates) are
+    fine."""
+    f: Any = sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename) == _GRAD_MODE_FILE:
+        f = f.f_back
+    if f is not None and not os.path.abspath(f.f_code.co_filename).startswith(
+            _FTRANS_DIR + os.sep):
+        raise _Break("torch.no_grad() (or set_grad_enabled(False), inference_mode) inside "
+                     "the function: its gradient cut is not staged")
 
 
 def _print_break(*args: Any, **kwargs: Any) -> None:
@@ -268,7 +288,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ins = [trace.new_arg(ShapedArray(np.shape(t._data), t._data.dtype)) for t in cands]
     saved = [(t, t._data, t._vc[0], t._rg) for t in cands]
     draws: list[Any] = []
-    prev_hook = _G._rng_hook
+    prev_hook, prev_off = _G._rng_hook, _GM._off_hook
     _G._rng_hook = lambda gen: _RngTape(trace, gen, draws)
     builtins.print = _print_break
     _state.tracing += 1
@@ -276,6 +296,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         for t, x in zip(cands, ins):
             t._data = x
         with set_current_trace(trace), no_grad():
+            _GM._off_hook = _grad_off_hook
             out = fn(*args, **kwargs)
         leaves, out_tree = tree_flatten(out)
         out_datas, out_leaves, returned = [], [], []
@@ -301,7 +322,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         new_outs = out_datas + [cands[i]._data for i in mutated]
     finally:
         _state.tracing -= 1
-        _G._rng_hook = prev_hook
+        _G._rng_hook, _GM._off_hook = prev_hook, prev_off
         if not _state.tracing:
             builtins.print = _print
         for t, d, v, rg in saved:
@@ -359,7 +380,8 @@ class _Compiled:
                  dynamic: bool | None, name: str) -> None:
         self.fn, self.owner, self.fullgraph, self.dynamic = fn, owner, fullgraph, dynamic
         self.name = name
-        self.graphs: dict[Any, _Graph | str] = {}   # guard key -> graph or break reason
+        self.graphs: dict[Any, _Graph | str] = {}   # (guard, shapes) -> graph or break
+        self.guards: set[Any] = set()              # the guard keys compiled (recompiles)
         self.shapes_seen: dict[Any, Any] = {}      # rank key -> the shapes first seen
         self.gave_up = False
         self.children: weakref.WeakKeyDictionary[Any, _Compiled] = weakref.WeakKeyDictionary()
@@ -367,6 +389,7 @@ class _Compiled:
 
     def reset(self) -> None:
         self.graphs.clear()
+        self.guards.clear()
         self.shapes_seen.clear()
         self.children = weakref.WeakKeyDictionary()
         self.gave_up = False
@@ -419,12 +442,17 @@ class _Compiled:
         if dynamic is None:   # automatic dynamic: a size changed once -> ranks only
             first = self.shapes_seen.setdefault(common, shapes)
             dynamic = first != shapes
-        key = (common, None if dynamic else shapes)
+        guard = (common, None if dynamic else shapes)
+        key = (common, shapes)
         g = self.graphs.get(key)
         if g is None:
-            if len(self.graphs) >= config.recompile_limit:
-                self._give_up(key)
-                return self._eager(args, kwargs)
+            if guard not in self.guards:
+                if len(self.guards) >= config.recompile_limit:
+                    self._give_up()
+                    return self._eager(args, kwargs)
+                self.guards.add(guard)
+            # a new size under a dynamic guard stages the Python function again (the
+            # compiler reuses the generated code of the rank and dtype): not a recompile
             g = self._compile(key, args, kwargs, cands)
         if isinstance(g, str):
             return self._eager(args, kwargs)
@@ -457,12 +485,12 @@ class _Compiled:
         _record_break(self.name, reason, where)
         return self._eager(args, kwargs)
 
-    def _give_up(self, key: Any) -> None:
+    def _give_up(self) -> None:
         self.gave_up = True
         warnings.warn(
             f"torch._dynamo hit config.recompile_limit ({config.recompile_limit})\n"
             f"   function: {self.name!r}\n"
-            f"   last reason: the guards of {len(self.graphs)} compiled graphs failed "
+            f"   last reason: the guards of {len(self.guards)} compiled graphs failed "
             "(new shapes, dtypes, requires_grad, grad mode, training mode or non-Tensor "
             "arguments).\nThe function now runs eagerly. Mark the changing sizes dynamic "
             "(compile(..., dynamic=True)) or raise compat._dynamo.config.recompile_limit.",

@@ -527,8 +527,9 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Arra
     return P.reduce_sum(d, (pos,))
 
 
-def astype(x: ArrayLike, dtype: DTypeLike) -> Array:
-    """Cast an array to a dtype.
+def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
+           device: Any = None) -> Array:
+    """Cast an array to a dtype (``numpy.astype``, the array API's ``astype``).
 
     Parameters
     ----------
@@ -536,15 +537,28 @@ def astype(x: ArrayLike, dtype: DTypeLike) -> Array:
         Input array.
     dtype : dtype_like
         Target dtype.
+    copy : bool, default True
+        Accepted for NumPy's signature: ftrans arrays are immutable, so a cast that
+        changes nothing may return ``x`` either way.
+    device : None
+        Accepted for the array API's signature; only None (the array's own device).
 
     Returns
     -------
     Array
         ``x`` converted.
 
+    Raises
+    ------
+    ValueError
+        A ``device`` other than None.
+
     Notes
     -----
     Differentiable between floating/complex dtypes; a cast to an integer or boolean
     dtype has derivative 0.
     """
+    if device is not None:
+        raise ValueError(f"astype: device= is not supported (got {device!r}); move the "
+                         "array first")
     return P.convert_element_type(_arr(x), np.dtype(dtype))

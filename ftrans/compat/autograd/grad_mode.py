@@ -31,6 +31,12 @@ class _State(threading.local):
 
 _tls = _State()
 
+#: Set by :mod:`ftrans.compat._compile` while it stages a function: called when grad
+#: mode is switched off (``no_grad``, ``set_grad_enabled(False)``, ``inference_mode``);
+#: it refuses such a block written in the user's code (the staged program cannot cut
+#: the gradient there).
+_off_hook: Callable[[], None] | None = None
+
 
 def is_grad_enabled() -> bool:
     """Whether operations in this thread are recorded for backward (``torch.is_grad_enabled``).
@@ -142,6 +148,8 @@ class no_grad(_NoParamDecorator):
         self.prev = False
 
     def __enter__(self) -> None:
+        if _off_hook is not None:
+            _off_hook()
         self.prev = _tls.grad
         _tls.grad = False
 
@@ -181,6 +189,8 @@ class _SetFlag(_DecoratorContextManager):
                             f"{type(mode).__name__}")
         self.prev = getattr(_tls, self._attr)
         self.mode = mode
+        if _off_hook is not None and self._attr == "grad" and not mode:
+            _off_hook()
         setattr(_tls, self._attr, mode)
 
     def __call__(self, func: _F) -> _F:
@@ -301,6 +311,8 @@ class inference_mode(_DecoratorContextManager):
         self.prev: tuple[bool, bool] = (True, False)
 
     def __enter__(self) -> None:
+        if _off_hook is not None and self.mode:
+            _off_hook()
         self.prev = (_tls.grad, _tls.inference)
         # PyTorch: inference_mode(mode) sets grad mode to ``not mode``
         _tls.grad = not self.mode
