@@ -3,6 +3,7 @@
 """``ftrans.compat``: PyTorch's imperative autograd surface on ftrans primitives."""
 
 from . import autograd as autograd
+from . import compiler as compiler
 from . import cuda as cuda
 from . import distributions as distributions
 from . import fft as fft
@@ -25,6 +26,7 @@ from ftrans.compat._compare_ops import isclose as isclose
 from ftrans.compat._compare_ops import isfinite as isfinite
 from ftrans.compat._compare_ops import isinf as isinf
 from ftrans.compat._compare_ops import isnan as isnan
+from ftrans.compat._compile import compile as compile
 from ftrans.compat._complex_ops import angle as angle
 from ftrans.compat._complex_ops import conj as conj
 from ftrans.compat._complex_ops import conj_physical as conj_physical
@@ -334,6 +336,8 @@ __all__ = [
     'clone',
     'column_stack',
     'combinations',
+    'compile',
+    'compiler',
     'complex',
     'complex128',
     'complex64',

@@ -61,14 +61,17 @@ from ..core.trace import Tracer, TracerArrayConversionError, _ctx, set_current_t
 from ..transforms._jit_primitive import jit_p
 from . import _generator as _G
 from ._func_core import run as _run_node
-from ._tensor import Tensor, _make_plain
+from ._tensor import Tensor
+from .autograd import _engine as _EN
 from .autograd import grad_mode as _GM
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .nn import _module_hooks as _MH
 from .nn.module import Module
+from ._compile_report import (ExplainOutput, config, exc, _Recorder, _recorders,
+                              _record_break, _record_graph)
 
 __all__ = ["compile", "OptimizedModule", "reset", "is_compiling", "disable", "explain",
-           "ExplainOutput", "BreakReason", "Unsupported", "config", "exc"]
+           "graph_break"]
 
 _FTRANS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -89,46 +92,28 @@ _state = _State()
 class _Break(Exception):
     """Something in the staged function that has no staged form (a graph break)."""
 
-
-class _Config:
-    """``torch._dynamo.config``'s settings that apply here.
-
-    Attributes
-    ----------
-    recompile_limit : int
-        Graphs a compiled function may stage (one per guard key) before it runs eagerly
-        with a warning (torch's default 8; ``cache_size_limit`` is its older name).
-    disable : bool
-        Run every compiled function eagerly.
-    """
-
-    def __init__(self) -> None:
-        self.recompile_limit = 8
-        self.disable = False
-
-    @property
-    def cache_size_limit(self) -> int:
-        """The older name of :attr:`recompile_limit`."""
-        return self.recompile_limit
-
-    @cache_size_limit.setter
-    def cache_size_limit(self, n: int) -> None:
-        self.recompile_limit = n
+    #: True where running the function eagerly is the compiled behaviour anyway (a
+    #: backward pass: it runs the compiled VJP programs), so fullgraph=True runs it
+    #: instead of raising
+    eager_is_compiled = False
 
 
-config = _Config()
+class _BackwardBreak(_Break):
+    eager_is_compiled = True
 
 
-class Unsupported(RuntimeError):
-    """A graph break under ``compile(fullgraph=True)`` (``torch._dynamo.exc.Unsupported``)."""
+def _backward_hook() -> None:
+    if _state.tracing:
+        raise _BackwardBreak("a backward pass (loss.backward(), autograd.grad) inside the "
+                             "function: it runs eagerly, through the compiled backward "
+                             "programs of the graphs that made the loss")
 
 
-class _Exc:
-    """``torch._dynamo.exc``: the exception types."""
-    Unsupported = Unsupported
-
-
-exc = _Exc()
+def graph_break() -> None:
+    """A graph break here (``torch._dynamo.graph_break``): the compiled function that
+    calls it runs eagerly (its submodules compiled on their own)."""
+    if _state.tracing:
+        raise _Break("torch._dynamo.graph_break()")
 
 
 # ----------------------------------------------------------------------------- staging
@@ -249,9 +234,19 @@ class _Graph:
 
     __slots__ = ("ir", "used", "n_cand", "draws", "out_tree", "out_leaves", "n_out",
                  "mutated", "returned_input", "dep", "name")
+    ir: IR                          # inputs: the used candidates, then the random draws
+    used: list[int]                 # candidates the program reads
+    n_cand: int
+    draws: list[tuple[Any, str, tuple[Any, ...], dict[str, Any]]]  # (generator, method, args)
+    out_tree: Any
+    out_leaves: list[Any]           # non-Tensor output leaves, _TENSOR where a Tensor goes
+    n_out: int                      # Tensor outputs (the written buffers follow)
+    mutated: list[int]              # candidates written in place, in output order
+    returned_input: list[int | None]  # a Tensor output that is an unchanged candidate
+    dep: list[bool]                 # Tensor outputs that depend on an input needing grad
+    name: str
 
     def __call__(self, cands: list[Tensor]) -> Any:
-        datas = [cands[i]._data for i in self.used]
         rand = [np.asarray(getattr(gen._rng, name)(*a, **k)) for gen, name, a, k in self.draws]
         ir, name = self.ir, self.name
 
@@ -288,7 +283,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ins = [trace.new_arg(ShapedArray(np.shape(t._data), t._data.dtype)) for t in cands]
     saved = [(t, t._data, t._vc[0], t._rg) for t in cands]
     draws: list[Any] = []
-    prev_hook, prev_off = _G._rng_hook, _GM._off_hook
+    prev_hook, prev_off, prev_bwd = _G._rng_hook, _GM._off_hook, _EN.staging_hook
     _G._rng_hook = lambda gen: _RngTape(trace, gen, draws)
     builtins.print = _print_break
     _state.tracing += 1
@@ -296,7 +291,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         for t, x in zip(cands, ins):
             t._data = x
         with set_current_trace(trace), no_grad():
-            _GM._off_hook = _grad_off_hook
+            _GM._off_hook, _EN.staging_hook = _grad_off_hook, _backward_hook
             out = fn(*args, **kwargs)
         leaves, out_tree = tree_flatten(out)
         out_datas, out_leaves, returned = [], [], []
@@ -322,7 +317,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         new_outs = out_datas + [cands[i]._data for i in mutated]
     finally:
         _state.tracing -= 1
-        _G._rng_hook, _GM._off_hook = prev_hook, prev_off
+        _G._rng_hook, _GM._off_hook, _EN.staging_hook = prev_hook, prev_off, prev_bwd
         if not _state.tracing:
             builtins.print = _print
         for t, d, v, rg in saved:
@@ -369,7 +364,9 @@ def _reason(e: BaseException) -> str:
 
 
 def _is_unsupported(e: BaseException) -> bool:
-    return isinstance(e, (_Break, TracerArrayConversionError, NotImplementedError))
+    if isinstance(e, _Break):
+        return not e.eager_is_compiled
+    return isinstance(e, (TracerArrayConversionError, NotImplementedError))
 
 
 # ----------------------------------------------------------------------------- compiled
@@ -460,8 +457,9 @@ class _Compiled:
 
     def _compile(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                  cands: list[Tensor]) -> _Graph | str:
+        g: _Graph | str
         try:
-            g: _Graph | str = _stage(self.fn, args, kwargs, cands, self.name)
+            staged = _stage(self.fn, args, kwargs, cands, self.name)
         except Exception as e:   # noqa: BLE001 -- every failure to stage is a break
             reason = _reason(e)
             where = _user_line(e.__traceback__)
@@ -474,7 +472,8 @@ class _Compiled:
             _record_break(self.name, reason, where)
             g = reason
         else:
-            _record_graph(self.name, g.ir)
+            _record_graph(self.name, staged.ir)
+            g = staged
         self.graphs[key] = g
         return g
 
@@ -736,81 +735,6 @@ def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *,
 
 
 # ----------------------------------------------------------------------------- explain
-class _Recorder:
-    def __init__(self) -> None:
-        self.graphs: list[IR] = []
-        self.breaks: list[BreakReason] = []
-
-
-_recorders: list[_Recorder] = []
-
-
-def _record_graph(name: str, ir: IR) -> None:
-    for r in _recorders:
-        r.graphs.append(ir)
-
-
-def _record_break(name: str, reason: str, where: tuple[str, int, str] | None) -> None:
-    for r in _recorders:
-        stack = [traceback.FrameSummary(where[0], where[1], where[2])] if where else []
-        r.breaks.append(BreakReason(f"{name}: {reason}", stack))
-
-
-class BreakReason:
-    """One graph break: ``reason`` (what could not be staged) and ``user_stack`` (the
-    user's frame, a list of ``traceback.FrameSummary``), as torch's
-    ``GraphCompilationReason``."""
-
-    def __init__(self, reason: str, user_stack: list[traceback.FrameSummary]) -> None:
-        self.reason, self.user_stack = reason, user_stack
-
-    def __repr__(self) -> str:
-        return f"BreakReason(reason={self.reason!r}, user_stack={self.user_stack!r})"
-
-
-class ExplainOutput:
-    """What :func:`explain` found (``torch._dynamo.backends.debugging.ExplainOutput``).
-
-    Attributes
-    ----------
-    graphs : list of IR
-        The staged programs, in the order they were staged.
-    graph_count, graph_break_count, op_count : int
-        How many graphs, breaks and operations (IR equations) in all.
-    break_reasons : list of BreakReason
-    ops_per_graph : list of list of str
-        The primitives of each graph.
-    out_guards : list
-        Always empty (guards are described in :func:`compile`'s notes).
-    compile_times : str
-        The staging and compile time in seconds.
-    """
-
-    def __init__(self, graphs: list[IR], breaks: list[BreakReason], seconds: float) -> None:
-        self.graphs = graphs
-        self.graph_count = len(graphs)
-        self.break_reasons = breaks
-        self.graph_break_count = len(breaks)
-        self.ops_per_graph = [[e.prim.name for e in g.eqns] for g in graphs]
-        self.op_count = sum(len(o) for o in self.ops_per_graph)
-        self.out_guards: list[Any] = []
-        self.compile_times = f"staging and first call: {seconds:.3f} s"
-
-    def __str__(self) -> str:
-        lines = [f"Graph Count: {self.graph_count}",
-                 f"Graph Break Count: {self.graph_break_count}",
-                 f"Op Count: {self.op_count}", "Break Reasons:"]
-        for i, b in enumerate(self.break_reasons, 1):
-            lines += [f"  Break Reason {i}:", f"    Reason: {b.reason}", "    User Stack:"]
-            lines += [f"      {fs.filename}, line {fs.lineno}, in {fs.name}"
-                      for fs in b.user_stack]
-        lines.append("Ops per Graph:")
-        for i, ops in enumerate(self.ops_per_graph, 1):
-            lines.append(f"  Ops {i}:")
-            lines += [f"    {o}" for o in ops]
-        return "\n".join(lines)
-
-
 def explain(f: Callable[..., Any], *extra_args: Any, **extra_kwargs: Any
             ) -> Callable[..., ExplainOutput]:
     """Report how ``f`` compiles: its graphs, graph breaks and operations

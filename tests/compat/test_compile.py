@@ -370,3 +370,67 @@ def test_explain_lists_the_graph_and_its_ops() -> None:
     assert (ex.graph_count, ex.graph_break_count) == (1, 0)
     assert ex.ops_per_graph[0].count("dot_general") == 2
     assert "Graph Count: 1" in str(ex)
+
+
+# ----------------------------------------------------------------------------- tutorial
+class _TutorialModel(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(10, 10)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+def test_compiled_autograd_tutorial_runs() -> None:
+    """The compile calls of PyTorch's compiled-autograd tutorial
+    (pytorch.org/tutorials/intermediate/compiled_autograd_tutorial.html): a backward
+    inside a compiled function is a break that runs the compiled backward programs, also
+    under fullgraph=True; ``compiled_autograd._enable`` and the config flag are accepted."""
+    model = _TutorialModel()
+    x = torch.randn(10)
+    expected = np.outer(np.ones(10), x.numpy())   # d sum(W x + b) / dW
+
+    @torch.compile
+    def train(model, x):
+        loss = model(x).sum()
+        loss.backward()
+
+    torch._dynamo.config.compiled_autograd = True
+    try:
+        train(model, x)
+        np.testing.assert_allclose(model.linear.weight.grad.numpy(), expected, rtol=1e-6)
+
+        def train2(model, x):
+            model = torch.compile(model)
+            loss = model(x).sum()
+            torch.compile(lambda: loss.backward(), fullgraph=True)()
+
+        model.zero_grad()
+        train2(model, x)
+        np.testing.assert_allclose(model.linear.weight.grad.numpy(), expected, rtol=1e-6)
+    finally:
+        torch._dynamo.config.compiled_autograd = False
+
+    @torch.compile(backend="aot_eager")
+    def fn(x):
+        temp = x + 10
+        torch._dynamo.graph_break()
+        return (temp + 10).sum()
+
+    x2 = torch.randn(10, 10, requires_grad=True)
+    x2.register_hook(lambda grad: grad + 10)
+    torch._dynamo.utils.counters.clear()
+    loss = fn(x2)
+    assert torch._dynamo.utils.counters["graph_break"]["torch._dynamo.graph_break()"] == 1
+    with torch._dynamo.compiled_autograd._enable(torch.compile(backend="aot_eager")):
+        loss.backward()
+    np.testing.assert_array_equal(x2.grad.numpy(), np.full((10, 10), 11.0))
+
+
+def test_backward_inside_staging_never_leaks_a_tracer() -> None:
+    w = torch.ones(3, requires_grad=True)
+    loss = (w * 2).sum()
+    torch.compile(lambda: loss.backward())()
+    assert type(w.grad.numpy()) is np.ndarray
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])

@@ -73,6 +73,11 @@ _PRIM_NODE_NAMES = {
 }
 # what each primitive's rule reads: (mask over operands, saves output) or a function of needs
 _PRIM_SAVES: dict[str, Any] = {}
+
+#: Set by :mod:`ftrans.compat._compile` while it stages a function: a backward pass
+#: cannot be recorded into the program being staged (it raises a graph break; the
+#: function then runs eagerly and its backward runs the compiled VJP programs).
+staging_hook: Callable[[], None] | None = None
 _prim_classes: dict[Any, type[G.OpNode]] = {}
 
 
@@ -324,6 +329,8 @@ def run_backward(roots: Sequence[tuple[Any, int]], grads: Sequence[Any], keep_gr
     so the formulas bind their primitives through it.  Otherwise the formulas run on the
     kernels with no trace active, whatever trace the caller is under.
     """
+    if staging_hook is not None:
+        staging_hook()
     cg = create_graph
     prev_grad = _tls.grad
     _tls.grad = cg
