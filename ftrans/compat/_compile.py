@@ -130,31 +130,51 @@ def _user_line(tb: Any) -> tuple[str, int, str] | None:
 _MODULE_STATE = frozenset(Module().__dict__)
 
 
-def _walk_tensors(obj: Any, out: dict[int, Tensor], seen: set[int], depth: int = 0) -> None:
-    """Collect the Tensors ``obj`` holds: itself, a module's parameters, buffers and Tensor
-    attributes (in its submodules too), the items of lists, tuples and dicts."""
-    if id(obj) in seen or depth > 4:
-        return
-    seen.add(id(obj))
-    if isinstance(obj, Tensor):
-        out.setdefault(id(obj), obj)
-    elif isinstance(obj, Module):
-        for m in obj.modules():
-            if id(m) != id(obj):
-                seen.add(id(m))
-            for store in (m._parameters, m._buffers):
-                for t in store.values():
-                    if t is not None:
-                        out.setdefault(id(t), t)
-            for k, v in m.__dict__.items():
-                if k not in _MODULE_STATE and isinstance(v, (Tensor, list, tuple, dict)):
-                    _walk_tensors(v, out, seen, depth + 1)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            _walk_tensors(v, out, seen, depth + 1)
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            _walk_tensors(v, out, seen, depth + 1)
+_SCALARS = (int, float, bool, complex, str, bytes, type(None))
+
+
+class _Reads:
+    """What a compiled function reads besides its arguments' values: the Tensors (its
+    program's inputs) and the Python scalars it would bake into the program (module
+    attributes such as ``training`` or a dropout's ``p``, scalars its closure and
+    globals name; not the items of containers): a new scalar value stages again."""
+
+    def __init__(self) -> None:
+        self.tensors: dict[int, Tensor] = {}
+        self.scalars: list[Any] = []
+        self.seen: set[int] = set()
+
+    def walk(self, obj: Any, depth: int = 0) -> None:
+        """Collect what ``obj`` holds: itself, a module's parameters, buffers, Tensor
+        and scalar attributes (in its submodules too), the items of lists, tuples and
+        dicts."""
+        if type(obj) in _SCALARS:
+            if not depth:   # a scalar the code names (not an item of a container)
+                self.scalars.append(obj)
+            return
+        if id(obj) in self.seen or depth > 4:
+            return
+        self.seen.add(id(obj))
+        if isinstance(obj, Tensor):
+            self.tensors.setdefault(id(obj), obj)
+        elif isinstance(obj, Module):
+            for m in obj.modules():
+                self.seen.add(id(m))
+                for store in (m._parameters, m._buffers):
+                    for t in store.values():
+                        if t is not None:
+                            self.tensors.setdefault(id(t), t)
+                for k, v in m.__dict__.items():
+                    if type(v) in _SCALARS:
+                        self.scalars.append((k, v))
+                    elif k not in _MODULE_STATE and isinstance(v, (Tensor, list, tuple, dict)):
+                        self.walk(v, depth + 1)
+        elif isinstance(obj, (list, tuple)):
+            for v in obj:
+                self.walk(v, depth + 1)
+        elif isinstance(obj, dict):
+            for v in obj.values():
+                self.walk(v, depth + 1)
 
 
 def _reachable(fn: Callable[..., Any]) -> list[Any]:
@@ -287,6 +307,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     _G._rng_hook = lambda gen: _RngTape(trace, gen, draws)
     builtins.print = _print_break
     _state.tracing += 1
+    _hold_call_hook(1)
     try:
         for t, x in zip(cands, ins):
             t._data = x
@@ -317,6 +338,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         new_outs = out_datas + [cands[i]._data for i in mutated]
     finally:
         _state.tracing -= 1
+        _hold_call_hook(-1)
         _G._rng_hook, _GM._off_hook, _EN.staging_hook = prev_hook, prev_off, prev_bwd
         if not _state.tracing:
             builtins.print = _print
@@ -391,19 +413,21 @@ class _Compiled:
         self.children = weakref.WeakKeyDictionary()
         self.gave_up = False
 
-    def _candidates(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Tensor]:
-        found: dict[int, Tensor] = {}
-        seen: set[int] = set()
-        _walk_tensors(list(args) + list(kwargs.values()), found, seen)
+    def _reads(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Reads:
+        reads = _Reads()
+        for a in (*args, *kwargs.values()):
+            if type(a) not in _SCALARS:    # (argument values are in the key already)
+                reads.walk(a)
         if self.owner is not None:
-            _walk_tensors(self.owner, found, seen)
+            reads.walk(self.owner)
         else:
             for obj in _reachable(self.fn):
-                if isinstance(obj, (Tensor, Module, list, tuple, dict)):
-                    _walk_tensors(obj, found, seen)
-        return list(found.values())
+                if type(obj) in _SCALARS or isinstance(obj, (Tensor, Module, list, tuple,
+                                                             dict)):
+                    reads.walk(obj)
+        return reads
 
-    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any], cands: list[Tensor]
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any], reads: _Reads
              ) -> tuple[Any, Any] | None:
         leaves, td = tree_flatten((args, kwargs))
         statics = []
@@ -416,11 +440,15 @@ class _Compiled:
                 except TypeError:
                     return None
                 statics.append((type(x), x))
+        cands = reads.tensors.values()
         ranks = tuple((len(t._data.shape), t._data.dtype, t.requires_grad, t.device.type)
                       for t in cands)
-        mods = self.owner.modules() if self.owner is not None else ()
-        common = (td, tuple(statics), ranks, is_grad_enabled(),
-                  tuple(m.training for m in mods))
+        try:
+            scalars = tuple(reads.scalars)
+            hash(scalars)
+        except TypeError:
+            return None
+        common = (td, tuple(statics), ranks, is_grad_enabled(), scalars)
         shapes = tuple(t._data.shape for t in cands)
         return common, shapes
 
@@ -429,8 +457,9 @@ class _Compiled:
             return self.fn(*args, **kwargs)     # inlined into the graph being staged
         if self.gave_up:
             return self._eager(args, kwargs)
-        cands = self._candidates(args, kwargs)
-        k = self._key(args, kwargs, cands)
+        reads = self._reads(args, kwargs)
+        cands = list(reads.tensors.values())
+        k = self._key(args, kwargs, reads)
         if k is None:
             return self._broken(args, kwargs, "an argument is not hashable (a guard needs it)",
                                 None)
@@ -459,6 +488,8 @@ class _Compiled:
                  cands: list[Tensor]) -> _Graph | str:
         g: _Graph | str
         try:
+            if self.owner is not None:
+                _refuse_hooks(self.owner)
             staged = _stage(self.fn, args, kwargs, cands, self.name)
         except Exception as e:   # noqa: BLE001 -- every failure to stage is a break
             reason = _reason(e)
@@ -497,17 +528,13 @@ class _Compiled:
 
     def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the function eagerly; the modules it calls are compiled on their own."""
-        global _n_regions
         _state.regions.append(self)
-        _n_regions += 1
-        _MH._call_hook = _module_call_hook
+        _hold_call_hook(1)
         try:
             return self.fn(*args, **kwargs)
         finally:
             _state.regions.pop()
-            _n_regions -= 1
-            if not _n_regions:
-                _MH._call_hook = None
+            _hold_call_hook(-1)
 
     def child(self, module: Module) -> _Compiled:
         c = self.children.get(module)
@@ -519,13 +546,31 @@ class _Compiled:
 
 
 _ALL: weakref.WeakSet[_Compiled] = weakref.WeakSet()
-_n_regions = 0   # compiled functions running eagerly, in all threads
+_n_holders = [0]   # stagings and eager runs of compiled functions, in all threads
+
+
+def _hold_call_hook(d: int) -> None:
+    """Install :func:`_module_call_hook` while a compiled function stages or runs eagerly
+    (in any thread); other module calls pay nothing."""
+    _n_holders[0] += d
+    _MH._call_hook = _module_call_hook if _n_holders[0] else None
+
+
+def _refuse_hooks(module: Module) -> None:
+    if (module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
+            or _MH._global_forward_hooks or _MH._global_forward_pre_hooks):
+        raise _Break(f"{type(module).__name__} has forward or backward hooks (they run on "
+                     "every call, eagerly)")
 
 
 def _module_call_hook(module: Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Module.__call__`` inside a compiled function that runs eagerly: the submodule
-    is compiled on its own (compilation resumes at the next module call)."""
-    if _state.regions and not _state.tracing and not _state.disabled:
+    """``Module.__call__`` while compiled functions run: staged, a module with hooks is a
+    break (a hook's side effects would run only while staging); inside a compiled
+    function that runs eagerly, the submodule is compiled on its own (compilation
+    resumes at the next module call)."""
+    if _state.tracing:
+        _refuse_hooks(module)
+    elif _state.regions and not _state.disabled:
         return _state.regions[-1].child(module)(*args, **kwargs)
     return _MH._call_inner(module, *args, **kwargs)
 

@@ -434,3 +434,50 @@ def test_backward_inside_staging_never_leaks_a_tracer() -> None:
     torch.compile(lambda: loss.backward())()
     assert type(w.grad.numpy()) is np.ndarray
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_module_with_hooks_runs_them_on_every_call_with_real_tensors() -> None:
+    m = _mlp()
+    seen: list[np.ndarray] = []
+    m[1].register_forward_hook(lambda mod, args, out: seen.append(out.detach().numpy()))
+    cm = torch.compile(m)
+    x = torch.randn(2, 6)
+    out = cm(x)
+    cm(x)
+    assert len(seen) == 2 and all(type(s) is np.ndarray for s in seen)
+    np.testing.assert_allclose(out.detach().numpy(), m(x).detach().numpy(), rtol=1e-6)
+    ex = torch._dynamo.explain(m)(x)
+    assert ex.graph_break_count == 2   # the Sequential, then the hooked Tanh
+    assert ex.graph_count == 2         # the two Linear layers
+
+
+SCALE = 2.0
+
+
+def test_python_scalars_read_by_the_function_are_guards() -> None:
+    """A global or closure scalar, a closed-over module's training flag and a module's
+    attribute (dropout's p) are baked into the program: a new value stages again."""
+    global SCALE
+    m = _mlp()
+    drop = nn.Dropout(0.5)
+
+    def f(x):
+        return drop(m(x)) * SCALE
+
+    cf = torch.compile(f)
+    x = torch.randn(3, 6)
+    torch.manual_seed(0)
+    cf(x)
+    m.eval()
+    drop.eval()
+    np.testing.assert_allclose(cf(x).detach().numpy(), (m(x) * 2.0).detach().numpy(),
+                               rtol=1e-6)
+    SCALE = 3.0
+    try:
+        np.testing.assert_allclose(cf(x).detach().numpy(), (m(x) * 3.0).detach().numpy(),
+                                   rtol=1e-6)
+    finally:
+        SCALE = 2.0
+    drop.train()
+    drop.p = 1.0
+    np.testing.assert_array_equal(cf(x).detach().numpy(), np.zeros((3, 3)))
