@@ -81,6 +81,8 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.tracing = 0      # > 0 while a compiled function is being staged
         self.disabled = 0     # > 0 inside a compat.compiler.disable-d function
+        # while staging: (the trace, the random draws recorded so far)
+        self.tape: tuple[StagingTrace, list[Any]] | None = None
         # the compiled functions running eagerly after a break, innermost last: the
         # modules they call are compiled as their children
         self.regions: list[_Compiled] = []
@@ -233,6 +235,8 @@ def _grad_off_hook() -> None:
     """``no_grad()`` entered while staging: a break when the block is the user's (the
     program would differentiate through it); compat's own blocks (buffer updates) are
     fine."""
+    if not _state.tracing:
+        return
     f: Any = sys._getframe(1)
     while f is not None and os.path.abspath(f.f_code.co_filename) == _GRAD_MODE_FILE:
         f = f.f_back
@@ -303,16 +307,14 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ins = [trace.new_arg(ShapedArray(np.shape(t._data), t._data.dtype)) for t in cands]
     saved = [(t, t._data, t._vc[0], t._rg) for t in cands]
     draws: list[Any] = []
-    prev_hook, prev_off, prev_bwd = _G._rng_hook, _GM._off_hook, _EN.staging_hook
-    _G._rng_hook = lambda gen: _RngTape(trace, gen, draws)
-    builtins.print = _print_break
+    prev_tape = _state.tape
+    _state.tape = (trace, draws)
     _state.tracing += 1
-    _hold_call_hook(1)
+    _hold_hooks(1)
     try:
         for t, x in zip(cands, ins):
             t._data = x
         with set_current_trace(trace), no_grad():
-            _GM._off_hook, _EN.staging_hook = _grad_off_hook, _backward_hook
             out = fn(*args, **kwargs)
         leaves, out_tree = tree_flatten(out)
         out_datas, out_leaves, returned = [], [], []
@@ -338,10 +340,8 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         new_outs = out_datas + [cands[i]._data for i in mutated]
     finally:
         _state.tracing -= 1
-        _hold_call_hook(-1)
-        _G._rng_hook, _GM._off_hook, _EN.staging_hook = prev_hook, prev_off, prev_bwd
-        if not _state.tracing:
-            builtins.print = _print
+        _state.tape = prev_tape
+        _hold_hooks(-1)
         for t, d, v, rg in saved:
             t._data, t._vc[0], t._rg = d, v, rg
         trace.finish()
@@ -529,12 +529,12 @@ class _Compiled:
     def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the function eagerly; the modules it calls are compiled on their own."""
         _state.regions.append(self)
-        _hold_call_hook(1)
+        _hold_hooks(1)
         try:
             return self.fn(*args, **kwargs)
         finally:
             _state.regions.pop()
-            _hold_call_hook(-1)
+            _hold_hooks(-1)
 
     def child(self, module: Module) -> _Compiled:
         c = self.children.get(module)
@@ -549,11 +549,25 @@ _ALL: weakref.WeakSet[_Compiled] = weakref.WeakSet()
 _n_holders = [0]   # stagings and eager runs of compiled functions, in all threads
 
 
-def _hold_call_hook(d: int) -> None:
-    """Install :func:`_module_call_hook` while a compiled function stages or runs eagerly
-    (in any thread); other module calls pay nothing."""
+def _rng_hook(gen: Any) -> Any:
+    """The generator compat draws from: a recorder while this thread stages."""
+    tape = _state.tape
+    return gen._rng if tape is None else _RngTape(tape[0], gen, tape[1])
+
+
+def _hold_hooks(d: int) -> None:
+    """Install the hooks while a compiled function stages or runs eagerly in any thread
+    (each hook acts only in a thread that stages, or runs a compiled function eagerly):
+    module calls (:func:`_module_call_hook`), random draws (:func:`_rng_hook`), grad mode
+    switched off (:func:`_grad_off_hook`), backward passes (:func:`_backward_hook`) and
+    ``print``.  Without compiled functions running, nothing is installed."""
     _n_holders[0] += d
-    _MH._call_hook = _module_call_hook if _n_holders[0] else None
+    on = bool(_n_holders[0])
+    _MH._call_hook = _module_call_hook if on else None
+    _G._rng_hook = _rng_hook if on else None
+    _GM._off_hook = _grad_off_hook if on else None
+    _EN.staging_hook = _backward_hook if on else None
+    builtins.print = _print_break if on else _print
 
 
 def _refuse_hooks(module: Module) -> None:
