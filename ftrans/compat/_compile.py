@@ -67,6 +67,7 @@ from .autograd import grad_mode as _GM
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .nn import _module_hooks as _MH
 from .nn.module import Module
+from .optim.optimizer import Optimizer
 from ._compile_report import (ExplainOutput, config, exc, _Recorder, _recorders,
                               _record_break, _record_graph)
 
@@ -171,6 +172,12 @@ class _Reads:
                         self.scalars.append((k, v))
                     elif k not in _MODULE_STATE and isinstance(v, (Tensor, list, tuple, dict)):
                         self.walk(v, depth + 1)
+        elif isinstance(obj, Optimizer):   # its parameters, gradients and state
+            self.walk(obj.param_groups, depth + 1)
+            for p in (p for g in obj.param_groups for p in g["params"]):
+                if p.grad is not None:
+                    self.tensors.setdefault(id(p.grad), p.grad)
+            self.walk(list(obj.state.values()), depth + 1)
         elif isinstance(obj, (list, tuple)):
             for v in obj:
                 self.walk(v, depth + 1)
@@ -422,8 +429,8 @@ class _Compiled:
             reads.walk(self.owner)
         else:
             for obj in _reachable(self.fn):
-                if type(obj) in _SCALARS or isinstance(obj, (Tensor, Module, list, tuple,
-                                                             dict)):
+                if type(obj) in _SCALARS or isinstance(obj, (Tensor, Module, Optimizer, list,
+                                                             tuple, dict)):
                     reads.walk(obj)
         return reads
 

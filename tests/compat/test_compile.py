@@ -527,3 +527,24 @@ def test_guide_training_loop_compiled_matches_eager() -> None:
     assert acc_comp == acc_eager
     for k in s_eager:
         np.testing.assert_allclose(s_comp[k], s_eager[k], rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_compiled_optimizer_step_updates_like_eager() -> None:
+    """An optimizer a compiled function reaches is read (its parameters, gradients and
+    state are inputs): its update is never run once at staging and then skipped."""
+    x = torch.randn(4, 3)
+    finals = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        m = nn.Linear(3, 2)
+        opt = torch.optim.Adam(m.parameters(), lr=0.1)
+        step = torch.compile(opt.step) if compiled else opt.step
+        traj = []
+        for _ in range(3):
+            opt.zero_grad()
+            m(x).square().sum().backward()
+            step()
+            traj.append(m.weight.detach().numpy().copy())
+        finals.append(traj)
+    for a, b in zip(*finals):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
