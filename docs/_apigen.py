@@ -220,8 +220,9 @@ def _compat_page():
              "``torch.utils.data`` in :doc:`compat_data`, ``torch.func`` in "
              ":doc:`compat_func`, ``torch.linalg`` in :doc:`compat_linalg`, ``torch.fft`` in "
              ":doc:`compat_fft`, ``torch.special`` in :doc:`compat_special`, "
-             "``torch.signal.windows`` in :doc:`compat_signal` and ``torch.distributions`` "
-             "in :doc:`compat_distributions`.")
+             "``torch.signal.windows`` in :doc:`compat_signal`, ``torch.distributions`` "
+             "in :doc:`compat_distributions`, and ``torch.compiler``/``torch._dynamo`` in "
+             ":doc:`compat_compiler`.")
     return _module_page("ftrans.compat", intro, exclude=("Tensor",))
 
 
@@ -383,6 +384,15 @@ def generate(outdir: Path):
         "compat_distributions": _module_page("ftrans.compat.distributions",
                                              "``torch.distributions`` on "
                                              "``ftrans.scipy.stats`` and ``ftrans.random``."),
+        "compat_compiler": "\n".join([
+            _module_page("ftrans.compat.compiler",
+                         "``torch.compiler``: the controls of ``compat.compile`` (its "
+                         "guide: :doc:`../../guide/compat_compile`)."),
+            _module_page("ftrans.compat._dynamo",
+                         "``torch._dynamo``: ``explain``, ``config``, ``exc``, "
+                         "``graph_break`` and the counters.").replace(
+                _title("``ftrans.compat._dynamo``"), _title("``ftrans.compat._dynamo``", "-"),
+                1)]),
         "lax": _lax_page(),
         "dask": _dask_page(),
         "compiler": _compiler_page(),

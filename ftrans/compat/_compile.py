@@ -27,7 +27,7 @@ What PyTorch users rely on, and how it is kept:
   changes of a tensor that requires grad -- makes the function run eagerly, and every
   module called while it runs is compiled on its own (the module tree is the unit:
   compilation resumes at the next submodule).  ``fullgraph=True`` raises
-  :class:`~ftrans.compat._dynamo.exc.Unsupported` at the first break instead.
+  ``torch._dynamo.exc.Unsupported`` at the first break instead.
 * **Guards.**  A new guard key -- shapes (or only ranks once a dimension proved dynamic),
   dtypes, devices, ``requires_grad``, grad mode, the modules' ``training`` flags, the
   non-Tensor arguments -- stages again; after ``compat._dynamo.config.recompile_limit``
@@ -657,8 +657,9 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     model : callable or Module, optional
         The function or ``nn.Module`` to compile.  Omitted: returns a decorator.
     fullgraph : bool, default False
-        Raise :class:`ftrans.compat._dynamo.exc.Unsupported` at the first graph break
-        (naming the operation and the user's line) instead of running around it.
+        Raise ``torch._dynamo.exc.Unsupported``
+        (:class:`ftrans.compat._dynamo.Unsupported`) at the first graph break (naming
+        the operation and the user's line) instead of running around it.
     dynamic : bool or None, default None
         ``True``: one graph for every shape of a rank (the generated code is specialized
         on rank and dtype only); ``False``: a graph per shape; ``None``: per shape until
