@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..core import Primitive, ShapedArray, is_inexact, set_current_trace, zero
 from ..core.ir import IR, dce, eval_ir, partition, stage
 from ..core.trace import _ctx
@@ -25,6 +27,14 @@ jit_p.lowering = {"kind": "inline", "param": "ir"}
 
 @jit_p.def_impl
 def _jit_impl(*args: Any, ir: IR, name: str) -> tuple[Any, ...]:
+    # the program's code may be shared by every size of a rank, but its IR holds the
+    # sizes it was staged for: another size would give wrong numbers, not an error
+    if len(args) != len(ir.in_vars) or any(
+            np.shape(a) != v.aval.shape for a, v in zip(args, ir.in_vars)):
+        got = [np.shape(a) for a in args]
+        raise TypeError(f"{name}: the program was staged for input shapes "
+                        f"{[v.aval.shape for v in ir.in_vars]}, got {got}; stage it again "
+                        "for these shapes (ftrans.jit does so itself)")
     return _run(ir, args)
 
 
