@@ -318,6 +318,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     _state.tape = (trace, draws)
     _state.tracing += 1
     _hold_hooks(1)
+    _hold_print(1)
     try:
         for t, x in zip(cands, ins):
             t._data = x
@@ -349,6 +350,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         _state.tracing -= 1
         _state.tape = prev_tape
         _hold_hooks(-1)
+        _hold_print(-1)
         for t, d, v, rg in saved:
             t._data, t._vc[0], t._rg = d, v, rg
         trace.finish()
@@ -554,6 +556,7 @@ class _Compiled:
 
 _ALL: weakref.WeakSet[_Compiled] = weakref.WeakSet()
 _n_holders = [0]   # stagings and eager runs of compiled functions, in all threads
+_n_staging = [0]   # stagings, in all threads
 
 
 def _rng_hook(gen: Any) -> Any:
@@ -566,15 +569,26 @@ def _hold_hooks(d: int) -> None:
     """Install the hooks while a compiled function stages or runs eagerly in any thread
     (each hook acts only in a thread that stages, or runs a compiled function eagerly):
     module calls (:func:`_module_call_hook`), random draws (:func:`_rng_hook`), grad mode
-    switched off (:func:`_grad_off_hook`), backward passes (:func:`_backward_hook`) and
-    ``print``.  Without compiled functions running, nothing is installed."""
+    switched off (:func:`_grad_off_hook`) and backward passes (:func:`_backward_hook`).
+    Without compiled functions running, nothing is installed."""
     _n_holders[0] += d
     on = bool(_n_holders[0])
     _MH._call_hook = _module_call_hook if on else None
     _G._rng_hook = _rng_hook if on else None
     _GM._off_hook = _grad_off_hook if on else None
     _EN.staging_hook = _backward_hook if on else None
-    builtins.print = _print_break if on else _print
+
+
+def _hold_print(d: int) -> None:
+    """Replace ``print`` while a function stages (in any thread), with the print it
+    replaced given back afterwards."""
+    global _print
+    if d > 0 and not _n_staging[0]:
+        _print = builtins.print
+        builtins.print = _print_break
+    _n_staging[0] += d
+    if d < 0 and not _n_staging[0]:
+        builtins.print = _print
 
 
 def _refuse_hooks(module: Module) -> None:
