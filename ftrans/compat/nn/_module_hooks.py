@@ -66,8 +66,9 @@ class _BackwardHookFn(torch.autograd.Function):
 _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
 
-#: Set by :mod:`ftrans.compat._compile` while a compiled function runs eagerly after a
-#: graph break: ``hook(module, args, kwargs)`` runs each module call (compiled on its own).
+#: Set by :mod:`ftrans.compat._compile` while a compiled function stages or runs eagerly
+#: after a graph break: ``hook(module, args, kwargs)`` runs each module call (staged: a
+#: module with hooks is a break; eagerly: the module is compiled on its own).
 _call_hook: Callable[[Any, tuple[Any, ...], dict[str, Any]], Any] | None = None
 
 
@@ -240,7 +241,7 @@ class _HookMixin:
 
     # ------------------------------------------------------------------ call
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if _call_hook is not None:   # inside a compiled function that runs eagerly
+        if _call_hook is not None:   # while compiled functions stage or run eagerly
             return _call_hook(self, args, kwargs)
         return _call_inner(self, *args, **kwargs)
 
