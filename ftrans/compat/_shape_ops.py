@@ -338,7 +338,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     if d.ndim == 0:   # a 0-d tensor: as a 1-element vector, the result 0-d again
         return reshape(index_select(reshape(input, (1,)), 0, index), ())
     ix = index._data if isinstance(index, Tensor) else index
-    ix = P.reshape(ix, (-1,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
+    ix = P.reshape(ix, (ix.size,)) if isinstance(ix, _Tracer) else np.asarray(ix).reshape(-1)
     template = (slice(None),) * ax + (I._Slot(0),)
     out = _kk(I.gather_p, d, ix)(d, ix, template=template)
     return _record(_IndexSelectBackward0, I.gather_p, {"template": template}, [input, ix],

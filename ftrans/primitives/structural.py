@@ -7,6 +7,8 @@ user-facing errors.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import ShapedArray, zero, result_type
@@ -48,11 +50,21 @@ def _linear(prim, impl, abstract_eval, transpose, batch):
 
 
 # reshape ---------------------------------------------------------------------
+def _reshape_abstract(x, new_shape):
+    """The staged reshape's shape: ``new_shape`` itself, checked (no ``-1`` to infer: a
+    negative size would give a wrong program, not an error)."""
+    if any(d < 0 for d in new_shape) or math.prod(new_shape) != math.prod(x.shape):
+        raise ValueError(f"reshape: new_shape {new_shape} must be non-negative sizes with "
+                         f"the {math.prod(x.shape)} elements of shape {x.shape}; compute "
+                         "any -1 before binding the primitive")
+    return ShapedArray(new_shape, x.dtype)
+
+
 _linear(
     reshape_p,
     lambda x, *, new_shape: x.reshape(new_shape) if type(x) is np.ndarray else
     backend_for(x).xp.reshape(x, new_shape),
-    lambda x, *, new_shape: ShapedArray(new_shape, x.dtype),
+    lambda x, *, new_shape: _reshape_abstract(x, new_shape),
     lambda ct, x, *, new_shape: reshape(ct, x.shape),
     lambda xb, *, new_shape: reshape(xb, (xb.shape[0],) + new_shape))
 

@@ -582,3 +582,29 @@ def test_digits_cnn_compiled_against_pytorch_over_ten_steps() -> None:
     for k in set(s1) - {"0.bias", "4.bias", "1.running_mean", "5.running_mean"}:
         np.testing.assert_allclose(s1[k].numpy(), s2[k].numpy(), rtol=2e-3, atol=2e-4,
                                    err_msg=k)
+
+
+@pytest.mark.parametrize("name", ["embedding", "lstm", "mha", "layernorm"])
+def test_common_layers_stage_in_one_graph(name: str) -> None:
+    """Common layers compile without a break and give the eager values and gradients
+    (Embedding's index_select once staged a reshape to -1, a negative size)."""
+    torch.manual_seed(0)
+    m, args = {
+        "embedding": (nn.Embedding(10, 3), (torch.tensor([[1, 2], [3, 9]]),)),
+        "lstm": (nn.LSTM(4, 8, batch_first=True), (torch.randn(2, 5, 4),)),
+        "mha": (nn.MultiheadAttention(8, 2, batch_first=True), (torch.randn(2, 3, 8),) * 3),
+        "layernorm": (nn.LayerNorm(6), (torch.randn(3, 6),)),
+    }[name]
+    assert torch._dynamo.explain(m)(*args).graph_break_count == 0
+    out = torch.compile(m)(*args)
+    out = out[0] if isinstance(out, tuple) else out
+    out.square().sum().backward()
+    g = _grads(m)
+    m.zero_grad()
+    ref = m(*args)
+    ref = ref[0] if isinstance(ref, tuple) else ref
+    ref.square().sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+    for a, b in zip(g, _grads(m)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
