@@ -133,10 +133,10 @@ def check(build, state, X, labels, steps=3):
                      {k: v.detach().numpy().astype(np.float64)
                       for k, v in model.state_dict().items()},
                      [p.grad.numpy() for p in model.parameters()]))
-    (lc, sc, gc_), (le, se, ge) = runs
+    (lc, sc, gcomp), (le, se, geager) = runs
     dstate = max((np.abs(sc[k] - se[k]).max(), k) for k in sc)
     return (first, np.abs(lc - le).max(), dstate,
-            max(np.abs(a - b).max() for a, b in zip(gc_, ge)))
+            max(np.abs(a - b).max() for a, b in zip(gcomp, geager)))
 
 
 def explain_counts(T, build, state, X):
