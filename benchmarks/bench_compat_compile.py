@@ -18,7 +18,8 @@ One step is forward, loss, ``zero_grad()``, ``backward()``, ``Adam.step()``.  Ro
 compat eager, compat ``torch.compile(model)`` (forward: the compiled ftrans program;
 backward: its compiled VJP program; the loss and Adam run eagerly), PyTorch eager and
 PyTorch ``torch.compile(model)`` (inductor; it needs a C++ compiler: when its first call
-fails the row reads "n/a (reason)").  Every row starts from the same weights.
+fails the row reads "n/a (reason)"; without PyTorch both rows read "n/a").  Every row
+starts from the same weights.
 
 ``FTRANS_CACHE_DIR`` is set to a fresh temporary directory before ftrans is imported
 (and removed at the end), so the first compiled step stages and compiles the forward and
@@ -46,6 +47,7 @@ instead of ~12 ms), and OpenBLAS too unless ``OPENBLAS_NUM_THREADS`` is set, as 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import shutil
 import sys
@@ -54,6 +56,7 @@ import time
 
 # before ftrans and torch are imported: both compilers start from empty caches
 _CACHE_DIR = tempfile.mkdtemp(prefix="ftrans-ccbench-")
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 os.environ["FTRANS_CACHE_DIR"] = os.path.join(_CACHE_DIR, "ftrans")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(_CACHE_DIR, "inductor")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # as examples/digits_cnn.py does
@@ -159,18 +162,21 @@ def run_workload(name, spec, blocks, per_block):
           f"of the losses {dloss:.1e}, of the gradients {dgrad:.1e}, of the state_dict "
           f"{dstate:.1e} ({key})")
     print(f"explain: compat {explain_counts(fc, build, state, X)}; torch "
-          f"{explain_counts(torch, build, state, X)}")
+          f"{explain_counts(torch, build, state, X) if torch else 'n/a'}")
     rows, available = {}, {}
     rows["compat eager"] = make_step(fc, build, state, X, labels)[0]
     first_call("compat.compile (warm cache)", make_step(fc, build, state, X, labels, True)[0],
                rows, available)
-    rows["torch eager"] = make_step(torch, build, state, X, labels)[0]
-    try:
-        tstep = make_step(torch, build, state, X, labels, True)[0]
-    except Exception as exc:  # torch.compile itself refused the model
-        available["torch.compile"] = f"n/a ({type(exc).__name__}: {exc})"
+    if torch is None:
+        available["torch eager"] = available["torch.compile"] = "n/a (PyTorch not installed)"
     else:
-        first_call("torch.compile", tstep, rows, available)
+        rows["torch eager"] = make_step(torch, build, state, X, labels)[0]
+        try:
+            tstep = make_step(torch, build, state, X, labels, True)[0]
+        except Exception as exc:  # torch.compile itself refused the model
+            available["torch.compile"] = f"n/a ({type(exc).__name__}: {exc})"
+        else:
+            first_call("torch.compile", tstep, rows, available)
     for fn in rows.values():   # warm-up: kernels compiled or loaded, BLAS threads up
         for _ in range(3):
             fn()
@@ -183,8 +189,9 @@ def run_workload(name, spec, blocks, per_block):
     for k, why in available.items():
         print(f"{k:30s}{why}")
     cc = med["compat.compile (warm cache)"]
-    print(f"ratio compat.compile / torch eager:  {cc / med['torch eager']:.2f}")
     print(f"ratio compat.compile / compat eager: {cc / med['compat eager']:.2f}")
+    if "torch eager" in med:
+        print(f"ratio compat.compile / torch eager:  {cc / med['torch eager']:.2f}")
     if "torch.compile" in med:
         print(f"ratio compat.compile / torch.compile: {cc / med['torch.compile']:.2f}")
 
@@ -199,21 +206,18 @@ def main(argv=None):
     ap.add_argument("--torch-threads", type=int, default=1,
                     help="torch.set_num_threads(N); 0: PyTorch's own default (default 1)")
     args = ap.parse_args(argv)
-    if torch is None:
-        print("PyTorch is not installed: nothing to compare against")
-        return 0
     blocks, per_block = (2, 3) if args.quick else (args.blocks, args.per_block)
-    if args.torch_threads:
+    if torch is None:
+        print("PyTorch is not installed: its rows are skipped")
+    elif args.torch_threads:
         torch.set_num_threads(args.torch_threads)
-    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy "
+    torch_v = f"{torch.__version__} ({torch.get_num_threads()} threads)" if torch else "n/a"
+    print(f"torch {torch_v}, numpy "
           f"{np.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, "
           f"fresh FTRANS_CACHE_DIR and TORCHINDUCTOR_CACHE_DIR under {_CACHE_DIR}")
-    try:
-        for name, spec in workloads().items():
-            if args.only in (None, name):
-                run_workload(name, spec, blocks, per_block)
-    finally:
-        shutil.rmtree(_CACHE_DIR, ignore_errors=True)
+    for name, spec in workloads().items():
+        if args.only in (None, name):
+            run_workload(name, spec, blocks, per_block)
     return 0
 
 
