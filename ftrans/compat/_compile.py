@@ -46,6 +46,7 @@ import inspect
 import os
 import sys
 import threading
+import time
 import traceback
 import warnings
 import weakref
@@ -836,7 +837,6 @@ def explain(f: Callable[..., Any], *extra_args: Any, **extra_kwargs: Any
     callable
         Takes ``f``'s arguments and returns the :class:`ExplainOutput`.
     """
-    import time
     orig = getattr(f, "_torchdynamo_orig_callable", None) or f
     if isinstance(orig, OptimizedModule):
         orig = orig._orig_mod
