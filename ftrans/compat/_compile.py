@@ -47,6 +47,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .. import config as _config
 from ..core.pytree import tree_flatten
 from ._compile_report import (ExplainOutput, config, exc, _Recorder, _recorders,
                               _record_break, _record_graph)
@@ -73,7 +74,8 @@ class _Compiled:
                  dynamic: bool | None, name: str) -> None:
         self.fn, self.owner, self.fullgraph, self.dynamic = fn, owner, fullgraph, dynamic
         self.name = name
-        self.graphs: dict[Any, _Graph | str] = {}   # (guard, shapes) -> graph or break
+        # (guard, shapes) -> graph or break reason; at most ftrans.config.jit_cache_size
+        self.graphs: dict[Any, _Graph | str] = {}
         self.guards: set[Any] = set()              # the guard keys compiled (recompiles)
         self.shapes_seen: dict[Any, Any] = {}      # rank key -> the shapes first seen
         self.gave_up = False
@@ -180,6 +182,8 @@ class _Compiled:
             _record_graph(self.name, staged.ir)
             g = staged
         self.graphs[key] = g
+        if len(self.graphs) > _config.jit_cache_size:   # (many sizes under dynamic guards)
+            del self.graphs[next(iter(self.graphs))]       # the oldest
         return g
 
     def _broken(self, args: tuple[Any, ...], kwargs: dict[str, Any], reason: str,

@@ -84,9 +84,10 @@ def concrete(data: Any, what: str) -> Any:
 
 
 def _state_value(data: Any) -> Any:
-    """The value a buffer update (running statistics) takes from ``data``: as
-    :func:`_concrete`, but a staged value (``compat.compile``, ``jit``) is kept -- the
-    program being staged then writes the buffer -- where :func:`_concrete` has none."""
+    """The value behind ``data`` below the derivative layers: ``data`` itself, a
+    forward/reverse tracer's primal, a batch tracer's whole batch, or a staged
+    (``compat.compile``, ``jit``) value itself.  A buffer update (running statistics)
+    takes it: a staged one makes the program being staged write the buffer."""
     while isinstance(data, Tracer):
         if hasattr(data, "primal"):
             data = data.primal
@@ -102,11 +103,5 @@ def _concrete(data: Any) -> Any:
     itself, a forward/reverse tracer's primal or a batch tracer's whole batch (every
     example's values: an elementwise check over it checks each example); None for a
     staged (jit) value, which has none."""
-    while isinstance(data, Tracer):
-        if hasattr(data, "primal"):
-            data = data.primal
-        elif hasattr(data, "val") and hasattr(data, "bdim"):
-            data = data.val
-        else:
-            return None
-    return data
+    data = _state_value(data)
+    return None if isinstance(data, Tracer) else data

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+import ftrans
 import ftrans.compat as torch
 from ftrans.compat import nn
 from ftrans.compat.utils.data import DataLoader, TensorDataset
@@ -608,3 +609,15 @@ def test_common_layers_stage_in_one_graph(name: str) -> None:
                                atol=1e-6)
     for a, b in zip(g, _grads(m)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_graphs_of_many_sizes_are_bounded() -> None:
+    cf = torch.compile(lambda x: x * 2, dynamic=True)
+    old = ftrans.config.jit_cache_size
+    ftrans.config.update("jit_cache_size", 3)
+    try:
+        for n in range(1, 7):
+            np.testing.assert_array_equal(cf(torch.ones(n)).numpy(), np.full(n, 2.0))
+        assert len(cf._compiled.graphs) == 3
+    finally:
+        ftrans.config.update("jit_cache_size", old)
