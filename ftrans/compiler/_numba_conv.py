@@ -17,8 +17,9 @@ gradient share few compiled functions (numba compile time), and a new shape reus
 The convolution is the impl's im2col + GEMM (:mod:`ftrans.primitives.conv`), one pass per
 group, in the layout of :mod:`ftrans.kernels.nn_cpu`'s 2-d kernels: a gather loop fills
 the ``(C/G * K, N * P)`` matrix of the windows (``K`` window taps, ``P`` output positions)
-through the tables (no padded or dilated copy), ``np.dot`` multiplies the group's
-``(O/G, C/G * K)`` kernel matrix by it (BLAS), and a loop copies the product into the
+through the tables (no padded or dilated copy), ``_dot`` (the runtime's cached
+``np.dot``) multiplies the group's ``(O/G, C/G * K)`` kernel matrix by it (BLAS), and a
+loop copies the product into the
 ``(N, O, *out)`` result (nn_cpu's docstring has the measurements of that layout; a first
 ``(N * P, C/G * K)`` version, the strided-view path's, timed slower here on a loaded
 machine, not conclusively).  Every parameter of the primitive lowers (strides, padding --
@@ -181,7 +182,7 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     L.add(f"{row} += 1")
     L.depth = 1
     # (O/G, C/G * K) @ (C/G * K, N * P): both C-contiguous (the group's kernel rows are)
-    L.add(f"{res} = np.dot({wm}[{g}], {cm})")
+    L.add(f"{res} = _dot({wm}[{g}], {cm})")
     L.open(f"for {n} in range({N}):")
     L.open(f"for {oo} in range({Og}):")
     L.open(f"for {pp} in range({P}):")

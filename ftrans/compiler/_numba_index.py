@@ -51,7 +51,7 @@ def _cumsum_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     ty = cg.tyname(o.aval.dtype)
     y, c, k0, k1, k2 = cg.fresh("y"), cg.fresh("c"), cg.fresh("k"), cg.fresh("k"), cg.fresh("k")
     rng = f"range({n} - 1, -1, -1)" if eqn.params["reverse"] else f"range({n})"
-    cg.emit(f"{y} = np.empty(({pre}, {n}, {post}), {ty})\n"
+    cg.emit(f"{y} = _empty(({pre}, {n}, {post}), {ty})\n"
             f"for {k0} in range({pre}):\n"
             f"    for {k2} in range({post}):\n"
             f"        {c} = {ty}(0)\n"
@@ -80,7 +80,7 @@ def _arg_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     cmp = ">" if low["which"] == "max" else "<"
     y, b, m, w, k0, k1, k2 = (cg.fresh("y"), cg.fresh("c"), cg.fresh("w"), cg.fresh("w"),
                               cg.fresh("k"), cg.fresh("k"), cg.fresh("k"))
-    cg.emit(f"{y} = np.empty(({pre}, {post}), np.int64)\n"
+    cg.emit(f"{y} = _empty(({pre}, {post}), np.int64)\n"
             f"for {k0} in range({pre}):\n"
             f"    for {k2} in range({post}):\n"
             f"        {b} = 0\n"
@@ -103,7 +103,7 @@ def _argsort_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     x, o = eqn.inputs[0], eqn.outputs[0]
     t, pre, n, post = _split(cg, x, eqn.params["axis"] % len(x.aval.shape))
     y, w, k0, k2 = cg.fresh("y"), cg.fresh("w"), cg.fresh("k"), cg.fresh("k")
-    cg.emit(f"{y} = np.empty(({pre}, {n}, {post}), np.int64)\n"
+    cg.emit(f"{y} = _empty(({pre}, {n}, {post}), np.int64)\n"
             f"for {k0} in range({pre}):\n"
             f"    for {k2} in range({post}):\n"
             f"        {w} = np.ascontiguousarray({t}[{k0}, :, {k2}])\n"

@@ -75,7 +75,7 @@ def _emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     for o in eqn.outputs:
         y = cg.fresh("y")
         core = o.aval.shape[nb:]
-        cg.emit(f"{y} = np.empty(({nbs}, {cg.shape_src(core)[1:]}, {cg.tyname(o.aval.dtype)})")
+        cg.emit(f"{y} = _empty(({nbs}, {cg.shape_src(core)[1:]}, {cg.tyname(o.aval.dtype)})")
         outs.append(y)
     k = cg.fresh("k")
     res = cg.fresh("o")
