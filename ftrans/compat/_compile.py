@@ -58,7 +58,6 @@ from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .nn import _module_hooks as _MH
 from .nn.module import Module
-from .optim.optimizer import Optimizer
 
 __all__ = ["compile", "OptimizedModule", "reset", "is_compiling", "disable", "explain",
            "graph_break"]
@@ -98,9 +97,7 @@ class _Compiled:
             reads.walk(self.owner)
         else:
             for obj in _reachable(self.fn):
-                if type(obj) in _SCALARS or isinstance(obj, (Tensor, Module, Optimizer, list,
-                                                             tuple, dict)):
-                    reads.walk(obj)
+                reads.walk(obj)   # (it keeps scalars, Tensors and what holds them)
         return reads
 
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any], reads: _Reads

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.abstract import ShapedArray
-from ..core.ir import IR, StagingTrace, dce
+from ..core.ir import _FTRANS_DIR, IR, StagingTrace, dce
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, TracerArrayConversionError, _ctx, set_current_trace
 from ..transforms._jit_primitive import jit_p
@@ -30,9 +30,6 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .nn import _module_hooks as _MH
 from .nn.module import Module
 from .optim.optimizer import Optimizer
-
-_FTRANS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 class _State(threading.local):
     def __init__(self) -> None:
@@ -219,11 +216,10 @@ class _Graph:
     """One staged program of a compiled function (one guard key): the IR, where its
     inputs come from and what its outputs are."""
 
-    __slots__ = ("ir", "used", "n_cand", "draws", "out_tree", "out_leaves", "n_out",
-                 "mutated", "returned_input", "dep", "name")
+    __slots__ = ("ir", "used", "draws", "out_tree", "out_leaves", "n_out", "mutated",
+                 "returned_input", "dep", "name")
     ir: IR                          # inputs: the used candidates, then the random draws
     used: list[int]                 # candidates the program reads
-    n_cand: int
     draws: list[tuple[Any, str, tuple[Any, ...], dict[str, Any]]]  # (generator, method, args)
     out_tree: Any
     out_leaves: list[Any]           # non-Tensor output leaves, _TENSOR where a Tensor goes
@@ -322,7 +318,7 @@ def _stage(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     g.used = [i for i in range(n) if ir.in_vars[i] in read]
     g.ir = IR([ir.in_vars[i] for i in g.used] + list(ir.in_vars[n:]), ir.const_vars,
               ir.consts, ir.eqns, ir.out_vars)
-    g.n_cand, g.draws = n, [d[:4] for d in draws]
+    g.draws = [d[:4] for d in draws]
     g.out_tree, g.out_leaves, g.n_out = out_tree, out_leaves, len(out_datas)
     g.mutated, g.returned_input = mutated, returned
     g.dep = _depends(g.ir, [cands[i] for i in g.used])[:len(out_datas)]

@@ -19,7 +19,6 @@ from ..types import Tensor
 from ftrans.compat import _ops as _K
 from ftrans.compat._tracer_values import _state_value
 from ftrans.compat._tensor import _make_plain
-from ftrans.core.trace import Tracer
 from . import _checks
 from ._checks import _ntuple, _check_tensor
 
@@ -106,10 +105,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 
 def _stat(data: Any, buffer: Tensor) -> Tensor:
-    """A batch statistic (an array, or a staged value) as a Tensor like ``buffer``."""
-    if isinstance(data, Tracer):
-        return _make_plain(data).to(buffer.dtype)
-    return torch.as_tensor(data, dtype=buffer.dtype, device=buffer.device)
+    """A batch statistic (an array, or a staged value) as a Tensor of ``buffer``'s dtype
+    (it is on the input's device, as the buffer)."""
+    return _make_plain(data).to(buffer.dtype)
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
