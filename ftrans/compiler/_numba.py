@@ -446,6 +446,16 @@ class _Codegen:
         ops = self.operand_exprs(eqn, shape, casts, g)
         dt = o.aval.dtype
         fmt, guarded = elementwise_expr(eqn, low)
+        if g is not None and " if " in fmt:
+            # operands read from arrays are loaded before a conditional expression: LLVM
+            # does not speculate a load it cannot prove safe, so ``v[i] if c else 0`` stays
+            # a branch, mispredicted half the time on a ReLU mask (BatchNorm-ReLU's
+            # backward loop over (64, 16, 8, 8): 0.31 ms)
+            for k, e in enumerate(ops):
+                if "[" in e:
+                    t = self.fresh("x")
+                    g.body.append(f"{t} = {e}")
+                    ops[k] = t
         expr = _result(fmt.format(*ops, **eqn.params), dt)
         if guarded:
             guard = low["guard"]
