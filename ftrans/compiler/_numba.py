@@ -37,6 +37,7 @@ import numpy as np
 
 from ..core.ir import Var, Literal
 from ._plan import Segment
+from ._sizes import size_classes
 from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
@@ -96,11 +97,13 @@ def _identity(name, ndim):
 
 
 class _Group:
-    __slots__ = ("shape", "regs", "members", "body", "pre", "post", "reductions", "par_ok",
+    __slots__ = ("shape", "var", "key", "regs", "members", "body", "pre", "post", "reductions", "par_ok",
                  "guards")
 
-    def __init__(self, shape):
-        self.shape = shape
+    def __init__(self, var, key):
+        self.shape = var.aval.shape
+        self.var = var          # a value of the loop's shape (its sizes' classes)
+        self.key = key
         self.regs = {}          # var -> register name
         self.members = set()    # ids of member equations
         self.body = []
@@ -136,7 +139,7 @@ class _Codegen:
         self.view = {}
         self.reg = {}       # var -> group (value in a register of a pending group)
         self.acc = {}       # var -> group (pending reduction output)
-        self.pending = {}   # shape -> group
+        self.pending = {}   # shape's key (key()) -> group
         self.tmp = 0
         self.parallel = False
         self.consumers = {}
@@ -146,8 +149,11 @@ class _Codegen:
                     self.consumers.setdefault(a, set()).add(i)
         self.live_out = set(seg.outputs)
         self.ids = {}
-        self.sizes = {}     # size -> parameter name (size())
-        self.lits = {}      # (kind, value) -> parameter name (lit())
+        self.classes = size_classes(seg.eqns)   # (var, axis) -> its size class's root
+        self.size_names = {}  # size class (or size, see size()) -> parameter name
+        self.sizes = {}     # parameter name -> size
+        self.cur = None     # the equation being emitted
+        self.lits = {}      # parameter name -> (kind, value) (lit())
         self.shared = {}    # canonical loop text -> helper name (one function per text)
         self.helper_call = re.compile(rf"^(?:[\w, ]+ = )?{fname}_g\d+\(")
         self.regions = []   # sources of nested programs' functions (region())
@@ -175,30 +181,44 @@ class _Codegen:
     # (a rule's ``emit(cg, i, eqn, low)`` writes code only through these: sizes through
     # size()/shape_src()/dim(), never as literals, so generated text can be shared by
     # programs of other sizes)
-    def size(self, n):
+    def size(self, n, axis=None):
         """Source of the size ``n`` of some axis of a value of the program: 0 and 1 as
         literals (broadcasting and empty loops are structure), any other size as a
-        parameter of the function, so the same text serves every size."""
+        parameter of the function, so the same text serves every size.  The parameter is
+        that of the axis's size class (``axis``: ``(var, dim)``; see ``_sizes.py``), so
+        sizes that are equal by chance stay apart; without ``axis``, the first axis of
+        the current equation's values of that size stands for it."""
         n = int(n)
         if n in (0, 1):
             return str(n)
-        name = self.sizes.get(n)
+        if axis is None and self.cur is not None:
+            axis = next(((v, d) for v in (*self.cur.inputs, *self.cur.outputs)
+                         if type(v) is Var for d, m in enumerate(v.aval.shape) if m == n),
+                        None)
+        key = n if axis is None else self.classes.get(axis, axis)
+        name = self.size_names.get(key)
         if name is None:
-            name = self.sizes[n] = f"n{len(self.sizes)}"
+            name = self.size_names[key] = f"n{len(self.sizes)}"
+            self.sizes[name] = n
         return name
+
+    def key(self, v):
+        """The structure of ``v``'s shape: its size classes (0 and 1 as such)."""
+        return tuple(n if n in (0, 1) else self.classes.get((v, d), (v, d))
+                     for d, n in enumerate(v.aval.shape))
 
     def lit(self, val, dt):
         """Source of a literal operand ``val`` of dtype ``dt``: a float or complex value
         other than a few structural constants is a parameter of the function (``1/n`` of a
-        mean changes with the shape; the text then does not)."""
+        mean changes with the shape; the text then does not), one per use: literals equal
+        by chance (a mean's ``1/16`` and another's over an axis of the same size) share
+        no parameter, or the text would change when they stop being equal."""
         dt = np.dtype(dt)
         v = np.array(val).astype(dt)[()]
         if dt.kind not in "fc" or v in _FOLDED or v != v:
             return _lit(val, dt)
-        key = (dt.kind, complex(v) if dt.kind == "c" else float(v))
-        name = self.lits.get(key)
-        if name is None:
-            name = self.lits[key] = f"l{len(self.lits)}"
+        name = f"l{len(self.lits)}"
+        self.lits[name] = (dt.kind, complex(v) if dt.kind == "c" else float(v))
         return name if dt in (np.dtype(np.float64), np.dtype(np.complex128)) \
             else f"{_tyname(dt)}({name})"
 
@@ -206,9 +226,13 @@ class _Codegen:
         """Source of the tuple ``shape`` (for ``np.empty``, ``reshape`` ...)."""
         return "(" + "".join(f"{self.size(n)}, " for n in shape) + ")"
 
+    def shape_of(self, v):
+        """Source of the tuple of ``v``'s shape."""
+        return "(" + "".join(f"{self.dim(v, d)}, " for d in range(len(v.aval.shape))) + ")"
+
     def dim(self, v, d):
         """Source of ``v``'s size along axis ``d``."""
-        return self.size(v.aval.shape[d])
+        return self.size(v.aval.shape[d], (v, d) if type(v) is Var else None)
 
     def prod_src(self, v, axes):
         """Source of the product of ``v``'s sizes along ``axes`` (1 for none)."""
@@ -274,9 +298,9 @@ class _Codegen:
         self.parallel |= par
         self.regions.append(src)
         extra = [self.constant(v, c) for v, c in sub.extra]
-        extra += [self.size(n) for n in sub.sizes]
+        extra += [self.size(n) for n in sub.sizes.values()]
         extra += [self.lit(v, np.float64 if k == "f" else np.complex128)
-                  for k, v in sub.lits]
+                  for k, v in sub.lits.values()]
 
         def call(args):
             return f"{name}({', '.join(list(args) + extra)})"
@@ -308,15 +332,17 @@ class _Codegen:
             self.flush(g)
 
     # groups ----------------------------------------------------------------------
-    def group(self, shape):
-        g = self.pending.get(shape)
+    def group(self, v):
+        """The pending group of the loop over ``v``'s shape (its size classes)."""
+        k = self.key(v)
+        g = self.pending.get(k)
         if g is None:
-            g = self.pending[shape] = _Group(shape)
+            g = self.pending[k] = _Group(v, k)
         return g
 
     def flush(self, g):
-        if self.pending.get(g.shape) is g:
-            del self.pending[g.shape]
+        if self.pending.get(g.key) is g:
+            del self.pending[g.key]
         shape = g.shape
         nd = len(shape)
         pre = list(g.pre)
@@ -329,7 +355,7 @@ class _Codegen:
             if v in self.live_out or any(c not in g.members for c in cons):
                 name = self.vname(v)
                 stored.append(name)
-                pre.append(f"{name} = _empty({self.shape_src(shape)}, {_tyname(v.aval.dtype)})")
+                pre.append(f"{name} = _empty({self.shape_of(g.var)}, {_tyname(v.aval.dtype)})")
                 body.append(f"{name}[{idx}] = {r}")
                 self.view[v] = _identity(name, nd)
         for v, name in g.reductions:
@@ -344,11 +370,11 @@ class _Codegen:
             bad = self.fresh("b")
             pre.append(f"{bad} = 0")
             body = body + [f"{bad} += np.int64({' | '.join(f'({c})' for c in g.guards)})"]
-        self.loop(out, shape, pre, body, g.post, par, 0)
+        self.loop(out, g.var, pre, body, g.post, par, 0)
         if g.guards:
             # rare inputs the fast formulas do not cover: the whole loop again, exactly
             out.append(f"if {bad}:")
-            self.loop(out, shape, list(g.pre) + pre[len(g.pre):-1],
+            self.loop(out, g.var, list(g.pre) + pre[len(g.pre):-1],
                       [b for b in body if not (isinstance(b, str) and b.startswith(bad))], g.post,
                       False, 1)
         self.helper(out, par, rets)
@@ -400,13 +426,13 @@ class _Codegen:
         seen = {vw.name for vw in self.view.values()}
         self.helper(block, False, [n for n in dict.fromkeys(made) if n in seen])
 
-    def loop(self, out, shape, pre, body, post, par, exact):
+    def loop(self, out, v, pre, body, post, par, exact):
         base = "    " if exact else ""
         out.extend(base + ln for ln in pre)
         ind = base
-        for k, n in enumerate(shape):
+        for k in range(len(v.aval.shape)):
             rng = "prange" if (par and k == 0) else "range"
-            out.append(f"{ind}for i{k} in {rng}({self.size(n)}):")
+            out.append(f"{ind}for i{k} in {rng}({self.dim(v, k)}):")
             ind += "    "
         lines = [b if isinstance(b, str) else b[exact] for b in body] or ["pass"]
         out.extend(ind + b for b in lines)
@@ -426,22 +452,23 @@ class _Codegen:
             exprs.append(e if dst is None else _cast(e, a.aval.dtype, dst))
         return exprs
 
-    def prepare_inputs(self, eqn, shape):
-        """Flush what an equation of loop shape ``shape`` cannot read from registers."""
+    def prepare_inputs(self, eqn, v):
+        """Flush what an equation looping over ``v``'s shape cannot read from registers."""
+        key = self.key(v)
         for a in eqn.inputs:
             if type(a) is not Var:
                 continue
             if a in self.acc:
                 self.flush(self.acc[a])
-            elif a in self.reg and self.reg[a].shape != shape:
+            elif a in self.reg and self.reg[a].key != key:
                 self.flush(self.reg[a])
 
     def elementwise(self, i, eqn, low):
         """Kind ``elementwise``: a member of the pending group of its output shape."""
         o = eqn.outputs[0]
         shape = o.aval.shape
-        self.prepare_inputs(eqn, shape)
-        g = self.group(shape) if shape else None
+        self.prepare_inputs(eqn, o)
+        g = self.group(o) if shape else None
         casts = _casts(eqn, low)
         ops = self.operand_exprs(eqn, shape, casts, g)
         dt = o.aval.dtype
@@ -491,8 +518,8 @@ class _Codegen:
             self.ensure(x)
             self.view[o] = self.view[x]
             return
-        self.prepare_inputs(eqn, shape)
-        g = self.group(shape)
+        self.prepare_inputs(eqn, x)
+        g = self.group(x)
         val = g.regs[x] if x in g.regs else self.read_bcast(x, shape)
         dt = o.aval.dtype
         monoid = low["monoid"]
@@ -510,8 +537,7 @@ class _Codegen:
             if monoid != "sum":
                 g.par_ok = False
         else:
-            oshape = o.aval.shape
-            g.pre.append(f"{a} = _full({self.shape_src(oshape)}, {init(accdt)}, {_tyname(accdt)})")
+            g.pre.append(f"{a} = _full({self.shape_of(o)}, {init(accdt)}, {_tyname(accdt)})")
             oidx = ", ".join(f"i{k}" for k in range(len(shape)) if k not in axes)
             g.body.append(combine(f"{a}[{oidx}]", val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
@@ -559,7 +585,7 @@ class _Codegen:
             return
         arr = self.contiguous(x)
         name = self.vname(o)
-        self.lines.append(f"{name} = {arr}.reshape({self.shape_src(s)})")
+        self.lines.append(f"{name} = {arr}.reshape({self.shape_of(o)})")
         self.view[o] = _identity(name, len(s))
 
     def contiguous(self, x, perm=None, dtype=None):
@@ -578,11 +604,11 @@ class _Codegen:
                 and all(vw.map[k] == perm[k] for k in range(nd))):
             return vw.name
         name = self.fresh()
-        shp = tuple(t[p] for p in perm)
-        self.lines.append(f"{name} = _empty({self.shape_src(shp)}, {_tyname(dt)})")
+        dims = [self.dim(x, p) for p in perm]
+        self.lines.append(f"{name} = _empty(({''.join(d + ', ' for d in dims)}), {_tyname(dt)})")
         ind = ""
-        for k, n in enumerate(shp):
-            self.lines.append(f"{ind}for i{k} in range({self.size(n)}):")
+        for k, n in enumerate(dims):
+            self.lines.append(f"{ind}for i{k} in range({n}):")
             ind += "    "
         src = self.read(x, [f"i{inv[d]}" for d in range(nd)])
         self.lines.append(f"{ind}{name}[{', '.join(f'i{k}' for k in range(nd))}] = "
@@ -597,20 +623,20 @@ class _Codegen:
         name = self.vname(o)
         for x in eqn.inputs:
             self.ensure(x)
-        self.lines.append(f"{name} = _empty({self.shape_src(s)}, {_tyname(dt)})")
+        self.lines.append(f"{name} = _empty({self.shape_of(o)}, {_tyname(dt)})")
         off = "0"
         for x in eqn.inputs:
             t = x.aval.shape
             ind = ""
-            for k, n in enumerate(t):
-                self.lines.append(f"{ind}for i{k} in range({self.size(n)}):")
+            for k in range(len(t)):
+                self.lines.append(f"{ind}for i{k} in range({self.dim(x, k)}):")
                 ind += "    "
             idx = [f"i{k}" if k != axis else f"i{k} + {off}" for k in range(len(t))]
             if t:
                 src = self.read(x, [f"i{k}" for k in range(len(t))])
                 self.lines.append(f"{ind}{name}[{', '.join(idx)}] = "
                                   f"{_cast(src, x.aval.dtype, dt)}")
-            off = f"{off} + {self.size(t[axis])}" if off != "0" else self.size(t[axis])
+            off = f"{off} + {self.dim(x, axis)}" if off != "0" else self.dim(x, axis)
         self.view[o] = _identity(name, len(s))
 
     def dot_general(self, i, eqn, low):
@@ -639,7 +665,7 @@ class _Codegen:
                 rdim[d] = f"i{nb + len(lf) + q}"
             a = _cast(self.read(lhs, ldim), lhs.aval.dtype, dt)
             b = _cast(self.read(rhs, rdim), rhs.aval.dtype, dt)
-            g = self.group(oshape) if oshape else None
+            g = self.group(o) if oshape else None
             self.member(i, o, _result(f"({a} * {b})", dt), g)
             return
         m = prod(ls[d] for d in lf)
@@ -661,7 +687,7 @@ class _Codegen:
         else:
             self.lines.append(f"{t} = _dot({A}, {B})")
         if oshape:
-            self.lines.append(f"{name} = {t}.reshape({self.shape_src(oshape)})")
+            self.lines.append(f"{name} = {t}.reshape({self.shape_of(o)})")
             self.view[o] = _identity(name, len(oshape))
         else:
             self.lines.append(f"{name} = {t}[0, 0]")
@@ -692,10 +718,12 @@ class _Codegen:
             self.view[v] = _identity(self.vname(v), len(v.aval.shape))
         for i, e in enumerate(self.seg.eqns):
             low = e.prim.lowering
+            self.cur = e
             start = len(self.lines)
             TABLE.rules[low["kind"]][1](self, i, e, low)
             if len(self.lines) > start:
                 self.outline(start)
+        self.cur = None
         for g in list(self.pending.values()):
             self.flush(g)
         rets = []
@@ -731,7 +759,7 @@ class _Codegen:
             out.append("")
         args = ", ".join([self.vname(v) for v in self.seg.inputs] +
                          [self.vname(v) for v, _ in self.extra] +
-                         list(self.sizes.values()) + list(self.lits.values()))
+                         list(self.sizes) + list(self.lits))
         out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True)\n"
                    f"def {self.fname}({args}):")
         body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
@@ -759,5 +787,5 @@ def generate(seg, fname, parallel_min=None):
     """
     cg = _Codegen(seg, PARALLEL_MIN_SIZE if parallel_min is None else parallel_min, fname)
     src, par = cg.source()
-    fixed = [np.int64(n) for n in cg.sizes] + [v for _, v in cg.lits]
+    fixed = [np.int64(n) for n in cg.sizes.values()] + [v for _, v in cg.lits.values()]
     return src, par, cg.extra, fixed

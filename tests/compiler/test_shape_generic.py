@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pytest
 
 import ftrans
 import ftrans.numpy as fnp
@@ -78,3 +79,25 @@ def test_jit_new_shape_same_rank_compiles_nothing_new():
     assert irs[0] is not irs[1]
     assert _module(compile_ir(irs[1])) is mod  # ... into the same module
     assert _compiled_signatures(mod) == before  # ... and numba compiled nothing new
+
+
+@pytest.mark.parametrize("transform", [lambda f: f, ftrans.grad], ids=["f", "grad"])
+def test_sizes_equal_by_chance_reuse_the_module(transform):
+    """A batch size equal to the hidden size (``x (16, 16)``, ``w (16, 16)``) generates the
+    text of any other batch size: sizes are named by their class of structurally equal
+    axes (``compiler/_sizes.py``), not by value, and the means' ``1/n`` and ``1/16`` are
+    two literal parameters even when equal -- before, this shape compiled the whole
+    program again."""
+    g = transform(lambda x, w: _f(x, w) + fnp.sum(fnp.mean(w, axis=0) ** 2))
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(16, 16)) * 0.3
+    mods = []
+    for n in (11, 16):
+        x = rng.normal(size=(n, 16))
+        ir, _ = stage(g, [x, w])
+        run = compile_ir(ir)
+        with ftrans.disable_jit():
+            ref = g(x, w)
+        np.testing.assert_allclose(run(x, w)[0], ref, rtol=1e-12, atol=1e-12)
+        mods.append(_module(run))
+    assert mods[0] is mods[1]
