@@ -14,7 +14,7 @@ import ftrans
 import ftrans.numpy as fnp
 from ftrans import lax
 from ftrans.compiler import graph_breaks
-from _jit_checks import jit_equal, no_break
+from _jit_checks import ci_sample, jit_equal, no_break
 from ftrans.primitives.window import reduce_window_argmax
 
 LOWERED = {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",
@@ -56,7 +56,7 @@ def _conv_args(dt, rng):
     return r(2, 3, 11), r(4, 3, 3), r(2, 4, 7, 6), r(5, 4, 3, 2), r(6, 2, 2, 3)
 
 
-@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 1))
 def test_conv_compiled_equal_eager(dt):
     args = _conv_args(dt, np.random.default_rng(0))
     _no_break(_convs, *args)
@@ -118,7 +118,7 @@ def _windows(x):
                                   ((0, 0), (0, 0), (-1, 0), (0, -2))))   # cropping
 
 
-@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 0))
 def test_reduce_window_compiled_equal_eager(dt):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 3, 7, 6)).astype(dt)
@@ -173,7 +173,7 @@ def _loss(w, x, wg, w2):
             + fnp.sum(fnp.sin(q)) + fnp.sum(a))
 
 
-@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 1))
 def test_conv_pool_grad_compiled_equal_eager(dt):
     rng = np.random.default_rng(1)
     r = lambda *s: rng.standard_normal(s).astype(dt)  # noqa: E731

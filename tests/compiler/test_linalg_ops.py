@@ -13,6 +13,8 @@ from ftrans.core.ir import stage
 from ftrans.compiler import compile_ir, graph_breaks
 from ftrans.primitives import linalg as L
 
+from _jit_checks import ci_sample
+
 rng = np.random.default_rng(21)
 NAMES = {"solve", "cholesky", "triangular_solve", "det", "slogdet", "eigh", "svd", "qr"}
 
@@ -57,8 +59,8 @@ def _close(out, ref, dtype):
         np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol * 10, err_msg=f"output {k}")
 
 
-@pytest.mark.parametrize("dtype,batch", [(np.float64, (2, 3)), (np.float32, ()),
-                                         (np.complex128, (2,))])
+@pytest.mark.parametrize("dtype,batch", ci_sample([(np.float64, (2, 3)), (np.float32, ()),
+                                                   (np.complex128, (2,))], 1, 2))
 def test_linalg_compiled_equals_eager(dtype, batch):
     args = _inputs(dtype, batch)
     ir, lifted = stage(_prog, args)
@@ -79,7 +81,7 @@ def _loss(a, b):
             + ftrans.numpy.sum(w) + ftrans.numpy.sum(s) + ftrans.numpy.sum((q @ r) * r[..., :1, :1]))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", ci_sample([np.float64, np.float32], 1))
 def test_linalg_grad_compiled_equals_eager(dtype):
     a, b, _ = _inputs(dtype, (2,))
     g = ftrans.grad(_loss, argnums=(0, 1))

@@ -141,11 +141,11 @@ def _jax_dtypes(row):
 
 def _jax_params():
     """The ``test_jax`` cases: every row with a ``jax_fn`` in each of its JAX dtypes; under
-    CI (``CI`` set, ``FTRANS_FULL_DIFFERENTIAL`` not) one dtype per row, alternating
+    CI (``CI`` set, ``FTRANS_FULL_SUITE`` not) one dtype per row, alternating
     between the rows (row ``i`` keeps its ``i % n``-th dtype).  The 611 cases took 157 s
     of the CI's 28-minute suite; every row still meets JAX in CI, and its values, finite
     differences and batching are checked in every dtype by the tests above."""
-    sample = os.environ.get("CI") and not os.environ.get("FTRANS_FULL_DIFFERENTIAL")
+    sample = os.environ.get("CI") and not os.environ.get("FTRANS_FULL_SUITE")
 
     def keep(i, dt):
         row = ROWS[i]
