@@ -123,6 +123,18 @@ def _strided(input: Any, size: Any, stride: Any, storage_offset: Any,  # noqa: A
     return elem, bool((elem >= 0).all()), storage, pos, off
 
 
+def _distinct(size: Any, stride: Any, pos: Any) -> bool:
+    """No two elements of a strided view share a storage position (it may be written
+    through): each stride, by size, beyond the reach ``sum((n - 1) * s)`` of the smaller
+    ones, else the distinct positions ``pos`` counted (O(n log n): 0.7 s on 10^7)."""
+    reach = 0
+    for s, n in sorted((int(s), int(n)) for n, s in zip(size, stride) if int(n) > 1):
+        if s <= reach:
+            return bool(np.unique(pos).size == pos.size)
+        reach += (n - 1) * s
+    return True
+
+
 def _strided_fn(x: Any, *, idx: Any, mask: Any, const: Any) -> Any:
     """``as_strided``'s values: ``x``'s elements at ``idx`` where ``mask``, the constants
     ``const`` (storage outside ``x``) elsewhere."""
@@ -187,7 +199,7 @@ def _as_strided(input: Any, size: Any, stride: Any, storage_offset: Any, cls: An
     arrays = tuple(np.asarray(a) for a in np.unravel_index(elem, d.shape))
     out = np.lib.stride_tricks.as_strided(storage[off:], tuple(int(s) for s in size),
                                           tuple(int(s) * d.itemsize for s in stride),
-                                          writeable=np.unique(pos).size == pos.size)
+                                          writeable=_distinct(size, stride, pos))
     template = tuple(I._Slot(k) for k in range(len(arrays)))
     return _V._view_op(input, I.gather_p, {"template": template}, cls, out, extra=arrays)
 

@@ -176,6 +176,19 @@ def test_as_strided_inplace():
     assert_same(f)
 
 
+def test_as_strided_overlap_check_agrees_with_counting():
+    """``as_strided``'s writeability test (no storage position read twice) by strides
+    agrees with counting the distinct positions, on random sizes and strides."""
+    from ftrans.compat._index_ops2 import _distinct
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        size = tuple(int(n) for n in rng.integers(0, 5, rng.integers(0, 4)))
+        stride = tuple(int(s) for s in rng.integers(0, 13, len(size)))
+        pos = sum((np.indices(size)[k] * s for k, s in enumerate(stride)),
+                  np.zeros(size, np.int64))
+        assert _distinct(size, stride, pos) == (np.unique(pos).size == pos.size), (size, stride)
+
+
 def test_partial_view_storage():
     def f(T):
         base = T.tensor(X.reshape(-1), requires_grad=True)
