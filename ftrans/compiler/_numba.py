@@ -97,8 +97,8 @@ def _identity(name, ndim):
 
 
 class _Group:
-    __slots__ = ("shape", "var", "key", "regs", "members", "body", "pre", "post", "reductions", "par_ok",
-                 "guards")
+    __slots__ = ("shape", "var", "key", "regs", "members", "body", "pre", "post", "reductions",
+                 "par_ok", "guards")
 
     def __init__(self, var, key):
         self.shape = var.aval.shape

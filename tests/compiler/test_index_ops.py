@@ -102,7 +102,7 @@ def _loss(x, i):
             + fnp.sum(gammaln(x * x + 0.5)))
 
 
-@pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 0))  # (float64: finite differences)
+@pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 0))  # (float64: FD below)
 def test_grad_compiled_equal_eager(dt):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 4, 3)).astype(dt)
