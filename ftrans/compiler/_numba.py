@@ -92,16 +92,20 @@ def _defined(text):
     return out
 
 
+def _tuple(items):
+    """Source of a tuple of the sources ``items``."""
+    return "(" + "".join(f"{s}, " for s in items) + ")"
+
+
 def _identity(name, ndim):
     return _View(name, ndim, range(ndim))
 
 
 class _Group:
-    __slots__ = ("shape", "var", "key", "regs", "members", "body", "pre", "post", "reductions",
+    __slots__ = ("var", "key", "regs", "members", "body", "pre", "post", "reductions",
                  "par_ok", "guards")
 
     def __init__(self, var, key):
-        self.shape = var.aval.shape
         self.var = var          # a value of the loop's shape (its sizes' classes)
         self.key = key
         self.regs = {}          # var -> register name
@@ -224,11 +228,11 @@ class _Codegen:
 
     def shape_src(self, shape):
         """Source of the tuple ``shape`` (for ``np.empty``, ``reshape`` ...)."""
-        return "(" + "".join(f"{self.size(n)}, " for n in shape) + ")"
+        return _tuple(self.size(n) for n in shape)
 
     def shape_of(self, v):
-        """Source of the tuple of ``v``'s shape."""
-        return "(" + "".join(f"{self.dim(v, d)}, " for d in range(len(v.aval.shape))) + ")"
+        """Source of the tuple of ``v``'s shape (its sizes' classes: :meth:`dim`)."""
+        return _tuple(self.dim(v, d) for d in range(len(v.aval.shape)))
 
     def dim(self, v, d):
         """Source of ``v``'s size along axis ``d``."""
@@ -264,7 +268,7 @@ class _Codegen:
         """``o`` is the C-contiguous array ``y`` holds in another shape (same elements):
         reshaped, or its single element for shape ``()``."""
         z = self.fresh("z")
-        self.emit(f"{z} = {y}.reshape({self.shape_src(o.aval.shape)})" if o.aval.shape
+        self.emit(f"{z} = {y}.reshape({self.shape_of(o)})" if o.aval.shape
                   else f"{z} = {y}.ravel()[0]")
         self.define(o, z)
 
@@ -343,7 +347,7 @@ class _Codegen:
     def flush(self, g):
         if self.pending.get(g.key) is g:
             del self.pending[g.key]
-        shape = g.shape
+        shape = g.var.aval.shape
         nd = len(shape)
         pre = list(g.pre)
         body = list(g.body)
@@ -605,7 +609,7 @@ class _Codegen:
             return vw.name
         name = self.fresh()
         dims = [self.dim(x, p) for p in perm]
-        self.lines.append(f"{name} = _empty(({''.join(d + ', ' for d in dims)}), {_tyname(dt)})")
+        self.lines.append(f"{name} = _empty({_tuple(dims)}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(dims):
             self.lines.append(f"{ind}for i{k} in range({n}):")

@@ -30,7 +30,7 @@ def _scan_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     ys = []
     for o in eqn.outputs[nh:]:
         y = cg.fresh("y")
-        cg.emit(f"{y} = _empty({cg.shape_src(o.aval.shape)}, {cg.tyname(o.aval.dtype)})")
+        cg.emit(f"{y} = _empty({cg.shape_of(o)}, {cg.tyname(o.aval.dtype)})")
         ys.append(y)
     it = cg.fresh("k")
     n = cg.size(length)
