@@ -38,11 +38,12 @@ import numpy as np
 from ..core.ir import Var, Literal
 from ._plan import Segment
 from ._sizes import size_classes
+from ._collapse import collapse
 from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
-from ._numba_dtypes import (OK, _cast, _lit, _result, _tyname, elementwise_expr,
-                            int_operand_range, integer_exact)
+from ._numba_dtypes import (OK, MONOID as _MONOID, _cast, _lit, _result, _tyname,
+                            elementwise_expr, int_operand_range, integer_exact)
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
@@ -103,7 +104,7 @@ def _identity(name, ndim):
 
 class _Group:
     __slots__ = ("var", "key", "regs", "members", "body", "pre", "post", "reductions",
-                 "par_ok", "guards")
+                 "par_ok", "guards", "hoist")
 
     def __init__(self, var, key):
         self.var = var          # a value of the loop's shape (its sizes' classes)
@@ -116,21 +117,7 @@ class _Group:
         self.reductions = []    # (var, name)
         self.par_ok = True
         self.guards = []        # conditions under which the fast body is not valid
-
-
-_MONOID = {
-    # monoid: (initial value(dtype) -> source, combine(acc, val, kind) -> statement)
-    "sum": (lambda dt: _lit(0, dt), lambda acc, v, k: f"{acc} += {v}"),
-    "prod": (lambda dt: _lit(1, dt), lambda acc, v, k: f"{acc} *= {v}"),
-    "max": (lambda dt: ("(-np.inf)" if dt.kind == "f" else
-                        _lit(np.iinfo(dt).min, dt) if dt.kind in "iu" else "False"),
-            lambda acc, v, k: (f"{acc} = {v} if ({v} > {acc} or {v} != {v}) else {acc}"
-                               if k == "f" else f"{acc} = max({acc}, {v})")),
-    "min": (lambda dt: ("np.inf" if dt.kind == "f" else
-                        _lit(np.iinfo(dt).max, dt) if dt.kind in "iu" else "True"),
-            lambda acc, v, k: (f"{acc} = {v} if ({v} < {acc} or {v} != {v}) else {acc}"
-                               if k == "f" else f"{acc} = min({acc}, {v})")),
-}
+        self.hoist = {}         # depth k -> ([lines entering loop k's body], [leaving it])
 
 
 class _Codegen:
@@ -374,12 +361,12 @@ class _Codegen:
             bad = self.fresh("b")
             pre.append(f"{bad} = 0")
             body = body + [f"{bad} += np.int64({' | '.join(f'({c})' for c in g.guards)})"]
-        self.loop(out, g.var, pre, body, g.post, par, 0)
+        self.loop(out, g, pre, body, par, 0)
         if g.guards:
             # rare inputs the fast formulas do not cover: the whole loop again, exactly
             out.append(f"if {bad}:")
-            self.loop(out, g.var, list(g.pre) + pre[len(g.pre):-1],
-                      [b for b in body if not (isinstance(b, str) and b.startswith(bad))], g.post,
+            self.loop(out, g, list(g.pre) + pre[len(g.pre):-1],
+                      [b for b in body if not (isinstance(b, str) and b.startswith(bad))],
                       False, 1)
         self.helper(out, par, rets)
 
@@ -430,17 +417,26 @@ class _Codegen:
         seen = {vw.name for vw in self.view.values()}
         self.helper(block, False, [n for n in dict.fromkeys(made) if n in seen])
 
-    def loop(self, out, v, pre, body, post, par, exact):
-        base = "    " if exact else ""
-        out.extend(base + ln for ln in pre)
-        ind = base
-        for k in range(len(v.aval.shape)):
-            rng = "prange" if (par and k == 0) else "range"
-            out.append(f"{ind}for i{k} in {rng}({self.dim(v, k)}):")
-            ind += "    "
+    def loop(self, out, g, pre, body, par, exact):
+        """The loop nest of group ``g``: ``pre``, the loops over ``g.var``'s shape with
+        ``g.hoist``'s lines at their depths and ``body`` innermost, then ``g.post``."""
+        ind = base = "    " if exact else ""
         lines = [b if isinstance(b, str) else b[exact] for b in body] or ["pass"]
+        dims = [self.dim(g.var, k) for k in range(len(g.var.aval.shape))]
+        col = collapse(lines, g.hoist, len(dims), int(par), self.fresh,
+                       set(_defined("\n".join(pre))))
+        c, lines, hoist, views = col or (len(dims), lines, g.hoist, [])
+        dims[c:] = [" * ".join(dims[c:])] if dims[c:] else []  # (see _collapse.py)
+        out.extend(base + ln for ln in pre + views)
+        for k, d in enumerate(dims):
+            rng = "prange" if (par and k == 0) else "range"
+            out.append(f"{ind}for i{k} in {rng}({d}):")
+            ind += "    "
+            out.extend(ind + ln for ln in hoist.get(k, ((), ()))[0])
         out.extend(ind + b for b in lines)
-        out.extend(base + ln for ln in post)
+        for k in range(len(dims) - 1, -1, -1):
+            out.extend(base + "    " * (k + 1) + ln for ln in hoist.get(k, ((), ()))[1])
+        out.extend(base + ln for ln in g.post)
 
     # equations -------------------------------------------------------------------
     def operand_exprs(self, eqn, shape, casts, g):
@@ -542,8 +538,17 @@ class _Codegen:
                 g.par_ok = False
         else:
             g.pre.append(f"{a} = _full({self.shape_of(o)}, {init(accdt)}, {_tyname(accdt)})")
-            oidx = ", ".join(f"i{k}" for k in range(len(shape)) if k not in axes)
-            g.body.append(combine(f"{a}[{oidx}]", val, accdt.kind))
+            kept = [k for k in range(len(shape)) if k not in axes]
+            acc = f"{a}[{', '.join(f'i{k}' for k in kept)}]"
+            if kept[-1] < len(shape) - 1:  # the loops inside the last kept axis reduce:
+                # its element accumulates in a register there (the same additions, in
+                # the same order, without a load and a store per element)
+                r = self.fresh()
+                enter, leave = g.hoist.setdefault(kept[-1], ([], []))
+                enter.append(f"{r} = {acc}")
+                leave.append(f"{acc} = {r}")
+                acc = r
+            g.body.append(combine(acc, val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
             if 0 in axes:
                 g.par_ok = False

@@ -117,3 +117,17 @@ def _result(expr: str, dt: Any) -> str:
     return f"{_tyname(dt)}({expr})"
 
 
+#: a reduction's monoid: (its initial value of a dtype -> source, combine(acc, val, kind)
+#: -> the statement accumulating ``val`` into ``acc``; ``kind``: the accumulator's dtype kind)
+MONOID = {
+    "sum": (lambda dt: _lit(0, dt), lambda acc, v, k: f"{acc} += {v}"),
+    "prod": (lambda dt: _lit(1, dt), lambda acc, v, k: f"{acc} *= {v}"),
+    "max": (lambda dt: ("(-np.inf)" if dt.kind == "f" else
+                        _lit(np.iinfo(dt).min, dt) if dt.kind in "iu" else "False"),
+            lambda acc, v, k: (f"{acc} = {v} if ({v} > {acc} or {v} != {v}) else {acc}"
+                               if k == "f" else f"{acc} = max({acc}, {v})")),
+    "min": (lambda dt: ("np.inf" if dt.kind == "f" else
+                        _lit(np.iinfo(dt).max, dt) if dt.kind in "iu" else "True"),
+            lambda acc, v, k: (f"{acc} = {v} if ({v} < {acc} or {v} != {v}) else {acc}"
+                               if k == "f" else f"{acc} = min({acc}, {v})")),
+}

@@ -293,7 +293,41 @@ def test_select_loads_its_operands_before_the_condition():
     g, x = rng.standard_normal((64, 16, 8, 8)), rng.standard_normal((64, 16, 8, 8))
     ir = check(lambda g, x: [fnp.sum(fnp.where(x > 0, g, 0.0), axis=(0, 2, 3))], [g, x])
     src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
-    assert re.search(r"(x\d+) = v\d+\[i0, i1, i2, i3\]\n.* = .*\(\1 if ", src), src
+    assert re.search(r"(x\d+) = [vt]\d+\[i0, i1, i2(, i3)?\]\n.* = .*\(\1 if ", src), src
+
+
+def test_partial_reductions_accumulate_in_registers():
+    """A reduction over the axes inside its last kept axis accumulates in a local of that
+    loop (a load and a store per output element, not per input element) beside the
+    group's registers and other accumulators, with eager's values."""
+    x = np.random.default_rng(8).standard_normal((6, 5, 4, 3)).astype(np.float32)
+    ir = check(lambda x: [fnp.sum(x, axis=(0, 2, 3)), fnp.max(x * 2, axis=(2, 3)),
+                          fnp.sum(x, axis=1), fnp.mean(x, axis=3), fnp.min(x, axis=(0, 1)),
+                          fnp.prod(x[:, :, :1] + 1, axis=(0, 2))], [x])
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    # sum over (0, 2, 3): loaded inside the loop over axis 1, stored after the inner loops
+    m = re.search(r"\n( +)(t\d+) = (a\d+)\[i1\]\n", src)
+    assert m, src
+    ind, t, a = m.groups()
+    assert re.search(rf"\n{ind}{a}\[i1\] = {t}\n", src), src
+    assert re.search(rf"\n{ind}for i2 .*\n(.*\n)*?{ind}    for i3 .*\n(.*\n)*? *{t} \+= ", src), src
+    assert f"{a}[i1] +=" not in src, src
+
+
+def test_trailing_axes_of_a_fused_loop_run_as_one():
+    """A fused loop whose arrays are all indexed by its trailing indices in order (or
+    broadcast along them) loops over their product once (``_collapse.py``); a transposed
+    read keeps its axes apart.  Values as eager's, for odd sizes and an empty axis."""
+    rng = np.random.default_rng(9)
+    for shape in [(2, 3, 0, 4), (6, 5, 4, 3)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        b = rng.standard_normal((1, shape[1], 1, 1)).astype(np.float32)
+        ir = check(lambda x, b: [fnp.maximum(x * b + 1.0, 0.0),
+                                 fnp.min(x, axis=(0, 1)), fnp.sum(x * b, axis=(2, 3)),
+                                 fnp.transpose(x, (0, 1, 3, 2)) * 2.0], [x, b])
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert re.search(r"\n {12}for i2 in range\(n\d+ \* n\d+\):", src), src
+    assert re.search(r"\[i0, i1, i3, i2\]", src), src  # the transposed read: four loops
 
 
 # ---------------------------------------------------------------------------------
