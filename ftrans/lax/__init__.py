@@ -28,8 +28,11 @@ values of enclosing transforms that a branch or body *closes over* are lifted by
 Rules (each binds the same primitives again, so they nest under every transform and
 stage as ordinary equations inside ``jit``):
 
-* **impl**: the sub-programs run through ``ftrans.compiler.compile_ir(ir)(*args)``; a
-  Python loop drives the compiled body of ``while``/``scan``.
+* **impl** (eager): a Python loop drives the body of ``while``/``scan``; each
+  sub-program runs through the reference executor until programs of its text have
+  spent ``EAGER_COMPILE_AFTER_S`` (1 s) there, then through
+  ``ftrans.compiler.compile_ir(ir)`` (``_programs._Tiered``): a short eager loop never
+  waits for numba.  Under ``jit`` they are part of the compiled program.
 * **JVP**: ``cond`` of the JVP'd branches; ``while`` of the JVP'd body (carry tangents
   joined to a fixed point of which are nonzero); ``scan`` of the JVP'd body.
 * **VJP**: each branch's or body's joint forward + VJP program is staged and split by

@@ -10,12 +10,12 @@ import numpy as np
 from ..core import Primitive, ShapedArray, Tracer, zero, is_inexact
 from ..core.ir import IR, Literal, Var, dce, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..compiler import compile_ir
 from .. import primitives as P
 from ..typing import Array, ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front
 from ..transforms.vmap import vmap
 from ..transforms.jit import jit_disabled
+from ._programs import _Tiered
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
                         _stage_fun, _with_inputs, _cached, _arr,
                         _arrays, _jvp_ir, _batch_ir, _vjp_partition)
@@ -31,7 +31,7 @@ cond_p.lowering = {"kind": "cond"}  # branches in the compiled code (ftrans.comp
 @cond_p.def_impl
 def _cond_impl(index: Array, *args: Any, branches: tuple[IR, ...]) -> tuple[Any, ...]:
     i = min(max(int(index), 0), len(branches) - 1)
-    return tuple(_arr(o) for o in compile_ir(branches[i], _backend(args))(*args))
+    return tuple(_arr(o) for o in _Tiered(branches[i], _backend(args))(*args))
 
 
 @cond_p.def_abstract_eval

@@ -10,11 +10,11 @@ import numpy as np
 from ..core import Primitive, ShapedArray, Tracer, zero
 from ..core.ir import IR, stage, eval_ir
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..compiler import compile_ir
 from .. import primitives as P
 from ..typing import ArrayLike, PyTree
 from ..primitives._rules import batch_size, move_to_front, batched_front
 from ..transforms.jit import jit_disabled
+from ._programs import _Tiered
 from ._programs import (_as_operand, _aval, _aval_str, _backend, _literals_to_consts,
                         _stage_fun, _reorder, _with_inputs, _cached,
                         _arr, _arrays, _zeros_like, _jvp_ir, _batch_ir,
@@ -34,7 +34,7 @@ def _while_impl(*args: Any, cond: IR, body: IR, n_cond: int, n_body: int) -> tup
     cc, bc = args[:n_cond], args[n_cond:n_cond + n_body]
     carry = list(args[n_cond + n_body:])
     backend = _backend(args)
-    pred, step = compile_ir(cond, backend), compile_ir(body, backend)
+    pred, step = _Tiered(cond, backend), _Tiered(body, backend)
     while bool(pred(*cc, *carry)[0]):
         carry = step(*bc, *carry)
     return tuple(_arr(c) for c in carry)

@@ -6,12 +6,14 @@ forward + reverse program (:func:`_vjp_joint`) -- each staged once and cached on
 program (``ir.cache``)."""
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, cast
 
 import numpy as np
 
-from ..compiler import backend_of
+from ..compiler import backend_of, compile_ir
 from ..core import ShapedArray, Tracer, zero, is_inexact, set_current_trace
 from ..core.trace import _ctx, _escaped
 from ..core.ir import IR, Var, Literal, StagingTrace, stage, eval_ir, partition
@@ -146,6 +148,49 @@ def _cached(ir: IR, key: Hashable, build: Callable[[], Any]) -> Any:
     if hit is None:
         hit = ir.cache[key] = build()
     return hit
+
+
+#: Seconds an eager ``cond``/``scan``/``while`` spends running one sub-program (a branch, a
+#: body) through the reference executor before compiling it with numba: the ski-rental
+#: rule (rent until the rent paid equals the price of buying), so a program that runs
+#: briefly (a one-off ``cond``, a short ``scan``, a test) never waits the 0.3-10 s of a
+#: numba compile, and one that runs long pays at most about this much more than had it
+#: been compiled at once.  ``FTRANS_EAGER_COMPILE_AFTER_S`` sets it (0: compile at once).
+#: Under ``jit`` the control flow is part of the compiled program and this does not apply.
+EAGER_COMPILE_AFTER_S = float(os.environ.get("FTRANS_EAGER_COMPILE_AFTER_S", 1.0))
+
+
+#: seconds spent in the reference executor, by program text: a body staged again (a new
+#: ``lambda`` per call) is the same program, compiled once it has run long enough
+_SPENT: dict[str, float] = {}
+_SPENT_MAX = 1024  # programs remembered (the oldest forgotten first)
+
+
+class _Tiered:
+    """Runs ``ir`` on CPU arrays through the reference executor until programs of its
+    text have spent :data:`EAGER_COMPILE_AFTER_S` seconds there (over calls), then
+    through ``compile_ir``; another backend compiles at once.  The two agree to rounding,
+    as ``jit(f)`` and ``f`` do."""
+
+    __slots__ = ("ir", "backend", "fn", "key")
+
+    def __init__(self, ir: IR, backend: Any) -> None:
+        self.ir, self.backend, self.fn = ir, backend, None
+        self.key = _cached(ir, "text", lambda: str(ir)) if backend == "cpu" else ""
+        if backend != "cpu" or _SPENT.get(self.key, 0.0) >= EAGER_COMPILE_AFTER_S:
+            self.fn = compile_ir(ir, backend)
+
+    def __call__(self, *args: Any) -> list[Any]:
+        if self.fn is not None:
+            return self.fn(*args)
+        t = time.perf_counter()
+        out = compile_ir(self.ir, None)(*args)
+        spent = _SPENT[self.key] = _SPENT.pop(self.key, 0.0) + time.perf_counter() - t
+        if len(_SPENT) > _SPENT_MAX:
+            del _SPENT[next(iter(_SPENT))]
+        if spent >= EAGER_COMPILE_AFTER_S:
+            self.fn = compile_ir(self.ir, self.backend)
+        return out
 
 
 def _arr(x: Any) -> Any:

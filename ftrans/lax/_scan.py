@@ -9,13 +9,13 @@ import numpy as np
 from ..core import Primitive, ShapedArray, zero, is_inexact
 from ..core.ir import IR, Literal, Var, stage, eval_ir, dce
 from ..core.pytree import tree_flatten, tree_unflatten, tree_map
-from ..compiler import compile_ir
 from ..kernels import backend_for
 from .. import primitives as P
 from ..typing import PyTree
 from ..primitives._rules import batch_size, move_to_front, move_axis, batched_front
 from ..transforms.jit import jit_disabled
 from ..transforms.vmap import vmap
+from ._programs import _Tiered
 from ._programs import (_as_operand, _aval, _backend, _literals_to_consts, _stage_fun,
                         _reorder, _cached, _arr, _arrays, _zeros, _zeros_like,
                         _jvp_ir, _batch_fixpoint, _vjp_partition,
@@ -40,7 +40,7 @@ def _scan_impl(*args: Any, body: IR, n_consts: int, n_carry: int, length: int,
     consts, carry, xs = _split3(args, n_consts, n_carry)
     carry = list(carry)
     backend = _backend(args)
-    run = compile_ir(body, backend)
+    run = _Tiered(body, backend)
     xp = backend_for(*args).xp
     steps = range(length - 1, -1, -1) if reverse else range(length)
     if backend is None:

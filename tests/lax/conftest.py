@@ -7,9 +7,12 @@ compiling every branch, body and derived program (JVP'd, batched, forward and ba
 of reverse mode) with numba would cost minutes of compile time per run of the suite,
 and the compiler has its own tests.  Tests marked ``@pytest.mark.compiled``
 (``test_lax_compiled.py``) run with the environment's setting (numba by default): the
-same constructs with compiled sub-programs.
+same constructs with compiled sub-programs (at once: see
+``ftrans.lax._programs.EAGER_COMPILE_AFTER_S``).
 """
 import pytest
+
+from ftrans.lax import _programs
 
 
 def pytest_configure(config):
@@ -21,4 +24,6 @@ def pytest_configure(config):
 def _executor(request, monkeypatch):
     if request.node.get_closest_marker("compiled") is None:
         monkeypatch.setenv("FTRANS_COMPILER", "reference")
+    else:  # eager control flow compiles its sub-programs at once (not after 1 s of them)
+        monkeypatch.setattr(_programs, "EAGER_COMPILE_AFTER_S", 0.0)
     yield

@@ -68,3 +68,39 @@ def test_compiled_scan_forward_reverse_batched():
     np.testing.assert_allclose(per[0], g, rtol=1e-12)
     jitted = ftrans.jit(ftrans.grad(loss))(W, xs)
     np.testing.assert_allclose(jitted, g, rtol=1e-12)
+
+
+def test_eager_sub_programs_interpret_until_they_have_run_long_enough(monkeypatch):
+    """Eager control flow runs a sub-program through the reference executor until
+    programs of its text have spent ``EAGER_COMPILE_AFTER_S`` there, then compiled (in
+    the middle of a scan too, and for the same body staged again); the values agree with
+    a Python loop either way."""
+    from ftrans.lax import _programs
+    backends = []
+    real = _programs.compile_ir
+    monkeypatch.setattr(_programs, "compile_ir",
+                        lambda ir, backend="cpu": backends.append(backend) or real(ir, backend))
+    monkeypatch.setattr(_programs, "_SPENT", {})
+    xs = np.linspace(-1.0, 1.0, 24).reshape(8, 3)
+    want, c = [], np.zeros(3)
+    for x in xs:
+        want.append(c * c)
+        c = c * 0.5 + np.sin(x)
+
+    def run():
+        return lax.scan(lambda c, x: (c * 0.5 + fnp.sin(x), c * c), np.zeros(3), xs)
+
+    monkeypatch.setattr(_programs, "EAGER_COMPILE_AFTER_S", 3600.0)
+    c1, ys1 = run()
+    assert backends and "cpu" not in backends  # the reference executor only
+    monkeypatch.setattr(_programs, "EAGER_COMPILE_AFTER_S", 1e-9)
+    backends.clear()
+    c2, ys2 = run()  # the same text: has spent more than 1e-9 s, compiled from the start
+    assert backends == ["cpu"]
+    monkeypatch.setattr(_programs, "_SPENT", {})
+    backends.clear()
+    c3, ys3 = run()  # interpreted once, then compiled, within one scan
+    assert backends[0] is None and "cpu" in backends
+    for c_, ys in [(c1, ys1), (c2, ys2), (c3, ys3)]:
+        np.testing.assert_allclose(c_, c, rtol=1e-14)
+        np.testing.assert_allclose(ys, want, rtol=1e-14)
