@@ -18,11 +18,34 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._numba_dtypes import _tuple
+
 __all__ = ["collapse"]
 
 _SUBSCRIPT = re.compile(r"\b([a-z]\d+)\[([^\[\]]*)\]")
 _INDEX = re.compile(r"\bi(\d+)\b")
 _STORE = re.compile(r"\s*([a-z]\d+)\[[^\[\]]*\] *[-+*]?= ")
+
+
+def _merged(line: str, tail: list[str], views: dict[tuple[str, int], str],
+            defs: list[str], fresh: Callable[[], str]) -> str:
+    """``line`` with each subscript ending in the indices ``tail`` read through a view
+    with those axes merged (defined in ``defs`` on first use, named in ``views``), its
+    merged index written ``@``."""
+    def sub(m: re.Match[str]) -> str:
+        idx = [s.strip() for s in m.group(2).split(",")]
+        p = len(idx) - len(tail)
+        if p < 0 or idx[p:] != tail:
+            return m.group(0)
+        x = m.group(1)
+        name = views.get((x, p))
+        if name is None:
+            name = views[(x, p)] = fresh()
+            dims = [f"{x}.shape[{d}]" for d in range(p)]
+            dims.append(" * ".join(f"{x}.shape[{d}]" for d in range(p, len(idx))))
+            defs.append(f"{name} = np.ascontiguousarray({x}).reshape({_tuple(dims)})")
+        return f"{name}[{''.join(s + ', ' for s in idx[:p])}@]"
+    return _SUBSCRIPT.sub(sub, line)
 
 
 def collapse(lines: list[str], hoist: dict[int, tuple[list[str], list[str]]], nd: int,
@@ -35,6 +58,8 @@ def collapse(lines: list[str], hoist: dict[int, tuple[list[str], list[str]]], nd
     merged views (to run before the loops); ``None`` when no ``c`` does.  ``fresh()``
     names a view; ``local``: the arrays allocated for the loop, the only ones it may write
     (a merged view of another could be a copy)."""
+    if nd - first < 2:
+        return None
     every = lines + [ln for a, b in hoist.values() for ln in a + b]
     if any(m.group(1) not in local for ln in every for m in [_STORE.match(ln)] if m):
         return None
@@ -44,31 +69,10 @@ def collapse(lines: list[str], hoist: dict[int, tuple[list[str], list[str]]], nd
         tail = [f"i{k}" for k in range(c, nd)]
         views: dict[tuple[str, int], str] = {}
         defs: list[str] = []
-
-        def merged(m: re.Match[str], tail: list[str] = tail,
-                   views: dict[tuple[str, int], str] = views, defs: list[str] = defs) -> str:
-            idx = [s.strip() for s in m.group(2).split(",")]
-            if len(idx) < len(tail) or idx[len(idx) - len(tail):] != tail:
-                return m.group(0)
-            x, p = m.group(1), len(idx) - len(tail)
-            name = views.get((x, p))
-            if name is None:
-                name = views[(x, p)] = fresh()
-                dims = [f"{x}.shape[{d}]" for d in range(p)]
-                dims.append(" * ".join(f"{x}.shape[{d}]" for d in range(p, len(idx))))
-                defs.append(f"{name} = np.ascontiguousarray({x}).reshape("
-                            f"({''.join(d + ', ' for d in dims)}))")
-            return f"{name}[{''.join(s + ', ' for s in idx[:p])}@]"
-
-        new = [_SUBSCRIPT.sub(merged, ln) for ln in lines]
-        moved = {k: ([_SUBSCRIPT.sub(merged, ln) for ln in a],
-                     [_SUBSCRIPT.sub(merged, ln) for ln in b]) for k, (a, b) in hoist.items()}
-        rest = new + [ln for a, b in moved.values() for ln in a + b]
-        if not views or any(int(k) >= c for ln in rest for k in _INDEX.findall(ln)):
-            continue
-        j = f"i{c}"
-        return (c, [ln.replace("@]", j + "]") for ln in new],
-                {k: ([ln.replace("@]", j + "]") for ln in a], [ln.replace("@]", j + "]")
-                                                              for ln in b])
-                 for k, (a, b) in moved.items()}, defs)
+        new = [_merged(ln, tail, views, defs, fresh) for ln in every]
+        if views and not any(int(k) >= c for ln in new for k in _INDEX.findall(ln)):
+            it = iter(ln.replace("@]", f"i{c}]") for ln in new)  # (in ``every``'s order)
+            body = [next(it) for _ in lines]
+            return c, body, {k: ([next(it) for _ in a], [next(it) for _ in b])
+                             for k, (a, b) in hoist.items()}, defs
     return None

@@ -42,7 +42,7 @@ from ._collapse import collapse
 from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
-from ._numba_dtypes import (OK, MONOID as _MONOID, _cast, _lit, _result, _tyname,
+from ._numba_dtypes import (OK, MONOID, _cast, _lit, _result, _tuple, _tyname,
                             elementwise_expr, int_operand_range, integer_exact)
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
@@ -91,11 +91,6 @@ def _defined(text):
         out.extend([m.group(1)] if m.group(1) else
                    [n.strip() for n in m.group(2).split(",") if n.strip()])
     return out
-
-
-def _tuple(items):
-    """Source of a tuple of the sources ``items``."""
-    return "(" + "".join(f"{s}, " for s in items) + ")"
 
 
 def _identity(name, ndim):
@@ -527,7 +522,7 @@ class _Codegen:
         if monoid == "sum" and dt.kind == "c" and dt.itemsize == 8:
             accdt = np.dtype(np.complex128)
         val = _cast(val, dt, accdt)
-        init, combine = _MONOID[monoid]
+        init, combine = MONOID[monoid]
         name = self.vname(o)
         a = f"a{self.vid(o)}"
         if len(axes) == len(shape):  # full reduction: a scalar accumulator

@@ -117,6 +117,11 @@ def _result(expr: str, dt: Any) -> str:
     return f"{_tyname(dt)}({expr})"
 
 
+def _tuple(items: Any) -> str:
+    """Source of a tuple of the sources ``items``."""
+    return "(" + "".join(f"{s}, " for s in items) + ")"
+
+
 #: a reduction's monoid: (its initial value of a dtype -> source, combine(acc, val, kind)
 #: -> the statement accumulating ``val`` into ``acc``; ``kind``: the accumulator's dtype kind)
 MONOID = {
