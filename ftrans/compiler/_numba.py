@@ -39,11 +39,12 @@ from ..core.ir import Var, Literal
 from ._plan import Segment
 from ._sizes import size_classes
 from ._collapse import collapse
+from ._shape_memo import MEMO
 from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
 from ._numba_dtypes import (OK, MONOID, _cast, _lit, _result, _tuple, _tyname,
-                            elementwise_expr, int_operand_range, integer_exact)
+                            elementwise_expr, int_operand_range, integer_exact, lit_form)
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
@@ -58,9 +59,6 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 #: bench_compiler_parallel.py`` times W5's fused loop both ways; ``FTRANS_PARALLEL_MIN_SIZE``
 #: overrides the value.
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
-
-#: literal values kept in the text (the others are parameters: :meth:`_Codegen.lit`)
-_FOLDED = (0.0, 1.0, -1.0, 2.0, 0.5)
 
 #: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
 #: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
@@ -139,7 +137,7 @@ class _Codegen:
         self.size_names = {}  # size class (or size, see size()) -> parameter name
         self.sizes = {}     # parameter name -> size
         self.cur = None     # the equation being emitted
-        self.lits = {}      # parameter name -> (kind, value) (lit())
+        self.lits = {}      # parameter name -> (literal value, dtype) (lit())
         self.shared = {}    # canonical loop text -> helper name (one function per text)
         self.helper_call = re.compile(rf"^(?:[\w, ]+ = )?{fname}_g\d+\(")
         self.regions = []   # sources of nested programs' functions (region())
@@ -198,13 +196,14 @@ class _Codegen:
         other than a few structural constants is a parameter of the function (``1/n`` of a
         mean changes with the shape; the text then does not), one per use: literals equal
         by chance (a mean's ``1/16`` and another's over an axis of the same size) share
-        no parameter, or the text would change when they stop being equal."""
+        no parameter, or the text would change when they stop being equal
+        (:func:`~ftrans.compiler._numba_dtypes.lit_form`)."""
         dt = np.dtype(dt)
-        v = np.array(val).astype(dt)[()]
-        if dt.kind not in "fc" or v in _FOLDED or v != v:
-            return _lit(val, dt)
+        param, v = lit_form(val, dt)
+        if not param:
+            return v
         name = f"l{len(self.lits)}"
-        self.lits[name] = (dt.kind, complex(v) if dt.kind == "c" else float(v))
+        self.lits[name] = (val, dt)
         return name if dt in (np.dtype(np.float64), np.dtype(np.complex128)) \
             else f"{_tyname(dt)}({name})"
 
@@ -285,8 +284,8 @@ class _Codegen:
         self.regions.append(src)
         extra = [self.constant(v, c) for v, c in sub.extra]
         extra += [self.size(n) for n in sub.sizes.values()]
-        extra += [self.lit(v, np.float64 if k == "f" else np.complex128)
-                  for k, v in sub.lits.values()]
+        extra += [self.lit(lit_form(v, d)[1], np.complex128 if d.kind == "c" else np.float64)
+                  for v, d in sub.lits.values()]
 
         def call(args):
             return f"{name}({', '.join(list(args) + extra)})"
@@ -787,9 +786,12 @@ def generate(seg, fname, parallel_min=None):
     nested programs' constant arrays), then ``fixed``: the values of its size and literal
     parameters (:meth:`_Codegen.size`, :meth:`_Codegen.lit`), the same on every call of
     this program.  The text depends on ranks, dtypes and structure only, so a program of
-    other sizes generates the same text and reuses its compiled module.
+    other sizes generates the same text and reuses its compiled module; a segment seen
+    before in another shape is not emitted again (``_shape_memo.py``).
     """
-    cg = _Codegen(seg, PARALLEL_MIN_SIZE if parallel_min is None else parallel_min, fname)
-    src, par = cg.source()
-    fixed = [np.int64(n) for n in cg.sizes.values()] + [v for _, v in cg.lits.values()]
-    return src, par, cg.extra, fixed
+    pmin = PARALLEL_MIN_SIZE if parallel_min is None else parallel_min
+
+    def emit():
+        cg = _Codegen(seg, pmin, fname)
+        return (*cg.source(), cg.extra, list(cg.sizes.values()), list(cg.lits.values()))
+    return MEMO.generate(seg, fname, (_FAST_MIN_SIZE, pmin), emit)

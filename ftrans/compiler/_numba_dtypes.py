@@ -15,12 +15,26 @@ from . import _lowering
 from ._lowering import integer_exact, int_operand_range
 from ._numba_special_support import kernels_available
 
-__all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr"]
+__all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr", "lit_form"]
 
 _SUPPORTED_KINDS = set("biufc")
 
 
 _F16 = np.dtype(np.float16)
+
+#: literal values kept in the text (the others are parameters: :func:`lit_form`)
+_FOLDED = (0.0, 1.0, -1.0, 2.0, 0.5)
+
+
+def lit_form(val: Any, dt: np.dtype[Any]) -> tuple[bool, Any]:
+    """How the generated code takes a literal operand ``val`` converted to ``dt``:
+    ``(True, value)``, a parameter of the function with that Python float or complex
+    value, or ``(False, text)``, written into the text (booleans, integers, NaN and the
+    structural constants ``_FOLDED``)."""
+    v = np.array(val).astype(dt)[()]
+    if dt.kind not in "fc" or v in _FOLDED or v != v:
+        return False, _lit(val, dt)
+    return True, complex(v) if dt.kind == "c" else float(v)
 
 #: The ``"numba_complex"`` expressions call the C library's complex functions by the
 #: x86-64 System V convention (``_numba_cplx_support.py``), where NumPy calls the same

@@ -101,3 +101,109 @@ def test_sizes_equal_by_chance_reuse_the_module(transform):
         np.testing.assert_allclose(run(x, w)[0], ref, rtol=1e-12, atol=1e-12)
         mods.append(_module(run))
     assert mods[0] is mods[1]
+
+
+# -- the code generator's memo (compiler/_shape_memo.py) -------------------------------
+def _memo_program(x, y, w, cat=True):
+    """Every kind the memo keeps: broadcasting, guarded sin, int and float literals (the
+    mean's n among them), reductions, a matrix product, transpose, reshapes,
+    concatenation (``cat``: its gradient slices with ``gather``, which the memo does not
+    keep)."""
+    h = fnp.sin(x) * y + 1.5
+    m = fnp.max(h, axis=1, keepdims=True)
+    s = fnp.mean(h, axis=0) * 0.3
+    z = fnp.tanh(h @ w)
+    t = fnp.transpose(z) * 2.5
+    cat = (fnp.concatenate([fnp.reshape(z, (-1,)), fnp.ravel(h - m)]) if cat else
+           fnp.reshape(z, (-1,)) + fnp.sum(h - m))
+    e = fnp.einsum("ij,ij->i", h, h)
+    return fnp.sum(t * 0.7) + fnp.sum(cat * cat) + fnp.sum(s) + fnp.sum(e / 7)
+
+
+def _broadcasting(x, y, w):
+    """No reshape: an axis of size 1 meets no product of sizes that would tell it apart."""
+    return fnp.sum(x * y + fnp.sin(y))
+
+
+def _generated(g, args, parallel_min):
+    from ftrans.compiler._passes import prepare
+    from ftrans.compiler._plan import plan, Segment
+    from ftrans.compiler import _numba
+    ir, _ = stage(g, args)
+    segs = [s for s in plan(prepare(ir), _numba.lowerable) if isinstance(s, Segment)]
+    return [_numba.generate(s, f"seg{k}", parallel_min) for k, s in enumerate(segs)]
+
+
+def _args(a, b, c, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(a, b)), rng.normal(size=(b,)), rng.normal(size=(b, c))]
+
+
+def _same(got, want):
+    assert len(got) == len(want)
+    for (s1, p1, e1, f1), (s2, p2, e2, f2) in zip(got, want):
+        assert (s1, p1, e1) == (s2, p2, e2)
+        assert [type(v) for v in f1] == [type(v) for v in f2] and f1 == f2, (f1, f2)
+
+
+def _memo_grad(x, y, w):
+    return ftrans.grad(lambda x, w: _memo_program(x, y, w, cat=False), argnums=(0, 1))(x, w)
+
+
+@pytest.mark.parametrize("g", [_memo_program, _memo_grad], ids=["f", "grad"])
+def test_a_known_segment_in_a_new_shape_is_not_emitted_again(g):
+    """The second shape's text, sizes and literal parameters come from the memo and are
+    what emitting them afresh gives; the compiled program's values are eager's."""
+    from ftrans.compiler._numba import MEMO
+    MEMO.clear()
+    _generated(g, _args(5, 4, 3, 0), None)
+    hits = MEMO.hits
+    got = _generated(g, _args(6, 8, 9, 1), None)
+    assert MEMO.hits > hits
+    MEMO.clear()
+    _same(got, _generated(g, _args(6, 8, 9, 1), None))
+    args = _args(6, 8, 9, 2)
+    ir, _ = stage(g, args)
+    with ftrans.disable_jit():
+        want = g(*args)
+    for a, b in zip(compile_ir(ir)(*args), ftrans.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+# sizes 1, 2 and 3 meet each other by chance; 24 * 24 crosses the fast-formula threshold
+_SIZES = st.sampled_from([1, 2, 3, 24])
+
+
+@st.composite
+def _shape_pairs(draw):
+    """Two shapes ``(a, b, c)``: unrelated, or the second the first's sizes renamed
+    one-to-one (other values, mostly the same sizes equal: a memo hit whose parameters,
+    literals' forms and thresholds must follow the new values)."""
+    first = draw(st.tuples(_SIZES, _SIZES, _SIZES))
+    if draw(st.booleans()):
+        return first, draw(st.tuples(_SIZES, _SIZES, _SIZES))
+    names = dict(zip(sorted(set(first)), draw(st.permutations([1, 2, 3, 5, 24, 25]))))
+    return first, tuple(names[n] for n in first)
+
+
+@hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
+@hypothesis.given(shapes=_shape_pairs(), parallel_min=st.sampled_from([None, 64]))
+# a loop crossing the fast-formula threshold; the mean's n = 2 written as text, then a
+# parameter; a size 1 (broadcasting) becoming another
+@hypothesis.example(shapes=((24, 24, 3), (2, 2, 5)), parallel_min=None)
+@hypothesis.example(shapes=((2, 3, 5), (5, 3, 2)), parallel_min=None)
+@hypothesis.example(shapes=((1, 2, 3), (2, 3, 5)), parallel_min=None)
+def test_remembered_text_equals_a_fresh_one_for_any_sizes(shapes, parallel_min):
+    """Whatever sizes meet by chance (the memo's key keeps which sizes are equal, which
+    are 0 or 1, and which thresholds a loop reaches), the text of the second shape is the
+    one emitting it afresh gives, with the same parameters."""
+    from ftrans.compiler._numba import MEMO
+    first, second = shapes
+    for g in (_memo_program, _memo_grad, _broadcasting):
+        MEMO.clear()
+        _generated(g, _args(*first, 0), parallel_min)
+        got = _generated(g, _args(*second, 1), parallel_min)
+        MEMO.clear()
+        _same(got, _generated(g, _args(*second, 1), parallel_min))
