@@ -117,7 +117,7 @@ class Key:
             return (n, av.dtype, av.weak_type, shape(av.shape),
                     tuple(size >= t for t in thresholds))
 
-        parts: List[Any] = [fname, thresholds, tuple(ref(v) for v in seg.inputs)]
+        parts: List[Any] = [fname, thresholds, tuple(map(ref, seg.inputs))]
         for e in seg.eqns:
             if e.prim.lowering.get("kind") not in KINDS:
                 raise LookupError(e.prim.name)
@@ -129,10 +129,12 @@ class Key:
                 elif not _plain(p):
                     raise LookupError(k)
                 params.append((k, repr(p)))
+            ins = e.inputs
             parts.append((e.prim.name, tuple(params),
-                          tuple(ref(a, d) for a, d in zip(e.inputs, _taken_as(e))),
-                          tuple(ref(o) for o in e.outputs)))
-        parts.append(tuple(ref(v) for v in seg.outputs))
+                          tuple(ref(a, d) for a, d in zip(ins, _taken_as(e)))
+                          if any(type(a) is Literal for a in ins) else tuple(map(ref, ins)),
+                          tuple(map(ref, e.outputs))))
+        parts.append(tuple(map(ref, seg.outputs)))
         self.text = tuple(parts)
         self.sizes = list(sizes)
         self.numbers = list(numbers)

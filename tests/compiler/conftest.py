@@ -4,8 +4,8 @@ Numba compile time dominates these tests, so
 
 * the generated modules and numba's machine code go to the session's cache directory
   (``FTRANS_CACHE_DIR``, set for the whole suite in tests/conftest.py);
-* each test module stages *few, large* programs (every primitive row of the table in one
-  program per dtype) rather than one program per case.
+* each test module stages *few, large* programs (the primitive table's rows in a few
+  programs per dtype) rather than one program per case.
 """
 import os
 import sys

@@ -2,8 +2,9 @@
 
 Every row of the primitive table (``tests/primitives/prim_cases.py``) in float64, and in
 float32 the rows that lower to elementwise, reduction, matrix-product and structural code
-(float32 arithmetic, float32 sums accumulated in float64, sgemm), are staged into ONE
-program per dtype (few numba compilations) and run compiled; the reference is ``eval_ir``
+(float32 arithmetic, float32 sums accumulated in float64, sgemm), are staged into a few
+large programs (four for float64, two for float32: few numba compilations, spread over
+the workers) and run compiled; the reference is ``eval_ir``
 with no transform active (each primitive's impl).  The float32 forms of the other kinds
 (linear algebra, fft, gather/scatter, sorting, convolutions and windows, control flow) are
 checked by their own files (``test_linalg_ops.py``, ``test_scatter_ops.py``,
@@ -89,13 +90,14 @@ _F32_KINDS = frozenset({"elementwise", "reduce", "dot_general", "reshape", "tran
                         "broadcast_to", "concatenate", None})
 
 
-def _table_program(dtype, kinds=None):
+def _table_program(dtype, kinds=None, part=None):
     """``(rows, program, args)``: the table's rows for ``dtype`` as one program; with
-    ``kinds``, only the rows whose equations all lower with one of those kinds."""
+    ``kinds``, only the rows whose equations all lower with one of those kinds; with
+    ``part``, every ``_PARTS``-th row from the ``part``-th."""
     rng = np.random.default_rng(7)
     rows, args = [], []
-    for c in CASES:
-        if dtype not in c.test_dtypes():
+    for j, c in enumerate(CASES):
+        if dtype not in c.test_dtypes() or (part is not None and j % _PARTS != part):
             continue
         # (0-d and empty shapes: test_zero_size_and_0d; every row's variants would triple
         # the program and numba's compile time)
@@ -124,18 +126,46 @@ def _table_program(dtype, kinds=None):
     return rows, program, args
 
 
-@pytest.mark.parametrize("dtype", [F64, F32], ids=["float64", "float32"])
-def test_every_primitive_row(dtype):
-    rows, program, args = _table_program(dtype, None if dtype == F64 else _F32_KINDS)
-    assert len(rows) > (200 if dtype == F64 else 100)  # (the filter keeps what it should)
+#: the rows run as this many programs per dtype: numba's time to type and lower a segment
+#: function grows faster than its length (the float64 rows as one program: 170-194 s on
+#: a CI worker; as four: 33-43 s each, 152 s in all), and the parts spread over the
+#: pytest-xdist workers
+_PARTS = 4
+_TABLE = [(F64, k) for k in range(_PARTS)] + [(F32, k) for k in range(0, _PARTS, 2)]
+
+
+@pytest.mark.parametrize("dtype,part", _TABLE,
+                         ids=[f"{np.dtype(d).name}-{k}" for d, k in _TABLE])
+def test_every_primitive_row(dtype, part):
+    """Each part of the table (every ``_PARTS``-th row; float32: two parts of the rows its
+    program keeps, see ``_F32_KINDS``) compiled against the reference."""
+    kinds = None if dtype == F64 else _F32_KINDS
+    rows, program, args = _table_program(dtype, kinds, part)
+    if dtype == F32:  # the float32 parts: rows k and k+1 mod _PARTS
+        rows2, program2, args2 = _table_program(dtype, kinds, part + 1)
+        n = len(args)
+        rows, args = rows + rows2, args + args2
+        program = (lambda p1, p2, n: lambda *xs: p1(*xs[:n]) + p2(*xs[n:]))(
+            program, program2, n)
+    assert len(rows) > 200 // _PARTS  # (the filter keeps what it should)
     unstaged = [(i, e) for i, fn, e in rows if fn is None]
     assert not unstaged, unstaged
     ir = check(program, args)
     steps = plan(dce(ir), _numba.lowerable)
     # the planner keeps the compiled part in few segments despite ~40 graph breaks
     assert sum(isinstance(s, Segment) for s in steps) <= 3
-    lowered = {e.prim.name for s in steps if isinstance(s, Segment) for e in s.eqns}
-    assert {"sin", "add", "reduce_sum", "dot_general", "select", "transpose"} <= lowered
+    assert any(isinstance(s, Segment) for s in steps)
+
+
+def test_the_table_parts_cover_every_row():
+    for dtype, kinds in ((F64, None), (F32, _F32_KINDS)):
+        parts = [_table_program(dtype, kinds, k)[0] for k in range(_PARTS)]
+        ids = sorted(r[0] for p in parts for r in p)
+        assert ids == sorted(r[0] for r in _table_program(dtype, kinds)[0])
+        lowered = {e.prim.name for s in plan(dce(stage(*_table_program(dtype, kinds)[1:])[0]),
+                                             _numba.lowerable)
+                   if isinstance(s, Segment) for e in s.eqns}
+        assert {"sin", "add", "reduce_sum", "dot_general", "select", "transpose"} <= lowered
 
 
 def test_graph_break_list():
