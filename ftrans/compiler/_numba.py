@@ -44,7 +44,8 @@ from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_s
 from ._passes import prepare
 from ._lowering import LoweringTable, operand_casts as _casts
 from ._numba_dtypes import (OK, MONOID, _cast, _lit, _result, _tuple, _tyname,
-                            elementwise_expr, int_operand_range, integer_exact, lit_form)
+                            elementwise_expr, fast_forms, FAST_STEPS, int_operand_range,
+                            integer_exact, lit_form)
 from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
@@ -60,10 +61,6 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 #: overrides the value.
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
-#: Loops of fewer elements use the exact forms of guarded formulas (sin, cos) only: the
-#: fast, vectorizable form needs a second (exact) copy of the loop for the rare inputs it
-#: does not cover, which doubles numba's compile time for that loop.
-_FAST_MIN_SIZE = 512
 
 
 # ---------------------------------------------------------------------------------
@@ -351,6 +348,9 @@ class _Codegen:
         par = g.par_ok and prod(shape) >= self.parallel_min and nd > 0
         if par:
             self.parallel = True
+        if g.guards and not fast_forms(prod(shape), len(g.guards)):
+            g.guards = []  # little work: the exact forms
+            body = [b if isinstance(b, str) else b[1] for b in body]
         if g.guards:
             bad = self.fresh("b")
             pre.append(f"{bad} = 0")
@@ -482,9 +482,9 @@ class _Codegen:
             guard = low["guard"]
             # a fast formula valid unless ``guard``; the loop reruns with the exact one
             exact = _result(low["numba_exact"].format(*ops, **eqn.params), dt)
-            if g is None or prod(shape) < _FAST_MIN_SIZE:
-                expr = exact  # small: vectorizing gains little, a second loop costs compile time
-            else:
+            if g is None:
+                expr = exact  # a scalar
+            else:  # (the loop may still take the exact forms: flush())
                 g.guards.append(guard.format(*ops, **eqn.params))
                 expr = (expr, exact)
         self.member(i, o, expr, g)
@@ -794,4 +794,4 @@ def generate(seg, fname, parallel_min=None):
     def emit():
         cg = _Codegen(seg, pmin, fname)
         return (*cg.source(), cg.extra, list(cg.sizes.values()), list(cg.lits.values()))
-    return MEMO.generate(seg, fname, (_FAST_MIN_SIZE, pmin), emit)
+    return MEMO.generate(seg, fname, (*FAST_STEPS, pmin), emit)

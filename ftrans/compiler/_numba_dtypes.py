@@ -15,12 +15,32 @@ from . import _lowering
 from ._lowering import integer_exact, int_operand_range
 from ._numba_special_support import kernels_available
 
-__all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr", "lit_form"]
+__all__ = ["OK", "integer_exact", "int_operand_range", "elementwise_expr", "lit_form",
+           "fast_forms", "FAST_STEPS"]
 
 _SUPPORTED_KINDS = set("biufc")
 
 
 _F16 = np.dtype(np.float16)
+
+#: A loop computes its guarded formulas (sin, cos) in their fast, vectorizable forms from
+#: this many elements on, or from ``FAST_MIN_SIZE_MANY`` elements when it has at least
+#: ``FAST_MANY`` guarded members (about as much work per call), else in their exact forms
+#: only: the fast forms need a second (exact) copy of the loop for the rare inputs they do
+#: not cover, which doubles numba's compile time for it, so they pay only for enough work
+#: per call (W1's 16-element loop of 50 sines and cosines: 55 -> 23 us per call).
+FAST_MIN_SIZE = 512
+FAST_MIN_SIZE_MANY, FAST_MANY = 16, 32
+#: the sizes :func:`fast_forms` tells apart (a memo key records each value's size against
+#: them: ``_shape_memo.py``)
+FAST_STEPS = (FAST_MIN_SIZE_MANY, FAST_MIN_SIZE)
+
+
+def fast_forms(size: int, count: int) -> bool:
+    """Whether a loop of ``size`` elements with ``count`` guarded members takes the fast
+    forms (see :data:`FAST_MIN_SIZE`)."""
+    return size >= FAST_MIN_SIZE or (size >= FAST_MIN_SIZE_MANY and count >= FAST_MANY)
+
 
 #: literal values kept in the text (the others are parameters: :func:`lit_form`)
 _FOLDED = (0.0, 1.0, -1.0, 2.0, 0.5)

@@ -16,7 +16,8 @@ comes from, the literal parameters)`` under a key that holds everything the emit
   (a size against 1) and the reshape emitter's view test (non-1 sizes equal in order)
   decide alike;
 * for each value, whether its size reaches each threshold the emitters compare a loop's
-  size against (the fast-formula and the ``prange`` thresholds);
+  size against (the sizes the fast-formula rule tells apart,
+  ``_numba_dtypes.FAST_STEPS``, and the ``prange`` threshold);
 * the shape params (``shape``, ``new_shape``), which equal the result's shape, as such;
 * each int or float literal operand (a mean's ``n``, which changes with the shape) by
   its index among the segment's distinct such literals, with what

@@ -316,6 +316,26 @@ def test_large_fused_loop_parallel_path():
     assert "prange" in src and src.count("for i0") >= 1
 
 
+def test_small_loops_of_many_sines_take_the_fast_forms():
+    """A 16-element loop with W1's 25 sines (and their 25 cosines in the gradient) computes
+    them in the fast, vectorizable forms with the exact loop behind the guard; a loop of
+    few sines keeps the exact forms alone.  Values: eager's, with inputs the fast forms do
+    not cover (|x| >= 2**20, inf, nan) in the same loop."""
+    def chain(x):
+        y = x
+        for _ in range(25):
+            y = fnp.tanh(fnp.sin(y) * 0.9 + y * 0.1)
+        return fnp.sum(y)
+    x = np.random.default_rng(9).standard_normal(16)
+    for x in (x, np.concatenate([x[:13], [2.0 ** 21, np.inf, np.nan]])):
+        ir = check(ftrans.value_and_grad(chain), [x])
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert "_sin_fast(" in src and "_cos_fast(" in src and "_trig_bad(" in src, src
+    ir = check(lambda x: [fnp.sin(x) * fnp.cos(x)], [x])
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert "_fast(" not in src and "_trig_bad(" not in src and "_sin(" in src, src
+
+
 def test_select_loads_its_operands_before_the_condition():
     """``where(mask, g, 0)`` reads ``g`` before the conditional expression (a branch LLVM
     cannot turn into a select when the load sits inside it), with NumPy's values."""
