@@ -62,7 +62,6 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
 
-
 # ---------------------------------------------------------------------------------
 # views and groups
 # ---------------------------------------------------------------------------------

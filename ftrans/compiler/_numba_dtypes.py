@@ -56,6 +56,7 @@ def lit_form(val: Any, dt: np.dtype[Any]) -> tuple[bool, Any]:
         return False, _lit(val, dt)
     return True, complex(v) if dt.kind == "c" else float(v)
 
+
 #: The ``"numba_complex"`` expressions call the C library's complex functions by the
 #: x86-64 System V convention (``_numba_cplx_support.py``), where NumPy calls the same
 #: functions; elsewhere (Windows, other processors) complex operations keep their

@@ -8,8 +8,8 @@ of the 24 ms of ``benchmarks/compile_time.py``'s new shape under ``jit(f)``, 83 
 under ``jit(grad(f))``.  :class:`Memo` keeps ``(text, parallel, where each size parameter
 comes from, the literal parameters)`` under a key that holds everything the emitters read:
 
-* each equation's primitive, params, operands and results, variables numbered by first
-  appearance;
+* each equation's primitive (the object: two of one name are two), params, operands and
+  results, variables numbered by first appearance;
 * each value's dtype and shape with every size other than 0 and 1 replaced by its index
   among the segment's distinct sizes (``s0``, ``s1`` ... by first appearance): two shapes
   share a key exactly when the same axes have equal sizes, so size classes, broadcasting
@@ -131,7 +131,7 @@ class Key:
                     raise LookupError(k)
                 params.append((k, repr(p)))
             ins = e.inputs
-            parts.append((e.prim.name, tuple(params),
+            parts.append((e.prim, tuple(params),
                           tuple(ref(a, d) for a, d in zip(ins, _taken_as(e)))
                           if any(type(a) is Literal for a in ins) else tuple(map(ref, ins)),
                           tuple(map(ref, e.outputs))))

@@ -128,7 +128,7 @@ def _table_program(dtype, kinds=None, part=None):
 
 #: the rows run as this many programs per dtype: numba's time to type and lower a segment
 #: function grows faster than its length (the float64 rows as one program: 170-194 s on
-#: a CI worker; as four: 33-43 s each, 152 s in all), and the parts spread over the
+#: a CI worker; as four: 33-46 s each, 152-175 s in all), and the parts spread over the
 #: pytest-xdist workers
 _PARTS = 4
 _TABLE = [(F64, k) for k in range(_PARTS)] + [(F32, k) for k in range(0, _PARTS, 2)]
