@@ -141,6 +141,58 @@ def test_reduce_window_compiled_equal_eager(dt):
             np.testing.assert_array_equal(g, w, err_msg=str(k))
 
 
+def _window_configs(rng, shape, count):
+    """``count`` random windowed reductions of an array of ``shape``: op, window, strides,
+    padding (negative: cropping), window dilation and (sums) base dilation, each with a
+    non-empty result; every axis may be windowed."""
+    out = []
+    while len(out) < count:
+        op = ("max", "sum", "argmax")[len(out) % 3]
+        nd = len(shape)
+        win = tuple(int(w) for w in rng.integers(1, 4, nd))
+        st = tuple(int(v) for v in rng.integers(1, 4, nd))
+        wd = tuple(int(v) for v in rng.integers(1, 3, nd))
+        bd = tuple(int(v) for v in rng.integers(1, 3, nd)) if op == "sum" else (1,) * nd
+        pads = tuple((int(lo), int(hi)) for lo, hi in rng.integers(-1, 3, (nd, 2)))
+        ok = all((n - 1) * b + 1 + lo + hi >= (w - 1) * d + 1
+                 for n, b, (lo, hi), w, d in zip(shape, bd, pads, win, wd))
+        if ok:
+            out.append((op, win, st, pads, wd, bd))
+    return out
+
+
+def test_window_parameters_sampled_compiled_equal_eager():
+    # the window, its strides, padding and dilations are constants of the generated text:
+    # a sample of them (one program: one compile) against the impls, NaN and ties included
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 5, 7, 6))
+    x[0, 1, 2, 3] = np.nan
+    x[1, 2, 1:4, 1:4] = 0.5
+    configs = _window_configs(rng, x.shape, 9) + _window_configs(rng, x.shape[2:], 6)
+
+    def f(x):
+        res = []
+        for op, win, st, pads, wd, bd in configs:
+            v = x if len(win) == 4 else x[1, 2]
+            if op == "argmax":
+                res.append(reduce_window_argmax(v, win, st, pads, wd))
+            elif op == "max":
+                res.append(lax.reduce_window(v, "max", win, st, pads, wd))
+            else:
+                res.append(lax.reduce_window_sum(v, win, st, pads, bd, wd))
+        return tuple(res)
+
+    _no_break(f, x)
+    got, want = ftrans.jit(f)(x), f(x)
+    for k, (g, w, c) in enumerate(zip(got, want, configs)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, c
+        if c[0] == "sum":
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=str(c))
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=str(c))
+
+
 def test_reduce_window_integers_and_complex():
     rng = np.random.default_rng(4)
     xi = rng.integers(-5, 5, (3, 7, 6)).astype(np.int32)
