@@ -41,8 +41,11 @@ def _scan_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     cg.emit(f"    {res} = {call(args)}")
     for k, c in enumerate(carry_names):
         cg.emit(f"    {c} = {res}[{k}]")
-    for k, y in enumerate(ys):
-        cg.emit(f"    {y}[{idx}] = {res}[{nh + k}]")
+    for k, (o, y) in enumerate(zip(eqn.outputs[nh:], ys)):
+        r = f"{res}[{nh + k}]"
+        # an array into a slice through _assign (its docstring says why)
+        cg.emit(f"    _assign({y}[{idx}], {r})" if len(o.aval.shape) > 1
+                else f"    {y}[{idx}] = {r}")
     for o, name in zip(eqn.outputs, carry_names + ys):
         cg.define(o, name)
 

@@ -143,7 +143,10 @@ def _dus_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     x, u, o = eqn.inputs[0], eqn.inputs[1], eqn.outputs[0]
     win = _window(cg, eqn, u.aval.shape, 2)
     y = cg.fresh("y")
-    cg.emit(f"{y} = {cg.array(x)}.copy()\n{y}[{win}] = {cg.operand(u)}")
+    us = cg.operand(u)
+    # an array into a slice through _assign (its docstring says why)
+    cg.emit(f"{y} = {cg.array(x)}.copy()\n"
+            + (f"_assign({y}[{win}], {us})" if u.aval.shape else f"{y}[{win}] = {us}"))
     cg.define(o, y)
 
 

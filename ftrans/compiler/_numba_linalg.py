@@ -27,15 +27,16 @@ __all__ = ["RULES"]
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 # op -> call of one matrix's result from the operands' sources ({0}, {1}; params by name)
+# (numba's np.linalg through the cached entry points of _numba_linalg_support)
 _CALLS = {
-    "solve": "np.linalg.solve({0}, {1})",
-    "cholesky": "np.linalg.cholesky({0})",
+    "solve": "_solve({0}, {1})",
+    "cholesky": "_cholesky({0})",
     "triangular_solve": "_trsolve({0}, {1}, {lower})",
-    "det": "np.linalg.det({0})",
-    "slogdet": "np.linalg.slogdet({0})",
-    "eigh": "np.linalg.eigh({0})",
-    "svd": "np.linalg.svd({0}, {full_matrices})",
-    "qr": "np.linalg.qr({0})",
+    "det": "_det({0})",
+    "slogdet": "_slogdet({0})",
+    "eigh": "_eigh({0})",
+    "svd": "_svd({0}, {full_matrices})",
+    "qr": "_qr({0})",
 }
 
 
@@ -81,11 +82,11 @@ def _emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     res = cg.fresh("o")
     call = _CALLS[low["op"]].format(*[f"{t}[{k}]" for t in ins], **eqn.params)
     cg.emit(f"for {k} in range({nbs}):\n    {res} = {call}")
-    if len(outs) == 1:
-        cg.emit(f"    {outs[0]}[{k}] = {res}")
-    else:
-        for j, y in enumerate(outs):
-            cg.emit(f"    {y}[{k}] = {res}[{j}]")
+    for j, (o, y) in enumerate(zip(eqn.outputs, outs)):
+        r = res if len(outs) == 1 else f"{res}[{j}]"
+        # an array into a slice through _assign (its docstring says why)
+        cg.emit(f"    _assign({y}[{k}], {r})" if len(o.aval.shape) > nb
+                else f"    {y}[{k}] = {r}")
     for o, y in zip(eqn.outputs, outs):
         cg.define_reshaped(o, y)
 

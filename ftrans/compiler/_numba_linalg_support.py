@@ -7,6 +7,14 @@ lacks (imported by the generated modules, see ``_HEADER`` in ``_numba_modules.py
 *Matrix Computations*, 4th ed., algorithms 3.1.1-3.1.2).  A zero on the diagonal raises
 ``LinAlgError``, so the call reruns with the impls and raises SciPy's error.
 
+``_solve``, ``_cholesky``, ``_det``, ``_slogdet``, ``_eigh``, ``_svd``, ``_qr``: numba's
+``np.linalg`` functions behind ``@njit(cache=True)`` entry points.  numba compiles its
+``@overload`` implementations anew in every process, and ``solve``'s copies of its operands
+into Fortran order compile numba's string formatting with them (a slice assignment's
+error message): 4-5 s of the first program in a process that solved a system.  Through
+these wrappers numba compiles each signature once per installation and later processes
+load its object code (as ``_numba_runtime_support`` does for ``np.dot``).
+
 ``_impl(name, *args, **params)``: the impl of the primitive ``name`` (``fft``: pocketfft,
 numba has no ``np.fft``), called from an ``objmode`` block of the generated
 function (``objmode`` is re-exported for the generated modules), as a C-contiguous array.
@@ -18,7 +26,8 @@ from numba import njit, objmode
 
 from ..primitives.fft import fft_p
 
-__all__ = ["_trsolve", "_impl", "objmode"]
+__all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slogdet", "_eigh",
+           "_svd", "_qr"]
 
 # the primitives whose lowering kind is "objmode" (conv_general_dilated and the
 # reduce_window pooling measured slower this way than their graph break; they lower to
@@ -52,3 +61,42 @@ def _trsolve(a, b, lower):  # pragma: no cover - runs compiled
                     s -= a[r, c] * x[c, j]
                 x[r, j] = s / a[r, r]
     return x
+
+
+# numba's np.linalg, cached per signature (module docstring) --------------------------
+_cached = njit(cache=True, nogil=True)
+
+
+@_cached
+def _solve(a, b):  # pragma: no cover - runs compiled
+    return np.linalg.solve(a, b)
+
+
+@_cached
+def _cholesky(a):  # pragma: no cover - runs compiled
+    return np.linalg.cholesky(a)
+
+
+@_cached
+def _det(a):  # pragma: no cover - runs compiled
+    return np.linalg.det(a)
+
+
+@_cached
+def _slogdet(a):  # pragma: no cover - runs compiled
+    return np.linalg.slogdet(a)
+
+
+@_cached
+def _eigh(a):  # pragma: no cover - runs compiled
+    return np.linalg.eigh(a)
+
+
+@_cached
+def _svd(a, full_matrices):  # pragma: no cover - runs compiled
+    return np.linalg.svd(a, full_matrices)
+
+
+@_cached
+def _qr(a):  # pragma: no cover - runs compiled
+    return np.linalg.qr(a)

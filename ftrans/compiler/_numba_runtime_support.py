@@ -35,7 +35,7 @@ from . import _numba_cplx_support as C
 from . import _numba_support as S
 from ._numba_modules import purge_numba_cache
 
-__all__ = ["_dot", "_dot_into", "_empty", "_full", "_sin", "_cos", "_ipow", "_exp",
+__all__ = ["_dot", "_dot_into", "_empty", "_full", "_assign", "_sin", "_cos", "_ipow", "_exp",
            "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
            "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16"]
 
@@ -109,6 +109,24 @@ def _full(shape, value, dt):
     a = _empty(shape, dt)
     a.fill(value)
     return a
+
+
+@_cached
+def _assign(dst, src):
+    """``dst[...] = src`` for arrays of one shape (any layouts): what the generated code
+    writes for an array into a slice of another (a batched factorization's results, a
+    scan's per-iteration outputs, a basic-index scatter, ``dynamic_update_slice``).
+
+    numba's own slice assignment checks the shapes and formats its error message with
+    numba's string functions, which numba compiles anew in every process: 4-5 s in the
+    first program of a process that assigned an array into a slice, about 1 s for each
+    further rank (measured with numba's ``numba:compile`` events).  Raises ``ValueError``
+    when the shapes differ (the emitters pass equal ones).
+    """
+    if dst.shape != src.shape:
+        raise ValueError("ftrans.compiler: an update's shape differs from its destination")
+    for idx in np.ndindex(dst.shape):
+        dst[idx] = src[idx]
 
 
 # the support overloads (one wrapper each: numba caches only plain functions) -------------

@@ -290,7 +290,13 @@ def _scatter_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     us = cg.operand(u)
     if len(eqn.inputs) == 1:  # a basic index: one slice assignment (no repeats)
         idx = ", ".join(_index_src(t) for t in eqn.params["template"])
-        cg.emit(f"{z}[{idx}] = {us}")
+        # an array into a slice of its shape through _assign (its docstring says why);
+        # an update that broadcasts, or a None (numba's view drops its axis), keeps the
+        # slice assignment
+        tmpl = tuple(eqn.params["template"])
+        fits = (u.aval.shape and None not in tmpl and
+                np.broadcast_to(np.empty((), bool), shape)[tmpl].shape == tuple(u.aval.shape))
+        cg.emit(f"_assign({z}[{idx}], {us})" if fits else f"{z}[{idx}] = {us}")
     else:
         p = _advanced_plan(eqn, shape, region)
         assert p is not None
