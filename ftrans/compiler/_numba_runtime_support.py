@@ -121,12 +121,21 @@ def _assign(dst, src):
     numba's string functions, which numba compiles anew in every process: 4-5 s in the
     first program of a process that assigned an array into a slice, about 1 s for each
     further rank (measured with numba's ``numba:compile`` events).  Raises ``ValueError``
-    when the shapes differ (the emitters pass equal ones).
+    when the shapes differ (the emitters pass equal ones); at least one axis.
+
+    A loop over the last axis inside one over the others: (32, 64) rows into a
+    (100, 32, 64) stack 50-60 us against the slice assignment's 70-110 us, a (200, 150)
+    window of a (300, 300) array 0.23 against 0.33 ms (one element per step of
+    ``np.ndindex``: 4-5x slower).
     """
     if dst.shape != src.shape:
         raise ValueError("ftrans.compiler: an update's shape differs from its destination")
-    for idx in np.ndindex(dst.shape):
-        dst[idx] = src[idx]
+    n = dst.shape[-1]
+    for idx in np.ndindex(dst.shape[:-1]):
+        d = dst[idx]
+        s = src[idx]
+        for i in range(n):
+            d[i] = s[i]
 
 
 # the support overloads (one wrapper each: numba caches only plain functions) -------------
