@@ -59,8 +59,7 @@ for _, e in rec.buffer:
         strings.add(stack[-1] if stack else mod)
     stack.append(mod)
 print(json.dumps({"modules": sorted(mods), "strings": sorted(strings),
-                  "close": all(np.allclose(g, w, rtol=1e-10, atol=1e-12)
-                               for g, w in [(got, want)])}))
+                  "close": bool(np.allclose(got, want, rtol=1e-10, atol=1e-12))}))
 """
 
 

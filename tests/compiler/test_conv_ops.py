@@ -184,7 +184,7 @@ def test_window_parameters_sampled_compiled_equal_eager():
 
     _no_break(f, x)
     got, want = ftrans.jit(f)(x), f(x)
-    for k, (g, w, c) in enumerate(zip(got, want, configs)):
+    for g, w, c in zip(got, want, configs):
         g, w = np.asarray(g), np.asarray(w)
         assert g.dtype == w.dtype and g.shape == w.shape, c
         if c[0] == "sum":
