@@ -215,3 +215,42 @@ def scatter_flat(idx, ct, shape, dtype):
     _get()[2](np.ascontiguousarray(idx).reshape(-1), np.ascontiguousarray(ct).reshape(-1),
               out)
     return out.reshape(shape)
+
+
+def dilate_shape(shape, dilation):
+    """Length of each axis after inserting ``d - 1`` holes between elements."""
+    return tuple(0 if s == 0 else 1 + d * (s - 1) for s, d in zip(shape, dilation))
+
+
+def window_out_shape(shape, window, strides, padding, base_dilation, window_dilation):
+    """Output shape of a windowed operation (one entry per axis)."""
+    padded = tuple(s + lo + hi for s, (lo, hi) in
+                   zip(dilate_shape(shape, base_dilation), padding))
+    eff = dilate_shape(window, window_dilation)
+    return tuple(max(0, (p - e) // st + 1) if p >= e else 0
+                 for p, e, st in zip(padded, eff, strides))
+
+
+def tap_table(length, out, window, stride, dilation, lo, base_dilation=1):
+    """The ``(out, window)`` int64 table of the elements a window's taps read along one
+    axis of ``length`` elements: tap ``t`` of output position ``o`` reads position
+    ``q = o * stride + t * dilation - lo`` of the axis dilated by ``base_dilation`` (``d -
+    1`` holes between elements) and padded by ``lo`` in front (negative: cropped); the
+    entry is the element ``q // base_dilation`` when ``0 <= q < (length - 1) *
+    base_dilation + 1`` and ``q`` falls on an element, -1 (padding or a hole) otherwise.
+    XLA's ConvGeneralDilated / ReduceWindow positions; shared by the convolution patches
+    (:mod:`ftrans.primitives.patches`) and their lowering (:mod:`ftrans.compiler.
+    _numba_conv`)."""
+    q = (np.arange(out, dtype=np.int64)[:, None] * stride
+         + np.arange(window, dtype=np.int64)[None, :] * dilation - lo)
+    real = (q >= 0) & (q < (length - 1) * base_dilation + 1) & (q % base_dilation == 0)
+    return np.where(real, q // base_dilation, -1).astype(np.int64)
+
+
+def tap_tables(spatial, window, strides, padding, base_dilation, window_dilation):
+    """``(out_shape, tables)``: :func:`window_out_shape` and the :func:`tap_table` of each
+    axis (``padding``: ``(lo, hi)`` pairs)."""
+    out = window_out_shape(tuple(spatial), window, strides, padding, base_dilation,
+                           window_dilation)
+    return out, [tap_table(L, o, k, s, d, lo, b) for L, o, k, s, d, (lo, _), b in
+                 zip(spatial, out, window, strides, window_dilation, padding, base_dilation)]

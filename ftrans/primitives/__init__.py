@@ -27,6 +27,7 @@ from . import bitwise  # noqa: F401  (integer_elementwise: bitwise, shifts, gcd,
 from .prng import threefry2x32
 from ._rules import unbroadcast, fit
 from .conv import conv_general_dilated
+from .patches import conv_patches, conv_patches_transpose
 from .window import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_argmax
 
 # The rows of the operation table (optable.py): every row's op is ``primitives.<name>``

@@ -43,6 +43,7 @@ from ..core import Primitive, ShapedArray, zero
 from ..core.dtypes import kind_of
 from ..kernels import backend_for
 from ..kernels import window_cpu
+from ..kernels.window_cpu import dilate_shape, window_out_shape
 from ._rules import move_to_front, numpy_kernel_impl
 from .elementwise import div, sub
 from .indexing import gather, scatter_add
@@ -54,20 +55,6 @@ __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_wi
 
 
 # ------------------------------------------------------------------ shared shape helpers
-def dilate_shape(shape, dilation):
-    """Length of each axis after inserting ``d - 1`` holes between elements."""
-    return tuple(0 if s == 0 else 1 + d * (s - 1) for s, d in zip(shape, dilation))
-
-
-def window_out_shape(shape, window, strides, padding, base_dilation, window_dilation):
-    """Output shape of a windowed operation (one entry per axis)."""
-    padded = tuple(s + lo + hi for s, (lo, hi) in
-                   zip(dilate_shape(shape, base_dilation), padding))
-    eff = dilate_shape(window, window_dilation)
-    return tuple(max(0, (p - e) // st + 1) if p >= e else 0
-                 for p, e, st in zip(padded, eff, strides))
-
-
 def conv_vjp_lhs_padding(in_shape, window, strides, out_shape, padding, base_dilation,
                          window_dilation):
     """Padding of the transposed windowed operation (JAX's

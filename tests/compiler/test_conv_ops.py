@@ -17,8 +17,8 @@ from ftrans.compiler import graph_breaks
 from _jit_checks import ci_sample, jit_equal, no_break
 from ftrans.primitives.window import reduce_window_argmax
 
-LOWERED = {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",
-           "reduce_window_argmax"}
+LOWERED = {"conv_general_dilated", "conv_patches", "conv_patches_transpose",
+           "reduce_window_sum", "reduce_window_max", "reduce_window_argmax"}
 TOL = {np.float64: 1e-12, np.float32: 1e-5, np.complex128: 1e-12}
 
 
@@ -212,7 +212,7 @@ def test_reduce_window_integers_and_complex():
 
 
 def _loss(w, x, wg, w2):
-    # stride 2 (the input gradient is a convolution with lhs_dilation 2), padding, kernel
+    # stride 2 (its col2im skips positions), padding, kernel
     # dilation, a grouped convolution; max-pools (ReLU: ties at 0) without and with padding
     # and overlapping windows, an average pool
     y = lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (1, 0)), rhs_dilation=(1, 2))
@@ -232,8 +232,8 @@ def test_conv_pool_grad_compiled_equal_eager(dt):
     w, x, wg, w2 = r(5, 4, 3, 2), r(2, 4, 9, 7), r(6, 2, 2, 3), r(3, 4, 3, 3)
     g = ftrans.grad(_loss, argnums=(0, 1, 2, 3))
     ir = ftrans.make_ir(g)(w, x, wg, w2)
-    assert any(e.prim.name == "conv_general_dilated" and any(d != 1 for d in
-               e.params["lhs_dilation"]) for e in ir.eqns), "the VJP's transposed conv"
+    names = {e.prim.name for e in ir.eqns}
+    assert {"conv_patches", "conv_patches_transpose"} <= names, "the VJP's im2col / col2im"
     assert any(e.prim.name == "reduce_window_argmax" for e in ir.eqns)
     _no_break(g, w, x, wg, w2)
     _jit_equal(g, w, x, wg, w2, rtol=TOL[dt] * 10)

@@ -109,8 +109,8 @@ _STRICT_OUTSIDE = _TORCH_OUTSIDE = {name: NotImplementedError for name in (
     # the standard sorts real numbers only
     "argsort[ties_axis0]-complex128",
     # kernels written with NumPy stride tricks and in-place writes (on Dask: one task)
-    "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
-    "reduce_window_argmax",
+    "conv_general_dilated", "conv_patches", "conv_patches_transpose", "reduce_window_sum",
+    "reduce_window_max", "reduce_window_argmax",
     # SciPy's kernels (lfilter, solve_sylvester, expm/logm/sqrtm, lu_factor, and the
     # scipy.special functions of ftrans/primitives/special_scipy.py)
     "iir_filter", "sylvester", "matfun", "lu", *SCIPY_SPECIAL_PRIMITIVES,

@@ -1028,6 +1028,60 @@ _conv_case("1d_lhs_dilated", (2, 3, 5), (2, 3, 3), (1,), ((2, 1),), (2,), (1,), 
 _conv_case("1d_stride_leftover", (1, 2, 6), (3, 2, 2), (3,), ((0, 0),), (1,), (1,), 1)
 
 
+# conv_patches (im2col) and its transpose (col2im): loops over channels, window taps and
+# output positions on the dilated, padded input
+import ftrans.primitives.patches as PCP  # noqa: E402
+
+
+def _np_patch_index(shape, ks, strides, pads, ldil, rdil):
+    """[(row, col, (n, c, *position in x))]: the entries of the patches matrix that read an
+    element of x (the others read padding or a hole: zero)."""
+    n, c = shape[:2]
+    xd_shape = [(s - 1) * d + 1 + lo + hi for s, d, (lo, hi) in zip(shape[2:], ldil, pads)]
+    out_sp = tuple((s - (k - 1) * d - 1) // st + 1
+                   for s, k, d, st in zip(xd_shape, ks, rdil, strides))
+    K, P = int(np.prod(ks)), int(np.prod(out_sp))
+    found = []
+    for ni in range(n):
+        for ci in range(c):
+            for ki, tap in enumerate(np.ndindex(*ks)):
+                for pi, pos in enumerate(np.ndindex(*out_sp)):
+                    at = [p * st + t * d - lo for p, st, t, d, (lo, _) in
+                          zip(pos, strides, tap, rdil, pads)]
+                    if all(0 <= a < (s - 1) * ld + 1 and a % ld == 0
+                           for a, s, ld in zip(at, shape[2:], ldil)):
+                        found.append((ci * K + ki, ni * P + pi,
+                                      (ni, ci) + tuple(a // ld for a, ld in zip(at, ldil))))
+    return found, (c * K, n * P)
+
+
+def _patches_case(variant, shape, ks, strides, pads, ldil, rdil):
+    index, cshape = _np_patch_index(shape, ks, strides, pads, ldil, rdil)
+
+    def ref(x):
+        out = np.zeros(cshape, x.dtype)
+        for r, col, at in index:
+            out[r, col] = x[at]
+        return out
+
+    def ref_t(cols):
+        out = np.zeros(shape, cols.dtype)
+        for r, col, at in index:
+            out[at] += cols[r, col]
+        return out
+    case("conv_patches", lambda x: PCP.conv_patches(x, ks, strides, pads, ldil, rdil), ref,
+         Arg(shape), complex=True, variant=variant)
+    case("conv_patches_transpose",
+         lambda c: PCP.conv_patches_transpose(c, shape, ks, strides, pads, ldil, rdil), ref_t,
+         Arg(cshape), complex=True, variant=variant)
+
+
+_patches_case("2d", (2, 3, 5, 4), (3, 2), (1, 1), ((1, 1), (0, 1)), (1, 1), (1, 1))
+_patches_case("2d_strided_dilated_cropped", (2, 2, 7, 6), (2, 3), (2, 1), ((-1, 1), (2, 0)),
+              (1, 1), (1, 2))
+_patches_case("1d_lhs_dilated", (2, 3, 5), (3,), (2,), ((2, 1),), (2,), (1,))
+
+
 def _np_windowed(red, window, strides, pads, bdil, wdil, fill):
     def ref(x):
         xd = _np_dilate_pad(x, bdil, pads, fill)
