@@ -1,6 +1,9 @@
 """Convolutions and windowed reductions in the generated numba code: ``conv_general_dilated``
-(kind ``"conv"``) and ``reduce_window_sum``/``_max``/``_argmax`` (kind ``"reduce_window"``)
-lower to loops inside the segment's function (no graph break).
+(kind ``"conv"``), the im2col matrix and its transpose that its gradient is made of
+(``conv_patches``/``conv_patches_transpose``, kind ``"patches"``: the convolution's gather
+loop into a new matrix, and the same loop adding back into a new zero array) and
+``reduce_window_sum``/``_max``/``_argmax`` (kind ``"reduce_window"``) lower to loops inside
+the segment's function (no graph break).
 
 Positions.  Along each spatial axis the position a window tap reads is
 ``q = o * stride + t * dilation - lo`` on the input dilated by the base (``lhs_``)
@@ -45,8 +48,8 @@ first in-range maximum, a NaN replaces the running maximum) and the impl's gener
 elsewhere (padding taps take part with the lowest value, indices clipped into the array).
 
 Graph breaks (the impl runs; always correct): an operand or result with a zero-size axis,
-float16, integer or bool convolutions (numba's ``np.dot`` is float/complex only), bool
-windowed reductions and complex windowed maxima.
+float16, integer or bool convolutions (numba's ``np.dot`` is float/complex only), im2col
+and col2im of bool or 8/16-bit dtypes, bool windowed reductions and complex windowed maxima.
 """
 from __future__ import annotations
 

@@ -79,6 +79,27 @@ def test_conv_complex_and_mixed_dtypes():
     _jit_equal(f, x, w, rtol=TOL[np.complex128])
 
 
+def test_patches_compiled_equal_eager():
+    # im2col and col2im on their own: padding, cropping, strides, both dilations, 1-3
+    # spatial axes, a complex operand; col2im of random columns (not only of patches)
+    from ftrans.primitives.patches import conv_patches, conv_patches_transpose
+    rng = np.random.default_rng(5)
+    configs = [((2, 3, 6, 5), (3, 2), (1, 2), ((1, 1), (-1, 2)), (1, 1), (2, 1)),
+               ((1, 2, 7), (2,), (3,), ((2, 0),), (2,), (1,)),
+               ((2, 1, 4, 3, 5), (2, 1, 3), (1, 2, 1), ((0, 1), (1, 0), (1, 1)), (1, 1, 2),
+                (1, 1, 1))]
+    xs = [rng.standard_normal(c[0]) for c in configs]
+    xs[0] = xs[0] + 1j * rng.standard_normal(configs[0][0])
+    cols = [rng.standard_normal(np.shape(conv_patches(x, *c[1:]))) for x, c in zip(xs, configs)]
+
+    def f(*a):
+        n = len(configs)
+        return tuple([conv_patches(x, *c[1:]) for x, c in zip(a[:n], configs)]
+                     + [conv_patches_transpose(m, c[0], *c[1:]) for m, c in zip(a[n:], configs)])
+    _no_break(f, *xs, *cols)
+    _jit_equal(f, *xs, *cols, rtol=1e-12)
+
+
 def test_conv_graph_breaks_where_refused():
     # integer operands (numba's np.dot is float/complex only), float16, empty batches: the
     # impl runs, with the same results
