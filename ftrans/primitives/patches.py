@@ -144,23 +144,20 @@ def _col2im_abstract(cols, *, lhs_shape, **params):
 
 
 # linear: the JVP applies the map to the tangent, the VJP is the other map
-@conv_patches_p.def_jvp
-def _patches_jvp(primals, tangents, **params):
-    t = tangents[0]
-    return (conv_patches_p.bind(primals[0], **params),
-            zero if t is zero else conv_patches_p.bind(t, **params))
+def _linear_jvp(prim):
+    def jvp(primals, tangents, **params):
+        t = tangents[0]
+        return prim.bind(primals[0], **params), zero if t is zero else prim.bind(t, **params)
+    return jvp
+
+
+conv_patches_p.def_jvp(_linear_jvp(conv_patches_p))
+conv_patches_transpose_p.def_jvp(_linear_jvp(conv_patches_transpose_p))
 
 
 @conv_patches_p.def_vjp
 def _patches_vjp(ct, ans, primals, needs, **params):
     return [conv_patches_transpose_p.bind(ct, lhs_shape=tuple(primals[0].shape), **params)]
-
-
-@conv_patches_transpose_p.def_jvp
-def _col2im_jvp(primals, tangents, **params):
-    t = tangents[0]
-    return (conv_patches_transpose_p.bind(primals[0], **params),
-            zero if t is zero else conv_patches_transpose_p.bind(t, **params))
 
 
 @conv_patches_transpose_p.def_vjp
