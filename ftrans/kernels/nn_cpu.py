@@ -54,14 +54,15 @@ def _build():
             out[i] = g[i] if ans[i] > 0 else z
 
     @njit(cache=True, error_model="numpy")
-    def im2col_k(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
+    def im2col_k(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols, cmajor):
+        # rows (tap, channel), or (channel, tap) when cmajor
         N, C, H, W = x.shape
         P = oh * ow
         z = x.dtype.type(0)
         for ki in range(kh):
             for kj in range(kw):
                 for c in range(C):
-                    row = (ki * kw + kj) * C + c
+                    row = c * kh * kw + ki * kw + kj if cmajor else (ki * kw + kj) * C + c
                     for n in range(N):
                         base = n * P
                         for i in range(oh):
@@ -76,13 +77,13 @@ def _build():
                                     if 0 <= q < W else z
 
     @njit(cache=True, error_model="numpy")
-    def col2im_k(dcols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, g):
+    def col2im_k(dcols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, g, cmajor):
         N, C, H, W = g.shape
         P = oh * ow
         for ki in range(kh):
             for kj in range(kw):
                 for c in range(C):
-                    row = (ki * kw + kj) * C + c
+                    row = c * kh * kw + ki * kw + kj if cmajor else (ki * kw + kj) * C + c
                     for n in range(N):
                         base = n * P
                         for i in range(oh):
@@ -224,7 +225,7 @@ def conv2d_forward(x, w, stride, padding, dilation):
         return None
     cols = np.empty((kh * kw * C, N * oh * ow), x.dtype)
     _get()[2](np.ascontiguousarray(x), kh, kw, stride[0], stride[1], padding[0][0],
-              padding[1][0], dilation[0], dilation[1], oh, ow, cols)
+              padding[1][0], dilation[0], dilation[1], oh, ow, cols, False)
     out = np.dot(_wmat(w), cols)                   # (O, N*P): one GEMM
     return np.ascontiguousarray(out.reshape(O, N, oh, ow).transpose(1, 0, 2, 3)), cols
 
@@ -256,7 +257,42 @@ def conv2d_grad_input(ct, w, xshape, stride, padding, dilation):
     dcols = np.dot(_wmat(w).T, _ct_mat(ct))          # (K*C, N*P)
     g = np.zeros(xshape, ct.dtype)
     _get()[3](dcols, kh, kw, stride[0], stride[1], padding[0][0], padding[1][0],
-              dilation[0], dilation[1], oh, ow, g)
+              dilation[0], dilation[1], oh, ow, g, False)
+    return g
+
+
+def _patches_eligible(a, padding, lhs_dilation):
+    """A non-empty NumPy float array, no input dilation, no cropping."""
+    return (type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.size > 0
+            and tuple(lhs_dilation) == (1, 1) and all(p >= 0 for pair in padding for p in pair))
+
+
+def patches2d(x, window, stride, padding, dilation, lhs_dilation):
+    """``conv_patches`` of a NumPy float ``(N, C, H, W)`` array (rows channel-major,
+    :mod:`ftrans.primitives.patches`) in one numba loop; None when not eligible
+    (``lhs_dilation``, negative padding, another array type or dtype)."""
+    if x.ndim != 4 or not _patches_eligible(x, padding, lhs_dilation):
+        return None
+    N, C = x.shape[:2]
+    (kh, kw) = window
+    Hp, Wp, oh, ow = _geometry(x.shape, window, stride, padding, dilation)
+    if oh <= 0 or ow <= 0:
+        return None
+    cols = np.empty((C * kh * kw, N * oh * ow), x.dtype)
+    _get()[2](np.ascontiguousarray(x), kh, kw, stride[0], stride[1], padding[0][0],
+              padding[1][0], dilation[0], dilation[1], oh, ow, cols, True)
+    return cols
+
+
+def patches2d_transpose(cols, xshape, window, stride, padding, dilation, lhs_dilation):
+    """col2im, the transpose of :func:`patches2d`, into a new ``xshape`` array; None when
+    not eligible."""
+    if len(xshape) != 4 or not _patches_eligible(cols, padding, lhs_dilation):
+        return None
+    Hp, Wp, oh, ow = _geometry(xshape, window, stride, padding, dilation)
+    g = np.zeros(xshape, cols.dtype)
+    _get()[3](np.ascontiguousarray(cols), window[0], window[1], stride[0], stride[1],
+              padding[0][0], padding[1][0], dilation[0], dilation[1], oh, ow, g, True)
     return g
 
 

@@ -238,9 +238,8 @@ def tap_table(length, out, window, stride, dilation, lo, base_dilation=1):
     1`` holes between elements) and padded by ``lo`` in front (negative: cropped); the
     entry is the element ``q // base_dilation`` when ``0 <= q < (length - 1) *
     base_dilation + 1`` and ``q`` falls on an element, -1 (padding or a hole) otherwise.
-    XLA's ConvGeneralDilated / ReduceWindow positions; shared by the convolution patches
-    (:mod:`ftrans.primitives.patches`) and their lowering (:mod:`ftrans.compiler.
-    _numba_conv`)."""
+    XLA's ConvGeneralDilated / ReduceWindow positions; the compiled convolution and
+    im2col/col2im loops read them (:mod:`ftrans.compiler._numba_conv`)."""
     q = (np.arange(out, dtype=np.int64)[:, None] * stride
          + np.arange(window, dtype=np.int64)[None, :] * dilation - lo)
     real = (q >= 0) & (q < (length - 1) * base_dilation + 1) & (q % base_dilation == 0)

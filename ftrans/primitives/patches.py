@@ -26,9 +26,13 @@ instead of two more convolutions with exchanged parameters, and a compiled progr
 (``ftrans.jit``) lowers them to loops over per-axis tap tables
 (:mod:`ftrans.compiler._numba_conv`).
 
-Impls: one NumPy/CuPy gather of ``x`` with one zero appended to each spatial axis (the
-tables' -1 reads it); col2im adds one tap at a time (within a tap the output positions
-read distinct elements, so a fancy-index ``+=`` adds each once).
+Impls: for 2-d NumPy float operands without input dilation or cropping, the numba
+im2col/col2im loops of :mod:`ftrans.kernels.nn_cpu` (with channel-major rows); otherwise
+(any array library with NumPy's stride tricks: CuPy) one copy of a strided view of all
+windows of the dilated, padded input, and for col2im one strided ``+=`` per window tap
+into a zero dilated, padded array, then the padding removed (cropped edges get zeros) and
+the dilation undone.  The eager gradient of ``lax.conv_general_dilated`` over (64, 16, 4,
+4) with a (32, 16, 3, 3) kernel: 2.2 ms with JAX's rules, 1.3 ms now (medians of 30, float32).
 """
 from __future__ import annotations
 
@@ -38,10 +42,11 @@ from math import prod
 import numpy as np
 
 from ..core import Primitive, ShapedArray, zero
-from ..kernels import backend_for
-from ..kernels.window_cpu import tap_tables, window_out_shape
+from ..kernels import backend_for, nn_cpu
+from ..kernels.window_cpu import dilate_shape, window_out_shape
 from ._rules import move_to_front, numpy_kernel_impl
 from .structural import reshape, transpose
+from .window import dilate_pad, tap_views, windows
 from ..typing import Array
 
 __all__ = ["conv_patches", "conv_patches_transpose"]
@@ -52,64 +57,62 @@ conv_patches_transpose_p = Primitive("conv_patches_transpose")
 _KEYS = ("window_dimensions", "window_strides", "padding", "lhs_dilation", "rhs_dilation")
 
 
-def _geometry(spatial, window_dimensions, window_strides, padding, lhs_dilation,
-              rhs_dilation):
-    """``(out_spatial, per-axis tap tables)``."""
-    return tap_tables(spatial, window_dimensions, window_strides, padding, lhs_dilation,
-                      rhs_dilation)
-
-
-def _index(xp, tabs, taps_first):
-    """Broadcast index arrays over ``(k_0 .. k_n-1, o_0 .. o_n-1)`` (``taps_first``) or,
-    for one tap ``taps_first`` = its index tuple, over ``(o_0 .. o_n-1)``."""
-    n = len(tabs)
-    idx = []
-    for d, t in enumerate(tabs):
-        if isinstance(taps_first, tuple):
-            shape = [1] * n
-            shape[d] = t.shape[0]
-            idx.append(xp.asarray(t[:, taps_first[d]].reshape(shape)))
-        else:
-            shape = [1] * (2 * n)
-            shape[d], shape[n + d] = t.shape[1], t.shape[0]
-            idx.append(xp.asarray(t.T.reshape(shape)))
-    return tuple(idx)
-
-
 @numpy_kernel_impl(conv_patches_p)
-def _patches_impl(x, **params):
+def _patches_impl(x, *, window_dimensions, window_strides, padding, lhs_dilation,
+                  rhs_dilation):
     xp = backend_for(x).xp
     N, C = x.shape[:2]
-    sp = tuple(x.shape[2:])
-    n = len(sp)
-    out, tabs = _geometry(sp, **params)
-    K, P = prod(params["window_dimensions"]), prod(out)
+    n = len(x.shape) - 2
+    ks = tuple(window_dimensions)
+    out = window_out_shape(tuple(x.shape[2:]), ks, window_strides, padding, lhs_dilation,
+                           rhs_dilation)
+    K, P = prod(ks), prod(out)
     if N * C * K * P == 0:
         return xp.zeros((C * K, N * P), x.dtype)
-    xe = xp.zeros((N, C) + tuple(s + 1 for s in sp), x.dtype)
-    xe[(slice(None), slice(None)) + tuple(slice(0, s) for s in sp)] = x
-    v = xe[(slice(None), slice(None)) + _index(xp, tabs, True)]   # (N, C, *k, *out)
-    v = v.transpose((1,) + tuple(range(2, 2 + n)) + (0,) + tuple(range(2 + n, 2 + 2 * n)))
-    return xp.ascontiguousarray(v).reshape(C * K, N * P)
+    if n == 2:
+        r = nn_cpu.patches2d(x, ks, window_strides, padding, rhs_dilation, lhs_dilation)
+        if r is not None:
+            return r
+    xd = dilate_pad(x, (1, 1) + tuple(lhs_dilation), ((0, 0), (0, 0)) + tuple(padding), 0)
+    v = windows(xd, (1, 1) + ks, (1, 1) + tuple(window_strides),
+                (1, 1) + tuple(rhs_dilation)).reshape((N, C) + out + ks)   # a view
+    v = v.transpose((1,) + tuple(range(2 + n, 2 + 2 * n)) + (0,) + tuple(range(2, 2 + n)))
+    return xp.ascontiguousarray(v).reshape(C * K, N * P)              # one copy
 
 
 @numpy_kernel_impl(conv_patches_transpose_p)
-def _col2im_impl(cols, *, lhs_shape, **params):
+def _col2im_impl(cols, *, lhs_shape, window_dimensions, window_strides, padding,
+                 lhs_dilation, rhs_dilation):
     xp = backend_for(cols).xp
     N, C = lhs_shape[:2]
     sp = tuple(lhs_shape[2:])
-    ks = tuple(params["window_dimensions"])
-    out, tabs = _geometry(sp, **params)
+    ks = tuple(window_dimensions)
+    out = window_out_shape(sp, ks, window_strides, padding, lhs_dilation, rhs_dilation)
     if cols.size == 0 or N * C == 0:
         return xp.zeros(tuple(lhs_shape), cols.dtype)
-    xe = xp.zeros((N, C) + tuple(s + 1 for s in sp), cols.dtype)
-    v = cols.reshape((C,) + ks + (N,) + tuple(out))
-    for tap in np.ndindex(*ks):
-        block = v[(slice(None),) + tap]                       # (C, N, *out)
-        # distinct positions within a tap (padding reads go to the appended element)
-        xe[(slice(None), slice(None)) + _index(xp, tabs, tap)] += block.swapaxes(0, 1)
-    return xp.ascontiguousarray(xe[(slice(None), slice(None))
-                                   + tuple(slice(0, s) for s in sp)])
+    if len(sp) == 2:
+        r = nn_cpu.patches2d_transpose(cols, tuple(lhs_shape), ks, window_strides, padding,
+                                       rhs_dilation, lhs_dilation)
+        if r is not None:
+            return r
+    # add each tap's block into a strided view of the dilated, padded input ...
+    dil = dilate_shape(sp, lhs_dilation)
+    g = xp.zeros((N, C) + tuple(d + lo + hi for d, (lo, hi) in zip(dil, padding)), cols.dtype)
+    v = cols.reshape((C,) + ks + (N,) + out)
+    views = tap_views(g, (1, 1) + ks, (1, 1) + tuple(window_strides),
+                      (1, 1) + tuple(rhs_dilation))
+    for tap, view in zip(np.ndindex(*ks), views):
+        view += v[(slice(None),) + tap].swapaxes(0, 1)              # (N, C, *out)
+    # ... then undo the padding (a cropped edge gets zeros) and the dilation
+    gd = xp.zeros((N, C) + dil, cols.dtype)
+    src, dst = [slice(None)] * 2, [slice(None)] * 2
+    for d, (lo, _), L in zip(dil, padding, g.shape[2:]):
+        m = min(L - max(lo, 0), d - max(-lo, 0))
+        src.append(slice(max(lo, 0), max(lo, 0) + max(m, 0)))
+        dst.append(slice(max(-lo, 0), max(-lo, 0) + max(m, 0)))
+    gd[tuple(dst)] = g[tuple(src)]
+    return xp.ascontiguousarray(gd[(slice(None), slice(None))
+                                   + tuple(slice(None, None, b) for b in lhs_dilation)])
 
 
 def _check(shape, params):
