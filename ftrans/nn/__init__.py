@@ -39,7 +39,8 @@ primitive paths (results agree to rounding).
 * ``conv``: ``fun((strides, pads, dilation, groups, lhs_dilation), x, w, b)`` with
   ``pads`` ``(lo, hi)`` pairs, ``lhs_dilation`` None (1s) or one int per spatial axis
   (transposed convolutions), ``b`` ``(O,)`` or None; residuals ``(x, w, cols or None,
-  has_bias)`` (``cols``: the im2col matrix).
+  has_bias, patches or None)`` (``cols``: the eager kernel's im2col matrix; ``patches``:
+  under a trace, :mod:`ftrans.primitives.patches`' matrix of ``x``).
 * ``max_pool``: ``fun((window, strides, pads, dilation, x_shape), x)`` with full-rank
   window parameters (one entry per axis of ``x``); residuals ``(flat argmax,)``.
 * ``batch_norm``: ``fun(eps, x, w, b) -> (out, mean, biased var)`` (training mode;

@@ -106,12 +106,18 @@ def _conv_fwd(params: _ConvParams, x: Array, w: Array, b: Array | None
         r = _K.conv2d_forward(x, w, params[0], params[1], params[2])
         if r is not None:
             out = r[0] if b is None else r[0] + b.reshape((-1,) + (1,) * (x.ndim - 2))
-            return out, (x, w, r[1], b is not None)
-    return _conv_fun(params, x, w, b), (x, w, None, b is not None)
+            return out, (x, w, r[1], b is not None, None)
+    # the primitive's reverse-mode forward: under a trace, im2col + GEMM with the
+    # primitive's patches kept for the backward (ftrans.primitives.conv._conv_vjp_fwd)
+    assert _conv_p.vjp_fwd is not None
+    out, res = _conv_p.vjp_fwd(x, w, **_conv_params(params))
+    if b is not None:
+        out = P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(x.shape) - 2)))
+    return out, (x, w, None, b is not None, res[2] if len(res) > 2 else None)
 
 
 def _conv_bwd(params: _ConvParams, res: tuple[Any, ...], g: Array) -> tuple[Any, ...]:
-    x, w, cols, has_bias = res
+    x, w, cols, has_bias, patches = res
     gb = P.reduce_sum(g, _bias_axes(len(g.shape))) if has_bias else None
     if cols is not None and eager(x, w, g) and g.dtype == cols.dtype:
         strides, padding, dilation = params[:3]
@@ -120,7 +126,8 @@ def _conv_bwd(params: _ConvParams, res: tuple[Any, ...], g: Array) -> tuple[Any,
                 _K.conv2d_grad_weight(g, cols, tuple(w.shape)), gb)
     vjp = _conv_p.vjp
     assert vjp is not None          # the convolution primitive has its VJP rule
-    return tuple(vjp(g, None, (x, w), (True, True), **_conv_params(params))) + (gb,)
+    kept = (x, w) if patches is None else (x, w, patches)
+    return tuple(vjp(g, None, kept, (True, True), **_conv_params(params))) + (gb,)
 
 
 _conv = custom_vjp(_conv_fun, nondiff_argnums=(0,))
