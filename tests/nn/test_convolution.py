@@ -81,6 +81,18 @@ def test_conv_unbatched_and_fused_attributes():
     assert core.bwd(params, res0, g)[2] is None
 
 
+def test_conv_grad_program_builds_im2col_once():
+    # under a trace the fused convolution's forward is im2col + GEMM and its backward
+    # reuses that matrix for the kernel's gradient (no second conv_patches, no convolution)
+    w = R.standard_normal((3, 4, 3, 3))
+    f = lambda w, x: ftrans.numpy.sum(fnn.conv(x, w, padding=1, stride=(1, 2)) ** 2)  # noqa: E731
+    g = ftrans.grad(f, argnums=(0, 1))
+    names = [e.prim.name for e in ftrans.make_ir(g)(w, X2).eqns]
+    assert names.count("conv_patches") == 1 and "conv_general_dilated" not in names, names
+    for a, b in zip(ftrans.jit(g)(w, X2), g(w, X2)):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)
+
+
 def test_conv_errors():
     w = np.ones((3, 4, 3, 3))
     with pytest.raises(ValueError, match="groups"):
