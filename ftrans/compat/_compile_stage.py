@@ -21,6 +21,7 @@ from ..core.ir import _FTRANS_DIR, IR, StagingTrace, dce
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, TracerArrayConversionError, _ctx, set_current_trace
 from ..transforms._jit_primitive import jit_p
+from ..transforms._util import as_output
 from . import _generator as _G
 from ._func_core import run as _run_node
 from ._tensor import Tensor
@@ -235,7 +236,23 @@ class _Graph:
 
         def fn(ds: Sequence[Any]) -> list[Any]:
             return list(jit_p.bind(*ds, *rand, ir=ir, name=name))
-        outs = _run_node(fn, [cands[i] for i in self.used])
+
+        def direct(ds: list[Any], diff: list[int]) -> tuple[list[Any], Callable[..., Any]]:
+            # the compiled forward program with residuals, and the compiled backward
+            # program (jit_p's reverse-mode rules, as a VJP trace would call them)
+            fwd, bwd = jit_p.vjp_fwd, jit_p.vjp
+            assert fwd is not None and bwd is not None
+            outs, residuals = fwd(*ds, *rand, ir=ir, name=name)
+            needs = [False] * (len(ds) + len(rand))
+            for i in diff:
+                needs[i] = True
+
+            def vjp_fn(cts: Sequence[Any]) -> tuple[Any, ...]:
+                r = bwd(list(cts), outs, residuals, needs, ir=ir, name=name)
+                return tuple(np.zeros(np.shape(ds[i]), ds[i].dtype) if r[i] is None
+                             else as_output(r[i]) for i in diff)
+            return [as_output(o) for o in outs], vjp_fn
+        outs = _run_node(fn, [cands[i] for i in self.used], direct)
         res = outs[:self.n_out]
         for o, d in zip(res, self.dep):
             if not d and o.requires_grad:

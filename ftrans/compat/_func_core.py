@@ -198,10 +198,15 @@ def replaying(state: Tensor) -> Iterator[None]:
         gen.set_state(now)
 
 
-def run(fn: Callable[[list[Any]], Sequence[Any]], tensors: Sequence[Tensor]) -> list[Tensor]:
+def run(fn: Callable[[list[Any]], Sequence[Any]], tensors: Sequence[Tensor],
+        direct: Callable[[list[Any], list[int]], tuple[list[Any], Callable[..., Any]]]
+        | None = None) -> list[Tensor]:
     """``fn(arrays) -> list of arrays`` on the arrays of ``tensors``, as Tensors: plain
     ones, or outputs of one :class:`_TransformFn` node when some input needs a graph
-    (see the module docstring)."""
+    (see the module docstring).  ``direct(arrays, diff)``, when given, returns ``fn``'s
+    results and their VJP function with respect to the arrays at positions ``diff``
+    without tracing ``fn`` (a compiled program's own reverse-mode rules: ``compat.compile``);
+    ``fn`` is still traced for higher-order and forward-mode derivatives."""
     datas = [t._data for t in tensors]
     diff = _differentiable(tensors)
     if not diff:
@@ -221,7 +226,11 @@ def run(fn: Callable[[list[Any]], Sequence[Any]], tensors: Sequence[Tensor]) -> 
                                                  if isinstance(d, Tracer)) for o in outs)
         return outs
 
-    res, vjp_fn = vjp_unchecked(g, *[datas[i] for i in diff])
+    if direct is not None:
+        res, vjp_fn = direct(datas, diff)
+        dep[:] = [np.asarray(r).dtype.kind in "fc" for r in res]   # (as traced: every
+    else:                                                       # inexact result)
+        res, vjp_fn = vjp_unchecked(g, *[datas[i] for i in diff])
     if not res:
         return []
     box = _Box(g, vjp_fn, list(res), list(dep), rng_state, [datas[i] for i in diff])
