@@ -21,7 +21,7 @@ from ..core.ir import _FTRANS_DIR, IR, StagingTrace, dce
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, TracerArrayConversionError, _ctx, set_current_trace
 from ..transforms._jit_primitive import jit_p
-from ..transforms._util import as_output
+from ..transforms._util import as_output, zeros_like_leaf
 from . import _generator as _G
 from ._func_core import run as _run_node
 from ._tensor import Tensor
@@ -249,8 +249,8 @@ class _Graph:
 
             def vjp_fn(cts: Sequence[Any]) -> tuple[Any, ...]:
                 r = bwd(list(cts), outs, residuals, needs, ir=ir, name=name)
-                return tuple(np.zeros(np.shape(ds[i]), ds[i].dtype) if r[i] is None
-                             else as_output(r[i]) for i in diff)
+                return tuple(zeros_like_leaf(ds[i]) if r[i] is None else as_output(r[i])
+                             for i in diff)
             return [as_output(o) for o in outs], vjp_fn
         outs = _run_node(fn, [cands[i] for i in self.used], direct)
         res = outs[:self.n_out]

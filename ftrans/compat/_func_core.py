@@ -228,8 +228,8 @@ def run(fn: Callable[[list[Any]], Sequence[Any]], tensors: Sequence[Tensor],
 
     if direct is not None:
         res, vjp_fn = direct(datas, diff)
-        dep[:] = [np.asarray(r).dtype.kind in "fc" for r in res]   # (as traced: every
-    else:                                                       # inexact result)
+        dep[:] = [r.dtype.kind in "fc" for r in res]   # (as traced: every inexact result)
+    else:
         res, vjp_fn = vjp_unchecked(g, *[datas[i] for i in diff])
     if not res:
         return []

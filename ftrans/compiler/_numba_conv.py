@@ -89,13 +89,13 @@ class _Lines:
 
 
 def _tables(cg: Any, spatial: Any, window: Any, strides: Any, padding: Any,
-            base_dilation: Any, window_dilation: Any) -> tuple[Any, list[str], list[bool]]:
-    """``(out shape, names, padded)``: per spatial axis the constant ``(out, window)`` table
+            base_dilation: Any, window_dilation: Any) -> tuple[list[str], list[bool]]:
+    """``(names, padded)``: per spatial axis the constant ``(out, window)`` table
     of the element each tap reads (-1: padding or a hole; :func:`~ftrans.kernels.
     window_cpu.tap_table`) and whether it holds a -1 (else the generated code tests
     nothing)."""
-    out, tabs = tap_tables(spatial, window, strides, padding, base_dilation, window_dilation)
-    return out, [_const(cg, t) for t in tabs], [bool((t < 0).any()) for t in tabs]
+    _, tabs = tap_tables(spatial, window, strides, padding, base_dilation, window_dilation)
+    return [_const(cg, t) for t in tabs], [bool((t < 0).any()) for t in tabs]
 
 
 def _const(cg: Any, value: Any) -> str:
@@ -167,8 +167,8 @@ def _conv_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     dt = np.dtype(o.aval.dtype)
     ty = cg.tyname(dt)
     lshape, rshape = lhs.aval.shape, rhs.aval.shape
-    _, tabs, padded = _tables(cg, lshape[2:], rshape[2:], p["window_strides"], p["padding"],
-                              p["lhs_dilation"], p["rhs_dilation"])
+    tabs, padded = _tables(cg, lshape[2:], rshape[2:], p["window_strides"], p["padding"],
+                           p["lhs_dilation"], p["rhs_dilation"])
     x, w = cg.array(lhs), cg.array(rhs)
     if np.dtype(lhs.aval.dtype) != dt:
         x = f"{x}.astype({ty})"
@@ -220,8 +220,8 @@ def _patches_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     im2col = low["op"] == "im2col"
     lshape = tuple(src.aval.shape) if im2col else tuple(p["lhs_shape"])
     ty = cg.tyname(np.dtype(o.aval.dtype))
-    _, tabs, padded = _tables(cg, lshape[2:], p["window_dimensions"], p["window_strides"],
-                              p["padding"], p["lhs_dilation"], p["rhs_dilation"])
+    tabs, padded = _tables(cg, lshape[2:], p["window_dimensions"], p["window_strides"],
+                           p["padding"], p["lhs_dilation"], p["rhs_dilation"])
     a = cg.array(src)
     N, C, P, K = (cg.fresh("c") for _ in range(4))
     y = cg.fresh("y")

@@ -93,11 +93,14 @@ def _bias_axes(nd: int) -> tuple[int, ...]:
     return (0,) + tuple(range(2, nd))
 
 
-def _conv_fun(params: _ConvParams, x: Array, w: Array, b: Array | None) -> Array:
-    out = _conv_p.bind(x, w, **_conv_params(params))   # (its impl: the im2col kernel)
+def _with_bias(out: Array, b: Array | None) -> Array:
     if b is None:
         return out
-    return P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(x.shape) - 2)))
+    return P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(out.shape) - 2)))
+
+
+def _conv_fun(params: _ConvParams, x: Array, w: Array, b: Array | None) -> Array:
+    return _with_bias(_conv_p.bind(x, w, **_conv_params(params)), b)   # (impl: im2col kernel)
 
 
 def _conv_fwd(params: _ConvParams, x: Array, w: Array, b: Array | None
@@ -111,9 +114,7 @@ def _conv_fwd(params: _ConvParams, x: Array, w: Array, b: Array | None
     # primitive's patches kept for the backward (ftrans.primitives.conv._conv_vjp_fwd)
     assert _conv_p.vjp_fwd is not None
     out, res = _conv_p.vjp_fwd(x, w, **_conv_params(params))
-    if b is not None:
-        out = P.add(out, P.reshape(b, (b.shape[0],) + (1,) * (len(x.shape) - 2)))
-    return out, (x, w, None, b is not None, res[2] if len(res) > 2 else None)
+    return _with_bias(out, b), (x, w, None, b is not None, res[2] if len(res) > 2 else None)
 
 
 def _conv_bwd(params: _ConvParams, res: tuple[Any, ...], g: Array) -> tuple[Any, ...]:

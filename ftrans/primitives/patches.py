@@ -103,16 +103,12 @@ def _col2im_impl(cols, *, lhs_shape, window_dimensions, window_strides, padding,
                       (1, 1) + tuple(rhs_dilation))
     for tap, view in zip(np.ndindex(*ks), views):
         view += v[(slice(None),) + tap].swapaxes(0, 1)              # (N, C, *out)
-    # ... then undo the padding (a cropped edge gets zeros) and the dilation
-    gd = xp.zeros((N, C) + dil, cols.dtype)
-    src, dst = [slice(None)] * 2, [slice(None)] * 2
-    for d, (lo, _), L in zip(dil, padding, g.shape[2:]):
-        m = min(L - max(lo, 0), d - max(-lo, 0))
-        src.append(slice(max(lo, 0), max(lo, 0) + max(m, 0)))
-        dst.append(slice(max(-lo, 0), max(-lo, 0) + max(m, 0)))
-    gd[tuple(dst)] = g[tuple(src)]
-    return xp.ascontiguousarray(gd[(slice(None), slice(None))
-                                   + tuple(slice(None, None, b) for b in lhs_dilation)])
+    # ... then undo the padding (the negated padding: a cropped edge gets zeros) and the
+    # dilation
+    g = dilate_pad(g, (1,) * len(g.shape), ((0, 0), (0, 0)) + tuple((-lo, -hi) for lo, hi
+                                                                   in padding), 0)
+    return xp.ascontiguousarray(g[(slice(None), slice(None))
+                                  + tuple(slice(None, None, b) for b in lhs_dilation)])
 
 
 def _check(shape, params):
