@@ -11,7 +11,7 @@ from . import optable
 from .logic import (eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
                     isfinite, isnan, isinf, floor, ceil, round, floor_divide)
 from .select import where
-from .convert import convert_element_type, real, imag, stop_gradient
+from .convert import convert_element_type, real, imag, stop_gradient, stop_backward
 from .structural import (reshape, transpose, broadcast_to, squeeze, expand_dims, concatenate,
                          reduce_sum, zeros_of)
 from .reductions import reduce_max, reduce_min, reduce_prod, argmax, argmin

@@ -143,6 +143,7 @@ convert_element_type_p = Primitive("convert_element_type")
 real_p = Primitive("real")
 imag_p = Primitive("imag")
 stop_gradient_p = Primitive("stop_gradient")
+stop_backward_p = Primitive("stop_backward")
 
 
 def convert_element_type(x, new_dtype):
@@ -208,6 +209,47 @@ def stop_gradient(x: PyTree) -> PyTree:
                 f"stop_gradient: argument {leaf!r} of type {type(leaf).__name__} is not a "
                 "valid array type; pass an array, a Python number or a pytree of them")
     return tree_unflatten(tree, [stop_gradient_p.bind(leaf) for leaf in leaves])
+
+
+def stop_backward(x):
+    """The identity, cut from reverse mode only: zero cotangent, the tangent passes.
+
+    PyTorch's grad mode: an operation run under ``torch.no_grad()`` is not recorded for
+    backward (``torch.func.grad``, ``vjp`` and ``jacrev`` see a constant), while
+    forward-mode AD (``torch.func.jvp``, ``jacfwd``) is not affected by grad mode.
+    ``ftrans.compat``'s transforms stop the values a user's ``no_grad`` block makes with
+    this primitive.  Its JVP and VJP are therefore *not* each other's transpose, by
+    definition; use :func:`stop_gradient` for a constant in every transform.
+
+    Parameters
+    ----------
+    x : array
+        Any shape and dtype.
+
+    Returns
+    -------
+    array
+        ``x``'s values (same shape and dtype).  Its JVP is ``stop_backward(t)`` for a
+        tangent ``t`` (forward mode goes through; a reverse mode around it does not), its
+        VJP is zero.
+
+    Notes
+    -----
+    PyTorch, "Locally disabling gradient computation" and the ``torch.func`` UX
+    limitations page ("grad ... respects inner torch.no_grad"; forward-mode AD is not
+    disabled by grad mode): https://pytorch.org/docs/stable/notes/autograd.html
+
+    Examples
+    --------
+    >>> import ftrans
+    >>> from ftrans.primitives import stop_backward
+    >>> f = lambda x: stop_backward(x * x) * x
+    >>> ftrans.grad(f)(3.0)                       # only the outer factor: 3 * 3
+    array(9.)
+    >>> ftrans.jvp(f, (3.0,), (1.0,))[1]           # forward mode: d(x^3)/dx = 27
+    array(27.)
+    """
+    return stop_backward_p.bind(x)
 
 
 # ------------------------------------------------------- shapes (rules: structural.py)

@@ -291,6 +291,15 @@ def move_axis(v, src, dst):
     return transpose(v, tuple(perm))
 
 
+def linear_jvp(prim):
+    """The JVP rule of a one-operand primitive that is linear in it: the primitive
+    applied to the tangent (a symbolic zero tangent stays zero)."""
+    def jvp(primals, tangents, **params):
+        t = tangents[0]
+        return prim.bind(primals[0], **params), zero if t is zero else prim.bind(t, **params)
+    return jvp
+
+
 def batch_unary_same_dim(prim):
     """Batching rule of a one-operand primitive that maps elements to elements."""
     def rule(vals, dims, **params):

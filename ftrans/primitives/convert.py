@@ -8,19 +8,19 @@
   real inner product ``Re<a, b>``: ``ct`` and ``1j * ct`` (the autograd notes'
   cross-domain rule).  On real input ``real`` is the identity and ``imag`` is 0.
 * ``stop_gradient(x)``: the identity with zero derivative.
+* ``stop_backward(x)``: the identity with zero cotangent whose tangent passes (PyTorch's
+  ``no_grad`` under ``compat.func``: reverse mode is cut, forward mode is not).
 """
 from __future__ import annotations
-
-import numpy as np
 
 from ..core import ShapedArray, zero, is_inexact, real_dtype
 from ..core.dtypes import kind_of
 from ..kernels import backend_for
-from ._rules import batch_unary_same_dim
-from ._base import (convert_element_type_p, real_p, imag_p, stop_gradient_p,
-                    convert_element_type, real, imag, stop_gradient, mul)
+from ._rules import batch_unary_same_dim, linear_jvp
+from ._base import (convert_element_type_p, real_p, imag_p, stop_gradient_p, stop_backward_p,
+                    convert_element_type, real, imag, stop_gradient, stop_backward, mul)
 
-__all__ = ["convert_element_type", "real", "imag", "stop_gradient"]
+__all__ = ["convert_element_type", "real", "imag", "stop_gradient", "stop_backward"]
 
 
 @convert_element_type_p.def_impl
@@ -97,14 +97,26 @@ _part(real_p, _real_ct)
 _part(imag_p, _imag_ct)
 
 
-@stop_gradient_p.def_impl
 def _stop_impl(x):
     return x
 
 
-@stop_gradient_p.def_abstract_eval
 def _stop_abstract_eval(x):
     return ShapedArray(x.shape, x.dtype)
+
+
+def _stop_vjp(ct, ans, primals, needs):
+    return [None]
+
+
+for _p in (stop_gradient_p, stop_backward_p):
+    _p.def_impl(_stop_impl)
+    _p.def_abstract_eval(_stop_abstract_eval)
+    _p.def_vjp(_stop_vjp)
+    _p.batch = batch_unary_same_dim(_p)
+    # compiler lowering (ftrans.compiler; format in its module docstring)
+    _p.lowering = {"kind": "elementwise", "numba": "{0}", "cuda": "{0}", "complex": True,
+                   "cast": "out"}
 
 
 @stop_gradient_p.def_jvp
@@ -112,12 +124,7 @@ def _stop_jvp(primals, tangents):
     return stop_gradient_p.bind(primals[0]), zero
 
 
-@stop_gradient_p.def_vjp
-def _stop_vjp(ct, ans, primals, needs):
-    return [None]
-
-
-stop_gradient_p.batch = batch_unary_same_dim(stop_gradient_p)
+stop_backward_p.def_jvp(linear_jvp(stop_backward_p))   # forward mode goes through
 
 
 # compiler lowering (ftrans.compiler; format in its module docstring): the cast to the
@@ -128,5 +135,3 @@ real_p.lowering = {"kind": "elementwise", "numba": "{0}.real", "cuda": "real({0}
                    "complex": True, "cast": "none"}
 imag_p.lowering = {"kind": "elementwise", "numba": "{0}.imag", "cuda": "imag({0})",
                    "complex": True, "cast": "none"}
-stop_gradient_p.lowering = {"kind": "elementwise", "numba": "{0}", "cuda": "{0}",
-                            "complex": True, "cast": "out"}

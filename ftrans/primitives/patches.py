@@ -41,10 +41,10 @@ from math import prod
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray, zero
+from ..core import Primitive, ShapedArray
 from ..kernels import backend_for, nn_cpu
 from ..kernels.window_cpu import dilate_shape, window_out_shape
-from ._rules import move_to_front, numpy_kernel_impl
+from ._rules import linear_jvp, move_to_front, numpy_kernel_impl
 from .structural import reshape, transpose
 from .window import dilate_pad, tap_views, windows
 from ..typing import Array
@@ -143,15 +143,8 @@ def _col2im_abstract(cols, *, lhs_shape, **params):
 
 
 # linear: the JVP applies the map to the tangent, the VJP is the other map
-def _linear_jvp(prim):
-    def jvp(primals, tangents, **params):
-        t = tangents[0]
-        return prim.bind(primals[0], **params), zero if t is zero else prim.bind(t, **params)
-    return jvp
-
-
-conv_patches_p.def_jvp(_linear_jvp(conv_patches_p))
-conv_patches_transpose_p.def_jvp(_linear_jvp(conv_patches_transpose_p))
+conv_patches_p.def_jvp(linear_jvp(conv_patches_p))
+conv_patches_transpose_p.def_jvp(linear_jvp(conv_patches_transpose_p))
 
 
 @conv_patches_p.def_vjp

@@ -157,7 +157,10 @@ class Case:
     complex         complex128 inputs are defined (values and derivatives)
     differentiable  the primitive's ``differentiable`` flag (checked against it)
     fd              the derivative is the finite-difference one (False only for
-                    stop_gradient, whose derivative is 0 by definition)
+                    stop_gradient and stop_backward, whose derivatives are cut by
+                    definition)
+    adjoint         the VJP is the adjoint of the JVP (False only for stop_backward:
+                    its tangent passes, its cotangent is zero, by definition)
     kind            "unary"/"binary"/"ternary" for elementwise primitives (broadcasting
                     tests and automatic 0-d/empty variants), else "other"
     variants        shape variants (0-d, empty); automatic for elementwise rows
@@ -171,6 +174,7 @@ class Case:
     complex: bool = False
     differentiable: bool = True
     fd: bool = True
+    adjoint: bool = True
     kind: str = "other"
     variant: str = ""
     variants: tuple = ()
@@ -333,6 +337,9 @@ case("imag", P.imag, np.imag, Arg(S), complex=True, kind="unary")
 # stop_gradient: the identity whose derivative is 0 *by definition* (not the FD one).
 case("stop_gradient", P.stop_gradient, lambda x: x, Arg(S), complex=True, fd=False,
      kind="unary")
+# stop_backward: the identity cut from reverse mode only (torch.no_grad under compat.func)
+case("stop_backward", P.stop_backward, lambda x: x, Arg(S), complex=True, fd=False,
+     adjoint=False, kind="unary")
 # checkpoint_name: the identity (a tag for checkpoint policies)
 case("name", lambda x: P.checkpoint_name(x, "h"), lambda x: x, Arg(S), complex=True)
 
