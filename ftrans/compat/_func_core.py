@@ -34,6 +34,7 @@ from . import _opbase as _B
 from ._tensor import Tensor, _make_plain
 from .autograd import forward_ad as _FW
 from .autograd.function import Function
+from .autograd import grad_mode as _GM
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
 __all__ = ["check_argnums", "split_aux", "check_diff", "diff_datas", "to_data", "to_tensors",
@@ -154,16 +155,24 @@ def call_transformed(args: Any, body: Callable[[Any], Any]) -> Any:
 
     def fn(datas: Sequence[Any]) -> list[Any]:
         new = list(leaves)
-        for i, d in zip(tpos, datas):
-            if d is not leaves[i]._data:
-                new[i] = _make_plain(d)
-        out = body(tuple(tree_unflatten(td, new)))
+        with _user_grad_mode():
+            for i, d in zip(tpos, datas):
+                if d is not leaves[i]._data:
+                    new[i] = _make_plain(d)
+            out = body(tuple(tree_unflatten(td, new)))
         flat, otd = tree_flatten(out)
         arrays = [k for k, x in enumerate(flat) if _is_array(x)]
         box.append((otd, flat, arrays))
         return [flat[k] for k in arrays]
 
-    outs = run(fn, tensors)
+    outer = _GM._tls.func_grad   # this transform's own code runs outside the user's modes
+    _GM._tls.func_grad = None
+    try:
+        outs = run(fn, tensors)
+    finally:
+        _GM._tls.func_grad = outer
+    if outer is False:   # called under a no_grad in a transformed function: cut there too
+        outs = [_make_plain(o._data) for o in outs]
     otd, flat, arrays = box[-1]
     flat = list(flat)
     for k, o in zip(arrays, outs):
@@ -183,6 +192,19 @@ def _differentiable(tensors: Sequence[Tensor]) -> list[int]:
         if (grad_on and t.requires_grad) or (fw and _FW._tangent_of(t) is not None):
             out.append(i)
     return out
+
+
+@contextlib.contextmanager
+def _user_grad_mode() -> Iterator[None]:
+    """The user's function runs with grad mode on as it sees it (torch.func: a transform
+    ignores a ``no_grad`` around its call); a ``no_grad`` inside it cuts reverse mode
+    (see ``autograd.grad_mode._State.func_grad``)."""
+    prev = _GM._tls.func_grad
+    _GM._tls.func_grad = True
+    try:
+        yield
+    finally:
+        _GM._tls.func_grad = prev
 
 
 @contextlib.contextmanager

@@ -672,6 +672,8 @@ def _make(data: Any, grad_fn: Any = None) -> Tensor:
 
 def _as_array(data: Any) -> Any:
     if isinstance(data, Tracer):   # a value traced by an ftrans transform (compat.func)
+        if _tls.func_grad is False:   # made under the user's no_grad in the function
+            return _P.stop_backward(data)
         return data
     if isinstance(data, np.generic) or not (hasattr(data, "__array_namespace__")
                                             or hasattr(data, "__cuda_array_interface__")):

@@ -412,3 +412,64 @@ def test_model_ensembling():
         ref = tf.vmap(lambda p, b, x: tf.functional_call(tbase, (p, b), (x,)),
                       in_dims=(0, 0, None))(tp, tb, torch.tensor(DATA))
         _close(out, ref)
+
+
+# ------------------------------------------------------------------ grad mode inside
+def _no_grad_fns(T):
+    """Functions with a grad-mode block inside, each written once for either library."""
+    def inner(x):                       # x*x made under no_grad
+        with T.no_grad():
+            y = x * x
+        return (y * x).sum()
+
+    def set_off(x):
+        with T.set_grad_enabled(False):
+            y = x.sin()
+        return (y * x).sum()
+
+    def reenabled(x):                   # enable_grad inside no_grad: recorded again
+        with T.no_grad():
+            with T.enable_grad():
+                y = x * x
+            z = x.exp()
+        return (y * x + z).sum()
+    return {"inner": inner, "set_off": set_off, "reenabled": reenabled}
+
+
+def test_no_grad_inside_transforms_by_hand():
+    """torch.func's rule: grad/vjp/jacrev respect a no_grad inside the function (its
+    values are constants for reverse mode); jvp/jacfwd do not (forward-mode AD ignores
+    grad mode); a no_grad around the transform's call is ignored.  f = sum(sg(x*x)*x)."""
+    x = t(fc, [1.0, 2.0, -0.5])
+    xs = x.numpy()
+    f = _no_grad_fns(fc)["inner"]
+    _close(ff.grad(f)(x), xs * xs)
+    _close(ff.jacrev(f)(x), xs * xs)
+    _close(ff.vjp(f, x)[1](t(fc, 1.0))[0], xs * xs)
+    _close(ff.jacfwd(f)(x), 3 * xs * xs)
+    _close(ff.jvp(f, (x,), (t(fc, [1.0, 0.0, 0.0]),))[1], np.array(3.0))
+    _close(ff.hessian(f)(x), np.diag(2 * xs))          # jacfwd(jacrev(f))
+    _close(ff.jacrev(ff.jacrev(f))(x), np.zeros((3, 3)))
+    _close(ff.jacfwd(ff.jacfwd(f))(x), np.diag(6 * xs))
+    _close(ff.vmap(ff.grad(f))(t(fc, np.stack([xs, 2 * xs]))), np.stack([xs ** 2, 4 * xs ** 2]))
+    with fc.no_grad():                  # outside: ignored
+        _close(ff.grad(lambda z: (z * z).sum())(x), 2 * xs)
+
+    def outer(z):                       # a transform called under no_grad inside another
+        with fc.no_grad():
+            g = ff.grad(lambda w: (w * w * z).sum())(z)      # 2 z^2, a constant outside
+        return (g * z).sum()
+    _close(ff.grad(outer)(x), 2 * xs * xs)
+    assert fc.is_grad_enabled()
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["inner", "set_off", "reenabled"])
+def test_no_grad_inside_transforms_match_torch(name):
+    def run(T, F):
+        f = _no_grad_fns(T)[name]
+        x = t(T, B)
+        return (F.grad(f)(x), F.jacrev(f)(x), F.jacfwd(f)(x), F.hessian(f)(x),
+                F.jvp(f, (x,), (t(T, np.ones(3)),)), F.vjp(f, x)[1](t(T, 1.0)))
+    ours, ref = both(run)
+    _close(ours, ref)

@@ -27,6 +27,14 @@ class _State(threading.local):
     inference = False
     multithreading = True
     grad_layout = True
+    #: Grad mode as the function under a ``compat.func`` transform sees it: None outside
+    #: such a function (and inside the transforms' own code, which runs with grad mode
+    #: off); True when the function starts; switched by the user's ``no_grad``,
+    #: ``enable_grad``, ``set_grad_enabled`` and ``inference_mode`` in it.  Where it is
+    #: False, the Tensors the function makes from traced values are cut from reverse mode
+    #: (``ftrans.primitives.stop_backward``): ``torch.func.grad``/``vjp``/``jacrev``
+    #: respect a ``no_grad`` inside the function; forward mode is not affected.
+    func_grad: bool | None = None
 
 
 _tls = _State()
@@ -36,6 +44,20 @@ _tls = _State()
 #: it refuses such a block written in the user's code (the staged program cannot cut
 #: the gradient there).
 _off_hook: Callable[[], None] | None = None
+
+
+def _set_func_grad(mode: bool | None) -> bool | None:
+    """Set the grad mode of the function under a ``compat.func`` transform when one is
+    running (see :class:`_State`); returns the previous value to restore."""
+    prev = _tls.func_grad
+    if prev is not None:
+        _tls.func_grad = mode
+    return prev
+
+
+def _restore_func_grad(prev: bool | None) -> None:
+    if prev is not None:
+        _tls.func_grad = prev
 
 
 def is_grad_enabled() -> bool:
@@ -146,15 +168,18 @@ class no_grad(_NoParamDecorator):
 
     def __init__(self) -> None:
         self.prev = False
+        self.prev_func: bool | None = None
 
     def __enter__(self) -> None:
         if _off_hook is not None:
             _off_hook()
         self.prev = _tls.grad
         _tls.grad = False
+        self.prev_func = _set_func_grad(False)
 
     def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad = self.prev
+        _restore_func_grad(self.prev_func)
         return False
 
 
@@ -167,13 +192,16 @@ class enable_grad(_NoParamDecorator):
 
     def __init__(self) -> None:
         self.prev = False
+        self.prev_func: bool | None = None
 
     def __enter__(self) -> None:
         self.prev = _tls.grad
         _tls.grad = True
+        self.prev_func = _set_func_grad(True)
 
     def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad = self.prev
+        _restore_func_grad(self.prev_func)
         return False
 
 
@@ -192,9 +220,11 @@ class _SetFlag(_DecoratorContextManager):
         if _off_hook is not None and self._attr == "grad" and not mode:
             _off_hook()
         setattr(_tls, self._attr, mode)
+        self.prev_func = _set_func_grad(mode) if self._attr == "grad" else None
 
     def __call__(self, func: _F) -> _F:
         setattr(_tls, self._attr, self.prev)  # used as a decorator: do not change it now
+        _restore_func_grad(self.prev_func)
         return super().__call__(func)
 
     def __enter__(self) -> None:
@@ -202,6 +232,7 @@ class _SetFlag(_DecoratorContextManager):
 
     def __exit__(self, *exc: Any) -> Literal[False]:
         setattr(_tls, self._attr, self.prev)
+        _restore_func_grad(self.prev_func)
         return False
 
     def clone(self) -> _SetFlag:
@@ -309,6 +340,7 @@ class inference_mode(_DecoratorContextManager):
             return
         self.mode = mode
         self.prev: tuple[bool, bool] = (True, False)
+        self.prev_func: bool | None = None
 
     def __enter__(self) -> None:
         if _off_hook is not None and self.mode:
@@ -317,9 +349,11 @@ class inference_mode(_DecoratorContextManager):
         # PyTorch: inference_mode(mode) sets grad mode to ``not mode``
         _tls.grad = not self.mode
         _tls.inference = self.mode
+        self.prev_func = _set_func_grad(not self.mode)
 
     def __exit__(self, *exc: Any) -> Literal[False]:
         _tls.grad, _tls.inference = self.prev
+        _restore_func_grad(self.prev_func)
         return False
 
     def clone(self) -> inference_mode:
