@@ -29,7 +29,10 @@ Every measurement runs in a FRESH Python process (this script calls itself with
     shapes it did, with the memory per shape;
 (e) cold start: a new process with the disk cache of (a) WARM: the time from before
     ``import numpy`` to the end of the first call, and its parts (importing numpy,
-    numba and ftrans, then the call).  JAX has no disk cache on by default: its column
+    numba and ftrans, then the call).  As on an installed package, modules import from
+    their bytecode: the child runs once before the measured run to write ``__pycache__``
+    (``PYTHONDONTWRITEBYTECODE`` is unset for both; with it set, every import compiles
+    its source again, ~0.3 s more for ftrans).  JAX has no disk cache on by default: its column
     is the same span in a fresh process (import and first call, which compiles).
 
 Targets (issue 21): compile <= 2x ``jax.jit``; a new shape <= 5 ms; memory <= 100 MB over
@@ -211,10 +214,13 @@ def child_cold(lib):
 # ---------------------------------------------------------------------------------------
 # parent
 # ---------------------------------------------------------------------------------------
-def spawn(cache_dir, *args):
+def spawn(cache_dir, *args, bytecode=False):
     """Run this script as a child with ``FTRANS_CACHE_DIR=cache_dir``; its JSON result,
-    with the wall time of the whole process as ``wall_s``."""
+    with the wall time of the whole process as ``wall_s``.  ``bytecode``: the child may
+    read and write ``__pycache__`` even where ``PYTHONDONTWRITEBYTECODE`` is set here."""
     env = dict(os.environ, FTRANS_CACHE_DIR=cache_dir)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
     t = time.perf_counter()
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *args],
@@ -268,7 +274,10 @@ def main(argv=None):
                 res[lib, mode] = spawn(d, "compile", lib, mode)
                 print(f"  ({'a' if mode == 'f' else 'b'}) {lib} {mode}: {res[lib, mode]}",
                       flush=True)
-        cold = {lib: spawn(dirs["f"], "cold", lib) for lib in ("ftrans", "jax")}
+        cold = {}
+        for lib in ("ftrans", "jax"):
+            spawn(dirs["f"], "cold", lib, bytecode=True)   # writes the .pyc files first
+            cold[lib] = spawn(dirs["f"], "cold", lib, bytecode=True)
         print(f"  (e) cold start: {cold}", flush=True)
         budget = SHAPE_BUDGET_S_QUICK if args.quick else SHAPE_BUDGET_S
         mem = {b: spawn(dirs["f"], "memory", str(b), str(n_shapes), str(budget))
