@@ -14,16 +14,19 @@ float64 sin+cos takes 11 ms serially: ``prange`` 13.9 ms median, claimed blocks 
 Here the calling thread takes the blocks of a helper that has not started, and waits
 only for blocks a helper is computing; on an idle machine the helpers share the work.
 The kernels must be compiled with ``nogil=True`` (the GIL is released while a block
-runs).  After ``os.fork`` the child starts its own helpers when it first needs them.
+runs), or be NumPy ufuncs on large blocks, which release it in their loops.  After ``os.fork`` the child starts its own helpers when it first needs them.
 """
 from __future__ import annotations
 
 import itertools
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 #: Elements per claimed block: 512 KiB of float64 (fits L2), 64 blocks for 4M elements
 #: (the Python cost of a claim, ~2-3 us, stays under 1% of a memory-bound pass).
@@ -71,15 +74,27 @@ def _work(task: _Task) -> None:
 
 
 def _helper(q: queue.SimpleQueue) -> None:
+    # NumPy ufuncs run here on blocks too (``cpu._ufunc_into``): their floating-point
+    # errors are ignored in helpers (the calling thread's blocks report under its mode)
+    np.seterr(all="ignore")
     while True:
         _work(q.get())
 
 
 def helpers() -> int:
-    """Number of helper threads: numba's thread count (``NUMBA_NUM_THREADS``) less one."""
-    # numba is imported lazily (it costs ~0.5 s); this runs only once a kernel does.
-    from numba import config
-    return max(0, int(getattr(config, "NUMBA_NUM_THREADS")) - 1)
+    """Number of helper threads: numba's thread count less one.  That count is
+    ``numba.config.NUMBA_NUM_THREADS`` once numba is imported; before (a NumPy ufunc's
+    blocks need no numba, which costs ~0.5 s to import) the same setting as numba reads
+    it: the ``NUMBA_NUM_THREADS`` environment variable, else the CPUs this process may
+    run on."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        n = int(numba.config.NUMBA_NUM_THREADS)
+    else:
+        env = os.environ.get("NUMBA_NUM_THREADS")
+        n = int(env) if env else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                  else os.cpu_count() or 1)
+    return max(0, n - 1)
 
 
 def _queue() -> queue.SimpleQueue | None:

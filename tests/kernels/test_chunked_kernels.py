@@ -169,3 +169,61 @@ def test_concurrent_callers_share_the_helpers():
         t.join()
     for g, r in zip(got, refs):
         np.testing.assert_array_equal(g, r)
+
+
+def _count_split(monkeypatch):
+    calls = []
+    run = _split.run
+
+    def counting(kernel, n, args, sliced):
+        calls.append(n)
+        return run(kernel, n, args, sliced)
+    monkeypatch.setattr(_split, "run", counting)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_numpy_ufuncs_in_blocks_equal_one_call(dtype, monkeypatch):
+    """Large NumPy ufunc calls (unary and binary, pooled output) run in blocks shared
+    with the helpers: each element equals one whole call's (NumPy's SIMD loops
+    included), with C-contiguous, broadcast-scalar (zero strides), 0-d and Python-scalar
+    operands, and an operand whose size-1 last axis has a zero stride."""
+    calls = _count_split(monkeypatch)
+    n = 2 * cpu.NUMBA_PARALLEL_MIN_SIZE + 3 * B // 2 + 7          # an odd last block
+    x = (_data(n, np.float64, 20) - 1.0).astype(dtype)
+    y = _data(n, np.float64, 21).astype(dtype)
+    def check(got, want, msg):
+        np.testing.assert_array_equal(got, want, err_msg=msg)
+        assert calls == [n], f"{msg}: not run in blocks"      # (the test can fail)
+        calls.clear()
+
+    for name, ufunc in (("exp", np.exp), ("log", np.log), ("tanh", np.tanh), ("neg", np.negative),
+                        ("expm1", np.expm1), ("square", np.square)):
+        if dtype == np.complex128 and name == "expm1":
+            continue
+        with np.errstate(all="ignore"):
+            check(cpu.unary(name, x), ufunc(x), name)
+    scalar = np.broadcast_to(np.asarray(0.75, dtype), (n,))
+    col = y[:, None][:, :1]                               # (n, 1), strides (itemsize, 0)
+    for name, ufunc in (("mul", np.multiply), ("add", np.add), ("sub", np.subtract),
+                        ("div", np.true_divide)):
+        for a, b in ((x, y), (x, scalar), (scalar, y), (x, 2.5), (y, np.asarray(1.5, dtype))):
+            check(cpu.binary(name, a, b), ufunc(a, b), name)
+        check(cpu.binary(name, col, x[:, None]), ufunc(col, x[:, None]), name)
+
+
+def test_numpy_ufunc_blocks_keep_error_modes(monkeypatch):
+    """A "raise" error mode keeps the call whole (it raises as NumPy does); under the
+    default mode a division by zero in any block gives NumPy's inf."""
+    calls = _count_split(monkeypatch)
+    n = cpu.NUMBA_PARALLEL_MIN_SIZE + 5
+    x = np.ones(n)
+    z = np.ones(n)
+    z[-1] = 0.0                                       # in the last block
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            cpu.binary("div", x, z)
+    assert calls == []
+    with np.errstate(divide="ignore"):
+        r = cpu.binary("div", x, z)
+    assert calls == [n] and np.isinf(r[-1]) and np.all(r[:-1] == 1.0)
