@@ -18,14 +18,12 @@ PyTorch's ``pooling_output_shape`` and ``avg_pool2d`` kernels.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import primitives as P
-from ..core import Tracer
 from ..kernels import nn_cpu as _K
 from ..kernels import window_cpu as _WK
 from ..primitives.conv import conv_general_dilated_p as _conv_p, check_groups
