@@ -14,7 +14,8 @@ float64 sin+cos takes 11 ms serially: ``prange`` 13.9 ms median, claimed blocks 
 Here the calling thread takes the blocks of a helper that has not started, and waits
 only for blocks a helper is computing; on an idle machine the helpers share the work.
 The kernels must be compiled with ``nogil=True`` (the GIL is released while a block
-runs), or be NumPy ufuncs on large blocks, which release it in their loops.  After ``os.fork`` the child starts its own helpers when it first needs them.
+runs), or be NumPy ufuncs on large blocks, which release it in their loops.  After
+``os.fork`` the child starts its own helpers when it first needs them.
 """
 from __future__ import annotations
 
@@ -92,8 +93,8 @@ def helpers() -> int:
         n = int(numba.config.NUMBA_NUM_THREADS)
     else:
         env = os.environ.get("NUMBA_NUM_THREADS")
-        n = int(env) if env else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                  else os.cpu_count() or 1)
+        n = (int(env) if env else len(os.sched_getaffinity(0))
+             if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     return max(0, n - 1)
 
 

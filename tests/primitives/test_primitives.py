@@ -41,7 +41,7 @@ def _params(pred=lambda c: True):
 
 
 ALL = _params()
-DIFF = _params(lambda c: c.differentiable)
+ADJOINT = _params(lambda c: c.differentiable and c.adjoint)  # (not stop_backward)
 FD = _params(lambda c: c.differentiable and c.fd)
 NONDIFF = _params(lambda c: not c.differentiable)
 VARIANTS = [pytest.param(c, v, id=f"{c.id}-{v.label}") for c in CASES for v in c.all_variants()]
@@ -148,7 +148,7 @@ def _assert_adjoint(lhs, rhs, tol, what):
         f"{what}: Re<u, J v> = {lhs!r} (ftrans.jvp) but Re<J^H u, v> = {rhs!r} (ftrans.vjp)")
 
 
-@pytest.mark.parametrize("case,dtype", _params(lambda c: c.differentiable and c.adjoint))
+@pytest.mark.parametrize("case,dtype", ADJOINT)
 def test_jvp_vjp_transpose_consistency(case, dtype):
     rng = _rng(case, dtype, salt=1)
     args = tuple(case.make_args(rng, dtype))
