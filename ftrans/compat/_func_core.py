@@ -155,7 +155,7 @@ def call_transformed(args: Any, body: Callable[[Any], Any]) -> Any:
 
     def fn(datas: Sequence[Any]) -> list[Any]:
         new = list(leaves)
-        with _user_grad_mode():
+        with _func_grad(True):   # the user's function: grad mode on as it sees it
             for i, d in zip(tpos, datas):
                 if d is not leaves[i]._data:
                     new[i] = _make_plain(d)
@@ -165,12 +165,9 @@ def call_transformed(args: Any, body: Callable[[Any], Any]) -> Any:
         box.append((otd, flat, arrays))
         return [flat[k] for k in arrays]
 
-    outer = _GM._tls.func_grad   # this transform's own code runs outside the user's modes
-    _GM._tls.func_grad = None
-    try:
+    outer = _GM._tls.func_grad
+    with _func_grad(None):   # this transform's own code runs outside the user's modes
         outs = run(fn, tensors)
-    finally:
-        _GM._tls.func_grad = outer
     if outer is False:   # called under a no_grad in a transformed function: cut there too
         outs = [_make_plain(o._data) for o in outs]
     otd, flat, arrays = box[-1]
@@ -195,12 +192,13 @@ def _differentiable(tensors: Sequence[Tensor]) -> list[int]:
 
 
 @contextlib.contextmanager
-def _user_grad_mode() -> Iterator[None]:
-    """The user's function runs with grad mode on as it sees it (torch.func: a transform
-    ignores a ``no_grad`` around its call); a ``no_grad`` inside it cuts reverse mode
-    (see ``autograd.grad_mode._State.func_grad``)."""
+def _func_grad(mode: bool | None) -> Iterator[None]:
+    """Grad mode as a transformed function sees it (``autograd.grad_mode._State.func_grad``)
+    set to ``mode`` for the block: True around the user's function (torch.func: a
+    transform ignores a ``no_grad`` around its call, a ``no_grad`` inside it cuts reverse
+    mode), None around a transform's own code."""
     prev = _GM._tls.func_grad
-    _GM._tls.func_grad = True
+    _GM._tls.func_grad = mode
     try:
         yield
     finally:

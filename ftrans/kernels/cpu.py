@@ -37,6 +37,7 @@ gives inf/nan, as in NumPy, instead of raising).
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -496,19 +497,13 @@ def _ufunc_into(fn, out, operands):
             sliced.append(False)
     args.append(out.reshape(-1))
     sliced.append(True)
-    _split.run(_UFUNC_BLOCKS.get(fn) or _ufunc_block(fn), n, args, sliced)
+    _split.run(functools.partial(_ufunc_block, fn), n, args, sliced)
     return out
 
 
-_UFUNC_BLOCKS: dict[Any, Callable[..., Any]] = {}
-
-
-def _ufunc_block(fn):
-    """``block(*operands, out)``: ``fn`` on one block (``_split.run``'s kernel form)."""
-    def block(*args):
-        fn(*args[:-1], out=args[-1])
-    _UFUNC_BLOCKS[fn] = block
-    return block
+def _ufunc_block(fn, *args):
+    """``fn`` on one block, ``args`` its operands and then its output."""
+    fn(*args[:-1], out=args[-1])
 
 
 def _launch(kernel, n, args, sliced):

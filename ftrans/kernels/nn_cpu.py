@@ -275,7 +275,7 @@ def patches2d(x, window, stride, padding, dilation, lhs_dilation):
         return None
     N, C = x.shape[:2]
     (kh, kw) = window
-    Hp, Wp, oh, ow = _geometry(x.shape, window, stride, padding, dilation)
+    _, _, oh, ow = _geometry(x.shape, window, stride, padding, dilation)
     if oh <= 0 or ow <= 0:
         return None
     cols = np.empty((C * kh * kw, N * oh * ow), x.dtype)
@@ -289,7 +289,7 @@ def patches2d_transpose(cols, xshape, window, stride, padding, dilation, lhs_dil
     not eligible."""
     if len(xshape) != 4 or not _patches_eligible(cols, padding, lhs_dilation):
         return None
-    Hp, Wp, oh, ow = _geometry(xshape, window, stride, padding, dilation)
+    _, _, oh, ow = _geometry(xshape, window, stride, padding, dilation)
     g = np.zeros(xshape, cols.dtype)
     _get()[3](np.ascontiguousarray(cols), window[0], window[1], stride[0], stride[1],
               padding[0][0], padding[1][0], dilation[0], dilation[1], oh, ow, g, True)
