@@ -34,9 +34,10 @@ def _jit_equal(f, *args, rtol):
     return jit_equal(f, *args, rtol=rtol, scaled_atol=True)
 
 
-def _convs(x1, w1, x, w, wg, lax=lax):
+def _convs(x1, w1, x, w, wg, xl, lax=lax):
     """1-D and 2-D NCHW convolutions over every parameter of the primitive (``lax``: ours
-    or JAX's)."""
+    or JAX's); ``xl`` has more output positions than one flat tap table takes (the nested
+    loops of ``_numba_conv._Taps``), the others fewer."""
     return (lax.conv_general_dilated(x1, w1, (1,), "VALID"),                     # 1-D
             lax.conv_general_dilated(x1, w1, (2,), ((2, 1),), None, (2,)),      # 1-D, dilated
             lax.conv_general_dilated(x, w, (2, 2), "SAME"),                     # stride 2
@@ -48,12 +49,14 @@ def _convs(x1, w1, x, w, wg, lax=lax):
                                      feature_group_count=2),
             lax.conv_general_dilated(x.transpose((0, 2, 3, 1)),
                                      w.transpose((2, 3, 1, 0)), (1, 1), "SAME",
-                                     dimension_numbers=("NHWC", "HWIO", "NHWC")))
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC")),
+            lax.conv_general_dilated(xl, w, (1, 1), "SAME"))
 
 
 def _conv_args(dt, rng):
     r = lambda *s: rng.standard_normal(s).astype(dt)  # noqa: E731
-    return r(2, 3, 11), r(4, 3, 3), r(2, 4, 7, 6), r(5, 4, 3, 2), r(6, 2, 2, 3)
+    return (r(2, 3, 11), r(4, 3, 3), r(2, 4, 7, 6), r(5, 4, 3, 2), r(6, 2, 2, 3),
+            r(1, 4, 18, 16))
 
 
 @pytest.mark.parametrize("dt", ci_sample([np.float64, np.float32], 1))
@@ -81,16 +84,25 @@ def test_conv_complex_and_mixed_dtypes():
 
 def test_patches_compiled_equal_eager():
     # im2col and col2im on their own: padding, cropping, strides, both dilations, 1-3
-    # spatial axes, a complex operand; col2im of random columns (not only of patches)
+    # spatial axes, a complex operand; col2im of random columns (not only of patches);
+    # both plans of the tap loops (a flat table up to FLAT_MAX_POSITIONS output positions,
+    # nested per-axis loops above)
+    from ftrans.compiler._numba_conv import FLAT_MAX_POSITIONS
     from ftrans.primitives.patches import conv_patches, conv_patches_transpose
     rng = np.random.default_rng(5)
     configs = [((2, 3, 6, 5), (3, 2), (1, 2), ((1, 1), (-1, 2)), (1, 1), (2, 1)),
                ((1, 2, 7), (2,), (3,), ((2, 0),), (2,), (1,)),
                ((2, 1, 4, 3, 5), (2, 1, 3), (1, 2, 1), ((0, 1), (1, 0), (1, 1)), (1, 1, 2),
+                (1, 1, 1)),
+               ((2, 2, 19, 16), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1)),
+               ((1, 2, 300), (3,), (1,), ((1, 0),), (2,), (1,)),
+               ((1, 1, 9, 10, 4), (2, 2, 2), (1, 1, 1), ((1, 0), (0, 1), (1, 1)), (1, 1, 1),
                 (1, 1, 1))]
     xs = [rng.standard_normal(c[0]) for c in configs]
     xs[0] = xs[0] + 1j * rng.standard_normal(configs[0][0])
     cols = [rng.standard_normal(np.shape(conv_patches(x, *c[1:]))) for x, c in zip(xs, configs)]
+    positions = [m.shape[1] // x.shape[0] for m, x in zip(cols, xs)]
+    assert min(positions) <= FLAT_MAX_POSITIONS < max(positions)
 
     def f(*a):
         n = len(configs)
