@@ -605,8 +605,15 @@ class _Codegen:
         if (dt == x.aval.dtype and vw.ndim == nd and nd > 0
                 and all(vw.map[k] == perm[k] for k in range(nd))):
             return vw.name
-        name = self.fresh()
         dims = [self.dim(x, p) for p in perm]
+        if (dt == x.aval.dtype and perm == tuple(range(nd)) and 0 < vw.ndim < nd
+                and None not in vw.map and list(vw.map) == sorted(set(vw.map))
+                and all(t[d] == 1 for d in set(range(nd)) - set(vw.map))):
+            # the value is the array with unit axes inserted: a reshape (a view), no copy
+            name = self.fresh()
+            self.lines.append(f"{name} = {vw.name}.reshape({_tuple(dims)})")
+            return name
+        name = self.fresh()
         self.lines.append(f"{name} = _empty({_tuple(dims)}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(dims):

@@ -336,6 +336,18 @@ def test_small_loops_of_many_sines_take_the_fast_forms():
     assert "_fast(" not in src and "_trig_bad(" not in src and "_sin(" in src, src
 
 
+def test_unit_axes_inserted_are_a_reshape_not_a_copy():
+    """A value that is a materialized array with unit axes inserted (the max-pool
+    gradient's ``scatter_add`` updates, ``(N, C, h, w, 1)``) reaches the code that needs a
+    contiguous array as a reshape of that array, not through a copy loop over tiny
+    extents; values: the reference executor's."""
+    x = np.random.default_rng(4).standard_normal((2, 3, 4, 6))
+    ir = check(ftrans.grad(lambda x: fnp.sum(
+        ftrans.lax.reduce_window(x, "max", (1, 1, 2, 2), (1, 1, 2, 2), "VALID") ** 2)), [x])
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert re.search(r"= v\d+\.reshape\(\(n\d+, n\d+, n\d+, n\d+, 1, \)\)", src), src
+
+
 def test_select_loads_its_operands_before_the_condition():
     """``where(mask, g, 0)`` reads ``g`` before the conditional expression (a branch LLVM
     cannot turn into a select when the load sits inside it), with NumPy's values."""
