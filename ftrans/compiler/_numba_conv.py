@@ -62,6 +62,7 @@ import numpy as np
 
 from ..core import ShapedArray
 from ..core.ir import Eqn, Var
+from ..kernels.nn_cpu import FLAT_MAX_POSITIONS   # one rule for eager and compiled loops
 from ..kernels.window_cpu import plan_shape, tap_tables
 
 __all__ = ["RULES"]
@@ -94,10 +95,6 @@ class _Lines:
 def _const(cg: Any, value: Any) -> str:
     value = np.ascontiguousarray(value)
     return cg.constant(Var(ShapedArray(value.shape, value.dtype)), value)
-
-
-#: the most output positions a window plan walks through one flat table (see _Taps)
-FLAT_MAX_POSITIONS = 256
 
 
 class _Taps:

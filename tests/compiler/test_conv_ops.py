@@ -87,7 +87,7 @@ def test_patches_compiled_equal_eager():
     # spatial axes, a complex operand; col2im of random columns (not only of patches);
     # both plans of the tap loops (a flat table up to FLAT_MAX_POSITIONS output positions,
     # nested per-axis loops above)
-    from ftrans.compiler._numba_conv import FLAT_MAX_POSITIONS
+    from ftrans.kernels.nn_cpu import FLAT_MAX_POSITIONS
     from ftrans.primitives.patches import conv_patches, conv_patches_transpose
     rng = np.random.default_rng(5)
     configs = [((2, 3, 6, 5), (3, 2), (1, 2), ((1, 1), (-1, 2)), (1, 1), (2, 1)),

@@ -29,7 +29,15 @@ GEOMETRIES = [  # x shape, w shape, stride, padding, dilation
     ((3, 4, 5, 5), (6, 4, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1)),
     ((2, 3, 9, 7), (5, 3, 3, 2), (2, 1), ((0, 2), (1, 0)), (1, 2)),
     ((2, 2, 6, 6), (2, 2, 1, 1), (3, 2), ((2, 2), (0, 1)), (1, 1)),
+    # more output positions than one flat offset table takes: the per-axis loops
+    ((2, 2, 18, 17), (3, 2, 3, 3), (1, 1), ((1, 1), (2, 0)), (1, 2)),
 ]
+
+
+def test_geometries_take_both_loop_plans():
+    positions = [K._geometry(g[0], g[1][2:], g[2], g[3], g[4])[2:] for g in GEOMETRIES]
+    assert min(h * w for h, w in positions) <= K.FLAT_MAX_POSITIONS < max(
+        h * w for h, w in positions)
 
 
 def _conv_reference(x, w, ct, st, pad, dil):
