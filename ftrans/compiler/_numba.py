@@ -591,8 +591,8 @@ class _Codegen:
         self.view[o] = _identity(name, len(s))
 
     def contiguous(self, x, perm=None, dtype=None):
-        """Name of a C-contiguous array holding ``x`` with axes ``perm`` (a copy loop
-        unless ``x`` already is one), converted to ``dtype``."""
+        """Name of a C-contiguous array holding ``x`` with axes ``perm``, converted to
+        ``dtype``: ``x``'s array, its reshape (``x`` adds unit axes), or a copy loop."""
         self.ensure(x)
         t = x.aval.shape
         nd = len(t)
@@ -605,15 +605,12 @@ class _Codegen:
         if (dt == x.aval.dtype and vw.ndim == nd and nd > 0
                 and all(vw.map[k] == perm[k] for k in range(nd))):
             return vw.name
-        dims = [self.dim(x, p) for p in perm]
+        dims, name = [self.dim(x, p) for p in perm], self.fresh()
         if (dt == x.aval.dtype and perm == tuple(range(nd)) and 0 < vw.ndim < nd
                 and None not in vw.map and list(vw.map) == sorted(set(vw.map))
                 and all(t[d] == 1 for d in set(range(nd)) - set(vw.map))):
-            # the value is the array with unit axes inserted: a reshape (a view), no copy
-            name = self.fresh()
             self.lines.append(f"{name} = {vw.name}.reshape({_tuple(dims)})")
             return name
-        name = self.fresh()
         self.lines.append(f"{name} = _empty({_tuple(dims)}, {_tyname(dt)})")
         ind = ""
         for k, n in enumerate(dims):
