@@ -107,7 +107,9 @@ def _empty(shape, dt):
 @_cached
 def _full(shape, value, dt):
     a = _empty(shape, dt)
-    a.fill(value)
+    # through the flat view: numba's fill of an n-d array steps np.ndindex (a (32768, 1)
+    # float32 zero fill 23 us against ~1.5 us flat -- every scatter_add's accumulator)
+    a.reshape(a.size).fill(value)
     return a
 
 
