@@ -55,6 +55,7 @@ and col2im of bool or 8/16-bit dtypes, bool windowed reductions and complex wind
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -110,14 +111,16 @@ class _Taps:
     125 us nested and 51 us flat, its col2im 131 and 72 us (8x8: 275/186 and 328/293 us);
     from 16x16 up the two gathers are within 1.2x and the nested scatter is faster (24x24:
     655 vs 737 us; medians of 400 calls of standalone numba functions, 2-core VM).
-    ``padded``: whether any entry is -1 (else no test is emitted)."""
+    ``padded`` (flat) and ``padded_axes`` (nested, per axis): whether a table holds a -1
+    (else no test is emitted)."""
 
     def __init__(self, cg: Any, spatial: Any, window: Any, strides: Any, padding: Any,
                  base_dilation: Any, window_dilation: Any) -> None:
         out, tabs = tap_tables(spatial, window, strides, padding, base_dilation,
                                window_dilation)
         self.nsp = nsp = len(tabs)
-        if int(np.prod(out, dtype=np.int64)) <= FLAT_MAX_POSITIONS:
+        positions = math.prod(out)
+        if positions <= FLAT_MAX_POSITIONS:
             # off[k_0.., p_0..] = sum_d table_d[p_d, k_d] * (row-major stride of axis d)
             off: np.ndarray = np.zeros((), np.int64)
             bad: np.ndarray = np.zeros((), bool)
@@ -125,10 +128,9 @@ class _Taps:
                 shape = [1] * (2 * nsp)
                 shape[d], shape[nsp + d] = t.shape[1], t.shape[0]
                 td = t.T.reshape(shape).astype(np.int64)
-                off = off + td * int(np.prod(spatial[d + 1:], dtype=np.int64))
+                off = off + td * math.prod(spatial[d + 1:])
                 bad = bad | (td < 0)
-            off = np.where(bad, -1, off).reshape(
-                int(np.prod(window, dtype=np.int64)), int(np.prod(out, dtype=np.int64)))
+            off = np.where(bad, -1, off).reshape(math.prod(window), positions)
             self.flat: str | None = _const(cg, off)
             self.tabs: list[str] = []
             self.padded = bool(bad.any())
