@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from ._numba_dtypes import _tuple
 
-__all__ = ["collapse"]
+__all__ = ["collapse", "defined"]
 
 _SUBSCRIPT = re.compile(r"\b([a-z]\d+)\[([^\[\]]*)\]")
 _INDEX = re.compile(r"\bi(\d+)\b")
@@ -76,3 +76,13 @@ def collapse(lines: list[str], hoist: dict[int, tuple[list[str], list[str]]], nd
             return c, body, {k: ([next(it) for _ in a], [next(it) for _ in b])
                              for k, (a, b) in hoist.items()}, defs
     return None
+
+
+def defined(text: str) -> list[str]:
+    """Names a block of statements assigns (``x = ``, ``a, b, = ``, ``for k in``), in
+    order."""
+    out = []
+    for m in re.finditer(r"^\s*(?:for (\w+) in |([\w, ]+?) = )", text, re.M):
+        out.extend([m.group(1)] if m.group(1) else
+                   [n.strip() for n in m.group(2).split(",") if n.strip()])
+    return out

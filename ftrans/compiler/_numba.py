@@ -11,7 +11,8 @@ A segment's equations are emitted in order into the body of one function:
   a scalar local (a register); a group is emitted ("flushed") when something outside it
   needs one of its values in memory, and then stores exactly those values;
 * reductions (kind ``"reduce"``) join the group of their operand's shape and accumulate
-  in that loop (a scalar accumulator for a full reduction);
+  in that loop (a scalar accumulator for a full reduction; a float sum into one scalar
+  spreads over interleaved accumulators in the innermost loop, ``_lanes.py``);
 * broadcasting is index arithmetic: an operand of a smaller shape is read at index 0
   along its size-1 or missing axes; ``broadcast_to``, ``transpose`` and reshapes that
   only insert or remove size-1 axes are *views* (an index map onto the array they read),
@@ -38,7 +39,8 @@ import numpy as np
 from ..core.ir import Var, Literal
 from ._plan import Segment
 from ._sizes import size_classes
-from ._collapse import collapse
+from ._collapse import collapse, defined as _defined
+from ._lanes import interleave
 from ._shape_memo import MEMO
 from . import _numba_control, _numba_conv, _numba_index, _numba_linalg, _numba_scatter
 from ._passes import prepare
@@ -62,9 +64,7 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
 
 
-# ---------------------------------------------------------------------------------
-# views and groups
-# ---------------------------------------------------------------------------------
+# views and groups ----------------------------------------------------------------
 class _View:
     """How to read a materialized value: ``name`` (an array of ``ndim`` dims or a scalar),
     and for each of its dims the dim of the value it is indexed by (None: index 0)."""
@@ -77,23 +77,13 @@ class _View:
         self.map = tuple(map)
 
 
-def _defined(text):
-    """Names a block of statements assigns (``x = ``, ``a, b, = ``, ``for k in``), in
-    order."""
-    out = []
-    for m in re.finditer(r"^\s*(?:for (\w+) in |([\w, ]+?) = )", text, re.M):
-        out.extend([m.group(1)] if m.group(1) else
-                   [n.strip() for n in m.group(2).split(",") if n.strip()])
-    return out
-
-
 def _identity(name, ndim):
     return _View(name, ndim, range(ndim))
 
 
 class _Group:
     __slots__ = ("var", "key", "regs", "members", "body", "pre", "post", "reductions",
-                 "par_ok", "guards", "hoist")
+                 "par_ok", "guards", "hoist", "chains")
 
     def __init__(self, var, key):
         self.var = var          # a value of the loop's shape (its sizes' classes)
@@ -107,6 +97,7 @@ class _Group:
         self.par_ok = True
         self.guards = []        # conditions under which the fast body is not valid
         self.hoist = {}         # depth k -> ([lines entering loop k's body], [leaving it])
+        self.chains = []        # (scalar sum accumulator, its zero): see _lanes.py
 
 
 class _Codegen:
@@ -421,12 +412,14 @@ class _Codegen:
         c, lines, hoist, views = col or (len(dims), lines, g.hoist, [])
         dims[c:] = [" * ".join(dims[c:])] if dims[c:] else []  # (see _collapse.py)
         out.extend(base + ln for ln in pre + views)
-        for k, d in enumerate(dims):
+        inner = None if par or len(dims) - 1 in hoist or not dims else interleave(
+            lines, g.chains, len(dims) - 1, dims[-1], self.fresh)
+        for k, d in enumerate(dims[:-1] if inner else dims):
             rng = "prange" if (par and k == 0) else "range"
             out.append(f"{ind}for i{k} in {rng}({d}):")
             ind += "    "
             out.extend(ind + ln for ln in hoist.get(k, ((), ()))[0])
-        out.extend(ind + b for b in lines)
+        out.extend(ind + b for b in inner or lines)
         for k in range(len(dims) - 1, -1, -1):
             out.extend(base + "    " * (k + 1) + ln for ln in hoist.get(k, ((), ()))[1])
         out.extend(base + ln for ln in g.post)
@@ -521,12 +514,14 @@ class _Codegen:
             accdt = np.dtype(np.complex128)
         val = _cast(val, dt, accdt)
         init, combine = MONOID[monoid]
+        chain = [(init(accdt),)] if monoid == "sum" and accdt.kind in "fc" else []
         name = self.vname(o)
         a = f"a{self.vid(o)}"
         if len(axes) == len(shape):  # full reduction: a scalar accumulator
             g.pre.append(f"{a} = {init(accdt)}")
             g.body.append(combine(a, val, accdt.kind))
             g.post.append(f"{name} = {_cast(a, accdt, dt)}")
+            g.chains += [(a, *z) for z in chain]
             if monoid != "sum":
                 g.par_ok = False
         else:
@@ -541,6 +536,7 @@ class _Codegen:
                 enter.append(f"{r} = {acc}")
                 leave.append(f"{acc} = {r}")
                 acc = r
+                g.chains += [(r, *z) for z in chain]
             g.body.append(combine(acc, val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
             if 0 in axes:

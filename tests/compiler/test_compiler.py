@@ -392,6 +392,37 @@ def test_trailing_axes_of_a_fused_loop_run_as_one():
     assert re.search(r"\[i0, i1, i3, i2\]", src), src  # the transposed read: four loops
 
 
+def test_float_sums_into_one_scalar_take_interleaved_accumulators():
+    """A float sum accumulating into one scalar (a full reduction, or the register of a
+    reduction over trailing axes) runs its innermost loop in steps of ``LANES``
+    interleaved accumulators, then the rest of the run, and adds them up after
+    (``_lanes.py``).  The values are integers, so every order of the additions gives the
+    exact sum: a lane dropped, counted twice or folded wrong changes it.  Lengths cover
+    an empty run, runs shorter than one step and every remainder."""
+    from ftrans.compiler._lanes import LANES
+    rng = np.random.default_rng(12)
+    for n in (0, 1, 3, LANES, LANES + 1, 2 * LANES + 3, 4 * LANES - 1):
+        for dt in (np.float32, np.float64, np.complex128):
+            x = rng.integers(-50, 50, (3, 2, n)).astype(dt)
+            if dt == np.complex128:
+                x = x + 1j * rng.integers(-50, 50, x.shape)
+            ir = check(lambda x: [fnp.sum(x), fnp.sum(x * 2, axis=(0, 2)),
+                                  fnp.sum(x, axis=2), fnp.cos(x)], [x])
+            out = compiled(ir, x)
+            np.testing.assert_array_equal(out[0], x.sum())
+            np.testing.assert_array_equal(out[1], (x * 2).sum(axis=(0, 2)))
+            np.testing.assert_array_equal(out[2], x.sum(axis=2))
+    src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+    assert re.search(rf"for t\d+ in range\(\(n\d+\) // {LANES}\):", src), src
+    # one accumulator: an integer sum, a max, and a sum whose body has a conditional
+    # (LLVM made the lanes' selects branches)
+    for fun in (lambda k, y: [fnp.sum(k, axis=1), fnp.max(y, axis=1)],
+                lambda k, y: [fnp.sum(fnp.where(k > 5, y, 0.0))]):
+        ir = check(fun, [np.arange(12).reshape(3, 4), np.ones((3, 4))])
+        src = _numba.generate(plan(dce(ir), _numba.lowerable)[0], "f")[0]
+        assert "// 4" not in src, src
+
+
 # ---------------------------------------------------------------------------------
 # graph breaks
 # ---------------------------------------------------------------------------------
