@@ -4,6 +4,7 @@ dtypes lower, how literals and casts are spelled, and the value range of integer
 from __future__ import annotations
 
 import platform
+from functools import lru_cache
 import sys
 
 import numpy as np
@@ -65,6 +66,7 @@ def lit_form(val: Any, dt: np.dtype[Any]) -> tuple[bool, Any]:
 NUMBA_COMPLEX = sys.platform != "win32" and platform.machine().lower() in ("x86_64", "amd64")
 
 
+@lru_cache(maxsize=None)
 def _dtype_ok(dt: Any, allow_complex: bool) -> bool:
     dt = np.dtype(dt)
     if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16:

@@ -46,14 +46,15 @@ def plan(ir, lowerable):
     groups = []
     while remaining:
         for want in (True, False):
+            # an equation whose inputs are ready, or made earlier in this pass (``done``
+            # grows as the pass takes equations: no set built per equation)
             taken = []
-            tset = set()
             for i in remaining:
-                if low[i] is want and deps[i] <= (done | tset if tset else done):
+                if low[i] is want and deps[i] <= done:
                     taken.append(i)
-                    tset.add(i)
+                    done.add(i)
             if taken:
-                done |= tset
+                tset = set(taken)
                 remaining = [i for i in remaining if i not in tset]
                 if want:
                     groups.append([eqns[i] for i in taken])

@@ -99,7 +99,7 @@ class Key:
         numbers: Dict[Any, int] = {}
 
         def shape(s):
-            return tuple(n if n < 2 else f"s{sizes.setdefault(n, len(sizes))}" for n in s)
+            return tuple([n if n < 2 else f"s{sizes.setdefault(n, len(sizes))}" for n in s])
 
         def ref(a, dt=None):
             if type(a) is Literal:
@@ -116,7 +116,7 @@ class Key:
             av = a.aval
             size = prod(av.shape)
             return (n, av.dtype, av.weak_type, shape(av.shape),
-                    tuple(size >= t for t in thresholds))
+                    tuple([size >= t for t in thresholds]))
 
         parts: List[Any] = [fname, thresholds, tuple(map(ref, seg.inputs))]
         for e in seg.eqns:
@@ -124,7 +124,7 @@ class Key:
                 raise LookupError(e.prim.name)
             outs = [o.aval.shape for o in e.outputs]
             params = []
-            for k, p in sorted(e.params.items()):
+            for k, p in sorted(e.params.items()) if e.params else ():
                 if k in SHAPE_PARAMS and len(outs) == 1 and tuple(p) == outs[0]:
                     p = "<result's shape>"
                 elif not _plain(p):
