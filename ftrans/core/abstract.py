@@ -26,7 +26,7 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape: Any, dtype: Any, weak_type: bool = False) -> None:
-        self.shape: tuple[int, ...] = tuple(int(d) for d in shape)
+        self.shape: tuple[int, ...] = tuple(map(int, shape))
         self.dtype: np.dtype[Any] = dtype if type(dtype) is np.dtype else as_numpy_dtype(dtype)
         self.weak_type = weak_type
 

@@ -133,7 +133,15 @@ def row_ufunc(op):
 def elementwise_abstract_eval(*avals, **params):
     """Shape: NumPy broadcasting of the operands; dtype: NumPy promotion (weak scalars)."""
     shapes = [a.shape for a in avals if isinstance(a, ShapedArray)]
-    shape = np.broadcast_shapes(*shapes) if shapes else ()
+    # (equal shapes, and operands of one dtype none of them weak, are the common case of a
+    # trace: answered without NumPy's broadcasting and promotion calls)
+    shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else \
+        np.broadcast_shapes(*shapes) if shapes else ()
+    a0 = avals[0] if avals else None
+    if (isinstance(a0, ShapedArray) and not a0.weak_type
+            and all(isinstance(a, ShapedArray) and a.dtype == a0.dtype and not a.weak_type
+                    for a in avals)):
+        return ShapedArray(shape, a0.dtype)
     dtypes = [a if not isinstance(a, ShapedArray) else
               (a.dtype if not a.weak_type else a.dtype.type(0).item()) for a in avals]
     return ShapedArray(shape, np.result_type(*dtypes))
