@@ -88,6 +88,18 @@ def _taken_as(e: Any) -> List[np.dtype]:
             for a, c in zip(e.inputs, operand_casts(e, e.prim.lowering))]
 
 
+def _params_text(items: Tuple[Tuple[str, Any], ...]) -> Tuple[Tuple[str, str], ...]:
+    """An equation's params in the key: sorted, each value's ``repr`` (not remembered by
+    value: ``True == 1`` and ``-0.0 == 0.0`` would share a text); LookupError for a value
+    of another type than :data:`_PLAIN`'s."""
+    out = []
+    for k, p in sorted(items):
+        if not _plain(p):
+            raise LookupError(k)
+        out.append((k, repr(p)))
+    return tuple(out)
+
+
 class Key:
     """A segment's key (:attr:`text`), its distinct sizes and int and float literals."""
 
@@ -122,18 +134,19 @@ class Key:
         for e in seg.eqns:
             if e.prim.lowering.get("kind") not in KINDS:
                 raise LookupError(e.prim.name)
-            outs = [o.aval.shape for o in e.outputs]
-            params = []
-            for k, p in sorted(e.params.items()) if e.params else ():
-                if k in SHAPE_PARAMS and len(outs) == 1 and tuple(p) == outs[0]:
-                    p = "<result's shape>"
-                elif not _plain(p):
-                    raise LookupError(k)
-                params.append((k, repr(p)))
+            params: Any = ()
+            if e.params:
+                items = []
+                for k, p in e.params.items():
+                    if (k in SHAPE_PARAMS and len(e.outputs) == 1
+                            and tuple(p) == e.outputs[0].aval.shape):
+                        p = "<result's shape>"
+                    items.append((k, p))
+                params = _params_text(tuple(items))
             ins = e.inputs
-            parts.append((e.prim, tuple(params),
+            parts.append((e.prim, params,
                           tuple(ref(a, d) for a, d in zip(ins, _taken_as(e)))
-                          if any(type(a) is Literal for a in ins) else tuple(map(ref, ins)),
+                          if Literal in map(type, ins) else tuple(map(ref, ins)),
                           tuple(map(ref, e.outputs))))
         parts.append(tuple(map(ref, seg.outputs)))
         self.text = tuple(parts)

@@ -358,7 +358,9 @@ class StagingTrace(Trace):
         return centry[1]
 
     def process_primitive(self, prim: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        ins = [self._operand(a) for a in args]
+        # (an operand staged by this trace, the common case, without _operand's tests)
+        ins = [a.var if type(a) is StagingTracer and a._trace is self else self._operand(a)
+               for a in args]
         avals = [a.val if type(a) is Literal else a.aval for a in ins]
         if prim.abstract_eval is None:
             raise NotImplementedError(f"primitive {prim.name!r} has no abstract evaluation "
@@ -456,9 +458,9 @@ def dce(ir: IR, used_outputs: Sequence[bool] | None = None) -> IR:
     live = {v for v in outs if type(v) is Var}
     eqns: list[Eqn] = []
     for e in reversed(ir.eqns):
-        if any(o in live for o in e.outputs) or _eqn_effectful(e):
+        if not live.isdisjoint(e.outputs) or _eqn_effectful(e):
             eqns.append(e)
-            live.update(a for a in e.inputs if type(a) is Var)
+            live.update([a for a in e.inputs if type(a) is Var])
     eqns.reverse()
     keep = [i for i, v in enumerate(ir.const_vars) if v in live]
     return IR(ir.in_vars, [ir.const_vars[i] for i in keep], [ir.consts[i] for i in keep],
