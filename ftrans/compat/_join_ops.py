@@ -18,7 +18,7 @@ from ..primitives import structural as S
 from ..primitives.dot import dot_general_p
 from ..core.trace import Tracer as _Tracer
 
-from ._opbase import (SAVE_NONE, _EMPTY, _compose, _convert, _ctype, _kk, _promote_datas,
+from ._opbase import (SAVE_NONE, _compose, _convert, _ctype, _kk, _promote_datas,
     _record, _save_cross, _tensorize, _tname)
 from ._pointwise import (mul)
 from ._view_ops import (expand, reshape, unsqueeze)
@@ -572,18 +572,15 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
     return out
 
 
-def _to_host_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
-    """Gradient of a host -> GPU copy: the GPU gradient copied back to the host."""
-    return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
-
-
-def _to_gpu_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
-    """Gradient of a GPU -> host copy: the host gradient copied to the GPU."""
+def _copy_back_bwd(node: Any, ct: Any, primals: Any, ans: Any, needs: Any) -> list[Any]:
+    """Gradient of a host <-> GPU copy: the cotangent copied back to the source's device
+    (``node._params["source"]``, the source device's type)."""
+    if node._params["source"] == "cpu":
+        return [ct.get() if hasattr(ct, "get") and not isinstance(ct, np.ndarray) else ct]
     return [cuda._lazy_init().asarray(ct)]
 
 
-_ToCopyFromHost = node_class("ToCopyBackward0", ("self",), _to_host_bwd)
-_ToCopyFromGpu = node_class("ToCopyBackward0", ("self",), _to_gpu_bwd)
+_ToCopyBetweenDevices = node_class("ToCopyBackward0", ("self",), _copy_back_bwd)
 
 
 def _to_device(x: Tensor, dev: Any) -> Tensor:
@@ -595,7 +592,7 @@ def _to_device(x: Tensor, dev: Any) -> Tensor:
         return x
     data = x._data
     out = cuda.to_device_array(data, d)
-    cls = _ToCopyFromHost if src.type == "cpu" else _ToCopyFromGpu
-    return _record(cls, None, _EMPTY, [x], [data], out, SAVE_NONE)
+    return _record(_ToCopyBetweenDevices, None, {"source": src.type}, [x], [data], out,
+                   SAVE_NONE)
 
 

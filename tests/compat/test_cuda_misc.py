@@ -71,6 +71,25 @@ def test_cuda_tensors_are_cupy_arrays():  # pragma: no cover - GPU machines only
     assert y.grad.tolist() == [2.0, 2.0, 2.0]
 
 
+def test_device_copy_gradient_goes_back_to_the_source_device():
+    """``ToCopyBackward0`` of a host -> GPU copy hands the host its gradient: a GPU array
+    (here a stand-in with CuPy's ``get``) comes back as a NumPy array, a host cotangent
+    passes through.  (The GPU -> host direction needs CuPy: the GPU test above.)"""
+    from ftrans.compat._join_ops import _copy_back_bwd
+
+    class Node:
+        _params = {"source": "cpu"}
+
+    class GpuArray:
+        def get(self):
+            return np.arange(3.0)
+
+    (g,) = _copy_back_bwd(Node(), GpuArray(), None, None, (True,))
+    assert type(g) is np.ndarray and g.tolist() == [0.0, 1.0, 2.0]
+    host = np.ones(2)
+    assert _copy_back_bwd(Node(), host, None, None, (True,))[0] is host
+
+
 def test_default_device_and_dtype():
     assert fc.get_default_device() == fc.device("cpu")
     fc.set_default_device("cpu")
