@@ -47,8 +47,8 @@ def interleave(lines: list[str], chains: list[tuple[str, str]], k: int, extent: 
     """The innermost loop ``for i{k} in range({extent}):`` over the body ``lines`` with
     its sum accumulators ``chains`` (``(name, zero literal)``: ``name += ...`` in the
     body) split into ``LANES`` interleaved accumulators: the loop's lines (unindented, the
-    body indented one level), or None when no chain is combined in ``lines`` or the body
-    is longer than ``MAX_BODY``."""
+    body indented one level), or None when no chain is combined in ``lines``, the body is
+    longer than ``MAX_BODY`` or holds a conditional (see the module docstring)."""
     used = [(a, z) for a, z in chains
             if any(re.match(rf"\s*{a} \+= ", ln) for ln in lines)]
     if not used or len(lines) > MAX_BODY or any(_BRANCH.search(ln) for ln in lines):

@@ -412,7 +412,7 @@ class _Codegen:
         c, lines, hoist, views = col or (len(dims), lines, g.hoist, [])
         dims[c:] = [" * ".join(dims[c:])] if dims[c:] else []  # (see _collapse.py)
         out.extend(base + ln for ln in pre + views)
-        inner = None if par or len(dims) - 1 in hoist or not dims else interleave(
+        inner = None if par or not dims or len(dims) - 1 in hoist else interleave(
             lines, g.chains, len(dims) - 1, dims[-1], self.fresh)
         for k, d in enumerate(dims[:-1] if inner else dims):
             rng = "prange" if (par and k == 0) else "range"

@@ -4,8 +4,8 @@ dtypes lower, how literals and casts are spelled, and the value range of integer
 from __future__ import annotations
 
 import platform
-from functools import lru_cache
 import sys
+from functools import lru_cache
 
 import numpy as np
 

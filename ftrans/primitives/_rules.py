@@ -133,12 +133,12 @@ def row_ufunc(op):
 def elementwise_abstract_eval(*avals, **params):
     """Shape: NumPy broadcasting of the operands; dtype: NumPy promotion (weak scalars)."""
     shapes = [a.shape for a in avals if isinstance(a, ShapedArray)]
-    # (equal shapes, and operands of one dtype none of them weak, are the common case of a
-    # trace: answered without NumPy's broadcasting and promotion calls)
+    # (equal shapes, and operands of one native-byte-order dtype none of them weak, are the
+    # common case of a trace: answered without NumPy's broadcasting and promotion calls)
     shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else \
         np.broadcast_shapes(*shapes) if shapes else ()
     a0 = avals[0] if avals else None
-    if (isinstance(a0, ShapedArray) and not a0.weak_type
+    if (isinstance(a0, ShapedArray) and not a0.weak_type and a0.dtype.isnative
             and all(isinstance(a, ShapedArray) and a.dtype == a0.dtype and not a.weak_type
                     for a in avals)):
         return ShapedArray(shape, a0.dtype)

@@ -84,3 +84,21 @@ def test_abstract_values():
     assert aval_of(np.ones((4, 1), np.int8)) == ShapedArray((4, 1), np.int8)
     assert shape_of(3.0) == () and shape_of(np.ones((2, 2))) == (2, 2)
     assert dtype_of(3) == np.int64 and dtype_of(np.ones(1, np.float16)) == np.float16
+
+
+def test_staged_elementwise_dtype_is_numpys_for_every_operand_mix():
+    """The staged result dtype of an elementwise primitive equals the eager result's:
+    operands of one dtype (the fast path of ``elementwise_abstract_eval``), a non-native
+    byte order (NumPy's result is native), mixed dtypes, weak scalars and broadcasting."""
+    big = np.arange(3.0).astype(">f8")
+    cases = [(lambda x: x + x, (big,)),
+             (lambda x, y: x * y, (F32, F32)),
+             (lambda x, y: x * y, (F32, F64)),
+             (lambda x: x * 2.0, (F32,)),
+             (lambda x, y: x - y, (np.ones((2, 1), np.int8), np.ones(3, np.int8)))]
+    for f, args in cases:
+        ir = ftrans.make_ir(f)(*args)
+        out = ir.eqns[-1].outputs[0].aval
+        eager = f(*args)
+        assert out.dtype == eager.dtype and out.dtype.isnative == eager.dtype.isnative
+        assert out.shape == eager.shape
