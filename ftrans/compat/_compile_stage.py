@@ -87,7 +87,7 @@ def _user_line(tb: Any) -> tuple[str, int, str] | None:
 _MODULE_STATE = frozenset(Module().__dict__)
 
 
-_SCALARS = (int, float, bool, complex, str, bytes, type(None))
+_SCALARS = frozenset({int, float, bool, complex, str, bytes, type(None)})  # (type(x) in: a hash)
 
 
 class _Reads:
@@ -115,17 +115,24 @@ class _Reads:
         if isinstance(obj, Tensor):
             self.tensors.setdefault(id(obj), obj)
         elif isinstance(obj, Module):
-            for m in obj.modules():
-                self.seen.add(id(m))
+            # the module tree depth first, each module once, as Module.modules() (without
+            # its dotted names: this runs on every call of a compiled module)
+            stack, seen, tensors, scalars = [obj], self.seen, self.tensors, self.scalars
+            while stack:
+                m = stack.pop()
                 for store in (m._parameters, m._buffers):
                     for t in store.values():
                         if t is not None:
-                            self.tensors.setdefault(id(t), t)
+                            tensors.setdefault(id(t), t)
                 for k, v in m.__dict__.items():
                     if type(v) in _SCALARS:
-                        self.scalars.append((k, v))
+                        scalars.append((k, v))
                     elif k not in _MODULE_STATE and isinstance(v, (Tensor, list, tuple, dict)):
                         self.walk(v, depth + 1)
+                for c in reversed(m._modules.values()):
+                    if c is not None and id(c) not in seen:
+                        seen.add(id(c))
+                        stack.append(c)
         elif isinstance(obj, Optimizer):   # its parameters, gradients and state
             self.walk(obj.param_groups, depth + 1)
             for p in (p for g in obj.param_groups for p in g["params"]):
@@ -134,10 +141,12 @@ class _Reads:
             self.walk(list(obj.state.values()), depth + 1)
         elif isinstance(obj, (list, tuple)):
             for v in obj:
-                self.walk(v, depth + 1)
+                if type(v) not in _SCALARS:   # (an item that is a scalar adds nothing)
+                    self.walk(v, depth + 1)
         elif isinstance(obj, dict):
             for v in obj.values():
-                self.walk(v, depth + 1)
+                if type(v) not in _SCALARS:
+                    self.walk(v, depth + 1)
 
 
 def _reachable(fn: Callable[..., Any]) -> list[Any]:
