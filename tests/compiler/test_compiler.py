@@ -398,10 +398,10 @@ def test_float_sums_into_one_scalar_take_interleaved_accumulators():
     interleaved accumulators, then the rest of the run, and adds them up after
     (``_lanes.py``).  The values are integers, so every order of the additions gives the
     exact sum: a lane dropped, counted twice or folded wrong changes it.  Lengths cover
-    an empty run, runs shorter than one step and every remainder."""
+    an empty run and every remainder, with and without whole steps before it."""
     from ftrans.compiler._lanes import LANES
     rng = np.random.default_rng(12)
-    for n in (0, 1, 3, LANES, LANES + 1, 2 * LANES + 3, 4 * LANES - 1):
+    for n in (0, 1, 2, 3, LANES, LANES + 1, 2 * LANES + 2, 4 * LANES - 1):
         for dt in (np.float32, np.float64, np.complex128):
             x = rng.integers(-50, 50, (3, 2, n)).astype(dt)
             if dt == np.complex128:
