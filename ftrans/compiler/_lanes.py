@@ -52,10 +52,13 @@ def interleave(lines: list[str], chains: list[tuple[str, str]], k: int, extent: 
     body) split into ``LANES`` interleaved accumulators: the loop's lines (unindented, the
     body indented one level), or None when no chain is combined in ``lines``, the body is
     longer than ``MAX_BODY`` or holds a conditional (see the module docstring)."""
+    if len(lines) > MAX_BODY or any(_BRANCH.search(ln) for ln in lines):
+        return None
     used = [(a, z) for a, z in chains
             if any(re.match(rf"\s*{a} \+= ", ln) for ln in lines)]
-    if not used or len(lines) > MAX_BODY or any(_BRANCH.search(ln) for ln in lines):
+    if not used:
         return None
+    pats = [re.compile(rf"\b{a}\b") for a, _ in used]
     i, o = f"i{k}", fresh()
     lanes = [[fresh() for _ in used] for _ in range(LANES - 1)]
     out = [f"{u} = {z}" for names in lanes for u, (_, z) in zip(names, used)]
@@ -63,10 +66,8 @@ def interleave(lines: list[str], chains: list[tuple[str, str]], k: int, extent: 
     for j in range(LANES):
         out.append(f"    {i} = {o} * {LANES}" + (f" + {j}" if j else ""))
         body = lines
-        if j:
-            for (a, _), u in zip(used, lanes[j - 1]):
-                pat = re.compile(rf"\b{a}\b")
-                body = [pat.sub(u, ln) for ln in body]
+        for pat, u in zip(pats, lanes[j - 1] if j else ()):
+            body = [pat.sub(u, ln) for ln in body]
         out.extend("    " + ln for ln in body)
     out.append(f"for {i} in range(({extent}) // {LANES} * {LANES}, {extent}):")
     out.extend("    " + ln for ln in lines)

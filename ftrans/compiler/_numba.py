@@ -514,14 +514,15 @@ class _Codegen:
             accdt = np.dtype(np.complex128)
         val = _cast(val, dt, accdt)
         init, combine = MONOID[monoid]
-        chain = [(init(accdt),)] if monoid == "sum" and accdt.kind in "fc" else []
+        chained = monoid == "sum" and accdt.kind in "fc"   # (interleaved when scalar)
         name = self.vname(o)
         a = f"a{self.vid(o)}"
         if len(axes) == len(shape):  # full reduction: a scalar accumulator
             g.pre.append(f"{a} = {init(accdt)}")
             g.body.append(combine(a, val, accdt.kind))
             g.post.append(f"{name} = {_cast(a, accdt, dt)}")
-            g.chains += [(a, *z) for z in chain]
+            if chained:
+                g.chains.append((a, init(accdt)))
             if monoid != "sum":
                 g.par_ok = False
         else:
@@ -536,7 +537,8 @@ class _Codegen:
                 enter.append(f"{r} = {acc}")
                 leave.append(f"{acc} = {r}")
                 acc = r
-                g.chains += [(r, *z) for z in chain]
+                if chained:
+                    g.chains.append((r, init(accdt)))
             g.body.append(combine(acc, val, accdt.kind))
             g.post.append(f"{name} = {a}" if accdt == dt else f"{name} = {a}.astype({_tyname(dt)})")
             if 0 in axes:

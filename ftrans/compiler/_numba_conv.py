@@ -22,9 +22,10 @@ shape reuses them.  The windowed reductions compute ``q`` in the loop instead, w
 window, strides, padding and dilations written into the text as constants (sizes still
 come from ``.shape``): LLVM then unrolls the short window loops and drops the table
 loads, and only the tests the parameters need are emitted (``q >= 0`` with low padding,
-``q < length`` with high padding, ``q % base_dilation == 0`` with base dilation).  A 2x2 max-pool over
-``(64, 16, 8, 8)`` float32 went 0.145 -> 0.029 ms (median of 300); a program's poolings
-rarely differ in their parameters, so this adds few functions to compile.
+``q < length`` with high padding, ``q % base_dilation == 0`` with base dilation).  A 2x2
+max-pool over ``(64, 16, 8, 8)`` float32 went 0.145 -> 0.029 ms (median of 300); a
+program's poolings rarely differ in their parameters, so this adds few functions to
+compile.
 
 The convolution is the impl's im2col + GEMM (:mod:`ftrans.primitives.conv`), one pass per
 group, in the layout of :mod:`ftrans.kernels.nn_cpu`'s 2-d kernels: a gather loop fills
