@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Var, Literal
-from ._lowering import CUDA, LoweringTable, _CTYPES, integer_exact, operand_casts
+from ._lowering import CUDA, CUDA_INF, LoweringTable, _CTYPES, integer_exact, operand_casts
 from ._passes import prepare
 from ._outputs import const_aliases, unshare
 
@@ -35,12 +35,19 @@ _REDUCE = {  # monoid: (reduce_expr, identity(dtype))
     "sum": ("a + b", lambda dt: "0"),
     "prod": ("a * b", lambda dt: "1"),
     "max": ("(a > b || a != a) ? a : b",
-            lambda dt: "-INFINITY" if dt.kind == "f" else str(np.iinfo(dt).min) if dt.kind in "iu"
-            else "false"),
+            lambda dt: f"(-{CUDA_INF})" if dt.kind == "f" else str(np.iinfo(dt).min)
+            if dt.kind in "iu" else "false"),
     "min": ("(a < b || a != a) ? a : b",
-            lambda dt: "INFINITY" if dt.kind == "f" else str(np.iinfo(dt).max) if dt.kind in "iu"
+            lambda dt: CUDA_INF if dt.kind == "f" else str(np.iinfo(dt).max) if dt.kind in "iu"
             else "true"),
 }
+
+#: ``real``/``imag`` of a real operand, as NumPy's (the operand; zero): thrust's are
+#: defined for ``complex<T>`` only.  Prepended to the kernels whose body calls them.
+_REAL_PARTS = "".join(
+    f"__device__ inline {t} real({t} x) {{ return x; }}\n"
+    f"__device__ inline {t} imag({t} x) {{ return ({t})0; }}\n"
+    for n, t in _CTYPES.items() if not n.startswith("complex"))
 
 
 def _ok(dt, allow_complex=False):
@@ -76,8 +83,9 @@ class ElementwiseOp:
 
     def build(self):
         import cupy
+        preamble = _REAL_PARTS if "real(" in self.body or "imag(" in self.body else ""
         self.kernel = cupy.ElementwiseKernel(self.in_params, self.out_params, self.body,
-                                             self.name)
+                                             self.name, preamble=preamble)
         return self.kernel
 
 
@@ -235,7 +243,10 @@ def compile_gpu(ir):
         if not on_device:
             on_device.append({v: cupy.asarray(c) for v, c in consts.items()})
         env = dict(on_device[0])
-        env.update(zip(in_vars, args))
+        # (a NumPy 0-d array -- a Python scalar the caller passed, a loop counter -- enters
+        # CuPy's kernels as the NumPy scalar it holds: CuPy takes those, not 0-d arrays)
+        env.update(zip(in_vars, [a[()] if type(a) is np.ndarray and a.ndim == 0 else a
+                                 for a in args]))
         for op in ops:
             t = type(op)
             if t is ElementwiseOp:

@@ -156,9 +156,14 @@ _CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32
            "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long long",
            "bool": "bool", "complex128": "complex<double>", "complex64": "complex<float>"}
 
+#: infinity and NaN in CUDA C++ as double constants from their bits (NVRTC, which CuPy
+#: compiles with, has no math.h: ``INFINITY`` and ``NAN`` are undefined there)
+CUDA_INF = "__longlong_as_double(0x7ff0000000000000LL)"
+CUDA_NAN = "__longlong_as_double(0x7ff8000000000000LL)"
+
 #: CUDA C++ (CuPy's kernels; ``complex<T>`` is thrust's)
 CUDA = Dialect(
-    ty=lambda dt: _CTYPES[dt.name], true="true", false="false", nan="NAN", inf="INFINITY",
+    ty=lambda dt: _CTYPES[dt.name], true="true", false="false", nan=CUDA_NAN, inf=CUDA_INF,
     convert=lambda e, t: f"(({t})({e}))",
     complex_lit=lambda re, im, t: f"{t}({re}, {im})",
     real=lambda e: f"real({e})",

@@ -80,7 +80,7 @@ def backend_for(*xs):
 def special_module(x):
     """The ``scipy.special``-like module for ``x``'s arrays: ``scipy.special`` for NumPy
     operands, chunk-by-chunk ``scipy.special`` for Dask arrays,
-    ``cupyx.scipy.special`` for CuPy arrays; array-API arrays raise NotImplementedError
+    ``cupyx.scipy.special`` (with SciPy's signatures) for CuPy arrays; array-API arrays raise NotImplementedError
     (the standard has no special functions)."""
     be = backend_for(x)
     if be.xp is np:
@@ -88,8 +88,7 @@ def special_module(x):
         return sc
     if hasattr(be, "special_module"):  # Dask, array-API arrays (ftrans.kernels.xp)
         return be.special_module()
-    import cupyx.scipy.special as csc  # deferred: CuPy is optional  # pragma: no cover
-    return csc
+    return be.special  # ftrans.kernels.gpu's adapter of cupyx.scipy.special  # pragma: no cover
 
 
 def _xp():

@@ -18,17 +18,38 @@ import cupyx
 import numpy as np
 
 from . import cpu, _generated
+from ._xp_base import UnsupportedOperation
 
 xp = cp
 
 # Same names as the CPU backend, mapped to the CuPy function of the same NumPy name
 # (np.negative -> cp.negative, np.true_divide -> cp.divide, np.real -> cp.real, ...).
-# (a NumPy function CuPy lacks is left out: ``unary``/``binary`` then raise ValueError
-# naming the operation, instead of the whole backend failing to import)
-_UNARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._UNARY.items()
-          if hasattr(cp, fn.__name__)}
+# (a NumPy function CuPy lacks is written with CuPy's in ``_POLYFILLS`` or left out:
+# ``unary``/``binary`` then raise ValueError naming the operation, instead of the whole
+# backend failing to import)
 _BINARY = {name: getattr(cp, fn.__name__) for name, fn in cpu._BINARY.items()
            if hasattr(cp, fn.__name__)}
+
+
+def _scalar(a):
+    """A NumPy 0-d array as the NumPy scalar it holds (ftrans treats both as scalars,
+    CuPy's kernels take only the latter); anything else unchanged."""
+    return a[()] if type(a) is np.ndarray and a.ndim == 0 else a
+
+
+def _spacing(x):
+    """``numpy.spacing`` (CuPy has none): the distance from ``x`` to the next
+    representable number away from zero, negative for negative ``x``; NaN for
+    infinities and NaN, as NumPy's."""
+    x = cp.asarray(x)
+    x = x.astype(np.spacing(np.zeros(1, x.dtype)).dtype, copy=False)  # (NumPy's dtype)
+    return cp.nextafter(x, cp.copysign(cp.asarray(np.inf, x.dtype), x)) - x
+
+
+# NumPy functions CuPy lacks, written with CuPy's (keyed by the NumPy function)
+_POLYFILLS: dict[Any, Any] = {np.spacing: _spacing}
+_UNARY = {name: getattr(cp, fn.__name__, None) or _POLYFILLS[fn]
+          for name, fn in cpu._UNARY.items() if hasattr(cp, fn.__name__) or fn in _POLYFILLS}
 
 # Fused derivative products for unary_vjp as CUDA expressions in g, x, y = f(x) of
 # one type T; "{c}" is "conj" for complex T (g * conj(f'(x))) and "" for real T.
@@ -50,7 +71,7 @@ def unary(name, x):
     Raises:
         ValueError: unknown ``name``. TypeError: unsupported dtype or a NumPy array.
     """
-    return cpu._lookup(_UNARY, name, "unary")(x)
+    return cpu._lookup(_UNARY, name, "unary")(_scalar(x))
 
 
 def binary(name, x, y):
@@ -66,7 +87,7 @@ def binary(name, x, y):
         ValueError: unknown ``name`` or shapes that do not broadcast.
         TypeError: unsupported dtypes or a NumPy array operand.
     """
-    return cpu._lookup(_BINARY, name, "binary")(x, y)
+    return cpu._lookup(_BINARY, name, "binary")(_scalar(x), _scalar(y))
 
 
 def unary_vjp(name, g, x, ans=None):
@@ -87,6 +108,7 @@ def unary_vjp(name, g, x, ans=None):
         TypeError: ``g`` is a NumPy array (mixing devices).
     """
     body = cpu._lookup(_VJP_BODY, name, "unary_vjp")
+    g = _scalar(g)
     if ans is None and name in cpu._VJP_USES_ANS:
         ans = unary(name, x)
     dt = np.result_type(getattr(g, "dtype", g), x.dtype)
@@ -109,6 +131,70 @@ def unary_vjp(name, g, x, ans=None):
     out = kernel(g, x, y)  # a NumPy array g is rejected here (TypeError)
     return out.astype(out_dt, copy=False)
 
+
+def sincos(x):
+    """``(cupy.sin(x), cupy.cos(x))``; see ``cpu.sincos``.
+
+    Args:
+        x: CuPy array of any shape and dtype CuPy's sin/cos accept, or a scalar.
+
+    Returns:
+        Two CuPy arrays of ``x``'s shape and ``cupy.sin``'s dtype.
+    """
+    x = _scalar(x)
+    return cp.sin(x), cp.cos(x)
+
+
+class _Special:
+    """``cupyx.scipy.special`` called with ``scipy.special``'s signatures (what
+    ``ftrans.kernels.special_module`` returns for CuPy arrays).
+
+    ``zeta(x)`` (Riemann's) is ``zeta(x, 1)`` (CuPy's needs ``q``); ``polygamma``'s order
+    ``n`` is made a CuPy array (CuPy's calls array methods on it); NumPy 0-d arrays are
+    passed as scalars.  A function CuPy does not have (CuPy 14: ``jv``, ``yv``, ``iv``,
+    ``ive``, ``kv``, ``kve``), or has for real arguments only (``erf``, ``erfc``) and is
+    given a complex one, raises :class:`~ftrans.kernels.xp.UnsupportedOperation` (a
+    ``NotImplementedError``) naming it; nothing is copied to the host behind the
+    caller's back.
+    """
+
+    def __getattr__(self, name):
+        import cupyx.scipy.special as csc  # deferred: ~0.1 s, only special functions need it
+        fn = getattr(csc, name, None)
+        if fn is None:
+            raise UnsupportedOperation(
+                f"scipy.special.{name}", "cupy.ndarray",
+                f"cupyx.scipy.special (CuPy {cp.__version__}) has no {name}: compute it on "
+                f"the host (x.get()) and move the result back with cupy.asarray")
+
+        def call(*args):
+            args = [_scalar(a) for a in args]
+            try:
+                return fn(*args)
+            except TypeError:
+                if any(np.dtype(getattr(a, "dtype", type(a))).kind == "c" for a in args):
+                    raise UnsupportedOperation(
+                        f"scipy.special.{name} of complex arguments", "cupy.ndarray",
+                        f"cupyx.scipy.special (CuPy {cp.__version__}) computes {name} for "
+                        f"real arguments only") from None
+                raise
+        return call
+
+    def zeta(self, x, q=None):
+        """Hurwitz's ``zeta(x, q)``; Riemann's ``zeta(x)`` without ``q``: ``zeta(x, 1)``
+        for ``x > 1``, else ``zetac(x) + 1`` (the analytic continuation; CuPy's Hurwitz
+        zeta is NaN below 1), as SciPy's."""
+        if q is not None:
+            return self.__getattr__("zeta")(x, q)
+        x = cp.asarray(_scalar(x))
+        return cp.where(x > 1, self.__getattr__("zeta")(x, 1.0),
+                        self.__getattr__("zetac")(x) + 1.0)
+
+    def polygamma(self, n, x):
+        return self.__getattr__("polygamma")(cp.asarray(n), x)
+
+
+special = _Special()
 
 _ATOMIC_ADD_DTYPES = frozenset(
     np.dtype(t) for t in ("f2", "f4", "f8", "i4", "u4", "u8"))
@@ -186,4 +272,4 @@ def einsum(subscripts, *operands):
 
 def where(c, x, y):
     """``cupy.where(c, x, y)``; see ``cpu.where``."""
-    return cp.where(c, x, y)
+    return cp.where(_scalar(c), _scalar(x), _scalar(y))

@@ -81,6 +81,8 @@ def _check_distinct(w):
         w = getattr(w, "primal", None)
         if w is None:
             return
+    if type(w).__module__.split(".")[0] == "cupy":
+        w = w.get()  # (the check reads the eigenvalues on the host; nothing is returned)
     w = np.asarray(w)
     n = w.shape[-1]
     if n < 2:

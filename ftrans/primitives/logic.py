@@ -33,8 +33,16 @@ def _bool_abstract_eval(*avals, **params):
 def _nondiff(p, op):
     np_name = op.np_name
 
+    logical = np_name.startswith("logical_")
+
     def impl(*args):
-        return getattr(backend_for(*args).xp, np_name)(*args)
+        xp = backend_for(*args).xp
+        if logical and xp is not np:
+            # (CuPy's logical ufuncs take no complex operands: NumPy's truth value of a
+            # complex number is ``z != 0``)
+            args = [a != 0 if getattr(getattr(a, "dtype", None), "kind", "") == "c" else a
+                    for a in args]
+        return getattr(xp, np_name)(*args)
     p.impl = impl
     p.abstract_eval = _bool_abstract_eval
     p.batch = lambda vals, dims: batch_elementwise(p, vals, dims)

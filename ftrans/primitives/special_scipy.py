@@ -97,10 +97,13 @@ def _out_dtype(args):
 
 
 def _first_array(args):
-    for a in args:
-        if hasattr(a, "shape"):
+    """The operand whose array library computes: the first non-NumPy array (a NumPy 0-d
+    array or scalar beside a CuPy array counts as a scalar), else the first array."""
+    arrays = [a for a in args if hasattr(a, "shape")]
+    for a in arrays:
+        if not isinstance(a, (np.ndarray, np.generic)):
             return a
-    return np.asarray(args[0])
+    return arrays[0] if arrays else np.asarray(args[0])
 
 
 def _scipy_impl(name, sc_name, kernel=None):
@@ -347,9 +350,21 @@ riemann_zeta_p = _define("riemann_zeta", "zeta", [("refuse", "the exponent x", _
 _ORDER = ("refuse", "the order v", _NOKERNEL)
 
 j0_p = _define("j0", "j0", [lambda ans, x: neg(j1(x))])
-j1_p = _define("j1", "j1", [lambda ans, x: mul(0.5, sub(j0(x), jv(2.0, x)))])
+
+
+def _j1_deriv(ans, x):
+    """``J1'(x) = J0(x) - J1(x) / x`` (DLMF 10.6.2), ``1/2`` at 0; from the order-0 and
+    order-1 kernels, which every backend has (CuPy has no ``jv``).  The division reads a
+    safe ``x`` so that the untaken branch's derivative at 0 is finite."""
+    at0 = eq(x, 0.0)
+    xs = where(at0, 1.0, x)
+    return where(at0, 0.5, sub(j0(x), div(ans, xs)))
+
+
+j1_p = _define("j1", "j1", [_j1_deriv])
 y0_p = _define("y0", "y0", [lambda ans, x: neg(y1(x))])
-y1_p = _define("y1", "y1", [lambda ans, x: mul(0.5, sub(y0(x), yv(2.0, x)))])
+# Y1'(x) = Y0(x) - Y1(x) / x (DLMF 10.6.2; x > 0, Y1 is -inf at 0)
+y1_p = _define("y1", "y1", [lambda ans, x: sub(y0(x), div(ans, x))])
 jv_p = _define("jv", "jv", [_ORDER, lambda ans, v, x: mul(0.5, sub(jv(sub(v, 1.0), x),
                                                                     jv(add(v, 1.0), x)))])
 yv_p = _define("yv", "yv", [_ORDER, lambda ans, v, x: mul(0.5, sub(yv(sub(v, 1.0), x),

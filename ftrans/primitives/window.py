@@ -98,7 +98,9 @@ def windows(x, window, strides, window_dilation):
     lib = backend_for(x).xp.lib.stride_tricks
     if 0 in out or 0 in x.shape:
         return backend_for(x).xp.zeros(out + tuple(window), x.dtype)
-    return lib.as_strided(x, out + tuple(window), st, writeable=False)
+    if lib is np.lib.stride_tricks:
+        return lib.as_strided(x, out + tuple(window), st, writeable=False)
+    return lib.as_strided(x, out + tuple(window), st)  # (CuPy's has no ``writeable``)
 
 
 def tap_views(x, window, strides, window_dilation):

@@ -478,3 +478,48 @@ def test_gpu_scatter_add(gpu, case, dtype):
     dev_index = tuple(map(as_dev, index)) if isinstance(index, tuple) else as_dev(index)
     got = gpu.scatter_add(shape, dtype, dev_index, cp.asarray(updates))
     np.testing.assert_allclose(cp.asnumpy(got), add_at_reference(shape, dtype, index, updates), rtol=1e-5)
+
+
+def test_gpu_numpy_scalars_and_0d_arrays_are_scalars(gpu):
+    """NumPy 0-d arrays (the cotangent seed of ``grad``, loop counters) combine with CuPy
+    arrays as scalars, as NumPy scalars do (CuPy's kernels reject 0-d NumPy arrays)."""
+    cp = gpu.xp
+    xg = cp.arange(4.0)
+    for s in (np.float64(2.0), np.array(2.0)):
+        out = gpu.binary("mul", s, xg)
+        assert isinstance(out, cp.ndarray)
+        np.testing.assert_array_equal(cp.asnumpy(out), 2.0 * np.arange(4.0))
+        np.testing.assert_array_equal(cp.asnumpy(gpu.where(xg > 1, s, xg)), [0, 1, 2, 2])
+    np.testing.assert_allclose(cp.asnumpy(gpu.unary_vjp("sin", np.array(3.0), xg)),
+                               3.0 * np.cos(np.arange(4.0)), rtol=1e-14)
+
+
+def test_gpu_polyfills_and_sincos(gpu):
+    cp = gpu.xp
+    x = np.array([1.0, -3.0, 0.0, 1e10, np.inf, np.nan])
+    for dt in (np.float64, np.float32):
+        got = cp.asnumpy(gpu.unary("spacing", cp.asarray(x.astype(dt))))
+        np.testing.assert_array_equal(got, np.spacing(x.astype(dt)))
+        assert got.dtype == dt
+    s, c = gpu.sincos(cp.asarray(x[:4]))
+    np.testing.assert_allclose(cp.asnumpy(s), np.sin(x[:4]), rtol=1e-15)
+    np.testing.assert_allclose(cp.asnumpy(c), np.cos(x[:4]), rtol=1e-15)
+
+
+def test_gpu_special_functions_take_scipys_signatures(gpu):
+    """``special_module`` of a CuPy array: Riemann's zeta over the whole real line (CuPy's
+    Hurwitz zeta alone is NaN below 1), polygamma with an int order, and a clear
+    NotImplementedError for what cupyx.scipy.special lacks."""
+    import scipy.special as sc
+    cp = gpu.xp
+    sg = kernels.special_module(cp.ones(1))
+    x = np.array([-7.5, -2.0, -0.5, 0.0, 0.5, 0.9, 1.5, 3.0, 20.0])
+    np.testing.assert_allclose(cp.asnumpy(sg.zeta(cp.asarray(x))), sc.zeta(x), rtol=1e-10)
+    np.testing.assert_allclose(cp.asnumpy(sg.zeta(cp.asarray(x[6:]), cp.asarray(2.0))),
+                               sc.zeta(x[6:], 2.0), rtol=1e-10)
+    np.testing.assert_allclose(cp.asnumpy(sg.polygamma(2, cp.asarray(x[6:]))),
+                               sc.polygamma(2, x[6:]), rtol=1e-10)
+    with pytest.raises(NotImplementedError, match=r"jv.*cupy\.ndarray"):
+        sg.jv(1.0, cp.asarray(x))
+    with pytest.raises(NotImplementedError, match=r"erf of complex arguments.*cupy\.ndarray"):
+        sg.erf(cp.asarray(x + 1j))
