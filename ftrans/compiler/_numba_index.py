@@ -107,7 +107,7 @@ def _argsort_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
             f"for {k0} in range({pre}):\n"
             f"    for {k2} in range({post}):\n"
             f"        {w} = np.ascontiguousarray({t}[{k0}, :, {k2}])\n"
-            f"        {y}[{k0}, :, {k2}] = np.argsort({w}, kind='mergesort')")
+            f"        _assign({y}[{k0}, :, {k2}], np.argsort({w}, kind='mergesort'))")
     cg.define_reshaped(o, y)
 
 

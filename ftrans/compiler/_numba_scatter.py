@@ -290,13 +290,18 @@ def _scatter_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     us = cg.operand(u)
     if len(eqn.inputs) == 1:  # a basic index: one slice assignment (no repeats)
         idx = ", ".join(_index_src(t) for t in eqn.params["template"])
-        # an array into a slice of its shape through _assign (its docstring says why);
-        # an update that broadcasts, or a None (numba's view drops its axis), keeps the
-        # slice assignment
+        # an array into a slice through _assign (its docstring says why), broadcast to
+        # the slice's shape where it is smaller; a scalar update, or a None in the index
+        # (numba's view drops its axis), keeps the slice assignment
         tmpl = tuple(eqn.params["template"])
-        fits = (u.aval.shape and None not in tmpl and
-                np.broadcast_to(np.empty((), bool), shape)[tmpl].shape == tuple(u.aval.shape))
-        cg.emit(f"_assign({z}[{idx}], {us})" if fits else f"{z}[{idx}] = {us}")
+        region_shape = np.broadcast_to(np.empty((), bool), shape)[tmpl].shape
+        if not u.aval.shape or None in tmpl:
+            cg.emit(f"{z}[{idx}] = {us}")
+        elif region_shape == tuple(u.aval.shape):
+            cg.emit(f"_assign({z}[{idx}], {us})")
+        else:
+            v = cg.fresh()
+            cg.emit(f"{v} = {z}[{idx}]\n_assign({v}, np.broadcast_to({us}, {v}.shape))")
     else:
         p = _advanced_plan(eqn, shape, region)
         assert p is not None

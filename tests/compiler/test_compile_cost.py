@@ -3,7 +3,9 @@
 numba compiles its ``@overload`` implementations anew in every process.  An array assigned
 into a slice of another (``y[k] = r``) makes numba compile its shape-mismatch message, and
 with it numba's string functions: 4-5 s in the first such program of a process.  The
-emitters write those assignments through ``_assign`` (``_numba_runtime_support``) and call
+emitters write those assignments -- a batch of results, a scan's per-step outputs, an
+update broadcast into a slice, an argsort per column -- through ``_assign``
+(``_numba_runtime_support``) and call
 numba's ``np.linalg`` through cached entry points (``_numba_linalg_support``), so a fresh
 process compiles none of numba's string functions for the generated code (a fresh
 installation compiles the cached entry points once, string functions included).  Checked
@@ -25,6 +27,7 @@ from numba.core import event as ev
 import ftrans
 import ftrans.numpy as fnp
 from ftrans import lax
+import ftrans.primitives as P
 from ftrans.primitives import linalg as L
 
 
@@ -34,7 +37,10 @@ def f(a, b, xs):
     x = L.solve(a + 3.0 * eye, b)
     u = lax.dynamic_update_slice(b, ch[:, :2, :2], (0, 1, 0))      # an array update
     _, ys = lax.scan(lambda c, r: (c + r, c * r), fnp.zeros(3), b[0] + xs[:3])  # per step
-    return fnp.sum(x) + fnp.sum(u * u) + fnp.sum(ys * ys) + fnp.sum(b[:, 1:, :2] ** 2)
+    z = P.scatter_add(b[0, :1] * 2.0, (slice(0, 2), slice(None)), (3, 3))  # broadcast
+    o = fnp.argsort(b[1], axis=0).astype(float)                             # per column
+    return (fnp.sum(x) + fnp.sum(u * u) + fnp.sum(ys * ys) + fnp.sum(b[:, 1:, :2] ** 2)
+            + fnp.sum(z * z * o))
 
 
 rng = np.random.default_rng(0)
