@@ -247,6 +247,7 @@ def compile_gpu(ir):
         # CuPy's kernels as the NumPy scalar it holds: CuPy takes those, not 0-d arrays)
         env.update(zip(in_vars, [a[()] if type(a) is np.ndarray and a.ndim == 0 else a
                                  for a in args]))
+        passed = dict(zip(in_vars, args))  # (an input returned as it is: the caller's array)
         for op in ops:
             t = type(op)
             if t is ElementwiseOp:
@@ -264,7 +265,8 @@ def compile_gpu(ir):
                     env.update(zip(op.outputs, out))
                 else:
                     env[op.outputs[0]] = out
-        outs = [v.val if type(v) is Literal else env[v] for v in out_vars]
+        outs = [v.val if type(v) is Literal else passed[v] if v in passed else env[v]
+                for v in out_vars]
         return unshare(outs, aliases, env, cupy.may_share_memory) if aliases else outs
     run.ops = ops
     return run
