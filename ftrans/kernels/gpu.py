@@ -159,6 +159,8 @@ class _Special:
     """
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # (copy, pickle and hasattr probe these: not functions)
+            raise AttributeError(name)
         import cupyx.scipy.special as csc  # deferred: ~0.1 s, only special functions need it
         fn = getattr(csc, name, None)
         if fn is None:

@@ -32,7 +32,6 @@ def _bool_abstract_eval(*avals, **params):
 
 def _nondiff(p, op):
     np_name = op.np_name
-
     logical = np_name.startswith("logical_")
 
     def impl(*args):
