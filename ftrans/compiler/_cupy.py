@@ -235,6 +235,11 @@ def compile_gpu(ir):
     on_device = []  # the constants, copied to the GPU on the first call
     in_vars, out_vars = prog.in_vars, prog.out_vars
     aliases = const_aliases(prog)
+    # (output position, input position) of each input returned as it is: the caller's
+    # array comes back, not the NumPy scalar a 0-d input enters the kernels as
+    in_index = {v: k for k, v in enumerate(in_vars)}
+    returned = [(j, in_index[v]) for j, v in enumerate(out_vars)
+                if type(v) is Var and v in in_index]
 
     def run(*args):
         import cupy
@@ -247,7 +252,6 @@ def compile_gpu(ir):
         # CuPy's kernels as the NumPy scalar it holds: CuPy takes those, not 0-d arrays)
         env.update(zip(in_vars, [a[()] if type(a) is np.ndarray and a.ndim == 0 else a
                                  for a in args]))
-        passed = dict(zip(in_vars, args))  # (an input returned as it is: the caller's array)
         for op in ops:
             t = type(op)
             if t is ElementwiseOp:
@@ -265,8 +269,9 @@ def compile_gpu(ir):
                     env.update(zip(op.outputs, out))
                 else:
                     env[op.outputs[0]] = out
-        outs = [v.val if type(v) is Literal else passed[v] if v in passed else env[v]
-                for v in out_vars]
+        outs = [v.val if type(v) is Literal else env[v] for v in out_vars]
+        for j, k in returned:
+            outs[j] = args[k]
         return unshare(outs, aliases, env, cupy.may_share_memory) if aliases else outs
     run.ops = ops
     return run

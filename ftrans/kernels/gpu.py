@@ -48,8 +48,8 @@ def _spacing(x):
 
 # NumPy functions CuPy lacks, written with CuPy's (keyed by the NumPy function)
 _POLYFILLS: dict[Any, Any] = {np.spacing: _spacing}
-_UNARY = {name: getattr(cp, fn.__name__, None) or _POLYFILLS[fn]
-          for name, fn in cpu._UNARY.items() if hasattr(cp, fn.__name__) or fn in _POLYFILLS}
+_UNARY = {name: f for name, fn in cpu._UNARY.items()
+          if (f := getattr(cp, fn.__name__, None) or _POLYFILLS.get(fn)) is not None}
 
 # Fused derivative products for unary_vjp as CUDA expressions in g, x, y = f(x) of
 # one type T; "{c}" is "conj" for complex T (g * conj(f'(x))) and "" for real T.

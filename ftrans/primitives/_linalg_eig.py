@@ -81,9 +81,7 @@ def _check_distinct(w):
         w = getattr(w, "primal", None)
         if w is None:
             return
-    if type(w).__module__.split(".")[0] == "cupy":
-        w = w.get()  # (the check reads the eigenvalues on the host; nothing is returned)
-    w = np.asarray(w)
+    w = np.asarray(w.get() if hasattr(w, "get") else w)  # (CuPy: read on the host)
     n = w.shape[-1]
     if n < 2:
         return
