@@ -503,3 +503,32 @@ def test_no_arguments_and_integer_and_boolean_arguments():
     assert out.dtype == np.arange(3).dtype
     np.testing.assert_array_equal(out, [0, 2, 4])
     np.testing.assert_array_equal(jf(np.array([True, False])), [2, 0])
+
+
+def test_collector_paused_while_tracing_and_resumed():
+    """The cyclic garbage collector is off while a call traces and compiles, on again
+    after it (and after a trace that raises), and left off when the caller turned it off."""
+    import gc
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        if x.shape[0] == 3:
+            raise ValueError("no")
+        return fnp.sin(x) * 2.0
+
+    g = ftrans.jit(f)
+    assert gc.isenabled()
+    np.testing.assert_allclose(g(np.ones(2)), 2.0 * np.sin(np.ones(2)))
+    assert seen == [False] and gc.isenabled()
+    g(np.ones(2))  # a cached signature: no trace
+    assert seen == [False]
+    with pytest.raises(ValueError, match="no"):
+        g(np.ones(3))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        g(np.ones(4))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
