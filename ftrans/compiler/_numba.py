@@ -48,7 +48,7 @@ from ._lowering import LoweringTable, operand_casts as _casts
 from ._numba_dtypes import (OK, MONOID, _cast, _lit, _result, _tuple, _tyname,
                             elementwise_expr, fast_forms, FAST_STEPS, int_operand_range,
                             integer_exact, lit_form)
-from ._numba_modules import cache_dir, load, module_source, purge_numba_cache
+from ._numba_modules import cache_dir, decorator, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
            "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE", "cache_dir",
@@ -62,12 +62,6 @@ __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "write
 #: bench_compiler_parallel.py`` times W5's fused loop both ways; ``FTRANS_PARALLEL_MIN_SIZE``
 #: overrides the value.
 PARALLEL_MIN_SIZE = int(os.environ.get("FTRANS_PARALLEL_MIN_SIZE", 2 ** 19))
-
-#: The options of a function only other generated functions call (a loop helper, a
-#: region): numba builds no CPython or C-callable wrapper for it, a third of a small
-#: function's compile time (measured: a 2-D tanh loop 106 -> 75 ms).  The segment's own
-#: function is called from Python and keeps its CPython wrapper only.
-_CALLEE = "no_cpython_wrapper=True, no_cfunc_wrapper=True"
 
 
 # views and groups ----------------------------------------------------------------
@@ -763,8 +757,7 @@ class _Codegen:
         rets = self.run(outputs)
         out = list(self.regions)
         for hname, params, hrets, glines, par in self.helpers:
-            out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
-                       f"parallel={par}, {_CALLEE})\ndef {hname}({', '.join(params)}):")
+            out.append(f"{decorator(par)}\ndef {hname}({', '.join(params)}):")
             out.extend("    " + ln for ln in glines)
             if hrets:
                 out.append(f"    return {', '.join(hrets)}")
@@ -772,9 +765,7 @@ class _Codegen:
         args = ", ".join([self.vname(v) for v in self.seg.inputs] +
                          [self.vname(v) for v, _ in self.extra] +
                          list(self.sizes) + list(self.lits))
-        wrappers = "no_cfunc_wrapper=True" if self.entry else _CALLEE
-        out.append(f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
-                   f"{wrappers})\ndef {self.fname}({args}):")
+        out.append(f"{decorator(entry=self.entry)}\ndef {self.fname}({args}):")
         body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
         out.extend("    " + ln for ln in body)
         return "\n".join(out) + "\n", self.parallel

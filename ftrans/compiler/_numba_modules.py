@@ -46,6 +46,17 @@ def cache_dir():
     return d
 
 
+def decorator(parallel=False, entry=False):
+    """The ``@njit`` line of a generated function.  Only the segment's own function
+    (``entry``) is called from Python; the others (loop helpers, nested programs) only
+    from generated code, so numba builds no CPython or C-callable wrapper for them, a
+    third of a small function's compile time (a 2-D tanh loop: 106 -> 75 ms)."""
+    wrappers = "no_cfunc_wrapper=True" if entry else \
+        "no_cpython_wrapper=True, no_cfunc_wrapper=True"
+    return (f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
+            f"parallel={parallel}, {wrappers})")
+
+
 def module_source(functions):
     from ._numba_support import SUPPORT_VERSION  # deferred: it imports numba (~0.5 s)
     return _HEADER.format(version=SUPPORT_VERSION) + "\n\n".join(functions)
