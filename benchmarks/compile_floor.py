@@ -98,17 +98,7 @@ inner:
   %p = fmul double %s, %e
   %gt = fcmp ugt double %p, %acc
   %acc1 = select i1 %gt, double %p, double %acc
-  %q0 = getelementptr double, double* %o0, i64 %i
-  store double %t, double* %q0
-  %q1 = getelementptr double, double* %o1, i64 %i
-  store double %s, double* %q1
-  %q2 = getelementptr double, double* %o2, i64 %i
-  store double %co, double* %q2
-  %q3 = getelementptr double, double* %o3, i64 %i
-  store double %e, double* %q3
-  %q4 = getelementptr double, double* %o4, i64 %i
-  store double %p, double* %q4
-  %c1 = add i64 %c, 1
+{stores}  %c1 = add i64 %c, 1
   %cd = icmp eq i64 %c1, %cols
   br i1 %cd, label %outer_end, label %inner
 outer_end:
@@ -121,6 +111,12 @@ done:
   ret void
 }}
 """
+
+
+#: the five stores of the loop body (``o_j[i] = value``)
+_STORES = "".join(f"  %q{j} = getelementptr double, double* %o{j}, i64 %i\n"
+                  f"  store double {v}, double* %q{j}\n"
+                  for j, v in enumerate(("%t", "%s", "%co", "%e", "%p")))
 
 
 def _reference(x):
@@ -161,7 +157,7 @@ def llvm_round(tag, x, calls=0):
     NumPy."""
     import llvmlite.binding as llvm
     names = [f"g_{tag}_{k}" for k in range(K)]
-    src = _DECLARE + "".join(_LLVM.format(name=n) for n in names)
+    src = _DECLARE + "".join(_LLVM.format(name=n, stores=_STORES) for n in names)
     if calls:
         src += _driver(f"drv_{tag}", names, calls)
     tm = llvm.Target.from_default_triple().create_target_machine(opt=2, codemodel="jitdefault")
