@@ -36,6 +36,7 @@ import time
 
 import numpy as np
 
+_ENGINES = []  # the LLVM engines compiled, kept alive
 K = 20  # loop functions compiled per round (compile_time.py's jit(grad(f)) has 19)
 CALLS = 228  # calls in the driver function (the segment of jit(grad(f)) makes 227)
 
@@ -176,11 +177,9 @@ def llvm_round(tag, x, calls=0):
     outs = [np.empty_like(x) for _ in range(5)] + [np.empty(x.shape[0])]
     fn(x.shape[0], x.shape[1], x.ctypes.data, *[o.ctypes.data for o in outs])
     ok = all(np.allclose(a, b) for a, b in zip(outs, _reference(x)))
-    llvm_round.keep.append(engine)  # the machine code lives as long as the engine
+    _ENGINES.append(engine)  # the machine code lives as long as the engine
     return (t1 - t0, t2 - t1, t3 - t2), ok
 
-
-llvm_round.keep = []
 
 
 def main():

@@ -128,9 +128,10 @@ class _Codegen:
         self.shared = {}    # canonical loop text -> helper name (one function per text)
         self.helper_call = re.compile(rf"^(?:[\w, ]+ = )?{fname}_g\d+\(")
         self.regions = []   # sources of nested programs' functions (region())
-        self.entry = True   # called from Python (False: a region, called from the segment)
         self.extra = []     # (var, value): constants passed as extra parameters
-        self.contiguous_out = False
+        # a nested program's function (region()): called from the segment's function only,
+        # and returns its arrays C-contiguous
+        self.nested = False
 
     # naming ----------------------------------------------------------------------
     def vid(self, v):
@@ -264,8 +265,7 @@ class _Codegen:
         sub = _Codegen(Segment(ir.eqns, list(ir.in_vars), [v for v in ir.out_vars
                                                           if type(v) is Var]),
                        self.parallel_min, name)
-        sub.contiguous_out = True
-        sub.entry = False
+        sub.nested = True
         for v, c in zip(ir.const_vars, ir.consts):
             sub.constant(v, c)
         src, par = sub.source(list(ir.out_vars))
@@ -744,7 +744,7 @@ class _Codegen:
             nd = len(v.aval.shape)
             if nd == 0:
                 rets.append(self.read(v, []))
-            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0) and not self.contiguous_out:
+            elif nd == 2 and vw.ndim == 2 and vw.map == (1, 0) and not self.nested:
                 rets.append(f"{vw.name}.T")  # a transposed result: a view, as NumPy's
             else:
                 rets.append(self.contiguous(v))
@@ -765,7 +765,7 @@ class _Codegen:
         args = ", ".join([self.vname(v) for v in self.seg.inputs] +
                          [self.vname(v) for v, _ in self.extra] +
                          list(self.sizes) + list(self.lits))
-        out.append(f"{decorator(entry=self.entry)}\ndef {self.fname}({args}):")
+        out.append(f"{decorator(entry=not self.nested)}\ndef {self.fname}({args}):")
         body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
         out.extend("    " + ln for ln in body)
         return "\n".join(out) + "\n", self.parallel

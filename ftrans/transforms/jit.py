@@ -348,29 +348,33 @@ def jit(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
     def slow_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         call = _split(who, args, kwargs, nums, names)
         staged = cache.pop(call.key, None)
-        with _gc_paused(staged is None):
-            if staged is not None:
-                cache[call.key] = staged  # most recently used last
-            else:
-                counter[0] += 1
-                _note_retrace(who, counter[0], last_keys, call.key)
-                staged = _stage_call(fun, who, call, nums)
-                if not staged.lifted:
-                    cache[call.key] = staged
-                    if len(cache) > config.jit_cache_size:
-                        _evict(cache, fast, fast_owner, call.key)
-            leaves = staged.lifted + call.leaves
-            ir = staged.ir
-            if _ctx.trace is EVAL:
-                outs = _run(ir, leaves)
-            else:
-                outs = jit_p.bind(*leaves, ir=ir, name=name)
-            out_tree = staged.out_tree
-            if simple and not kwargs and _ctx.trace is EVAL and not staged.lifted:
-                fast_key = _fast_key(args)
-                if fast_key is not None and fast_key not in fast:
-                    fast[fast_key] = _fast_runner(ir, out_tree)  # this signature's fast path
-                    fast_owner[fast_key] = call.key
+        if staged is not None:
+            cache[call.key] = staged  # most recently used last
+            return run_staged(staged, call, args, kwargs)
+        with _gc_paused():  # a new signature: trace, compile and run
+            counter[0] += 1
+            _note_retrace(who, counter[0], last_keys, call.key)
+            staged = _stage_call(fun, who, call, nums)
+            if not staged.lifted:
+                cache[call.key] = staged
+                if len(cache) > config.jit_cache_size:
+                    _evict(cache, fast, fast_owner, call.key)
+            return run_staged(staged, call, args, kwargs)
+
+    def run_staged(staged: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> Any:
+        leaves = staged.lifted + call.leaves
+        ir = staged.ir
+        if _ctx.trace is EVAL:
+            outs = _run(ir, leaves)
+        else:
+            outs = jit_p.bind(*leaves, ir=ir, name=name)
+        out_tree = staged.out_tree
+        if simple and not kwargs and _ctx.trace is EVAL and not staged.lifted:
+            fast_key = _fast_key(args)
+            if fast_key is not None and fast_key not in fast:
+                fast[fast_key] = _fast_runner(ir, out_tree)  # this signature's fast path
+                fast_owner[fast_key] = call.key
         return tree_unflatten(out_tree, outs)
 
     @functools.wraps(fun)
@@ -452,9 +456,9 @@ def _describe_change(old: Any, new: Any) -> str:
 
 
 @contextlib.contextmanager
-def _gc_paused(pause: bool) -> Iterator[None]:
-    """Python's cyclic garbage collector paused while ``pause`` (a call that traces and
-    compiles), resumed after, errors included; nothing when it is already off.
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused (while a call traces and compiles),
+    resumed after, errors included; nothing when it is already off.
 
     Tracing and numba's compiler allocate hundreds of thousands of objects, and each
     time the collector's thresholds trip it walks every live object of the process
@@ -462,7 +466,7 @@ def _gc_paused(pause: bool) -> Iterator[None]:
     new shape of ``jit(grad(f))`` took 18.4 ms with it and 16.7 without, the first call
     6.9 s and 6.2 s.  What became garbage meanwhile is collected at the collector's next
     turn; the peak resident memory of that first call was 33 MB higher."""
-    if not pause or not gc.isenabled():
+    if not gc.isenabled():
         yield
         return
     gc.disable()
