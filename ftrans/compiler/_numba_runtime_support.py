@@ -37,7 +37,8 @@ from ._numba_modules import purge_numba_cache
 
 __all__ = ["_dot", "_dot_into", "_empty", "_full", "_assign", "_sin", "_cos", "_ipow", "_exp",
            "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
-           "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16"]
+           "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16", "_remainder", "_heaviside",
+           "_isposinf", "_isneginf", "_ldexp"]
 
 
 def _check_stamp():
@@ -164,6 +165,31 @@ def _exp(x):
 @njit(cache=True, nogil=True, fastmath=False, error_model="numpy", forceinline=True)
 def _tanh(x):
     return S._tanh(x)
+
+
+@_cached
+def _remainder(x, y):
+    return S._remainder(x, y)
+
+
+@_cached
+def _heaviside(x, h):
+    return S._heaviside(x, h)
+
+
+@_cached
+def _isposinf(x):
+    return S._isposinf(x)
+
+
+@_cached
+def _isneginf(x):
+    return S._isneginf(x)
+
+
+@_cached
+def _ldexp(x, n):
+    return S._ldexp(x, n)
 
 
 @_cached

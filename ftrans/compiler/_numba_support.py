@@ -103,6 +103,115 @@ def _ol_ipow(x, n):
     return lambda x, n: np.power(x, n)
 
 
+# ---------------------------------------------------------------------------------
+# NumPy's elementwise functions numba has no loop for, with NumPy's algorithms (numpy/
+# _core/src/npymath/npy_math_internal.h.src: npy_divmod, npy_heaviside; the integer
+# remainder of loops_modulo.dispatch.c.src) so the compiled bits are NumPy's, signed
+# zeros, infinities and NaNs included.  float16 operands arrive widened to float32,
+# which is how NumPy's float16 loops compute these too.
+# ---------------------------------------------------------------------------------
+def _remainder(x, y):  # pragma: no cover - replaced by the overload inside numba
+    return np.remainder(x, y)
+
+
+def _heaviside(x, h):  # pragma: no cover
+    return np.heaviside(x, h)
+
+
+def _isposinf(x):  # pragma: no cover
+    return np.isposinf(x)
+
+
+def _isneginf(x):  # pragma: no cover
+    return np.isneginf(x)
+
+
+def _ldexp(x, n):  # pragma: no cover
+    return np.ldexp(x, n)
+
+
+@overload(_remainder, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_remainder(x, y):
+    ty = x
+    if isinstance(x, types.Float):
+        def impl(x, y):
+            # npy_divmod's modulus: fmod (exact), moved into the divisor's sign by adding
+            # the divisor in x's type; a zero result takes the divisor's sign; a zero
+            # divisor gives fmod's NaN
+            mod = ty(np.fmod(x, y))
+            if y == 0:
+                return mod
+            if mod != 0:
+                if (y < 0) != (mod < 0):
+                    mod = ty(mod + y)
+                return mod
+            return ty(np.copysign(0.0, y))
+        return impl
+    if isinstance(x, types.Integer) and x.signed:
+        lo = -(1 << (x.bitwidth - 1))
+
+        def simpl(x, y):
+            # x % 0 is 0 (NumPy warns), INT_MIN % -1 is 0; else the floored remainder
+            if y == 0 or (x == lo and y == -1):
+                return ty(0)
+            return ty(x - (x // y) * y)
+        return simpl
+    if isinstance(x, types.Integer):
+        def uimpl(x, y):
+            if y == 0:
+                return ty(0)
+            return ty(x % y)
+        return uimpl
+    return None
+
+
+@overload(_heaviside, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_heaviside(x, h):
+    ty = x
+
+    def impl(x, h):
+        if x != x:
+            return ty(np.nan)   # NumPy's own NaN, not x's
+        if x == 0:
+            return ty(h)
+        if x < 0:
+            return ty(0)
+        return ty(1)
+    return impl
+
+
+@overload(_isposinf, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_isposinf(x):
+    if isinstance(x, types.Float):
+        return lambda x: x == np.inf
+    return lambda x: False
+
+
+@overload(_isneginf, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_isneginf(x):
+    if isinstance(x, types.Float):
+        return lambda x: x == -np.inf
+    return lambda x: False
+
+
+#: |exponent| past which ``ldexp`` saturates for every float64 (2**-1074 * 2**2098 is
+#: inf, 2**1024 * 2**-2099 is 0): clamping to it keeps a huge int64 exponent from
+#: wrapping in the C call's ``int``, as NumPy's ``ldexp`` for ``long`` clamps
+_LDEXP_CLAMP = 4096
+
+
+@overload(_ldexp, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_ldexp(x, n):
+    ty = x
+    if isinstance(x, types.Float):
+        def impl(x, n):
+            k = max(min(n, _LDEXP_CLAMP), -_LDEXP_CLAMP)
+            # exact in float64 for float32 values: one rounding to x's type
+            return ty(math.ldexp(np.float64(x), np.intc(k)))
+        return impl
+    return None
+
+
 
 # ---------------------------------------------------------------------------------
 # vectorizable float64 exp (used for float64 exp and tanh)

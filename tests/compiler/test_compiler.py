@@ -35,7 +35,8 @@ from ftrans.compiler._plan import plan, Segment
 from ftrans.compiler import _numba
 
 from prim_cases import CASES, F64, F32
-from _jit_checks import ci_sample
+from _jit_checks import ci_sample, no_break
+from _jit_checks import compiled as jit_compiled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -180,6 +181,60 @@ def test_graph_break_list():
     assert not breaks & {"erf", "cumsum", "fft", "solve", "cholesky", "gather"}  # lowered
     assert not breaks & {"sin", "mul", "reduce_sum", "reduce_max", "dot_general", "select",
                          "convert_element_type", "broadcast_to", "reshape", "concatenate"}
+    assert not breaks & {"remainder", "heaviside", "ldexp", "isposinf", "isneginf"}
+
+
+# NumPy's functions numba has no loop for (``_numba_support``: NumPy's algorithms): every
+# pair of these values, NumPy's bits (signed zeros, inf, nan, zero divisors, subnormals)
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, -7.25, np.inf, -np.inf, np.nan, 1e-30,
+            -1e30, 5e-324, 1e300]
+_ROWS_DTYPES = ci_sample([np.float64, np.float32, np.float16, np.int8, np.int64, np.uint32],
+                         0, 4)
+
+
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":   # equal values and signs (zeros), or both NaN
+        same = (got == want) & (np.signbit(got) == np.signbit(want))
+        np.testing.assert_array_equal(same | (np.isnan(got) & np.isnan(want)), True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", _ROWS_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_remainder_heaviside_isinf_ldexp_give_numpys_bits(dtype):
+    from ftrans.primitives import ROW_OPS as R
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        with np.errstate(over="ignore"):
+            v = np.array(_SPECIAL, np.float64).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        v = np.array([0, 1, 2, 7, info.max, info.min, info.min + 1] +
+                     ([-1, -3, -8] if dt.kind == "i" else []), np.int64).astype(dt)
+    x, y = (a.copy() for a in np.meshgrid(v, v))
+    n = np.array([-5000, -1100, -3, 0, 1, 10, 1100, 5000, 2 ** 40], np.int64)
+
+    def f(x, y, n):
+        outs = [R["remainder"](x, y), x % y]
+        if dt.kind == "f":
+            xn, nn = fnp.broadcast_arrays(x[:, :1], n[None, :])
+            outs += [R["heaviside"](x, y), R["isposinf"](x), R["isneginf"](x),
+                     R["ldexp"](xn, nn), R["ldexp"](xn, nn.astype(np.int32) // 4096)]
+        return outs
+
+    no_break({"remainder", "heaviside", "ldexp", "isposinf", "isneginf"}, f, x, y, n)
+    with np.errstate(all="ignore"):
+        want = f(x, y, n)
+        got = jit_compiled(f, x, y, n)
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+    if dt.kind == "f":   # NumPy's own functions, not only ftrans's eager impls
+        with np.errstate(all="ignore"):
+            for g, w in zip(got, [np.remainder(x, y), np.remainder(x, y), np.heaviside(x, y),
+                                  np.isposinf(x), np.isneginf(x)]):
+                _same_bits(g, w)
 
 
 # ---------------------------------------------------------------------------------
