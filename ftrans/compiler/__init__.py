@@ -69,7 +69,10 @@ file) is a dict with a ``"kind"``:
     results (``_cexp({0})`` ...: ``_numba_cplx_support.py``); ``"float16": False`` makes
     float16 operands graph-break (the expression in float32, rounded to float16, would
     not give NumPy's float16 bits on every input).  ``"cuda"`` is the CUDA C expression
-    (None: the GPU path calls the impl).
+    (None: the GPU path calls the impl).  A primitive computing several functions by a
+    parameter gives ``"numba"`` as a dict from the parameter's values to expressions and
+    ``"numba_param"`` its name (``integer_elementwise``'s ``fn``; a value missing from the
+    dict graph-breaks).
 ``{"kind": "reduce", "monoid": "sum" | "prod" | "max" | "min"}``
     a reduction over ``params["axes"]``.
 ``{"kind": "dot_general"}``, ``{"kind": "reshape"}`` (also squeeze / expand_dims),

@@ -89,11 +89,25 @@ def elementwise_expr(eqn: Eqn, low: dict[str, Any]) -> tuple[str, bool]:
     and whether the entry's ``"guard"``/``"numba_exact"`` pair applies to it."""
     if NUMBA_COMPLEX and "numba_complex" in low and _has_complex(eqn):
         return low["numba_complex"], False
-    return low["numba"], low.get("guard") is not None
+    fmt = numba_format(eqn, low)
+    assert fmt is not None   # (_elementwise_ok)
+    return fmt, low.get("guard") is not None
+
+
+def numba_format(eqn: Eqn, low: dict[str, Any]) -> str | None:
+    """The entry's ``"numba"`` expression for ``eqn``: the string, or where the entry
+    gives one per value of a parameter (``"numba"`` a dict, ``"numba_param"`` the
+    parameter's name: ``integer_elementwise``'s ``fn``), the one for ``eqn``'s value
+    (None: no CPU lowering)."""
+    fmt = low.get("numba")
+    if isinstance(fmt, dict):
+        return fmt.get(eqn.params[low["numba_param"]])
+    return fmt
 
 
 def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
-    if low.get("numba") is None:
+    fmt = numba_format(eqn, low)
+    if fmt is None:
         return False
     # complex operands: an entry whose expression is right for them ("complex") or that
     # has its own complex expression ("numba_complex")
@@ -101,7 +115,7 @@ def _elementwise_ok(eqn: Eqn, low: dict[str, Any], table: Any = None) -> bool:
     dts = [a.aval.dtype for a in (*eqn.inputs, *eqn.outputs)]
     if _F16 in dts and low.get("float16") is False:
         return False  # its float32 form would not give NumPy's float16 bits everywhere
-    if "_sp" in low["numba"] and not kernels_available(low["numba"], np.dtype(np.float32) in dts):
+    if "_sp" in fmt and not kernels_available(fmt, np.dtype(np.float32) in dts):
         return False  # this SciPy lacks a kernel the expression calls: SciPy's ufunc runs
     return all(_dtype_ok(dt, allow_c) for dt in dts) and integer_exact(eqn)
 

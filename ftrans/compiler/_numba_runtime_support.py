@@ -38,7 +38,8 @@ from ._numba_modules import purge_numba_cache
 __all__ = ["_dot", "_dot_into", "_empty", "_full", "_assign", "_sin", "_cos", "_ipow", "_exp",
            "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
            "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16", "_remainder", "_heaviside",
-           "_isposinf", "_isneginf", "_ldexp"]
+           "_isposinf", "_isneginf", "_ldexp", "_bit_not", "_lshift", "_rshift", "_popcount",
+           "_gcd", "_lcm"]
 
 
 def _check_stamp():
@@ -190,6 +191,36 @@ def _isneginf(x):
 @_cached
 def _ldexp(x, n):
     return S._ldexp(x, n)
+
+
+@_cached
+def _bit_not(x):
+    return S._bit_not(x)
+
+
+@_cached
+def _lshift(x, n):
+    return S._lshift(x, n)
+
+
+@_cached
+def _rshift(x, n):
+    return S._rshift(x, n)
+
+
+@_cached
+def _popcount(x):
+    return S._popcount(x)
+
+
+@_cached
+def _gcd(x, y):
+    return S._gcd(x, y)
+
+
+@_cached
+def _lcm(x, y):
+    return S._lcm(x, y)
 
 
 @_cached

@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from ..kernels import _numba_build, _trig64, cpu as _cpu
 
@@ -194,6 +194,116 @@ def _ol_isneginf(x):
     return lambda x: False
 
 
+# NumPy's integer functions (``integer_elementwise``; numpy/_core/src/npymath/
+# npy_math_internal.h.src: npy_lshift, npy_rshift, npy_popcount, npy_gcd, npy_lcm).  The
+# operands arrive in the result's dtype; results are wrapped to it by the caller.
+def _bit_not(x):  # pragma: no cover - replaced by the overload inside numba
+    return np.invert(x)
+
+
+def _lshift(x, n):  # pragma: no cover
+    return np.left_shift(x, n)
+
+
+def _rshift(x, n):  # pragma: no cover
+    return np.right_shift(x, n)
+
+
+def _popcount(x):  # pragma: no cover
+    return np.bitwise_count(x)
+
+
+def _gcd(x, y):  # pragma: no cover
+    return np.gcd(x, y)
+
+
+def _lcm(x, y):  # pragma: no cover
+    return np.lcm(x, y)
+
+
+@overload(_bit_not, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_bit_not(x):
+    if isinstance(x, types.Boolean):
+        return lambda x: not x     # NumPy's invert of bool is logical not
+    return lambda x: ~x
+
+
+@overload(_lshift, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_lshift(x, n):
+    bits, ty = x.bitwidth, x
+
+    def impl(x, n):
+        # a shift by the width or more (or a negative one, a huge unsigned count in C)
+        # gives 0, where C's shift would be undefined
+        if n < 0 or n >= bits:
+            return ty(0)
+        return ty(x << n)
+    return impl
+
+
+@overload(_rshift, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_rshift(x, n):
+    bits, ty = x.bitwidth, x
+
+    def impl(x, n):
+        # beyond the width: the sign fill (-1 for a negative signed x, else 0)
+        if n < 0 or n >= bits:
+            return ty(-1) if x < 0 else ty(0)
+        return ty(x >> n)
+    return impl
+
+
+def _unsigned_abs(ty):
+    """``|x|`` as uint64 in two's complement (``INT_MIN`` -> ``2**(bits-1)``), as NumPy's
+    ``a < 0 ? -a : a`` converted to the unsigned type."""
+    if getattr(ty, "signed", False):   # (bool: 0 or 1)
+        def f(x):
+            u = np.uint64(np.int64(x))
+            return np.uint64(0) - u if x < 0 else u
+        return register_jitable(f)
+    return register_jitable(lambda x: np.uint64(x))
+
+
+@overload(_popcount, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_popcount(x):
+    uabs = _unsigned_abs(x)
+
+    def impl(x):
+        # the population count of |x| (SWAR; LLVM emits its popcnt)
+        v = uabs(x)
+        v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+        v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+        v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+        return np.uint8((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    return impl
+
+
+@register_jitable
+def _euclid(a, b):
+    while b != np.uint64(0):
+        a, b = b, a % b
+    return a
+
+
+@overload(_gcd, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_gcd(x, y):
+    uabs = _unsigned_abs(x)
+    return lambda x, y: _euclid(uabs(x), uabs(y))
+
+
+@overload(_lcm, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_lcm(x, y):
+    uabs = _unsigned_abs(x)
+
+    def impl(x, y):
+        a, b = uabs(x), uabs(y)
+        g = _euclid(a, b)
+        if g == np.uint64(0):
+            return np.uint64(0)
+        return (a // g) * b        # modulo 2**64: the caller wraps to the dtype
+    return impl
+
+
 #: |exponent| past which ``ldexp`` saturates for every float64 (2**-1074 * 2**2098 is
 #: inf, 2**1024 * 2**-2099 is 0): clamping to it keeps a huge int64 exponent from
 #: wrapping in the C call's ``int``, as NumPy's ``ldexp`` for ``long`` clamps
@@ -226,7 +336,7 @@ def _ol_ldexp(x, n):
 # propagates.  Accuracy: within 1 ulp of the exact result on tested ranges; NumPy's exp
 # (libm or its AVX-512 routine) may differ from it in the last bit.
 # ---------------------------------------------------------------------------------
-from numba.extending import intrinsic, register_jitable  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 
 @intrinsic

@@ -14,8 +14,12 @@ functions reject.  One parametrized primitive keeps them out of those generators
 
 Impl: the backend's NumPy-compatible ufunc (``numpy``/``cupy``).  Abstract evaluation:
 NumPy's result dtype for the operands' dtypes (NEP 50: Python ints are weak), and a
-``TypeError`` for inexact operands.  Batching: the elementwise rule.  No compiler
-lowering: a staged program graph-breaks to the impl (exact NumPy results).
+``TypeError`` for inexact operands.  Batching: the elementwise rule.  Lowering: an
+elementwise loop on the CPU, one expression per ``fn`` (the operands converted to their
+common dtype first, as NumPy's loops do): ``&``, ``|``, ``^``, and for the others NumPy's
+algorithms in ``ftrans/compiler/_numba_support.py`` (a shift by the width or more gives 0,
+or the sign fill; ``bitwise_count`` counts ``|x|``; ``gcd``/``lcm`` of the magnitudes,
+wrapping as NumPy's do); no GPU lowering (the impl runs there).
 """
 from __future__ import annotations
 
@@ -50,6 +54,14 @@ def _abstract_eval(*avals, fn):
 
 integer_elementwise_p.batch = lambda vals, dims, **params: batch_elementwise(
     integer_elementwise_p, vals, dims, **params)
+integer_elementwise_p.lowering = {
+    "kind": "elementwise", "numba_param": "fn", "cuda": None, "complex": False,
+    "cast": "promote",
+    "numba": {"bitwise_and": "({0} & {1})", "bitwise_or": "({0} | {1})",
+              "bitwise_xor": "({0} ^ {1})", "invert": "_bit_not({0})",
+              "left_shift": "_lshift({0}, {1})", "right_shift": "_rshift({0}, {1})",
+              "bitwise_count": "_popcount({0})", "gcd": "_gcd({0}, {1})",
+              "lcm": "_lcm({0}, {1})"}}
 
 
 def integer_elementwise(fn, *args):

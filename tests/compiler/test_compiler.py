@@ -237,6 +237,43 @@ def test_remainder_heaviside_isinf_ldexp_give_numpys_bits(dtype):
                 _same_bits(g, w)
 
 
+_INT_PAIRS = ci_sample([(np.bool_, np.bool_), (np.int8, np.int8), (np.uint8, np.uint8),
+                        (np.int64, np.int64), (np.uint64, np.uint64), (np.int8, np.uint8),
+                        (np.int32, np.int64)], 3, 5)
+
+
+def _int_values(dt):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return np.array([False, True])
+    info = np.iinfo(dt)
+    v = [0, 1, 2, 3, 7, 12, 18, 63, 64, 65, info.max, info.max - 1, info.min, info.min + 1]
+    v += [-1, -3, -12, -64, -65] if dt.kind == "i" else []
+    return np.array([x for x in v if info.min <= x <= info.max], dtype=object).astype(dt)
+
+
+@pytest.mark.parametrize("dtypes", _INT_PAIRS, ids=lambda d: "-".join(np.dtype(t).name for t in d))
+def test_integer_functions_give_numpys_values(dtypes):
+    """``integer_elementwise`` (bitwise logic, shifts past the width, popcount of
+    negatives, gcd/lcm of INT_MIN) compiles and equals NumPy's ufuncs on every pair."""
+    from ftrans.primitives.bitwise import INTEGER_FUNCTIONS, integer_elementwise
+    x, y = (a.copy() for a in np.meshgrid(_int_values(dtypes[0]), _int_values(dtypes[1])))
+    fns = [fn for fn in INTEGER_FUNCTIONS if dtypes[0] is not np.bool_ or fn not in (
+        "left_shift", "right_shift", "gcd", "lcm")]
+
+    def f(x, y):
+        return [integer_elementwise(fn, *(x, y)[:INTEGER_FUNCTIONS[fn]]) for fn in fns]
+
+    no_break({"integer_elementwise"}, f, x, y)
+    got = jit_compiled(f, x, y)
+    with np.errstate(all="ignore"):
+        want = [getattr(np, fn)(*(x, y)[:INTEGER_FUNCTIONS[fn]]) for fn in fns]
+    for fn, g, w in zip(fns, got, want):
+        g = np.asarray(g)
+        assert g.dtype == w.dtype, fn
+        np.testing.assert_array_equal(g, w, err_msg=fn)
+
+
 # ---------------------------------------------------------------------------------
 # fusion, broadcasting, reductions, literals, dtypes: a few programs with many outputs
 # ---------------------------------------------------------------------------------
