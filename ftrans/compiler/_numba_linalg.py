@@ -1,5 +1,5 @@
 """Linear algebra in the generated numba code: ``solve``, ``cholesky``, ``triangular_solve``,
-``det``, ``slogdet``, ``eigh``, ``svd`` and ``qr`` lower to a loop over the batch axes
+``det``, ``slogdet``, ``eigh``, ``svd``, ``qr`` and ``pinv`` lower to a loop over the batch axes
 (the ``_batch_front`` primitives keep them in front) around one call per matrix of numba's
 ``np.linalg`` (LAPACK) or of :mod:`ftrans.compiler._numba_linalg_support`, inside the
 segment's function: no graph break.  ``fft`` (kind ``"objmode"``: numba has no ``np.fft``)
@@ -37,6 +37,7 @@ _CALLS = {
     "eigh": "_eigh({0})",
     "svd": "_svd({0}, {full_matrices})",
     "qr": "_qr({0})",
+    "pinv": "_pinv({0}, {rcond!r}, {hermitian})",
 }
 
 
@@ -59,6 +60,8 @@ def _ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
         return False
     if op == "qr" and p["complete"] and a.shape[-2] > a.shape[-1]:
         return False
+    if op == "pinv" and not np.isfinite(p["rcond"]):
+        return False   # (written into the code as a literal)
     return True
 
 

@@ -100,3 +100,27 @@ def _svd(a, full_matrices):  # pragma: no cover - runs compiled
 @_cached
 def _qr(a):  # pragma: no cover - runs compiled
     return np.linalg.qr(a)
+
+
+@_cached
+def _pinv(a, rcond, hermitian):  # pragma: no cover - runs compiled
+    """NumPy's ``pinv`` of one matrix (numpy/linalg/_linalg.py, NumPy 2): the SVD of
+    ``conj(a)`` (``hermitian``: its eigendecomposition, |eigenvalues| as the singular
+    values, their signs moved into the right vectors), singular values at most
+    ``rcond * max(s)`` dropped, ``vt.T @ (1/s * u.T)``.  (The order of equal singular
+    values, which NumPy's argsort and numba's may settle differently, does not change
+    the sum.)"""
+    ac = np.conj(a)
+    if hermitian:
+        w, u = np.linalg.eigh(ac)
+        s = np.abs(w)
+        v = np.conj(u * np.sign(w))              # (vt.T: C-contiguous already)
+    else:
+        u, s, vt = np.linalg.svd(ac, False)
+        v = np.ascontiguousarray(vt.T)
+    cutoff = rcond * s.max()
+    inv = np.zeros_like(s)
+    for i in range(s.shape[0]):
+        if s[i] > cutoff:
+            inv[i] = 1 / s[i]
+    return v @ (np.expand_dims(inv, 1) * u.T)   # (NumPy's order of the products)

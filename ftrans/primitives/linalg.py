@@ -254,3 +254,4 @@ def pinv(a, rcond=1e-15, hermitian=False):
 # compiler lowering (ftrans.compiler._numba_linalg): one LAPACK call per matrix
 det_p.lowering = {"kind": "linalg", "op": "det"}
 slogdet_p.lowering = {"kind": "linalg", "op": "slogdet"}
+pinv_p.lowering = {"kind": "linalg", "op": "pinv"}

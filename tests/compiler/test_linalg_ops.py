@@ -16,7 +16,8 @@ from ftrans.primitives import linalg as L
 from _jit_checks import ci_sample
 
 rng = np.random.default_rng(21)
-NAMES = {"solve", "cholesky", "triangular_solve", "det", "slogdet", "eigh", "svd", "qr"}
+NAMES = {"solve", "cholesky", "triangular_solve", "det", "slogdet", "eigh", "svd", "qr",
+         "pinv"}
 
 
 def _inputs(dtype, batch):
@@ -42,7 +43,12 @@ def _prog(a, b, c):
     return (L.solve(a, b), ch, L.triangular_solve(ch, b, lower=True),
             L.triangular_solve(a, b, lower=False), L.det(a), sign, logabs, w,
             v @ ftrans.numpy.conj(ftrans.numpy.swapaxes(v, -1, -2)) * 1.0, s,
-            (u * ftrans.numpy.expand_dims(s, -2)) @ vh, q @ r)
+            (u * ftrans.numpy.expand_dims(s, -2)) @ vh, q @ r,
+            # pinv: a wide and a rank-deficient matrix (its third singular value dropped),
+            # the Hermitian form
+            L.pinv(ftrans.numpy.swapaxes(c, -1, -2)),
+            L.pinv(ftrans.numpy.concatenate([c, c[..., :1] * 2.0], axis=-1), rcond=1e-6),
+            L.pinv(ah, hermitian=True))
 
 
 def _run_compiled(ir, args):
@@ -78,7 +84,8 @@ def _loss(a, b):
     q, r = L.qr(a, complete=False)
     x = L.solve(a, b) + L.triangular_solve(ch, b, lower=True)
     return (ftrans.numpy.sum(x ** 2) + ftrans.numpy.sum(L.det(a)) + ftrans.numpy.sum(logabs)
-            + ftrans.numpy.sum(w) + ftrans.numpy.sum(s) + ftrans.numpy.sum((q @ r) * r[..., :1, :1]))
+            + ftrans.numpy.sum(w) + ftrans.numpy.sum(s) + ftrans.numpy.sum((q @ r) * r[..., :1, :1])
+            + ftrans.numpy.sum(L.pinv(a) ** 2))
 
 
 @pytest.mark.parametrize("dtype", ci_sample([np.float64, np.float32], 1))
