@@ -1,8 +1,7 @@
 """CPU code generation: one numba ``@njit`` function per segment (see the package docstring).
 
 This file is the code generator; which equations lower and how dtypes are spelled is in
-``_numba_dtypes.py``, and the generated modules' files and import in ``_numba_modules.py``
-(both re-exported here).
+``_numba_dtypes.py``, the generated modules' files and import in ``_numba_modules.py``.
 
 A segment's equations are emitted in order into the body of one function:
 
@@ -51,8 +50,7 @@ from ._numba_dtypes import (OK, MONOID, _cast, _lit, _result, _tuple, _tyname,
 from ._numba_modules import cache_dir, decorator, load, module_source, purge_numba_cache
 
 __all__ = ["TABLE", "lowerable", "generate", "load", "purge_numba_cache", "writes_new_memory",
-           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE", "cache_dir",
-           "module_source"]
+           "int_operand_range", "integer_exact", "PARALLEL_MIN_SIZE", "cache_dir", "module_source"]
 
 #: A fused loop runs in numba's thread pool (``prange`` over its outermost axis) from this
 #: many elements on, serially below: the threshold of the eager kernels
@@ -72,9 +70,7 @@ class _View:
     __slots__ = ("name", "ndim", "map")
 
     def __init__(self, name, ndim, map):
-        self.name = name
-        self.ndim = ndim
-        self.map = tuple(map)
+        self.name, self.ndim, self.map = name, ndim, tuple(map)
 
 
 def _identity(name, ndim):
@@ -471,6 +467,12 @@ class _Codegen:
                     t = self.fresh("x")
                     g.body.append(f"{t} = {e}")
                     ops[k] = t
+        if len(eqn.outputs) > 1:   # several results (frexp, modf, threefry2x32): a tuple
+            t = self.fresh("u")
+            (self.lines if g is None else g.body).append(f"{t} = {fmt.format(*ops, **eqn.params)}")
+            for k, ok in enumerate(eqn.outputs):
+                self.member(i, ok, _result(f"{t}[{k}]", ok.aval.dtype), g)
+            return
         expr = _result(fmt.format(*ops, **eqn.params), dt)
         if guarded:
             guard = low["guard"]

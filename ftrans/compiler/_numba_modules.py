@@ -26,7 +26,7 @@ from numba import njit, prange
 from ftrans.compiler._numba_runtime_support import (_dot, _dot_into, _empty, _full, _assign,
     _sin, _cos, _ipow, _exp, _tanh, _sin_fast, _cos_fast, _trig_bad, _cdiv, _cabs, _cmul,
     _cpow, _clog1p, _cexpm1, _csign, _f16, _remainder, _heaviside, _isposinf, _isneginf,
-    _ldexp, _bit_not, _lshift, _rshift, _popcount, _gcd, _lcm)
+    _ldexp, _bit_not, _lshift, _rshift, _popcount, _gcd, _lcm, _frexp, _modf, _threefry)
 from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _ccos, _ctanh,
     _ctan, _csinh, _ccosh, _casin, _cacos, _catan)
 from ftrans.compiler._numba_linalg_support import (_trsolve, _impl, objmode, _solve,

@@ -39,7 +39,7 @@ __all__ = ["_dot", "_dot_into", "_empty", "_full", "_assign", "_sin", "_cos", "_
            "_tanh", "_sin_fast", "_cos_fast", "_trig_bad", "_cdiv", "_cabs", "_cmul",
            "_cpow", "_clog1p", "_cexpm1", "_csign", "_f16", "_remainder", "_heaviside",
            "_isposinf", "_isneginf", "_ldexp", "_bit_not", "_lshift", "_rshift", "_popcount",
-           "_gcd", "_lcm"]
+           "_gcd", "_lcm", "_frexp", "_modf", "_threefry"]
 
 
 def _check_stamp():
@@ -221,6 +221,21 @@ def _gcd(x, y):
 @_cached
 def _lcm(x, y):
     return S._lcm(x, y)
+
+
+@_cached
+def _frexp(x):
+    return S._frexp(x)
+
+
+@_cached
+def _modf(x):
+    return S._modf(x)
+
+
+@_cached
+def _threefry(k0, k1, x0, x1):
+    return S._threefry(k0, k1, x0, x1)
 
 
 @_cached

@@ -19,7 +19,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from ..kernels import _numba_build, _trig64, cpu as _cpu
+from ..kernels import _numba_build, _trig64, cpu as _cpu, prng_cpu as _prng
 
 with _numba_build._BUILD_LOCK:  # registers the trig helpers with numba (register_jitable)
     if not _numba_build._FACTORIES:
@@ -36,7 +36,8 @@ def _src_hash():
     support = sorted(os.path.join(here, n) for n in os.listdir(here)
                      if n.startswith("_numba_") and n.endswith("_support.py"))
     h = hashlib.sha256()
-    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__, *support):
+    for f in (__file__, _cpu.__file__, _numba_build.__file__, _trig64.__file__,
+              _prng.__file__, *support):
         with open(f, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:16]
@@ -301,6 +302,59 @@ def _ol_lcm(x, y):
         if g == np.uint64(0):
             return np.uint64(0)
         return (a // g) * b        # modulo 2**64: the caller wraps to the dtype
+    return impl
+
+
+# Functions of two results (the generated loop unpacks the tuple) -------------------
+def _frexp(x):  # pragma: no cover - replaced by the overload inside numba
+    return np.frexp(x)
+
+
+def _modf(x):  # pragma: no cover
+    return np.modf(x)
+
+
+def _threefry(k0, k1, x0, x1):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_frexp, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_frexp(x):
+    ty = x
+
+    def impl(x):
+        # C's frexp (exact; float32 through float64 gives the same mantissa), with
+        # NumPy's results at the special values: (x, 0) for 0, inf and NaN
+        if x == 0 or x != x or x - x != 0:
+            return ty(x), np.int32(0)
+        m, e = math.frexp(np.float64(x))
+        return ty(m), np.int32(e)
+    return impl
+
+
+@overload(_modf, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_modf(x):
+    ty = x
+
+    def impl(x):
+        # C's modf: both parts with x's sign; (+-0, x) for infinities, NaN twice
+        if x != x:
+            return ty(x), ty(x)
+        if x - x != 0:
+            return ty(np.copysign(0.0, x)), ty(x)
+        ip = ty(np.trunc(x))
+        return ty(np.copysign(x - ip, x)), ip
+    return impl
+
+
+_threefry_words = register_jitable(_prng.threefry_words)
+
+
+@overload(_threefry, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_threefry(k0, k1, x0, x1):
+    def impl(k0, k1, x0, x1):
+        y0, y1 = _threefry_words(np.uint64(k0), np.uint64(k1), np.uint64(x0), np.uint64(x1))
+        return np.uint32(y0), np.uint32(y1)
     return impl
 
 

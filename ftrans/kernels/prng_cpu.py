@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ROTATIONS", "PARITY", "threefry2x32_xp", "threefry2x32"]
+__all__ = ["ROTATIONS", "PARITY", "threefry2x32_xp", "threefry2x32", "threefry_words"]
 
 #: rotation constants of Threefry-2x32 (Salmon et al. 2011, table 4), four per round group
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -57,27 +57,36 @@ def threefry2x32_xp(xp, k0, k1, x0, x1):
             xp.reshape(xp.asarray(x1, dtype=np.uint32), shape))
 
 
+def threefry_words(a, b, x0, x1):  # pragma: no cover - compiled (numba)
+    """The 20 rounds on one counter pair: ``a, b, x0, x1`` the key and counter words as
+    ``uint64`` (each below ``2**32``); returns ``(y0, y1)`` (``uint64`` below ``2**32``).
+    Compiled by numba into :func:`threefry2x32`'s loop and, through
+    ``ftrans.compiler._numba_support``, into the compiler's fused loops."""
+    m = np.uint64(0xFFFFFFFF)
+    ks = (a, b, a ^ b ^ np.uint64(PARITY))
+    v0 = (x0 + a) & m
+    v1 = (x1 + b) & m
+    for g in range(5):
+        for j in range(4):
+            r = np.uint64(ROTATIONS[g % 2][j])
+            v0 = (v0 + v1) & m
+            v1 = (((v1 << r) | (v1 >> (np.uint64(32) - r))) & m) ^ v0
+        v0 = (v0 + ks[(g + 1) % 3]) & m
+        v1 = (v1 + ks[(g + 2) % 3] + np.uint64(g + 1)) & m
+    return v0, v1
+
+
 def _build():
     import numba
+    from numba.extending import register_jitable
 
-    rot = np.array(ROTATIONS, np.uint64)
+    words = register_jitable(threefry_words)
 
     @numba.njit(cache=True)
     def loop(k0, k1, x0, x1, y0, y1):  # pragma: no cover - compiled
-        m = np.uint64(0xFFFFFFFF)
         for i in range(x0.shape[0]):
-            a = np.uint64(k0[i])
-            b = np.uint64(k1[i])
-            ks = (a, b, a ^ b ^ np.uint64(PARITY))
-            v0 = (np.uint64(x0[i]) + a) & m
-            v1 = (np.uint64(x1[i]) + b) & m
-            for g in range(5):
-                for j in range(4):
-                    r = rot[g % 2, j]
-                    v0 = (v0 + v1) & m
-                    v1 = (((v1 << r) | (v1 >> (np.uint64(32) - r))) & m) ^ v0
-                v0 = (v0 + ks[(g + 1) % 3]) & m
-                v1 = (v1 + ks[(g + 2) % 3] + np.uint64(g + 1)) & m
+            v0, v1 = words(np.uint64(k0[i]), np.uint64(k1[i]), np.uint64(x0[i]),
+                           np.uint64(x1[i]))
             y0[i] = v0
             y1[i] = v1
     return loop

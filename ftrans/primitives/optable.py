@@ -335,11 +335,11 @@ ROWS: tuple = (
     # -- two results ----------------------------------------------------------------
     # frexp: x = m * 2**e; dm/dx = 2**-e = m/x exactly (1 at 0, where m = e = 0)
     _r("frexp", 1, (("where(eq(x, 0), 1, ans0/" + _GUARD0 + ")", "0"),), outputs=2,
-       torch=None, array_api=None, cuda=None, numba=None, dtype="same",
+       torch=None, array_api=None, cuda=None, numba="_frexp({0})", dtype="same",
        domain=(("away", 0.2, 3),),
        doc="Mantissa in [0.5, 1) and integer exponent: ``x = m * 2**e``."),
     _r("modf", 1, (("1", "0"),), outputs=2, torch=None, array_api=None, cuda=None,
-       numba=None, dtype="same", domain=(("offint",),),
+       numba="_modf({0})", dtype="same", domain=(("offint",),),
        doc="Fractional and integral parts, both with the sign of ``x``."),
     # -- modified Bessel functions of the first kind (DLMF 10.29.3, 10.34) -------------
     _r("i0", 1, ("i1(x)",), torch="i0", kernel="scipy.special.i0", array_api=None,

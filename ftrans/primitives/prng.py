@@ -20,8 +20,9 @@ primitives on its outputs.  Rules:
 * batching: elementwise (batched operands moved to the front and aligned);
 * no JVP/VJP: created with ``differentiable=False`` (integer bits have no tangent
   space), as the comparisons and ``argmax`` are;
-* no compiler lowering: a multiple-result primitive, so a jitted program calls the impl
-  between its compiled segments (the same numbers as eager).
+* lowering: elementwise on the CPU (the rounds of :func:`ftrans.kernels.prng_cpu.threefry_words`
+  inside the fused loop, both words one tuple); on the GPU the impl runs between
+  segments (the same numbers either way).
 
 >>> import numpy as np
 >>> y0, y1 = threefry2x32(*np.zeros(4, np.uint32))
@@ -67,6 +68,10 @@ def _abstract_eval(k0, k1, x0, x1):
     shape = np.broadcast_shapes(*(tuple(a.shape) for a in (k0, k1, x0, x1)))
     out = ShapedArray(shape, np.uint32)
     return out, out
+
+
+threefry2x32_p.lowering = {"kind": "elementwise", "numba": "_threefry({0}, {1}, {2}, {3})",
+                           "cuda": None, "complex": False, "cast": "none"}
 
 
 @threefry2x32_p.def_batch

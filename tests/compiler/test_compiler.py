@@ -203,7 +203,7 @@ def _same_bits(got, want):
 
 
 @pytest.mark.parametrize("dtype", _ROWS_DTYPES, ids=lambda d: np.dtype(d).name)
-def test_remainder_heaviside_isinf_ldexp_give_numpys_bits(dtype):
+def test_numpy_functions_without_numba_loops_give_numpys_bits(dtype):
     from ftrans.primitives import ROW_OPS as R
     dt = np.dtype(dtype)
     if dt.kind == "f":
@@ -221,10 +221,12 @@ def test_remainder_heaviside_isinf_ldexp_give_numpys_bits(dtype):
         if dt.kind == "f":
             xn, nn = fnp.broadcast_arrays(x[:, :1], n[None, :])
             outs += [R["heaviside"](x, y), R["isposinf"](x), R["isneginf"](x),
-                     R["ldexp"](xn, nn), R["ldexp"](xn, nn.astype(np.int32) // 4096)]
+                     R["ldexp"](xn, nn), R["ldexp"](xn, nn.astype(np.int32) // 4096),
+                     *R["frexp"](x), *R["modf"](y), R["frexp"](x)[0] * 2.0 + x]
         return outs
 
-    no_break({"remainder", "heaviside", "ldexp", "isposinf", "isneginf"}, f, x, y, n)
+    no_break({"remainder", "heaviside", "ldexp", "isposinf", "isneginf", "frexp", "modf"},
+             f, x, y, n)
     with np.errstate(all="ignore"):
         want = f(x, y, n)
         got = jit_compiled(f, x, y, n)
@@ -233,8 +235,34 @@ def test_remainder_heaviside_isinf_ldexp_give_numpys_bits(dtype):
     if dt.kind == "f":   # NumPy's own functions, not only ftrans's eager impls
         with np.errstate(all="ignore"):
             for g, w in zip(got, [np.remainder(x, y), np.remainder(x, y), np.heaviside(x, y),
-                                  np.isposinf(x), np.isneginf(x)]):
+                                  np.isposinf(x), np.isneginf(x), np.ldexp(x[:, :1], n),
+                                  np.ldexp(x[:, :1], n.astype(np.int32) // 4096),
+                                  *np.frexp(x), *np.modf(y)]):
                 _same_bits(g, w)
+
+
+def test_threefry_and_samplers_compile_to_the_same_bits():
+    """threefry2x32 (two results) inside the fused loops: Random123's known answer, a
+    broadcast key, and samplers under jit give eager's numbers with no graph break."""
+    from ftrans import random as rnd
+    from ftrans.primitives import threefry2x32
+    m = np.uint32(0xFFFFFFFF)
+    ctr = np.arange(12, dtype=np.uint32).reshape(3, 4)
+
+    def f(key, ctr, x):
+        y0, y1 = threefry2x32(m, m, key[:1] * 0 + m, ctr * 0 + m)
+        z0, z1 = threefry2x32(key[0], key[1], ctr, ctr ^ np.uint32(7))
+        keep = rnd.bernoulli(key, 0.3, x.shape)
+        return [y0, y1, z0, z1 >> 3, fnp.where(keep, x * 2.0, 0.0),
+                rnd.normal(key, (5, 3)), rnd.uniform(key, (7,), dtype=np.float32)]
+
+    key = rnd.PRNGKey(42)
+    x = np.arange(40.0).reshape(5, 8)
+    no_break({"threefry2x32"}, f, key, ctr, x)
+    got = jit_compiled(f, key, ctr, x)
+    assert [hex(int(np.asarray(v).flat[0])) for v in got[:2]] == ["0x1cb996fc", "0xbb002be7"]
+    for g, w in zip(got, f(key, ctr, x)):
+        _same_bits(g, w)
 
 
 _INT_PAIRS = ci_sample([(np.bool_, np.bool_), (np.int8, np.int8), (np.uint8, np.uint8),
