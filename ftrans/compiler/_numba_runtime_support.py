@@ -33,6 +33,7 @@ from numba.extending import intrinsic
 
 from . import _numba_cplx_support as C
 from . import _numba_support as S
+from . import _numba_ufunc_support as U
 from ._numba_modules import purge_numba_cache
 
 __all__ = ["_dot", "_dot_into", "_empty", "_full", "_assign", "_sin", "_cos", "_ipow", "_exp",
@@ -170,72 +171,72 @@ def _tanh(x):
 
 @_cached
 def _remainder(x, y):
-    return S._remainder(x, y)
+    return U._remainder(x, y)
 
 
 @_cached
 def _heaviside(x, h):
-    return S._heaviside(x, h)
+    return U._heaviside(x, h)
 
 
 @_cached
 def _isposinf(x):
-    return S._isposinf(x)
+    return U._isposinf(x)
 
 
 @_cached
 def _isneginf(x):
-    return S._isneginf(x)
+    return U._isneginf(x)
 
 
 @_cached
 def _ldexp(x, n):
-    return S._ldexp(x, n)
+    return U._ldexp(x, n)
 
 
 @_cached
 def _bit_not(x):
-    return S._bit_not(x)
+    return U._bit_not(x)
 
 
 @_cached
 def _lshift(x, n):
-    return S._lshift(x, n)
+    return U._lshift(x, n)
 
 
 @_cached
 def _rshift(x, n):
-    return S._rshift(x, n)
+    return U._rshift(x, n)
 
 
 @_cached
 def _popcount(x):
-    return S._popcount(x)
+    return U._popcount(x)
 
 
 @_cached
 def _gcd(x, y):
-    return S._gcd(x, y)
+    return U._gcd(x, y)
 
 
 @_cached
 def _lcm(x, y):
-    return S._lcm(x, y)
+    return U._lcm(x, y)
 
 
 @_cached
 def _frexp(x):
-    return S._frexp(x)
+    return U._frexp(x)
 
 
 @_cached
 def _modf(x):
-    return S._modf(x)
+    return U._modf(x)
 
 
 @_cached
 def _threefry(k0, k1, x0, x1):
-    return S._threefry(k0, k1, x0, x1)
+    return U._threefry(k0, k1, x0, x1)
 
 
 @_cached
