@@ -1,5 +1,5 @@
 """Linear algebra in the generated numba code: ``solve``, ``cholesky``, ``triangular_solve``,
-``det``, ``slogdet``, ``eigh``, ``svd``, ``qr`` and ``pinv`` lower to a loop over the batch axes
+``det``, ``slogdet``, ``eigh``, ``svd``, ``qr``, ``pinv`` and ``lu`` lower to a loop over the batch axes
 (the ``_batch_front`` primitives keep them in front) around one call per matrix of numba's
 ``np.linalg`` (LAPACK) or of :mod:`ftrans.compiler._numba_linalg_support`, inside the
 segment's function: no graph break.  ``fft`` (kind ``"objmode"``: numba has no ``np.fft``)
@@ -38,6 +38,7 @@ _CALLS = {
     "svd": "_svd({0}, {full_matrices})",
     "qr": "_qr({0})",
     "pinv": "_pinv({0}, {rcond!r}, {hermitian})",
+    "lu": "_lu({0})",
 }
 
 
@@ -48,7 +49,8 @@ def _ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
     if dt not in _DTYPES or any(np.dtype(x.aval.dtype) != dt for x in eqn.inputs):
         return False
     real = np.dtype(np.finfo(dt).dtype)
-    if any(np.dtype(o.aval.dtype) not in (dt, real) for o in eqn.outputs):
+    ints = (np.dtype(np.int32),) if op == "lu" else ()   # (its pivots and permutation)
+    if any(np.dtype(o.aval.dtype) not in (dt, real, *ints) for o in eqn.outputs):
         return False
     if len(a.shape) < 2 or 0 in a.shape[-2:]:
         return False

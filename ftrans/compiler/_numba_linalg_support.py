@@ -15,6 +15,12 @@ error message): 4-5 s of the first program in a process that solved a system.  T
 these wrappers numba compiles each signature once per installation and later processes
 load its object code (as ``_numba_runtime_support`` does for ``np.dot``).
 
+``_pinv(a, rcond, hermitian)``: NumPy's ``pinv`` on numba's SVD (or eigendecomposition).
+``_lu(a)``: ``scipy.linalg.lu_factor``'s ``(lu, piv)`` and the row permutation, from
+LAPACK's ``getrf`` through numba's own wrapper of SciPy's ``cython_lapack`` (the routine
+SciPy's ``lu_factor`` calls: the same bits); a zero pivot raises ``LinAlgError``, so the
+call reruns with the impls and SciPy's ``LinAlgWarning`` is given.
+
 ``_impl(name, *args, **params)``: the impl of the primitive ``name`` (``fft``: pocketfft,
 numba has no ``np.fft``), called from an ``objmode`` block of the generated
 function (``objmode`` is re-exported for the generated modules), as a C-contiguous array.
@@ -23,11 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, objmode
+from numba.extending import overload
 
 from ..primitives.fft import fft_p
 
 __all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slogdet", "_eigh",
-           "_svd", "_qr"]
+           "_svd", "_qr", "_pinv", "_lu"]
 
 # the primitives whose lowering kind is "objmode" (conv_general_dilated and the
 # reduce_window pooling measured slower this way than their graph break; they lower to
@@ -124,3 +131,40 @@ def _pinv(a, rcond, hermitian):  # pragma: no cover - runs compiled
         if s[i] > cutoff:
             inv[i] = 1 / s[i]
     return v @ (np.expand_dims(inv, 1) * u.T)   # (NumPy's order of the products)
+
+
+def _lu_factor(a):  # pragma: no cover - replaced by the overload inside numba
+    raise NotImplementedError
+
+
+@overload(_lu_factor, jit_options=dict(fastmath=False, error_model="numpy"))
+def _ol_lu_factor(a):
+    # numba's LAPACK wrappers, as its own np.linalg.inv uses them (numba.np.linalg)
+    from numba.np import linalg as nl
+    getrf = nl._LAPACK().numba_xxgetrf(a.dtype)
+    kind = ord(nl.get_blas_kind(a.dtype, "lu"))
+    fint = nl.F_INT_nptype
+
+    def impl(a):
+        m, n = a.shape
+        f = np.empty((n, m), a.dtype)      # a in column-major order: f[j, i] = a[i, j]
+        for i in range(m):
+            for j in range(n):
+                f[j, i] = a[i, j]
+        ipiv = np.empty(min(m, n), fint)
+        if getrf(kind, m, n, f.ctypes, m, ipiv.ctypes) != 0:
+            # a zero pivot: the call reruns with the impls, whose SciPy warns about it
+            raise np.linalg.LinAlgError("lu: singular matrix")
+        piv = np.empty(min(m, n), np.int32)
+        perm = np.arange(m).astype(np.int32)
+        for i in range(min(m, n)):
+            p = ipiv[i] - 1                # LAPACK's 1-based row swaps, SciPy's 0-based
+            piv[i] = p
+            perm[i], perm[p] = perm[p], perm[i]
+        return f.T, piv, perm
+    return impl
+
+
+@_cached
+def _lu(a):  # pragma: no cover - runs compiled
+    return _lu_factor(a)

@@ -30,7 +30,7 @@ from ftrans.compiler._numba_runtime_support import (_dot, _dot_into, _empty, _fu
 from ftrans.compiler._numba_cplx_support import (_cexp, _clog, _csqrt, _csin, _ccos, _ctanh,
     _ctan, _csinh, _ccosh, _casin, _cacos, _catan)
 from ftrans.compiler._numba_linalg_support import (_trsolve, _impl, objmode, _solve,
-    _cholesky, _det, _slogdet, _eigh, _svd, _qr, _pinv)
+    _cholesky, _det, _slogdet, _eigh, _svd, _qr, _pinv, _lu)
 from ftrans.compiler._numba_special_support import *
 
 '''

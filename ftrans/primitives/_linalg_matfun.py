@@ -215,6 +215,7 @@ def matfun(a, fn):
 # lu
 # ---------------------------------------------------------------------------------
 lu_p = _batch_front(Primitive("lu", multiple_results=True))
+lu_p.lowering = {"kind": "linalg", "op": "lu"}   # (ftrans.compiler._numba_linalg: getrf)
 
 
 def _lu_one(m):

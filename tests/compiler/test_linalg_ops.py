@@ -17,7 +17,7 @@ from _jit_checks import ci_sample
 
 rng = np.random.default_rng(21)
 NAMES = {"solve", "cholesky", "triangular_solve", "det", "slogdet", "eigh", "svd", "qr",
-         "pinv"}
+         "pinv", "lu"}
 
 
 def _inputs(dtype, batch):
@@ -48,7 +48,7 @@ def _prog(a, b, c):
             # the Hermitian form
             L.pinv(ftrans.numpy.swapaxes(c, -1, -2)),
             L.pinv(ftrans.numpy.concatenate([c, c[..., :1] * 2.0], axis=-1), rcond=1e-6),
-            L.pinv(ah, hermitian=True))
+            L.pinv(ah, hermitian=True), *L.lu(c), *L.lu(a))
 
 
 def _run_compiled(ir, args):
@@ -85,7 +85,7 @@ def _loss(a, b):
     x = L.solve(a, b) + L.triangular_solve(ch, b, lower=True)
     return (ftrans.numpy.sum(x ** 2) + ftrans.numpy.sum(L.det(a)) + ftrans.numpy.sum(logabs)
             + ftrans.numpy.sum(w) + ftrans.numpy.sum(s) + ftrans.numpy.sum((q @ r) * r[..., :1, :1])
-            + ftrans.numpy.sum(L.pinv(a) ** 2))
+            + ftrans.numpy.sum(L.pinv(a) ** 2) + ftrans.numpy.sum(L.lu(a)[0] ** 2))
 
 
 @pytest.mark.parametrize("dtype", ci_sample([np.float64, np.float32], 1))
@@ -109,6 +109,18 @@ def test_graph_breaking_cases_keep_values():
     ir, _ = stage(f, (a, e))
     assert {"eigh", "det", "slogdet", "solve"} <= set(graph_breaks(ir))
     _close(_run_compiled(ir, (a, e)), f(a, e), np.float64)
+
+
+def test_lu_of_a_singular_matrix_warns_as_scipy():
+    """A zero pivot: the compiled call reruns with the impl (SciPy's values and warning)."""
+    s = np.array([[1.0, 2.0], [2.0, 4.0]])
+    f = ftrans.jit(lambda a: L.lu(a))
+    with pytest.warns(Warning, match="exactly zero"):
+        got = f(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g, w in zip(got, L.lu(s)):
+            np.testing.assert_array_equal(g, w)
 
 
 def _fft_prog(x):
