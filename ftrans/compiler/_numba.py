@@ -759,7 +759,7 @@ class _Codegen:
         rets = self.run(outputs)
         out = list(self.regions)
         for hname, params, hrets, glines, par in self.helpers:
-            out.append(f"{decorator(par)}\ndef {hname}({', '.join(params)}):")
+            out.append(f"{decorator(par, body=glines)}\ndef {hname}({', '.join(params)}):")
             out.extend("    " + ln for ln in glines)
             if hrets:
                 out.append(f"    return {', '.join(hrets)}")
@@ -767,8 +767,8 @@ class _Codegen:
         args = ", ".join([self.vname(v) for v in self.seg.inputs] +
                          [self.vname(v) for v, _ in self.extra] +
                          list(self.sizes) + list(self.lits))
-        out.append(f"{decorator(entry=not self.nested)}\ndef {self.fname}({args}):")
         body = self.lines + [f"return ({''.join(r + ', ' for r in rets)})"]
+        out.append(f"{decorator(entry=not self.nested, body=body)}\ndef {self.fname}({args}):")
         out.extend("    " + ln for ln in body)
         return "\n".join(out) + "\n", self.parallel
 

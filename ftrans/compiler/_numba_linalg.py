@@ -104,8 +104,7 @@ def _plain(v: Any) -> bool:
 
 
 def _obj_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
-    o = eqn.outputs[0].aval
-    return (len(eqn.outputs) == 1 and len(o.shape) > 0 and 0 not in o.shape
+    return (all(len(o.aval.shape) > 0 and 0 not in o.aval.shape for o in eqn.outputs)
             and all(np.dtype(x.aval.dtype) in _DTYPES and 0 not in x.aval.shape
                     and len(x.aval.shape) > 0 for x in eqn.inputs)
             and all(_plain(v) for v in eqn.params.values()))
@@ -113,14 +112,14 @@ def _obj_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
 
 def _obj_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     """One ``objmode`` block calling the impl: the program stays one segment."""
-    o = eqn.outputs[0]
-    y = cg.fresh("y")
-    nd = len(o.aval.shape)
-    ty = f"{np.dtype(o.aval.dtype).name}[{', '.join([':'] * (nd - 1) + ['::1'])}]"
+    ys = [cg.fresh("y") for _ in eqn.outputs]
+    tys = [f"{y}='{np.dtype(o.aval.dtype).name}[{', '.join([':'] * (len(o.aval.shape) - 1) + ['::1'])}]'"
+           for y, o in zip(ys, eqn.outputs)]
     args = [repr(eqn.prim.name)] + [cg.operand(x) for x in eqn.inputs]
     args += [f"{k}={v!r}" for k, v in sorted(eqn.params.items())]
-    cg.emit(f"with objmode({y}='{ty}'):\n    {y} = _impl({', '.join(args)})")
-    cg.define(o, y)
+    cg.emit(f"with objmode({', '.join(tys)}):\n    {', '.join(ys)}, = _impl({', '.join(args)})")
+    for o, y in zip(eqn.outputs, ys):
+        cg.define(o, y)
 
 
 RULES = {"linalg": (_ok, _emit), "objmode": (_obj_ok, _obj_emit)}

@@ -22,7 +22,8 @@ SciPy's ``lu_factor`` calls: the same bits); a zero pivot raises ``LinAlgError``
 call reruns with the impls and SciPy's ``LinAlgWarning`` is given.
 
 ``_impl(name, *args, **params)``: the impl of the primitive ``name`` (``fft``: pocketfft,
-numba has no ``np.fft``), called from an ``objmode`` block of the generated
+numba has no ``np.fft``; ``eig``: NumPy's, whose eigenvector signs and phases numba's
+LAPACK build need not reproduce), called from an ``objmode`` block of the generated
 function (``objmode`` is re-exported for the generated modules), as a C-contiguous array.
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 from numba import njit, objmode
 from numba.extending import overload
 
+from ..primitives._linalg_eig import eig_p
 from ..primitives.fft import fft_p
 
 __all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slogdet", "_eigh",
@@ -39,12 +41,15 @@ __all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slog
 # the primitives whose lowering kind is "objmode" (conv_general_dilated and the
 # reduce_window pooling measured slower this way than their graph break; they lower to
 # loops instead: ftrans/compiler/_numba_conv.py)
-_PRIMS = {p.name: p for p in (fft_p,)}
+_PRIMS = {p.name: p for p in (fft_p, eig_p)}
 
 
 def _impl(name, *args, **params):
-    """The impl of primitive ``name``, C-contiguous (what the objmode block declares)."""
-    return np.ascontiguousarray(_PRIMS[name].impl(*args, **params))
+    """The results of primitive ``name``'s impl, a tuple of C-contiguous arrays (what the
+    objmode block declares)."""
+    p = _PRIMS[name]
+    out = p.impl(*args, **params)
+    return tuple(np.ascontiguousarray(o) for o in (out if p.multiple_results else (out,)))
 
 
 @njit(cache=True, nogil=True)

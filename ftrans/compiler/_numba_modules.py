@@ -47,14 +47,17 @@ def cache_dir():
     return d
 
 
-def decorator(parallel=False, entry=False):
-    """The ``@njit`` line of a generated function.  Only the segment's own function
-    (``entry``) is called from Python; the others (loop helpers, nested programs) only
-    from generated code, so numba builds no CPython or C-callable wrapper for them, a
-    third of a small function's compile time (a 2-D tanh loop: 106 -> 75 ms)."""
+def decorator(parallel=False, entry=False, body=()):
+    """The ``@njit`` line of a generated function of the lines ``body``.  Only the
+    segment's own function (``entry``) is called from Python; the others (loop helpers,
+    nested programs) only from generated code, so numba builds no CPython or C-callable
+    wrapper for them, a third of a small function's compile time (a 2-D tanh loop: 106 ->
+    75 ms).  A function with an ``objmode`` block (it runs Python) keeps the GIL: numba
+    warns at ``nogil=True`` there."""
     wrappers = "no_cfunc_wrapper=True" if entry else \
         "no_cpython_wrapper=True, no_cfunc_wrapper=True"
-    return (f"@njit(cache=True, fastmath=False, error_model='numpy', nogil=True, "
+    nogil = not any("objmode(" in ln for ln in body)
+    return (f"@njit(cache=True, fastmath=False, error_model='numpy', nogil={nogil}, "
             f"parallel={parallel}, {wrappers})")
 
 

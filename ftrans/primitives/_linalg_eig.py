@@ -46,6 +46,8 @@ from ._linalg_solve import solve
 __all__ = ["eig"]
 
 eig_p = _batch_front(Primitive("eig", multiple_results=True))
+# compiled: the impl in an objmode block of the segment (ftrans.compiler._numba_linalg)
+eig_p.lowering = {"kind": "objmode"}
 
 
 def _complex_dtype(dtype):

@@ -144,11 +144,42 @@ def test_fft_compiled_in_one_segment(dtype):
     for f in (_fft_prog, ftrans.grad(_fft_loss)):
         ir, _ = stage(f, (x,))
         assert "fft" not in graph_breaks(ir), graph_breaks(ir)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Code running in object mode")
+        with warnings.catch_warnings():   # (the objmode block's function keeps the GIL)
+            warnings.filterwarnings("error", "Code running in object mode")
             out = _run_compiled(ir, (x,))
         ref = f(x)
         _close(out, ref if isinstance(ref, tuple) else (ref,), dtype)
+
+
+@pytest.mark.parametrize("dtype", ci_sample([np.float64, np.complex64], 0))
+def test_eig_compiled_in_one_segment(dtype):
+    """eig: NumPy's impl from an objmode block (its eigenvectors' signs and phases are
+    NumPy's LAPACK's): no graph break, eager's bits, a conjugate pair of a real matrix,
+    values and gradients."""
+    a = rng.standard_normal((2, 4, 4))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal((2, 4, 4))
+    a = a.astype(dtype)
+    rot = np.array([[0.0, -1.0], [1.0, 0.0]], dtype)
+
+    def f(a, rot):
+        w, v = L.eig(a * 2.0)
+        return (w + 1.0, v, *L.eig(rot))
+
+    def loss(a):
+        w, _ = L.eig(a)
+        return ftrans.numpy.sum(ftrans.numpy.real(w * ftrans.numpy.conj(w)))
+    for g, args, rtol in ((f, (a, rot), 0), (ftrans.grad(loss), (a,), 2e-4 if
+                                             dtype == np.complex64 else 1e-12)):
+        ir, _ = stage(g, args)
+        assert "eig" not in graph_breaks(ir), graph_breaks(ir)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", "Code running in object mode")
+            out = _run_compiled(ir, args)
+        ref = g(*args)
+        for o, r in zip(out, ref if isinstance(ref, tuple) else (ref,)):
+            # eig's own results are eager's bits; the gradient's products are compiled
+            np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol)
 
 
 
