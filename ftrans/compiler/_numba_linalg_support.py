@@ -32,22 +32,18 @@ import numpy as np
 from numba import njit, objmode
 from numba.extending import overload
 
-from ..primitives._linalg_eig import eig_p
-from ..primitives.fft import fft_p
+from ..core.primitive import all_primitives
 
 __all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slogdet", "_eigh",
            "_svd", "_qr", "_pinv", "_lu"]
 
-# the primitives whose lowering kind is "objmode" (conv_general_dilated and the
-# reduce_window pooling measured slower this way than their graph break; they lower to
-# loops instead: ftrans/compiler/_numba_conv.py)
-_PRIMS = {p.name: p for p in (fft_p, eig_p)}
+_PRIMS: dict = {}   # name -> the primitive (the ones whose lowering kind is "objmode")
 
 
 def _impl(name, *args, **params):
     """The results of primitive ``name``'s impl, a tuple of C-contiguous arrays (what the
     objmode block declares)."""
-    p = _PRIMS[name]
+    p = _PRIMS.get(name) or _PRIMS.setdefault(name, all_primitives()[name])
     out = p.impl(*args, **params)
     return tuple(np.ascontiguousarray(o) for o in (out if p.multiple_results else (out,)))
 

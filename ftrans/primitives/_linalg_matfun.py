@@ -81,6 +81,7 @@ def _per_matrix(fn, dtype, out_shape, *arrays):
 # sylvester
 # ---------------------------------------------------------------------------------
 sylvester_p = _batch_front(Primitive("sylvester"))
+sylvester_p.lowering = {"kind": "objmode"}   # (compiled: the impl from the segment)
 
 
 @numpy_kernel_impl(sylvester_p)
@@ -135,6 +136,7 @@ def sylvester(a, b, q):
 # matfun: expm, logm, sqrtm
 # ---------------------------------------------------------------------------------
 matfun_p = _batch_front(Primitive("matfun"))
+matfun_p.lowering = {"kind": "objmode"}   # (compiled: SciPy's from the segment)
 
 
 def _scipy_fn(fn):

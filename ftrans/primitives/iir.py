@@ -32,6 +32,7 @@ from ._rules import conj, batched_front, batch_size, move_to_front, numpy_kernel
 __all__ = ["iir_filter"]
 
 iir_filter_p = Primitive("iir_filter")
+iir_filter_p.lowering = {"kind": "objmode"}   # (compiled: SciPy's lfilter from the segment)
 
 
 @numpy_kernel_impl(iir_filter_p)

@@ -130,6 +130,9 @@ def _polygamma_impl(x, *, n):
 
 polygamma_p = _define("polygamma", None, lambda x, ans, *, n: polygamma(n + 1, x),
                       params_impl=_polygamma_impl)
+# (SciPy's polygamma is Python over its Hurwitz zeta ufunc, which cython_special does not
+# export: compiled, the impl runs from the segment)
+polygamma_p.lowering = {"kind": "objmode"}
 
 
 # ops ------------------------------------------------------------------------------

@@ -344,6 +344,10 @@ zeta_p = _define("zeta", "zeta", [
     ("refuse", "the exponent x", _NOKERNEL),
     lambda ans, x, q: neg(mul(x, zeta(add(x, 1.0), q)))])
 riemann_zeta_p = _define("riemann_zeta", "zeta", [("refuse", "the exponent x", _NOKERNEL)])
+# compiled, SciPy's ufuncs without a cython_special kernel (Hurwitz zeta) and the
+# derivatives computed in Python run from the segment (an objmode block: no graph break)
+for _p in (zeta_p, riemann_zeta_p, igamma_da_p, ibeta_dir_p):
+    _p.lowering = {"kind": "objmode"}
 
 
 # -- Bessel functions --------------------------------------------------------------------

@@ -217,3 +217,40 @@ def test_singular_triangular_solve_raises_as_eager():
     with pytest.raises(np.linalg.LinAlgError):
         ftrans.jit(f)(a, np.ones((3, 1)))
     np.testing.assert_array_equal(ftrans.jit(f)(np.eye(3), np.ones((3, 1))), 2.0 * np.ones((3, 1)))
+
+
+def test_impl_only_primitives_run_from_the_segment():
+    """Primitives with only an impl (SciPy's matrix functions, sylvester, polygamma,
+    Hurwitz zeta, the incomplete gamma/beta derivatives, lfilter) run from objmode blocks:
+    no graph break, eager's bits, and a scan whose body calls one compiles."""
+    from ftrans import lax
+    from ftrans.primitives import special as S, special_scipy as SS, iir
+    from ftrans.primitives._linalg_matfun import matfun, sylvester_p
+    from ftrans.primitives._linalg_common import hermitian_part_p
+    a = rng.standard_normal((2, 3, 3)) * 0.3
+    x = rng.uniform(0.5, 3, (4, 5))
+    av = rng.uniform(0.5, 3, (4, 5))
+
+    def f(a, x, av):
+        return [matfun(a, "expm"), matfun(a @ np.swapaxes(a, -1, -2) + np.eye(3), "sqrtm"),
+                sylvester_p.bind(a, a * 2 + 3 * np.eye(3), a * 0 + 1.0),
+                hermitian_part_p.bind(a, lower=True), S.polygamma(1, x),
+                SS.zeta(x + 1.0, av), SS.igamma_da(av, x, 1),
+                SS.ibeta_dir(av, av + 1, x / 4.0, 1, 1, 0),
+                iir.iir_filter(np.array([1.0, -0.5]), x)]
+
+    def g(x0):
+        def body(c, _):
+            c = matfun(a[0], "expm") @ c + 0.01
+            return c, ftrans.numpy.sum(c)
+        return lax.scan(body, x0, None, length=5)
+
+    for fn, args in ((f, (a, x, av)), (g, (np.ones((3, 2)),))):
+        ir, _ = stage(fn, args)
+        assert not graph_breaks(ir), graph_breaks(ir)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", "Code running in object mode")
+            out = _run_compiled(ir, args)
+        want = fn(*args)
+        for o, w in zip(out, ftrans.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(o, w, rtol=0 if fn is f else 1e-13, atol=0)
