@@ -110,8 +110,16 @@ class Key:
         sizes: Dict[int, int] = {}
         numbers: Dict[Any, int] = {}
 
-        def shape(s):
-            return tuple([n if n < 2 else f"s{sizes.setdefault(n, len(sizes))}" for n in s])
+        by_shape: Dict[Any, Any] = {}   # shape -> (its text, its size classes)
+
+        def shape_info(s):
+            r = by_shape.get(s)
+            if r is None:   # (sizes numbered in order of first appearance, as before)
+                size = prod(s)
+                r = by_shape[s] = (
+                    tuple([n if n < 2 else f"s{sizes.setdefault(n, len(sizes))}" for n in s]),
+                    tuple([size >= t for t in thresholds]))
+            return r
 
         def ref(a, dt=None):
             if type(a) is Literal:
@@ -126,9 +134,7 @@ class Key:
                 return n
             n = ids[a] = len(ids)
             av = a.aval
-            size = prod(av.shape)
-            return (n, av.dtype, av.weak_type, shape(av.shape),
-                    tuple([size >= t for t in thresholds]))
+            return (n, av.dtype, av.weak_type) + shape_info(av.shape)
 
         parts: List[Any] = [fname, thresholds, tuple(map(ref, seg.inputs))]
         for e in seg.eqns:
