@@ -1,11 +1,14 @@
 """Linear algebra in the generated numba code: ``solve``, ``cholesky``, ``triangular_solve``,
-``det``, ``slogdet``, ``eigh``, ``svd``, ``qr``, ``pinv`` and ``lu`` lower to a loop over the batch axes
-(the ``_batch_front`` primitives keep them in front) around one call per matrix of numba's
-``np.linalg`` (LAPACK) or of :mod:`ftrans.compiler._numba_linalg_support`, inside the
-segment's function: no graph break.  ``fft`` (kind ``"objmode"``: numba has no ``np.fft``)
-calls its impl from a ``numba.objmode`` block inside the segment's function: the program
-stays one segment, measured no slower than the graph break it replaces (29 us against
-31 us for two 64-point transforms between elementwise work).
+``det``, ``slogdet``, ``eigh``, ``svd``, ``qr``, ``pinv`` and ``lu`` lower to a loop over
+the batch axes (the ``_batch_front`` primitives keep them in front) around one call per
+matrix of numba's ``np.linalg`` (LAPACK) or of :mod:`ftrans.compiler._numba_linalg_support`,
+inside the segment's function: no graph break.  Kind ``"objmode"`` calls a primitive's
+impl from a ``numba.objmode`` block inside the segment's function (one result or
+several): ``fft`` (numba has no ``np.fft``), ``eig`` (NumPy's eigenvector signs and
+phases), and the primitives that have only a Python-level impl (SciPy's matrix
+functions, ``polygamma`` ...).  The program stays one segment, measured no slower than
+the graph break it replaces (29 us against 31 us for two 64-point transforms between
+elementwise work), and a loop body calling one still compiles.
 
 An equation graph-breaks to its impl (always correct) where numba's result would not be the
 impl's: dtypes other than one float32/float64/complex64/complex128 for every operand and
