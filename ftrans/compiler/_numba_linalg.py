@@ -116,7 +116,8 @@ def _obj_ok(eqn: Eqn, low: dict[str, Any], table: Any) -> bool:
 def _obj_emit(cg: Any, i: int, eqn: Eqn, low: dict[str, Any]) -> None:
     """One ``objmode`` block calling the impl: the program stays one segment."""
     ys = [cg.fresh("y") for _ in eqn.outputs]
-    tys = [f"{y}='{np.dtype(o.aval.dtype).name}[{', '.join([':'] * (len(o.aval.shape) - 1) + ['::1'])}]'"
+    # each result's numba type: a C-contiguous array of its dtype and rank
+    tys = [f"{y}='{np.dtype(o.aval.dtype).name}[{', '.join([':'] * (o.aval.ndim - 1) + ['::1'])}]'"
            for y, o in zip(ys, eqn.outputs)]
     args = [repr(eqn.prim.name)] + [cg.operand(x) for x in eqn.inputs]
     args += [f"{k}={v!r}" for k, v in sorted(eqn.params.items())]

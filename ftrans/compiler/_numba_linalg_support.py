@@ -33,6 +33,7 @@ from numba import njit, objmode
 from numba.extending import overload
 
 from ..core.primitive import all_primitives
+from ..primitives._linalg_matfun import _lu_one
 
 __all__ = ["_trsolve", "_impl", "objmode", "_solve", "_cholesky", "_det", "_slogdet", "_eigh",
            "_svd", "_qr", "_pinv", "_lu"]
@@ -135,7 +136,7 @@ def _pinv(a, rcond, hermitian):  # pragma: no cover - runs compiled
 
 
 def _lu_factor(a):  # pragma: no cover - replaced by the overload inside numba
-    raise NotImplementedError
+    return _lu_one(a)   # (SciPy's lu_factor)
 
 
 @overload(_lu_factor, jit_options=dict(fastmath=False, error_model="numpy"))

@@ -249,7 +249,8 @@ def _modf(x):  # pragma: no cover
 
 
 def _threefry(k0, k1, x0, x1):  # pragma: no cover
-    raise NotImplementedError
+    y0, y1 = _prng.threefry_words(*(np.uint64(v) for v in (k0, k1, x0, x1)))
+    return np.uint32(y0), np.uint32(y1)
 
 
 @overload(_frexp, jit_options=dict(fastmath=False, error_model="numpy"))

@@ -17,7 +17,7 @@ NumPy's result dtype for the operands' dtypes (NEP 50: Python ints are weak), an
 ``TypeError`` for inexact operands.  Batching: the elementwise rule.  Lowering: an
 elementwise loop on the CPU, one expression per ``fn`` (the operands converted to their
 common dtype first, as NumPy's loops do): ``&``, ``|``, ``^``, and for the others NumPy's
-algorithms in ``ftrans/compiler/_numba_support.py`` (a shift by the width or more gives 0,
+algorithms in ``ftrans/compiler/_numba_ufunc_support.py`` (a shift by the width or more gives 0,
 or the sign fill; ``bitwise_count`` counts ``|x|``; ``gcd``/``lcm`` of the magnitudes,
 wrapping as NumPy's do); no GPU lowering (the impl runs there).
 """

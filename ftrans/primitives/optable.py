@@ -304,14 +304,15 @@ ROWS: tuple = (
        dtype="same", domain=(("offint",), ("lattice", 2.0, 1.0)),
        doc="C's ``fmod``: remainder with the sign of ``x1``."),
     _r("remainder", 2, ("1", "-floor(x/y)"), numpy_aliases=("mod",), torch="remainder",
-       array_api="remainder", cuda=None, numba="_remainder({0}, {1})", dtype="same", kernel="np.remainder",
+       array_api="remainder", cuda=None, numba="_remainder({0}, {1})", dtype="same",
+       kernel="np.remainder",
        domain=(("offint",), ("lattice", 2.0, 1.0)),
        torch_numbers="one_tensor",
        doc="Python's ``%``: remainder with the sign of ``x2``."),
     # (torch's ldexp is the composite ``input * 2**other``, with float promotion of
     # ``other``: no torch twin of this integer-exponent primitive)
-    _r("ldexp", 2, ("linear", None), torch=None, array_api=None, cuda="ldexp", numba="_ldexp({0}, {1})",
-       dtype="same", domain=(("U", -2, 2), ("int", -3, 4)),
+    _r("ldexp", 2, ("linear", None), torch=None, array_api=None, cuda="ldexp",
+       numba="_ldexp({0}, {1})", dtype="same", domain=(("U", -2, 2), ("int", -3, 4)),
        doc="``x1 * 2**x2`` for an integer exponent ``x2`` (linear in ``x1``)."),
     # nextafter(x, y) = x +- ulp(x): derivative 1 in x, 0 in y almost everywhere
     _r("nextafter", 2, ("1", "0"), torch="nextafter", array_api="nextafter",
@@ -326,11 +327,13 @@ ROWS: tuple = (
     _r("signbit", 1, None, torch="signbit", array_api="signbit", cuda="signbit",
        dtype="bool", torch_inplace=False, domain=(("special",),),
        doc="True where the sign bit is set (-0.0 and -inf included)."),
-    _r("isneginf", 1, None, torch="isneginf", array_api=None, cuda=None, numba="_isneginf({0})",
-       dtype="bool", torch_inplace=False, kernel="np.isneginf", domain=(("special",),),
+    _r("isneginf", 1, None, torch="isneginf", array_api=None, cuda=None,
+       numba="_isneginf({0})", dtype="bool", torch_inplace=False, kernel="np.isneginf",
+       domain=(("special",),),
        doc="True where ``x`` is ``-inf``."),
-    _r("isposinf", 1, None, torch="isposinf", array_api=None, cuda=None, numba="_isposinf({0})",
-       dtype="bool", torch_inplace=False, kernel="np.isposinf", domain=(("special",),),
+    _r("isposinf", 1, None, torch="isposinf", array_api=None, cuda=None,
+       numba="_isposinf({0})", dtype="bool", torch_inplace=False, kernel="np.isposinf",
+       domain=(("special",),),
        doc="True where ``x`` is ``+inf``."),
     # -- two results ----------------------------------------------------------------
     # frexp: x = m * 2**e; dm/dx = 2**-e = m/x exactly (1 at 0, where m = e = 0)

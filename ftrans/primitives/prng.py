@@ -20,9 +20,9 @@ primitives on its outputs.  Rules:
 * batching: elementwise (batched operands moved to the front and aligned);
 * no JVP/VJP: created with ``differentiable=False`` (integer bits have no tangent
   space), as the comparisons and ``argmax`` are;
-* lowering: elementwise on the CPU (the rounds of :func:`ftrans.kernels.prng_cpu.threefry_words`
-  inside the fused loop, both words one tuple); on the GPU the impl runs between
-  segments (the same numbers either way).
+* lowering: elementwise on the CPU (the rounds of
+  :func:`ftrans.kernels.prng_cpu.threefry_words` inside the fused loop, both words one
+  tuple); on the GPU the impl runs between segments (the same numbers either way).
 
 >>> import numpy as np
 >>> y0, y1 = threefry2x32(*np.zeros(4, np.uint32))

@@ -463,9 +463,10 @@ def _gc_paused() -> Iterator[None]:
     Tracing and numba's compiler allocate hundreds of thousands of objects, and each
     time the collector's thresholds trip it walks every live object of the process
     (numba's and ftrans's caches: about half a million): ``benchmarks/compile_time.py``'s
-    new shape of ``jit(grad(f))`` took 18.4 ms with it and 16.7 without, the first call
-    6.9 s and 6.2 s.  What became garbage meanwhile is collected at the collector's next
-    turn; the peak resident memory of that first call was 33 MB higher."""
+    first call of ``jit(grad(f))`` took 6.9 s with it and 6.2 s without; a new shape's
+    retrace costs the same either way (medians over five shapes).  What became garbage
+    meanwhile is collected at the collector's next turn; the peak resident memory of that
+    first call was 33 MB higher."""
     if not gc.isenabled():
         yield
         return
